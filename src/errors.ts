@@ -1,0 +1,111 @@
+/**
+ * The one error table (ARCHITECTURE.md decision 9): Kafka-style names with their HTTP status
+ * and whether a client may retry. The router answers with it, Durable Objects return its
+ * codes as values over RPC (a thrown error's own properties do not survive RPC), and the
+ * client rebuilds typed errors from it.
+ */
+export const errorTable = {
+  INVALID_REQUEST: { status: 400, retriable: false },
+  INVALID_TOPIC_EXCEPTION: { status: 400, retriable: false },
+  INVALID_PARTITIONS: { status: 400, retriable: false },
+  INVALID_REPLICATION_FACTOR: { status: 400, retriable: false },
+  INVALID_CONFIG: { status: 400, retriable: false },
+  INVALID_RECORD: { status: 400, retriable: false },
+  INVALID_TIMESTAMP: { status: 400, retriable: false },
+  UNAUTHENTICATED: { status: 401, retriable: false },
+  TOPIC_AUTHORIZATION_FAILED: { status: 403, retriable: false },
+  GROUP_AUTHORIZATION_FAILED: { status: 403, retriable: false },
+  CLUSTER_AUTHORIZATION_FAILED: { status: 403, retriable: false },
+  UNKNOWN_TOPIC_OR_PARTITION: { status: 404, retriable: false },
+  UNKNOWN_MEMBER_ID: { status: 404, retriable: false },
+  GROUP_ID_NOT_FOUND: { status: 404, retriable: false },
+  NOT_FOUND: { status: 404, retriable: false },
+  TOPIC_ALREADY_EXISTS: { status: 409, retriable: false },
+  FENCED_MEMBER_EPOCH: { status: 409, retriable: false },
+  NON_EMPTY_GROUP: { status: 409, retriable: false },
+  OUT_OF_ORDER_SEQUENCE_NUMBER: { status: 409, retriable: false },
+  DUPLICATE_SEQUENCE_NUMBER: { status: 409, retriable: false },
+  INVALID_PRODUCER_EPOCH: { status: 409, retriable: false },
+  MESSAGE_TOO_LARGE: { status: 413, retriable: false },
+  RECORD_LIST_TOO_LARGE: { status: 413, retriable: false },
+  OFFSET_OUT_OF_RANGE: { status: 416, retriable: false },
+  THROTTLING_QUOTA_EXCEEDED: { status: 429, retriable: true },
+  NOT_ENOUGH_REPLICAS: { status: 503, retriable: true },
+  NOT_LEADER_OR_FOLLOWER: { status: 503, retriable: true },
+  LEADER_NOT_AVAILABLE: { status: 503, retriable: true },
+  REQUEST_TIMED_OUT: { status: 503, retriable: true },
+  BROKER_BUSY: { status: 503, retriable: true },
+  UNKNOWN_SERVER_ERROR: { status: 500, retriable: false },
+} as const satisfies Record<string, { status: number; retriable: boolean }>;
+
+export type ErrorCode = keyof typeof errorTable;
+
+/** Extra fields an error carries to the caller, e.g. `{logStartOffset, highWatermark}`. */
+export type ErrorData = Record<string, unknown>;
+
+/** An error as a plain value: what crosses RPC and what the HTTP body holds. */
+export interface ErrorValue {
+  code: ErrorCode;
+  message: string;
+  data?: ErrorData;
+}
+
+export class TributaryError extends Error {
+  override readonly name = "TributaryError";
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly data: ErrorData = {},
+  ) {
+    super(message);
+  }
+
+  get status(): number {
+    return errorTable[this.code].status;
+  }
+
+  get retriable(): boolean {
+    return errorTable[this.code].retriable;
+  }
+
+  toValue(): ErrorValue {
+    return { code: this.code, message: this.message, data: this.data };
+  }
+
+  static fromValue(value: ErrorValue): TributaryError {
+    return new TributaryError(value.code, value.message, value.data ?? {});
+  }
+}
+
+export function isErrorCode(code: unknown): code is ErrorCode {
+  return typeof code === "string" && Object.hasOwn(errorTable, code);
+}
+
+export function isRetriable(error: unknown): boolean {
+  return error instanceof TributaryError && error.retriable;
+}
+
+/**
+ * The result of an RPC call to a Durable Object. Objects return errors as values so that
+ * the code and its data survive the RPC boundary; `unwrap` turns them back into errors.
+ */
+export type Result<T> = { ok: true; value: T } | { ok: false; error: ErrorValue };
+
+export function ok<T>(value: T): Result<T> {
+  return { ok: true, value };
+}
+
+/** Runs `body`, turning a thrown TributaryError into an error value. Other errors propagate. */
+export async function toResult<T>(body: () => T | Promise<T>): Promise<Result<T>> {
+  try {
+    return ok(await body());
+  } catch (error) {
+    if (error instanceof TributaryError) return { ok: false, error: error.toValue() };
+    throw error;
+  }
+}
+
+export function unwrap<T>(result: Result<T>): T {
+  if (result.ok) return result.value;
+  throw TributaryError.fromValue(result.error);
+}

@@ -1,0 +1,14 @@
+/**
+ * Tributary's Worker entry: the router (HTTP API) and the Durable Object classes.
+ * Layers only call downward: router → objects → pure core (log, topics, protocol).
+ */
+import { createApp } from "./router/app.ts";
+
+export { Controller } from "./objects/controller.ts";
+export { PartitionReplica } from "./objects/partition-replica.ts";
+
+const app = createApp();
+
+export default {
+  fetch: app.fetch,
+} satisfies ExportedHandler<Env>;

@@ -1,0 +1,88 @@
+/**
+ * Every bound in Tributary, in one place (ARCHITECTURE.md decision 8). Each constant is
+ * named with its unit last and says why it has the value it has. Code enforces these before
+ * doing any work, so a request over a bound is refused with nothing written.
+ */
+
+const KiB = 1024;
+const MiB = 1024 * KiB;
+
+// ---- Records and batches ------------------------------------------------------------
+
+/** Default and largest `max.message.bytes`: one record (key, value, headers). Kafka's default is ~1 MiB too. */
+export const recordBytesMax = 1 * MiB;
+
+/**
+ * One stored batch is one SQLite row; the platform caps a row at 2 MB, so a batch stays at
+ * 1 MiB plus the batch framing of the single record that may fill it. A produce request
+ * larger than this is split into several batches, written atomically together.
+ */
+export const batchBytesMax = 1 * MiB + 64 * KiB;
+
+/** Headers on one record: Kafka has no bound, but a header map is metadata, not payload. */
+export const headersPerRecordMax = 64;
+
+// ---- Produce requests ---------------------------------------------------------------
+
+/**
+ * A produce request body. Large enough for 5,000-record batches of 1 KiB values as JSON,
+ * small enough that the router's decoded copy and the batches it builds fit comfortably in
+ * an isolate's 128 MB alongside other requests.
+ */
+export const produceRequestBytesMax = 16 * MiB;
+
+/** Records in one produce request: bounds per-request work in the router and the response size. */
+export const produceRecordsMax = 50_000;
+
+/** Any other JSON body (topic admin, groups): small documents. */
+export const adminRequestBytesMax = 256 * KiB;
+
+// ---- Topics -------------------------------------------------------------------------
+
+/** Kafka's own limit on topic names. */
+export const topicNameLengthMax = 249;
+
+/**
+ * Partitions of one topic. Describe and delete touch every partition object in one
+ * invocation, and the platform bounds the subrequests of an invocation (1,000 on paid plans).
+ */
+export const partitionsPerTopicMax = 256;
+
+/** Replication factor: one until replication lands (issue 4). */
+export const replicationFactorMax = 1;
+
+/** Topic configs in one create or alter request. */
+export const configEntriesMax = 64;
+
+/** `segment.bytes` range, as API.md states it. */
+export const segmentBytesMin = 64 * KiB;
+export const segmentBytesMax = 64 * MiB;
+
+// ---- Fetch --------------------------------------------------------------------------
+
+export const fetchMaxRecordsDefault = 500;
+/** Records in one fetch answer: bounds the JSON the router builds per request. */
+export const fetchMaxRecordsMax = 10_000;
+export const fetchMaxBytesDefault = 1 * MiB;
+/** Bytes in one fetch answer, as API.md states; well inside RPC's 32 MiB message limit. */
+export const fetchMaxBytesMax = 8 * MiB;
+/** Long-poll wait: long enough to save requests, short enough for proxies and clients. */
+export const fetchWaitMsMax = 30_000;
+
+/**
+ * Long-poll waiters held by one partition object. Each holds a promise and an RPC; an
+ * object has 128 MB shared with others in its isolate. Past the bound the oldest waiter is
+ * answered (empty) so the newest can wait.
+ */
+export const waitersPerPartitionMax = 1_000;
+
+// ---- Metadata -----------------------------------------------------------------------
+
+/** How long the router trusts cached topic metadata (API.md: changes show within 5 s). */
+export const metadataCacheMsMax = 5_000;
+
+/** Topics the router keeps cached metadata for, per isolate. */
+export const metadataCacheEntriesMax = 1_000;
+
+/** Partition objects the controller tombstones at once when deleting a topic. */
+export const deleteFanOutConcurrencyMax = 32;

@@ -1,0 +1,50 @@
+import { decodeRecordBatch, type DecodedRecord } from "../protocol/record-batch.ts";
+
+export interface RecordWindow {
+  /** The first offset wanted: records before it in the first batch are skipped. */
+  fromOffset: number;
+  /** The high watermark: records at or after it are not yet readable. */
+  untilOffset: number;
+  maxRecords: number;
+  /** Bounds the records' key, value and header bytes; the first record is returned whatever its size. */
+  maxBytes: number;
+}
+
+/** A record's payload size: what `maxBytes` counts. */
+export function recordPayloadBytes(record: DecodedRecord): number {
+  let bytes = (record.key?.byteLength ?? 0) + (record.value?.byteLength ?? 0);
+  for (const header of record.headers) bytes += header.key.length + (header.value?.byteLength ?? 0);
+  return bytes;
+}
+
+/**
+ * The records of fetched batches that a reader may see: within [fromOffset, untilOffset),
+ * at most maxRecords, and within maxBytes except that the first record always comes (as
+ * Kafka, so a record larger than maxBytes can still be consumed). Returns the records and
+ * the offset to continue from.
+ */
+export function recordsInWindow(
+  batches: readonly Uint8Array[],
+  window: RecordWindow,
+): { records: DecodedRecord[]; nextOffset: number } {
+  const records: DecodedRecord[] = [];
+  let nextOffset = window.fromOffset;
+  let bytes = 0;
+  for (const batch of batches) {
+    const { header, records: batchRecords } = decodeRecordBatch(batch);
+    for (const record of batchRecords) {
+      if (record.offset < nextOffset) continue;
+      if (record.offset >= window.untilOffset || records.length >= window.maxRecords) {
+        return { records, nextOffset };
+      }
+      const size = recordPayloadBytes(record);
+      if (records.length > 0 && bytes + size > window.maxBytes) return { records, nextOffset };
+      records.push(record);
+      bytes += size;
+      nextOffset = record.offset + 1;
+    }
+    // A whole batch read: continue after its last offset, even where compaction left a gap.
+    nextOffset = Math.max(nextOffset, Math.min(header.baseOffset + header.lastOffsetDelta + 1, window.untilOffset));
+  }
+  return { records, nextOffset };
+}

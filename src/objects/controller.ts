@@ -1,0 +1,264 @@
+import { DurableObject } from "cloudflare:workers";
+import { TributaryError, toResult, unwrap, type Result } from "../errors.ts";
+import { deleteFanOutConcurrencyMax, partitionsPerTopicMax, replicationFactorMax } from "../limits.ts";
+import { parseRegions, placePartitions } from "../topics/placement.ts";
+import { mergeTopicConfigs, type TopicConfigs } from "../topics/topic-configs.ts";
+import type { PartitionPlacement, TopicMetadata, TopicSummary } from "../topics/topic-metadata.ts";
+import { checkTopicName } from "../topics/topic-names.ts";
+import { applyMigrations } from "./schema.ts";
+import { replicaStub } from "./stubs.ts";
+
+export interface CreateTopicRequest {
+  name: unknown;
+  partitions?: unknown;
+  replicationFactor?: unknown;
+  configs?: unknown;
+}
+
+const migrations = [
+  `CREATE TABLE topics (
+     name TEXT PRIMARY KEY,
+     topic_id TEXT NOT NULL UNIQUE,
+     replication_factor INTEGER NOT NULL,
+     configs TEXT NOT NULL,
+     created_at INTEGER NOT NULL
+   );
+   CREATE TABLE partitions (
+     topic_id TEXT NOT NULL,
+     partition INTEGER NOT NULL,
+     leader TEXT NOT NULL,
+     replicas TEXT NOT NULL,
+     isr TEXT NOT NULL,
+     leader_epoch INTEGER NOT NULL,
+     PRIMARY KEY (topic_id, partition)
+   );
+   CREATE TABLE pending_deletions (
+     topic_id TEXT PRIMARY KEY,
+     partitions TEXT NOT NULL
+   );`,
+];
+
+/** Retry delay for a topic deletion whose partitions could not all be reached. */
+const deletionRetryMs = 1_000;
+
+/**
+ * The one controller (ARCHITECTURE.md): topics, their configs and partition placement. It
+ * holds metadata only; records never pass through it. Every answer reflects the change it
+ * made, and routers cache its metadata for at most a few seconds.
+ */
+export class Controller extends DurableObject<Env> {
+  readonly #topics = new Map<string, TopicMetadata>();
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    void ctx.blockConcurrencyWhile(async () => {
+      applyMigrations(ctx.storage.sql, migrations);
+      this.#loadTopics();
+    });
+  }
+
+  async createTopic(request: CreateTopicRequest): Promise<Result<TopicMetadata>> {
+    return toResult(() => {
+      const name = checkTopicName(request.name);
+      const partitionCount = checkPartitionCount(request.partitions ?? 1, "partitions");
+      const replicationFactor = this.#checkReplicationFactor(request.replicationFactor ?? 1);
+      const configs = mergeTopicConfigs({}, request.configs);
+      if (this.#topics.has(name)) throw new TributaryError("TOPIC_ALREADY_EXISTS", `topic ${name} already exists`);
+      const topicId = crypto.randomUUID();
+      const topic: TopicMetadata = {
+        name,
+        topicId,
+        replicationFactor,
+        configs,
+        partitions: placePartitions(topicId, 0, partitionCount, replicationFactor, this.#regions()),
+      };
+      this.ctx.storage.sql.exec(
+        "INSERT INTO topics (name, topic_id, replication_factor, configs, created_at) VALUES (?, ?, ?, ?, ?)",
+        name,
+        topicId,
+        replicationFactor,
+        JSON.stringify(configs),
+        Date.now(),
+      );
+      this.#insertPartitions(topicId, topic.partitions);
+      this.#topics.set(name, topic);
+      return topic;
+    });
+  }
+
+  async listTopics(): Promise<Result<TopicSummary[]>> {
+    return toResult(() =>
+      [...this.#topics.values()]
+        .map((topic) => ({ name: topic.name, partitions: topic.partitions.length, replicationFactor: topic.replicationFactor }))
+        .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
+    );
+  }
+
+  async describeTopic(name: string): Promise<Result<TopicMetadata>> {
+    return toResult(() => this.#topic(name));
+  }
+
+  async alterTopicConfigs(name: string, changes: unknown): Promise<Result<TopicMetadata>> {
+    return toResult(() => {
+      const topic = this.#topic(name);
+      const configs: TopicConfigs = mergeTopicConfigs(topic.configs, changes);
+      this.ctx.storage.sql.exec("UPDATE topics SET configs = ? WHERE name = ?", JSON.stringify(configs), name);
+      const updated = { ...topic, configs };
+      this.#topics.set(name, updated);
+      return updated;
+    });
+  }
+
+  async createPartitions(name: string, count: unknown): Promise<Result<TopicMetadata>> {
+    return toResult(() => {
+      const topic = this.#topic(name);
+      const total = checkPartitionCount(count, "count");
+      const current = topic.partitions.length;
+      if (total <= current) {
+        throw new TributaryError(
+          "INVALID_PARTITIONS",
+          `topic ${name} has ${current} partitions; the new count must be larger`,
+        );
+      }
+      const added = placePartitions(topic.topicId, current, total, topic.replicationFactor, this.#regions());
+      this.#insertPartitions(topic.topicId, added);
+      const updated = { ...topic, partitions: [...topic.partitions, ...added] };
+      this.#topics.set(name, updated);
+      return updated;
+    });
+  }
+
+  /**
+   * Deletes a topic: its name is free at once, and it answers once every partition object
+   * has deleted its data and left a tombstone. Should a partition be unreachable, the
+   * deletion stays pending and the alarm finishes it; the caller gets a retriable error.
+   */
+  async deleteTopic(name: string): Promise<Result<void>> {
+    return toResult(async () => {
+      const topic = this.#topic(name);
+      const sql = this.ctx.storage.sql;
+      sql.exec("DELETE FROM topics WHERE name = ?", name);
+      sql.exec("DELETE FROM partitions WHERE topic_id = ?", topic.topicId);
+      sql.exec(
+        "INSERT INTO pending_deletions (topic_id, partitions) VALUES (?, ?)",
+        topic.topicId,
+        JSON.stringify(topic.partitions),
+      );
+      this.#topics.delete(name);
+      try {
+        await this.#finishDeletion(topic.topicId, topic.partitions);
+      } catch {
+        await this.ctx.storage.setAlarm(Date.now() + deletionRetryMs);
+        throw new TributaryError("REQUEST_TIMED_OUT", `topic ${name} is deleted; removing its data continues in the background`);
+      }
+    });
+  }
+
+  /** Finishes pending deletions; catches its own errors and re-arms (the platform retries a throwing alarm only a few times). */
+  override async alarm(): Promise<void> {
+    const pending = this.ctx.storage.sql
+      .exec<{ topic_id: string; partitions: string }>("SELECT topic_id, partitions FROM pending_deletions")
+      .toArray();
+    let failed = false;
+    for (const row of pending) {
+      try {
+        await this.#finishDeletion(row.topic_id, JSON.parse(row.partitions) as PartitionPlacement[]);
+      } catch {
+        failed = true;
+      }
+    }
+    if (failed) await this.ctx.storage.setAlarm(Date.now() + deletionRetryMs);
+  }
+
+  async #finishDeletion(topicId: string, partitions: readonly PartitionPlacement[]): Promise<void> {
+    const replicas = partitions.flatMap((placement) =>
+      placement.replicas.map((region) => ({ partition: placement.partition, region })),
+    );
+    for (let start = 0; start < replicas.length; start += deleteFanOutConcurrencyMax) {
+      const slice = replicas.slice(start, start + deleteFanOutConcurrencyMax);
+      await Promise.all(
+        slice.map(async ({ partition, region }) =>
+          unwrap(await replicaStub(this.env, topicId, partition, region).deleteTopicData({ topicId, partition })),
+        ),
+      );
+    }
+    this.ctx.storage.sql.exec("DELETE FROM pending_deletions WHERE topic_id = ?", topicId);
+  }
+
+  #topic(name: string): TopicMetadata {
+    const topic = typeof name === "string" ? this.#topics.get(name) : undefined;
+    if (!topic) throw new TributaryError("UNKNOWN_TOPIC_OR_PARTITION", `topic ${name} does not exist`);
+    return topic;
+  }
+
+  #regions(): string[] {
+    return parseRegions(this.env.REGIONS);
+  }
+
+  #checkReplicationFactor(value: unknown): number {
+    const regions = this.#regions().length;
+    const max = Math.min(replicationFactorMax, regions);
+    if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > max) {
+      throw new TributaryError(
+        "INVALID_REPLICATION_FACTOR",
+        max === 1
+          ? `replication factor must be 1: replication across regions is not available yet`
+          : `replication factor must be an integer from 1 to ${max}`,
+      );
+    }
+    return value;
+  }
+
+  #insertPartitions(topicId: string, placements: readonly PartitionPlacement[]): void {
+    for (const placement of placements) {
+      this.ctx.storage.sql.exec(
+        "INSERT INTO partitions (topic_id, partition, leader, replicas, isr, leader_epoch) VALUES (?, ?, ?, ?, ?, ?)",
+        topicId,
+        placement.partition,
+        placement.leader,
+        JSON.stringify(placement.replicas),
+        JSON.stringify(placement.isr),
+        placement.leaderEpoch,
+      );
+    }
+  }
+
+  #loadTopics(): void {
+    const sql = this.ctx.storage.sql;
+    const partitionsByTopic = new Map<string, PartitionPlacement[]>();
+    for (const row of sql.exec<{ topic_id: string; partition: number; leader: string; replicas: string; isr: string; leader_epoch: number }>(
+      "SELECT topic_id, partition, leader, replicas, isr, leader_epoch FROM partitions ORDER BY topic_id, partition",
+    )) {
+      const list = partitionsByTopic.get(row.topic_id) ?? [];
+      list.push({
+        partition: row.partition,
+        leader: row.leader,
+        replicas: JSON.parse(row.replicas) as string[],
+        isr: JSON.parse(row.isr) as string[],
+        leaderEpoch: row.leader_epoch,
+      });
+      partitionsByTopic.set(row.topic_id, list);
+    }
+    for (const row of sql.exec<{ name: string; topic_id: string; replication_factor: number; configs: string }>(
+      "SELECT name, topic_id, replication_factor, configs FROM topics",
+    )) {
+      this.#topics.set(row.name, {
+        name: row.name,
+        topicId: row.topic_id,
+        replicationFactor: row.replication_factor,
+        configs: JSON.parse(row.configs) as TopicConfigs,
+        partitions: partitionsByTopic.get(row.topic_id) ?? [],
+      });
+    }
+  }
+}
+
+function checkPartitionCount(value: unknown, field: string): number {
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > partitionsPerTopicMax) {
+    throw new TributaryError(
+      "INVALID_PARTITIONS",
+      `${field} must be an integer from 1 to ${partitionsPerTopicMax}`,
+    );
+  }
+  return value;
+}

@@ -1,0 +1,111 @@
+import type { LogBounds, LogStore, StoredBatch } from "../log/log-store.ts";
+
+/**
+ * The partition log in the object's SQLite database: one row per record batch, keyed by its
+ * last offset (the rowid, so "batches ending at or after N" is a range scan), with the
+ * header fields reads need beside the batch bytes.
+ */
+export const logStoreMigrations = [
+  `CREATE TABLE batches (
+     last_offset INTEGER PRIMARY KEY,
+     base_offset INTEGER NOT NULL,
+     max_timestamp INTEGER NOT NULL,
+     record_count INTEGER NOT NULL,
+     bytes BLOB NOT NULL
+   );
+   CREATE TABLE log_bounds (
+     id INTEGER PRIMARY KEY CHECK (id = 1),
+     log_start_offset INTEGER NOT NULL,
+     log_end_offset INTEGER NOT NULL
+   );`,
+];
+
+interface BatchRow extends Record<string, SqlStorageValue> {
+  last_offset: number;
+  base_offset: number;
+  max_timestamp: number;
+  record_count: number;
+  bytes: ArrayBuffer;
+}
+
+function toStoredBatch(row: BatchRow): StoredBatch {
+  return {
+    baseOffset: row.base_offset,
+    lastOffset: row.last_offset,
+    maxTimestamp: row.max_timestamp,
+    recordCount: row.record_count,
+    bytes: new Uint8Array(row.bytes),
+  };
+}
+
+export class SqliteLogStore implements LogStore {
+  readonly #sql: SqlStorage;
+
+  constructor(sql: SqlStorage) {
+    this.#sql = sql;
+  }
+
+  readBounds(): LogBounds {
+    const row = this.#sql
+      .exec<{ log_start_offset: number; log_end_offset: number }>(
+        "SELECT log_start_offset, log_end_offset FROM log_bounds WHERE id = 1",
+      )
+      .toArray()[0];
+    return { logStartOffset: row?.log_start_offset ?? 0, logEndOffset: row?.log_end_offset ?? 0 };
+  }
+
+  /** Atomic without a transaction call: synchronous writes with no `await` between them commit together. */
+  append(batches: readonly StoredBatch[], bounds: LogBounds): void {
+    for (const batch of batches) {
+      this.#sql.exec(
+        "INSERT INTO batches (last_offset, base_offset, max_timestamp, record_count, bytes) VALUES (?, ?, ?, ?, ?)",
+        batch.lastOffset,
+        batch.baseOffset,
+        batch.maxTimestamp,
+        batch.recordCount,
+        batch.bytes,
+      );
+    }
+    this.#writeBounds(bounds);
+  }
+
+  *batchesFrom(offset: number): Iterable<StoredBatch> {
+    const cursor = this.#sql.exec<BatchRow>(
+      "SELECT last_offset, base_offset, max_timestamp, record_count, bytes FROM batches WHERE last_offset >= ? ORDER BY last_offset",
+      offset,
+    );
+    for (const row of cursor) yield toStoredBatch(row);
+  }
+
+  firstBatchWithTimestampAtOrAfter(timestampMs: number): StoredBatch | undefined {
+    const row = this.#sql
+      .exec<BatchRow>(
+        "SELECT last_offset, base_offset, max_timestamp, record_count, bytes FROM batches WHERE max_timestamp >= ? ORDER BY last_offset LIMIT 1",
+        timestampMs,
+      )
+      .toArray()[0];
+    return row && toStoredBatch(row);
+  }
+
+  size(): { batches: number; bytes: number } {
+    const row = this.#sql
+      .exec<{ batches: number; bytes: number | null }>("SELECT count(*) AS batches, sum(length(bytes)) AS bytes FROM batches")
+      .one();
+    return { batches: row.batches, bytes: row.bytes ?? 0 };
+  }
+
+  /** Deletes every batch (topic deletion): the data is gone, not hidden. */
+  deleteAll(): void {
+    this.#sql.exec("DELETE FROM batches");
+    this.#writeBounds({ logStartOffset: 0, logEndOffset: 0 });
+  }
+
+  #writeBounds(bounds: LogBounds): void {
+    this.#sql.exec(
+      `INSERT INTO log_bounds (id, log_start_offset, log_end_offset) VALUES (1, ?, ?)
+       ON CONFLICT (id) DO UPDATE SET log_start_offset = excluded.log_start_offset, log_end_offset = excluded.log_end_offset`,
+      bounds.logStartOffset,
+      bounds.logEndOffset,
+    );
+  }
+}

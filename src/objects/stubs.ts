@@ -1,0 +1,24 @@
+/**
+ * The one place that names Durable Objects (ARCHITECTURE.md decision 2). A replica object is
+ * `idFromName("<topicId>/<partition>/<region>")`, created with that region as its
+ * `locationHint`; hints count only when an object is first created, so every `get` passes it.
+ */
+export const controllerName = "controller";
+
+export function controllerStub(env: Env): DurableObjectStub<import("./controller.ts").Controller> {
+  return env.CONTROLLER.get(env.CONTROLLER.idFromName(controllerName));
+}
+
+export function replicaName(topicId: string, partition: number, region: string): string {
+  return `${topicId}/${partition}/${region}`;
+}
+
+export function replicaStub(
+  env: Env,
+  topicId: string,
+  partition: number,
+  region: string,
+): DurableObjectStub<import("./partition-replica.ts").PartitionReplica> {
+  const id = env.PARTITIONS.idFromName(replicaName(topicId, partition, region));
+  return env.PARTITIONS.get(id, { locationHint: region as DurableObjectLocationHint });
+}

@@ -1,0 +1,534 @@
+/**
+ * Kafka's RecordBatch v2 (magic 2), byte for byte (ARCHITECTURE.md decision 3): the unit a
+ * partition stores, replicates and serves, so a Kafka wire gateway can hand stored batches
+ * out without re-encoding. Pure TypeScript over Uint8Array/DataView: Workers, Node, browsers.
+ */
+import { crc32c } from "./crc32c";
+import { VarintError, takeVarint, takeVarlong, varintSize, varlongSize } from "./varint";
+import { writeVarint, writeVarlong } from "./varint";
+import type { ByteCursor } from "./varint";
+
+export const batchHeaderBytes = 61;
+/** Attributes bit 3: the broker's append time replaces every record's own timestamp. */
+export const timestampTypeLogAppendTime = 0x08;
+/** Attributes bits 0-2: 0 none, 1 gzip, 2 snappy, 3 lz4, 4 zstd. */
+export const compressionMask = 0x07;
+export const transactionalFlag = 0x10;
+export const controlFlag = 0x20;
+export const batchMagic = 2;
+
+/** Bytes before `batchLength` counts: baseOffset and batchLength itself (Kafka's LOG_OVERHEAD). */
+const logOverheadBytes = 12;
+const partitionLeaderEpochAt = 12;
+const magicAt = 16;
+const crcAt = 17;
+/** The CRC covers attributes to the end of the batch. */
+const attributesAt = 21;
+/** attributes, timestampDelta, offsetDelta, keyLength, valueLength, headerCount: a byte each. */
+const recordBodyBytesMin = 6;
+const int32Max = 0x7fffffff;
+
+export interface RecordHeader {
+  key: string;
+  value: Uint8Array | null;
+}
+
+export interface RecordInput {
+  key: Uint8Array | null;
+  value: Uint8Array | null;
+  headers: RecordHeader[];
+  timestamp: number;
+}
+
+export interface DecodedRecord extends RecordInput {
+  offset: number;
+}
+
+export interface BatchHeader {
+  baseOffset: number;
+  batchLength: number;
+  partitionLeaderEpoch: number;
+  magic: number;
+  crc: number;
+  attributes: number;
+  lastOffsetDelta: number;
+  baseTimestamp: number;
+  maxTimestamp: number;
+  producerId: number;
+  producerEpoch: number;
+  baseSequence: number;
+  recordCount: number;
+}
+
+export interface EncodeOptions {
+  /** Default 0: the leader overwrites it on append (setBaseOffset). */
+  baseOffset?: number;
+  /** Default -1, Kafka's "no epoch": the leader overwrites it on append. */
+  partitionLeaderEpoch?: number;
+  /** Sets attributes bit 3; decoders then report the batch's maxTimestamp for every record. */
+  logAppendTime?: boolean;
+  /** Default -1 (no idempotent producer). */
+  producerId?: number;
+  /** Default -1. */
+  producerEpoch?: number;
+  /** Default -1. */
+  baseSequence?: number;
+}
+
+/** A batch that is truncated, corrupt, or in a form this codec does not read. */
+export class BatchFormatError extends Error {
+  override readonly name = "BatchFormatError";
+}
+
+const utf8Encoder = new TextEncoder();
+/** ignoreBOM keeps a leading U+FEFF in a header key instead of silently dropping it. */
+const utf8Decoder = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true });
+
+function assertInteger(name: string, value: number, min: number, max: number): void {
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new RangeError(`${name} ${value} is not an integer in [${min}, ${max}]`);
+  }
+}
+
+/** int64 as two big-endian 32-bit words: exact for every safe integer, negative ones included. */
+function writeInt64(view: DataView, at: number, value: number): void {
+  const high = Math.floor(value / 0x100000000);
+  view.setInt32(at, high);
+  view.setUint32(at + 4, value - high * 0x100000000);
+}
+
+function readInt64(view: DataView, at: number, field: string): number {
+  const value = view.getInt32(at) * 0x100000000 + view.getUint32(at + 4);
+  if (!Number.isSafeInteger(value)) {
+    throw new BatchFormatError(`${field} is beyond ±(2^53 − 1), which a JS number cannot hold`);
+  }
+  return value;
+}
+
+/** UTF-8 length of `text` as TextEncoder writes it (a lone surrogate becomes U+FFFD, 3 bytes). */
+function utf8Length(text: string): number {
+  const units = text.length;
+  let length = units;
+  for (let i = 0; i < units; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit < 0x80) continue;
+    if (unit < 0x800) {
+      length += 1;
+    } else if (unit < 0xdc00 && unit >= 0xd800 && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      length += 2; // a surrogate pair: two units, four bytes
+      i++;
+    } else {
+      length += 2;
+    }
+  }
+  return length;
+}
+
+function writeUtf8(bytes: Uint8Array, at: number, text: string, byteLength: number): void {
+  if (byteLength === text.length && byteLength <= 64) {
+    // Short ASCII (the usual header key): a loop beats encodeInto's call and view costs.
+    for (let i = 0; i < byteLength; i++) bytes[at + i] = text.charCodeAt(i);
+  } else {
+    utf8Encoder.encodeInto(text, bytes.subarray(at, at + byteLength));
+  }
+}
+
+function readUtf8(bytes: Uint8Array, start: number, end: number): string {
+  if (end - start <= 32) {
+    let text = "";
+    for (let i = start; i < end; i++) {
+      const byte = bytes[i]!;
+      if (byte >= 0x80) return utf8Decoder.decode(bytes.subarray(start, end));
+      text += String.fromCharCode(byte);
+    }
+    return text;
+  }
+  return utf8Decoder.decode(bytes.subarray(start, end));
+}
+
+function bytesFieldSize(field: Uint8Array | null): number {
+  return field === null ? 1 : varintSize(field.length) + field.length;
+}
+
+function recordBodySize(record: RecordInput, timestampDelta: number, offsetDelta: number): number {
+  let size = 1 + varlongSize(timestampDelta) + varintSize(offsetDelta);
+  size += bytesFieldSize(record.key) + bytesFieldSize(record.value);
+  const headers = record.headers;
+  size += varintSize(headers.length);
+  for (let i = 0; i < headers.length; i++) {
+    const header = headers[i]!;
+    const keyBytes = utf8Length(header.key);
+    size += varintSize(keyBytes) + keyBytes + bytesFieldSize(header.value);
+  }
+  return size;
+}
+
+/**
+ * Bytes one record takes inside a batch, its length varint included, given its timestamp
+ * delta (from the batch's first record) and offset delta (its index in the batch). Lets a
+ * caller cut a large request into batches under a byte bound before encoding any of them.
+ */
+export function encodedRecordSize(
+  record: RecordInput,
+  timestampDelta: number,
+  offsetDelta: number,
+): number {
+  const body = recordBodySize(record, timestampDelta, offsetDelta);
+  return varintSize(body) + body;
+}
+
+function writeBytesField(bytes: Uint8Array, at: number, field: Uint8Array | null): number {
+  if (field === null) {
+    bytes[at] = 1; // varint −1: null, distinct from an empty field (varint 0)
+    return at + 1;
+  }
+  const position = writeVarint(bytes, at, field.length);
+  bytes.set(field, position);
+  return position + field.length;
+}
+
+/**
+ * One record:
+ *
+ *   length          varint   bytes of the record after this field
+ *   attributes      int8     unused by Kafka, always 0
+ *   timestampDelta  varlong  timestamp − baseTimestamp
+ *   offsetDelta     varint   offset − baseOffset (the record's index in the batch)
+ *   keyLength       varint   −1: null key
+ *   key             bytes
+ *   valueLength     varint   −1: null value
+ *   value           bytes
+ *   headerCount     varint
+ *   headers         headerCount × header:
+ *     keyLength     varint   ≥ 0 (Kafka has no null header key)
+ *     key           UTF-8
+ *     valueLength   varint   −1: null value
+ *     value         bytes
+ */
+function writeRecord(
+  bytes: Uint8Array,
+  at: number,
+  record: RecordInput,
+  body: number,
+  timestampDelta: number,
+  offsetDelta: number,
+): number {
+  let position = writeVarint(bytes, at, body);
+  bytes[position++] = 0;
+  position = writeVarlong(bytes, position, timestampDelta);
+  position = writeVarint(bytes, position, offsetDelta);
+  position = writeBytesField(bytes, position, record.key);
+  position = writeBytesField(bytes, position, record.value);
+  const headers = record.headers;
+  position = writeVarint(bytes, position, headers.length);
+  for (let i = 0; i < headers.length; i++) {
+    const header = headers[i]!;
+    const keyBytes = utf8Length(header.key);
+    position = writeVarint(bytes, position, keyBytes);
+    writeUtf8(bytes, position, header.key, keyBytes);
+    position = writeBytesField(bytes, position + keyBytes, header.value);
+  }
+  return position;
+}
+
+/**
+ * The batch, big-endian (offsets in bytes):
+ *
+ *    0  baseOffset            int64   offset of the first record; set by the leader on append
+ *    8  batchLength           int32   bytes after this field (total − 12)
+ *   12  partitionLeaderEpoch  int32   set by the leader on append
+ *   16  magic                 int8    2
+ *   17  crc                   uint32  CRC-32C of bytes 21 … end
+ *  ┄┄┄┄┄┄┄┄┄┄┄┄┄┄┄┄┄┄┄┄┄┄┄┄┄┄┄┄┄┄┄┄┄┄┄  fields below are covered by the CRC
+ *   21  attributes            int16   bits 0-2 compression, 3 log-append time,
+ *                                     4 transactional, 5 control
+ *   23  lastOffsetDelta       int32   recordCount − 1
+ *   27  baseTimestamp         int64   first record's timestamp (ms)
+ *   35  maxTimestamp          int64   largest record timestamp, or the log-append time
+ *   43  producerId            int64   −1: none
+ *   51  producerEpoch         int16   −1: none
+ *   53  baseSequence          int32   −1: none
+ *   57  recordCount           int32   ≥ 1
+ *   61  records               recordCount × record (see writeRecord)
+ *
+ * Sizes are computed first and the batch is written into one exact allocation. batchLength
+ * is an int32, so a batch is below 2 GiB; Tributary's own bound (limits.ts batchBytesMax) is
+ * the caller's to enforce, with encodedRecordSize. Timestamps and offsets must be safe
+ * integers; invalid arguments throw RangeError.
+ */
+export function encodeRecordBatch(records: RecordInput[], options: EncodeOptions = {}): Uint8Array {
+  const count = records.length;
+  if (count < 1) throw new RangeError("a record batch holds at least one record");
+  const baseOffset = options.baseOffset ?? 0;
+  assertInteger("baseOffset", baseOffset, 0, Number.MAX_SAFE_INTEGER - (count - 1));
+  const partitionLeaderEpoch = options.partitionLeaderEpoch ?? -1;
+  assertInteger("partitionLeaderEpoch", partitionLeaderEpoch, -1 - int32Max, int32Max);
+  const producerId = options.producerId ?? -1;
+  assertInteger("producerId", producerId, Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER);
+  const producerEpoch = options.producerEpoch ?? -1;
+  assertInteger("producerEpoch", producerEpoch, -0x8000, 0x7fff);
+  const baseSequence = options.baseSequence ?? -1;
+  assertInteger("baseSequence", baseSequence, -1 - int32Max, int32Max);
+
+  const baseTimestamp = records[0]!.timestamp;
+  let maxTimestamp = baseTimestamp;
+  const bodySizes = new Int32Array(count);
+  let size = batchHeaderBytes;
+  for (let i = 0; i < count; i++) {
+    const record = records[i]!;
+    const timestamp = record.timestamp;
+    if (!Number.isSafeInteger(timestamp)) {
+      throw new RangeError(`record ${i}: timestamp ${timestamp} is not a safe integer`);
+    }
+    if (timestamp > maxTimestamp) maxTimestamp = timestamp;
+    const body = recordBodySize(record, timestamp - baseTimestamp, i);
+    bodySizes[i] = body;
+    size += varintSize(body) + body;
+  }
+  if (size - logOverheadBytes > int32Max) {
+    throw new RangeError(`a batch of ${size} bytes exceeds batchLength's int32`);
+  }
+
+  const bytes = new Uint8Array(size);
+  const view = new DataView(bytes.buffer);
+  writeInt64(view, 0, baseOffset);
+  view.setInt32(8, size - logOverheadBytes);
+  view.setInt32(partitionLeaderEpochAt, partitionLeaderEpoch);
+  bytes[magicAt] = batchMagic;
+  view.setInt16(attributesAt, options.logAppendTime ? timestampTypeLogAppendTime : 0);
+  view.setInt32(23, count - 1);
+  writeInt64(view, 27, baseTimestamp);
+  writeInt64(view, 35, maxTimestamp);
+  writeInt64(view, 43, producerId);
+  view.setInt16(51, producerEpoch);
+  view.setInt32(53, baseSequence);
+  view.setInt32(57, count);
+  let position = batchHeaderBytes;
+  for (let i = 0; i < count; i++) {
+    const record = records[i]!;
+    const timestampDelta = record.timestamp - baseTimestamp;
+    position = writeRecord(bytes, position, record, bodySizes[i]!, timestampDelta, i);
+  }
+  // Sizes and writes come from the same fields; a mismatch means a record changed mid-call.
+  if (position !== size) throw new Error(`record batch: wrote ${position} bytes, sized ${size}`);
+  view.setUint32(crcAt, crc32c(bytes, attributesAt, size));
+  return bytes;
+}
+
+/**
+ * Reads and validates the 61-byte header of the batch at `at`: magic 2, the whole batch
+ * present in `bytes`, recordCount ≥ 1 with lastOffsetDelta = recordCount − 1, int64 fields
+ * within ±(2^53 − 1), baseOffset ≥ 0. Does not check the CRC (verifyBatchCrc does).
+ */
+export function readBatchHeader(bytes: Uint8Array, at = 0): BatchHeader {
+  if (!Number.isInteger(at) || at < 0 || at > bytes.length) {
+    throw new BatchFormatError(`batch position ${at} is outside 0..${bytes.length}`);
+  }
+  const available = bytes.length - at;
+  if (available < batchHeaderBytes) {
+    throw new BatchFormatError(`truncated batch at ${at}: ${available} bytes, less than a header`);
+  }
+  const view = new DataView(bytes.buffer, bytes.byteOffset + at, batchHeaderBytes);
+  const magic = view.getInt8(magicAt);
+  if (magic !== batchMagic) {
+    throw new BatchFormatError(`batch at ${at} has magic ${magic}; only magic 2 is supported`);
+  }
+  const batchLength = view.getInt32(8);
+  if (batchLength < batchHeaderBytes - logOverheadBytes) {
+    throw new BatchFormatError(`batch at ${at} has batchLength ${batchLength}, below a header`);
+  }
+  if (batchLength > available - logOverheadBytes) {
+    const total = logOverheadBytes + batchLength;
+    throw new BatchFormatError(`truncated batch at ${at}: ${total} bytes, ${available} present`);
+  }
+  const recordCount = view.getInt32(57);
+  const lastOffsetDelta = view.getInt32(23);
+  if (recordCount < 1 || lastOffsetDelta !== recordCount - 1) {
+    const counts = `recordCount ${recordCount} with lastOffsetDelta ${lastOffsetDelta}`;
+    throw new BatchFormatError(`batch at ${at}: ${counts}`);
+  }
+  const baseOffset = readInt64(view, 0, "baseOffset");
+  if (baseOffset < 0 || baseOffset > Number.MAX_SAFE_INTEGER - lastOffsetDelta) {
+    throw new BatchFormatError(`batch at ${at} has baseOffset ${baseOffset}`);
+  }
+  return {
+    baseOffset,
+    batchLength,
+    partitionLeaderEpoch: view.getInt32(partitionLeaderEpochAt),
+    magic,
+    crc: view.getUint32(crcAt),
+    attributes: view.getInt16(attributesAt),
+    lastOffsetDelta,
+    baseTimestamp: readInt64(view, 27, "baseTimestamp"),
+    maxTimestamp: readInt64(view, 35, "maxTimestamp"),
+    producerId: readInt64(view, 43, "producerId"),
+    producerEpoch: view.getInt16(51),
+    baseSequence: view.getInt32(53),
+    recordCount,
+  };
+}
+
+/**
+ * Total bytes of the batch at `at` (12 + batchLength). Needs only its first 12 bytes, so a
+ * reader can size a batch from a short ranged read; validates nothing beyond them.
+ */
+export function batchByteLength(bytes: Uint8Array, at = 0): number {
+  if (!Number.isInteger(at) || at < 0 || bytes.length - at < logOverheadBytes) {
+    throw new BatchFormatError(`truncated batch at ${at}: no length field in ${bytes.length} bytes`);
+  }
+  const view = new DataView(bytes.buffer, bytes.byteOffset + at, logOverheadBytes);
+  const batchLength = view.getInt32(8);
+  if (batchLength < batchHeaderBytes - logOverheadBytes) {
+    throw new BatchFormatError(`batch at ${at} has batchLength ${batchLength}, below a header`);
+  }
+  return logOverheadBytes + batchLength;
+}
+
+/** Whether the stored CRC matches; throws BatchFormatError when the header itself is invalid. */
+export function verifyBatchCrc(bytes: Uint8Array, at = 0): boolean {
+  const header = readBatchHeader(bytes, at);
+  const end = at + logOverheadBytes + header.batchLength;
+  return crc32c(bytes, at + attributesAt, end) === header.crc;
+}
+
+function takeBytes(cursor: ByteCursor): Uint8Array | null {
+  const length = takeVarint(cursor);
+  if (length === -1) return null;
+  const start = cursor.position;
+  if (length < -1 || length > cursor.end - start) {
+    throw new BatchFormatError(`field length ${length} at ${start}`);
+  }
+  cursor.position = start + length;
+  return cursor.bytes.subarray(start, start + length);
+}
+
+function takeHeaders(cursor: ByteCursor): RecordHeader[] {
+  const count = takeVarint(cursor);
+  // Each header takes two bytes at least, which bounds the allocation by the bytes present.
+  if (count < 0 || count * 2 > cursor.end - cursor.position) {
+    throw new BatchFormatError(`header count ${count}`);
+  }
+  const headers: RecordHeader[] = new Array(count);
+  for (let i = 0; i < count; i++) {
+    const keyLength = takeVarint(cursor);
+    const start = cursor.position;
+    if (keyLength < 0 || keyLength > cursor.end - start) {
+      throw new BatchFormatError(`header key length ${keyLength}`);
+    }
+    cursor.position = start + keyLength;
+    const key = readUtf8(cursor.bytes, start, start + keyLength);
+    headers[i] = { key, value: takeBytes(cursor) };
+  }
+  return headers;
+}
+
+function decodeRecord(cursor: ByteCursor, header: BatchHeader, index: number): DecodedRecord {
+  const body = takeVarint(cursor);
+  const batchEnd = cursor.end;
+  const start = cursor.position;
+  if (body < recordBodyBytesMin || body > batchEnd - start) {
+    throw new BatchFormatError(`record length ${body}`);
+  }
+  // Field reads stop at this record's end, so a bad length inside cannot reach the next one.
+  const recordEnd = start + body;
+  cursor.end = recordEnd;
+  cursor.position = start + 1; // record attributes: Kafka defines none
+  const timestampDelta = takeVarlong(cursor);
+  const offsetDelta = takeVarint(cursor);
+  if (offsetDelta !== index) {
+    throw new BatchFormatError(`offsetDelta ${offsetDelta}, expected ${index}`);
+  }
+  const key = takeBytes(cursor);
+  const value = takeBytes(cursor);
+  const headers = takeHeaders(cursor);
+  if (cursor.position !== recordEnd) {
+    throw new BatchFormatError(`${recordEnd - cursor.position} bytes after the last field`);
+  }
+  cursor.end = batchEnd;
+  let timestamp = header.maxTimestamp;
+  if ((header.attributes & timestampTypeLogAppendTime) === 0) {
+    timestamp = header.baseTimestamp + timestampDelta;
+    if (!Number.isSafeInteger(timestamp)) {
+      throw new BatchFormatError(`timestamp beyond ±(2^53 − 1)`);
+    }
+  }
+  return { key, value, headers, timestamp, offset: header.baseOffset + offsetDelta };
+}
+
+/**
+ * Decodes the batch at `at` after checking its header, its CRC and its structure: exactly
+ * recordCount records, each exactly as long as its length says, offset deltas 0, 1, 2 …, and
+ * nothing left over. Keys, values and header values are views into `bytes`, not copies: copy
+ * them (`slice()`) to keep them past the life of the buffer or to modify it. Null and empty
+ * fields stay distinct. Compressed batches are refused for now; transactional and control
+ * bits are left in `header.attributes`. Throws BatchFormatError, and nothing else, on any
+ * malformed input.
+ */
+export function decodeRecordBatch(
+  bytes: Uint8Array,
+  at = 0,
+): { header: BatchHeader; records: DecodedRecord[] } {
+  const header = readBatchHeader(bytes, at);
+  const end = at + logOverheadBytes + header.batchLength;
+  const crc = crc32c(bytes, at + attributesAt, end);
+  if (crc !== header.crc) {
+    throw new BatchFormatError(`batch at ${at}: CRC-32C ${crc}, stored ${header.crc}`);
+  }
+  const compression = header.attributes & compressionMask;
+  if (compression !== 0) {
+    throw new BatchFormatError(`batch at ${at}: compression ${compression} is not supported yet`);
+  }
+  const count = header.recordCount;
+  if (count * (1 + recordBodyBytesMin) > end - at - batchHeaderBytes) {
+    throw new BatchFormatError(`batch at ${at}: ${count} records cannot fit its length`);
+  }
+  const records: DecodedRecord[] = new Array(count);
+  const cursor: ByteCursor = { bytes, position: at + batchHeaderBytes, end };
+  let index = 0;
+  try {
+    for (; index < count; index++) records[index] = decodeRecord(cursor, header, index);
+  } catch (error) {
+    if (!(error instanceof BatchFormatError || error instanceof VarintError)) throw error;
+    throw new BatchFormatError(`batch at ${at}, record ${index}: ${error.message}`, { cause: error });
+  }
+  if (cursor.position !== end) {
+    throw new BatchFormatError(`batch at ${at}: ${end - cursor.position} bytes after the records`);
+  }
+  return { header, records };
+}
+
+function headerView(bytes: Uint8Array, at: number, width: number): DataView {
+  if (!Number.isInteger(at) || at < 0 || at + width > bytes.length) {
+    throw new RangeError(`batch position ${at} is outside 0..${bytes.length - width}`);
+  }
+  return new DataView(bytes.buffer, bytes.byteOffset + at, width);
+}
+
+/** Overwrites the batch's baseOffset in place; it is outside the CRC, so the CRC stays valid. */
+export function setBaseOffset(bytes: Uint8Array, at: number, baseOffset: number): void {
+  assertInteger("baseOffset", baseOffset, 0, Number.MAX_SAFE_INTEGER);
+  writeInt64(headerView(bytes, at, 8), 0, baseOffset);
+}
+
+/** Overwrites the batch's partitionLeaderEpoch in place; outside the CRC too. */
+export function setPartitionLeaderEpoch(bytes: Uint8Array, at: number, epoch: number): void {
+  assertInteger("partitionLeaderEpoch", epoch, -1 - int32Max, int32Max);
+  headerView(bytes, at, partitionLeaderEpochAt + 4).setInt32(partitionLeaderEpochAt, epoch);
+}
+
+/**
+ * Walks concatenated batches, as Kafka's fetch responses and Tributary's segments carry them,
+ * validating each header (not the CRC). Throws BatchFormatError at a partial trailing batch.
+ * Every step advances by at least one header, so the walk is bounded by bytes.length / 61.
+ */
+export function* splitBatches(
+  bytes: Uint8Array,
+): Generator<{ header: BatchHeader; start: number; end: number }> {
+  let start = 0;
+  while (start < bytes.length) {
+    const header = readBatchHeader(bytes, start);
+    const end = start + logOverheadBytes + header.batchLength;
+    yield { header, start, end };
+    start = end;
+  }
+}

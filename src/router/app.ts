@@ -1,0 +1,35 @@
+import { Hono } from "hono";
+import { cors } from "hono/cors";
+import { TributaryError } from "../errors.ts";
+import { adminTokenAuth } from "./auth.ts";
+import { asTributaryError, errorResponse } from "./http-errors.ts";
+import { recordRoutes } from "./routes/records.ts";
+import { topicRoutes } from "./routes/topics.ts";
+
+/** The router Worker's HTTP API (API.md): stateless; every piece of state lives in an object. */
+export function createApp(): Hono<{ Bindings: Env }> {
+  const app = new Hono<{ Bindings: Env }>();
+  app.use(
+    "/v1/*",
+    cors({
+      origin: (origin, c) => corsOrigin(origin, (c.env as Env).CORS_ORIGINS),
+      allowHeaders: ["Authorization", "Content-Type"],
+      allowMethods: ["GET", "POST", "PATCH", "DELETE", "OPTIONS"],
+      maxAge: 600,
+    }),
+  );
+  app.use("/v1/*", adminTokenAuth());
+  app.get("/v1/health", (c) => c.json({ status: "ok" }));
+  app.route("/v1/topics", topicRoutes);
+  app.route("/v1/topics", recordRoutes);
+  app.notFound((c) => errorResponse(c, new TributaryError("NOT_FOUND", `no route for ${c.req.method} ${c.req.path}`)));
+  app.onError((error, c) => errorResponse(c, asTributaryError(error)));
+  return app;
+}
+
+/** CORS_ORIGINS: "*" (the default) or a comma-separated list of allowed origins. */
+function corsOrigin(origin: string, configured: string | undefined): string | null {
+  const allowed = (configured ?? "*").split(",").map((entry) => entry.trim());
+  if (allowed.includes("*")) return "*";
+  return allowed.includes(origin) ? origin : null;
+}

@@ -1,0 +1,28 @@
+import type { Context } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { TributaryError } from "../errors.ts";
+
+/** Seconds a client should wait before retrying a retriable error. */
+const retryAfterSeconds = 1;
+
+/** API.md's error body: `{"error": {"code", "message", ...data}}`; never a stack trace. */
+export function errorResponse(c: Context, error: TributaryError): Response {
+  const headers: Record<string, string> = {};
+  if (error.retriable) headers["Retry-After"] = String(retryAfterSeconds);
+  const body = { error: { ...error.data, code: error.code, message: error.message } };
+  return c.json(body, error.status as ContentfulStatusCode, headers);
+}
+
+/**
+ * Any failure as a TributaryError. A failed call to a Durable Object that the platform marks
+ * retryable or overloaded (the object was reset, moved or busy) is a retriable 503; anything
+ * else unexpected is a 500 whose details go to the log, not to the caller.
+ */
+export function asTributaryError(error: unknown): TributaryError {
+  if (error instanceof TributaryError) return error;
+  const flags = error as { retryable?: boolean; overloaded?: boolean } | null;
+  if (flags?.overloaded) return new TributaryError("BROKER_BUSY", "the partition is overloaded; retry shortly");
+  if (flags?.retryable) return new TributaryError("REQUEST_TIMED_OUT", "the partition did not answer; retry shortly");
+  console.error("unexpected error", error);
+  return new TributaryError("UNKNOWN_SERVER_ERROR", "an unexpected error occurred");
+}

@@ -1,0 +1,78 @@
+import { TributaryError, unwrap } from "../errors.ts";
+import type { AppendResult } from "../log/partition-log.ts";
+import { replicaStub } from "../objects/stubs.ts";
+import type { ProduceRequest } from "../protocol/schemas.ts";
+import type { TopicMetadata } from "../topics/topic-metadata.ts";
+import { asTributaryError } from "./http-errors.ts";
+import { isStaleMetadataError, topicMetadata } from "./metadata-cache.ts";
+import { planProduce, type PartitionWrite } from "./produce-plan.ts";
+
+export interface RecordOffset {
+  partition: number;
+  offset: number;
+  timestamp: number;
+}
+
+function appendAll(env: Env, topic: TopicMetadata, writes: readonly PartitionWrite[]): Promise<PromiseSettledResult<AppendResult>[]> {
+  return Promise.allSettled(
+    writes.map(async (write) => {
+      const leader = topic.partitions[write.partition]!.leader;
+      const stub = replicaStub(env, topic.topicId, write.partition, leader);
+      return unwrap(await stub.append({ topicId: topic.topicId, partition: write.partition, batches: write.batches }));
+    }),
+  );
+}
+
+/**
+ * Produces a validated request: one write per partition, all partitions in parallel. When
+ * every write failed because the cached metadata was stale, refreshes it once and retries.
+ * `acks: 0` hands the writes to `waitUntil` so the runtime finishes them after the 202.
+ */
+export async function produce(
+  env: Env,
+  executionCtx: { waitUntil(promise: Promise<unknown>): void },
+  topicName: string,
+  request: ProduceRequest,
+): Promise<RecordOffset[] | undefined> {
+  let topic = await topicMetadata(env, topicName);
+  let writes = planProduce(request.records, request.encoding, topic, Date.now());
+  if (request.acks === 0) {
+    executionCtx.waitUntil(appendAll(env, topic, writes));
+    return undefined;
+  }
+  let results = await appendAll(env, topic, writes);
+  const nothingWritten = results.every((result) => result.status === "rejected");
+  if (nothingWritten && results.some((result) => result.status === "rejected" && isStaleMetadataError(result.reason))) {
+    topic = await topicMetadata(env, topicName, { refresh: true });
+    writes = planProduce(request.records, request.encoding, topic, Date.now());
+    results = await appendAll(env, topic, writes);
+  }
+  return collectOffsets(request.records.length, writes, results);
+}
+
+/** One offset per request record, in request order; a failure anywhere fails the answer with `offsets` (null where not acknowledged). */
+function collectOffsets(
+  recordCount: number,
+  writes: readonly PartitionWrite[],
+  results: readonly PromiseSettledResult<AppendResult>[],
+): RecordOffset[] {
+  const offsets: (RecordOffset | null)[] = new Array<RecordOffset | null>(recordCount).fill(null);
+  let failure: TributaryError | undefined;
+  results.forEach((result, writeIndex) => {
+    if (result.status === "rejected") {
+      failure ??= asTributaryError(result.reason);
+      return;
+    }
+    const write = writes[writeIndex]!;
+    write.recordIndexes.forEach((recordIndex, position) => {
+      offsets[recordIndex] = {
+        partition: write.partition,
+        offset: result.value.baseOffset + position,
+        timestamp: write.timestamps[position]!,
+      };
+    });
+  });
+  if (!failure) return offsets as RecordOffset[];
+  const anyWritten = results.some((result) => result.status === "fulfilled");
+  throw anyWritten ? new TributaryError(failure.code, failure.message, { ...failure.data, offsets }) : failure;
+}

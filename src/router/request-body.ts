@@ -1,0 +1,58 @@
+import type { z } from "zod";
+import { TributaryError } from "../errors.ts";
+
+/**
+ * Reads a request body of at most `maxBytes`, refusing a larger one before or while reading
+ * it (a body without Content-Length is counted as it streams in).
+ */
+export async function readBodyBytes(request: Request, maxBytes: number, tooLarge: TributaryError): Promise<Uint8Array> {
+  const declared = Number(request.headers.get("content-length") ?? "NaN");
+  if (declared > maxBytes) throw tooLarge;
+  if (!request.body) return new Uint8Array(0);
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  const reader = request.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      await reader.cancel();
+      throw tooLarge;
+    }
+    chunks.push(value);
+  }
+  if (chunks.length === 1) return chunks[0]!;
+  const bytes = new Uint8Array(total);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return bytes;
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
+
+/** Parses a JSON body against a schema: malformed JSON or a wrong shape is 400 INVALID_REQUEST. */
+export async function readJsonBody<Schema extends z.ZodType>(
+  request: Request,
+  schema: Schema,
+  maxBytes: number,
+  tooLarge: TributaryError = new TributaryError("INVALID_REQUEST", `the request body exceeds ${maxBytes} bytes`),
+): Promise<z.infer<Schema>> {
+  const bytes = await readBodyBytes(request, maxBytes, tooLarge);
+  let json: unknown;
+  try {
+    json = JSON.parse(utf8.decode(bytes));
+  } catch {
+    throw new TributaryError("INVALID_REQUEST", "the request body is not valid JSON");
+  }
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue && issue.path.length > 0 ? ` at ${issue.path.join(".")}` : "";
+    throw new TributaryError("INVALID_REQUEST", `invalid request${where}: ${issue?.message ?? "bad shape"}`);
+  }
+  return parsed.data;
+}

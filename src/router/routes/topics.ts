@@ -1,0 +1,43 @@
+import { Hono } from "hono";
+import { unwrap } from "../../errors.ts";
+import { adminRequestBytesMax } from "../../limits.ts";
+import { controllerStub } from "../../objects/stubs.ts";
+import { alterConfigsSchema, createPartitionsSchema, createTopicSchema } from "../../protocol/schemas.ts";
+import { forgetTopic, rememberTopic, topicMetadata } from "../metadata-cache.ts";
+import { readJsonBody } from "../request-body.ts";
+import { topicView } from "../topic-view.ts";
+
+/** Topics (API.md): create, list, describe, alter configs, add partitions, delete. */
+export const topicRoutes = new Hono<{ Bindings: Env }>()
+  .post("/", async (c) => {
+    const body = await readJsonBody(c.req.raw, createTopicSchema, adminRequestBytesMax);
+    const topic = unwrap(await controllerStub(c.env).createTopic(body));
+    rememberTopic(topic);
+    return c.json(await topicView(c.env, topic, { fresh: true }), 201);
+  })
+  .get("/", async (c) => {
+    const topics = unwrap(await controllerStub(c.env).listTopics());
+    return c.json({ topics });
+  })
+  .get("/:topic", async (c) => {
+    const topic = await topicMetadata(c.env, c.req.param("topic"), { refresh: true });
+    return c.json(await topicView(c.env, topic));
+  })
+  .patch("/:topic/configs", async (c) => {
+    const body = await readJsonBody(c.req.raw, alterConfigsSchema, adminRequestBytesMax);
+    const topic = unwrap(await controllerStub(c.env).alterTopicConfigs(c.req.param("topic"), body.configs));
+    rememberTopic(topic);
+    return c.json(await topicView(c.env, topic));
+  })
+  .post("/:topic/partitions", async (c) => {
+    const body = await readJsonBody(c.req.raw, createPartitionsSchema, adminRequestBytesMax);
+    const topic = unwrap(await controllerStub(c.env).createPartitions(c.req.param("topic"), body.count));
+    rememberTopic(topic);
+    return c.json(await topicView(c.env, topic));
+  })
+  .delete("/:topic", async (c) => {
+    const name = c.req.param("topic");
+    forgetTopic(name);
+    unwrap(await controllerStub(c.env).deleteTopic(name));
+    return c.body(null, 204);
+  });

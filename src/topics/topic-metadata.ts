@@ -1,0 +1,27 @@
+import type { TopicConfigs } from "./topic-configs.ts";
+
+/** Where one partition's replicas live. Regions name replicas (ARCHITECTURE.md decision 2). */
+export interface PartitionPlacement {
+  partition: number;
+  leader: string;
+  replicas: string[];
+  isr: string[];
+  leaderEpoch: number;
+}
+
+/** What the controller knows of a topic; the router caches it for a few seconds. */
+export interface TopicMetadata {
+  name: string;
+  /** A fresh UUID per creation: a recreated topic never meets its old data. */
+  topicId: string;
+  replicationFactor: number;
+  /** Explicit configs only; see effectiveTopicConfigs for the full set. */
+  configs: TopicConfigs;
+  partitions: PartitionPlacement[];
+}
+
+export interface TopicSummary {
+  name: string;
+  partitions: number;
+  replicationFactor: number;
+}

@@ -1,0 +1,93 @@
+import { expect } from "vitest";
+import type { LogStore, StoredBatch } from "../../src/log/log-store.ts";
+import { encodeRecordBatch } from "../../src/protocol/record-batch.ts";
+
+/**
+ * One conformance suite that every LogStore implementation runs (STYLE.md, as hono's
+ * common.case.test.ts): the in-memory store in Node (test/unit/log) and the SQLite store
+ * inside workerd (test/workers/objects). Each case gets a fresh, empty store.
+ */
+
+const utf8 = new TextEncoder();
+
+/** A real stored batch of `count` records from `baseOffset`, timestamps `timestamp`, +1, +2… */
+export function storedBatch(baseOffset: number, count: number, timestamp: number): StoredBatch {
+  const records = Array.from({ length: count }, (_, index) => ({
+    key: utf8.encode(`key-${baseOffset + index}`),
+    value: utf8.encode(`value-${baseOffset + index}`),
+    headers: [],
+    timestamp: timestamp + index,
+  }));
+  const bytes = encodeRecordBatch(records, { baseOffset });
+  return { baseOffset, lastOffset: baseOffset + count - 1, maxTimestamp: timestamp + count - 1, recordCount: count, bytes };
+}
+
+function offsetsOf(batches: Iterable<StoredBatch>): number[][] {
+  return [...batches].map((batch) => [batch.baseOffset, batch.lastOffset]);
+}
+
+export const logStoreCases: Record<string, (store: LogStore) => void> = {
+  "a new store is empty at offset 0"(store) {
+    expect(store.readBounds()).toEqual({ logStartOffset: 0, logEndOffset: 0 });
+    expect([...store.batchesFrom(0)]).toEqual([]);
+    expect(store.size()).toEqual({ batches: 0, bytes: 0 });
+    expect(store.firstBatchWithTimestampAtOrAfter(0)).toBeUndefined();
+  },
+
+  "append stores batches and bounds together"(store) {
+    const first = storedBatch(0, 3, 1_000);
+    const second = storedBatch(3, 2, 2_000);
+    store.append([first, second], { logStartOffset: 0, logEndOffset: 5 });
+    expect(store.readBounds()).toEqual({ logStartOffset: 0, logEndOffset: 5 });
+    expect(store.size()).toEqual({ batches: 2, bytes: first.bytes.byteLength + second.bytes.byteLength });
+  },
+
+  "batches come back byte for byte with their header fields"(store) {
+    const batch = storedBatch(0, 4, 5_000);
+    store.append([batch], { logStartOffset: 0, logEndOffset: 4 });
+    const [read] = [...store.batchesFrom(0)];
+    expect(read).toBeDefined();
+    expect(read!.baseOffset).toBe(0);
+    expect(read!.lastOffset).toBe(3);
+    expect(read!.maxTimestamp).toBe(5_003);
+    expect(read!.recordCount).toBe(4);
+    expect([...read!.bytes]).toEqual([...batch.bytes]);
+  },
+
+  "batchesFrom starts at the batch holding the offset"(store) {
+    store.append([storedBatch(0, 3, 0), storedBatch(3, 3, 0), storedBatch(6, 3, 0)], { logStartOffset: 0, logEndOffset: 9 });
+    expect(offsetsOf(store.batchesFrom(0))).toEqual([[0, 2], [3, 5], [6, 8]]);
+    expect(offsetsOf(store.batchesFrom(4))).toEqual([[3, 5], [6, 8]]);
+    expect(offsetsOf(store.batchesFrom(5))).toEqual([[3, 5], [6, 8]]);
+    expect(offsetsOf(store.batchesFrom(6))).toEqual([[6, 8]]);
+    expect(offsetsOf(store.batchesFrom(9))).toEqual([]);
+  },
+
+  "appends accumulate in offset order"(store) {
+    store.append([storedBatch(0, 2, 0)], { logStartOffset: 0, logEndOffset: 2 });
+    store.append([storedBatch(2, 1, 0)], { logStartOffset: 0, logEndOffset: 3 });
+    store.append([storedBatch(3, 5, 0)], { logStartOffset: 0, logEndOffset: 8 });
+    expect(offsetsOf(store.batchesFrom(0))).toEqual([[0, 1], [2, 2], [3, 7]]);
+    expect(store.readBounds()).toEqual({ logStartOffset: 0, logEndOffset: 8 });
+  },
+
+  "firstBatchWithTimestampAtOrAfter finds the lowest-offset batch whose max timestamp qualifies"(store) {
+    // Create times need not be monotonic: the second batch is older than the first.
+    store.append(
+      [storedBatch(0, 2, 5_000), storedBatch(2, 2, 1_000), storedBatch(4, 2, 9_000)],
+      { logStartOffset: 0, logEndOffset: 6 },
+    );
+    expect(store.firstBatchWithTimestampAtOrAfter(0)?.baseOffset).toBe(0);
+    expect(store.firstBatchWithTimestampAtOrAfter(5_001)?.baseOffset).toBe(0);
+    expect(store.firstBatchWithTimestampAtOrAfter(5_002)?.baseOffset).toBe(4);
+    expect(store.firstBatchWithTimestampAtOrAfter(9_001)?.baseOffset).toBe(4);
+    expect(store.firstBatchWithTimestampAtOrAfter(9_002)).toBeUndefined();
+  },
+
+  "large offsets below 2^53 survive"(store) {
+    const base = 2 ** 52;
+    store.append([storedBatch(base, 2, 0)], { logStartOffset: base, logEndOffset: base + 2 });
+    expect(store.readBounds()).toEqual({ logStartOffset: base, logEndOffset: base + 2 });
+    expect(offsetsOf(store.batchesFrom(base + 1))).toEqual([[base, base + 1]]);
+  },
+};

@@ -1,0 +1,40 @@
+import { describe, expect, it } from "vitest";
+import { TributaryError } from "../../../src/errors.ts";
+import { parseRegions, placePartitions } from "../../../src/topics/placement.ts";
+import { checkTopicName } from "../../../src/topics/topic-names.ts";
+
+describe("topic names", () => {
+  it.each(["a", "orders", "Orders.v2_x-y", "x".repeat(249), "..."])("accepts %s", (name) => {
+    expect(checkTopicName(name)).toBe(name);
+  });
+
+  it.each(["", ".", "..", "x".repeat(250), "a b", "a/b", "ä", 7, null])("refuses %j", (name) => {
+    expect(() => checkTopicName(name)).toThrow(TributaryError);
+  });
+});
+
+describe("placement", () => {
+  it("uses the default regions when REGIONS is unset, and refuses unknown or repeated ones", () => {
+    expect(parseRegions(undefined)).toEqual(["wnam", "enam", "weur", "apac", "oc"]);
+    expect(parseRegions(" weur, apac ")).toEqual(["weur", "apac"]);
+    expect(() => parseRegions("weur,mars")).toThrow(TributaryError);
+    expect(() => parseRegions("weur,weur")).toThrow(TributaryError);
+  });
+
+  it("places replicas in distinct regions and spreads leaders", () => {
+    const regions = ["wnam", "enam", "weur", "apac", "oc"];
+    const placements = placePartitions("topic-id", 0, 10, 3, regions);
+    expect(placements.map((placement) => placement.partition)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    for (const placement of placements) {
+      expect(new Set(placement.replicas).size).toBe(3);
+      expect(placement.leader).toBe(placement.replicas[0]);
+      expect(placement.isr).toEqual(placement.replicas);
+    }
+    const leaders = placements.map((placement) => placement.leader);
+    for (const region of regions) expect(leaders.filter((leader) => leader === region)).toHaveLength(2);
+  });
+
+  it("refuses a replication factor larger than the region count", () => {
+    expect(() => placePartitions("t", 0, 1, 3, ["weur", "apac"])).toThrow(TributaryError);
+  });
+});
