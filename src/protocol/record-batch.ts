@@ -80,6 +80,10 @@ export class BatchFormatError extends Error {
   override readonly name = "BatchFormatError";
 }
 
+function fail(message: string): never {
+  throw new BatchFormatError(message);
+}
+
 const utf8Encoder = new TextEncoder();
 /** ignoreBOM keeps a leading U+FEFF in a header key instead of silently dropping it. */
 const utf8Decoder = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true });
@@ -100,7 +104,7 @@ function writeInt64(view: DataView, at: number, value: number): void {
 function readInt64(view: DataView, at: number, field: string): number {
   const value = view.getInt32(at) * 0x100000000 + view.getUint32(at + 4);
   if (!Number.isSafeInteger(value)) {
-    throw new BatchFormatError(`${field} is beyond ±(2^53 − 1), which a JS number cannot hold`);
+    fail(`${field} is beyond ±(2^53 − 1), which a JS number cannot hold`);
   }
   return value;
 }
@@ -133,17 +137,35 @@ function writeUtf8(bytes: Uint8Array, at: number, text: string, byteLength: numb
   }
 }
 
+/**
+ * Header keys repeat from record to record ("content-type", "trace-id"), so short ASCII keys
+ * are interned in a small direct-mapped cache: a hit compares the bytes with the cached string
+ * and allocates nothing, which halves the cost of a header key on decode. Only ASCII strings
+ * enter it, so a string whose char codes equal the bytes is exactly their UTF-8 decoding.
+ */
+const headerKeyCache: string[] = new Array<string>(256).fill("");
+const headerKeyCachedBytesMax = 32;
+
 function readUtf8(bytes: Uint8Array, start: number, end: number): string {
-  if (end - start <= 32) {
-    let text = "";
-    for (let i = start; i < end; i++) {
-      const byte = bytes[i]!;
-      if (byte >= 0x80) return utf8Decoder.decode(bytes.subarray(start, end));
-      text += String.fromCharCode(byte);
-    }
-    return text;
+  const length = end - start;
+  if (length > headerKeyCachedBytesMax) return utf8Decoder.decode(bytes.subarray(start, end));
+  let hash = length;
+  for (let i = start; i < end; i++) hash = (hash * 31 + bytes[i]!) | 0;
+  const slot = hash & 255;
+  const cached = headerKeyCache[slot]!;
+  if (cached.length === length) {
+    let i = 0;
+    while (i < length && cached.charCodeAt(i) === bytes[start + i]) i++;
+    if (i === length) return cached;
   }
-  return utf8Decoder.decode(bytes.subarray(start, end));
+  let text = "";
+  for (let i = start; i < end; i++) {
+    const byte = bytes[i]!;
+    if (byte >= 0x80) return utf8Decoder.decode(bytes.subarray(start, end));
+    text += String.fromCharCode(byte);
+  }
+  headerKeyCache[slot] = text;
+  return text;
 }
 
 function bytesFieldSize(field: Uint8Array | null): number {
@@ -182,9 +204,15 @@ function writeBytesField(bytes: Uint8Array, at: number, field: Uint8Array | null
     bytes[at] = 1; // varint −1: null, distinct from an empty field (varint 0)
     return at + 1;
   }
-  const position = writeVarint(bytes, at, field.length);
-  bytes.set(field, position);
-  return position + field.length;
+  const length = field.length;
+  const position = writeVarint(bytes, at, length);
+  if (length <= 32) {
+    // Short fields (keys, header values): a loop beats set()'s call and argument checks.
+    for (let i = 0; i < length; i++) bytes[position + i] = field[i]!;
+  } else {
+    bytes.set(field, position);
+  }
+  return position + length;
 }
 
 /**
@@ -277,11 +305,12 @@ export function encodeRecordBatch(records: RecordInput[], options: EncodeOptions
   for (let i = 0; i < count; i++) {
     const record = records[i]!;
     const timestamp = record.timestamp;
-    if (!Number.isSafeInteger(timestamp)) {
-      throw new RangeError(`record ${i}: timestamp ${timestamp} is not a safe integer`);
+    const timestampDelta = timestamp - baseTimestamp;
+    if (!Number.isSafeInteger(timestamp) || !Number.isSafeInteger(timestampDelta)) {
+      throw new RangeError(`record ${i}: timestamp ${timestamp} or its delta is not a safe integer`);
     }
     if (timestamp > maxTimestamp) maxTimestamp = timestamp;
-    const body = recordBodySize(record, timestamp - baseTimestamp, i);
+    const body = recordBodySize(record, timestampDelta, i);
     bodySizes[i] = body;
     size += varintSize(body) + body;
   }
@@ -321,36 +350,25 @@ export function encodeRecordBatch(records: RecordInput[], options: EncodeOptions
  * within ±(2^53 − 1), baseOffset ≥ 0. Does not check the CRC (verifyBatchCrc does).
  */
 export function readBatchHeader(bytes: Uint8Array, at = 0): BatchHeader {
-  if (!Number.isInteger(at) || at < 0 || at > bytes.length) {
-    throw new BatchFormatError(`batch position ${at} is outside 0..${bytes.length}`);
-  }
   const available = bytes.length - at;
-  if (available < batchHeaderBytes) {
-    throw new BatchFormatError(`truncated batch at ${at}: ${available} bytes, less than a header`);
-  }
+  if (!Number.isInteger(at) || at < 0 || available < 0) fail(`batch position ${at} is outside`);
+  if (available < batchHeaderBytes) fail(`truncated batch at ${at}: ${available} bytes, no header`);
   const view = new DataView(bytes.buffer, bytes.byteOffset + at, batchHeaderBytes);
   const magic = view.getInt8(magicAt);
-  if (magic !== batchMagic) {
-    throw new BatchFormatError(`batch at ${at} has magic ${magic}; only magic 2 is supported`);
-  }
+  if (magic !== batchMagic) fail(`batch at ${at} has magic ${magic}; only magic 2 is supported`);
   const batchLength = view.getInt32(8);
-  if (batchLength < batchHeaderBytes - logOverheadBytes) {
-    throw new BatchFormatError(`batch at ${at} has batchLength ${batchLength}, below a header`);
-  }
+  if (batchLength < batchHeaderBytes - logOverheadBytes) fail(`batch at ${at}: batchLength ${batchLength}`);
   if (batchLength > available - logOverheadBytes) {
-    const total = logOverheadBytes + batchLength;
-    throw new BatchFormatError(`truncated batch at ${at}: ${total} bytes, ${available} present`);
+    fail(`truncated batch at ${at}: ${logOverheadBytes + batchLength} bytes, ${available} present`);
   }
   const recordCount = view.getInt32(57);
   const lastOffsetDelta = view.getInt32(23);
   if (recordCount < 1 || lastOffsetDelta !== recordCount - 1) {
-    const counts = `recordCount ${recordCount} with lastOffsetDelta ${lastOffsetDelta}`;
-    throw new BatchFormatError(`batch at ${at}: ${counts}`);
+    fail(`batch at ${at}: recordCount ${recordCount} with lastOffsetDelta ${lastOffsetDelta}`);
   }
   const baseOffset = readInt64(view, 0, "baseOffset");
-  if (baseOffset < 0 || baseOffset > Number.MAX_SAFE_INTEGER - lastOffsetDelta) {
-    throw new BatchFormatError(`batch at ${at} has baseOffset ${baseOffset}`);
-  }
+  const baseOffsetMax = Number.MAX_SAFE_INTEGER - lastOffsetDelta;
+  if (baseOffset < 0 || baseOffset > baseOffsetMax) fail(`batch at ${at}: baseOffset ${baseOffset}`);
   return {
     baseOffset,
     batchLength,
@@ -374,13 +392,11 @@ export function readBatchHeader(bytes: Uint8Array, at = 0): BatchHeader {
  */
 export function batchByteLength(bytes: Uint8Array, at = 0): number {
   if (!Number.isInteger(at) || at < 0 || bytes.length - at < logOverheadBytes) {
-    throw new BatchFormatError(`truncated batch at ${at}: no length field in ${bytes.length} bytes`);
+    fail(`truncated batch at ${at}: no length field in ${bytes.length} bytes`);
   }
   const view = new DataView(bytes.buffer, bytes.byteOffset + at, logOverheadBytes);
   const batchLength = view.getInt32(8);
-  if (batchLength < batchHeaderBytes - logOverheadBytes) {
-    throw new BatchFormatError(`batch at ${at} has batchLength ${batchLength}, below a header`);
-  }
+  if (batchLength < batchHeaderBytes - logOverheadBytes) fail(`batch at ${at}: batchLength ${batchLength}`);
   return logOverheadBytes + batchLength;
 }
 
@@ -395,9 +411,7 @@ function takeBytes(cursor: ByteCursor): Uint8Array | null {
   const length = takeVarint(cursor);
   if (length === -1) return null;
   const start = cursor.position;
-  if (length < -1 || length > cursor.end - start) {
-    throw new BatchFormatError(`field length ${length} at ${start}`);
-  }
+  if (length < -1 || length > cursor.end - start) fail(`field length ${length} at ${start}`);
   cursor.position = start + length;
   return cursor.bytes.subarray(start, start + length);
 }
@@ -405,16 +419,12 @@ function takeBytes(cursor: ByteCursor): Uint8Array | null {
 function takeHeaders(cursor: ByteCursor): RecordHeader[] {
   const count = takeVarint(cursor);
   // Each header takes two bytes at least, which bounds the allocation by the bytes present.
-  if (count < 0 || count * 2 > cursor.end - cursor.position) {
-    throw new BatchFormatError(`header count ${count}`);
-  }
+  if (count < 0 || count * 2 > cursor.end - cursor.position) fail(`header count ${count}`);
   const headers: RecordHeader[] = new Array(count);
   for (let i = 0; i < count; i++) {
     const keyLength = takeVarint(cursor);
     const start = cursor.position;
-    if (keyLength < 0 || keyLength > cursor.end - start) {
-      throw new BatchFormatError(`header key length ${keyLength}`);
-    }
+    if (keyLength < 0 || keyLength > cursor.end - start) fail(`header key length ${keyLength}`);
     cursor.position = start + keyLength;
     const key = readUtf8(cursor.bytes, start, start + keyLength);
     headers[i] = { key, value: takeBytes(cursor) };
@@ -426,31 +436,25 @@ function decodeRecord(cursor: ByteCursor, header: BatchHeader, index: number): D
   const body = takeVarint(cursor);
   const batchEnd = cursor.end;
   const start = cursor.position;
-  if (body < recordBodyBytesMin || body > batchEnd - start) {
-    throw new BatchFormatError(`record length ${body}`);
-  }
+  if (body < recordBodyBytesMin || body > batchEnd - start) fail(`record length ${body}`);
   // Field reads stop at this record's end, so a bad length inside cannot reach the next one.
   const recordEnd = start + body;
   cursor.end = recordEnd;
   cursor.position = start + 1; // record attributes: Kafka defines none
   const timestampDelta = takeVarlong(cursor);
   const offsetDelta = takeVarint(cursor);
-  if (offsetDelta !== index) {
-    throw new BatchFormatError(`offsetDelta ${offsetDelta}, expected ${index}`);
-  }
+  if (offsetDelta !== index) fail(`offsetDelta ${offsetDelta}, expected ${index}`);
   const key = takeBytes(cursor);
   const value = takeBytes(cursor);
   const headers = takeHeaders(cursor);
   if (cursor.position !== recordEnd) {
-    throw new BatchFormatError(`${recordEnd - cursor.position} bytes after the last field`);
+    fail(`${recordEnd - cursor.position} bytes after the last field`);
   }
   cursor.end = batchEnd;
   let timestamp = header.maxTimestamp;
   if ((header.attributes & timestampTypeLogAppendTime) === 0) {
     timestamp = header.baseTimestamp + timestampDelta;
-    if (!Number.isSafeInteger(timestamp)) {
-      throw new BatchFormatError(`timestamp beyond ±(2^53 − 1)`);
-    }
+    if (!Number.isSafeInteger(timestamp)) fail(`timestamp beyond ±(2^53 − 1)`);
   }
   return { key, value, headers, timestamp, offset: header.baseOffset + offsetDelta };
 }
@@ -471,16 +475,12 @@ export function decodeRecordBatch(
   const header = readBatchHeader(bytes, at);
   const end = at + logOverheadBytes + header.batchLength;
   const crc = crc32c(bytes, at + attributesAt, end);
-  if (crc !== header.crc) {
-    throw new BatchFormatError(`batch at ${at}: CRC-32C ${crc}, stored ${header.crc}`);
-  }
+  if (crc !== header.crc) fail(`batch at ${at}: CRC-32C ${crc}, stored ${header.crc}`);
   const compression = header.attributes & compressionMask;
-  if (compression !== 0) {
-    throw new BatchFormatError(`batch at ${at}: compression ${compression} is not supported yet`);
-  }
+  if (compression !== 0) fail(`batch at ${at}: compression ${compression} is not supported yet`);
   const count = header.recordCount;
   if (count * (1 + recordBodyBytesMin) > end - at - batchHeaderBytes) {
-    throw new BatchFormatError(`batch at ${at}: ${count} records cannot fit its length`);
+    fail(`batch at ${at}: ${count} records cannot fit its length`);
   }
   const records: DecodedRecord[] = new Array(count);
   const cursor: ByteCursor = { bytes, position: at + batchHeaderBytes, end };
@@ -492,7 +492,7 @@ export function decodeRecordBatch(
     throw new BatchFormatError(`batch at ${at}, record ${index}: ${error.message}`, { cause: error });
   }
   if (cursor.position !== end) {
-    throw new BatchFormatError(`batch at ${at}: ${end - cursor.position} bytes after the records`);
+    fail(`batch at ${at}: ${end - cursor.position} bytes after the records`);
   }
   return { header, records };
 }

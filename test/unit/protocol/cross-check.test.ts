@@ -4,7 +4,8 @@
  * index exports the record-batch reader and writer). Both directions: batches we encode must
  * decode with theirs, and batches they encode must decode with ours, field for field.
  */
-import { createRecordsBatch, crc32c as platformaticCrc32c, readRecordsBatch, Reader } from "@platformatic/kafka";
+import { createRecordsBatch, readRecordsBatch, Reader } from "@platformatic/kafka";
+import { crc32c as platformaticCrc32c } from "@platformatic/kafka";
 import fc from "fast-check";
 import { createRequire } from "node:module";
 import { describe, expect, it } from "vitest";
@@ -61,11 +62,15 @@ const field = fc.option(fc.uint8Array({ maxLength: 40 }), { nil: null, freq: 4 }
 const nonNullField = fc.uint8Array({ maxLength: 40 });
 // kafkajs folds headers into an object, so keys are unique and never Object.prototype names.
 const headerKey = fc.oneof(fc.string(), fc.string({ unit: "binary" })).map((key) => `h:${key}`);
-const timestamp = fc.oneof(
-  fc.integer({ min: 0, max: 2 ** 31 }).map((delta) => 1_700_000_000_000 + delta),
-  fc.maxSafeInteger().map((value) => Math.trunc(value / 4)),
+const recentTimestamp = fc.integer({ min: 0, max: 2 ** 30 }).map((delta) => 1_700_000_000_000 + delta);
+const anyTimestamp = fc.oneof(
+  recentTimestamp,
+  fc.maxSafeInteger().map((value) => Math.trunc(value / 4) + 0), // + 0 turns −0 into 0
 );
-function recordsArbitrary(headerValue: fc.Arbitrary<Uint8Array | null>) {
+function recordsArbitrary(
+  headerValue: fc.Arbitrary<Uint8Array | null>,
+  timestamp: fc.Arbitrary<number> = anyTimestamp,
+) {
   const record: fc.Arbitrary<RecordInput> = fc.record({
     key: field,
     value: field,
@@ -161,10 +166,12 @@ describe("kafkajs", () => {
         const bytes = new Uint8Array(encoder.buffer);
         expect(verifyBatchCrc(bytes)).toBe(true);
         // Without logAppendTime our encoder writes the same bytes.
-        expect(Buffer.from(encodeRecordBatch(records, { ...batchOptions, logAppendTime: false })).equals(encoder.buffer)).toBe(true);
+        const ours = encodeRecordBatch(records, { ...batchOptions, logAppendTime: false });
+        expect(Buffer.from(ours).equals(encoder.buffer)).toBe(true);
         const { header, records: decoded } = decodeRecordBatch(bytes);
-        expect(header).toMatchObject({ baseOffset: batchOptions.baseOffset, maxTimestamp, producerId: batchOptions.producerId });
-        expect(decoded).toEqual(records.map((record, i) => ({ ...record, offset: batchOptions.baseOffset! + i })));
+        const { baseOffset, producerId } = batchOptions;
+        expect(header).toMatchObject({ baseOffset, maxTimestamp, producerId });
+        expect(decoded).toEqual(records.map((record, i) => ({ ...record, offset: baseOffset! + i })));
       }),
       { numRuns: 200 },
     );
@@ -207,9 +214,12 @@ describe("@platformatic/kafka", () => {
     );
   });
 
+  // @platformatic/kafka 1.35.0 (its @platformatic/dynamic-buffer writeVarInt64) mis-encodes
+  // varlongs outside int32 (2^31 becomes 0x01), so its batches keep timestamp deltas small here;
+  // its reader and ours agree on those bytes anyway. Deltas that large are rare in practice.
   it("writes batches we decode", () => {
     fc.assert(
-      fc.property(recordsArbitrary(field), options, (records, batchOptions) => {
+      fc.property(recordsArbitrary(field, recentTimestamp), options, (records, batchOptions) => {
         const messages = records.map((record) => ({
           topic: "t",
           key: asBuffer(record.key) ?? undefined,

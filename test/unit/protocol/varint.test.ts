@@ -25,7 +25,8 @@ function referenceEncoding(value: number | bigint, bits: 32 | 64): number[] {
   return out;
 }
 
-const hex = (bytes: number[] | Uint8Array) => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join(" ");
+const hex = (bytes: number[] | Uint8Array) =>
+  Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join(" ");
 
 function encodeVarint(value: number): Uint8Array {
   const bytes = new Uint8Array(varintSize(value));

@@ -1,0 +1,110 @@
+/**
+ * Requests and responses of the group core, and the checks a request passes before it may
+ * touch state. The router validates shapes first (zod); these checks are the core's own, so
+ * that whatever calls it, bad input is refused with API.md's error and the group unchanged.
+ */
+
+import { TributaryError } from "../errors";
+import { compareStrings, parseAssignment, partitionsIn } from "./assignment";
+import type { Assignment, TopicsMeta } from "./assignment";
+import { isAssignorName } from "./assignor";
+import type { AssignorName } from "./assignor";
+import { sessionTimeoutMsDefault, sessionTimeoutMsMax, sessionTimeoutMsMin, subscribedTopicsMax } from "./group-limits";
+import type { AutoOffsetReset } from "./group-state";
+
+export interface JoinRequest {
+  /** A known member rejoining with new settings; omit to join as a new member. */
+  memberId?: string | null;
+  topics: readonly string[];
+  sessionTimeoutMs?: number | null;
+  assignor?: AssignorName | null;
+  autoOffsetReset?: AutoOffsetReset | null;
+}
+
+export interface HeartbeatRequest {
+  /** 0 rejoins: the member gives up everything it held. */
+  memberEpoch: number;
+  /** What the member holds; omitted means "what you gave me with memberEpoch". */
+  ownedPartitions?: Assignment | null;
+  /** A new subscription; omitted keeps the current one. */
+  topics?: readonly string[] | null;
+}
+
+export interface MemberResponse {
+  memberEpoch: number;
+  assignment: Assignment;
+  heartbeatIntervalMs: number;
+}
+
+export interface JoinResponse extends MemberResponse {
+  memberId: string;
+}
+
+export interface ParsedJoin {
+  memberId: string | undefined;
+  topics: string[];
+  sessionTimeoutMs: number;
+  assignorPreference: AssignorName | null;
+  autoOffsetReset: AutoOffsetReset;
+}
+
+export interface ParsedHeartbeat {
+  memberEpoch: number;
+  ownedPartitions: Assignment | undefined;
+  topics: string[] | undefined;
+}
+
+export function parseJoin(request: JoinRequest, meta: TopicsMeta): ParsedJoin {
+  const { memberId, sessionTimeoutMs, assignor, autoOffsetReset } = request;
+  if (memberId != null && (typeof memberId !== "string" || memberId.length === 0)) {
+    throw invalid("memberId must be a non-empty string");
+  }
+  if (
+    sessionTimeoutMs != null &&
+    !(Number.isSafeInteger(sessionTimeoutMs) && sessionTimeoutMs >= sessionTimeoutMsMin && sessionTimeoutMs <= sessionTimeoutMsMax)
+  ) {
+    throw invalid(`sessionTimeoutMs must be an integer from ${sessionTimeoutMsMin} to ${sessionTimeoutMsMax}`);
+  }
+  if (assignor != null && !isAssignorName(assignor)) throw invalid('assignor must be "uniform" or "range"');
+  if (autoOffsetReset != null && autoOffsetReset !== "latest" && autoOffsetReset !== "earliest") {
+    throw invalid('autoOffsetReset must be "latest" or "earliest"');
+  }
+  return {
+    memberId: memberId ?? undefined,
+    topics: parseTopics(request.topics, meta),
+    sessionTimeoutMs: sessionTimeoutMs ?? sessionTimeoutMsDefault,
+    assignorPreference: assignor ?? null,
+    autoOffsetReset: autoOffsetReset ?? "latest",
+  };
+}
+
+export function parseHeartbeat(request: HeartbeatRequest, meta: TopicsMeta): ParsedHeartbeat {
+  if (!Number.isSafeInteger(request.memberEpoch) || request.memberEpoch < 0) {
+    throw invalid("memberEpoch must be an integer >= 0");
+  }
+  return {
+    memberEpoch: request.memberEpoch,
+    ownedPartitions: request.ownedPartitions == null ? undefined : parseAssignment(request.ownedPartitions, "ownedPartitions"),
+    topics: request.topics == null ? undefined : parseTopics(request.topics, meta),
+  };
+}
+
+/** A subscription: 1 to subscribedTopicsMax existing topics; repeats are dropped (it is a set). */
+export function parseTopics(topics: unknown, meta: TopicsMeta): string[] {
+  if (!Array.isArray(topics) || topics.length === 0 || topics.length > subscribedTopicsMax) {
+    throw invalid(`topics must list 1 to ${subscribedTopicsMax} topic names`);
+  }
+  if (!topics.every((topic) => typeof topic === "string" && topic.length > 0)) {
+    throw invalid("topics must be non-empty strings");
+  }
+  const distinct = [...new Set(topics as string[])].sort(compareStrings);
+  const unknown = distinct.filter((topic) => (partitionsIn(meta, topic) ?? 0) <= 0);
+  if (unknown.length > 0) {
+    throw new TributaryError("UNKNOWN_TOPIC_OR_PARTITION", `unknown topics: ${unknown.join(", ")}`, { topics: unknown });
+  }
+  return distinct;
+}
+
+export function invalid(message: string, data?: Record<string, unknown>): TributaryError {
+  return new TributaryError("INVALID_REQUEST", message, data);
+}

@@ -1,0 +1,79 @@
+/**
+ * The state of one consumer group as a plain, JSON-serializable value: what the coordinator
+ * object persists and hands back to `new ConsumerGroup(deps, state)` after a restart.
+ * Arrays sorted by name rather than objects keyed by name, so a member id or topic called
+ * `__proto__` is just a string, and so the same group always serializes to the same bytes.
+ *
+ * Ownership, the rule everything else serves (API.md: no partition has two owners): a member
+ * owns `assignment ∪ pendingRevocation`. `assignment` is what the latest response to the
+ * member gave it; `pendingRevocation` is what earlier responses gave it and a later one took
+ * away, until the member shows it let go (see ConsumerGroup.heartbeat). A partition is handed
+ * to a member only while no other member owns it.
+ */
+
+import type { Assignment } from "./assignment";
+import type { AssignorName } from "./assignor";
+import { heartbeatIntervalMsDefault } from "./group-limits";
+
+export const groupStateVersion = 1;
+
+export type AutoOffsetReset = "latest" | "earliest";
+
+export interface MemberState {
+  memberId: string;
+  /** Epoch of the latest response to this member; 0 is never issued (it means "join"). */
+  memberEpoch: number;
+  /** Epoch of the response before the latest, or null right after a (re)join. */
+  previousMemberEpoch: number | null;
+  /** Assignment given with previousMemberEpoch: what a member that missed the latest response holds. */
+  previousAssignment: Assignment;
+  /** Assignment given with memberEpoch. */
+  assignment: Assignment;
+  /** Taken away by a response the member has not yet shown it received; still the member's. */
+  pendingRevocation: Assignment;
+  /** Where the assignor wants the member; it gets there one heartbeat at a time. */
+  targetAssignment: Assignment;
+  /** Sorted, distinct. */
+  subscribedTopics: string[];
+  /** The assignor this member asked for at join, if it asked. */
+  assignorPreference: AssignorName | null;
+  autoOffsetReset: AutoOffsetReset;
+  sessionTimeoutMs: number;
+  /**
+   * Last accepted request. It changes on every heartbeat without bumping `revision`: an object
+   * that writes only on revision changes must keep contact times some other way.
+   */
+  lastContactMs: number;
+}
+
+export interface TopicState {
+  topic: string;
+  /** Highest partition count seen. It never shrinks from metadata (a stale cache must not revoke). */
+  partitions: number;
+  /**
+   * Partition count when the group started subscribing to the topic. Partitions numbered from
+   * here on were added later and are read from their start (API.md: partition increase).
+   */
+  partitionsAtSubscribe: number;
+}
+
+export interface GroupState {
+  version: typeof groupStateVersion;
+  /** Bumped by every change except contact times: persist when it moves. */
+  revision: number;
+  /** The assignor in use: the one most members asked for (Kafka's rule), uniform by default. */
+  assignor: AssignorName;
+  /** Sorted by memberId. */
+  members: MemberState[];
+  /** Topics some member subscribes to, sorted by name. */
+  topics: TopicState[];
+}
+
+export function emptyGroupState(): GroupState {
+  return { version: groupStateVersion, revision: 0, assignor: "uniform", members: [], topics: [] };
+}
+
+/** Kafka's 5 s, or a third of the session when that is shorter: two lost heartbeats are survivable. */
+export function heartbeatIntervalMsFor(sessionTimeoutMs: number): number {
+  return Math.min(heartbeatIntervalMsDefault, Math.floor(sessionTimeoutMs / 3));
+}

@@ -1,0 +1,354 @@
+/**
+ * One consumer group, as KIP-848 runs it on the server: members join and heartbeat, the
+ * coordinator computes target assignments with an assignor and moves each member toward its
+ * target cooperatively (reconcile.ts), and member epochs fence stale requests.
+ *
+ * Pure: no I/O, no clock (callers pass `nowMs`), no randomness (callers pass an id
+ * generator). A GroupCoordinator object keeps one instance per group and:
+ * - builds it from its persisted state: `new ConsumerGroup({generateMemberId}, state)`;
+ * - passes the metadata of the group's topics with join and heartbeat — at least
+ *   `subscribedTopics()` and the topics of the request (a topic missing is "no news");
+ * - persists `toState()` when `revision` moved (contact times change without it);
+ * - arms its alarm at `nextDeadlineMs()` and calls `expire(now)` when it fires;
+ * - in a poll, calls `checkCommit` with the positions before `heartbeat`: those positions
+ *   were earned under the epoch the member sends, before this heartbeat revokes anything;
+ * - wakes a waiting poll when `needsReconciliation(memberId)` turns true.
+ *
+ * Every method validates everything before it changes anything: a thrown TributaryError
+ * leaves the group exactly as it was.
+ */
+
+import { TributaryError } from "../errors";
+import { assignmentKeys, compareStrings, isPartitionNumber, partitionKey, sameAssignment } from "./assignment";
+import type { Assignment, TopicPartition, TopicsMeta } from "./assignment";
+import { assignorNameDefault, assignorNames, assignors } from "./assignor";
+import type { AssignorName } from "./assignor";
+import { groupTopicsMax, memberIdAttemptsMax, membersPerGroupMax } from "./group-limits";
+import { invalid, parseHeartbeat, parseJoin } from "./group-requests";
+import type { HeartbeatRequest, JoinRequest, JoinResponse, MemberResponse } from "./group-requests";
+import { emptyGroupState, groupStateVersion, heartbeatIntervalMsFor } from "./group-state";
+import type { AutoOffsetReset, GroupState, MemberState, TopicState } from "./group-state";
+import { acceptEpoch, fenced, giveAssignment, nextAssignment, ownedByOthers, sharedOwnership } from "./reconcile";
+import { refreshTopics } from "./topics";
+
+export interface GroupDeps {
+  /** A fresh unique id per call; the coordinator passes `() => crypto.randomUUID()`. */
+  generateMemberId(): string;
+}
+
+/**
+ * Kafka's consumer group states: Empty (no members), Reconciling (some member's assignment
+ * is not yet its target, or it has partitions still to let go), Stable (every member holds
+ * exactly its target). Dead is the coordinator's, once the group is deleted.
+ */
+export type GroupStatus = "Empty" | "Reconciling" | "Stable" | "Dead";
+
+export interface GroupDescription {
+  state: Exclude<GroupStatus, "Dead">;
+  assignor: AssignorName;
+  members: { memberId: string; memberEpoch: number; assignment: Assignment }[];
+}
+
+export class ConsumerGroup {
+  readonly #deps: GroupDeps;
+  #revision: number;
+  #assignor: AssignorName;
+  /** Kept sorted by id on output; a Map so that ids are only ever keys, never properties. */
+  readonly #members = new Map<string, MemberState>();
+  readonly #topics = new Map<string, TopicState>();
+
+  constructor(deps: GroupDeps, state: GroupState = emptyGroupState()) {
+    if (state.version !== groupStateVersion) throw new Error(`unknown group state version ${String(state.version)}`);
+    const copy = structuredClone(state);
+    this.#deps = deps;
+    this.#revision = copy.revision;
+    this.#assignor = copy.assignor;
+    for (const member of copy.members) this.#members.set(member.memberId, member);
+    for (const topic of copy.topics) this.#topics.set(topic.topic, topic);
+    const shared = sharedOwnership(this.#members.values());
+    if (shared.length > 0) throw new Error(`group state has partitions with two owners: ${JSON.stringify(shared)}`);
+  }
+
+  /** A deep copy of the state, sorted, JSON-serializable. */
+  toState(): GroupState {
+    return structuredClone({
+      version: groupStateVersion,
+      revision: this.#revision,
+      assignor: this.#assignor,
+      members: this.#sortedMembers(),
+      topics: [...this.#topics.values()].sort((a, b) => compareStrings(a.topic, b.topic)),
+    });
+  }
+
+  /** Moves whenever anything but contact times changes. */
+  get revision(): number {
+    return this.#revision;
+  }
+
+  /** A new member, or with `memberId` a known member rejoining with new settings. */
+  join(request: JoinRequest, topicsMeta: TopicsMeta, nowMs: number): JoinResponse {
+    const parsed = parseJoin(request, topicsMeta);
+    const existing = parsed.memberId === undefined ? undefined : this.#requireMember(parsed.memberId);
+    if (existing === undefined && this.#members.size >= membersPerGroupMax) {
+      throw invalid(`the group has its maximum of ${membersPerGroupMax} members`, { membersMax: membersPerGroupMax });
+    }
+    this.#checkGroupTopics(parsed.topics, existing?.memberId);
+    const member = existing ?? this.#newMember();
+    member.subscribedTopics = parsed.topics;
+    member.sessionTimeoutMs = parsed.sessionTimeoutMs;
+    member.assignorPreference = parsed.assignorPreference;
+    member.autoOffsetReset = parsed.autoOffsetReset;
+    this.#members.set(member.memberId, member);
+    return { memberId: member.memberId, ...this.#rejoin(member, topicsMeta, nowMs) };
+  }
+
+  /**
+   * A member's periodic request: accepted by the epoch rule (reconcile.ts acceptEpoch), it
+   * records what the member let go, applies a new subscription and any partition growth in
+   * `topicsMeta`, and answers with the member's next step toward its target.
+   */
+  heartbeat(memberId: string, request: HeartbeatRequest, topicsMeta: TopicsMeta, nowMs: number): MemberResponse {
+    const parsed = parseHeartbeat(request, topicsMeta);
+    const member = this.#requireMember(memberId);
+    if (parsed.topics !== undefined) this.#checkGroupTopics(parsed.topics, memberId);
+    if (parsed.memberEpoch === 0) {
+      if (parsed.topics !== undefined) member.subscribedTopics = parsed.topics;
+      return this.#rejoin(member, topicsMeta, nowMs);
+    }
+    const stillPending = acceptEpoch(member, parsed.memberEpoch, parsed.ownedPartitions);
+    member.lastContactMs = nowMs;
+    if (!sameAssignment(stillPending, member.pendingRevocation)) {
+      member.pendingRevocation = stillPending;
+      this.#revision += 1;
+    }
+    let retarget = false;
+    if (parsed.topics !== undefined && parsed.topics.join("\n") !== member.subscribedTopics.join("\n")) {
+      member.subscribedTopics = parsed.topics;
+      retarget = true;
+    }
+    if (this.#refreshTopics(topicsMeta) || retarget) this.#recomputeTargets();
+    this.#reconcile(member, false);
+    return this.#response(member);
+  }
+
+  /** The member leaves; its partitions are free at once (others pick them up as they heartbeat). */
+  leave(memberId: string): void {
+    this.#requireMember(memberId);
+    this.#members.delete(memberId);
+    this.#afterDeparture();
+  }
+
+  /** Removes members silent for their session timeout (at or past the deadline); returns their ids. */
+  expire(nowMs: number): string[] {
+    const expired = this.#sortedMembers()
+      .filter((member) => nowMs >= member.lastContactMs + member.sessionTimeoutMs)
+      .map((member) => member.memberId);
+    for (const memberId of expired) this.#members.delete(memberId);
+    if (expired.length > 0) this.#afterDeparture();
+    return expired;
+  }
+
+  /** When the next member expires, for the object's alarm; null without members. */
+  nextDeadlineMs(): number | null {
+    let deadline: number | null = null;
+    for (const member of this.#members.values()) {
+      const memberDeadline = member.lastContactMs + member.sessionTimeoutMs;
+      if (deadline === null || memberDeadline < deadline) deadline = memberDeadline;
+    }
+    return deadline;
+  }
+
+  /**
+   * May this member commit offsets for these partitions? Epoch as the heartbeat rule (current
+   * or previous), and only partitions of its current assignment; otherwise FENCED_MEMBER_EPOCH.
+   * Changes nothing: a commit is not a heartbeat.
+   */
+  checkCommit(memberId: string, memberEpoch: number, partitions: readonly TopicPartition[]): void {
+    if (!Number.isSafeInteger(memberEpoch) || memberEpoch < 0) throw invalid("memberEpoch must be an integer >= 0");
+    if (!partitions.every((entry) => typeof entry.topic === "string" && isPartitionNumber(entry.partition))) {
+      throw invalid("partitions must be {topic, partition} with partition an integer >= 0");
+    }
+    const member = this.#requireMember(memberId);
+    if (memberEpoch !== member.memberEpoch && memberEpoch !== member.previousMemberEpoch) {
+      throw fenced(memberId, memberEpoch);
+    }
+    const assigned = assignmentKeys(member.assignment);
+    const notAssigned = partitions.filter(({ topic, partition }) => !assigned.has(partitionKey(topic, partition)));
+    if (notAssigned.length > 0) {
+      const list = notAssigned.map(({ topic, partition }) => ({ topic, partition }));
+      throw fenced(memberId, memberEpoch, { notAssigned: list });
+    }
+  }
+
+  /**
+   * The topic was deleted: its partitions leave every target now, and a topic created later
+   * under the name counts as grown from zero (read from its start). Members stay subscribed,
+   * as in Kafka. Returns false when no member subscribes to it.
+   */
+  removeTopic(topic: string): boolean {
+    const state = this.#topics.get(topic);
+    if (state === undefined) return false;
+    state.partitions = 0;
+    state.partitionsAtSubscribe = 0;
+    this.#recomputeTargets();
+    return true;
+  }
+
+  isEmpty(): boolean {
+    return this.#members.size === 0;
+  }
+
+  describe(): GroupDescription {
+    const members = this.#sortedMembers();
+    const settled = members.every(
+      (member) => member.pendingRevocation.length === 0 && sameAssignment(member.assignment, member.targetAssignment),
+    );
+    return structuredClone({
+      state: members.length === 0 ? "Empty" : settled ? "Stable" : "Reconciling",
+      assignor: this.#assignor,
+      members: members.map(({ memberId, memberEpoch, assignment }) => ({ memberId, memberEpoch, assignment })),
+    });
+  }
+
+  /** A copy of one member's state, or undefined. */
+  member(memberId: string): MemberState | undefined {
+    const member = this.#members.get(memberId);
+    return member === undefined ? undefined : structuredClone(member);
+  }
+
+  /** Every topic some member subscribes to, sorted: the metadata the object must pass in. */
+  subscribedTopics(): string[] {
+    return [...this.#topics.keys()].sort(compareStrings);
+  }
+
+  /**
+   * Where a member starts reading a partition with no committed offset: the start, for a
+   * partition added after the group subscribed (API.md); else the member's autoOffsetReset.
+   */
+  offsetResetFor(memberId: string, topic: string, partition: number): AutoOffsetReset {
+    const member = this.#requireMember(memberId);
+    const topicState = this.#topics.get(topic);
+    if (topicState !== undefined && partition >= topicState.partitionsAtSubscribe) return "earliest";
+    return member.autoOffsetReset;
+  }
+
+  /** Would the member's next heartbeat change its assignment? Then a waiting poll should return. */
+  needsReconciliation(memberId: string): boolean {
+    const member = this.#members.get(memberId);
+    if (member === undefined) return false;
+    const next = nextAssignment(member, ownedByOthers(this.#members.values(), memberId));
+    return !sameAssignment(next, member.assignment);
+  }
+
+  #requireMember(memberId: string): MemberState {
+    const member = this.#members.get(memberId);
+    if (member === undefined) {
+      throw new TributaryError("UNKNOWN_MEMBER_ID", `no member ${memberId} in this group`, { memberId });
+    }
+    return member;
+  }
+
+  #newMember(): MemberState {
+    for (let attempt = 0; attempt < memberIdAttemptsMax; attempt++) {
+      const memberId = this.#deps.generateMemberId();
+      if (typeof memberId !== "string" || memberId.length === 0 || this.#members.has(memberId)) continue;
+      return {
+        memberId,
+        memberEpoch: 0,
+        previousMemberEpoch: null,
+        previousAssignment: [],
+        assignment: [],
+        pendingRevocation: [],
+        targetAssignment: [],
+        subscribedTopics: [],
+        assignorPreference: null,
+        autoOffsetReset: "latest",
+        sessionTimeoutMs: 0,
+        lastContactMs: 0,
+      };
+    }
+    throw new TributaryError("UNKNOWN_SERVER_ERROR", "could not generate an unused member id");
+  }
+
+  /** The group's topics stay bounded whatever each member subscribes to. */
+  #checkGroupTopics(topics: readonly string[], replacing: string | undefined): void {
+    const union = new Set(topics);
+    for (const member of this.#members.values()) {
+      if (member.memberId !== replacing) for (const topic of member.subscribedTopics) union.add(topic);
+    }
+    if (union.size > groupTopicsMax) {
+      throw invalid(`the group's subscriptions may name at most ${groupTopicsMax} topics`, { topicsMax: groupTopicsMax });
+    }
+  }
+
+  /** Epoch 0: the member holds nothing any more, so everything it owned is free. */
+  #rejoin(member: MemberState, topicsMeta: TopicsMeta, nowMs: number): MemberResponse {
+    member.assignment = [];
+    member.pendingRevocation = [];
+    member.lastContactMs = nowMs;
+    this.#refreshTopics(topicsMeta);
+    this.#recomputeTargets();
+    this.#reconcile(member, true);
+    return this.#response(member);
+  }
+
+  #afterDeparture(): void {
+    this.#refreshTopics(undefined);
+    this.#recomputeTargets();
+  }
+
+  #refreshTopics(topicsMeta: TopicsMeta | undefined): boolean {
+    const changed = refreshTopics(this.#topics, this.#members.values(), topicsMeta);
+    if (changed) this.#revision += 1;
+    return changed;
+  }
+
+  /** Runs the assignor the members prefer, sticky to the current targets. */
+  #recomputeTargets(): void {
+    this.#assignor = preferredAssignor(this.#members.values(), this.#assignor);
+    const members = this.#sortedMembers();
+    const topics = Object.fromEntries([...this.#topics].map(([topic, state]) => [topic, { partitions: state.partitions }]));
+    const targets = assignors[this.#assignor].assign({
+      members: members.map((member) => ({
+        memberId: member.memberId,
+        subscribedTopics: member.subscribedTopics,
+        currentAssignment: member.targetAssignment,
+      })),
+      topics,
+    });
+    for (const member of members) member.targetAssignment = targets.get(member.memberId) ?? [];
+    this.#revision += 1;
+  }
+
+  #reconcile(member: MemberState, rejoined: boolean): void {
+    const next = nextAssignment(member, ownedByOthers(this.#members.values(), member.memberId));
+    if (giveAssignment(member, next, rejoined)) this.#revision += 1;
+  }
+
+  #response(member: MemberState): MemberResponse {
+    return {
+      memberEpoch: member.memberEpoch,
+      assignment: structuredClone(member.assignment),
+      heartbeatIntervalMs: heartbeatIntervalMsFor(member.sessionTimeoutMs),
+    };
+  }
+
+  #sortedMembers(): MemberState[] {
+    return [...this.#members.values()].sort((a, b) => compareStrings(a.memberId, b.memberId));
+  }
+}
+
+/**
+ * Kafka's rule for server-side assignors: the one most members ask for, the default when none
+ * asks. On a tie the group keeps what it uses, so a join does not flip the layout back and forth.
+ */
+function preferredAssignor(members: Iterable<MemberState>, current: AssignorName): AssignorName {
+  const votes = new Map<AssignorName, number>();
+  for (const { assignorPreference } of members) {
+    if (assignorPreference !== null) votes.set(assignorPreference, (votes.get(assignorPreference) ?? 0) + 1);
+  }
+  if (votes.size === 0) return assignorNameDefault;
+  const most = Math.max(...votes.values());
+  const tied = assignorNames.filter((name) => votes.get(name) === most);
+  return tied.includes(current) ? current : (tied[0] ?? assignorNameDefault);
+}

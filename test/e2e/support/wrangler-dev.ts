@@ -1,0 +1,241 @@
+/**
+ * A real `wrangler dev` for the e2e layer: its own free ports, a fresh `--persist-to`
+ * directory, and its own process group, so `stop()` ends wrangler, esbuild and both workerd
+ * processes together and a test run never leaves a server behind:
+ *
+ *   spawn (detached: pgid = pid) ──► poll GET /v1/health until 200 (bounded) ──► { url, stop }
+ *   stop: SIGTERM the group ──► grace ──► SIGKILL the group ──► wait until no member lives ──► rm dir
+ *
+ * Every server started here is also killed when the test process exits or is interrupted,
+ * in case `afterAll` never runs.
+ */
+import { spawn, execFileSync, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { delimiter, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { isMainThread } from "node:worker_threads";
+
+export const repositoryRoot = fileURLToPath(new URL("../../../", import.meta.url).href);
+/** The project's own bin folder first, as npm scripts have it: wrangler then runs on the `node` dev dependency (Node 22). */
+const projectBinDirectory = join(repositoryRoot, "node_modules", ".bin");
+
+/** wrangler dev is ready in about 2 s here; a cold bundle on a slow CI machine takes longer. */
+const healthDeadlineMs = 60_000;
+const healthPollIntervalMs = 200;
+const healthRequestTimeoutMs = 2_000;
+/** Time for wrangler to shut workerd down itself after SIGTERM before the group gets SIGKILL. */
+const stopGraceMs = 5_000;
+/** After SIGKILL the kernel ends the group at once; waiting longer means something escaped it. */
+const stopAfterKillMs = 5_000;
+/** The tail of the server's output kept for failure messages. */
+const outputTailChars = 16_384;
+
+export interface DevServer {
+  /** Origin of the server, e.g. http://127.0.0.1:41234 (no trailing slash). */
+  url: string;
+  /** Process group id (= pid of the spawned process). */
+  processGroupId: number;
+  /** Everything the server printed so far (the last 16 KiB). */
+  output(): string;
+  /** Ends the whole process group (SIGTERM, then SIGKILL) and removes the persistence directory. */
+  stop(): Promise<void>;
+}
+
+/** A free TCP port on 127.0.0.1: listen on port 0, read the port the kernel chose, close. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", resolve);
+  });
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (address === null || typeof address === "string") throw new Error("no TCP address for a listening socket");
+  return address.port;
+}
+
+/** Two distinct free ports: the HTTP port and the inspector port. */
+async function twoFreePorts(): Promise<[number, number]> {
+  for (let attempt = 0; attempt < 10; attempt++) {
+    const [first, second] = [await freePort(), await freePort()];
+    if (first !== second) return [first, second];
+  }
+  throw new Error("the kernel handed out the same free port ten times");
+}
+
+/** `wrangler dev` on free ports, a fresh state directory, no metrics and no interactive session. */
+export async function startWranglerDev(): Promise<DevServer> {
+  return startDevServer((port, inspectorPort, persistTo) => ({
+    command: join(projectBinDirectory, "wrangler"),
+    args: [
+      "dev",
+      "--ip", "127.0.0.1",
+      "--port", String(port),
+      "--inspector-port", String(inspectorPort),
+      "--persist-to", persistTo,
+      "--show-interactive-dev-session=false",
+    ],
+  }));
+}
+
+export interface ServerCommand {
+  command: string;
+  args: string[];
+}
+
+/**
+ * Spawns `command(port, inspectorPort, persistTo)` in its own process group from the
+ * repository root and waits until it answers `GET /v1/health` with 200 on 127.0.0.1:port.
+ * If it never does, the group is stopped and the error carries the server's output.
+ */
+export async function startDevServer(
+  command: (port: number, inspectorPort: number, persistTo: string) => ServerCommand,
+): Promise<DevServer> {
+  const [port, inspectorPort] = await twoFreePorts();
+  const persistTo = mkdtempSync(join(tmpdir(), "tributary-e2e-"));
+  const { command: file, args } = command(port, inspectorPort, persistTo);
+  const child = spawn(file, args, {
+    cwd: repositoryRoot,
+    detached: true, // its own process group, so one kill reaches workerd too
+    stdio: ["ignore", "pipe", "pipe"], // no TTY on stdin: nothing interactive, nothing waits for a key
+    env: {
+      ...process.env,
+      PATH: `${projectBinDirectory}${delimiter}${process.env.PATH ?? ""}`,
+      WRANGLER_SEND_METRICS: "false",
+      NO_COLOR: "1",
+      npm_config_update_notifier: "false",
+    },
+  });
+  const server = track(child, port, persistTo);
+  try {
+    await waitForHealth(server, child);
+  } catch (error) {
+    await server.stop();
+    throw error;
+  }
+  return server;
+}
+
+/** Servers not yet stopped, with their persistence directories. */
+const running = new Map<DevServer, string>();
+
+function track(child: ChildProcess, port: number, persistTo: string): DevServer {
+  let output = "";
+  const append = (chunk: Buffer) => {
+    output = (output + chunk.toString("utf8")).slice(-outputTailChars);
+  };
+  child.on("error", (error) => append(Buffer.from(`\n[spawn error] ${error.message}\n`)));
+  if (child.pid === undefined) {
+    rmSync(persistTo, { recursive: true, force: true });
+    throw new Error(`could not spawn ${child.spawnfile}`);
+  }
+  const processGroupId = child.pid;
+  child.stdout?.on("data", append);
+  child.stderr?.on("data", append);
+  let stopping: Promise<void> | undefined;
+  const server: DevServer = {
+    url: `http://127.0.0.1:${port}`,
+    processGroupId,
+    output: () => output,
+    stop: () => {
+      stopping ??= stopGroup(processGroupId).finally(() => {
+        running.delete(server);
+        rmSync(persistTo, { recursive: true, force: true });
+      });
+      return stopping;
+    },
+  };
+  running.set(server, persistTo);
+  killOnExit();
+  return server;
+}
+
+async function waitForHealth(server: DevServer, child: ChildProcess): Promise<void> {
+  const deadline = Date.now() + healthDeadlineMs;
+  let lastProblem = "no answer yet";
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(`the dev server exited (${child.exitCode ?? child.signalCode}) before it was healthy:\n${server.output()}`);
+    }
+    try {
+      const response = await fetch(`${server.url}/v1/health`, { signal: AbortSignal.timeout(healthRequestTimeoutMs) });
+      await response.arrayBuffer();
+      if (response.status === 200) return;
+      lastProblem = `GET /v1/health answered ${response.status}`;
+    } catch (error) {
+      lastProblem = error instanceof Error ? `${error.message} ${String(error.cause ?? "")}` : String(error);
+    }
+    await sleep(healthPollIntervalMs);
+  }
+  throw new Error(`GET ${server.url}/v1/health did not answer 200 within ${healthDeadlineMs} ms (${lastProblem}); output:\n${server.output()}`);
+}
+
+async function stopGroup(processGroupId: number): Promise<void> {
+  signalGroup(processGroupId, "SIGTERM");
+  await waitUntilGroupGone(processGroupId, stopGraceMs);
+  if (livingMembers(processGroupId).length === 0) return;
+  signalGroup(processGroupId, "SIGKILL");
+  await waitUntilGroupGone(processGroupId, stopAfterKillMs);
+  const left = livingMembers(processGroupId);
+  if (left.length > 0) throw new Error(`process group ${processGroupId} survived SIGKILL:\n${left.join("\n")}`);
+}
+
+function signalGroup(processGroupId: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-processGroupId, signal);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ESRCH") throw error; // ESRCH: the group is already gone
+  }
+}
+
+async function waitUntilGroupGone(processGroupId: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline && livingMembers(processGroupId).length > 0) await sleep(100);
+}
+
+/**
+ * The processes of a group that still run, as `ps` lines. Zombies are left out: they have
+ * exited and hold no port, and a container whose init does not reap may keep them listed.
+ */
+export function livingMembers(processGroupId: number): string[] {
+  const table = execFileSync("ps", ["-A", "-o", "pid=,pgid=,stat=,args="], { encoding: "utf8" });
+  return table
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => {
+      const [, pgid, stat] = line.split(/\s+/);
+      return pgid === String(processGroupId) && stat !== undefined && !stat.startsWith("Z");
+    });
+}
+
+let exitHooksInstalled = false;
+
+/** Last resort when `afterAll` does not run: kill every group still running, synchronously. */
+function killOnExit(): void {
+  if (exitHooksInstalled) return;
+  exitHooksInstalled = true;
+  const killAll = () => {
+    for (const [server, persistTo] of running) {
+      signalGroup(server.processGroupId, "SIGKILL");
+      rmSync(persistTo, { recursive: true, force: true });
+    }
+    running.clear();
+  };
+  process.on("exit", killAll);
+  if (!isMainThread) return; // a worker thread receives no signals
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+    const onSignal = () => {
+      killAll();
+      process.removeListener(signal, onSignal);
+      // Without other listeners, re-raise so the process ends as the signal means it to.
+      if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+    };
+    process.on(signal, onSignal);
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
