@@ -3,10 +3,18 @@
  * partition stores, replicates and serves, so a Kafka wire gateway can hand stored batches
  * out without re-encoding. Pure TypeScript over Uint8Array/DataView: Workers, Node, browsers.
  */
-import { crc32c } from "./crc32c";
-import { VarintError, takeVarint, takeVarlong, varintSize, varlongSize } from "./varint";
-import { writeVarint, writeVarlong } from "./varint";
-import type { ByteCursor } from "./varint";
+import { crc32c } from "./crc32c.ts";
+import { readUtf8, utf8Length, writeUtf8 } from "./utf8.ts";
+import {
+  takeVarint,
+  takeVarlong,
+  VarintError,
+  varintSize,
+  varlongSize,
+  writeVarint,
+  writeVarlong,
+  type ByteCursor,
+} from "./varint.ts";
 
 export const batchHeaderBytes = 61;
 /** Attributes bit 3: the broker's append time replaces every record's own timestamp. */
@@ -19,6 +27,8 @@ export const batchMagic = 2;
 
 /** Bytes before `batchLength` counts: baseOffset and batchLength itself (Kafka's LOG_OVERHEAD). */
 const logOverheadBytes = 12;
+/** The header after those 12 bytes: a batchLength below it cannot be a batch. */
+const batchLengthMin = batchHeaderBytes - logOverheadBytes;
 const partitionLeaderEpochAt = 12;
 const magicAt = 16;
 const crcAt = 17;
@@ -84,10 +94,6 @@ function fail(message: string): never {
   throw new BatchFormatError(message);
 }
 
-const utf8Encoder = new TextEncoder();
-/** ignoreBOM keeps a leading U+FEFF in a header key instead of silently dropping it. */
-const utf8Decoder = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true });
-
 function assertInteger(name: string, value: number, min: number, max: number): void {
   if (!Number.isInteger(value) || value < min || value > max) {
     throw new RangeError(`${name} ${value} is not an integer in [${min}, ${max}]`);
@@ -107,65 +113,6 @@ function readInt64(view: DataView, at: number, field: string): number {
     fail(`${field} is beyond ±(2^53 − 1), which a JS number cannot hold`);
   }
   return value;
-}
-
-/** UTF-8 length of `text` as TextEncoder writes it (a lone surrogate becomes U+FFFD, 3 bytes). */
-function utf8Length(text: string): number {
-  const units = text.length;
-  let length = units;
-  for (let i = 0; i < units; i++) {
-    const unit = text.charCodeAt(i);
-    if (unit < 0x80) continue;
-    if (unit < 0x800) {
-      length += 1;
-    } else if (unit < 0xdc00 && unit >= 0xd800 && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
-      length += 2; // a surrogate pair: two units, four bytes
-      i++;
-    } else {
-      length += 2;
-    }
-  }
-  return length;
-}
-
-function writeUtf8(bytes: Uint8Array, at: number, text: string, byteLength: number): void {
-  if (byteLength === text.length && byteLength <= 64) {
-    // Short ASCII (the usual header key): a loop beats encodeInto's call and view costs.
-    for (let i = 0; i < byteLength; i++) bytes[at + i] = text.charCodeAt(i);
-  } else {
-    utf8Encoder.encodeInto(text, bytes.subarray(at, at + byteLength));
-  }
-}
-
-/**
- * Header keys repeat from record to record ("content-type", "trace-id"), so short ASCII keys
- * are interned in a small direct-mapped cache: a hit compares the bytes with the cached string
- * and allocates nothing, which halves the cost of a header key on decode. Only ASCII strings
- * enter it, so a string whose char codes equal the bytes is exactly their UTF-8 decoding.
- */
-const headerKeyCache: string[] = new Array<string>(256).fill("");
-const headerKeyCachedBytesMax = 32;
-
-function readUtf8(bytes: Uint8Array, start: number, end: number): string {
-  const length = end - start;
-  if (length > headerKeyCachedBytesMax) return utf8Decoder.decode(bytes.subarray(start, end));
-  let hash = length;
-  for (let i = start; i < end; i++) hash = (hash * 31 + bytes[i]!) | 0;
-  const slot = hash & 255;
-  const cached = headerKeyCache[slot]!;
-  if (cached.length === length) {
-    let i = 0;
-    while (i < length && cached.charCodeAt(i) === bytes[start + i]) i++;
-    if (i === length) return cached;
-  }
-  let text = "";
-  for (let i = start; i < end; i++) {
-    const byte = bytes[i]!;
-    if (byte >= 0x80) return utf8Decoder.decode(bytes.subarray(start, end));
-    text += String.fromCharCode(byte);
-  }
-  headerKeyCache[slot] = text;
-  return text;
 }
 
 function bytesFieldSize(field: Uint8Array | null): number {
@@ -357,7 +304,7 @@ export function readBatchHeader(bytes: Uint8Array, at = 0): BatchHeader {
   const magic = view.getInt8(magicAt);
   if (magic !== batchMagic) fail(`batch at ${at} has magic ${magic}; only magic 2 is supported`);
   const batchLength = view.getInt32(8);
-  if (batchLength < batchHeaderBytes - logOverheadBytes) fail(`batch at ${at}: batchLength ${batchLength}`);
+  if (batchLength < batchLengthMin) fail(`batch at ${at}: batchLength ${batchLength}`);
   if (batchLength > available - logOverheadBytes) {
     fail(`truncated batch at ${at}: ${logOverheadBytes + batchLength} bytes, ${available} present`);
   }
@@ -396,7 +343,7 @@ export function batchByteLength(bytes: Uint8Array, at = 0): number {
   }
   const view = new DataView(bytes.buffer, bytes.byteOffset + at, logOverheadBytes);
   const batchLength = view.getInt32(8);
-  if (batchLength < batchHeaderBytes - logOverheadBytes) fail(`batch at ${at}: batchLength ${batchLength}`);
+  if (batchLength < batchLengthMin) fail(`batch at ${at}: batchLength ${batchLength}`);
   return logOverheadBytes + batchLength;
 }
 

@@ -167,7 +167,9 @@ export function takeVarlong(cursor: ByteCursor): number {
   let magnitude = zigzag >>> 1;
   let scale = 2 ** 27;
   for (let index = 4; ; index++) {
-    if (index === varlongBytesMax) throw new VarintError(`varlong at ${start} is longer than 10 bytes`);
+    if (index === varlongBytesMax) {
+      throw new VarintError(`varlong at ${start} is longer than ${varlongBytesMax} bytes`);
+    }
     if (position >= end) throw truncated(cursor, start);
     const byte = bytes[position++]!;
     magnitude += (byte & 0x7f) * scale;

@@ -119,6 +119,14 @@ describe("record batch v2: golden bytes", () => {
     expect(records.map((record) => record.timestamp)).toEqual([1_700_000_000_001, 1_700_000_000_001]);
   });
 
+  it("verifies the CRC, and notices one flipped bit in a value", () => {
+    const bytes = hexBytes(twoRecordsHex);
+    expect(verifyBatchCrc(bytes)).toBe(true);
+    bytes[67]! ^= 0x01; // "a" becomes "`"
+    expect(verifyBatchCrc(bytes)).toBe(false);
+    expect(expectFormatError(() => decodeRecordBatch(bytes)).message).toMatch(/CRC-32C/);
+  });
+
   it("returns keys and values as views into the input", () => {
     const bytes = hexBytes(twoRecordsHex);
     const { records } = decodeRecordBatch(bytes);
@@ -178,6 +186,18 @@ describe("record batch v2: properties", () => {
 
   it("keeps unicode header keys exactly, a leading BOM included", () => {
     const keys = ["", "\ufeffbom", "ключ", "🔑 key", "日本語", "a\u0000b"];
+    const headers = keys.map((key) => ({ key, value: null }));
+    const records = [{ key: null, value: null, headers, timestamp: 0 }];
+    const { records: decoded } = decodeRecordBatch(encodeRecordBatch(records));
+    expect(decoded[0]!.headers.map((h) => h.key)).toEqual(keys);
+  });
+
+  it("keeps long header keys, ASCII or not, and many distinct short ones", () => {
+    const long = ["k".repeat(100), "ключ".repeat(30), "🔑".repeat(40)];
+    // 2,000 short keys over a 256-slot key cache: colliding slots must never mix keys up.
+    const short = Array.from({ length: 2000 }, (_, i) => `key-${i.toString(36)}`);
+    const accented = short.map((key) => `é${key.slice(2)}`); // same byte length, not ASCII
+    const keys = [...long, ...short, ...accented, ...short];
     const headers = keys.map((key) => ({ key, value: null }));
     const records = [{ key: null, value: null, headers, timestamp: 0 }];
     const { records: decoded } = decodeRecordBatch(encodeRecordBatch(records));
