@@ -53,7 +53,7 @@ function toRecordInput(record: ProduceRecord, index: number, encoding: Encoding,
   const where = `record ${index}`;
   const key = payload(record.key, encoding, `${where}: key`);
   const value = payload(record.value, encoding, `${where}: value`);
-  const headerEntries = Object.entries(record.headers ?? {});
+  const headerEntries = record.headers ?? [];
   if (headerEntries.length > headersPerRecordMax) {
     throw new TributaryError("INVALID_RECORD", `${where}: at most ${headersPerRecordMax} headers`);
   }

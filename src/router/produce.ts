@@ -2,6 +2,7 @@ import { TributaryError, unwrap } from "../errors.ts";
 import type { AppendResult } from "../log/partition-log.ts";
 import { replicaStub } from "../objects/stubs.ts";
 import type { ProduceRequest } from "../protocol/schemas.ts";
+import { configNumber, effectiveTopicConfigs } from "../topics/topic-configs.ts";
 import type { TopicMetadata } from "../topics/topic-metadata.ts";
 import { asTributaryError } from "./http-errors.ts";
 import { isStaleMetadataError, topicMetadata } from "./metadata-cache.ts";
@@ -24,9 +25,35 @@ function appendAll(env: Env, topic: TopicMetadata, writes: readonly PartitionWri
 }
 
 /**
+ * `acks: "all"` needs at least `min.insync.replicas` in-sync replicas on every partition it
+ * writes (API.md: the config may exceed the replication factor, and acks "all" then fails).
+ * Checked before any write, as Kafka's leader does, so nothing is written.
+ */
+function checkInSyncReplicas(topic: TopicMetadata, writes: readonly PartitionWrite[]): void {
+  const required = configNumber(effectiveTopicConfigs(topic.configs), "min.insync.replicas");
+  for (const write of writes) {
+    const inSync = topic.partitions[write.partition]!.isr.length;
+    if (inSync < required) {
+      throw new TributaryError(
+        "NOT_ENOUGH_REPLICAS",
+        `partition ${write.partition} has ${inSync} in-sync replicas; min.insync.replicas is ${required}`,
+      );
+    }
+  }
+}
+
+/** Validates and batches the request against a topic's metadata (API.md: before anything is written). */
+function plan(topic: TopicMetadata, request: ProduceRequest): PartitionWrite[] {
+  const writes = planProduce(request.records, request.encoding, topic, Date.now());
+  if (request.acks === "all") checkInSyncReplicas(topic, writes);
+  return writes;
+}
+
+/**
  * Produces a validated request: one write per partition, all partitions in parallel. When
- * every write failed because the cached metadata was stale, refreshes it once and retries.
- * `acks: 0` hands the writes to `waitUntil` so the runtime finishes them after the 202.
+ * the cached metadata proves stale — planning meets a partition it does not know, or every
+ * write failed as stale — refreshes it once and tries again. `acks: 0` hands the writes to
+ * `waitUntil` so the runtime finishes them after the 202.
  */
 export async function produce(
   env: Env,
@@ -35,7 +62,14 @@ export async function produce(
   request: ProduceRequest,
 ): Promise<RecordOffset[] | undefined> {
   let topic = await topicMetadata(env, topicName);
-  let writes = planProduce(request.records, request.encoding, topic, Date.now());
+  let writes: PartitionWrite[];
+  try {
+    writes = plan(topic, request);
+  } catch (error) {
+    if (!isStaleMetadataError(error)) throw error;
+    topic = await topicMetadata(env, topicName, { refresh: true });
+    writes = plan(topic, request);
+  }
   if (request.acks === 0) {
     executionCtx.waitUntil(appendAll(env, topic, writes));
     return undefined;
@@ -44,7 +78,7 @@ export async function produce(
   const nothingWritten = results.every((result) => result.status === "rejected");
   if (nothingWritten && results.some((result) => result.status === "rejected" && isStaleMetadataError(result.reason))) {
     topic = await topicMetadata(env, topicName, { refresh: true });
-    writes = planProduce(request.records, request.encoding, topic, Date.now());
+    writes = plan(topic, request);
     results = await appendAll(env, topic, writes);
   }
   return collectOffsets(request.records.length, writes, results);

@@ -126,6 +126,16 @@ describe("requests routed with stale metadata after a delete", () => {
     expect((await describeTopic(name)).topicId).toBe(fresh.topicId);
     expect((await readAll(name, 0)).map((record) => record.value)).toEqual(["after"]);
   });
+
+  it("send a produce to a partition added since the router cached metadata, after one refresh", async () => {
+    const name = uniqueTopic("stale-grown");
+    const before = await createTopic(name);
+    expect((await api("POST", `/v1/topics/${name}/partitions`, { count: 3 })).status).toBe(200);
+    // This isolate's cache still holds the one-partition topic, as another isolate's would.
+    rememberTopic({ name, topicId: before.topicId, replicationFactor: 1, configs: {}, partitions: before.partitions.map((p) => ({ ...p, leaderEpoch: 0 })) });
+    const offsets = await produce(name, [{ value: "to the new partition", partition: 2 }]);
+    expect(offsets.map(({ partition, offset }) => [partition, offset])).toEqual([[2, 0]]);
+  });
 });
 
 /**

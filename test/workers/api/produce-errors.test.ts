@@ -12,7 +12,7 @@ async function seededTopic(prefix: string, options: { partitions?: number; confi
   const topic = uniqueTopic(prefix);
   const partitions = options.partitions ?? 2;
   await createTopic(topic, { partitions, configs: options.configs });
-  await produce(topic, Array.from({ length: partitions }, (_, partition) => ({ key: "seed", value: "seed", partition })));
+  await produce(topic, Array.from({ length: partitions }, (_, partition) => ({ key: "seed", value: "seed", partition })), { acks: 1 });
   expect(await highWatermarks(topic)).toEqual(Array(partitions).fill(1));
   return topic;
 }
@@ -156,6 +156,18 @@ describe("413 MESSAGE_TOO_LARGE and RECORD_LIST_TOO_LARGE", () => {
   });
 });
 
+describe("503 NOT_ENOUGH_REPLICAS", () => {
+  it("refuses acks all when min.insync.replicas exceeds the in-sync replicas, writing nothing; acks 1 still writes", async () => {
+    const topic = await seededTopic("min-isr", { configs: { "min.insync.replicas": "2" } });
+    const response = await api("POST", `/v1/topics/${topic}/records`, { records: [{ value: "v", partition: 0 }], acks: "all" });
+    expectError(response, 503, "NOT_ENOUGH_REPLICAS");
+    expect(response.headers.get("retry-after")).toBe("1");
+    await expectRefused(topic, { records: [{ value: "default acks", partition: 1 }] }, 503, "NOT_ENOUGH_REPLICAS");
+    expect(await produce(topic, [{ value: "v", partition: 0 }], { acks: 1 })).toHaveLength(1);
+    expect(await highWatermarks(topic)).toEqual([2, 1]);
+  });
+});
+
 describe("404 UNKNOWN_TOPIC_OR_PARTITION", () => {
   it("refuses an unknown topic", async () => {
     const error = expectError(await api("POST", "/v1/topics/no-such-topic/records", { records: [{ value: "v" }] }), 404, "UNKNOWN_TOPIC_OR_PARTITION");
@@ -167,4 +179,15 @@ describe("404 UNKNOWN_TOPIC_OR_PARTITION", () => {
     await expectRefused(topic, { records: [ok, { value: "v", partition: 1 }, { value: "v", partition: 2 }] }, 404, "UNKNOWN_TOPIC_OR_PARTITION");
     await expectRefused(topic, { records: [{ value: "v", partition: 1000 }] }, 404, "UNKNOWN_TOPIC_OR_PARTITION");
   });
+});
+
+describe("idempotent produce fields, until the idempotent producer exists", () => {
+  it.each([["producerId", 1], ["producerEpoch", 0], ["sequences", { "0": 0 }]])(
+    "refuses %s with 400 INVALID_REQUEST rather than ignoring it",
+    async (field, value) => {
+      const topic = await seededTopic("idempotent-not-yet");
+      const error = await expectRefused(topic, { records: [ok], [field]: value }, 400, "INVALID_REQUEST");
+      expect(error.message).toContain("not available yet");
+    },
+  );
 });

@@ -188,6 +188,16 @@ describe("payloads", () => {
     expect(binary.records[0]).toMatchObject({ value: "AQID", headers: { h: "ü" } });
   });
 
+  it("keeps a header named __proto__ as a header", async () => {
+    const topic = uniqueTopic("proto-header");
+    await createTopic(topic);
+    // Raw JSON: an object literal would set the prototype instead of a property.
+    const response = await api("POST", `/v1/topics/${topic}/records`, '{"records": [{"value": "v", "headers": {"__proto__": "x", "a": "b"}}]}');
+    expect(response.status).toBe(200);
+    const [record] = await readAll(topic, 0);
+    expect(Object.entries(record!.headers)).toEqual([["__proto__", "x"], ["a", "b"]]);
+  });
+
   it("keeps unicode values intact", async () => {
     const topic = uniqueTopic("unicode");
     await createTopic(topic);

@@ -151,6 +151,13 @@ describe("POST /v1/topics", () => {
     expect(await topicNames()).not.toContain(name);
   });
 
+  it("refuses a config named __proto__ with 400 INVALID_CONFIG", async () => {
+    const name = uniqueTopic("proto-config");
+    const response = await api("POST", "/v1/topics", `{"name": "${name}", "configs": {"__proto__": "1"}}`);
+    expectError(response, 400, "INVALID_CONFIG");
+    expectError(await api("GET", `/v1/topics/${name}`), 404, "UNKNOWN_TOPIC_OR_PARTITION");
+  });
+
   it.each([
     ["malformed JSON", '{"name": "x",'],
     ["a JSON array", "[]"],
