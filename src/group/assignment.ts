@@ -5,7 +5,7 @@
  * one form makes equality a plain comparison and keeps serialized state deterministic.
  */
 
-import { TributaryError } from "../errors";
+import { TributaryError } from "../errors.ts";
 
 export interface TopicAssignment {
   topic: string;

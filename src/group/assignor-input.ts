@@ -4,9 +4,9 @@
  * partitions, sorted and without repeats.
  */
 
-import { compareStrings, partitionsIn } from "./assignment";
-import type { Assignment } from "./assignment";
-import type { AssignorInput } from "./assignor";
+import { compareStrings, partitionsIn } from "./assignment.ts";
+import type { Assignment } from "./assignment.ts";
+import type { AssignorInput } from "./assignor.ts";
 
 export interface PreparedMember {
   readonly memberId: string;

@@ -10,9 +10,9 @@
  * - the result does not depend on the order of `members` or of their subscriptions.
  */
 
-import type { Assignment, TopicsMeta } from "./assignment";
-import { rangeAssignor } from "./range-assignor";
-import { uniformAssignor } from "./uniform-assignor";
+import type { Assignment, TopicsMeta } from "./assignment.ts";
+import { rangeAssignor } from "./range-assignor.ts";
+import { uniformAssignor } from "./uniform-assignor.ts";
 
 export const assignorNames = ["uniform", "range"] as const;
 export type AssignorName = (typeof assignorNames)[number];

@@ -4,13 +4,13 @@
  * that whatever calls it, bad input is refused with API.md's error and the group unchanged.
  */
 
-import { TributaryError } from "../errors";
-import { compareStrings, parseAssignment, partitionsIn } from "./assignment";
-import type { Assignment, TopicsMeta } from "./assignment";
-import { isAssignorName } from "./assignor";
-import type { AssignorName } from "./assignor";
-import { sessionTimeoutMsDefault, sessionTimeoutMsMax, sessionTimeoutMsMin, subscribedTopicsMax } from "./group-limits";
-import type { AutoOffsetReset } from "./group-state";
+import { TributaryError } from "../errors.ts";
+import { compareStrings, parseAssignment, partitionsIn } from "./assignment.ts";
+import type { Assignment, TopicsMeta } from "./assignment.ts";
+import { isAssignorName } from "./assignor.ts";
+import type { AssignorName } from "./assignor.ts";
+import { sessionTimeoutMsDefault, sessionTimeoutMsMax, sessionTimeoutMsMin, subscribedTopicsMax } from "../limits.ts";
+import type { AutoOffsetReset } from "./group-state.ts";
 
 export interface JoinRequest {
   /** A known member rejoining with new settings; omit to join as a new member. */
@@ -59,10 +59,11 @@ export function parseJoin(request: JoinRequest, meta: TopicsMeta): ParsedJoin {
   if (memberId != null && (typeof memberId !== "string" || memberId.length === 0)) {
     throw invalid("memberId must be a non-empty string");
   }
-  if (
-    sessionTimeoutMs != null &&
-    !(Number.isSafeInteger(sessionTimeoutMs) && sessionTimeoutMs >= sessionTimeoutMsMin && sessionTimeoutMs <= sessionTimeoutMsMax)
-  ) {
+  const sessionInRange =
+    Number.isSafeInteger(sessionTimeoutMs) &&
+    (sessionTimeoutMs as number) >= sessionTimeoutMsMin &&
+    (sessionTimeoutMs as number) <= sessionTimeoutMsMax;
+  if (sessionTimeoutMs != null && !sessionInRange) {
     throw invalid(`sessionTimeoutMs must be an integer from ${sessionTimeoutMsMin} to ${sessionTimeoutMsMax}`);
   }
   if (assignor != null && !isAssignorName(assignor)) throw invalid('assignor must be "uniform" or "range"');

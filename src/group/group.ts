@@ -18,18 +18,25 @@
  * leaves the group exactly as it was.
  */
 
-import { TributaryError } from "../errors";
-import { assignmentKeys, compareStrings, isPartitionNumber, partitionKey, sameAssignment } from "./assignment";
-import type { Assignment, TopicPartition, TopicsMeta } from "./assignment";
-import { assignorNameDefault, assignorNames, assignors } from "./assignor";
-import type { AssignorName } from "./assignor";
-import { groupTopicsMax, memberIdAttemptsMax, membersPerGroupMax } from "./group-limits";
-import { invalid, parseHeartbeat, parseJoin } from "./group-requests";
-import type { HeartbeatRequest, JoinRequest, JoinResponse, MemberResponse } from "./group-requests";
-import { emptyGroupState, groupStateVersion, heartbeatIntervalMsFor } from "./group-state";
-import type { AutoOffsetReset, GroupState, MemberState, TopicState } from "./group-state";
-import { acceptEpoch, fenced, giveAssignment, nextAssignment, ownedByOthers, sharedOwnership } from "./reconcile";
-import { refreshTopics } from "./topics";
+import { TributaryError } from "../errors.ts";
+import { assignmentKeys, compareStrings, isPartitionNumber, partitionKey, sameAssignment } from "./assignment.ts";
+import type { Assignment, TopicPartition, TopicsMeta } from "./assignment.ts";
+import { assignorNameDefault, assignorNames, assignors } from "./assignor.ts";
+import type { AssignorName } from "./assignor.ts";
+import { groupTopicsMax, memberIdAttemptsMax, membersPerGroupMax } from "../limits.ts";
+import { invalid, parseHeartbeat, parseJoin } from "./group-requests.ts";
+import type { HeartbeatRequest, JoinRequest, JoinResponse, MemberResponse } from "./group-requests.ts";
+import {
+  copyAssignment,
+  copyGroupState,
+  copyMember,
+  emptyGroupState,
+  groupStateVersion,
+  heartbeatIntervalMsFor,
+} from "./group-state.ts";
+import type { AutoOffsetReset, GroupState, MemberState, TopicState } from "./group-state.ts";
+import { acceptEpoch, fenced, giveAssignment, nextAssignment, sharedOwnership } from "./reconcile.ts";
+import { refreshTopics } from "./topics.ts";
 
 export interface GroupDeps {
   /** A fresh unique id per call; the coordinator passes `() => crypto.randomUUID()`. */
@@ -59,7 +66,7 @@ export class ConsumerGroup {
 
   constructor(deps: GroupDeps, state: GroupState = emptyGroupState()) {
     if (state.version !== groupStateVersion) throw new Error(`unknown group state version ${String(state.version)}`);
-    const copy = structuredClone(state);
+    const copy = copyGroupState(state);
     this.#deps = deps;
     this.#revision = copy.revision;
     this.#assignor = copy.assignor;
@@ -71,7 +78,7 @@ export class ConsumerGroup {
 
   /** A deep copy of the state, sorted, JSON-serializable. */
   toState(): GroupState {
-    return structuredClone({
+    return copyGroupState({
       version: groupStateVersion,
       revision: this.#revision,
       assignor: this.#assignor,
@@ -203,17 +210,21 @@ export class ConsumerGroup {
     const settled = members.every(
       (member) => member.pendingRevocation.length === 0 && sameAssignment(member.assignment, member.targetAssignment),
     );
-    return structuredClone({
+    return {
       state: members.length === 0 ? "Empty" : settled ? "Stable" : "Reconciling",
       assignor: this.#assignor,
-      members: members.map(({ memberId, memberEpoch, assignment }) => ({ memberId, memberEpoch, assignment })),
-    });
+      members: members.map(({ memberId, memberEpoch, assignment }) => ({
+        memberId,
+        memberEpoch,
+        assignment: copyAssignment(assignment),
+      })),
+    };
   }
 
   /** A copy of one member's state, or undefined. */
   member(memberId: string): MemberState | undefined {
     const member = this.#members.get(memberId);
-    return member === undefined ? undefined : structuredClone(member);
+    return member === undefined ? undefined : copyMember(member);
   }
 
   /** Every topic some member subscribes to, sorted: the metadata the object must pass in. */
@@ -236,8 +247,7 @@ export class ConsumerGroup {
   needsReconciliation(memberId: string): boolean {
     const member = this.#members.get(memberId);
     if (member === undefined) return false;
-    const next = nextAssignment(member, ownedByOthers(this.#members.values(), memberId));
-    return !sameAssignment(next, member.assignment);
+    return !sameAssignment(nextAssignment(member, this.#members.values()), member.assignment);
   }
 
   #requireMember(memberId: string): MemberState {
@@ -321,14 +331,13 @@ export class ConsumerGroup {
   }
 
   #reconcile(member: MemberState, rejoined: boolean): void {
-    const next = nextAssignment(member, ownedByOthers(this.#members.values(), member.memberId));
-    if (giveAssignment(member, next, rejoined)) this.#revision += 1;
+    if (giveAssignment(member, nextAssignment(member, this.#members.values()), rejoined)) this.#revision += 1;
   }
 
   #response(member: MemberState): MemberResponse {
     return {
       memberEpoch: member.memberEpoch,
-      assignment: structuredClone(member.assignment),
+      assignment: copyAssignment(member.assignment),
       heartbeatIntervalMs: heartbeatIntervalMsFor(member.sessionTimeoutMs),
     };
   }

@@ -5,10 +5,10 @@
  * who subscribes to what, which is the point of range (co-partitioned topics line up).
  */
 
-import { normalizeAssignment } from "./assignment";
-import type { Assignment } from "./assignment";
-import type { Assignor, AssignorInput } from "./assignor";
-import { partitionCountOf, prepareMembers, subscribedTopicsOf } from "./assignor-input";
+import { normalizeAssignment } from "./assignment.ts";
+import type { Assignment } from "./assignment.ts";
+import type { Assignor, AssignorInput } from "./assignor.ts";
+import { partitionCountOf, prepareMembers, subscribedTopicsOf } from "./assignor-input.ts";
 
 export const rangeAssignor: Assignor = {
   name: "range",

@@ -13,10 +13,10 @@
  * so revoke-before-assign holds per partition without costing an extra round trip.
  */
 
-import { TributaryError } from "../errors";
-import { assignmentFromKeys, assignmentKeys, isSubset, sameAssignment } from "./assignment";
-import type { Assignment, PartitionKey } from "./assignment";
-import type { MemberState } from "./group-state";
+import { TributaryError } from "../errors.ts";
+import { assignmentFromKeys, assignmentKeys, isSubset, sameAssignment } from "./assignment.ts";
+import type { Assignment, PartitionKey } from "./assignment.ts";
+import type { MemberState } from "./group-state.ts";
 
 /** Every partition some member other than `memberId` owns (assignment ∪ pendingRevocation). */
 export function ownedByOthers(members: Iterable<MemberState>, memberId: string): Set<PartitionKey> {
@@ -29,11 +29,17 @@ export function ownedByOthers(members: Iterable<MemberState>, memberId: string):
   return owned;
 }
 
-/** The member's next assignment: its target, less what another member still owns. */
-export function nextAssignment(member: MemberState, othersOwn: ReadonlySet<PartitionKey>): Assignment {
-  const next: PartitionKey[] = [];
-  for (const key of assignmentKeys(member.targetAssignment)) if (!othersOwn.has(key)) next.push(key);
-  return assignmentFromKeys(next);
+/**
+ * The member's next assignment: its target, less what another member still owns. When the
+ * member already holds its whole target — every heartbeat of a stable group — nobody else can
+ * own any of it, and the walk over the whole group's ownership is skipped.
+ */
+export function nextAssignment(member: MemberState, members: Iterable<MemberState>): Assignment {
+  const held = assignmentKeys(member.assignment);
+  const wanted = [...assignmentKeys(member.targetAssignment)];
+  if (wanted.every((key) => held.has(key))) return assignmentFromKeys(wanted);
+  const othersOwn = ownedByOthers(members, member.memberId);
+  return assignmentFromKeys(wanted.filter((key) => held.has(key) || !othersOwn.has(key)));
 }
 
 /**

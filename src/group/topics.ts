@@ -3,9 +3,9 @@
  * each has, and which partitions were added after the group subscribed.
  */
 
-import { partitionsIn } from "./assignment";
-import type { TopicsMeta } from "./assignment";
-import type { MemberState, TopicState } from "./group-state";
+import { partitionsIn } from "./assignment.ts";
+import type { TopicsMeta } from "./assignment.ts";
+import type { MemberState, TopicState } from "./group-state.ts";
 
 /**
  * Brings `topics` in line with the members' subscriptions and the metadata passed in; returns

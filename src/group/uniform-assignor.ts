@@ -20,11 +20,11 @@
  *   loop ends; when it ends, members with equal subscriptions are within one of each other.
  */
 
-import { assignmentFromKeys, assignmentKeys, partitionKey, parsePartitionKey } from "./assignment";
-import type { Assignment, PartitionKey } from "./assignment";
-import type { Assignor, AssignorInput } from "./assignor";
-import { partitionCountOf, prepareMembers } from "./assignor-input";
-import type { PreparedMember } from "./assignor-input";
+import { assignmentFromKeys, assignmentKeys, compareStrings, partitionKey, parsePartitionKey } from "./assignment.ts";
+import type { Assignment, PartitionKey } from "./assignment.ts";
+import type { Assignor, AssignorInput } from "./assignor.ts";
+import { partitionCountOf, prepareMembers } from "./assignor-input.ts";
+import type { PreparedMember } from "./assignor-input.ts";
 
 export const uniformAssignor: Assignor = {
   name: "uniform",
@@ -103,7 +103,7 @@ function assignAndBalance(members: readonly PreparedMember[], input: AssignorInp
     }
   });
   const topicsByChoice = [...subscribers.keys()].sort(
-    (a, b) => subscribers.get(a)!.length - subscribers.get(b)!.length || (a < b ? -1 : a > b ? 1 : 0),
+    (a, b) => subscribers.get(a)!.length - subscribers.get(b)!.length || compareStrings(a, b),
   );
   for (const topic of topicsByChoice) {
     const candidates = subscribers.get(topic)!;

@@ -1,4 +1,5 @@
 import { decodeRecordBatch, type DecodedRecord } from "../protocol/record-batch.ts";
+import { recordPayloadBytes } from "../topics/record-rules.ts";
 
 export interface RecordWindow {
   /** The first offset wanted: records before it in the first batch are skipped. */
@@ -8,13 +9,6 @@ export interface RecordWindow {
   maxRecords: number;
   /** Bounds the records' key, value and header bytes; the first record is returned whatever its size. */
   maxBytes: number;
-}
-
-/** A record's payload size: what `maxBytes` counts. */
-export function recordPayloadBytes(record: DecodedRecord): number {
-  let bytes = (record.key?.byteLength ?? 0) + (record.value?.byteLength ?? 0);
-  for (const header of record.headers) bytes += header.key.length + (header.value?.byteLength ?? 0);
-  return bytes;
 }
 
 /**

@@ -34,6 +34,7 @@ const magicAt = 16;
 const crcAt = 17;
 /** The CRC covers attributes to the end of the batch. */
 const attributesAt = 21;
+const maxTimestampAt = 35;
 /** attributes, timestampDelta, offsetDelta, keyLength, valueLength, headerCount: a byte each. */
 const recordBodyBytesMin = 6;
 const int32Max = 0x7fffffff;
@@ -461,6 +462,20 @@ export function setBaseOffset(bytes: Uint8Array, at: number, baseOffset: number)
 export function setPartitionLeaderEpoch(bytes: Uint8Array, at: number, epoch: number): void {
   assertInteger("partitionLeaderEpoch", epoch, -1 - int32Max, int32Max);
   headerView(bytes, at, partitionLeaderEpochAt + 4).setInt32(partitionLeaderEpochAt, epoch);
+}
+
+/**
+ * Marks the batch at `at` as LogAppendTime with `timestampMs` as its maxTimestamp — what
+ * every record then reads as its timestamp — and recomputes the CRC (both fields lie inside
+ * it). Kafka's broker does the same for topics with message.timestamp.type=LogAppendTime.
+ */
+export function stampLogAppendTime(bytes: Uint8Array, at: number, timestampMs: number): void {
+  assertInteger("timestampMs", timestampMs, 0, Number.MAX_SAFE_INTEGER);
+  const header = readBatchHeader(bytes, at);
+  const view = headerView(bytes, at, batchHeaderBytes);
+  view.setInt16(attributesAt, header.attributes | timestampTypeLogAppendTime);
+  writeInt64(view, maxTimestampAt, timestampMs);
+  view.setUint32(crcAt, crc32c(bytes, at + attributesAt, at + logOverheadBytes + header.batchLength));
 }
 
 /**

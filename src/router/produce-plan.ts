@@ -1,10 +1,10 @@
 import { TributaryError } from "../errors.ts";
-import { batchBytesMax, headersPerRecordMax } from "../limits.ts";
+import { batchBytesMax } from "../limits.ts";
 import { decodeBase64 } from "../protocol/base64.ts";
 import { partitionForKey, stickyPartition } from "../protocol/partitioner.ts";
 import { batchHeaderBytes, encodedRecordSize, encodeRecordBatch, type RecordInput } from "../protocol/record-batch.ts";
 import type { Encoding, ProduceRecord } from "../protocol/schemas.ts";
-import { configNumber, effectiveTopicConfigs } from "../topics/topic-configs.ts";
+import { checkRecord, recordRules, type RecordRules } from "../topics/record-rules.ts";
 import type { TopicMetadata } from "../topics/topic-metadata.ts";
 
 /** The records of one produce request that go to one partition, as the batches to append. */
@@ -19,27 +19,6 @@ export interface PartitionWrite {
 
 const utf8 = new TextEncoder();
 
-interface TopicRules {
-  partitionCount: number;
-  maxRecordBytes: number;
-  compacted: boolean;
-  logAppendTime: boolean;
-  beforeMaxMs: number;
-  afterMaxMs: number;
-}
-
-function topicRules(topic: TopicMetadata): TopicRules {
-  const configs = effectiveTopicConfigs(topic.configs);
-  return {
-    partitionCount: topic.partitions.length,
-    maxRecordBytes: configNumber(configs, "max.message.bytes"),
-    compacted: configs["cleanup.policy"].includes("compact"),
-    logAppendTime: configs["message.timestamp.type"] === "LogAppendTime",
-    beforeMaxMs: configNumber(configs, "message.timestamp.before.max.ms"),
-    afterMaxMs: configNumber(configs, "message.timestamp.after.max.ms"),
-  };
-}
-
 function payload(text: string | null | undefined, encoding: Encoding, what: string): Uint8Array | null {
   if (text === null || text === undefined) return null;
   if (encoding === "utf8") return utf8.encode(text);
@@ -49,44 +28,20 @@ function payload(text: string | null | undefined, encoding: Encoding, what: stri
 }
 
 /** One request record as batch input, checked against the topic's rules (API.md, Produce). */
-function toRecordInput(record: ProduceRecord, index: number, encoding: Encoding, rules: TopicRules, nowMs: number): RecordInput {
+function toRecordInput(record: ProduceRecord, index: number, encoding: Encoding, rules: RecordRules, nowMs: number): RecordInput {
   const where = `record ${index}`;
-  const key = payload(record.key, encoding, `${where}: key`);
-  const value = payload(record.value, encoding, `${where}: value`);
-  const headerEntries = record.headers ?? [];
-  if (headerEntries.length > headersPerRecordMax) {
-    throw new TributaryError("INVALID_RECORD", `${where}: at most ${headersPerRecordMax} headers`);
-  }
-  let bytes = (key?.byteLength ?? 0) + (value?.byteLength ?? 0);
-  const headers = headerEntries.map(([headerKey, headerValue]) => {
-    const valueBytes = utf8.encode(headerValue);
-    bytes += utf8.encode(headerKey).byteLength + valueBytes.byteLength;
-    return { key: headerKey, value: valueBytes };
-  });
-  if (bytes > rules.maxRecordBytes) {
-    throw new TributaryError("MESSAGE_TOO_LARGE", `${where}: ${bytes} bytes exceeds max.message.bytes ${rules.maxRecordBytes}`);
-  }
-  if (rules.compacted && key === null) {
-    throw new TributaryError("INVALID_RECORD", `${where}: a compacted topic needs a key on every record`);
-  }
-  return { key, value, headers, timestamp: recordTimestamp(record.timestamp, where, rules, nowMs) };
+  const input: RecordInput = {
+    key: payload(record.key, encoding, `${where}: key`),
+    value: payload(record.value, encoding, `${where}: value`),
+    headers: (record.headers ?? []).map(([key, value]) => ({ key, value: utf8.encode(value) })),
+    // A LogAppendTime topic stamps the append time; otherwise the record's own, or now.
+    timestamp: rules.logAppendTime ? nowMs : (record.timestamp ?? nowMs),
+  };
+  checkRecord(input, where, rules, nowMs);
+  return input;
 }
 
-function recordTimestamp(timestamp: number | undefined, where: string, rules: TopicRules, nowMs: number): number {
-  if (rules.logAppendTime || timestamp === undefined) return nowMs;
-  if (timestamp < 0 || !Number.isSafeInteger(timestamp)) {
-    throw new TributaryError("INVALID_TIMESTAMP", `${where}: a timestamp is a non-negative integer of milliseconds`);
-  }
-  if (nowMs - timestamp > rules.beforeMaxMs || timestamp - nowMs > rules.afterMaxMs) {
-    throw new TributaryError(
-      "INVALID_TIMESTAMP",
-      `${where}: timestamp ${timestamp} is outside the topic's message.timestamp.before.max.ms/after.max.ms window`,
-    );
-  }
-  return timestamp;
-}
-
-function choosePartition(record: ProduceRecord, key: Uint8Array | null, rules: TopicRules, sticky: () => number): number {
+function choosePartition(record: ProduceRecord, key: Uint8Array | null, rules: RecordRules, sticky: () => number): number {
   if (record.partition !== undefined) {
     if (record.partition >= rules.partitionCount) {
       throw new TributaryError("UNKNOWN_TOPIC_OR_PARTITION", `partition ${record.partition} does not exist`);
@@ -128,7 +83,7 @@ export function planProduce(
   topic: TopicMetadata,
   nowMs: number,
 ): PartitionWrite[] {
-  const rules = topicRules(topic);
+  const rules = recordRules(topic);
   let stickyChoice: number | undefined;
   const sticky = () => (stickyChoice ??= stickyPartition(rules.partitionCount));
   const byPartition = new Map<number, { inputs: RecordInput[]; indexes: number[] }>();

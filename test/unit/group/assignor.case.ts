@@ -6,9 +6,9 @@
 
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { assignmentKeys, normalizeAssignment } from "../../../src/group/assignment";
-import type { Assignment, TopicsMeta } from "../../../src/group/assignment";
-import type { Assignor, AssignorInput, AssignorMember } from "../../../src/group/assignor";
+import { assignmentKeys, normalizeAssignment } from "../../../src/group/assignment.ts";
+import type { Assignment, TopicsMeta } from "../../../src/group/assignment.ts";
+import type { Assignor, AssignorInput, AssignorMember } from "../../../src/group/assignor.ts";
 
 /** Topics t0..t4 exist with 0..12 partitions (0: absent from the metadata); t5 never exists. */
 export const topicNames = ["t0", "t1", "t2", "t3", "t4", "t5"] as const;

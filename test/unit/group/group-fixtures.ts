@@ -1,12 +1,12 @@
 /** Helpers shared by the group state machine tests. */
 
 import { expect } from "vitest";
-import type { ErrorCode } from "../../../src/errors";
-import { TributaryError } from "../../../src/errors";
-import { assignmentKeys } from "../../../src/group/assignment";
-import type { TopicsMeta } from "../../../src/group/assignment";
-import { ConsumerGroup } from "../../../src/group/group";
-import type { GroupState } from "../../../src/group/group-state";
+import type { ErrorCode } from "../../../src/errors.ts";
+import { TributaryError } from "../../../src/errors.ts";
+import { assignmentKeys } from "../../../src/group/assignment.ts";
+import type { TopicsMeta } from "../../../src/group/assignment.ts";
+import { ConsumerGroup } from "../../../src/group/group.ts";
+import type { GroupState } from "../../../src/group/group-state.ts";
 
 export const meta: TopicsMeta = { orders: { partitions: 4 }, audit: { partitions: 2 } };
 export const t0 = 1_000_000;

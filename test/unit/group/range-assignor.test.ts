@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { AssignorMember } from "../../../src/group/assignor";
-import { rangeAssignor } from "../../../src/group/range-assignor";
-import { runAssignorConformance } from "./assignor.case";
+import type { AssignorMember } from "../../../src/group/assignor.ts";
+import { rangeAssignor } from "../../../src/group/range-assignor.ts";
+import { runAssignorConformance } from "./assignor.case.ts";
 
 runAssignorConformance(rangeAssignor);
 

@@ -1,10 +1,10 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { assignmentKeys } from "../../../src/group/assignment";
-import type { Assignment, TopicsMeta } from "../../../src/group/assignment";
-import type { AssignorMember } from "../../../src/group/assignor";
-import { uniformAssignor } from "../../../src/group/uniform-assignor";
-import { assignorInputs, countsOf, expectValidAssignment, metaOf, runAssignorConformance } from "./assignor.case";
+import { assignmentKeys } from "../../../src/group/assignment.ts";
+import type { Assignment, TopicsMeta } from "../../../src/group/assignment.ts";
+import type { AssignorMember } from "../../../src/group/assignor.ts";
+import { uniformAssignor } from "../../../src/group/uniform-assignor.ts";
+import { assignorInputs, countsOf, expectValidAssignment, metaOf, runAssignorConformance } from "./assignor.case.ts";
 
 runAssignorConformance(uniformAssignor);
 
@@ -100,6 +100,33 @@ describe("uniform assignor", () => {
           expect(moved(current, next)).toBe(movesNeeded(current, memberIds, meta));
           current = next;
         }
+      }),
+    );
+  });
+
+  it("moves no more partitions than balance requires, from any starting layout", () => {
+    const layouts = fc.record({
+      counts: fc.array(fc.nat({ max: 10 }), { minLength: 3, maxLength: 3 }),
+      memberCount: fc.integer({ min: 1, max: 9 }),
+      // For each partition in order: the index of the member holding it, or none.
+      holders: fc.array(fc.integer({ min: -1, max: 8 }), { minLength: 30, maxLength: 30 }),
+    });
+    fc.assert(
+      fc.property(layouts, ({ counts, memberCount, holders }) => {
+        const meta = metaOf(counts);
+        const memberIds = Array.from({ length: memberCount }, (_, index) => `m${index}`);
+        const current = new Map<string, Assignment>(memberIds.map((memberId) => [memberId, []]));
+        let next = 0;
+        for (const [topic, { partitions }] of Object.entries(meta)) {
+          for (let partition = 0; partition < partitions; partition++) {
+            const holder = memberIds[holders[next++] ?? -1];
+            if (holder !== undefined) current.get(holder)!.push({ topic, partitions: [partition] });
+          }
+        }
+        const input = { members: sameSubscription(memberIds, ["t0", "t1", "t2"], current), topics: meta };
+        const output = uniformAssignor.assign(input);
+        expectValidAssignment(input, output);
+        expect(moved(current, output)).toBe(movesNeeded(current, memberIds, meta));
       }),
     );
   });

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { crc32c } from "../../../src/protocol/crc32c";
+import { crc32c } from "../../../src/protocol/crc32c.ts";
 
 /** Bit at a time, straight from the definition: the reference the table-driven code must match. */
 function crc32cBitwise(bytes: Uint8Array): number {

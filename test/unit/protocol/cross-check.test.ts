@@ -9,9 +9,9 @@ import { crc32c as platformaticCrc32c } from "@platformatic/kafka";
 import fc from "fast-check";
 import { createRequire } from "node:module";
 import { describe, expect, it } from "vitest";
-import { crc32c } from "../../../src/protocol/crc32c";
-import { decodeRecordBatch, encodeRecordBatch, verifyBatchCrc } from "../../../src/protocol/record-batch";
-import type { EncodeOptions, RecordInput } from "../../../src/protocol/record-batch";
+import { crc32c } from "../../../src/protocol/crc32c.ts";
+import { decodeRecordBatch, encodeRecordBatch, verifyBatchCrc } from "../../../src/protocol/record-batch.ts";
+import type { EncodeOptions, RecordInput } from "../../../src/protocol/record-batch.ts";
 
 const require = createRequire(import.meta.url);
 

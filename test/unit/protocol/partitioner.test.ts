@@ -3,8 +3,8 @@ import fc from "fast-check";
 import { Partitioners } from "kafkajs";
 import type { PartitionMetadata } from "kafkajs";
 import { describe, expect, it, test } from "vitest";
-import { partitionsPerTopicMax } from "../../../src/limits";
-import { murmur2, partitionForKey, stickyPartition } from "../../../src/protocol/partitioner";
+import { partitionsPerTopicMax } from "../../../src/limits.ts";
+import { murmur2, partitionForKey, stickyPartition } from "../../../src/protocol/partitioner.ts";
 
 const utf8 = new TextEncoder();
 const bytesOf = (text: string): Uint8Array => utf8.encode(text);

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { crc32c } from "../../../src/protocol/crc32c";
+import { crc32c } from "../../../src/protocol/crc32c.ts";
 import {
   BatchFormatError,
   batchByteLength,
@@ -14,9 +14,9 @@ import {
   splitBatches,
   timestampTypeLogAppendTime,
   verifyBatchCrc,
-} from "../../../src/protocol/record-batch";
-import type { EncodeOptions, RecordInput } from "../../../src/protocol/record-batch";
-import { hexBytes, twoRecordsHex, twoRecordsInput, twoRecordsOptions } from "./fixtures/record-batch-v2";
+} from "../../../src/protocol/record-batch.ts";
+import type { EncodeOptions, RecordInput } from "../../../src/protocol/record-batch.ts";
+import { hexBytes, twoRecordsHex, twoRecordsInput, twoRecordsOptions } from "./fixtures/record-batch-v2.ts";
 
 const text = (value: string) => new TextEncoder().encode(value);
 /** What a header key becomes on the wire and back: itself, unless it holds a lone surrogate. */

@@ -8,7 +8,7 @@ import {
   varlongSize,
   writeVarint,
   writeVarlong,
-} from "../../../src/protocol/varint";
+} from "../../../src/protocol/varint.ts";
 
 /** Zigzag then base-128 groups, in BigInt: an independent reference for both widths. */
 function referenceEncoding(value: number | bigint, bits: 32 | 64): number[] {

@@ -1,0 +1,64 @@
+import { TributaryError } from "../errors.ts";
+import { headersPerRecordMax } from "../limits.ts";
+import type { RecordInput } from "../protocol/record-batch.ts";
+import { utf8Length } from "../protocol/utf8.ts";
+import { configNumber, effectiveTopicConfigs } from "./topic-configs.ts";
+import type { TopicMetadata } from "./topic-metadata.ts";
+
+/** What a topic's configs ask of every record produced to it. */
+export interface RecordRules {
+  partitionCount: number;
+  maxRecordBytes: number;
+  compacted: boolean;
+  logAppendTime: boolean;
+  beforeMaxMs: number;
+  afterMaxMs: number;
+}
+
+export function recordRules(topic: TopicMetadata): RecordRules {
+  const configs = effectiveTopicConfigs(topic.configs);
+  return {
+    partitionCount: topic.partitions.length,
+    maxRecordBytes: configNumber(configs, "max.message.bytes"),
+    compacted: configs["cleanup.policy"].includes("compact"),
+    logAppendTime: configs["message.timestamp.type"] === "LogAppendTime",
+    beforeMaxMs: configNumber(configs, "message.timestamp.before.max.ms"),
+    afterMaxMs: configNumber(configs, "message.timestamp.after.max.ms"),
+  };
+}
+
+/** A record's size as `max.message.bytes` and fetch `maxBytes` count it: key, value, header keys (UTF-8) and values. */
+export function recordPayloadBytes(record: Pick<RecordInput, "key" | "value" | "headers">): number {
+  let bytes = (record.key?.byteLength ?? 0) + (record.value?.byteLength ?? 0);
+  for (const header of record.headers) bytes += utf8Length(header.key) + (header.value?.byteLength ?? 0);
+  return bytes;
+}
+
+/**
+ * Checks one record against the topic's rules (API.md, Produce): its size, a key on a
+ * compacted topic, the header count, and — for CreateTime topics — its timestamp against
+ * the message.timestamp.before/after.max.ms window around `nowMs`.
+ */
+export function checkRecord(record: RecordInput, where: string, rules: RecordRules, nowMs: number): void {
+  if (record.headers.length > headersPerRecordMax) {
+    throw new TributaryError("INVALID_RECORD", `${where}: at most ${headersPerRecordMax} headers`);
+  }
+  const bytes = recordPayloadBytes(record);
+  if (bytes > rules.maxRecordBytes) {
+    throw new TributaryError("MESSAGE_TOO_LARGE", `${where}: ${bytes} bytes exceeds max.message.bytes ${rules.maxRecordBytes}`);
+  }
+  if (rules.compacted && record.key === null) {
+    throw new TributaryError("INVALID_RECORD", `${where}: a compacted topic needs a key on every record`);
+  }
+  if (rules.logAppendTime) return;
+  const timestamp = record.timestamp;
+  if (timestamp < 0 || !Number.isSafeInteger(timestamp)) {
+    throw new TributaryError("INVALID_TIMESTAMP", `${where}: a timestamp is a non-negative integer of milliseconds`);
+  }
+  if (nowMs - timestamp > rules.beforeMaxMs || timestamp - nowMs > rules.afterMaxMs) {
+    throw new TributaryError(
+      "INVALID_TIMESTAMP",
+      `${where}: timestamp ${timestamp} is outside the topic's message.timestamp.before.max.ms/after.max.ms window`,
+    );
+  }
+}
