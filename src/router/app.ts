@@ -3,6 +3,7 @@ import { cors } from "hono/cors";
 import { TributaryError } from "../errors.ts";
 import { adminTokenAuth } from "./auth.ts";
 import { asTributaryError, errorResponse } from "./http-errors.ts";
+import { binaryRecordRoutes } from "./routes/binary-records.ts";
 import { recordRoutes } from "./routes/records.ts";
 import { topicRoutes } from "./routes/topics.ts";
 
@@ -21,6 +22,7 @@ export function createApp(): Hono<{ Bindings: Env }> {
   app.use("/v1/*", adminTokenAuth());
   app.get("/v1/health", (c) => c.json({ status: "ok" }));
   app.route("/v1/topics", topicRoutes);
+  app.route("/v1/topics", binaryRecordRoutes);
   app.route("/v1/topics", recordRoutes);
   app.notFound((c) => errorResponse(c, new TributaryError("NOT_FOUND", `no route for ${c.req.method} ${c.req.path}`)));
   app.onError((error, c) => errorResponse(c, asTributaryError(error)));

@@ -1,5 +1,6 @@
 import { TributaryError, unwrap } from "../errors.ts";
 import { recordsInWindow } from "../log/fetched-records.ts";
+import type { ReadResult } from "../log/partition-log.ts";
 import type { OffsetQuery } from "../objects/partition-replica.ts";
 import { replicaStub } from "../objects/stubs.ts";
 import { encodeBase64 } from "../protocol/base64.ts";
@@ -30,9 +31,14 @@ export interface PartitionRecords {
   logStartOffset: number;
 }
 
+/** Reads whole stored batches from one partition's leader: the binary fetch serves them as they are. */
+export async function readPartitionBatches(env: Env, topic: TopicMetadata, partition: number, options: ReadOptions): Promise<ReadResult> {
+  return unwrap(await leaderOf(env, topic, partition).read({ topicId: topic.topicId, partition, ...options }));
+}
+
 /** Reads records a consumer may see from one partition's leader (fetch and group poll). */
 export async function readPartition(env: Env, topic: TopicMetadata, partition: number, options: ReadOptions): Promise<PartitionRecords> {
-  const read = unwrap(await leaderOf(env, topic, partition).read({ topicId: topic.topicId, partition, ...options }));
+  const read = await readPartitionBatches(env, topic, partition, options);
   const window = {
     fromOffset: options.offset,
     untilOffset: read.highWatermark,

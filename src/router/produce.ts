@@ -29,14 +29,14 @@ function appendAll(env: Env, topic: TopicMetadata, writes: readonly PartitionWri
  * writes (API.md: the config may exceed the replication factor, and acks "all" then fails).
  * Checked before any write, as Kafka's leader does, so nothing is written.
  */
-function checkInSyncReplicas(topic: TopicMetadata, writes: readonly PartitionWrite[]): void {
+export function checkInSyncReplicas(topic: TopicMetadata, partitions: readonly number[]): void {
   const required = configNumber(effectiveTopicConfigs(topic.configs), "min.insync.replicas");
-  for (const write of writes) {
-    const inSync = topic.partitions[write.partition]!.isr.length;
+  for (const partition of partitions) {
+    const inSync = topic.partitions[partition]?.isr.length ?? 0;
     if (inSync < required) {
       throw new TributaryError(
         "NOT_ENOUGH_REPLICAS",
-        `partition ${write.partition} has ${inSync} in-sync replicas; min.insync.replicas is ${required}`,
+        `partition ${partition} has ${inSync} in-sync replicas; min.insync.replicas is ${required}`,
       );
     }
   }
@@ -45,7 +45,7 @@ function checkInSyncReplicas(topic: TopicMetadata, writes: readonly PartitionWri
 /** Validates and batches the request against a topic's metadata (API.md: before anything is written). */
 function plan(topic: TopicMetadata, request: ProduceRequest): PartitionWrite[] {
   const writes = planProduce(request.records, request.encoding, topic, Date.now());
-  if (request.acks === "all") checkInSyncReplicas(topic, writes);
+  if (request.acks === "all") checkInSyncReplicas(topic, writes.map((write) => write.partition));
   return writes;
 }
 

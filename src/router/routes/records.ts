@@ -1,19 +1,11 @@
 import { Hono } from "hono";
 import { TributaryError } from "../../errors.ts";
-import {
-  fetchMaxBytesDefault,
-  fetchMaxBytesMax,
-  fetchMaxRecordsDefault,
-  fetchMaxRecordsMax,
-  fetchWaitMsMax,
-  produceRecordsMax,
-  produceRequestBytesMax,
-} from "../../limits.ts";
+import { produceRecordsMax, produceRequestBytesMax } from "../../limits.ts";
 import { encodingSchema, produceRequestSchema, type Encoding } from "../../protocol/schemas.ts";
 import { withTopic } from "../metadata-cache.ts";
 import { listOffset, readPartition, recordJson } from "../partition-reads.ts";
 import { produce } from "../produce.ts";
-import { integerParam } from "../query.ts";
+import { fetchParams, integerParam, partitionParam } from "../query.ts";
 import { readJsonBody } from "../request-body.ts";
 
 function encodingParam(text: string | undefined): Encoding {
@@ -34,16 +26,10 @@ export const recordRoutes = new Hono<{ Bindings: Env }>()
     return offsets === undefined ? c.json({}, 202) : c.json({ offsets });
   })
   .get("/:topic/partitions/:partition/records", async (c) => {
-    const query = c.req.query();
-    const partition = integerParam("partition", c.req.param("partition"), { min: 0, max: Number.MAX_SAFE_INTEGER });
-    const offset = integerParam("offset", query.offset, { min: Number.MIN_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER });
-    const maxRecords = integerParam("maxRecords", query.maxRecords, { min: 1, max: fetchMaxRecordsMax, fallback: fetchMaxRecordsDefault });
-    const maxBytes = integerParam("maxBytes", query.maxBytes, { min: 1, max: fetchMaxBytesMax, fallback: fetchMaxBytesDefault });
-    const waitMs = integerParam("waitMs", query.waitMs, { min: 0, max: fetchWaitMsMax, fallback: 0 });
-    const encoding = encodingParam(query.encoding);
-    const read = await withTopic(c.env, c.req.param("topic"), (topic) =>
-      readPartition(c.env, topic, partition, { offset, maxRecords, maxBytes, waitMs }),
-    );
+    const partition = partitionParam(c.req.param("partition"));
+    const options = fetchParams(c.req.query());
+    const encoding = encodingParam(c.req.query("encoding"));
+    const read = await withTopic(c.env, c.req.param("topic"), (topic) => readPartition(c.env, topic, partition, options));
     return c.json({
       records: read.records.map((record) => recordJson(record, encoding)),
       nextOffset: read.nextOffset,
@@ -52,7 +38,7 @@ export const recordRoutes = new Hono<{ Bindings: Env }>()
     });
   })
   .get("/:topic/partitions/:partition/offsets", async (c) => {
-    const partition = integerParam("partition", c.req.param("partition"), { min: 0, max: Number.MAX_SAFE_INTEGER });
+    const partition = partitionParam(c.req.param("partition"));
     const at = c.req.query("at");
     const query =
       at === "earliest" || at === "latest"

@@ -1,0 +1,56 @@
+import { TributaryError, unwrap } from "../errors.ts";
+import { batchBytesMax } from "../limits.ts";
+import type { AppendResult } from "../log/partition-log.ts";
+import {
+  BatchFormatError,
+  compressionMask,
+  controlFlag,
+  decodeRecordBatch,
+  splitBatches,
+  stampLogAppendTime,
+  transactionalFlag,
+} from "../protocol/record-batch.ts";
+import { checkRecord, recordRules } from "../topics/record-rules.ts";
+import type { TopicMetadata } from "../topics/topic-metadata.ts";
+import { leaderOf } from "./partition-reads.ts";
+
+/**
+ * Client-built record batches, checked as the JSON path checks records: each batch whole
+ * (CRC-32C, structure), no compression or transactional/control batches yet, no producer id
+ * (idempotence is not available yet), at most batchBytesMax each, and every record against
+ * the topic's rules. On a LogAppendTime topic each batch is stamped with the append time.
+ * Returns each batch as its own copy, ready to append. Nothing is written here.
+ */
+export function checkClientBatches(body: Uint8Array, topic: TopicMetadata, nowMs: number): Uint8Array[] {
+  const rules = recordRules(topic);
+  const batches: Uint8Array[] = [];
+  try {
+    for (const { header, start, end } of splitBatches(body)) {
+      const where = `batch ${batches.length}`;
+      if (end - start > batchBytesMax) {
+        throw new TributaryError("RECORD_LIST_TOO_LARGE", `${where}: ${end - start} bytes; a batch has at most ${batchBytesMax}`);
+      }
+      if ((header.attributes & (compressionMask | transactionalFlag | controlFlag)) !== 0) {
+        throw new TributaryError("INVALID_RECORD", `${where}: compressed, transactional and control batches are not supported yet`);
+      }
+      if (header.producerId !== -1) {
+        throw new TributaryError("INVALID_REQUEST", `${where}: idempotent produce (producerId) is not available yet`);
+      }
+      const { records } = decodeRecordBatch(body, start);
+      records.forEach((record, index) => checkRecord(record, `${where}, record ${index}`, rules, nowMs));
+      const batch = body.slice(start, end);
+      if (rules.logAppendTime) stampLogAppendTime(batch, 0, nowMs);
+      batches.push(batch);
+    }
+  } catch (error) {
+    if (error instanceof BatchFormatError) throw new TributaryError("INVALID_RECORD", `not a valid record batch: ${error.message}`);
+    throw error;
+  }
+  if (batches.length === 0) throw new TributaryError("INVALID_REQUEST", "the body holds no record batch");
+  return batches;
+}
+
+/** Appends checked batches to one partition's leader. */
+export async function appendBatches(env: Env, topic: TopicMetadata, partition: number, batches: Uint8Array[]): Promise<AppendResult> {
+  return unwrap(await leaderOf(env, topic, partition).append({ topicId: topic.topicId, partition, batches }));
+}

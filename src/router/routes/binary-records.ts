@@ -1,0 +1,67 @@
+import { Hono } from "hono";
+import { TributaryError } from "../../errors.ts";
+import { produceRequestBytesMax } from "../../limits.ts";
+import { fetchHeaders, isRecordBatchType, recordBatchContentType } from "../../protocol/content-types.ts";
+import { readBatchHeader } from "../../protocol/record-batch.ts";
+import { appendBatches, checkClientBatches } from "../binary-produce.ts";
+import { withTopic } from "../metadata-cache.ts";
+import { leaderOf, readPartitionBatches } from "../partition-reads.ts";
+import { checkInSyncReplicas } from "../produce.ts";
+import { acksParam, fetchParams, partitionParam } from "../query.ts";
+import { readBodyBytes } from "../request-body.ts";
+
+/** Where a reader continues after these batches: past the last one, never past the high watermark. */
+function nextOffsetAfter(batches: readonly Uint8Array[], offset: number, highWatermark: number): number {
+  const last = batches.at(-1);
+  if (!last) return offset;
+  const header = readBatchHeader(last);
+  return Math.min(header.baseOffset + header.lastOffsetDelta + 1, highWatermark);
+}
+
+/**
+ * The binary transport (docs/api.md): produce client-built Kafka record batches to one
+ * partition, and fetch stored batches as they are — no JSON and no per-record work in the
+ * router on the way out. Mounted before the JSON routes; a fetch without the Accept type
+ * falls through to them.
+ */
+export const binaryRecordRoutes = new Hono<{ Bindings: Env }>()
+  .post("/:topic/partitions/:partition/records", async (c) => {
+    if (!isRecordBatchType(c.req.header("content-type"))) {
+      throw new TributaryError(
+        "INVALID_REQUEST",
+        `this route takes Content-Type ${recordBatchContentType}; JSON records go to POST /v1/topics/{topic}/records`,
+      );
+    }
+    const partition = partitionParam(c.req.param("partition"));
+    const acks = acksParam(c.req.query("acks"));
+    const tooLarge = new TributaryError("RECORD_LIST_TOO_LARGE", `a produce request has at most ${produceRequestBytesMax} bytes`);
+    const body = await readBodyBytes(c.req.raw, produceRequestBytesMax, tooLarge);
+    const nowMs = Date.now();
+    const result = await withTopic(c.env, c.req.param("topic"), async (topic) => {
+      leaderOf(c.env, topic, partition); // 404 for a partition the topic does not have, before any work
+      const batches = checkClientBatches(body, topic, nowMs);
+      if (acks === "all") checkInSyncReplicas(topic, [partition]);
+      if (acks === 0) {
+        c.executionCtx.waitUntil(appendBatches(c.env, topic, partition, batches));
+        return undefined;
+      }
+      return { ...(await appendBatches(c.env, topic, partition, batches)), logAppendTime: topic.configs["message.timestamp.type"] === "LogAppendTime" };
+    });
+    if (!result) return c.json({}, 202);
+    const answer = { partition, baseOffset: result.baseOffset, lastOffset: result.lastOffset };
+    return c.json(result.logAppendTime ? { ...answer, timestamp: nowMs } : answer);
+  })
+  .get("/:topic/partitions/:partition/records", async (c, next) => {
+    if (!isRecordBatchType(c.req.header("accept"))) return next();
+    const partition = partitionParam(c.req.param("partition"));
+    const options = fetchParams(c.req.query());
+    const read = await withTopic(c.env, c.req.param("topic"), (topic) => readPartitionBatches(c.env, topic, partition, options));
+    return new Response(new Blob(read.batches), {
+      headers: {
+        "Content-Type": recordBatchContentType,
+        [fetchHeaders.highWatermark]: String(read.highWatermark),
+        [fetchHeaders.logStartOffset]: String(read.logStartOffset),
+        [fetchHeaders.nextOffset]: String(nextOffsetAfter(read.batches, options.offset, read.highWatermark)),
+      },
+    });
+  });
