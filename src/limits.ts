@@ -48,8 +48,8 @@ export const topicNameLengthMax = 249;
  */
 export const partitionsPerTopicMax = 256;
 
-/** Replication factor: one until replication lands (issue 4). */
-export const replicationFactorMax = 1;
+/** Replication factor: a partition's replicas live in distinct regions, and there are 9 location hints; Kafka tops out at a handful too. */
+export const replicationFactorMax = 5;
 
 /** Topic configs in one create or alter request. */
 export const configEntriesMax = 64;
@@ -84,6 +84,29 @@ export const metadataCacheMsMax = 5_000;
 /** Topics the router keeps cached metadata for, per isolate. */
 export const metadataCacheEntriesMax = 1_000;
 
+// ---- Replication --------------------------------------------------------------------
+
+/** Bytes of batches in one push from a leader to a follower: far below RPC's 32 MiB, a few rows' worth. */
+export const replicationPushBytesMax = 4 * 1024 * 1024;
+
+/**
+ * How long a leader waits for a follower's answer to one push, and the controller for a
+ * liveness probe. Cross-region round trips are ~100–300 ms; past this the replica counts
+ * as unreachable for now (the push is retried; the ISR shrinks only after
+ * replica.lag.time.max.ms).
+ */
+export const replicaCallTimeoutMs = 5_000;
+
+/** A leader's retry period for followers that are behind or unreachable (its alarm). */
+export const replicationRetryMs = 1_000;
+
+/**
+ * The longest an acks "all" produce waits for its ISR before answering a retriable
+ * REQUEST_TIMED_OUT (Kafka's request.timeout.ms default is 30 s too). The records may still
+ * become visible later; the producer retries.
+ */
+export const produceAckTimeoutMs = 30_000;
+
 /** Partition objects the controller tombstones at once when deleting a topic. */
 export const deleteFanOutConcurrencyMax = 32;
 
@@ -107,6 +130,13 @@ export const subscribedTopicsMax = 32;
  * 2 MB row and the assignor runs in milliseconds.
  */
 export const groupTopicsMax = 64;
+
+/**
+ * Characters in a group name. Kafka bounds none, but a group name names the coordinator
+ * object, travels in every group URL and is a key of the controller's group index: a few
+ * hundred characters is plenty, as for topic names (249).
+ */
+export const groupIdLengthMax = 255;
 
 /** Kafka's group.consumer.min.session.timeout.ms: shorter sessions expire members on a hiccup. */
 export const sessionTimeoutMsMin = 6_000;

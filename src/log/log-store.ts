@@ -1,31 +1,51 @@
 /**
  * The storage a partition log runs on. Synchronous, because a Durable Object's SQLite API is
  * synchronous and writes without an `await` between them commit together. Two
- * implementations pass one conformance suite (test/log-store.cases.ts): an in-memory store
- * for the pure core's tests and simulations, and the SQLite store of the partition object.
+ * implementations pass one conformance suite (test/shared/log-store.cases.ts): an in-memory
+ * store for the pure core's tests and simulations, and the SQLite store of the partition
+ * object.
  */
 
 /** One record batch as stored: its bytes in Kafka's RecordBatch v2 format, and the header fields reads need. */
 export interface StoredBatch {
   baseOffset: number;
   lastOffset: number;
+  /** The leader epoch that wrote it (the batch's partitionLeaderEpoch): the epoch cache derives from it. */
+  leaderEpoch: number;
   maxTimestamp: number;
   recordCount: number;
   bytes: Uint8Array;
 }
 
-/** The log's bounds. `logEndOffset` is the offset the next appended record gets. */
+/**
+ * The log's bounds. `logEndOffset` is the offset the next appended record gets;
+ * `highWatermark` the first offset not yet known to be on every in-sync replica.
+ * logStartOffset ≤ highWatermark ≤ logEndOffset.
+ */
 export interface LogBounds {
   logStartOffset: number;
   logEndOffset: number;
+  highWatermark: number;
+}
+
+/** Where a leader epoch's batches begin (Kafka's leader-epoch cache, KIP-101). */
+export interface EpochStart {
+  epoch: number;
+  startOffset: number;
 }
 
 export interface LogStore {
-  /** The bounds last written, or `{0, 0}` for a new log. */
+  /** The bounds last written, or all zero for a new log. */
   readBounds(): LogBounds;
 
   /** Appends batches (ascending, contiguous after the current end) and the new bounds, atomically. */
   append(batches: readonly StoredBatch[], bounds: LogBounds): void;
+
+  /** Writes new bounds alone (the high watermark moved). */
+  writeBounds(bounds: LogBounds): void;
+
+  /** Deletes every batch at or after `offset` (a batch boundary) and writes the new bounds, atomically. */
+  truncateFrom(offset: number, bounds: LogBounds): void;
 
   /** Batches whose last offset is at or after `offset`, in offset order; iterate lazily. */
   batchesFrom(offset: number): Iterable<StoredBatch>;
@@ -33,6 +53,11 @@ export interface LogStore {
   /** The first batch (lowest offsets) whose max timestamp is at or after `timestampMs`. */
   firstBatchWithTimestampAtOrAfter(timestampMs: number): StoredBatch | undefined;
 
+  /** The first offset of each leader epoch in the log, ascending. */
+  epochStarts(): EpochStart[];
+
   /** Number of batches and their bytes, for describe and bounds on storage. */
   size(): { batches: number; bytes: number };
 }
+
+export const emptyBounds: LogBounds = { logStartOffset: 0, logEndOffset: 0, highWatermark: 0 };

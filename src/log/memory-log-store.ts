@@ -1,9 +1,9 @@
-import type { LogBounds, LogStore, StoredBatch } from "./log-store.ts";
+import { emptyBounds, type EpochStart, type LogBounds, type LogStore, type StoredBatch } from "./log-store.ts";
 
 /** The log store in memory: for tests and simulations of the pure core. */
 export class MemoryLogStore implements LogStore {
   #batches: StoredBatch[] = [];
-  #bounds: LogBounds = { logStartOffset: 0, logEndOffset: 0 };
+  #bounds: LogBounds = { ...emptyBounds };
   #bytes = 0;
 
   readBounds(): LogBounds {
@@ -18,6 +18,16 @@ export class MemoryLogStore implements LogStore {
     this.#bounds = { ...bounds };
   }
 
+  writeBounds(bounds: LogBounds): void {
+    this.#bounds = { ...bounds };
+  }
+
+  truncateFrom(offset: number, bounds: LogBounds): void {
+    const keep = this.#firstIndexEndingAtOrAfter(offset);
+    for (const batch of this.#batches.splice(keep)) this.#bytes -= batch.bytes.byteLength;
+    this.#bounds = { ...bounds };
+  }
+
   *batchesFrom(offset: number): Iterable<StoredBatch> {
     for (let index = this.#firstIndexEndingAtOrAfter(offset); index < this.#batches.length; index++) {
       yield this.#batches[index]!;
@@ -26,6 +36,14 @@ export class MemoryLogStore implements LogStore {
 
   firstBatchWithTimestampAtOrAfter(timestampMs: number): StoredBatch | undefined {
     return this.#batches.find((batch) => batch.maxTimestamp >= timestampMs);
+  }
+
+  epochStarts(): EpochStart[] {
+    const starts: EpochStart[] = [];
+    for (const batch of this.#batches) {
+      if (starts.at(-1)?.epoch !== batch.leaderEpoch) starts.push({ epoch: batch.leaderEpoch, startOffset: batch.baseOffset });
+    }
+    return starts;
   }
 
   size(): { batches: number; bytes: number } {

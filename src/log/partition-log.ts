@@ -5,7 +5,7 @@ import {
   setBaseOffset,
   setPartitionLeaderEpoch,
 } from "../protocol/record-batch.ts";
-import type { LogBounds, LogStore, StoredBatch } from "./log-store.ts";
+import type { EpochStart, LogBounds, LogStore, StoredBatch } from "./log-store.ts";
 
 export interface ReadLimits {
   maxRecords: number;
@@ -24,23 +24,37 @@ export interface AppendResult {
   lastOffset: number;
 }
 
+/** Where a leader epoch's records end in this log: KIP-101's answer to a diverging follower. */
+export interface EpochEnd {
+  /** The largest epoch in this log at or below the one asked for; -1 when there is none. */
+  epoch: number;
+  /** The first offset after that epoch's records (the next epoch's start, or the log end). */
+  endOffset: number;
+}
+
+function assert(condition: boolean, message: string): asserts condition {
+  if (!condition) throw new Error(`partition log invariant broken: ${message}`);
+}
+
 /**
- * One partition's log: offsets, appends and reads over a LogStore. Pure: no platform APIs.
+ * One partition replica's log: offsets, appends, reads, the high watermark and the leader
+ * epoch cache, over a LogStore. Pure: no platform APIs.
  *
  * Invariants (asserted where breaking one would corrupt data):
  * - stored batches are contiguous: each batch's base offset is the previous one's last + 1;
- * - logStartOffset ≤ highWatermark ≤ logEndOffset.
- *
- * Until replication lands the high watermark is the log end offset: the leader's own
- * confirmed write is the only copy that counts (replication factor 1).
+ * - logStartOffset ≤ highWatermark ≤ logEndOffset, and the high watermark never goes back
+ *   except by a truncation (which KIP-101 keeps above it for committed records);
+ * - leader epochs never decrease along the log.
  */
 export class PartitionLog {
   readonly #store: LogStore;
   #bounds: LogBounds;
+  #epochs: EpochStart[];
 
   constructor(store: LogStore) {
     this.#store = store;
     this.#bounds = store.readBounds();
+    this.#epochs = store.epochStarts();
   }
 
   get logStartOffset(): number {
@@ -52,17 +66,27 @@ export class PartitionLog {
   }
 
   get highWatermark(): number {
-    return this.#bounds.logEndOffset;
+    return this.#bounds.highWatermark;
+  }
+
+  /** The epoch of the last batch, or -1 for an empty log. */
+  get latestEpoch(): number {
+    return this.#epochs.at(-1)?.epoch ?? -1;
+  }
+
+  epochStarts(): EpochStart[] {
+    return this.#epochs.map((start) => ({ ...start }));
   }
 
   /**
-   * Appends batches atomically, giving them the next offsets and the leader's epoch. Takes
-   * ownership of the bytes: base offset and partition leader epoch are overwritten in place
-   * (both lie outside the CRC, so the batch stays valid). The caller has validated the
-   * batches' contents (CRC, records); here only their headers are read.
+   * Appends batches atomically as the leader: the next offsets and the leader's epoch.
+   * Takes ownership of the bytes: base offset and partition leader epoch are overwritten in
+   * place (both lie outside the CRC). The caller has validated the batches' contents; here
+   * only their headers are read. The high watermark is the caller's to advance.
    */
   append(batches: readonly Uint8Array[], leaderEpoch: number): AppendResult {
     if (batches.length === 0) throw new TributaryError("INVALID_REQUEST", "an append needs at least one batch");
+    assert(leaderEpoch >= this.latestEpoch, `epoch ${leaderEpoch} after ${this.latestEpoch}`);
     const baseOffset = this.#bounds.logEndOffset;
     let nextOffset = baseOffset;
     const stored: StoredBatch[] = [];
@@ -70,42 +94,101 @@ export class PartitionLog {
       const header = readBatchHeader(bytes, 0);
       setBaseOffset(bytes, 0, nextOffset);
       setPartitionLeaderEpoch(bytes, 0, leaderEpoch);
-      const lastOffset = nextOffset + header.lastOffsetDelta;
-      stored.push({
-        baseOffset: nextOffset,
-        lastOffset,
-        maxTimestamp: header.maxTimestamp,
-        recordCount: header.recordCount,
-        bytes,
-      });
-      nextOffset = lastOffset + 1;
+      stored.push(this.#stored(bytes, nextOffset, leaderEpoch, header.lastOffsetDelta, header.maxTimestamp, header.recordCount));
+      nextOffset += header.lastOffsetDelta + 1;
     }
-    const bounds = { logStartOffset: this.#bounds.logStartOffset, logEndOffset: nextOffset };
-    this.#store.append(stored, bounds);
-    this.#bounds = bounds;
+    this.#appendStored(stored);
     return { baseOffset, lastOffset: nextOffset - 1 };
+  }
+
+  /**
+   * Appends batches copied from the leader, as they are: their offsets must continue this
+   * log exactly, and their epochs must not go back. Atomic.
+   */
+  appendReplicated(batches: readonly Uint8Array[]): void {
+    let nextOffset = this.#bounds.logEndOffset;
+    let epoch = this.latestEpoch;
+    const stored: StoredBatch[] = [];
+    for (const bytes of batches) {
+      const header = readBatchHeader(bytes, 0);
+      if (header.baseOffset !== nextOffset || header.partitionLeaderEpoch < epoch) {
+        throw new TributaryError("INVALID_REQUEST", `replicated batch at ${header.baseOffset} (epoch ${header.partitionLeaderEpoch}) does not continue the log at ${nextOffset} (epoch ${epoch})`);
+      }
+      epoch = header.partitionLeaderEpoch;
+      stored.push(this.#stored(bytes, nextOffset, epoch, header.lastOffsetDelta, header.maxTimestamp, header.recordCount));
+      nextOffset += header.lastOffsetDelta + 1;
+    }
+    if (stored.length > 0) this.#appendStored(stored);
+  }
+
+  /** Moves the high watermark forward (never back), never past the log end. */
+  advanceHighWatermark(offset: number): void {
+    const highWatermark = Math.min(offset, this.#bounds.logEndOffset);
+    if (highWatermark <= this.#bounds.highWatermark) return;
+    this.#bounds = { ...this.#bounds, highWatermark };
+    this.#store.writeBounds(this.#bounds);
+  }
+
+  /**
+   * Removes every record at or after `offset` — a batch boundary — as a follower does where
+   * its log diverges from its leader's (KIP-101). Atomic.
+   */
+  truncateFrom(offset: number): void {
+    if (offset >= this.#bounds.logEndOffset) return;
+    assert(offset >= this.#bounds.logStartOffset, `truncation to ${offset} below the log start`);
+    const boundary = [...this.#store.batchesFrom(offset)][0];
+    assert(boundary === undefined || boundary.baseOffset === offset, `truncation to ${offset} inside a batch`);
+    this.#bounds = {
+      logStartOffset: this.#bounds.logStartOffset,
+      logEndOffset: offset,
+      highWatermark: Math.min(this.#bounds.highWatermark, offset),
+    };
+    this.#store.truncateFrom(offset, this.#bounds);
+    this.#epochs = this.#epochs.filter((start) => start.startOffset < offset);
+  }
+
+  /**
+   * KIP-101: the largest epoch at or below `epoch` in this log, and where its records end —
+   * the next epoch's start, or the log end for the latest epoch.
+   */
+  endOffsetForEpoch(epoch: number): EpochEnd {
+    let index = -1;
+    for (let at = 0; at < this.#epochs.length && this.#epochs[at]!.epoch <= epoch; at++) index = at;
+    if (index < 0) return { epoch: -1, endOffset: this.#epochs[0]?.startOffset ?? this.#bounds.logEndOffset };
+    const next = this.#epochs[index + 1];
+    return { epoch: this.#epochs[index]!.epoch, endOffset: next ? next.startOffset : this.#bounds.logEndOffset };
+  }
+
+  /** The epoch of the record at `offset` (-1 before the first batch). */
+  epochAt(offset: number): number {
+    let epoch = -1;
+    for (const start of this.#epochs) {
+      if (start.startOffset > offset) break;
+      epoch = start.epoch;
+    }
+    return epoch;
   }
 
   /**
    * Reads whole batches from `offset`, below the high watermark, within the limits: at least
    * one batch when a record is available, then more while both limits allow. An offset
-   * before the log start or past the log end is OFFSET_OUT_OF_RANGE.
+   * before the log start or past the log end is OFFSET_OUT_OF_RANGE. `upTo` reads past the
+   * high watermark (a leader feeding its followers).
    */
-  read(offset: number, limits: ReadLimits): ReadResult {
+  read(offset: number, limits: ReadLimits, upTo: number = this.highWatermark): ReadResult {
     this.#checkInRange(offset);
-    const { logStartOffset, highWatermark } = this;
     const batches: Uint8Array[] = [];
     let records = 0;
     let bytes = 0;
     for (const batch of this.#store.batchesFrom(offset)) {
-      if (batch.baseOffset >= highWatermark) break;
+      if (batch.baseOffset >= upTo) break;
       if (batches.length > 0 && bytes + batch.bytes.byteLength > limits.maxBytes) break;
       batches.push(batch.bytes);
       bytes += batch.bytes.byteLength;
-      records += Math.min(batch.lastOffset, highWatermark - 1) - Math.max(batch.baseOffset, offset) + 1;
+      records += Math.min(batch.lastOffset, upTo - 1) - Math.max(batch.baseOffset, offset) + 1;
       if (records >= limits.maxRecords || bytes >= limits.maxBytes) break;
     }
-    return { batches, logStartOffset, highWatermark };
+    return { batches, logStartOffset: this.logStartOffset, highWatermark: this.highWatermark };
   }
 
   /**
@@ -127,6 +210,19 @@ export class PartitionLog {
 
   storage(): { batches: number; bytes: number } {
     return this.#store.size();
+  }
+
+  #stored(bytes: Uint8Array, baseOffset: number, leaderEpoch: number, lastOffsetDelta: number, maxTimestamp: number, recordCount: number): StoredBatch {
+    return { baseOffset, lastOffset: baseOffset + lastOffsetDelta, leaderEpoch, maxTimestamp, recordCount, bytes };
+  }
+
+  #appendStored(stored: StoredBatch[]): void {
+    const logEndOffset = stored.at(-1)!.lastOffset + 1;
+    this.#bounds = { ...this.#bounds, logEndOffset };
+    this.#store.append(stored, this.#bounds);
+    for (const batch of stored) {
+      if (this.#epochs.at(-1)?.epoch !== batch.leaderEpoch) this.#epochs.push({ epoch: batch.leaderEpoch, startOffset: batch.baseOffset });
+    }
   }
 
   #checkInRange(offset: number): void {

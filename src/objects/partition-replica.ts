@@ -4,21 +4,42 @@ import { waitersPerPartitionMax } from "../limits.ts";
 import { PartitionLog, type AppendResult, type ReadResult } from "../log/partition-log.ts";
 import { Waiters } from "../log/waiters.ts";
 import { BatchFormatError } from "../protocol/record-batch.ts";
+import type { Acks } from "../protocol/schemas.ts";
+import type { ReplicateReply, ReplicateRequest, TruncateReply, TruncateRequest } from "../replication/messages.ts";
+import type { PartitionState } from "../replication/partition-state.ts";
+import { ReplicaNode, type ReplicaRole } from "../replication/replica-node.ts";
+import { ReplicaFaults, type Fault } from "./replica-faults.ts";
+import { readReplicaIdentity, replicaIdentityMigration, writeReplicaIdentity, type ReplicaIdentity } from "./replica-identity.ts";
+import { ReplicationDriver } from "./replication-driver.ts";
 import { applyMigrations } from "./schema.ts";
 import { logStoreMigrations, SqliteLogStore } from "./sqlite-log-store.ts";
 
-/** Every call names the partition it means, so an object can check it is that partition. */
+/** Every call names the replica it means, so an object can check it is that replica. */
 export interface PartitionAddress {
   topicId: string;
   partition: number;
+  region: string;
 }
 
-export interface AppendRequest extends PartitionAddress {
+/** The topic configs replication needs, sent with every leader call (the router has them cached). */
+export interface ReplicationConfig {
+  minInsyncReplicas: number;
+  replicaLagMaxMs: number;
+}
+
+/** A call from a router: its view of the partition's state, which a replica adopts when newer. */
+export interface RoutedCall extends PartitionAddress {
+  placement: PartitionState;
+  config: ReplicationConfig;
+}
+
+export interface AppendRequest extends RoutedCall {
   /** Record batches in Kafka's v2 format, validated by the caller; written atomically together. */
   batches: Uint8Array[];
+  acks: Acks;
 }
 
-export interface FetchRequest extends PartitionAddress {
+export interface FetchRequest extends RoutedCall {
   offset: number;
   maxRecords: number;
   maxBytes: number;
@@ -28,103 +49,170 @@ export interface FetchRequest extends PartitionAddress {
 
 export type OffsetQuery = "earliest" | "latest" | { timestampMs: number };
 
-export interface PartitionState {
+export interface ReplicaState {
   logStartOffset: number;
   highWatermark: number;
   logEndOffset: number;
   leaderEpoch: number;
+  role: ReplicaRole["kind"];
   storage: { sqliteBatches: number; sqliteBytes: number };
 }
 
-const migrations = [
-  logStoreMigrations[0]!,
-  `CREATE TABLE replica_identity (
-     id INTEGER PRIMARY KEY CHECK (id = 1),
-     topic_id TEXT NOT NULL,
-     partition INTEGER NOT NULL,
-     leader_epoch INTEGER NOT NULL,
-     deleted INTEGER NOT NULL DEFAULT 0
-   )`,
-];
-
-interface Identity {
-  topicId: string;
-  partition: number;
-  leaderEpoch: number;
-  deleted: boolean;
-}
+const migrations = [logStoreMigrations[0]!, replicaIdentityMigration];
 
 /**
- * One replica of one partition (leader only until replication lands). A thin adapter: the
- * log itself is the pure PartitionLog over this object's SQLite; this class adds identity,
- * the tombstone of a deleted topic, long-poll waiters, and error values for RPC.
+ * One replica of one partition: leader or follower (ARCHITECTURE.md decisions 4–5). A thin
+ * adapter: the log and replication logic are the pure PartitionLog and ReplicaNode over this
+ * object's SQLite; this class adds identity, the tombstone of a deleted topic, long-poll
+ * waiters, the replication loop (ReplicationDriver), fault injection, and error values for
+ * RPC. Every write touches storage before it is acknowledged, so a replaced instance fails
+ * instead of acknowledging.
  */
 export class PartitionReplica extends DurableObject<Env> {
   #store!: SqliteLogStore;
-  #log!: PartitionLog;
-  #identity: Identity | undefined;
-  readonly #waiters = new Waiters(waitersPerPartitionMax);
+  #identity: ReplicaIdentity | undefined;
+  #node: ReplicaNode | undefined;
+  readonly #readers = new Waiters(waitersPerPartitionMax);
+  readonly #faults = new ReplicaFaults();
+  readonly #replication: ReplicationDriver;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
+    this.#replication = new ReplicationDriver({
+      env,
+      node: () => this.#node,
+      address: () => ({ topicId: this.#identity!.topicId, partition: this.#identity!.partition }),
+      config: () => ({ minInsyncReplicas: this.#identity!.minInsyncReplicas, replicaLagMaxMs: this.#identity!.replicaLagMaxMs }),
+      persistRole: () => this.#persist(),
+      onProgress: () => this.#readers.wakeAll(),
+      setAlarm: (atMs) => this.#setAlarmBefore(atMs),
+    });
     void ctx.blockConcurrencyWhile(async () => {
       applyMigrations(ctx.storage.sql, migrations);
       this.#store = new SqliteLogStore(ctx.storage.sql);
-      this.#log = new PartitionLog(this.#store);
-      this.#identity = this.#readIdentity();
+      this.#identity = readReplicaIdentity(ctx.storage.sql);
+      if (this.#identity && !this.#identity.deleted) this.#node = this.#newNode(this.#identity);
     });
   }
 
   async append(request: AppendRequest): Promise<Result<AppendResult>> {
-    return toResult(() => {
-      const identity = this.#admit(request, true);
+    return toResult(async () => {
+      await this.#faults.beforeCall();
+      const node = this.#admitRouted(request);
+      const { minInsyncReplicas } = request.config;
+      if (request.acks === "all" && node.inSyncReplicas.length < minInsyncReplicas && node.isLeader) {
+        throw new TributaryError(
+          "NOT_ENOUGH_REPLICAS",
+          `the ISR has ${node.inSyncReplicas.length} replicas; min.insync.replicas is ${minInsyncReplicas}`,
+        );
+      }
       let result: AppendResult;
       try {
-        result = this.#log.append(request.batches, identity.leaderEpoch);
+        result = node.appendAsLeader(request.batches);
       } catch (error) {
         if (error instanceof BatchFormatError) throw new TributaryError("INVALID_RECORD", error.message);
         throw error;
       }
-      this.#waiters.wakeAll();
+      this.#readers.wakeAll();
+      this.#replication.kick();
+      this.#faults.afterWrite();
+      if (request.acks === "all") await this.#replication.awaitAcknowledged(result.lastOffset + 1);
       return result;
     });
   }
 
+  /**
+   * Reads below the high watermark this replica knows. A leader long-polls; a follower
+   * (KIP-392) answers from its own copy without waiting, and the router forwards to the
+   * leader when it has nothing to give.
+   */
   async read(request: FetchRequest): Promise<Result<ReadResult>> {
     return toResult(async () => {
-      this.#admit(request, false);
+      await this.#faults.beforeCall();
+      const node = this.#admitRouted(request, false);
       const limits = { maxRecords: request.maxRecords, maxBytes: request.maxBytes };
-      let result = this.#log.read(request.offset, limits);
-      const deadline = Date.now() + request.waitMs;
+      let result = node.log.read(request.offset, limits);
+      const deadline = Date.now() + (node.isLeader ? request.waitMs : 0);
       while (result.batches.length === 0 && Date.now() < deadline) {
-        await this.#waiters.wait(deadline - Date.now());
-        this.#admit(request, false);
-        result = this.#log.read(request.offset, limits);
+        await this.#readers.wait(deadline - Date.now());
+        result = this.#admitRouted(request, false).log.read(request.offset, limits);
       }
       return result;
     });
   }
 
-  async listOffset(request: PartitionAddress & { at: OffsetQuery }): Promise<Result<{ offset: number; timestamp?: number }>> {
-    return toResult(() => {
-      this.#admit(request, false);
-      if (request.at === "earliest") return { offset: this.#log.logStartOffset };
-      if (request.at === "latest") return { offset: this.#log.highWatermark };
-      return this.#log.offsetForTimestamp(request.at.timestampMs);
+  async listOffset(request: RoutedCall & { at: OffsetQuery }): Promise<Result<{ offset: number; timestamp?: number }>> {
+    return toResult(async () => {
+      await this.#faults.beforeCall();
+      const log = this.#admitRouted(request, false).log;
+      if (request.at === "earliest") return { offset: log.logStartOffset };
+      if (request.at === "latest") return { offset: log.highWatermark };
+      return log.offsetForTimestamp(request.at.timestampMs);
     });
   }
 
-  async state(request: PartitionAddress): Promise<Result<PartitionState>> {
-    return toResult(() => {
-      const identity = this.#admit(request, false);
-      const storage = this.#log.storage();
+  async state(request: PartitionAddress): Promise<Result<ReplicaState>> {
+    return toResult(async () => {
+      await this.#faults.beforeCall();
+      const node = this.#admit(request);
+      const storage = node.log.storage();
       return {
-        logStartOffset: this.#log.logStartOffset,
-        highWatermark: this.#log.highWatermark,
-        logEndOffset: this.#log.logEndOffset,
-        leaderEpoch: identity.leaderEpoch,
+        logStartOffset: node.log.logStartOffset,
+        highWatermark: node.log.highWatermark,
+        logEndOffset: node.log.logEndOffset,
+        leaderEpoch: node.leaderEpoch,
+        role: node.role.kind,
         storage: { sqliteBatches: storage.batches, sqliteBytes: storage.bytes },
       };
+    });
+  }
+
+  // ---- replication: leader → follower ------------------------------------------------
+
+  async replicate(request: PartitionAddress & ReplicateRequest): Promise<Result<ReplicateReply>> {
+    return toResult(async () => {
+      await this.#faults.beforeCall();
+      const node = this.#admit(request);
+      const wasLeader = node.isLeader;
+      const reply = node.handleReplicate(request);
+      this.#persist();
+      if (wasLeader && !node.isLeader) this.#replication.wake();
+      this.#readers.wakeAll();
+      return reply;
+    });
+  }
+
+  async truncate(request: PartitionAddress & TruncateRequest): Promise<Result<TruncateReply>> {
+    return toResult(async () => {
+      await this.#faults.beforeCall();
+      const node = this.#admit(request);
+      const reply = node.handleTruncate(request);
+      this.#persist();
+      return reply;
+    });
+  }
+
+  // ---- controller → replica ----------------------------------------------------------
+
+  async ping(request: PartitionAddress): Promise<Result<{ leaderEpoch: number }>> {
+    return toResult(async () => {
+      await this.#faults.beforeCall();
+      return { leaderEpoch: this.#admit(request).leaderEpoch };
+    });
+  }
+
+  /** The controller's new state for the partition (an election): lead it, or follow its leader. */
+  async applyState(request: RoutedCall): Promise<Result<{ leaderEpoch: number }>> {
+    return toResult(async () => {
+      await this.#faults.beforeCall();
+      const node = this.#admitRouted(request);
+      return { leaderEpoch: node.leaderEpoch };
+    });
+  }
+
+  async setFault(request: PartitionAddress & { fault: Fault; ms: number }): Promise<Result<void>> {
+    return toResult(() => {
+      this.#faults.set(request.fault, request.ms);
     });
   }
 
@@ -135,47 +223,81 @@ export class PartitionReplica extends DurableObject<Env> {
   async deleteTopicData(request: PartitionAddress): Promise<Result<void>> {
     return toResult(() => {
       this.#store.deleteAll();
-      this.#writeIdentity({ topicId: request.topicId, partition: request.partition, leaderEpoch: 0, deleted: true });
-      this.#log = new PartitionLog(this.#store);
-      this.#waiters.wakeAll();
+      const role: ReplicaRole = { kind: "follower", leaderEpoch: -1, leader: undefined };
+      this.#identity = { ...request, deleted: true, role, minInsyncReplicas: 1, replicaLagMaxMs: 30_000 };
+      writeReplicaIdentity(this.ctx.storage.sql, this.#identity);
+      this.#node = undefined;
+      this.#readers.wakeAll();
+      this.#replication.wake();
     });
   }
 
-  /** Checks the call is for this partition and not a deleted one; records the identity on the first write. */
-  #admit(address: PartitionAddress, forWrite: boolean): Identity {
-    const identity = this.#identity;
-    if (identity?.deleted) {
-      throw new TributaryError("UNKNOWN_TOPIC_OR_PARTITION", "this topic has been deleted");
+  /** The leader's replication retries; catches its own errors and re-arms (the platform retries a throwing alarm only a few times). */
+  override async alarm(): Promise<void> {
+    try {
+      await this.#replication.tick();
+    } catch (error) {
+      console.error("replication alarm failed", error);
+      await this.ctx.storage.setAlarm(Date.now() + 1_000);
     }
+  }
+
+  // ---- internals ---------------------------------------------------------------------
+
+  /** Checks the call is for this replica and not a deleted one; creates the identity on first contact. */
+  #admit(address: PartitionAddress): ReplicaNode {
+    const identity = this.#identity;
+    if (identity?.deleted) throw new TributaryError("UNKNOWN_TOPIC_OR_PARTITION", "this topic has been deleted");
     if (identity && (identity.topicId !== address.topicId || identity.partition !== address.partition)) {
       throw new TributaryError("UNKNOWN_TOPIC_OR_PARTITION", "this object holds another partition");
     }
-    if (identity) return identity;
-    const fresh = { topicId: address.topicId, partition: address.partition, leaderEpoch: 0, deleted: false };
-    if (forWrite) this.#writeIdentity(fresh);
-    return fresh;
+    if (!this.#identity) {
+      const role: ReplicaRole = { kind: "follower", leaderEpoch: -1, leader: undefined };
+      this.#identity = { ...address, deleted: false, role, minInsyncReplicas: 1, replicaLagMaxMs: 30_000 };
+    }
+    this.#node ??= this.#newNode(this.#identity);
+    return this.#node;
   }
 
-  #readIdentity(): Identity | undefined {
-    const row = this.ctx.storage.sql
-      .exec<{ topic_id: string; partition: number; leader_epoch: number; deleted: number }>(
-        "SELECT topic_id, partition, leader_epoch, deleted FROM replica_identity WHERE id = 1",
-      )
-      .toArray()[0];
-    if (!row) return undefined;
-    return { topicId: row.topic_id, partition: row.partition, leaderEpoch: row.leader_epoch, deleted: row.deleted === 1 };
+  /** Admits a router's call and adopts its view of the partition when newer than this replica's. */
+  #admitRouted(request: RoutedCall, requireLeader = true): ReplicaNode {
+    const node = this.#admit(request);
+    const identity = this.#identity!;
+    const configChanged =
+      identity.minInsyncReplicas !== request.config.minInsyncReplicas || identity.replicaLagMaxMs !== request.config.replicaLagMaxMs;
+    identity.minInsyncReplicas = request.config.minInsyncReplicas;
+    identity.replicaLagMaxMs = request.config.replicaLagMaxMs;
+    const { placement } = request;
+    const roleChanged =
+      placement.leader === node.region
+        ? node.becomeLeader(placement, Date.now())
+        : node.becomeFollower(placement.leaderEpoch, placement.leader);
+    if (roleChanged || configChanged) this.#persist();
+    if (roleChanged) {
+      this.#replication.wake();
+      this.#replication.kick();
+    }
+    if (requireLeader && !node.isLeader) {
+      throw new TributaryError("NOT_LEADER_OR_FOLLOWER", `replica ${node.region} is not the leader`, { leaderEpoch: node.leaderEpoch });
+    }
+    return node;
   }
 
-  #writeIdentity(identity: Identity): void {
-    this.ctx.storage.sql.exec(
-      `INSERT INTO replica_identity (id, topic_id, partition, leader_epoch, deleted) VALUES (1, ?, ?, ?, ?)
-       ON CONFLICT (id) DO UPDATE SET topic_id = excluded.topic_id, partition = excluded.partition,
-         leader_epoch = excluded.leader_epoch, deleted = excluded.deleted`,
-      identity.topicId,
-      identity.partition,
-      identity.leaderEpoch,
-      identity.deleted ? 1 : 0,
-    );
-    this.#identity = identity;
+  #newNode(identity: ReplicaIdentity): ReplicaNode {
+    const node = new ReplicaNode(identity.region, new PartitionLog(this.#store), identity.role);
+    // Followers' progress is not persisted: a leader restarting assumes they hold its high watermark and learns the rest.
+    if (identity.role.kind === "leader") node.becomeLeader(identity.role.state, Date.now());
+    return node;
+  }
+
+  #persist(): void {
+    if (!this.#identity || !this.#node) return;
+    this.#identity.role = this.#node.role;
+    writeReplicaIdentity(this.ctx.storage.sql, this.#identity);
+  }
+
+  async #setAlarmBefore(atMs: number): Promise<void> {
+    const current = await this.ctx.storage.getAlarm();
+    if (current === null || current > atMs) await this.ctx.storage.setAlarm(atMs);
   }
 }

@@ -1,4 +1,4 @@
-import type { LogBounds, LogStore, StoredBatch } from "../log/log-store.ts";
+import { emptyBounds, type EpochStart, type LogBounds, type LogStore, type StoredBatch } from "../log/log-store.ts";
 
 /**
  * The partition log in the object's SQLite database: one row per record batch, keyed by its
@@ -9,29 +9,36 @@ export const logStoreMigrations = [
   `CREATE TABLE batches (
      last_offset INTEGER PRIMARY KEY,
      base_offset INTEGER NOT NULL,
+     leader_epoch INTEGER NOT NULL,
      max_timestamp INTEGER NOT NULL,
      record_count INTEGER NOT NULL,
      bytes BLOB NOT NULL
    );
+   CREATE INDEX batches_by_epoch ON batches (leader_epoch, base_offset);
    CREATE TABLE log_bounds (
      id INTEGER PRIMARY KEY CHECK (id = 1),
      log_start_offset INTEGER NOT NULL,
-     log_end_offset INTEGER NOT NULL
+     log_end_offset INTEGER NOT NULL,
+     high_watermark INTEGER NOT NULL
    );`,
 ];
 
 interface BatchRow extends Record<string, SqlStorageValue> {
   last_offset: number;
   base_offset: number;
+  leader_epoch: number;
   max_timestamp: number;
   record_count: number;
   bytes: ArrayBuffer;
 }
 
+const batchColumns = "last_offset, base_offset, leader_epoch, max_timestamp, record_count, bytes";
+
 function toStoredBatch(row: BatchRow): StoredBatch {
   return {
     baseOffset: row.base_offset,
     lastOffset: row.last_offset,
+    leaderEpoch: row.leader_epoch,
     maxTimestamp: row.max_timestamp,
     recordCount: row.record_count,
     bytes: new Uint8Array(row.bytes),
@@ -47,31 +54,38 @@ export class SqliteLogStore implements LogStore {
 
   readBounds(): LogBounds {
     const row = this.#sql
-      .exec<{ log_start_offset: number; log_end_offset: number }>(
-        "SELECT log_start_offset, log_end_offset FROM log_bounds WHERE id = 1",
+      .exec<{ log_start_offset: number; log_end_offset: number; high_watermark: number }>(
+        "SELECT log_start_offset, log_end_offset, high_watermark FROM log_bounds WHERE id = 1",
       )
       .toArray()[0];
-    return { logStartOffset: row?.log_start_offset ?? 0, logEndOffset: row?.log_end_offset ?? 0 };
+    if (!row) return { ...emptyBounds };
+    return { logStartOffset: row.log_start_offset, logEndOffset: row.log_end_offset, highWatermark: row.high_watermark };
   }
 
   /** Atomic without a transaction call: synchronous writes with no `await` between them commit together. */
   append(batches: readonly StoredBatch[], bounds: LogBounds): void {
     for (const batch of batches) {
       this.#sql.exec(
-        "INSERT INTO batches (last_offset, base_offset, max_timestamp, record_count, bytes) VALUES (?, ?, ?, ?, ?)",
+        `INSERT INTO batches (${batchColumns}) VALUES (?, ?, ?, ?, ?, ?)`,
         batch.lastOffset,
         batch.baseOffset,
+        batch.leaderEpoch,
         batch.maxTimestamp,
         batch.recordCount,
         batch.bytes,
       );
     }
-    this.#writeBounds(bounds);
+    this.writeBounds(bounds);
+  }
+
+  truncateFrom(offset: number, bounds: LogBounds): void {
+    this.#sql.exec("DELETE FROM batches WHERE last_offset >= ?", offset);
+    this.writeBounds(bounds);
   }
 
   *batchesFrom(offset: number): Iterable<StoredBatch> {
     const cursor = this.#sql.exec<BatchRow>(
-      "SELECT last_offset, base_offset, max_timestamp, record_count, bytes FROM batches WHERE last_offset >= ? ORDER BY last_offset",
+      `SELECT ${batchColumns} FROM batches WHERE last_offset >= ? ORDER BY last_offset`,
       offset,
     );
     for (const row of cursor) yield toStoredBatch(row);
@@ -80,11 +94,20 @@ export class SqliteLogStore implements LogStore {
   firstBatchWithTimestampAtOrAfter(timestampMs: number): StoredBatch | undefined {
     const row = this.#sql
       .exec<BatchRow>(
-        "SELECT last_offset, base_offset, max_timestamp, record_count, bytes FROM batches WHERE max_timestamp >= ? ORDER BY last_offset LIMIT 1",
+        `SELECT ${batchColumns} FROM batches WHERE max_timestamp >= ? ORDER BY last_offset LIMIT 1`,
         timestampMs,
       )
       .toArray()[0];
     return row && toStoredBatch(row);
+  }
+
+  epochStarts(): EpochStart[] {
+    return this.#sql
+      .exec<{ epoch: number; start_offset: number }>(
+        "SELECT leader_epoch AS epoch, min(base_offset) AS start_offset FROM batches GROUP BY leader_epoch ORDER BY start_offset",
+      )
+      .toArray()
+      .map((row) => ({ epoch: row.epoch, startOffset: row.start_offset }));
   }
 
   size(): { batches: number; bytes: number } {
@@ -96,16 +119,17 @@ export class SqliteLogStore implements LogStore {
 
   /** Deletes every batch (topic deletion): the data is gone, not hidden. */
   deleteAll(): void {
-    this.#sql.exec("DELETE FROM batches");
-    this.#writeBounds({ logStartOffset: 0, logEndOffset: 0 });
+    this.truncateFrom(0, { ...emptyBounds });
   }
 
-  #writeBounds(bounds: LogBounds): void {
+  writeBounds(bounds: LogBounds): void {
     this.#sql.exec(
-      `INSERT INTO log_bounds (id, log_start_offset, log_end_offset) VALUES (1, ?, ?)
-       ON CONFLICT (id) DO UPDATE SET log_start_offset = excluded.log_start_offset, log_end_offset = excluded.log_end_offset`,
+      `INSERT INTO log_bounds (id, log_start_offset, log_end_offset, high_watermark) VALUES (1, ?, ?, ?)
+       ON CONFLICT (id) DO UPDATE SET log_start_offset = excluded.log_start_offset,
+         log_end_offset = excluded.log_end_offset, high_watermark = excluded.high_watermark`,
       bounds.logStartOffset,
       bounds.logEndOffset,
+      bounds.highWatermark,
     );
   }
 }

@@ -1,4 +1,4 @@
-import { TributaryError, unwrap } from "../errors.ts";
+import { TributaryError } from "../errors.ts";
 import { batchBytesMax } from "../limits.ts";
 import type { AppendResult } from "../log/partition-log.ts";
 import {
@@ -12,7 +12,8 @@ import {
 } from "../protocol/record-batch.ts";
 import { checkRecord, recordRules } from "../topics/record-rules.ts";
 import type { TopicMetadata } from "../topics/topic-metadata.ts";
-import { leaderOf } from "./partition-reads.ts";
+import type { Acks } from "../protocol/schemas.ts";
+import { callLeader } from "./leader-calls.ts";
 
 /**
  * Client-built record batches, checked as the JSON path checks records: each batch whole
@@ -51,6 +52,6 @@ export function checkClientBatches(body: Uint8Array, topic: TopicMetadata, nowMs
 }
 
 /** Appends checked batches to one partition's leader. */
-export async function appendBatches(env: Env, topic: TopicMetadata, partition: number, batches: Uint8Array[]): Promise<AppendResult> {
-  return unwrap(await leaderOf(env, topic, partition).append({ topicId: topic.topicId, partition, batches }));
+export async function appendBatches(env: Env, topic: TopicMetadata, partition: number, batches: Uint8Array[], acks: Acks): Promise<AppendResult> {
+  return callLeader(env, topic, partition, (stub, call) => stub.append({ ...call, batches, acks }), { retryUnreachable: false });
 }

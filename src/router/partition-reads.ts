@@ -1,4 +1,3 @@
-import { TributaryError, unwrap } from "../errors.ts";
 import { recordsInWindow } from "../log/fetched-records.ts";
 import type { ReadResult } from "../log/partition-log.ts";
 import type { OffsetQuery } from "../objects/partition-replica.ts";
@@ -7,15 +6,7 @@ import { encodeBase64 } from "../protocol/base64.ts";
 import type { DecodedRecord } from "../protocol/record-batch.ts";
 import type { Encoding } from "../protocol/schemas.ts";
 import type { TopicMetadata } from "../topics/topic-metadata.ts";
-
-/** The leader of an existing partition; a partition the topic does not have is 404. */
-export function leaderOf(env: Env, topic: TopicMetadata, partition: number) {
-  const placement = topic.partitions[partition];
-  if (!placement) {
-    throw new TributaryError("UNKNOWN_TOPIC_OR_PARTITION", `topic ${topic.name} has no partition ${partition}`);
-  }
-  return replicaStub(env, topic.topicId, partition, placement.leader);
-}
+import { callLeader, placementOf, routedCall } from "./leader-calls.ts";
 
 export interface ReadOptions {
   offset: number;
@@ -31,14 +22,41 @@ export interface PartitionRecords {
   logStartOffset: number;
 }
 
-/** Reads whole stored batches from one partition's leader: the binary fetch serves them as they are. */
-export async function readPartitionBatches(env: Env, topic: TopicMetadata, partition: number, options: ReadOptions): Promise<ReadResult> {
-  return unwrap(await leaderOf(env, topic, partition).read({ topicId: topic.topicId, partition, ...options }));
+/**
+ * Reads whole stored batches of one partition: from an in-sync follower in the caller's
+ * region when there is one (Kafka's KIP-392), up to the high watermark it knows; when it has
+ * nothing to give (or does not answer), from the leader, which long-polls. So a reader never
+ * sees a spurious 416 from a follower that is behind.
+ */
+export async function readPartitionBatches(
+  env: Env,
+  topic: TopicMetadata,
+  partition: number,
+  options: ReadOptions,
+  clientRegion?: string,
+): Promise<ReadResult> {
+  const placement = placementOf(topic, partition);
+  if (clientRegion && clientRegion !== placement.leader && placement.isr.includes(clientRegion)) {
+    try {
+      const call = { ...routedCall(topic, partition, clientRegion), ...options, waitMs: 0 };
+      const nearby = await replicaStub(env, topic.topicId, partition, clientRegion).read(call);
+      if (nearby.ok && nearby.value.batches.length > 0) return nearby.value;
+    } catch {
+      // The follower did not answer: the leader serves.
+    }
+  }
+  return callLeader(env, topic, partition, (stub, call) => stub.read({ ...call, ...options }), { retryUnreachable: true });
 }
 
 /** Reads records a consumer may see from one partition's leader (fetch and group poll). */
-export async function readPartition(env: Env, topic: TopicMetadata, partition: number, options: ReadOptions): Promise<PartitionRecords> {
-  const read = await readPartitionBatches(env, topic, partition, options);
+export async function readPartition(
+  env: Env,
+  topic: TopicMetadata,
+  partition: number,
+  options: ReadOptions,
+  clientRegion?: string,
+): Promise<PartitionRecords> {
+  const read = await readPartitionBatches(env, topic, partition, options, clientRegion);
   const window = {
     fromOffset: options.offset,
     untilOffset: read.highWatermark,
@@ -51,7 +69,7 @@ export async function readPartition(env: Env, topic: TopicMetadata, partition: n
 
 /** An offset of one partition: earliest, latest (the high watermark), or by timestamp. */
 export async function listOffset(env: Env, topic: TopicMetadata, partition: number, at: OffsetQuery) {
-  return unwrap(await leaderOf(env, topic, partition).listOffset({ topicId: topic.topicId, partition, at }));
+  return callLeader(env, topic, partition, (stub, call) => stub.listOffset({ ...call, at }), { retryUnreachable: true });
 }
 
 const utf8 = new TextDecoder();

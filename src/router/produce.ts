@@ -1,10 +1,10 @@
-import { TributaryError, unwrap } from "../errors.ts";
+import { TributaryError } from "../errors.ts";
 import type { AppendResult } from "../log/partition-log.ts";
-import { replicaStub } from "../objects/stubs.ts";
-import type { ProduceRequest } from "../protocol/schemas.ts";
+import type { Acks, ProduceRequest } from "../protocol/schemas.ts";
 import { configNumber, effectiveTopicConfigs } from "../topics/topic-configs.ts";
 import type { TopicMetadata } from "../topics/topic-metadata.ts";
 import { asTributaryError } from "./http-errors.ts";
+import { callLeader } from "./leader-calls.ts";
 import { isStaleMetadataError, topicMetadata } from "./metadata-cache.ts";
 import { planProduce, type PartitionWrite } from "./produce-plan.ts";
 
@@ -14,13 +14,13 @@ export interface RecordOffset {
   timestamp: number;
 }
 
-function appendAll(env: Env, topic: TopicMetadata, writes: readonly PartitionWrite[]): Promise<PromiseSettledResult<AppendResult>[]> {
+function appendAll(env: Env, topic: TopicMetadata, writes: readonly PartitionWrite[], acks: Acks): Promise<PromiseSettledResult<AppendResult>[]> {
   return Promise.allSettled(
-    writes.map(async (write) => {
-      const leader = topic.partitions[write.partition]!.leader;
-      const stub = replicaStub(env, topic.topicId, write.partition, leader);
-      return unwrap(await stub.append({ topicId: topic.topicId, partition: write.partition, batches: write.batches }));
-    }),
+    writes.map((write) =>
+      callLeader(env, topic, write.partition, (stub, call) => stub.append({ ...call, batches: write.batches, acks }), {
+        retryUnreachable: false,
+      }),
+    ),
   );
 }
 
@@ -51,8 +51,8 @@ function plan(topic: TopicMetadata, request: ProduceRequest): PartitionWrite[] {
 
 /**
  * Produces a validated request: one write per partition, all partitions in parallel. When
- * the cached metadata proves stale — planning meets a partition it does not know, or every
- * write failed as stale — refreshes it once and tries again. `acks: 0` hands the writes to
+ * the cached metadata proves stale — planning meets a partition it does not know, or a
+ * leader answers as stale (callLeader) — it is refreshed once. `acks: 0` hands the writes to
  * `waitUntil` so the runtime finishes them after the 202.
  */
 export async function produce(
@@ -71,16 +71,10 @@ export async function produce(
     writes = plan(topic, request);
   }
   if (request.acks === 0) {
-    executionCtx.waitUntil(appendAll(env, topic, writes));
+    executionCtx.waitUntil(appendAll(env, topic, writes, request.acks));
     return undefined;
   }
-  let results = await appendAll(env, topic, writes);
-  const nothingWritten = results.every((result) => result.status === "rejected");
-  if (nothingWritten && results.some((result) => result.status === "rejected" && isStaleMetadataError(result.reason))) {
-    topic = await topicMetadata(env, topicName, { refresh: true });
-    writes = plan(topic, request);
-    results = await appendAll(env, topic, writes);
-  }
+  const results = await appendAll(env, topic, writes, request.acks);
   return collectOffsets(request.records.length, writes, results);
 }
 

@@ -1,7 +1,6 @@
-import { unwrap } from "../errors.ts";
-import { replicaStub } from "../objects/stubs.ts";
 import { effectiveTopicConfigs } from "../topics/topic-configs.ts";
 import type { TopicMetadata } from "../topics/topic-metadata.ts";
+import { callLeader } from "./leader-calls.ts";
 
 /** API.md's Topic: metadata with effective configs and each partition's offsets from its leader. */
 export async function topicView(env: Env, topic: TopicMetadata, options: { fresh?: boolean } = {}) {
@@ -9,12 +8,7 @@ export async function topicView(env: Env, topic: TopicMetadata, options: { fresh
     topic.partitions.map(async (placement) => {
       const state = options.fresh
         ? { logStartOffset: 0, highWatermark: 0 }
-        : unwrap(
-            await replicaStub(env, topic.topicId, placement.partition, placement.leader).state({
-              topicId: topic.topicId,
-              partition: placement.partition,
-            }),
-          );
+        : await callLeader(env, topic, placement.partition, (stub, call) => stub.state(call), { retryUnreachable: true });
       return {
         partition: placement.partition,
         leader: placement.leader,

@@ -52,7 +52,7 @@ export function placePartitions(
     for (let index = 0; index < replicationFactor; index++) {
       replicas.push(regions[(seed + partition + index) % regions.length]!);
     }
-    placements.push({ partition, leader: replicas[0]!, replicas, isr: [...replicas], leaderEpoch: 0 });
+    placements.push({ partition, leader: replicas[0]!, replicas, isr: [...replicas], leaderEpoch: 0, partitionEpoch: 0 });
   }
   return placements;
 }

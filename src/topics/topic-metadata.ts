@@ -1,12 +1,9 @@
+import type { PartitionState } from "../replication/partition-state.ts";
 import type { TopicConfigs } from "./topic-configs.ts";
 
-/** Where one partition's replicas live. Regions name replicas (ARCHITECTURE.md decision 2). */
-export interface PartitionPlacement {
+/** Where one partition's replicas live, and who leads. Regions name replicas (ARCHITECTURE.md decision 2). */
+export interface PartitionPlacement extends PartitionState {
   partition: number;
-  leader: string;
-  replicas: string[];
-  isr: string[];
-  leaderEpoch: number;
 }
 
 /** What the controller knows of a topic; the router caches it for a few seconds. */

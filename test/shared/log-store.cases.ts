@@ -11,15 +11,15 @@ import { encodeRecordBatch } from "../../src/protocol/record-batch.ts";
 const utf8 = new TextEncoder();
 
 /** A real stored batch of `count` records from `baseOffset`, timestamps `timestamp`, +1, +2… */
-export function storedBatch(baseOffset: number, count: number, timestamp: number): StoredBatch {
+export function storedBatch(baseOffset: number, count: number, timestamp: number, leaderEpoch = 0): StoredBatch {
   const records = Array.from({ length: count }, (_, index) => ({
     key: utf8.encode(`key-${baseOffset + index}`),
     value: utf8.encode(`value-${baseOffset + index}`),
     headers: [],
     timestamp: timestamp + index,
   }));
-  const bytes = encodeRecordBatch(records, { baseOffset });
-  return { baseOffset, lastOffset: baseOffset + count - 1, maxTimestamp: timestamp + count - 1, recordCount: count, bytes };
+  const bytes = encodeRecordBatch(records, { baseOffset, partitionLeaderEpoch: leaderEpoch });
+  return { baseOffset, lastOffset: baseOffset + count - 1, leaderEpoch, maxTimestamp: timestamp + count - 1, recordCount: count, bytes };
 }
 
 function offsetsOf(batches: Iterable<StoredBatch>): number[][] {
@@ -28,23 +28,24 @@ function offsetsOf(batches: Iterable<StoredBatch>): number[][] {
 
 export const logStoreCases: Record<string, (store: LogStore) => void> = {
   "a new store is empty at offset 0"(store) {
-    expect(store.readBounds()).toEqual({ logStartOffset: 0, logEndOffset: 0 });
+    expect(store.readBounds()).toEqual({ logStartOffset: 0, logEndOffset: 0, highWatermark: 0 });
     expect([...store.batchesFrom(0)]).toEqual([]);
     expect(store.size()).toEqual({ batches: 0, bytes: 0 });
     expect(store.firstBatchWithTimestampAtOrAfter(0)).toBeUndefined();
+    expect(store.epochStarts()).toEqual([]);
   },
 
   "append stores batches and bounds together"(store) {
     const first = storedBatch(0, 3, 1_000);
     const second = storedBatch(3, 2, 2_000);
-    store.append([first, second], { logStartOffset: 0, logEndOffset: 5 });
-    expect(store.readBounds()).toEqual({ logStartOffset: 0, logEndOffset: 5 });
+    store.append([first, second], { logStartOffset: 0, logEndOffset: 5, highWatermark: 5 });
+    expect(store.readBounds()).toEqual({ logStartOffset: 0, logEndOffset: 5, highWatermark: 5 });
     expect(store.size()).toEqual({ batches: 2, bytes: first.bytes.byteLength + second.bytes.byteLength });
   },
 
   "batches come back byte for byte with their header fields"(store) {
     const batch = storedBatch(0, 4, 5_000);
-    store.append([batch], { logStartOffset: 0, logEndOffset: 4 });
+    store.append([batch], { logStartOffset: 0, logEndOffset: 4, highWatermark: 4 });
     const [read] = [...store.batchesFrom(0)];
     expect(read).toBeDefined();
     expect(read!.baseOffset).toBe(0);
@@ -55,7 +56,7 @@ export const logStoreCases: Record<string, (store: LogStore) => void> = {
   },
 
   "batchesFrom starts at the batch holding the offset"(store) {
-    store.append([storedBatch(0, 3, 0), storedBatch(3, 3, 0), storedBatch(6, 3, 0)], { logStartOffset: 0, logEndOffset: 9 });
+    store.append([storedBatch(0, 3, 0), storedBatch(3, 3, 0), storedBatch(6, 3, 0)], { logStartOffset: 0, logEndOffset: 9, highWatermark: 9 });
     expect(offsetsOf(store.batchesFrom(0))).toEqual([[0, 2], [3, 5], [6, 8]]);
     expect(offsetsOf(store.batchesFrom(4))).toEqual([[3, 5], [6, 8]]);
     expect(offsetsOf(store.batchesFrom(5))).toEqual([[3, 5], [6, 8]]);
@@ -64,18 +65,18 @@ export const logStoreCases: Record<string, (store: LogStore) => void> = {
   },
 
   "appends accumulate in offset order"(store) {
-    store.append([storedBatch(0, 2, 0)], { logStartOffset: 0, logEndOffset: 2 });
-    store.append([storedBatch(2, 1, 0)], { logStartOffset: 0, logEndOffset: 3 });
-    store.append([storedBatch(3, 5, 0)], { logStartOffset: 0, logEndOffset: 8 });
+    store.append([storedBatch(0, 2, 0)], { logStartOffset: 0, logEndOffset: 2, highWatermark: 2 });
+    store.append([storedBatch(2, 1, 0)], { logStartOffset: 0, logEndOffset: 3, highWatermark: 3 });
+    store.append([storedBatch(3, 5, 0)], { logStartOffset: 0, logEndOffset: 8, highWatermark: 8 });
     expect(offsetsOf(store.batchesFrom(0))).toEqual([[0, 1], [2, 2], [3, 7]]);
-    expect(store.readBounds()).toEqual({ logStartOffset: 0, logEndOffset: 8 });
+    expect(store.readBounds()).toEqual({ logStartOffset: 0, logEndOffset: 8, highWatermark: 8 });
   },
 
   "firstBatchWithTimestampAtOrAfter finds the lowest-offset batch whose max timestamp qualifies"(store) {
     // Create times need not be monotonic: the second batch is older than the first.
     store.append(
       [storedBatch(0, 2, 5_000), storedBatch(2, 2, 1_000), storedBatch(4, 2, 9_000)],
-      { logStartOffset: 0, logEndOffset: 6 },
+      { logStartOffset: 0, logEndOffset: 6, highWatermark: 6 },
     );
     expect(store.firstBatchWithTimestampAtOrAfter(0)?.baseOffset).toBe(0);
     expect(store.firstBatchWithTimestampAtOrAfter(5_001)?.baseOffset).toBe(0);
@@ -86,8 +87,42 @@ export const logStoreCases: Record<string, (store: LogStore) => void> = {
 
   "large offsets below 2^53 survive"(store) {
     const base = 2 ** 52;
-    store.append([storedBatch(base, 2, 0)], { logStartOffset: base, logEndOffset: base + 2 });
-    expect(store.readBounds()).toEqual({ logStartOffset: base, logEndOffset: base + 2 });
+    store.append([storedBatch(base, 2, 0)], { logStartOffset: base, logEndOffset: base + 2, highWatermark: base + 2 });
+    expect(store.readBounds()).toEqual({ logStartOffset: base, logEndOffset: base + 2, highWatermark: base + 2 });
     expect(offsetsOf(store.batchesFrom(base + 1))).toEqual([[base, base + 1]]);
+  },
+
+  "writeBounds moves the high watermark alone"(store) {
+    store.append([storedBatch(0, 4, 0)], { logStartOffset: 0, logEndOffset: 4, highWatermark: 0 });
+    store.writeBounds({ logStartOffset: 0, logEndOffset: 4, highWatermark: 3 });
+    expect(store.readBounds()).toEqual({ logStartOffset: 0, logEndOffset: 4, highWatermark: 3 });
+    expect(offsetsOf(store.batchesFrom(0))).toEqual([[0, 3]]);
+  },
+
+  "truncateFrom deletes the batches at and after a boundary, with the bounds"(store) {
+    store.append([storedBatch(0, 2, 0), storedBatch(2, 3, 0), storedBatch(5, 1, 0)], { logStartOffset: 0, logEndOffset: 6, highWatermark: 6 });
+    store.truncateFrom(2, { logStartOffset: 0, logEndOffset: 2, highWatermark: 2 });
+    expect(offsetsOf(store.batchesFrom(0))).toEqual([[0, 1]]);
+    expect(store.readBounds()).toEqual({ logStartOffset: 0, logEndOffset: 2, highWatermark: 2 });
+    expect(store.size().batches).toBe(1);
+    store.append([storedBatch(2, 1, 0, 1)], { logStartOffset: 0, logEndOffset: 3, highWatermark: 2 });
+    expect(offsetsOf(store.batchesFrom(0))).toEqual([[0, 1], [2, 2]]);
+  },
+
+  "epochStarts lists where each leader epoch begins"(store) {
+    store.append([storedBatch(0, 2, 0, 0), storedBatch(2, 2, 0, 0), storedBatch(4, 1, 0, 3)], { logStartOffset: 0, logEndOffset: 5, highWatermark: 5 });
+    store.append([storedBatch(5, 2, 0, 7)], { logStartOffset: 0, logEndOffset: 7, highWatermark: 7 });
+    expect(store.epochStarts()).toEqual([
+      { epoch: 0, startOffset: 0 },
+      { epoch: 3, startOffset: 4 },
+      { epoch: 7, startOffset: 5 },
+    ]);
+    store.truncateFrom(4, { logStartOffset: 0, logEndOffset: 4, highWatermark: 4 });
+    expect(store.epochStarts()).toEqual([{ epoch: 0, startOffset: 0 }]);
+  },
+
+  "batches keep the epoch that wrote them"(store) {
+    store.append([storedBatch(0, 1, 0, 5)], { logStartOffset: 0, logEndOffset: 1, highWatermark: 1 });
+    expect([...store.batchesFrom(0)].map((batch) => batch.leaderEpoch)).toEqual([5]);
   },
 };

@@ -3,9 +3,12 @@ import { TributaryError } from "../../errors.ts";
 import { produceRequestBytesMax } from "../../limits.ts";
 import { fetchHeaders, isRecordBatchType, recordBatchContentType } from "../../protocol/content-types.ts";
 import { readBatchHeader } from "../../protocol/record-batch.ts";
+import { recordRules } from "../../topics/record-rules.ts";
+import { clientRegion } from "../client-region.ts";
 import { appendBatches, checkClientBatches } from "../binary-produce.ts";
-import { withTopic } from "../metadata-cache.ts";
-import { leaderOf, readPartitionBatches } from "../partition-reads.ts";
+import { topicMetadata } from "../metadata-cache.ts";
+import { placementOf } from "../leader-calls.ts";
+import { readPartitionBatches } from "../partition-reads.ts";
 import { checkInSyncReplicas } from "../produce.ts";
 import { acksParam, fetchParams, partitionParam } from "../query.ts";
 import { readBodyBytes } from "../request-body.ts";
@@ -37,25 +40,26 @@ export const binaryRecordRoutes = new Hono<{ Bindings: Env }>()
     const tooLarge = new TributaryError("RECORD_LIST_TOO_LARGE", `a produce request has at most ${produceRequestBytesMax} bytes`);
     const body = await readBodyBytes(c.req.raw, produceRequestBytesMax, tooLarge);
     const nowMs = Date.now();
-    const result = await withTopic(c.env, c.req.param("topic"), async (topic) => {
-      leaderOf(c.env, topic, partition); // 404 for a partition the topic does not have, before any work
-      const batches = checkClientBatches(body, topic, nowMs);
-      if (acks === "all") checkInSyncReplicas(topic, [partition]);
-      if (acks === 0) {
-        c.executionCtx.waitUntil(appendBatches(c.env, topic, partition, batches));
-        return undefined;
-      }
-      return { ...(await appendBatches(c.env, topic, partition, batches)), logAppendTime: topic.configs["message.timestamp.type"] === "LogAppendTime" };
-    });
-    if (!result) return c.json({}, 202);
+    const name = c.req.param("topic");
+    let topic = await topicMetadata(c.env, name);
+    if (!topic.partitions[partition]) topic = await topicMetadata(c.env, name, { refresh: true }); // grown since cached?
+    placementOf(topic, partition); // 404 for a partition the topic does not have, before any work
+    const batches = checkClientBatches(body, topic, nowMs);
+    if (acks === "all") checkInSyncReplicas(topic, [partition]);
+    if (acks === 0) {
+      c.executionCtx.waitUntil(appendBatches(c.env, topic, partition, batches, acks));
+      return c.json({}, 202);
+    }
+    const result = await appendBatches(c.env, topic, partition, batches, acks);
     const answer = { partition, baseOffset: result.baseOffset, lastOffset: result.lastOffset };
-    return c.json(result.logAppendTime ? { ...answer, timestamp: nowMs } : answer);
+    return c.json(recordRules(topic).logAppendTime ? { ...answer, timestamp: nowMs } : answer);
   })
   .get("/:topic/partitions/:partition/records", async (c, next) => {
     if (!isRecordBatchType(c.req.header("accept"))) return next();
     const partition = partitionParam(c.req.param("partition"));
     const options = fetchParams(c.req.query());
-    const read = await withTopic(c.env, c.req.param("topic"), (topic) => readPartitionBatches(c.env, topic, partition, options));
+    const topic = await topicMetadata(c.env, c.req.param("topic"));
+    const read = await readPartitionBatches(c.env, topic, partition, options, clientRegion(c.req.raw));
     return new Response(new Blob(read.batches), {
       headers: {
         "Content-Type": recordBatchContentType,

@@ -2,7 +2,8 @@ import { Hono } from "hono";
 import { TributaryError } from "../../errors.ts";
 import { produceRecordsMax, produceRequestBytesMax } from "../../limits.ts";
 import { encodingSchema, produceRequestSchema, type Encoding } from "../../protocol/schemas.ts";
-import { withTopic } from "../metadata-cache.ts";
+import { clientRegion } from "../client-region.ts";
+import { topicMetadata } from "../metadata-cache.ts";
 import { listOffset, readPartition, recordJson } from "../partition-reads.ts";
 import { produce } from "../produce.ts";
 import { fetchParams, integerParam, partitionParam } from "../query.ts";
@@ -29,7 +30,8 @@ export const recordRoutes = new Hono<{ Bindings: Env }>()
     const partition = partitionParam(c.req.param("partition"));
     const options = fetchParams(c.req.query());
     const encoding = encodingParam(c.req.query("encoding"));
-    const read = await withTopic(c.env, c.req.param("topic"), (topic) => readPartition(c.env, topic, partition, options));
+    const topic = await topicMetadata(c.env, c.req.param("topic"));
+    const read = await readPartition(c.env, topic, partition, options, clientRegion(c.req.raw));
     return c.json({
       records: read.records.map((record) => recordJson(record, encoding)),
       nextOffset: read.nextOffset,
@@ -44,6 +46,6 @@ export const recordRoutes = new Hono<{ Bindings: Env }>()
       at === "earliest" || at === "latest"
         ? at
         : { timestampMs: integerParam("at", at, { min: 0, max: Number.MAX_SAFE_INTEGER }) };
-    const answer = await withTopic(c.env, c.req.param("topic"), (topic) => listOffset(c.env, topic, partition, query));
+    const answer = await listOffset(c.env, await topicMetadata(c.env, c.req.param("topic")), partition, query);
     return c.json(answer);
   });

@@ -15,6 +15,13 @@ function batchOf(values: string[], timestamp = 1_000): Uint8Array {
   );
 }
 
+/** Appends as a leader alone in its ISR does: the high watermark follows the log end. */
+function appendCommitted(log: PartitionLog, batches: Uint8Array[], epoch = 0) {
+  const result = log.append(batches, epoch);
+  log.advanceHighWatermark(log.logEndOffset);
+  return result;
+}
+
 function valuesOf(batches: Uint8Array[], fromOffset: number, untilOffset: number): string[] {
   return recordsInWindow(batches, { fromOffset, untilOffset, maxRecords: 10_000, maxBytes: 1 << 30 }).records.map(
     (record) => text.decode(record.value!),
@@ -34,8 +41,8 @@ function outOfRange(run: () => unknown): TributaryError {
 describe("PartitionLog", () => {
   it("assigns consecutive offsets across appends and batches", () => {
     const log = new PartitionLog(new MemoryLogStore());
-    expect(log.append([batchOf(["a", "b"])], 0)).toEqual({ baseOffset: 0, lastOffset: 1 });
-    expect(log.append([batchOf(["c"]), batchOf(["d", "e", "f"])], 0)).toEqual({ baseOffset: 2, lastOffset: 5 });
+    expect(appendCommitted(log, [batchOf(["a", "b"])], 0)).toEqual({ baseOffset: 0, lastOffset: 1 });
+    expect(appendCommitted(log, [batchOf(["c"]), batchOf(["d", "e", "f"])], 0)).toEqual({ baseOffset: 2, lastOffset: 5 });
     expect(log.logEndOffset).toBe(6);
     expect(log.highWatermark).toBe(6);
     expect(valuesOf(log.read(0, { maxRecords: 100, maxBytes: 1 << 20 }).batches, 0, 6)).toEqual(["a", "b", "c", "d", "e", "f"]);
@@ -43,9 +50,9 @@ describe("PartitionLog", () => {
 
   it("rewrites base offset and leader epoch only, keeping the CRC valid", () => {
     const log = new PartitionLog(new MemoryLogStore());
-    log.append([batchOf(["x"])], 0);
+    appendCommitted(log, [batchOf(["x"])], 0);
     const batch = batchOf(["y", "z"]);
-    log.append([batch], 7);
+    appendCommitted(log, [batch], 7);
     const [stored] = log.read(1, { maxRecords: 10, maxBytes: 1 << 20 }).batches;
     const header = readBatchHeader(stored!);
     expect(header.baseOffset).toBe(1);
@@ -56,14 +63,14 @@ describe("PartitionLog", () => {
 
   it("reads from inside a batch; the reader skips the records before the offset", () => {
     const log = new PartitionLog(new MemoryLogStore());
-    log.append([batchOf(["a", "b", "c", "d"])], 0);
+    appendCommitted(log, [batchOf(["a", "b", "c", "d"])], 0);
     const read = log.read(2, { maxRecords: 10, maxBytes: 1 << 20 });
     expect(valuesOf(read.batches, 2, read.highWatermark)).toEqual(["c", "d"]);
   });
 
   it("stops at maxRecords and maxBytes, but always returns one batch", () => {
     const log = new PartitionLog(new MemoryLogStore());
-    for (let index = 0; index < 5; index++) log.append([batchOf([`v${index}`])], 0);
+    for (let index = 0; index < 5; index++) appendCommitted(log, [batchOf([`v${index}`])], 0);
     expect(log.read(0, { maxRecords: 2, maxBytes: 1 << 20 }).batches).toHaveLength(2);
     expect(log.read(0, { maxRecords: 100, maxBytes: 1 }).batches).toHaveLength(1);
     const oneBatchBytes = log.read(0, { maxRecords: 1, maxBytes: 1 << 20 }).batches[0]!.byteLength;
@@ -72,7 +79,7 @@ describe("PartitionLog", () => {
 
   it("answers no batches at the high watermark, and OFFSET_OUT_OF_RANGE outside the log", () => {
     const log = new PartitionLog(new MemoryLogStore());
-    log.append([batchOf(["a", "b"])], 0);
+    appendCommitted(log, [batchOf(["a", "b"])], 0);
     expect(log.read(2, { maxRecords: 10, maxBytes: 100 }).batches).toEqual([]);
     for (const offset of [3, -1]) {
       const error = outOfRange(() => log.read(offset, { maxRecords: 10, maxBytes: 100 }));
@@ -83,9 +90,9 @@ describe("PartitionLog", () => {
 
   it("finds the first offset at or after a timestamp, or the high watermark", () => {
     const log = new PartitionLog(new MemoryLogStore());
-    log.append([batchOf(["a", "b", "c"], 1_000)], 0); // 1000, 1001, 1002
-    log.append([batchOf(["d", "e"], 500)], 0); // older create times: 500, 501
-    log.append([batchOf(["f"], 5_000)], 0);
+    appendCommitted(log, [batchOf(["a", "b", "c"], 1_000)], 0); // 1000, 1001, 1002
+    appendCommitted(log, [batchOf(["d", "e"], 500)], 0); // older create times: 500, 501
+    appendCommitted(log, [batchOf(["f"], 5_000)], 0);
     expect(log.offsetForTimestamp(0)).toEqual({ offset: 0, timestamp: 1_000 });
     expect(log.offsetForTimestamp(1_001)).toEqual({ offset: 1, timestamp: 1_001 });
     expect(log.offsetForTimestamp(1_003)).toEqual({ offset: 5, timestamp: 5_000 });
@@ -94,15 +101,16 @@ describe("PartitionLog", () => {
 
   it("recovers its bounds from the store (a restarted object)", () => {
     const store = new MemoryLogStore();
-    new PartitionLog(store).append([batchOf(["a", "b", "c"])], 0);
+    appendCommitted(new PartitionLog(store), [batchOf(["a", "b", "c"])]);
     const reopened = new PartitionLog(store);
     expect(reopened.logEndOffset).toBe(3);
+    expect(reopened.highWatermark).toBe(3);
     expect(reopened.append([batchOf(["d"])], 0)).toEqual({ baseOffset: 3, lastOffset: 3 });
   });
 
   it("refuses an empty append", () => {
     const log = new PartitionLog(new MemoryLogStore());
-    expect(() => log.append([], 0)).toThrow(TributaryError);
+    expect(() => appendCommitted(log, [], 0)).toThrow(TributaryError);
     expect(log.logEndOffset).toBe(0);
   });
 });
@@ -128,5 +136,68 @@ describe("recordsInWindow", () => {
     expect(bytesBound.nextOffset).toBe(12);
     const oversized = recordsInWindow(batches, { fromOffset: 12, untilOffset: 14, maxRecords: 10, maxBytes: 1 });
     expect(oversized.records.map((record) => record.offset)).toEqual([12]);
+  });
+});
+
+describe("PartitionLog replication", () => {
+  it("keeps the high watermark where the caller puts it: forward only, never past the log end", () => {
+    const log = new PartitionLog(new MemoryLogStore());
+    log.append([batchOf(["a", "b", "c"])], 0);
+    expect(log.highWatermark).toBe(0);
+    expect(log.read(0, { maxRecords: 10, maxBytes: 1 << 20 }).batches).toEqual([]);
+    log.advanceHighWatermark(2);
+    log.advanceHighWatermark(1);
+    expect(log.highWatermark).toBe(2);
+    log.advanceHighWatermark(99);
+    expect(log.highWatermark).toBe(3);
+    expect(log.read(0, { maxRecords: 10, maxBytes: 1 << 20 }, 3).batches).toHaveLength(1);
+  });
+
+  it("appends a leader's batches as they are, refusing a gap or an older epoch", () => {
+    const leader = new PartitionLog(new MemoryLogStore());
+    appendCommitted(leader, [batchOf(["a", "b"])], 2);
+    appendCommitted(leader, [batchOf(["c"])], 4);
+    const copies = leader.read(0, { maxRecords: 10, maxBytes: 1 << 20 }).batches.map((batch) => batch.slice());
+    const follower = new PartitionLog(new MemoryLogStore());
+    follower.appendReplicated(copies);
+    expect(follower.logEndOffset).toBe(3);
+    expect(follower.epochStarts()).toEqual([{ epoch: 2, startOffset: 0 }, { epoch: 4, startOffset: 2 }]);
+    expect(() => follower.appendReplicated([copies[0]!])).toThrow(TributaryError);
+    const older = batchOf(["z"]);
+    const other = new PartitionLog(new MemoryLogStore());
+    appendCommitted(other, [older], 1);
+    expect(() => follower.appendReplicated(other.read(0, { maxRecords: 1, maxBytes: 1 << 20 }).batches)).toThrow(TributaryError);
+    expect(follower.logEndOffset).toBe(3);
+  });
+
+  it("answers where each epoch ends (KIP-101)", () => {
+    const log = new PartitionLog(new MemoryLogStore());
+    appendCommitted(log, [batchOf(["a", "b"])], 1); // epoch 1: 0..1
+    appendCommitted(log, [batchOf(["c", "d", "e"])], 3); // epoch 3: 2..4
+    appendCommitted(log, [batchOf(["f"])], 5); // epoch 5: 5
+    expect(log.endOffsetForEpoch(0)).toEqual({ epoch: -1, endOffset: 0 });
+    expect(log.endOffsetForEpoch(1)).toEqual({ epoch: 1, endOffset: 2 });
+    expect(log.endOffsetForEpoch(2)).toEqual({ epoch: 1, endOffset: 2 });
+    expect(log.endOffsetForEpoch(3)).toEqual({ epoch: 3, endOffset: 5 });
+    expect(log.endOffsetForEpoch(5)).toEqual({ epoch: 5, endOffset: 6 });
+    expect(log.endOffsetForEpoch(9)).toEqual({ epoch: 5, endOffset: 6 });
+    expect(log.latestEpoch).toBe(5);
+  });
+
+  it("truncates at a batch boundary, with its epochs and high watermark, and survives a restart", () => {
+    const store = new MemoryLogStore();
+    const log = new PartitionLog(store);
+    appendCommitted(log, [batchOf(["a", "b"])], 1);
+    log.append([batchOf(["c"]), batchOf(["d"])], 2);
+    log.advanceHighWatermark(3);
+    log.truncateFrom(3);
+    expect(log.logEndOffset).toBe(3);
+    expect(log.highWatermark).toBe(3);
+    log.truncateFrom(2);
+    expect([log.logEndOffset, log.highWatermark, log.latestEpoch]).toEqual([2, 2, 1]);
+    expect(() => log.truncateFrom(1)).toThrow(/inside a batch/);
+    const reopened = new PartitionLog(store);
+    expect([reopened.logEndOffset, reopened.highWatermark, reopened.latestEpoch]).toEqual([2, 2, 1]);
+    expect(reopened.append([batchOf(["x"])], 3)).toEqual({ baseOffset: 2, lastOffset: 2 });
   });
 });

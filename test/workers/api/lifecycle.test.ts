@@ -79,16 +79,22 @@ describe("requests routed with stale metadata after a delete", () => {
     await produce(name, [{ value: "before" }]);
     expect((await api("DELETE", `/v1/topics/${name}`)).status).toBe(204);
     const stale = partitionObject(old, 0);
-    const address = { topicId: old.topicId, partition: 0 };
-    const appended = await stale.append({ ...address, batches: [oneBatch("after delete")] });
+    const leader = old.partitions[0]!.leader;
+    const address = { topicId: old.topicId, partition: 0, region: leader };
+    const routed = {
+      ...address,
+      placement: { leader, replicas: [leader], isr: [leader], leaderEpoch: 0, partitionEpoch: 0 },
+      config: { minInsyncReplicas: 1, replicaLagMaxMs: 30_000 },
+    };
+    const appended = await stale.append({ ...routed, acks: 1, batches: [oneBatch("after delete")] });
     expect(appended).toMatchObject({ ok: false, error: { code: "UNKNOWN_TOPIC_OR_PARTITION" } });
-    const read = await stale.read({ ...address, offset: 0, maxRecords: 10, maxBytes: 1024, waitMs: 0 });
+    const read = await stale.read({ ...routed, offset: 0, maxRecords: 10, maxBytes: 1024, waitMs: 0 });
     expect(read).toMatchObject({ ok: false, error: { code: "UNKNOWN_TOPIC_OR_PARTITION" } });
     const state = await stale.state(address);
     expect(state).toMatchObject({ ok: false, error: { code: "UNKNOWN_TOPIC_OR_PARTITION" } });
     // Still refused after the object restarts: the tombstone is stored, not held in memory.
     await evictDurableObject(stale);
-    const again = await partitionObject(old, 0).append({ ...address, batches: [oneBatch("after restart")] });
+    const again = await partitionObject(old, 0).append({ ...routed, acks: 1, batches: [oneBatch("after restart")] });
     expect(again).toMatchObject({ ok: false, error: { code: "UNKNOWN_TOPIC_OR_PARTITION" } });
     const rows = await runInDurableObject(partitionObject(old, 0), (_instance, storage) =>
       storage.storage.sql.exec<{ count: number }>("SELECT count(*) AS count FROM batches").one().count,
@@ -104,9 +110,9 @@ describe("requests routed with stale metadata after a delete", () => {
     // The router in this isolate still believes the topic exists (as another isolate's cache would).
     expect(unwrapOk(await controllerStub(env).describeTopic(name))).toBeUndefined();
     await expectRouterUsesInjectedMetadata();
-    rememberTopic({ name, topicId: old.topicId, replicationFactor: 1, configs: {}, partitions: old.partitions.map((p) => ({ ...p, leaderEpoch: 0 })) });
+    rememberTopic({ name, topicId: old.topicId, replicationFactor: 1, configs: {}, partitions: old.partitions.map((p) => ({ ...p, leaderEpoch: 0, partitionEpoch: 0 })) });
     expectError(await api("POST", `/v1/topics/${name}/records`, { records: [{ value: "stale" }] }), 404, "UNKNOWN_TOPIC_OR_PARTITION");
-    rememberTopic({ name, topicId: old.topicId, replicationFactor: 1, configs: {}, partitions: old.partitions.map((p) => ({ ...p, leaderEpoch: 0 })) });
+    rememberTopic({ name, topicId: old.topicId, replicationFactor: 1, configs: {}, partitions: old.partitions.map((p) => ({ ...p, leaderEpoch: 0, partitionEpoch: 0 })) });
     expectError(await fetchRecords(name, 0, { offset: 0 }), 404, "UNKNOWN_TOPIC_OR_PARTITION");
     const rows = await runInDurableObject(partitionObject(old, 0), (_instance, state) =>
       state.storage.sql.exec<{ count: number }>("SELECT count(*) AS count FROM batches").one().count,
@@ -120,7 +126,7 @@ describe("requests routed with stale metadata after a delete", () => {
     await produce(name, [{ value: "before" }]);
     expect((await api("DELETE", `/v1/topics/${name}`)).status).toBe(204);
     const fresh = await createTopic(name);
-    rememberTopic({ name, topicId: old.topicId, replicationFactor: 1, configs: {}, partitions: old.partitions.map((p) => ({ ...p, leaderEpoch: 0 })) });
+    rememberTopic({ name, topicId: old.topicId, replicationFactor: 1, configs: {}, partitions: old.partitions.map((p) => ({ ...p, leaderEpoch: 0, partitionEpoch: 0 })) });
     const offsets = await produce(name, [{ value: "after" }]);
     expect(offsets.map(({ partition, offset }) => [partition, offset])).toEqual([[0, 0]]);
     expect((await describeTopic(name)).topicId).toBe(fresh.topicId);
@@ -132,7 +138,7 @@ describe("requests routed with stale metadata after a delete", () => {
     const before = await createTopic(name);
     expect((await api("POST", `/v1/topics/${name}/partitions`, { count: 3 })).status).toBe(200);
     // This isolate's cache still holds the one-partition topic, as another isolate's would.
-    rememberTopic({ name, topicId: before.topicId, replicationFactor: 1, configs: {}, partitions: before.partitions.map((p) => ({ ...p, leaderEpoch: 0 })) });
+    rememberTopic({ name, topicId: before.topicId, replicationFactor: 1, configs: {}, partitions: before.partitions.map((p) => ({ ...p, leaderEpoch: 0, partitionEpoch: 0 })) });
     const offsets = await produce(name, [{ value: "to the new partition", partition: 2 }]);
     expect(offsets.map(({ partition, offset }) => [partition, offset])).toEqual([[2, 0]]);
   });
@@ -145,7 +151,7 @@ describe("requests routed with stale metadata after a delete", () => {
 async function expectRouterUsesInjectedMetadata() {
   const name = uniqueTopic("injected-probe");
   expectError(await fetchRecords(name, 0, { offset: 0 }), 404, "UNKNOWN_TOPIC_OR_PARTITION");
-  const partitions = [{ partition: 0, leader: "weur", replicas: ["weur"], isr: ["weur"], leaderEpoch: 0 }];
+  const partitions = [{ partition: 0, leader: "weur", replicas: ["weur"], isr: ["weur"], leaderEpoch: 0, partitionEpoch: 0 }];
   rememberTopic({ name, topicId: crypto.randomUUID(), replicationFactor: 1, configs: {}, partitions });
   expect((await fetchRecords(name, 0, { offset: 0 })).status).toBe(200);
 }

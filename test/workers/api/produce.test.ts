@@ -298,7 +298,7 @@ describe("concurrency and size", () => {
     }));
     const offsets = await produce(topic, records);
     expect(offsets.map((entry) => entry.offset)).toEqual([...Array(recordCount).keys()]);
-    const stored = await replicaStub(env, created.topicId, 0, created.partitions[0]!.leader).state({ topicId: created.topicId, partition: 0 });
+    const stored = await replicaStub(env, created.topicId, 0, created.partitions[0]!.leader).state({ topicId: created.topicId, partition: 0, region: created.partitions[0]!.leader });
     expect(stored.ok).toBe(true);
     if (!stored.ok) return;
     expect(stored.value.storage.sqliteBatches).toBeGreaterThanOrEqual(6); // 6 MiB in batches of at most ~1 MiB

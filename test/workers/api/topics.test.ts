@@ -116,11 +116,16 @@ describe("POST /v1/topics", () => {
     expectError(await api("GET", `/v1/topics/${name}`), 404, "UNKNOWN_TOPIC_OR_PARTITION");
   });
 
-  it("refuses replication factor 2 because replication is not available yet", async () => {
-    const name = uniqueTopic("rf2");
-    const error = expectError(await api("POST", "/v1/topics", { name, replicationFactor: 2 }), 400, "INVALID_REPLICATION_FACTOR");
-    expect(error.message).toMatch(/replication.*not available yet/);
-    expectError(await api("GET", `/v1/topics/${name}`), 404, "UNKNOWN_TOPIC_OR_PARTITION");
+  it("places replication factor 3 in three distinct regions, all in sync", async () => {
+    const name = uniqueTopic("rf3");
+    const created = await api("POST", "/v1/topics", { name, partitions: 4, replicationFactor: 3 });
+    expect(created.status).toBe(201);
+    expect(created.body.replicationFactor).toBe(3);
+    for (const partition of created.body.partitions) {
+      expect(new Set(partition.replicas).size).toBe(3);
+      expect(partition.leader).toBe(partition.replicas[0]);
+      expect(partition.isr).toEqual(partition.replicas);
+    }
   });
 
   it.each([0, -1, 1.5, 6])("refuses replication factor %s with 400 INVALID_REPLICATION_FACTOR", async (replicationFactor) => {

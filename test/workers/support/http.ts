@@ -56,7 +56,10 @@ export function expectError(response: ApiResponse, status: number, code: string)
 }
 
 /** Creates a topic and asserts 201; returns the Topic. */
-export async function createTopic(name: string, options: { partitions?: number; configs?: Record<string, unknown> } = {}) {
+export async function createTopic(
+  name: string,
+  options: { partitions?: number; replicationFactor?: number; configs?: Record<string, unknown> } = {},
+) {
   const response = await api("POST", "/v1/topics", { name, ...options });
   expect(response.status, response.text).toBe(201);
   return response.body as Topic;

@@ -1,0 +1,31 @@
+import type { EpochEnd } from "../log/partition-log.ts";
+
+/** A leader's push of batches to a follower (ARCHITECTURE.md decision 5), fenced by its epoch. */
+export interface ReplicateRequest {
+  leader: string;
+  leaderEpoch: number;
+  /** The follower's log end the leader believes in: the first batch's base offset. */
+  prevLogEndOffset: number;
+  /** The epoch of the leader's record just before prevLogEndOffset (-1 when none): the follower's must match (Raft's log-matching check). */
+  prevEpoch: number;
+  /** Batches as the leader stores them (offsets and epochs set); may be empty (a high-watermark update). */
+  batches: Uint8Array[];
+  leaderHighWatermark: number;
+}
+
+export type ReplicateReply =
+  /** Appended: the follower's log now ends here. */
+  | { kind: "ok"; logEndOffset: number }
+  /** The follower knows a newer leader epoch: the sender is no longer the leader. */
+  | { kind: "fenced"; leaderEpoch: number; leader: string | undefined }
+  /** The follower's log does not end at prevLogEndOffset: the leader finds the divergence (KIP-101). */
+  | { kind: "mismatch"; logEndOffset: number; latestEpoch: number };
+
+/** The leader's answer to a mismatch: where the follower's latest common epoch ends in the leader's log. */
+export interface TruncateRequest {
+  leader: string;
+  leaderEpoch: number;
+  epochEnd: EpochEnd;
+}
+
+export type TruncateReply = ReplicateReply;

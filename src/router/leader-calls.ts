@@ -1,0 +1,72 @@
+import { TributaryError, unwrap, type Result } from "../errors.ts";
+import { replicationConfig } from "../objects/partition-elections.ts";
+import type { PartitionReplica, RoutedCall } from "../objects/partition-replica.ts";
+import { controllerStub, replicaStub } from "../objects/stubs.ts";
+import type { PartitionPlacement, TopicMetadata } from "../topics/topic-metadata.ts";
+import { isStaleMetadataError, rememberTopic, topicMetadata } from "./metadata-cache.ts";
+
+/** A partition the topic has; one it does not have is 404. */
+export function placementOf(topic: TopicMetadata, partition: number): PartitionPlacement {
+  const placement = topic.partitions[partition];
+  if (!placement) {
+    throw new TributaryError("UNKNOWN_TOPIC_OR_PARTITION", `topic ${topic.name} has no partition ${partition}`);
+  }
+  return placement;
+}
+
+/** What a router tells a replica with every call: its view of the partition, and the replication configs. */
+export function routedCall(topic: TopicMetadata, partition: number, region: string): RoutedCall {
+  const placement = placementOf(topic, partition);
+  const { partition: _, ...state } = placement;
+  return { topicId: topic.topicId, partition, region, placement: state, config: replicationConfig(topic) };
+}
+
+export type ReplicaStub = DurableObjectStub<PartitionReplica>;
+
+/**
+ * Calls a partition's leader with the router's cached metadata (ARCHITECTURE.md decision
+ * 10). A stale answer (NOT_LEADER_OR_FOLLOWER, unknown topic) refreshes the metadata and
+ * retries once — nothing was written. A leader that does not answer is reported to the
+ * controller, which elects a new one when it is really gone; the call is then retried once
+ * only when `retryUnreachable` (reads: safe to repeat), else answered with a retriable
+ * LEADER_NOT_AVAILABLE, because a write may or may not have landed.
+ */
+export async function callLeader<T>(
+  env: Env,
+  initial: TopicMetadata,
+  partition: number,
+  action: (stub: ReplicaStub, call: RoutedCall) => Promise<Result<T>>,
+  options: { retryUnreachable: boolean },
+): Promise<T> {
+  let topic = initial;
+  for (let attempt = 0; ; attempt++) {
+    const placement = placementOf(topic, partition);
+    let result: Result<T>;
+    try {
+      result = await action(replicaStub(env, topic.topicId, partition, placement.leader), routedCall(topic, partition, placement.leader));
+    } catch {
+      await reportUnreachable(env, topic, placement);
+      if (attempt > 0 || !options.retryUnreachable) {
+        throw new TributaryError("LEADER_NOT_AVAILABLE", `the leader of partition ${partition} did not answer; retry shortly`);
+      }
+      topic = await topicMetadata(env, topic.name, { refresh: true });
+      continue;
+    }
+    if (result.ok || attempt > 0 || !isStaleMetadataError(TributaryError.fromValue(result.error))) return unwrap(result);
+    topic = await topicMetadata(env, topic.name, { refresh: true });
+  }
+}
+
+/** Tells the controller a leader did not answer; it elects a new one if the leader is really gone. */
+async function reportUnreachable(env: Env, topic: TopicMetadata, placement: PartitionPlacement): Promise<void> {
+  const result = await controllerStub(env).reportUnreachable({
+    topicId: topic.topicId,
+    partition: placement.partition,
+    leaderEpoch: placement.leaderEpoch,
+  });
+  if (!result.ok) return; // no leader can be elected now: the caller's retriable error says so
+  const partitions = topic.partitions.map((existing) =>
+    existing.partition === placement.partition ? { ...result.value, partition: placement.partition } : existing,
+  );
+  rememberTopic({ ...topic, partitions });
+}

@@ -1,0 +1,35 @@
+import { Hono } from "hono";
+import { z } from "zod";
+import { TributaryError, unwrap } from "../../errors.ts";
+import { adminRequestBytesMax } from "../../limits.ts";
+import { checkFaultsEnabled, faultNames } from "../../objects/replica-faults.ts";
+import { replicaStub } from "../../objects/stubs.ts";
+import { placementOf } from "../leader-calls.ts";
+import { topicMetadata } from "../metadata-cache.ts";
+import { readJsonBody } from "../request-body.ts";
+
+const faultSchema = z.object({
+  topic: z.string(),
+  partition: z.number().int().nonnegative(),
+  replica: z.string(),
+  fault: z.enum(faultNames as ["down", "slow", "crash-after-write", "none"]),
+  ms: z.number().int().nonnegative().max(60_000).optional(),
+});
+
+/**
+ * Fault injection (API.md): only when the Worker variable TRIBUTARY_FAULTS is "1" — a
+ * feature for local resilience drills and tests, never set in a production deploy, where
+ * the route does not exist (404 NOT_FOUND).
+ */
+export const faultRoutes = new Hono<{ Bindings: Env }>().post("/", async (c) => {
+  checkFaultsEnabled(c.env);
+  const request = await readJsonBody(c.req.raw, faultSchema, adminRequestBytesMax);
+  const topic = await topicMetadata(c.env, request.topic);
+  const placement = placementOf(topic, request.partition);
+  if (!placement.replicas.includes(request.replica)) {
+    throw new TributaryError("INVALID_REQUEST", `partition ${request.partition} has no replica in ${request.replica}`);
+  }
+  const stub = replicaStub(c.env, topic.topicId, request.partition, request.replica);
+  unwrap(await stub.setFault({ topicId: topic.topicId, partition: request.partition, region: request.replica, fault: request.fault, ms: request.ms ?? 0 }));
+  return c.body(null, 204);
+});
