@@ -4,9 +4,10 @@
  * nearest-replica reads.
  */
 import { env } from "cloudflare:workers";
-import { runDurableObjectAlarm } from "cloudflare:test";
+import { createExecutionContext, runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { replicaStub } from "../../../src/objects/stubs.ts";
+import { createApp } from "../../../src/router/app.ts";
 import { api, createTopic, describeTopic, expectError, readAll, uniqueTopic } from "../support/http.ts";
 
 async function setFault(topic: string, replica: string, fault: string, ms?: number) {
@@ -106,6 +107,15 @@ describe("an RF=3 partition", () => {
 });
 
 describe("POST /v1/faults", () => {
+  it("does not exist unless TRIBUTARY_FAULTS is 1 (a production deploy)", async () => {
+    const app = createApp();
+    const body = JSON.stringify({ topic: "t", partition: 0, replica: "weur", fault: "down" });
+    const init = { method: "POST", body, headers: { "content-type": "application/json" } };
+    const response = await app.request("/v1/faults", init, { ...env, TRIBUTARY_FAULTS: "0" }, createExecutionContext());
+    expect(response.status).toBe(404);
+    expect(((await response.json()) as { error: { code: string } }).error.code).toBe("NOT_FOUND");
+  });
+
   it("refuses an unknown fault, an unknown replica and an unknown topic", async () => {
     const topic = uniqueTopic("faults-bad");
     await createTopic(topic);
