@@ -5,6 +5,7 @@
 import { createApp } from "./router/app.ts";
 
 export { Controller } from "./objects/controller.ts";
+export { GroupCoordinator } from "./objects/group-coordinator.ts";
 export { PartitionReplica } from "./objects/partition-replica.ts";
 
 const app = createApp();

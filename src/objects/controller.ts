@@ -5,8 +5,10 @@ import { parseRegions, placePartitions } from "../topics/placement.ts";
 import { mergeTopicConfigs, type TopicConfigs } from "../topics/topic-configs.ts";
 import type { PartitionPlacement, TopicMetadata, TopicSummary } from "../topics/topic-metadata.ts";
 import { checkTopicName } from "../topics/topic-names.ts";
+import type { AlterPartitionRequest, PartitionState } from "../replication/partition-state.ts";
+import { PartitionElections, type PartitionRef } from "./partition-elections.ts";
 import { applyMigrations } from "./schema.ts";
-import { replicaStub } from "./stubs.ts";
+import { groupStub, replicaStub } from "./stubs.ts";
 
 export interface CreateTopicRequest {
   name: unknown;
@@ -30,13 +32,34 @@ const migrations = [
      replicas TEXT NOT NULL,
      isr TEXT NOT NULL,
      leader_epoch INTEGER NOT NULL,
+     partition_epoch INTEGER NOT NULL DEFAULT 0,
      PRIMARY KEY (topic_id, partition)
    );
    CREATE TABLE pending_deletions (
      topic_id TEXT PRIMARY KEY,
      partitions TEXT NOT NULL
    );`,
+  // The group index (ARCHITECTURE.md decision 7): every group, for listing and for deleting a
+  // deleted topic's offsets in every group; and the name of each topic whose deletion still
+  // has to reach the groups (a group removes the topic from its assignments by name).
+  `CREATE TABLE groups (
+     name TEXT PRIMARY KEY,
+     state TEXT NOT NULL,
+     members INTEGER NOT NULL,
+     updated_at INTEGER NOT NULL
+   );
+   CREATE TABLE pending_group_offset_deletions (
+     topic_id TEXT PRIMARY KEY,
+     topic TEXT NOT NULL
+   );`,
 ];
+
+/** A group as the index lists it (API.md, GET /v1/groups); the coordinator keeps it current. */
+export interface GroupIndexEntry {
+  group: string;
+  state: string;
+  members: number;
+}
 
 /** Retry delay for a topic deletion whose partitions could not all be reached. */
 const deletionRetryMs = 1_000;
@@ -48,9 +71,11 @@ const deletionRetryMs = 1_000;
  */
 export class Controller extends DurableObject<Env> {
   readonly #topics = new Map<string, TopicMetadata>();
+  readonly #elections: PartitionElections;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
+    this.#elections = new PartitionElections(env, ctx.storage.sql, this.#topics);
     void ctx.blockConcurrencyWhile(async () => {
       applyMigrations(ctx.storage.sql, migrations);
       this.#loadTopics();
@@ -84,6 +109,16 @@ export class Controller extends DurableObject<Env> {
       this.#topics.set(name, topic);
       return topic;
     });
+  }
+
+  /** Kafka's AlterPartition: a leader's compare-and-set of its partition's ISR on the partition epoch. */
+  async alterPartition(request: PartitionRef & AlterPartitionRequest): Promise<Result<PartitionState>> {
+    return toResult(() => this.#elections.alterPartition(request, request));
+  }
+
+  /** A router could not reach a partition's leader: elect a new one when it is really gone. */
+  async reportUnreachable(request: PartitionRef & { leaderEpoch: number }): Promise<Result<PartitionState>> {
+    return toResult(() => this.#elections.reportUnreachable(request, request.leaderEpoch));
   }
 
   async listTopics(): Promise<Result<TopicSummary[]>> {
@@ -144,6 +179,7 @@ export class Controller extends DurableObject<Env> {
         topic.topicId,
         JSON.stringify(topic.partitions),
       );
+      sql.exec("INSERT INTO pending_group_offset_deletions (topic_id, topic) VALUES (?, ?)", topic.topicId, name);
       this.#topics.delete(name);
       try {
         await this.#finishDeletion(topic.topicId, topic.partitions);
@@ -178,11 +214,67 @@ export class Controller extends DurableObject<Env> {
       const slice = replicas.slice(start, start + deleteFanOutConcurrencyMax);
       await Promise.all(
         slice.map(async ({ partition, region }) =>
-          unwrap(await replicaStub(this.env, topicId, partition, region).deleteTopicData({ topicId, partition })),
+          unwrap(await replicaStub(this.env, topicId, partition, region).deleteTopicData({ topicId, partition, region })),
         ),
       );
     }
+    await this.#deleteGroupOffsets(topicId);
     this.ctx.storage.sql.exec("DELETE FROM pending_deletions WHERE topic_id = ?", topicId);
+  }
+
+  /**
+   * Deletes a deleted topic's committed offsets in every indexed group, as many groups at a
+   * time as partitions above. Idempotent: a retry by the alarm asks every group again.
+   */
+  async #deleteGroupOffsets(topicId: string): Promise<void> {
+    const sql = this.ctx.storage.sql;
+    const pending = sql
+      .exec<{ topic: string }>("SELECT topic FROM pending_group_offset_deletions WHERE topic_id = ?", topicId)
+      .toArray()[0];
+    if (!pending) return;
+    const groups = sql.exec<{ name: string }>("SELECT name FROM groups").toArray().map((row) => row.name);
+    for (let start = 0; start < groups.length; start += deleteFanOutConcurrencyMax) {
+      const slice = groups.slice(start, start + deleteFanOutConcurrencyMax);
+      await Promise.all(
+        slice.map(async (group) => unwrap(await groupStub(this.env, group).deleteTopicOffsets(group, topicId, pending.topic))),
+      );
+    }
+    sql.exec("DELETE FROM pending_group_offset_deletions WHERE topic_id = ?", topicId);
+  }
+
+  /** Adds a group to the index or updates its state and member count (called by its coordinator). */
+  async indexGroup(entry: GroupIndexEntry): Promise<Result<void>> {
+    return toResult(() => {
+      if (typeof entry?.group !== "string" || typeof entry.state !== "string" || !Number.isSafeInteger(entry.members)) {
+        throw new TributaryError("INVALID_REQUEST", "a group index entry is {group, state, members}");
+      }
+      this.ctx.storage.sql.exec(
+        `INSERT INTO groups (name, state, members, updated_at) VALUES (?, ?, ?, ?)
+         ON CONFLICT (name) DO UPDATE SET state = excluded.state, members = excluded.members, updated_at = excluded.updated_at`,
+        entry.group,
+        entry.state,
+        entry.members,
+        Date.now(),
+      );
+    });
+  }
+
+  /** Removes a deleted group from the index; idempotent. */
+  async unindexGroup(group: string): Promise<Result<void>> {
+    return toResult(() => {
+      this.ctx.storage.sql.exec("DELETE FROM groups WHERE name = ?", group);
+    });
+  }
+
+  /** Every indexed group, sorted by name (code-unit order, as topics). */
+  async listGroups(): Promise<Result<GroupIndexEntry[]>> {
+    return toResult(() =>
+      this.ctx.storage.sql
+        .exec<{ name: string; state: string; members: number }>("SELECT name, state, members FROM groups")
+        .toArray()
+        .map((row) => ({ group: row.name, state: row.state, members: row.members }))
+        .sort((a, b) => (a.group < b.group ? -1 : a.group > b.group ? 1 : 0)),
+    );
   }
 
   #topic(name: string): TopicMetadata {
@@ -201,9 +293,7 @@ export class Controller extends DurableObject<Env> {
     if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > max) {
       throw new TributaryError(
         "INVALID_REPLICATION_FACTOR",
-        max === 1
-          ? `replication factor must be 1: replication across regions is not available yet`
-          : `replication factor must be an integer from 1 to ${max}`,
+        `replication factor must be an integer from 1 to ${max} (replicas live in distinct regions; ${regions} are configured)`,
       );
     }
     return value;
@@ -212,13 +302,14 @@ export class Controller extends DurableObject<Env> {
   #insertPartitions(topicId: string, placements: readonly PartitionPlacement[]): void {
     for (const placement of placements) {
       this.ctx.storage.sql.exec(
-        "INSERT INTO partitions (topic_id, partition, leader, replicas, isr, leader_epoch) VALUES (?, ?, ?, ?, ?, ?)",
+        "INSERT INTO partitions (topic_id, partition, leader, replicas, isr, leader_epoch, partition_epoch) VALUES (?, ?, ?, ?, ?, ?, ?)",
         topicId,
         placement.partition,
         placement.leader,
         JSON.stringify(placement.replicas),
         JSON.stringify(placement.isr),
         placement.leaderEpoch,
+        placement.partitionEpoch,
       );
     }
   }
@@ -226,8 +317,8 @@ export class Controller extends DurableObject<Env> {
   #loadTopics(): void {
     const sql = this.ctx.storage.sql;
     const partitionsByTopic = new Map<string, PartitionPlacement[]>();
-    for (const row of sql.exec<{ topic_id: string; partition: number; leader: string; replicas: string; isr: string; leader_epoch: number }>(
-      "SELECT topic_id, partition, leader, replicas, isr, leader_epoch FROM partitions ORDER BY topic_id, partition",
+    for (const row of sql.exec<{ topic_id: string; partition: number; leader: string; replicas: string; isr: string; leader_epoch: number; partition_epoch: number }>(
+      "SELECT topic_id, partition, leader, replicas, isr, leader_epoch, partition_epoch FROM partitions ORDER BY topic_id, partition",
     )) {
       const list = partitionsByTopic.get(row.topic_id) ?? [];
       list.push({
@@ -236,6 +327,7 @@ export class Controller extends DurableObject<Env> {
         replicas: JSON.parse(row.replicas) as string[],
         isr: JSON.parse(row.isr) as string[],
         leaderEpoch: row.leader_epoch,
+        partitionEpoch: row.partition_epoch,
       });
       partitionsByTopic.set(row.topic_id, list);
     }

@@ -22,3 +22,8 @@ export function replicaStub(
   const id = env.PARTITIONS.idFromName(replicaName(topicId, partition, region));
   return env.PARTITIONS.get(id, { locationHint: region as DurableObjectLocationHint });
 }
+
+/** A group's coordinator: one object per group, named by the group name (ARCHITECTURE.md decision 7). */
+export function groupStub(env: Env, group: string): DurableObjectStub<import("./group-coordinator.ts").GroupCoordinator> {
+  return env.GROUPS.get(env.GROUPS.idFromName(group));
+}

@@ -1,4 +1,16 @@
 import { z } from "zod";
+import {
+  fetchMaxBytesDefault,
+  fetchMaxBytesMax,
+  fetchMaxRecordsDefault,
+  fetchMaxRecordsMax,
+  fetchWaitMsMax,
+  groupTopicsMax,
+  partitionsPerTopicMax,
+  sessionTimeoutMsMax,
+  sessionTimeoutMsMin,
+  subscribedTopicsMax,
+} from "../limits.ts";
 
 /**
  * Request shapes of the HTTP API (API.md), shared by the router and the client. Shapes only:
@@ -68,3 +80,73 @@ export const alterConfigsSchema = z.object({
 export const createPartitionsSchema = z.object({
   count: z.number(),
 });
+
+// ---- Consumer groups (API.md) ---------------------------------------------------------
+
+/** Every partition a group can hold: the most positions or owned partitions a request can name. */
+const groupPartitionsMax = groupTopicsMax * partitionsPerTopicMax;
+
+const partitionNumberSchema = z.number().int().nonnegative();
+const memberEpochSchema = z.number().int().nonnegative();
+
+/** Assignment = `[{"topic", "partitions": [...]}]`. */
+export const assignmentSchema = z
+  .array(z.object({ topic: z.string().min(1), partitions: z.array(partitionNumberSchema).max(partitionsPerTopicMax) }))
+  .max(groupTopicsMax);
+
+/** Position = `{"topic", "partition", "offset"}`: the next offset to read. */
+export const positionSchema = z.object({
+  topic: z.string().min(1),
+  partition: partitionNumberSchema,
+  offset: z.number().int().nonnegative(),
+});
+export type Position = z.infer<typeof positionSchema>;
+
+/** Positions naming each partition at most once (which of two would count is anyone's guess). */
+const positionsSchema = z
+  .array(positionSchema)
+  .max(groupPartitionsMax)
+  .refine(
+    (positions) => new Set(positions.map(({ topic, partition }) => JSON.stringify([topic, partition]))).size === positions.length,
+    { error: "positions name each partition at most once" },
+  );
+
+export const joinGroupSchema = z.object({
+  topics: z.array(z.string().min(1)).min(1).max(subscribedTopicsMax),
+  sessionTimeoutMs: z.number().int().min(sessionTimeoutMsMin).max(sessionTimeoutMsMax).optional(),
+  assignor: z.enum(["uniform", "range"]).optional(),
+  autoOffsetReset: z.enum(["latest", "earliest"]).optional(),
+});
+
+export const heartbeatSchema = z.object({
+  memberEpoch: memberEpochSchema,
+  ownedPartitions: assignmentSchema.optional(),
+});
+
+export const pollSchema = z.object({
+  memberEpoch: memberEpochSchema,
+  positions: positionsSchema.optional(),
+  autoCommit: z.boolean().default(true),
+  maxRecords: z.number().int().min(1).max(fetchMaxRecordsMax).default(fetchMaxRecordsDefault),
+  maxBytes: z.number().int().min(1).max(fetchMaxBytesMax).default(fetchMaxBytesDefault),
+  waitMs: z.number().int().min(0).max(fetchWaitMsMax).default(0),
+  encoding: encodingSchema.default("utf8"),
+  paused: assignmentSchema.optional(),
+});
+export type PollRequest = z.infer<typeof pollSchema>;
+
+export const commitOffsetsSchema = z.object({
+  memberId: z.string().min(1).optional(),
+  memberEpoch: memberEpochSchema.optional(),
+  offsets: positionsSchema.refine((positions) => positions.length > 0, { error: "offsets holds at least one position" }),
+});
+
+export const resetOffsetsSchema = z.object({
+  topic: z.string().min(1),
+  to: z.union([
+    z.enum(["earliest", "latest"]),
+    z.strictObject({ timestamp: z.number().int().nonnegative() }),
+    z.strictObject({ offset: z.number().int().nonnegative() }),
+  ]),
+});
+export type ResetTarget = z.infer<typeof resetOffsetsSchema>["to"];

@@ -4,6 +4,8 @@ import { TributaryError } from "../errors.ts";
 import { adminTokenAuth } from "./auth.ts";
 import { asTributaryError, errorResponse } from "./http-errors.ts";
 import { binaryRecordRoutes } from "./routes/binary-records.ts";
+import { groupRoutes } from "./routes/groups.ts";
+import { faultRoutes } from "./routes/faults.ts";
 import { recordRoutes } from "./routes/records.ts";
 import { topicRoutes } from "./routes/topics.ts";
 
@@ -24,6 +26,8 @@ export function createApp(): Hono<{ Bindings: Env }> {
   app.route("/v1/topics", topicRoutes);
   app.route("/v1/topics", binaryRecordRoutes);
   app.route("/v1/topics", recordRoutes);
+  app.route("/v1/faults", faultRoutes);
+  app.route("/v1/groups", groupRoutes);
   app.notFound((c) => errorResponse(c, new TributaryError("NOT_FOUND", `no route for ${c.req.method} ${c.req.path}`)));
   app.onError((error, c) => errorResponse(c, asTributaryError(error)));
   return app;

@@ -6,6 +6,7 @@
 import { env } from "cloudflare:workers";
 import { createExecutionContext, runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { unwrap } from "../../../src/errors.ts";
 import { replicaStub } from "../../../src/objects/stubs.ts";
 import { createApp } from "../../../src/router/app.ts";
 import { api, createTopic, describeTopic, expectError, readAll, uniqueTopic } from "../support/http.ts";
@@ -16,9 +17,7 @@ async function setFault(topic: string, replica: string, fault: string, ms?: numb
 }
 
 async function replicaState(topicId: string, region: string) {
-  const result = await replicaStub(env, topicId, 0, region).state({ topicId, partition: 0, region });
-  if (!result.ok) throw new Error(JSON.stringify(result.error));
-  return result.value;
+  return unwrap(await replicaStub(env, topicId, 0, region).state({ topicId, partition: 0, region }));
 }
 
 async function produceAll(topic: string, values: string[]) {

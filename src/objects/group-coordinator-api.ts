@@ -1,0 +1,51 @@
+/**
+ * The GroupCoordinator's RPC shapes, for the router (src/router/routes/groups.ts,
+ * src/router/group-poll.ts). Every method takes the group name first and returns a Result.
+ */
+import type { AutoOffsetReset, MemberResponse } from "../group/index.ts";
+import type { Position } from "../protocol/schemas.ts";
+
+export type { Position };
+
+export interface PollStartRequest {
+  memberEpoch: number;
+  /** The positions the member sends back from its last poll; committed when `autoCommit`. */
+  positions?: Position[];
+  autoCommit: boolean;
+}
+
+/** Where the router starts reading one assigned partition when the member sent no position. */
+export interface PartitionStart {
+  topic: string;
+  /** The topic's incarnation the coordinator means; the router reads only that one. */
+  topicId: string;
+  partition: number;
+  committedOffset: number | null;
+  /** Used when nothing is committed: earliest for partitions added after the group subscribed. */
+  reset: AutoOffsetReset;
+}
+
+export interface PollStart extends MemberResponse {
+  sessionTimeoutMs: number;
+  starts: PartitionStart[];
+}
+
+export interface CommitRequest {
+  memberId?: string;
+  memberEpoch?: number;
+  offsets: Position[];
+}
+
+export interface ResetRequest {
+  topic: string;
+  /** The topicId the offsets were resolved for; the coordinator checks it is still the topic's. */
+  topicId: string;
+  offsets: { partition: number; offset: number }[];
+}
+
+export interface GroupOffset {
+  topic: string;
+  topicId: string;
+  partition: number;
+  offset: number | null;
+}

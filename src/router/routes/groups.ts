@@ -1,0 +1,141 @@
+import { Hono } from "hono";
+import { TributaryError, unwrap } from "../../errors.ts";
+import { adminRequestBytesMax, groupIdLengthMax } from "../../limits.ts";
+import type { GroupOffset } from "../../objects/group-coordinator-api.ts";
+import type { OffsetQuery } from "../../objects/partition-replica.ts";
+import { controllerStub, groupStub } from "../../objects/stubs.ts";
+import {
+  commitOffsetsSchema,
+  heartbeatSchema,
+  joinGroupSchema,
+  pollSchema,
+  resetOffsetsSchema,
+  type ResetTarget,
+} from "../../protocol/schemas.ts";
+import type { TopicMetadata } from "../../topics/topic-metadata.ts";
+import { pollGroup } from "../group-poll.ts";
+import { topicMetadata, withTopic } from "../metadata-cache.ts";
+import { listOffset } from "../partition-reads.ts";
+import { readJsonBody } from "../request-body.ts";
+
+/** A group name from the path: any string of 1 to groupIdLengthMax characters (Kafka restricts none). */
+function groupParam(value: string): string {
+  if (value.length === 0 || value.length > groupIdLengthMax) {
+    throw new TributaryError("INVALID_REQUEST", `a group name has 1 to ${groupIdLengthMax} characters`);
+  }
+  return value;
+}
+
+/** Consumer groups (API.md): membership, poll, offsets, describe, list, reset, delete. */
+export const groupRoutes = new Hono<{ Bindings: Env }>()
+  .get("/", async (c) => {
+    const groups = unwrap(await controllerStub(c.env).listGroups());
+    return c.json({ groups });
+  })
+  .post("/:group/members", async (c) => {
+    const group = groupParam(c.req.param("group"));
+    const body = await readJsonBody(c.req.raw, joinGroupSchema, adminRequestBytesMax);
+    const joined = unwrap(await groupStub(c.env, group).join(group, body));
+    return c.json(joined, 201);
+  })
+  .post("/:group/members/:memberId/heartbeat", async (c) => {
+    const group = groupParam(c.req.param("group"));
+    const body = await readJsonBody(c.req.raw, heartbeatSchema, adminRequestBytesMax);
+    return c.json(unwrap(await groupStub(c.env, group).heartbeat(group, c.req.param("memberId"), body)));
+  })
+  .post("/:group/members/:memberId/poll", async (c) => {
+    const group = groupParam(c.req.param("group"));
+    const body = await readJsonBody(c.req.raw, pollSchema, adminRequestBytesMax);
+    return c.json(await pollGroup(c.env, group, c.req.param("memberId"), body));
+  })
+  .delete("/:group/members/:memberId", async (c) => {
+    const group = groupParam(c.req.param("group"));
+    unwrap(await groupStub(c.env, group).leave(group, c.req.param("memberId")));
+    return c.body(null, 204);
+  })
+  .post("/:group/offsets", async (c) => {
+    const group = groupParam(c.req.param("group"));
+    const body = await readJsonBody(c.req.raw, commitOffsetsSchema, adminRequestBytesMax);
+    unwrap(await groupStub(c.env, group).commit(group, body));
+    return c.body(null, 204);
+  })
+  .get("/:group/offsets", async (c) => {
+    const group = groupParam(c.req.param("group"));
+    const committed = unwrap(await groupStub(c.env, group).offsets(group));
+    return c.json({ offsets: await withHighWatermarks(c.env, committed) });
+  })
+  .post("/:group/offsets/reset", async (c) => {
+    const group = groupParam(c.req.param("group"));
+    const body = await readJsonBody(c.req.raw, resetOffsetsSchema, adminRequestBytesMax);
+    const offsets = await withTopic(c.env, body.topic, async (topic) => {
+      const resolved = await resolveReset(c.env, topic, body.to);
+      return unwrap(await groupStub(c.env, group).resetOffsets(group, { topic: topic.name, topicId: topic.topicId, offsets: resolved }));
+    });
+    return c.json({ offsets });
+  })
+  .get("/:group", async (c) => {
+    const group = groupParam(c.req.param("group"));
+    return c.json(unwrap(await groupStub(c.env, group).describe(group)));
+  })
+  .delete("/:group", async (c) => {
+    const group = groupParam(c.req.param("group"));
+    unwrap(await groupStub(c.env, group).deleteGroup(group));
+    return c.body(null, 204);
+  });
+
+/**
+ * Adds each partition's high watermark from its leader, and `lag` = highWatermark − committed
+ * offset (null where nothing is committed). A topic this router cannot find as the
+ * coordinator's incarnation (deleted a moment ago) is left out.
+ */
+async function withHighWatermarks(env: Env, committed: readonly GroupOffset[]) {
+  const byTopic = new Map<string, GroupOffset[]>();
+  for (const entry of committed) byTopic.set(entry.topic, [...(byTopic.get(entry.topic) ?? []), entry]);
+  const topics = await Promise.all(
+    [...byTopic.values()].map(async (entries) => {
+      const first = entries[0]!;
+      const topic = await topicFor(env, first.topic, first.topicId, Math.max(...entries.map((entry) => entry.partition)) + 1);
+      if (topic === undefined) return [];
+      return Promise.all(
+        entries.map(async ({ topic: name, partition, offset }) => {
+          const highWatermark = (await listOffset(env, topic, partition, "latest")).offset;
+          return { topic: name, partition, offset, highWatermark, lag: offset === null ? null : highWatermark - offset };
+        }),
+      );
+    }),
+  );
+  return topics.flat();
+}
+
+async function topicFor(env: Env, name: string, topicId: string, partitionsNeeded: number): Promise<TopicMetadata | undefined> {
+  for (const refresh of [false, true]) {
+    try {
+      const topic = await topicMetadata(env, name, { refresh });
+      if (topic.topicId === topicId && topic.partitions.length >= partitionsNeeded) return topic;
+    } catch (error) {
+      if (!(error instanceof TributaryError) || error.code !== "UNKNOWN_TOPIC_OR_PARTITION") throw error;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The offset every partition of the topic is reset to: its log start, its high watermark,
+ * the first offset at or after a timestamp (the high watermark when none is), or a given
+ * offset clamped into [logStartOffset, highWatermark] (as Kafka's kafka-consumer-groups does).
+ */
+async function resolveReset(env: Env, topic: TopicMetadata, to: ResetTarget): Promise<{ partition: number; offset: number }[]> {
+  return Promise.all(
+    topic.partitions.map(async ({ partition }) => {
+      if (typeof to === "string" || "timestamp" in to) {
+        const at: OffsetQuery = typeof to === "string" ? to : { timestampMs: to.timestamp };
+        return { partition, offset: (await listOffset(env, topic, partition, at)).offset };
+      }
+      const [earliest, latest] = await Promise.all([
+        listOffset(env, topic, partition, "earliest"),
+        listOffset(env, topic, partition, "latest"),
+      ]);
+      return { partition, offset: Math.min(Math.max(to.offset, earliest.offset), latest.offset) };
+    }),
+  );
+}
