@@ -52,12 +52,13 @@ export interface ErrorValue {
 
 export class TributaryError extends Error {
   override readonly name = "TributaryError";
-  constructor(
-    readonly code: ErrorCode,
-    message: string,
-    readonly data: ErrorData = {},
-  ) {
+  readonly code: ErrorCode;
+  readonly data: ErrorData;
+
+  constructor(code: ErrorCode, message: string, data: ErrorData = {}) {
     super(message);
+    this.code = code;
+    this.data = data;
   }
 
   get status(): number {

@@ -82,9 +82,10 @@ export class PartitionLog {
    * Appends batches atomically as the leader: the next offsets and the leader's epoch.
    * Takes ownership of the bytes: base offset and partition leader epoch are overwritten in
    * place (both lie outside the CRC). The caller has validated the batches' contents; here
-   * only their headers are read. The high watermark is the caller's to advance.
+   * only their headers are read. The high watermark is the caller's to advance, or moves to
+   * the new log end in the same write with `commit` (a leader alone in its ISR).
    */
-  append(batches: readonly Uint8Array[], leaderEpoch: number): AppendResult {
+  append(batches: readonly Uint8Array[], leaderEpoch: number, options: { commit?: boolean } = {}): AppendResult {
     if (batches.length === 0) throw new TributaryError("INVALID_REQUEST", "an append needs at least one batch");
     assert(leaderEpoch >= this.latestEpoch, `epoch ${leaderEpoch} after ${this.latestEpoch}`);
     const baseOffset = this.#bounds.logEndOffset;
@@ -97,7 +98,7 @@ export class PartitionLog {
       stored.push(this.#stored(bytes, nextOffset, leaderEpoch, header.lastOffsetDelta, header.maxTimestamp, header.recordCount));
       nextOffset += header.lastOffsetDelta + 1;
     }
-    this.#appendStored(stored);
+    this.#appendStored(stored, options.commit ?? false);
     return { baseOffset, lastOffset: nextOffset - 1 };
   }
 
@@ -118,7 +119,7 @@ export class PartitionLog {
       stored.push(this.#stored(bytes, nextOffset, epoch, header.lastOffsetDelta, header.maxTimestamp, header.recordCount));
       nextOffset += header.lastOffsetDelta + 1;
     }
-    if (stored.length > 0) this.#appendStored(stored);
+    if (stored.length > 0) this.#appendStored(stored, false);
   }
 
   /** Moves the high watermark forward (never back), never past the log end. */
@@ -216,9 +217,9 @@ export class PartitionLog {
     return { baseOffset, lastOffset: baseOffset + lastOffsetDelta, leaderEpoch, maxTimestamp, recordCount, bytes };
   }
 
-  #appendStored(stored: StoredBatch[]): void {
+  #appendStored(stored: StoredBatch[], commit: boolean): void {
     const logEndOffset = stored.at(-1)!.lastOffset + 1;
-    this.#bounds = { ...this.#bounds, logEndOffset };
+    this.#bounds = { ...this.#bounds, logEndOffset, highWatermark: commit ? logEndOffset : this.#bounds.highWatermark };
     this.#store.append(stored, this.#bounds);
     for (const batch of stored) {
       if (this.#epochs.at(-1)?.epoch !== batch.leaderEpoch) this.#epochs.push({ epoch: batch.leaderEpoch, startOffset: batch.baseOffset });

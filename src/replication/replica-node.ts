@@ -84,11 +84,15 @@ export class ReplicaNode {
     return this.#role.kind === "leader" ? [...this.#role.state.isr] : [];
   }
 
-  /** Appends as the leader of its epoch; a replica that is not the leader refuses. */
+  /**
+   * Appends as the leader of its epoch; a replica that is not the leader refuses. A leader
+   * alone in its ISR commits at once: the high watermark moves in the same storage write.
+   */
   appendAsLeader(batches: readonly Uint8Array[]): AppendResult {
     const role = this.#leaderRole();
-    const result = this.log.append(batches, role.state.leaderEpoch);
-    this.#updateHighWatermark();
+    const alone = role.state.isr.length === 1 && role.state.isr[0] === this.region;
+    const result = this.log.append(batches, role.state.leaderEpoch, { commit: alone });
+    if (!alone) this.#updateHighWatermark();
     return result;
   }
 
@@ -239,6 +243,6 @@ export class ReplicaNode {
   #isNewer(state: PartitionState): boolean {
     if (state.leaderEpoch !== this.leaderEpoch) return state.leaderEpoch > this.leaderEpoch;
     if (this.#role.kind !== "leader") return true;
-    return state.partitionEpoch >= this.#role.state.partitionEpoch;
+    return state.partitionEpoch > this.#role.state.partitionEpoch;
   }
 }

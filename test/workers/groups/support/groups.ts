@@ -142,11 +142,12 @@ export class PollingMember {
   positions: Position[] | undefined;
   assignment: Assignment[];
 
-  constructor(
-    readonly group: string,
-    readonly memberId: string,
-    joined: Joined,
-  ) {
+  readonly group: string;
+  readonly memberId: string;
+
+  constructor(group: string, memberId: string, joined: Joined) {
+    this.group = group;
+    this.memberId = memberId;
     this.memberEpoch = joined.memberEpoch;
     this.assignment = joined.assignment;
   }
