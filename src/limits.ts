@@ -155,3 +155,40 @@ export const heartbeatIntervalMsDefault = 5_000;
 
 /** Times the group asks its id generator for an unused member id before giving up. */
 export const memberIdAttemptsMax = 3;
+
+// ---- Tiered storage -----------------------------------------------------------------
+
+/**
+ * A sealed segment's index holds one entry per run of whole batches at least this long
+ * (Kafka's index.interval.bytes, 4 KiB by default), so the index stays sparse however small
+ * the batches: a 64 MiB segment has at most ~16,400 entries of 36 bytes (~590 KiB), which fits
+ * the manifest's row in SQLite (a row is at most 2 MB) and an isolate's memory. A batch at
+ * least this long gets an entry of its own. A reader reads at most this much before the offset
+ * it wants, and skips those records as it does for any batch that starts before it.
+ */
+export const segmentIndexIntervalBytes = 4 * KiB;
+
+/**
+ * Segments' worth of bytes the SQLite tier may hold before produce answers a retriable
+ * 503 BROKER_BUSY: sealing runs as soon as a segment is full, so more than a few segments
+ * unsealed means R2 writes are failing or the leader cannot keep up, and SQLite must stay
+ * bounded whatever is written (uncommitted batches above the high watermark count too).
+ */
+export const unsealedSegmentsMax = 4;
+
+/**
+ * The SQLite tier's bound in bytes whatever segment.bytes says: unsealedSegmentsMax segments
+ * of the largest segment.bytes. Far below the platform's 10 GB per object.
+ */
+export const unsealedBytesMax = unsealedSegmentsMax * segmentBytesMax;
+
+/**
+ * Distinct keys one compaction pass maps to their latest offset. A map entry costs ~100 bytes
+ * of an isolate's 128 MB (shared with other objects) beyond the key itself; a pass that meets
+ * more keys compacts up to where its map filled and the next pass continues from there (as
+ * Kafka's cleaner does with log.cleaner.dedupe.buffer.size).
+ */
+export const compactionKeysMax = 200_000;
+
+/** Bytes of keys one compaction pass holds in its map: with compactionKeysMax, ~36 MiB at most. */
+export const compactionKeyBytesMax = 16 * MiB;
