@@ -17,6 +17,11 @@ export interface StoredBatch {
   bytes: Uint8Array;
 }
 
+/** A stored batch's header fields and size, without its bytes. */
+export interface BatchSize extends Omit<StoredBatch, "bytes"> {
+  byteLength: number;
+}
+
 /**
  * The log's bounds. `logEndOffset` is the offset the next appended record gets;
  * `highWatermark` the first offset not yet known to be on every in-sync replica.
@@ -44,17 +49,33 @@ export interface LogStore {
   /** Writes new bounds alone (the high watermark moved). */
   writeBounds(bounds: LogBounds): void;
 
-  /** Deletes every batch at or after `offset` (a batch boundary) and writes the new bounds, atomically. */
+  /** Deletes every batch at or after `offset` (a batch boundary), and the epochs starting there, with the new bounds, atomically. */
   truncateFrom(offset: number, bounds: LogBounds): void;
+
+  /** Deletes every batch that ends before `offset` (they were sealed into a segment), with the new bounds, atomically. */
+  deleteBefore(offset: number, bounds: LogBounds): void;
+
+  /** Replaces the leader-epoch cache (a follower adopting its leader's, below a restart point). */
+  replaceEpochStarts(starts: readonly EpochStart[]): void;
 
   /** Batches whose last offset is at or after `offset`, in offset order; iterate lazily. */
   batchesFrom(offset: number): Iterable<StoredBatch>;
 
+  /** The same batches' header fields and byte lengths, without their bytes (planning a seal). */
+  batchSizesFrom(offset: number): Iterable<BatchSize>;
+
   /** The first batch (lowest offsets) whose max timestamp is at or after `timestampMs`. */
   firstBatchWithTimestampAtOrAfter(timestampMs: number): StoredBatch | undefined;
 
-  /** The first offset of each leader epoch in the log, ascending. */
+  /**
+   * The first offset of each leader epoch in the log, ascending. Kept apart from the
+   * batches (appends record new epochs; truncation removes them), so sealing batches away
+   * into segments does not forget them.
+   */
   epochStarts(): EpochStart[];
+
+  /** The base offset of the first batch held, or undefined when none is. */
+  firstBatchOffset(): number | undefined;
 
   /** Number of batches and their bytes, for describe and bounds on storage. */
   size(): { batches: number; bytes: number };

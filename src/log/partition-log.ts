@@ -5,7 +5,7 @@ import {
   setBaseOffset,
   setPartitionLeaderEpoch,
 } from "../protocol/record-batch.ts";
-import type { EpochStart, LogBounds, LogStore, StoredBatch } from "./log-store.ts";
+import type { BatchSize, EpochStart, LogBounds, LogStore, StoredBatch } from "./log-store.ts";
 
 export interface ReadLimits {
   maxRecords: number;
@@ -50,11 +50,16 @@ export class PartitionLog {
   readonly #store: LogStore;
   #bounds: LogBounds;
   #epochs: EpochStart[];
+  /** Where the batches held in this store begin: below it, records live in sealed segments. */
+  #localStartOffset: number;
+  #localBytes: number;
 
   constructor(store: LogStore) {
     this.#store = store;
     this.#bounds = store.readBounds();
     this.#epochs = store.epochStarts();
+    this.#localStartOffset = store.firstBatchOffset() ?? this.#bounds.logEndOffset;
+    this.#localBytes = store.size().bytes;
   }
 
   get logStartOffset(): number {
@@ -67,6 +72,16 @@ export class PartitionLog {
 
   get highWatermark(): number {
     return this.#bounds.highWatermark;
+  }
+
+  /** The first offset held in this store (SQLite): offsets from the log start up to it are in sealed segments. */
+  get localStartOffset(): number {
+    return this.#localStartOffset;
+  }
+
+  /** Bytes of batches held in this store: what sealing keeps bounded. */
+  get localBytes(): number {
+    return this.#localBytes;
   }
 
   /** The epoch of the last batch, or -1 for an empty log. */
@@ -136,7 +151,7 @@ export class PartitionLog {
    */
   truncateFrom(offset: number): void {
     if (offset >= this.#bounds.logEndOffset) return;
-    assert(offset >= this.#bounds.logStartOffset, `truncation to ${offset} below the log start`);
+    assert(offset >= this.#localStartOffset, `truncation to ${offset} below the held batches (${this.#localStartOffset})`);
     const boundary = [...this.#store.batchesFrom(offset)][0];
     assert(boundary === undefined || boundary.baseOffset === offset, `truncation to ${offset} inside a batch`);
     this.#bounds = {
@@ -146,6 +161,38 @@ export class PartitionLog {
     };
     this.#store.truncateFrom(offset, this.#bounds);
     this.#epochs = this.#epochs.filter((start) => start.startOffset < offset);
+    this.#localBytes = this.#store.size().bytes;
+  }
+
+  /** Drops the held batches below `offset` once a sealed segment holds them. They are committed, so the bounds stay. */
+  dropBefore(offset: number): void {
+    assert(offset <= this.#bounds.highWatermark, `dropping ${offset} above the high watermark`);
+    this.#store.deleteBefore(offset, this.#bounds);
+    this.#localStartOffset = this.#store.firstBatchOffset() ?? this.#bounds.logEndOffset;
+    this.#localBytes = this.#store.size().bytes;
+  }
+
+  /** Retention: records before `offset` are gone for good. Moves forward only. */
+  advanceLogStart(offset: number): void {
+    if (offset <= this.#bounds.logStartOffset) return;
+    assert(offset <= this.#localStartOffset || offset <= this.#bounds.highWatermark, `log start ${offset} past committed data`);
+    this.#bounds = { ...this.#bounds, logStartOffset: offset };
+    this.#store.writeBounds(this.#bounds);
+  }
+
+  /**
+   * A follower too far behind its leader's held batches starts over at `offset` (its leader's
+   * first held offset): everything below lives in the leader's sealed segments, which it
+   * adopts; it takes the leader's epoch cache below that point.
+   */
+  restartAt(offset: number, logStartOffset: number, epochs: readonly EpochStart[]): void {
+    this.#bounds = { logStartOffset, logEndOffset: offset, highWatermark: offset };
+    this.#store.deleteBefore(Number.MAX_SAFE_INTEGER, this.#bounds);
+    const kept = epochs.filter((start) => start.startOffset < offset);
+    this.#store.replaceEpochStarts(kept);
+    this.#epochs = kept.map((start) => ({ ...start }));
+    this.#localStartOffset = offset;
+    this.#localBytes = 0;
   }
 
   /**
@@ -178,6 +225,8 @@ export class PartitionLog {
    */
   read(offset: number, limits: ReadLimits, upTo: number = this.highWatermark): ReadResult {
     this.#checkInRange(offset);
+    // Below the held batches the records are in sealed segments: the caller reads those.
+    assert(offset >= this.#localStartOffset || offset >= upTo, `read at ${offset} below the held batches (${this.#localStartOffset})`);
     const batches: Uint8Array[] = [];
     let records = 0;
     let bytes = 0;
@@ -209,6 +258,21 @@ export class PartitionLog {
     return { offset: highWatermark };
   }
 
+  /** The held batches from the first held one, with their sizes only (planning a seal). */
+  heldBatchSizes(): Iterable<BatchSize> {
+    return this.#store.batchSizesFrom(this.#localStartOffset);
+  }
+
+  /** The first `count` held batches, whole (sealing them). */
+  firstHeldBatches(count: number): StoredBatch[] {
+    const batches: StoredBatch[] = [];
+    for (const batch of this.#store.batchesFrom(this.#localStartOffset)) {
+      if (batches.length >= count) break;
+      batches.push(batch);
+    }
+    return batches;
+  }
+
   storage(): { batches: number; bytes: number } {
     return this.#store.size();
   }
@@ -219,6 +283,8 @@ export class PartitionLog {
 
   #appendStored(stored: StoredBatch[], commit: boolean): void {
     const logEndOffset = stored.at(-1)!.lastOffset + 1;
+    if (this.#localBytes === 0) this.#localStartOffset = stored[0]!.baseOffset;
+    for (const batch of stored) this.#localBytes += batch.bytes.byteLength;
     this.#bounds = { ...this.#bounds, logEndOffset, highWatermark: commit ? logEndOffset : this.#bounds.highWatermark };
     this.#store.append(stored, this.#bounds);
     for (const batch of stored) {

@@ -1,24 +1,15 @@
 import { TributaryError, unwrap } from "../errors.ts";
 import { replicaCallTimeoutMs } from "../limits.ts";
 import { alterPartition, electLeader, type AlterPartitionRequest, type PartitionState } from "../replication/partition-state.ts";
-import { configNumber, effectiveTopicConfigs } from "../topics/topic-configs.ts";
+import { effectiveTopicConfigs } from "../topics/topic-configs.ts";
 import type { PartitionPlacement, TopicMetadata } from "../topics/topic-metadata.ts";
-import type { ReplicationConfig } from "./partition-replica.ts";
+import { partitionConfig } from "./partition-config.ts";
 import { withTimeout } from "./replication-driver.ts";
 import { replicaStub } from "./stubs.ts";
 
 export interface PartitionRef {
   topicId: string;
   partition: number;
-}
-
-/** The replication configs of a topic, as every leader call carries them. */
-export function replicationConfig(topic: TopicMetadata): ReplicationConfig {
-  const configs = effectiveTopicConfigs(topic.configs);
-  return {
-    minInsyncReplicas: configNumber(configs, "min.insync.replicas"),
-    replicaLagMaxMs: configNumber(configs, "replica.lag.time.max.ms"),
-  };
 }
 
 /**
@@ -85,7 +76,7 @@ export class PartitionElections {
    * so its failure is harmless and not retried here.
    */
   async #announce(ref: PartitionRef, topic: TopicMetadata, state: PartitionState): Promise<void> {
-    const config = replicationConfig(topic);
+    const config = partitionConfig(topic);
     await Promise.allSettled(
       state.replicas.map(async (region) => {
         const call = replicaStub(this.#env, ref.topicId, ref.partition, region).applyState({ ...ref, region, placement: state, config });

@@ -1,6 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { TributaryError, toResult, type Result } from "../errors.ts";
-import { waitersPerPartitionMax } from "../limits.ts";
+import { replicationRetryMs, waitersPerPartitionMax } from "../limits.ts";
+import { unsealedBytesBound } from "../log/seal-plan.ts";
 import { PartitionLog, type AppendResult, type ReadResult } from "../log/partition-log.ts";
 import { Waiters } from "../log/waiters.ts";
 import { BatchFormatError } from "../protocol/record-batch.ts";
@@ -8,10 +9,12 @@ import type { Acks } from "../protocol/schemas.ts";
 import type { ReplicateReply, ReplicateRequest, TruncateReply, TruncateRequest } from "../replication/messages.ts";
 import type { PartitionState } from "../replication/partition-state.ts";
 import { ReplicaNode, type ReplicaRole } from "../replication/replica-node.ts";
+import { defaultPartitionConfig, type PartitionConfig } from "./partition-config.ts";
 import { ReplicaFaults, type Fault } from "./replica-faults.ts";
 import { readReplicaIdentity, replicaIdentityMigration, writeReplicaIdentity, type ReplicaIdentity } from "./replica-identity.ts";
 import { ReplicationDriver } from "./replication-driver.ts";
 import { applyMigrations } from "./schema.ts";
+import { SegmentTier, segmentTierMigration, type TierSnapshot } from "./segment-tier.ts";
 import { logStoreMigrations, SqliteLogStore } from "./sqlite-log-store.ts";
 
 /** Every call names the replica it means, so an object can check it is that replica. */
@@ -21,16 +24,10 @@ export interface PartitionAddress {
   region: string;
 }
 
-/** The topic configs replication needs, sent with every leader call (the router has them cached). */
-export interface ReplicationConfig {
-  minInsyncReplicas: number;
-  replicaLagMaxMs: number;
-}
-
-/** A call from a router: its view of the partition's state, which a replica adopts when newer. */
+/** A call from a router: its view of the partition's state, which a replica adopts when newer, and the topic's configs. */
 export interface RoutedCall extends PartitionAddress {
   placement: PartitionState;
-  config: ReplicationConfig;
+  config: PartitionConfig;
 }
 
 export interface AppendRequest extends RoutedCall {
@@ -55,10 +52,10 @@ export interface ReplicaState {
   logEndOffset: number;
   leaderEpoch: number;
   role: ReplicaRole["kind"];
-  storage: { sqliteBatches: number; sqliteBytes: number };
+  storage: { sqliteBatches: number; sqliteBytes: number; r2Segments: number; r2Bytes: number };
 }
 
-const migrations = [logStoreMigrations[0]!, replicaIdentityMigration];
+const migrations = [logStoreMigrations[0]!, replicaIdentityMigration, segmentTierMigration];
 
 /**
  * One replica of one partition: leader or follower (ARCHITECTURE.md decisions 4–5). A thin
@@ -72,6 +69,8 @@ export class PartitionReplica extends DurableObject<Env> {
   #store!: SqliteLogStore;
   #identity: ReplicaIdentity | undefined;
   #node: ReplicaNode | undefined;
+  #tier: SegmentTier | undefined;
+  #maintaining: Promise<void> | undefined;
   readonly #readers = new Waiters(waitersPerPartitionMax);
   readonly #faults = new ReplicaFaults();
   readonly #replication: ReplicationDriver;
@@ -82,7 +81,8 @@ export class PartitionReplica extends DurableObject<Env> {
       env,
       node: () => this.#node,
       address: () => ({ topicId: this.#identity!.topicId, partition: this.#identity!.partition }),
-      config: () => ({ minInsyncReplicas: this.#identity!.minInsyncReplicas, replicaLagMaxMs: this.#identity!.replicaLagMaxMs }),
+      config: () => this.#identity!.config,
+      tier: () => (this.#node && this.#tier ? { version: this.#tier.version, snapshot: () => this.#tier!.snapshot(this.#node!.log) } : undefined),
       persistRole: () => this.#persist(),
       onProgress: () => this.#readers.wakeAll(),
       setAlarm: (atMs) => this.#setAlarmBefore(atMs),
@@ -91,7 +91,7 @@ export class PartitionReplica extends DurableObject<Env> {
       applyMigrations(ctx.storage.sql, migrations);
       this.#store = new SqliteLogStore(ctx.storage.sql);
       this.#identity = readReplicaIdentity(ctx.storage.sql);
-      if (this.#identity && !this.#identity.deleted) this.#node = this.#newNode(this.#identity);
+      if (this.#identity && !this.#identity.deleted) this.#open(this.#identity);
     });
   }
 
@@ -106,6 +106,11 @@ export class PartitionReplica extends DurableObject<Env> {
           `the ISR has ${node.inSyncReplicas.length} replicas; min.insync.replicas is ${minInsyncReplicas}`,
         );
       }
+      const bound = unsealedBytesBound(request.config.segmentBytes);
+      if (node.log.localBytes > bound) {
+        await this.#setAlarmBefore(Date.now());
+        throw new TributaryError("BROKER_BUSY", `this partition holds ${node.log.localBytes} unsealed bytes (bound ${bound}); retry shortly`);
+      }
       let result: AppendResult;
       try {
         result = node.appendAsLeader(request.batches);
@@ -115,6 +120,7 @@ export class PartitionReplica extends DurableObject<Env> {
       }
       this.#readers.wakeAll();
       this.#replication.kick();
+      if (node.log.localBytes >= request.config.segmentBytes) await this.#setAlarmBefore(Date.now()); // a segment is due
       this.#faults.afterWrite();
       if (request.acks === "all") await this.#replication.awaitAcknowledged(result.lastOffset + 1);
       return result;
@@ -131,6 +137,11 @@ export class PartitionReplica extends DurableObject<Env> {
       await this.#faults.beforeCall();
       const node = this.#admitRouted(request, false);
       const limits = { maxRecords: request.maxRecords, maxBytes: request.maxBytes };
+      const log = node.log;
+      if (request.offset >= log.logStartOffset && request.offset < log.localStartOffset && this.#tier) {
+        const batches = await this.#tier.read(request.offset, limits);
+        return { batches, logStartOffset: log.logStartOffset, highWatermark: log.highWatermark };
+      }
       let result = node.log.read(request.offset, limits);
       const deadline = Date.now() + (node.isLeader ? request.waitMs : 0);
       while (result.batches.length === 0 && Date.now() < deadline) {
@@ -147,7 +158,8 @@ export class PartitionReplica extends DurableObject<Env> {
       const log = this.#admitRouted(request, false).log;
       if (request.at === "earliest") return { offset: log.logStartOffset };
       if (request.at === "latest") return { offset: log.highWatermark };
-      return log.offsetForTimestamp(request.at.timestampMs);
+      const sealed = await this.#tier?.offsetForTimestamp(request.at.timestampMs, log.logStartOffset);
+      return sealed ?? log.offsetForTimestamp(request.at.timestampMs);
     });
   }
 
@@ -162,7 +174,12 @@ export class PartitionReplica extends DurableObject<Env> {
         logEndOffset: node.log.logEndOffset,
         leaderEpoch: node.leaderEpoch,
         role: node.role.kind,
-        storage: { sqliteBatches: storage.batches, sqliteBytes: storage.bytes },
+        storage: {
+          sqliteBatches: storage.batches,
+          sqliteBytes: storage.bytes,
+          r2Segments: this.#tier?.totals().segments ?? 0,
+          r2Bytes: this.#tier?.totals().bytes ?? 0,
+        },
       };
     });
   }
@@ -216,33 +233,59 @@ export class PartitionReplica extends DurableObject<Env> {
     });
   }
 
+  /** A follower adopts its leader's tier (segments sealed, retention applied); answers its log end. */
+  async installTier(request: PartitionAddress & TierSnapshot & { leader: string; leaderEpoch: number }): Promise<Result<ReplicateReply>> {
+    return toResult(async () => {
+      await this.#faults.beforeCall();
+      const node = this.#admit(request);
+      if (request.leaderEpoch < node.leaderEpoch) return { kind: "fenced", leaderEpoch: node.leaderEpoch, leader: undefined };
+      this.#tier!.install(node.log, request);
+      this.#readers.wakeAll();
+      return { kind: "ok", logEndOffset: node.log.logEndOffset };
+    });
+  }
+
+  /** The topic's configs changed: the cleaner runs now (retention shows within seconds), not on a slow timer. */
+  async applyConfig(request: RoutedCall): Promise<Result<void>> {
+    return toResult(async () => {
+      await this.#faults.beforeCall();
+      this.#admitRouted(request, false);
+      await this.#maintain();
+    });
+  }
+
   /**
-   * Deletes this partition's data for good and leaves a tombstone, so that a router with
-   * stale metadata can neither read the old data nor revive the partition. Idempotent.
+   * Deletes this partition's data for good — its rows and its segment objects — and leaves
+   * a tombstone, so that a router with stale metadata can neither read the old data nor
+   * revive the partition. Idempotent.
    */
   async deleteTopicData(request: PartitionAddress): Promise<Result<void>> {
-    return toResult(() => {
+    return toResult(async () => {
+      await (this.#tier ?? new SegmentTier(this.ctx.storage.sql, this.env.SEGMENTS, request.topicId, request.partition)).deleteAll();
       this.#store.deleteAll();
       const role: ReplicaRole = { kind: "follower", leaderEpoch: -1, leader: undefined };
-      this.#identity = { ...request, deleted: true, role, minInsyncReplicas: 1, replicaLagMaxMs: 30_000 };
+      this.#identity = { ...request, deleted: true, role, config: defaultPartitionConfig };
       writeReplicaIdentity(this.ctx.storage.sql, this.#identity);
       this.#node = undefined;
+      this.#tier = undefined;
       this.#readers.wakeAll();
       this.#replication.wake();
     });
   }
 
-  /** The leader's replication retries; catches its own errors and re-arms (the platform retries a throwing alarm only a few times). */
+  /**
+   * Replication retries, then (as the leader) sealing and retention. Catches its own errors
+   * and re-arms: the platform retries a throwing alarm only a few times.
+   */
   override async alarm(): Promise<void> {
     try {
       await this.#replication.tick();
+      await this.#maintain();
     } catch (error) {
-      console.error("replication alarm failed", error);
-      await this.ctx.storage.setAlarm(Date.now() + 1_000);
+      console.error("partition alarm failed", error);
+      await this.ctx.storage.setAlarm(Date.now() + replicationRetryMs);
     }
   }
-
-  // ---- internals ---------------------------------------------------------------------
 
   /** Checks the call is for this replica and not a deleted one; creates the identity on first contact. */
   #admit(address: PartitionAddress): ReplicaNode {
@@ -253,20 +296,18 @@ export class PartitionReplica extends DurableObject<Env> {
     }
     if (!this.#identity) {
       const role: ReplicaRole = { kind: "follower", leaderEpoch: -1, leader: undefined };
-      this.#identity = { ...address, deleted: false, role, minInsyncReplicas: 1, replicaLagMaxMs: 30_000 };
+      this.#identity = { ...address, deleted: false, role, config: defaultPartitionConfig };
     }
-    this.#node ??= this.#newNode(this.#identity);
-    return this.#node;
+    if (!this.#node) this.#open(this.#identity);
+    return this.#node!;
   }
 
   /** Admits a router's call and adopts its view of the partition when newer than this replica's. */
   #admitRouted(request: RoutedCall, requireLeader = true): ReplicaNode {
     const node = this.#admit(request);
     const identity = this.#identity!;
-    const configChanged =
-      identity.minInsyncReplicas !== request.config.minInsyncReplicas || identity.replicaLagMaxMs !== request.config.replicaLagMaxMs;
-    identity.minInsyncReplicas = request.config.minInsyncReplicas;
-    identity.replicaLagMaxMs = request.config.replicaLagMaxMs;
+    const configChanged = JSON.stringify(identity.config) !== JSON.stringify(request.config);
+    if (configChanged) identity.config = { ...request.config };
     const { placement } = request;
     const roleChanged =
       placement.leader === node.region
@@ -283,11 +324,32 @@ export class PartitionReplica extends DurableObject<Env> {
     return node;
   }
 
-  #newNode(identity: ReplicaIdentity): ReplicaNode {
+  #open(identity: ReplicaIdentity): void {
     const node = new ReplicaNode(identity.region, new PartitionLog(this.#store), identity.role);
     // Followers' progress is not persisted: a leader restarting assumes they hold its high watermark and learns the rest.
     if (identity.role.kind === "leader") node.becomeLeader(identity.role.state, Date.now());
-    return node;
+    this.#node = node;
+    this.#tier = new SegmentTier(this.ctx.storage.sql, this.env.SEGMENTS, identity.topicId, identity.partition);
+  }
+
+  /** Sealing and retention, one run at a time, by the leader only (followers mirror its tier). */
+  async #maintain(): Promise<void> {
+    this.#maintaining ??= this.#runMaintenance().finally(() => (this.#maintaining = undefined));
+    return this.#maintaining;
+  }
+
+  async #runMaintenance(): Promise<void> {
+    const node = this.#node;
+    const tier = this.#tier;
+    if (!node?.isLeader || !tier || !this.#identity) return;
+    const config = this.#identity.config;
+    const { sealed, nextCheckAtMs } = await tier.seal(node.log, config, Date.now());
+    const retained = await tier.applyRetention(node.log, config, Date.now());
+    if (sealed > 0 || retained) {
+      this.#persist();
+      this.#replication.kick(); // followers learn the new tier
+    }
+    if (nextCheckAtMs !== undefined) await this.#setAlarmBefore(nextCheckAtMs);
   }
 
   #persist(): void {

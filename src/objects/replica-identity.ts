@@ -1,4 +1,5 @@
 import type { ReplicaRole } from "../replication/replica-node.ts";
+import type { PartitionConfig } from "./partition-config.ts";
 
 /**
  * What a replica object remembers about itself: which partition it is, whether its topic was
@@ -11,8 +12,7 @@ export interface ReplicaIdentity {
   region: string;
   deleted: boolean;
   role: ReplicaRole;
-  minInsyncReplicas: number;
-  replicaLagMaxMs: number;
+  config: PartitionConfig;
 }
 
 export const replicaIdentityMigration = `CREATE TABLE replica_identity (
@@ -22,8 +22,7 @@ export const replicaIdentityMigration = `CREATE TABLE replica_identity (
   region TEXT NOT NULL,
   deleted INTEGER NOT NULL DEFAULT 0,
   role TEXT NOT NULL,
-  min_insync_replicas INTEGER NOT NULL,
-  replica_lag_max_ms INTEGER NOT NULL
+  config TEXT NOT NULL
 )`;
 
 export function readReplicaIdentity(sql: SqlStorage): ReplicaIdentity | undefined {
@@ -34,8 +33,7 @@ export function readReplicaIdentity(sql: SqlStorage): ReplicaIdentity | undefine
       region: string;
       deleted: number;
       role: string;
-      min_insync_replicas: number;
-      replica_lag_max_ms: number;
+      config: string;
     }>("SELECT * FROM replica_identity WHERE id = 1")
     .toArray()[0];
   if (!row) return undefined;
@@ -45,24 +43,21 @@ export function readReplicaIdentity(sql: SqlStorage): ReplicaIdentity | undefine
     region: row.region,
     deleted: row.deleted === 1,
     role: JSON.parse(row.role) as ReplicaRole,
-    minInsyncReplicas: row.min_insync_replicas,
-    replicaLagMaxMs: row.replica_lag_max_ms,
+    config: JSON.parse(row.config) as PartitionConfig,
   };
 }
 
 export function writeReplicaIdentity(sql: SqlStorage, identity: ReplicaIdentity): void {
   sql.exec(
-    `INSERT INTO replica_identity (id, topic_id, partition, region, deleted, role, min_insync_replicas, replica_lag_max_ms)
-     VALUES (1, ?, ?, ?, ?, ?, ?, ?)
+    `INSERT INTO replica_identity (id, topic_id, partition, region, deleted, role, config)
+     VALUES (1, ?, ?, ?, ?, ?, ?)
      ON CONFLICT (id) DO UPDATE SET topic_id = excluded.topic_id, partition = excluded.partition, region = excluded.region,
-       deleted = excluded.deleted, role = excluded.role, min_insync_replicas = excluded.min_insync_replicas,
-       replica_lag_max_ms = excluded.replica_lag_max_ms`,
+       deleted = excluded.deleted, role = excluded.role, config = excluded.config`,
     identity.topicId,
     identity.partition,
     identity.region,
     identity.deleted ? 1 : 0,
     JSON.stringify(identity.role),
-    identity.minInsyncReplicas,
-    identity.replicaLagMaxMs,
+    JSON.stringify(identity.config),
   );
 }

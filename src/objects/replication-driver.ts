@@ -4,6 +4,7 @@ import { Waiters } from "../log/waiters.ts";
 import type { ReplicateReply } from "../replication/messages.ts";
 import type { PartitionState } from "../replication/partition-state.ts";
 import type { ReplicaNode } from "../replication/replica-node.ts";
+import type { TierSnapshot } from "./segment-tier.ts";
 import { controllerStub, replicaStub } from "./stubs.ts";
 
 /** What the driver needs from its object: the node, who it is, and how to persist and announce changes. */
@@ -16,6 +17,8 @@ export interface ReplicationHost {
   persistRole(): void;
   /** The high watermark may have moved: wake readers. */
   onProgress(): void;
+  /** This replica's tier: its version (bumped on every manifest change) and what followers adopt. */
+  tier(): { version: number; snapshot(): TierSnapshot } | undefined;
   setAlarm(atMs: number): Promise<void>;
 }
 
@@ -48,6 +51,8 @@ function stateIn(result: Result<PartitionState>): PartitionState | undefined {
 export class ReplicationDriver {
   readonly #host: ReplicationHost;
   readonly #pumps = new Map<string, Promise<void>>();
+  /** The tier version each follower has adopted. */
+  readonly #tierSent = new Map<string, number>();
   readonly #progress = new Waiters(10_000);
   #altering: Promise<void> | undefined;
 
@@ -60,7 +65,7 @@ export class ReplicationDriver {
     const node = this.#host.node();
     if (!node?.isLeader) return;
     for (const follower of node.followers()) {
-      if (!node.isBehind(follower) || this.#pumps.has(follower)) continue;
+      if ((!node.isBehind(follower) && !this.#tierBehind(follower)) || this.#pumps.has(follower)) continue;
       const pump = this.#pump(follower).finally(() => this.#pumps.delete(follower));
       this.#pumps.set(follower, pump);
     }
@@ -106,15 +111,36 @@ export class ReplicationDriver {
     this.#progress.wakeAll();
   }
 
+  #tierBehind(follower: string): boolean {
+    const tier = this.#host.tier();
+    return tier !== undefined && tier.version > 0 && this.#tierSent.get(follower) !== tier.version;
+  }
+
   async #pump(follower: string): Promise<void> {
     const { topicId, partition } = this.#host.address();
     for (;;) {
       const node = this.#host.node();
-      const request = node?.isLeader ? node.pushFor(follower, { maxBytes: replicationPushBytesMax }) : undefined;
-      if (!node || !request) break;
+      const tier = this.#host.tier();
+      if (!node?.isLeader || !tier) break;
+      const stub = replicaStub(this.#host.env, topicId, partition, follower);
       const sentAtMs = Date.now();
       const leaderEndAtSend = node.log.logEndOffset;
-      const stub = replicaStub(this.#host.env, topicId, partition, follower);
+      if (this.#tierBehind(follower) || node.needsTier(follower)) {
+        const version = tier.version;
+        try {
+          const installed = await this.#call(
+            stub.installTier({ topicId, partition, region: follower, leader: node.region, leaderEpoch: node.leaderEpoch, ...tier.snapshot() }),
+          );
+          node.onReply(follower, installed, sentAtMs, leaderEndAtSend);
+          this.#tierSent.set(follower, version);
+        } catch {
+          await this.#host.setAlarm(Date.now() + replicationRetryMs);
+          break;
+        }
+        continue;
+      }
+      const request = node.pushFor(follower, { maxBytes: replicationPushBytesMax });
+      if (!request) break;
       let outcome: ReturnType<ReplicaNode["onReply"]>;
       try {
         const reply = await this.#call(stub.replicate({ topicId, partition, region: follower, ...request }));

@@ -1,4 +1,4 @@
-import { emptyBounds, type EpochStart, type LogBounds, type LogStore, type StoredBatch } from "../log/log-store.ts";
+import { emptyBounds, type BatchSize, type EpochStart, type LogBounds, type LogStore, type StoredBatch } from "../log/log-store.ts";
 
 /**
  * The partition log in the object's SQLite database: one row per record batch, keyed by its
@@ -14,7 +14,10 @@ export const logStoreMigrations = [
      record_count INTEGER NOT NULL,
      bytes BLOB NOT NULL
    );
-   CREATE INDEX batches_by_epoch ON batches (leader_epoch, base_offset);
+   CREATE TABLE leader_epochs (
+     epoch INTEGER PRIMARY KEY,
+     start_offset INTEGER NOT NULL
+   );
    CREATE TABLE log_bounds (
      id INTEGER PRIMARY KEY CHECK (id = 1),
      log_start_offset INTEGER NOT NULL,
@@ -47,9 +50,11 @@ function toStoredBatch(row: BatchRow): StoredBatch {
 
 export class SqliteLogStore implements LogStore {
   readonly #sql: SqlStorage;
+  #latestEpoch: number;
 
   constructor(sql: SqlStorage) {
     this.#sql = sql;
+    this.#latestEpoch = sql.exec<{ epoch: number | null }>("SELECT max(epoch) AS epoch FROM leader_epochs").one().epoch ?? -1;
   }
 
   readBounds(): LogBounds {
@@ -74,13 +79,36 @@ export class SqliteLogStore implements LogStore {
         batch.recordCount,
         batch.bytes,
       );
+      if (batch.leaderEpoch > this.#latestEpoch) {
+        this.#sql.exec("INSERT INTO leader_epochs (epoch, start_offset) VALUES (?, ?)", batch.leaderEpoch, batch.baseOffset);
+        this.#latestEpoch = batch.leaderEpoch;
+      }
     }
     this.writeBounds(bounds);
   }
 
   truncateFrom(offset: number, bounds: LogBounds): void {
     this.#sql.exec("DELETE FROM batches WHERE last_offset >= ?", offset);
+    this.#sql.exec("DELETE FROM leader_epochs WHERE start_offset >= ?", offset);
+    this.#latestEpoch = this.#sql.exec<{ epoch: number | null }>("SELECT max(epoch) AS epoch FROM leader_epochs").one().epoch ?? -1;
     this.writeBounds(bounds);
+  }
+
+  deleteBefore(offset: number, bounds: LogBounds): void {
+    this.#sql.exec("DELETE FROM batches WHERE last_offset < ?", offset);
+    this.writeBounds(bounds);
+  }
+
+  replaceEpochStarts(starts: readonly EpochStart[]): void {
+    this.#sql.exec("DELETE FROM leader_epochs");
+    for (const start of starts) {
+      this.#sql.exec("INSERT INTO leader_epochs (epoch, start_offset) VALUES (?, ?)", start.epoch, start.startOffset);
+    }
+    this.#latestEpoch = starts.at(-1)?.epoch ?? -1;
+  }
+
+  firstBatchOffset(): number | undefined {
+    return this.#sql.exec<{ base_offset: number }>("SELECT base_offset FROM batches ORDER BY last_offset LIMIT 1").toArray()[0]?.base_offset;
   }
 
   *batchesFrom(offset: number): Iterable<StoredBatch> {
@@ -89,6 +117,23 @@ export class SqliteLogStore implements LogStore {
       offset,
     );
     for (const row of cursor) yield toStoredBatch(row);
+  }
+
+  *batchSizesFrom(offset: number): Iterable<BatchSize> {
+    const cursor = this.#sql.exec<{ last_offset: number; base_offset: number; leader_epoch: number; max_timestamp: number; record_count: number; byte_length: number }>(
+      "SELECT last_offset, base_offset, leader_epoch, max_timestamp, record_count, length(bytes) AS byte_length FROM batches WHERE last_offset >= ? ORDER BY last_offset",
+      offset,
+    );
+    for (const row of cursor) {
+      yield {
+        baseOffset: row.base_offset,
+        lastOffset: row.last_offset,
+        leaderEpoch: row.leader_epoch,
+        maxTimestamp: row.max_timestamp,
+        recordCount: row.record_count,
+        byteLength: row.byte_length,
+      };
+    }
   }
 
   firstBatchWithTimestampAtOrAfter(timestampMs: number): StoredBatch | undefined {
@@ -103,9 +148,7 @@ export class SqliteLogStore implements LogStore {
 
   epochStarts(): EpochStart[] {
     return this.#sql
-      .exec<{ epoch: number; start_offset: number }>(
-        "SELECT leader_epoch AS epoch, min(base_offset) AS start_offset FROM batches GROUP BY leader_epoch ORDER BY start_offset",
-      )
+      .exec<{ epoch: number; start_offset: number }>("SELECT epoch, start_offset FROM leader_epochs ORDER BY epoch")
       .toArray()
       .map((row) => ({ epoch: row.epoch, startOffset: row.start_offset }));
   }
@@ -119,7 +162,9 @@ export class SqliteLogStore implements LogStore {
 
   /** Deletes every batch (topic deletion): the data is gone, not hidden. */
   deleteAll(): void {
-    this.truncateFrom(0, { ...emptyBounds });
+    this.#sql.exec("DELETE FROM batches");
+    this.replaceEpochStarts([]);
+    this.writeBounds({ ...emptyBounds });
   }
 
   writeBounds(bounds: LogBounds): void {

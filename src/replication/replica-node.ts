@@ -102,7 +102,8 @@ export class ReplicaNode {
     const progress = this.#followers.get(follower);
     if (!progress) return undefined;
     const from = Math.min(progress.logEndOffset, this.log.logEndOffset);
-    if (from >= this.log.logEndOffset) return undefined;
+    // Below the leader's held batches, records live in sealed segments: the follower adopts those (the object's tier) first.
+    if (from >= this.log.logEndOffset || from < this.log.localStartOffset) return undefined;
     const { batches } = this.log.read(from, { maxRecords: Number.MAX_SAFE_INTEGER, maxBytes: limits.maxBytes }, this.log.logEndOffset);
     return {
       leader: this.region,
@@ -156,6 +157,12 @@ export class ReplicaNode {
     });
     const same = isr.length === state.isr.length && isr.every((replica) => state.isr.includes(replica));
     return same ? undefined : isr;
+  }
+
+  /** Whether a follower is so far behind that what it lacks has been sealed away: it must adopt the leader's tier. */
+  needsTier(follower: string): boolean {
+    const progress = this.#followers.get(follower);
+    return progress !== undefined && progress.logEndOffset < this.log.localStartOffset;
   }
 
   /** Whether a follower is behind the leader's log end (a push is due). */

@@ -1,5 +1,5 @@
 import { TributaryError, unwrap, type Result } from "../errors.ts";
-import { replicationConfig } from "../objects/partition-elections.ts";
+import { partitionConfig } from "../objects/partition-config.ts";
 import type { PartitionReplica, RoutedCall } from "../objects/partition-replica.ts";
 import { controllerStub, replicaStub } from "../objects/stubs.ts";
 import type { PartitionPlacement, TopicMetadata } from "../topics/topic-metadata.ts";
@@ -18,7 +18,7 @@ export function placementOf(topic: TopicMetadata, partition: number): PartitionP
 export function routedCall(topic: TopicMetadata, partition: number, region: string): RoutedCall {
   const placement = placementOf(topic, partition);
   const { partition: _, ...state } = placement;
-  return { topicId: topic.topicId, partition, region, placement: state, config: replicationConfig(topic) };
+  return { topicId: topic.topicId, partition, region, placement: state, config: partitionConfig(topic) };
 }
 
 export type ReplicaStub = DurableObjectStub<PartitionReplica>;

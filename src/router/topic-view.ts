@@ -2,12 +2,26 @@ import { effectiveTopicConfigs } from "../topics/topic-configs.ts";
 import type { TopicMetadata } from "../topics/topic-metadata.ts";
 import { callLeader } from "./leader-calls.ts";
 
+const emptyStorage = { sqliteBatches: 0, sqliteBytes: 0, r2Segments: 0, r2Bytes: 0 };
+
+/**
+ * Tells every partition leader a topic's new configs, so its cleaner runs now: retention shows
+ * within seconds of the change. A leader that cannot be reached learns them with the next call.
+ */
+export async function announceConfigs(env: Env, topic: TopicMetadata): Promise<void> {
+  await Promise.allSettled(
+    topic.partitions.map((placement) =>
+      callLeader(env, topic, placement.partition, (stub, call) => stub.applyConfig(call), { retryUnreachable: false }),
+    ),
+  );
+}
+
 /** API.md's Topic: metadata with effective configs and each partition's offsets from its leader. */
 export async function topicView(env: Env, topic: TopicMetadata, options: { fresh?: boolean } = {}) {
   const partitions = await Promise.all(
     topic.partitions.map(async (placement) => {
       const state = options.fresh
-        ? { logStartOffset: 0, highWatermark: 0 }
+        ? { logStartOffset: 0, highWatermark: 0, storage: emptyStorage }
         : await callLeader(env, topic, placement.partition, (stub, call) => stub.state(call), { retryUnreachable: true });
       return {
         partition: placement.partition,
@@ -16,6 +30,8 @@ export async function topicView(env: Env, topic: TopicMetadata, options: { fresh
         isr: placement.isr,
         logStartOffset: state.logStartOffset,
         highWatermark: state.highWatermark,
+        // An addition to API.md's Topic: where the partition's bytes live (docs/api.md).
+        storage: state.storage,
       };
     }),
   );

@@ -146,6 +146,7 @@ describe("the README's curl walkthrough", () => {
         isr: expect.any(Array),
         logStartOffset: 0,
         highWatermark: 0,
+        storage: { sqliteBatches: 0, sqliteBytes: 0, r2Segments: 0, r2Bytes: 0 },
       })),
     });
     expect(created.body.topicId).not.toBe("");
@@ -194,6 +195,7 @@ describe("the README's curl walkthrough", () => {
       partitions: created.body.partitions.map((partition: any, index: number) => ({
         ...partition,
         highWatermark: [1, 0, 2][index],
+        storage: { ...partition.storage, sqliteBatches: [1, 0, 1][index], sqliteBytes: expect.any(Number) },
       })),
     });
     expect(expectPlacement(described.body)).toEqual(leaders);

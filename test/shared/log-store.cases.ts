@@ -125,4 +125,26 @@ export const logStoreCases: Record<string, (store: LogStore) => void> = {
     store.append([storedBatch(0, 1, 0, 5)], { logStartOffset: 0, logEndOffset: 1, highWatermark: 1 });
     expect([...store.batchesFrom(0)].map((batch) => batch.leaderEpoch)).toEqual([5]);
   },
+
+  "deleteBefore drops sealed batches and keeps the epochs"(store) {
+    store.append([storedBatch(0, 2, 0, 1), storedBatch(2, 2, 0, 2), storedBatch(4, 1, 0, 2)], { logStartOffset: 0, logEndOffset: 5, highWatermark: 5 });
+    expect(store.firstBatchOffset()).toBe(0);
+    store.deleteBefore(4, { logStartOffset: 0, logEndOffset: 5, highWatermark: 5 });
+    expect(offsetsOf(store.batchesFrom(0))).toEqual([[4, 4]]);
+    expect(store.firstBatchOffset()).toBe(4);
+    expect(store.epochStarts()).toEqual([{ epoch: 1, startOffset: 0 }, { epoch: 2, startOffset: 2 }]);
+    expect(store.size().batches).toBe(1);
+    store.deleteBefore(Number.MAX_SAFE_INTEGER, { logStartOffset: 0, logEndOffset: 5, highWatermark: 5 });
+    expect(store.firstBatchOffset()).toBeUndefined();
+  },
+
+  "replaceEpochStarts sets the epoch cache, and later appends extend it"(store) {
+    store.replaceEpochStarts([{ epoch: 3, startOffset: 0 }, { epoch: 5, startOffset: 10 }]);
+    store.append([storedBatch(20, 1, 0, 7)], { logStartOffset: 0, logEndOffset: 21, highWatermark: 20 });
+    expect(store.epochStarts()).toEqual([
+      { epoch: 3, startOffset: 0 },
+      { epoch: 5, startOffset: 10 },
+      { epoch: 7, startOffset: 20 },
+    ]);
+  },
 };

@@ -5,7 +5,7 @@ import { controllerStub } from "../../objects/stubs.ts";
 import { alterConfigsSchema, createPartitionsSchema, createTopicSchema } from "../../protocol/schemas.ts";
 import { forgetTopic, rememberTopic, topicMetadata } from "../metadata-cache.ts";
 import { readJsonBody } from "../request-body.ts";
-import { topicView } from "../topic-view.ts";
+import { announceConfigs, topicView } from "../topic-view.ts";
 
 /** Topics (API.md): create, list, describe, alter configs, add partitions, delete. */
 export const topicRoutes = new Hono<{ Bindings: Env }>()
@@ -27,6 +27,7 @@ export const topicRoutes = new Hono<{ Bindings: Env }>()
     const body = await readJsonBody(c.req.raw, alterConfigsSchema, adminRequestBytesMax);
     const topic = unwrap(await controllerStub(c.env).alterTopicConfigs(c.req.param("topic"), body.configs));
     rememberTopic(topic);
+    await announceConfigs(c.env, topic);
     return c.json(await topicView(c.env, topic));
   })
   .post("/:topic/partitions", async (c) => {

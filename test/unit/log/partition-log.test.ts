@@ -201,3 +201,32 @@ describe("PartitionLog replication", () => {
     expect(reopened.append([batchOf(["x"])], 3)).toEqual({ baseOffset: 2, lastOffset: 2 });
   });
 });
+
+describe("PartitionLog tiers", () => {
+  it("drops sealed batches below the high watermark, keeping bounds, epochs and later reads", () => {
+    const log = new PartitionLog(new MemoryLogStore());
+    appendCommitted(log, [batchOf(["a", "b"])], 1);
+    appendCommitted(log, [batchOf(["c"])], 2);
+    log.append([batchOf(["d"])], 2);
+    expect([log.localStartOffset, log.localBytes > 0]).toEqual([0, true]);
+    expect(() => log.dropBefore(4)).toThrow(/above the high watermark/);
+    log.dropBefore(2);
+    expect([log.localStartOffset, log.logStartOffset, log.logEndOffset, log.highWatermark]).toEqual([2, 0, 4, 3]);
+    expect(log.epochStarts()).toEqual([{ epoch: 1, startOffset: 0 }, { epoch: 2, startOffset: 2 }]);
+    expect(valuesOf(log.read(2, { maxRecords: 10, maxBytes: 1 << 20 }).batches, 2, 3)).toEqual(["c"]);
+    expect(() => log.read(0, { maxRecords: 10, maxBytes: 1 << 20 })).toThrow(/below the held batches/);
+    expect(() => log.truncateFrom(0)).toThrow(/below the held batches/);
+    log.advanceLogStart(2);
+    expect(log.logStartOffset).toBe(2);
+  });
+
+  it("restarts a follower at its leader's first held offset with the leader's epochs", () => {
+    const store = new MemoryLogStore();
+    const log = new PartitionLog(store);
+    appendCommitted(log, [batchOf(["old"])], 1);
+    log.restartAt(10, 4, [{ epoch: 1, startOffset: 0 }, { epoch: 3, startOffset: 6 }]);
+    expect([log.logStartOffset, log.localStartOffset, log.logEndOffset, log.highWatermark, log.latestEpoch]).toEqual([4, 10, 10, 10, 3]);
+    const reopened = new PartitionLog(store);
+    expect([reopened.localStartOffset, reopened.logEndOffset, reopened.latestEpoch]).toEqual([10, 10, 3]);
+  });
+});

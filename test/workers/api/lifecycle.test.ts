@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest";
 import { controllerStub, replicaName } from "../../../src/objects/stubs.ts";
 import { partitionForKey } from "../../../src/protocol/partitioner.ts";
 import { encodeRecordBatch } from "../../../src/protocol/record-batch.ts";
+import { defaultPartitionConfig } from "../../../src/objects/partition-config.ts";
 import { rememberTopic } from "../../../src/router/metadata-cache.ts";
 import {
   api,
@@ -84,7 +85,7 @@ describe("requests routed with stale metadata after a delete", () => {
     const routed = {
       ...address,
       placement: { leader, replicas: [leader], isr: [leader], leaderEpoch: 0, partitionEpoch: 0 },
-      config: { minInsyncReplicas: 1, replicaLagMaxMs: 30_000 },
+      config: defaultPartitionConfig,
     };
     const appended = await stale.append({ ...routed, acks: 1, batches: [oneBatch("after delete")] });
     expect(appended).toMatchObject({ ok: false, error: { code: "UNKNOWN_TOPIC_OR_PARTITION" } });

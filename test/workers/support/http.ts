@@ -151,6 +151,7 @@ export interface Topic {
     isr: string[];
     logStartOffset: number;
     highWatermark: number;
+    storage: { sqliteBatches: number; sqliteBytes: number; r2Segments: number; r2Bytes: number };
   }[];
 }
 

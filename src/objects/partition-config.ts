@@ -1,0 +1,29 @@
+import { configNumber, effectiveTopicConfigs } from "../topics/topic-configs.ts";
+import type { TopicMetadata } from "../topics/topic-metadata.ts";
+import type { TierConfig } from "./segment-tier.ts";
+
+/**
+ * The topic configs a partition replica acts on by itself — replication (ISR, acks "all")
+ * and its storage tiers (sealing, retention) — sent with every router and controller call
+ * (the router caches topic metadata) and kept by the replica for its alarm.
+ */
+export interface PartitionConfig extends TierConfig {
+  minInsyncReplicas: number;
+  replicaLagMaxMs: number;
+}
+
+export function partitionConfig(topic: Pick<TopicMetadata, "configs">): PartitionConfig {
+  const configs = effectiveTopicConfigs(topic.configs);
+  return {
+    minInsyncReplicas: configNumber(configs, "min.insync.replicas"),
+    replicaLagMaxMs: configNumber(configs, "replica.lag.time.max.ms"),
+    segmentBytes: configNumber(configs, "segment.bytes"),
+    segmentMs: configNumber(configs, "segment.ms"),
+    retentionMs: configNumber(configs, "retention.ms"),
+    retentionBytes: configNumber(configs, "retention.bytes"),
+    deleteEnabled: configs["cleanup.policy"].includes("delete"),
+  };
+}
+
+/** What a replica assumes before any call has told it its topic's configs: Kafka's defaults. */
+export const defaultPartitionConfig: PartitionConfig = partitionConfig({ configs: {} });

@@ -1,0 +1,240 @@
+import type { EpochStart } from "../log/log-store.ts";
+import type { PartitionLog } from "../log/partition-log.ts";
+import { planRetention } from "../log/retention-plan.ts";
+import { planSeal } from "../log/seal-plan.ts";
+import { encodeSegment } from "../log/segment-format.ts";
+import {
+  appendSegment,
+  byteRangeFor,
+  findSegment,
+  firstOffsetAtOrAfterTime,
+  manifestTotals,
+  replaceSegments,
+  segmentManifestEntry,
+  segmentObjectKey,
+  type SegmentManifestEntry,
+} from "../log/segment-manifest.ts";
+import { decodeRecordBatch, splitBatches } from "../protocol/record-batch.ts";
+
+/** The configs of a topic that sealing and retention follow. */
+export interface TierConfig {
+  segmentBytes: number;
+  segmentMs: number;
+  retentionMs: number;
+  retentionBytes: number;
+  /** cleanup.policy includes delete. */
+  deleteEnabled: boolean;
+}
+
+/** The R2 operations the tier uses: an R2Bucket, or a wrapper around one (tests inject failures). */
+export type SegmentBucket = Pick<R2Bucket, "put" | "get" | "head" | "delete" | "list">;
+
+/** A replica's manifest as followers receive it from their leader. */
+export interface TierSnapshot {
+  manifest: SegmentManifestEntry[];
+  logStartOffset: number;
+  /** The leader's first held offset: what a follower below it restarts at. */
+  localStartOffset: number;
+  epochs: EpochStart[];
+}
+
+export const segmentTierMigration = `CREATE TABLE segments (
+  base_offset INTEGER PRIMARY KEY,
+  entry TEXT NOT NULL
+)`;
+
+/** Segments sealed in one pass of the alarm: bounds the work (and memory) of one invocation. */
+const sealsPerPassMax = 8;
+
+/**
+ * The R2 tier of one partition replica (ARCHITECTURE.md decision 6): sealing committed
+ * batches into immutable segment objects (written create-only; a retried seal that finds
+ * its object with the same checksum succeeds), the manifest in SQLite (one row per segment),
+ * ranged reads through the index, retention by whole segments, and deleting every object of
+ * a deleted topic. A failed R2 write loses nothing: the rows stay until a seal succeeds.
+ */
+export class SegmentTier {
+  readonly #sql: SqlStorage;
+  readonly #bucket: SegmentBucket;
+  readonly #prefix: string;
+  readonly #topicId: string;
+  readonly #partition: number;
+  #manifest: SegmentManifestEntry[];
+  /** Since when the first held batch has waited to be sealed (segment.ms counts from here; reset on restart). */
+  #heldSinceMs = Date.now();
+  #version = 0;
+
+  constructor(sql: SqlStorage, bucket: SegmentBucket, topicId: string, partition: number) {
+    this.#sql = sql;
+    this.#bucket = bucket;
+    this.#topicId = topicId;
+    this.#partition = partition;
+    this.#prefix = `${topicId}/${partition}/`;
+    this.#manifest = sql
+      .exec<{ entry: string }>("SELECT entry FROM segments ORDER BY base_offset")
+      .toArray()
+      .map((row) => JSON.parse(row.entry) as SegmentManifestEntry);
+  }
+
+  get manifest(): readonly SegmentManifestEntry[] {
+    return this.#manifest;
+  }
+
+  /** Bumped on every manifest change, so a leader knows which followers to tell. */
+  get version(): number {
+    return this.#version;
+  }
+
+  totals(): { segments: number; bytes: number } {
+    return manifestTotals(this.#manifest);
+  }
+
+  /**
+   * Seals committed batches while a segment is due (segment.bytes reached, or segment.ms
+   * passed). Returns how many segments were sealed and when to look again.
+   */
+  async seal(log: PartitionLog, config: TierConfig, nowMs: number): Promise<{ sealed: number; nextCheckAtMs: number | undefined }> {
+    let sealed = 0;
+    for (; sealed < sealsPerPassMax; sealed++) {
+      const sizes = [...takeWhileLazy(log.heldBatchSizes(), log.highWatermark)];
+      const plan = planSeal({
+        batches: sizes.map((batch, index) => ({
+          baseOffset: batch.baseOffset,
+          lastOffset: batch.lastOffset,
+          bytes: batch.byteLength,
+          maxTimestamp: batch.maxTimestamp,
+          ...(index === 0 ? { appendedAtMs: this.#heldSinceMs } : {}),
+        })),
+        highWatermark: log.highWatermark,
+        segmentBytes: config.segmentBytes,
+        segmentMs: config.segmentMs,
+        nowMs,
+      });
+      if (!plan.seal) return { sealed, nextCheckAtMs: plan.nextCheckAtMs };
+      const batches = log.firstHeldBatches(plan.count);
+      const encoded = encodeSegment(batches);
+      const objectKey = segmentObjectKey(this.#topicId, this.#partition, plan.baseOffset, 0);
+      await this.#putOnce(objectKey, encoded.bytes, encoded.checksum);
+      const entry = segmentManifestEntry({
+        topicId: this.#topicId,
+        partition: this.#partition,
+        baseOffset: plan.baseOffset,
+        lastOffset: plan.lastOffset,
+        generation: 0,
+        encoded,
+      });
+      // One synchronous block: the manifest row and the rows' deletion commit together.
+      this.#manifest = appendSegment(this.#manifest, entry);
+      this.#sql.exec("INSERT INTO segments (base_offset, entry) VALUES (?, ?)", entry.baseOffset, JSON.stringify(entry));
+      log.dropBefore(plan.lastOffset + 1);
+      this.#heldSinceMs = nowMs;
+      this.#version++;
+    }
+    return { sealed, nextCheckAtMs: nowMs };
+  }
+
+  /** Deletes whole sealed segments past retention.ms / retention.bytes and moves the log start. Returns whether anything went. */
+  async applyRetention(log: PartitionLog, config: TierConfig, nowMs: number): Promise<boolean> {
+    if (!config.deleteEnabled) return false;
+    const plan = planRetention(this.#manifest, {
+      retentionMs: config.retentionMs,
+      retentionBytes: config.retentionBytes,
+      nowMs,
+      activeBytes: log.localBytes,
+    });
+    if (plan.logStartOffset === undefined) return false;
+    // The log start moves first: once it has, nothing reads the objects, so deleting them can follow.
+    this.#manifest = replaceSegments(this.#manifest, plan.deleted, []);
+    for (const entry of plan.deleted) this.#sql.exec("DELETE FROM segments WHERE base_offset = ?", entry.baseOffset);
+    log.advanceLogStart(plan.logStartOffset);
+    this.#version++;
+    await this.#bucket.delete(plan.deleted.map((entry) => entry.objectKey));
+    return true;
+  }
+
+  /** Whole batches from sealed segments, starting with the one holding `offset`: one ranged read. */
+  async read(offset: number, limits: { maxRecords: number; maxBytes: number }): Promise<Uint8Array[]> {
+    const entry = findSegment(this.#manifest, offset);
+    const range = entry && byteRangeFor(entry, offset, limits.maxBytes, limits.maxRecords);
+    if (!entry || !range) return [];
+    const bytes = await this.#getRange(entry.objectKey, range.position, range.length);
+    return [...splitBatches(bytes)].map(({ start, end }) => bytes.subarray(start, end));
+  }
+
+  /** The first sealed record at or after `timestampMs`, when a sealed segment holds one. */
+  async offsetForTimestamp(timestampMs: number, logStartOffset: number): Promise<{ offset: number; timestamp: number } | undefined> {
+    const found = firstOffsetAtOrAfterTime(this.#manifest, timestampMs);
+    if (!found) return undefined;
+    const bytes = await this.#getRange(found.entry.objectKey, found.run.position, found.run.length);
+    for (const { start } of splitBatches(bytes)) {
+      for (const record of decodeRecordBatch(bytes, start).records) {
+        if (record.offset >= logStartOffset && record.timestamp >= timestampMs) return { offset: record.offset, timestamp: record.timestamp };
+      }
+    }
+    return undefined;
+  }
+
+  /** What followers need to mirror this replica's tier. */
+  snapshot(log: PartitionLog): TierSnapshot {
+    return {
+      manifest: this.#manifest.map((entry) => ({ ...entry })),
+      logStartOffset: log.logStartOffset,
+      localStartOffset: log.localStartOffset,
+      epochs: log.epochStarts(),
+    };
+  }
+
+  /**
+   * A follower adopts its leader's tier: the manifest; its held batches now sealed are
+   * dropped; one too far behind restarts at the leader's first held offset.
+   */
+  install(log: PartitionLog, snapshot: TierSnapshot): void {
+    this.#sql.exec("DELETE FROM segments");
+    for (const entry of snapshot.manifest) this.#sql.exec("INSERT INTO segments (base_offset, entry) VALUES (?, ?)", entry.baseOffset, JSON.stringify(entry));
+    this.#manifest = snapshot.manifest;
+    const sealedEnd = snapshot.manifest.at(-1)?.lastOffset ?? -1;
+    if (log.logEndOffset < snapshot.localStartOffset) {
+      log.restartAt(snapshot.localStartOffset, snapshot.logStartOffset, snapshot.epochs);
+    } else if (sealedEnd + 1 > log.localStartOffset) {
+      log.dropBefore(Math.min(sealedEnd + 1, log.highWatermark));
+    }
+    log.advanceLogStart(snapshot.logStartOffset);
+    this.#version++;
+  }
+
+  /** Deletes every object of this partition (topic deletion). */
+  async deleteAll(): Promise<void> {
+    for (let round = 0; round < 1_000; round++) {
+      const listed = await this.#bucket.list({ prefix: this.#prefix, limit: 1_000 });
+      if (listed.objects.length > 0) await this.#bucket.delete(listed.objects.map((object) => object.key));
+      if (!listed.truncated) break;
+    }
+    this.#sql.exec("DELETE FROM segments");
+    this.#manifest = [];
+  }
+
+  /** Create-only put; an object already there with the same checksum is this seal retried, and succeeds. */
+  async #putOnce(key: string, bytes: Uint8Array, checksum: number): Promise<void> {
+    const checksumText = String(checksum);
+    const written = await this.#bucket.put(key, bytes, { onlyIf: { etagDoesNotMatch: "*" }, customMetadata: { crc32c: checksumText } });
+    if (written) return;
+    const existing = await this.#bucket.head(key);
+    if (existing?.customMetadata?.crc32c !== checksumText) {
+      throw new Error(`segment object ${key} exists with other contents`);
+    }
+  }
+
+  async #getRange(key: string, offset: number, length: number): Promise<Uint8Array> {
+    const object = await this.#bucket.get(key, { range: { offset, length } });
+    if (!object) throw new Error(`segment object ${key} is missing`);
+    return new Uint8Array(await object.arrayBuffer());
+  }
+}
+
+/** Batch sizes up to the first not entirely below `highWatermark` (the seal plan reads no further). */
+function* takeWhileLazy<T extends { lastOffset: number }>(items: Iterable<T>, highWatermark: number): Generator<T> {
+  for (const item of items) {
+    if (item.lastOffset >= highWatermark) return;
+    yield item;
+  }
+}
