@@ -81,9 +81,10 @@ export class ReplicationDriver {
 
   /**
    * Resolves once the records before `endOffset` are on every in-sync replica and the ISR
-   * has at least min.insync.replicas members; fails as NOT_LEADER_OR_FOLLOWER when this
-   * replica is deposed meanwhile, NOT_ENOUGH_REPLICAS when the ISR shrinks below the
-   * minimum, REQUEST_TIMED_OUT after produceAckTimeoutMs.
+   * has at least min.insync.replicas members (a follower catching up may rejoin meanwhile);
+   * fails as NOT_LEADER_OR_FOLLOWER when this replica is deposed meanwhile, and after
+   * produceAckTimeoutMs as NOT_ENOUGH_REPLICAS when the ISR is still below the minimum, else
+   * REQUEST_TIMED_OUT.
    */
   async awaitAcknowledged(endOffset: number): Promise<void> {
     const deadline = Date.now() + produceAckTimeoutMs;
@@ -96,11 +97,12 @@ export class ReplicationDriver {
       }
       const { minInsyncReplicas } = this.#host.config();
       const isr = node.inSyncReplicas.length;
-      if (isr < minInsyncReplicas) {
+      if (node.log.highWatermark >= endOffset && isr >= minInsyncReplicas) return;
+      const remaining = deadline - Date.now();
+      if (remaining <= 0 && isr < minInsyncReplicas) {
+        // The ISR shrank below the minimum after the append and no follower rejoined in time.
         throw new TributaryError("NOT_ENOUGH_REPLICAS", `the ISR has ${isr} replicas; min.insync.replicas is ${minInsyncReplicas}`);
       }
-      if (node.log.highWatermark >= endOffset) return;
-      const remaining = deadline - Date.now();
       if (remaining <= 0) throw new TributaryError("REQUEST_TIMED_OUT", "the in-sync replicas did not confirm the write in time");
       await this.#progress.wait(remaining);
     }
@@ -179,7 +181,9 @@ export class ReplicationDriver {
     const node = this.#host.node();
     if (!node || node.role.kind !== "leader") return;
     const isr = node.proposedIsr(Date.now(), this.#host.config().replicaLagMaxMs);
-    if (!isr) return;
+    if (!isr || node.role.kind !== "leader") return;
+    // The proposal counts toward the high watermark until the controller answers, across restarts too.
+    this.#host.persistRole();
     const { state } = node.role;
     const { topicId, partition } = this.#host.address();
     let result: Result<PartitionState>;
@@ -196,6 +200,7 @@ export class ReplicationDriver {
     const current = stateIn(result);
     if (current?.leader === node.region) node.becomeLeader(current, Date.now());
     else if (current) node.becomeFollower(current.leaderEpoch, current.leader);
+    else node.clearIsrProposal();
     this.#host.persistRole();
     this.#host.onProgress();
     this.wake();

@@ -14,18 +14,28 @@ export interface ReplicateRequest {
 }
 
 export type ReplicateReply =
-  /** Appended: the follower's log now ends here. */
-  | { kind: "ok"; logEndOffset: number }
+  /** Appended (or truncated to the common point): the follower's log now ends here and matches the leader's up to it. `leaderEpoch` echoes the request's. */
+  | { kind: "ok"; logEndOffset: number; leaderEpoch: number }
   /** The follower knows a newer leader epoch: the sender is no longer the leader. */
   | { kind: "fenced"; leaderEpoch: number; leader: string | undefined }
   /** The follower's log does not end at prevLogEndOffset: the leader finds the divergence (KIP-101). */
-  | { kind: "mismatch"; logEndOffset: number; latestEpoch: number };
+  | {
+      kind: "mismatch";
+      logEndOffset: number;
+      latestEpoch: number;
+      /** The epoch the leader should say the end of (KIP-279's rounds: below latestEpoch when the follower lacks the one asked). */
+      askEpoch: number;
+      leaderEpoch: number;
+    };
 
 /** The leader's answer to a mismatch: where the follower's latest common epoch ends in the leader's log. */
 export interface TruncateRequest {
   leader: string;
   leaderEpoch: number;
   epochEnd: EpochEnd;
+  /** The follower's log end and latest epoch in the mismatch this answers: a follower whose log changed since ignores it. */
+  followerLogEndOffset: number;
+  followerLatestEpoch: number;
 }
 
 export type TruncateReply = ReplicateReply;

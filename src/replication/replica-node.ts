@@ -5,15 +5,20 @@ import type { PartitionState } from "./partition-state.ts";
 
 /** What one replica believes about its partition: the state the controller gave, or what a leader's push taught it. */
 export type ReplicaRole =
-  | { kind: "leader"; state: PartitionState }
+  /** `pendingIsr`: an ISR change sent to the controller whose outcome is not known yet (KIP-841's maximal ISR). */
+  | { kind: "leader"; state: PartitionState; pendingIsr?: string[] }
   | { kind: "follower"; leaderEpoch: number; leader: string | undefined };
 
-/** The leader's view of one follower. */
+/** The leader's view of one follower, in this leadership. */
 interface FollowerProgress {
-  /** The follower's log end as last confirmed (or the high watermark, assumed at election). */
-  logEndOffset: number;
-  /** When the follower last reached the leader's log end (Kafka's lastCaughtUpTimeMs). */
-  lastCaughtUpMs: number;
+  /** Where the follower's log is known to match this leader's log: only an "ok" in this leadership moves it. */
+  matchedEndOffset: number;
+  /** Where the next push starts: the follower's log end as last reported (a guess, the high watermark, at first). */
+  nextOffset: number;
+  /** Whether the follower has answered in this leadership: only such a follower may rejoin the ISR. */
+  heard: boolean;
+  /** When the leader first saw it behind its log end, since it was last caught up. */
+  behindSinceMs: number | undefined;
 }
 
 /** Bounds one push: RPC messages stay far below the platform's 32 MiB. */
@@ -39,6 +44,7 @@ export class ReplicaNode {
     this.region = region;
     this.log = log;
     this.#role = role;
+    if (role.kind === "leader") this.#startLeadership(role.state);
   }
 
   get role(): ReplicaRole {
@@ -57,15 +63,21 @@ export class ReplicaNode {
   becomeLeader(state: PartitionState, nowMs: number): boolean {
     if (state.leader !== this.region || !this.#isNewer(state)) return false;
     const wasLeaderOfEpoch = this.#role.kind === "leader" && this.#role.state.leaderEpoch === state.leaderEpoch;
+    // A newer state settles any ISR change in flight: applied, or superseded.
     this.#role = { kind: "leader", state: { ...state, replicas: [...state.replicas], isr: [...state.isr] } };
-    if (!wasLeaderOfEpoch) {
-      this.#followers.clear();
-      for (const replica of state.replicas) {
-        if (replica !== this.region) this.#followers.set(replica, { logEndOffset: this.log.highWatermark, lastCaughtUpMs: nowMs });
-      }
-    }
+    if (!wasLeaderOfEpoch) this.#startLeadership(state);
     this.#updateHighWatermark();
+    void nowMs;
     return true;
+  }
+
+  /** A new leadership knows nothing of its followers yet: no match confirmed, pushes start at the high watermark. */
+  #startLeadership(state: PartitionState): void {
+    this.#followers.clear();
+    for (const replica of state.replicas) {
+      if (replica === this.region) continue;
+      this.#followers.set(replica, { matchedEndOffset: 0, nextOffset: this.log.highWatermark, heard: false, behindSinceMs: undefined });
+    }
   }
 
   /** Follows `leader` from `leaderEpoch` on, unless this replica already knows a newer epoch. */
@@ -87,12 +99,15 @@ export class ReplicaNode {
   /**
    * Appends as the leader of its epoch; a replica that is not the leader refuses. A leader
    * alone in its ISR commits at once: the high watermark moves in the same storage write.
+   * An idempotent producer's retry is answered with its original offsets (`duplicate`),
+   * nothing written; `nowMs` is the producer's last activity.
    */
-  appendAsLeader(batches: readonly Uint8Array[]): AppendResult {
+  appendAsLeader(batches: readonly Uint8Array[], nowMs?: number): AppendResult {
     const role = this.#leaderRole();
-    const alone = role.state.isr.length === 1 && role.state.isr[0] === this.region;
-    const result = this.log.append(batches, role.state.leaderEpoch, { commit: alone });
-    if (!alone) this.#updateHighWatermark();
+    // Alone in the ISR the controller holds, and in any it may be about to hold.
+    const alone = [...role.state.isr, ...(role.pendingIsr ?? [])].every((replica) => replica === this.region);
+    const result = this.log.append(batches, role.state.leaderEpoch, { commit: alone, nowMs });
+    if (!alone && !result.duplicate) this.#updateHighWatermark();
     return result;
   }
 
@@ -101,7 +116,7 @@ export class ReplicaNode {
     const role = this.#leaderRole();
     const progress = this.#followers.get(follower);
     if (!progress) return undefined;
-    const from = Math.min(progress.logEndOffset, this.log.logEndOffset);
+    const from = Math.min(progress.nextOffset, this.log.logEndOffset);
     // Below the leader's held batches, records live in sealed segments: the follower adopts those (the object's tier) first.
     if (from >= this.log.logEndOffset || from < this.log.localStartOffset) return undefined;
     const { batches } = this.log.read(from, { maxRecords: Number.MAX_SAFE_INTEGER, maxBytes: limits.maxBytes }, this.log.logEndOffset);
@@ -118,6 +133,8 @@ export class ReplicaNode {
   /**
    * A follower's answer to a push or truncation. Returns the truncation to send when the
    * follower's log diverges, and whether this replica was fenced (it is no longer the leader).
+   * An answer to another leadership's request counts for nothing; a mismatch moves where the
+   * next push starts but never the confirmed match (a diverging tail is not progress).
    */
   onReply(follower: string, reply: ReplicateReply, sentAtMs: number, leaderEndAtSend: number): { truncate?: TruncateRequest; fenced: boolean } {
     if (reply.kind === "fenced") {
@@ -126,49 +143,73 @@ export class ReplicaNode {
     }
     const role = this.#role;
     const progress = this.#followers.get(follower);
-    if (role.kind !== "leader" || !progress) return { fenced: false };
+    if (role.kind !== "leader" || !progress || reply.leaderEpoch !== role.state.leaderEpoch) return { fenced: false };
+    progress.heard = true;
     if (reply.kind === "mismatch") {
-      progress.logEndOffset = Math.min(reply.logEndOffset, this.log.logEndOffset);
+      progress.nextOffset = Math.min(reply.logEndOffset, this.log.logEndOffset);
+      progress.matchedEndOffset = Math.min(progress.matchedEndOffset, reply.logEndOffset);
       return {
         fenced: false,
-        truncate: { leader: this.region, leaderEpoch: role.state.leaderEpoch, epochEnd: this.log.endOffsetForEpoch(reply.latestEpoch) },
+        truncate: {
+          leader: this.region,
+          leaderEpoch: role.state.leaderEpoch,
+          epochEnd: this.log.endOffsetForEpoch(reply.askEpoch),
+          followerLogEndOffset: reply.logEndOffset,
+          followerLatestEpoch: reply.latestEpoch,
+        },
       };
     }
-    progress.logEndOffset = reply.logEndOffset;
-    if (reply.logEndOffset >= leaderEndAtSend) progress.lastCaughtUpMs = Math.max(progress.lastCaughtUpMs, sentAtMs);
+    progress.nextOffset = reply.logEndOffset;
+    progress.matchedEndOffset = Math.max(progress.matchedEndOffset, reply.logEndOffset);
+    if (progress.matchedEndOffset >= this.log.logEndOffset || reply.logEndOffset >= leaderEndAtSend) progress.behindSinceMs = undefined;
+    void sentAtMs;
     this.#updateHighWatermark();
     return { fenced: false };
   }
 
   /**
    * The ISR this leader should ask the controller for, or undefined when the current one
-   * stands: followers behind for longer than `lagMaxMs` leave; followers caught up to the
-   * high watermark (and into this epoch) come back.
+   * stands: a follower behind the log end for longer than `lagMaxMs` (counted from when the
+   * leader first saw it behind) leaves; a follower that answered in this leadership and whose
+   * confirmed log reaches the log end (and so the high watermark and this epoch's start)
+   * comes back. Until the controller's answer is known, the high watermark counts every
+   * member of every ISR proposed at this partition epoch (one of them may have been accepted).
    */
   proposedIsr(nowMs: number, lagMaxMs: number): string[] | undefined {
     if (this.#role.kind !== "leader") return undefined;
-    const { state } = this.#role;
+    const { state, pendingIsr } = this.#role;
     const isr = state.replicas.filter((replica) => {
       if (replica === this.region) return true;
       const progress = this.#followers.get(replica)!;
-      const caughtUp = progress.logEndOffset >= this.log.logEndOffset;
-      if (state.isr.includes(replica)) return caughtUp || nowMs - progress.lastCaughtUpMs <= lagMaxMs;
-      return progress.logEndOffset >= this.log.highWatermark && progress.logEndOffset >= this.#epochStartOffset() && caughtUp;
+      const caughtUp = progress.matchedEndOffset >= this.log.logEndOffset;
+      if (caughtUp) progress.behindSinceMs = undefined;
+      else progress.behindSinceMs ??= nowMs;
+      if (state.isr.includes(replica)) return caughtUp || nowMs - progress.behindSinceMs! <= lagMaxMs;
+      return progress.heard && caughtUp && progress.matchedEndOffset >= this.log.highWatermark && progress.matchedEndOffset >= this.#epochStartOffset();
     });
     const same = isr.length === state.isr.length && isr.every((replica) => state.isr.includes(replica));
-    return same ? undefined : isr;
+    if (same) return undefined;
+    // Any proposal sent at this partition epoch may be the one the controller accepts: count them all.
+    const union = [...new Set([...(pendingIsr ?? []), ...isr])];
+    this.#role = { ...this.#role, pendingIsr: union };
+    return isr;
+  }
+
+  /** The controller refused an ISR change without saying its state: propose afresh later. */
+  clearIsrProposal(): void {
+    if (this.#role.kind === "leader" && this.#role.pendingIsr) this.#role = { kind: "leader", state: this.#role.state };
   }
 
   /** Whether a follower is so far behind that what it lacks has been sealed away: it must adopt the leader's tier. */
   needsTier(follower: string): boolean {
     const progress = this.#followers.get(follower);
-    return progress !== undefined && progress.logEndOffset < this.log.localStartOffset;
+    return progress !== undefined && progress.nextOffset < this.log.localStartOffset;
   }
 
   /** Whether a follower is behind the leader's log end (a push is due). */
   isBehind(follower: string): boolean {
     const progress = this.#followers.get(follower);
-    return progress !== undefined && progress.logEndOffset < this.log.logEndOffset;
+    return progress !== undefined && progress.nextOffset < this.log.logEndOffset;
   }
 
   followers(): string[] {
@@ -177,28 +218,54 @@ export class ReplicaNode {
 
   // ---- follower ----------------------------------------------------------------------
 
-  /** A push from a leader: fenced by epoch, appended when it continues this log exactly. */
-  handleReplicate(request: ReplicateRequest): ReplicateReply {
+  /**
+   * A push from a leader: fenced by epoch, appended when it continues this log exactly. The
+   * batches' idempotent producers are remembered as the leader remembers them (`nowMs`: their
+   * last activity), so this replica deduplicates retries once it leads.
+   */
+  handleReplicate(request: ReplicateRequest, nowMs?: number): ReplicateReply {
     const fenced = this.#fence(request.leaderEpoch, request.leader);
     if (fenced) return fenced;
     if (request.prevLogEndOffset !== this.log.logEndOffset || request.prevEpoch !== this.#epochBeforeEnd()) {
-      return { kind: "mismatch", logEndOffset: this.log.logEndOffset, latestEpoch: this.log.latestEpoch };
+      return this.#mismatch(request.leaderEpoch, this.log.latestEpoch);
     }
-    this.log.appendReplicated(request.batches);
+    this.log.appendReplicated(request.batches, nowMs);
     this.log.advanceHighWatermark(request.leaderHighWatermark);
-    return { kind: "ok", logEndOffset: this.log.logEndOffset };
+    return { kind: "ok", logEndOffset: this.log.logEndOffset, leaderEpoch: request.leaderEpoch };
   }
 
-  /** KIP-101: truncate to where this log and the leader's agree, then report the new end. */
+  /**
+   * KIP-101/KIP-279: truncate to where this log and the leader's agree, then report the new
+   * end. A truncation answering a mismatch this log no longer shows (it took records since:
+   * a late or repeated message) is ignored with a fresh mismatch. When this log lacks the
+   * epoch the leader answered about, it asks again about the largest epoch it has below it
+   * (another round) rather than cutting on a guess.
+   */
   handleTruncate(request: TruncateRequest): TruncateReply {
     const fenced = this.#fence(request.leaderEpoch, request.leader);
     if (fenced) return fenced;
-    const { epochEnd } = request;
-    let offset = Math.min(epochEnd.endOffset, this.log.logEndOffset);
-    if (epochEnd.epoch < 0) offset = Math.min(offset, this.log.logStartOffset);
-    else if (epochEnd.epoch !== this.log.latestEpoch) offset = Math.min(offset, this.log.endOffsetForEpoch(epochEnd.epoch).endOffset);
-    this.log.truncateFrom(Math.max(offset, this.log.logStartOffset));
-    return { kind: "ok", logEndOffset: this.log.logEndOffset };
+    const log = this.log;
+    if (request.followerLogEndOffset !== log.logEndOffset || request.followerLatestEpoch !== log.latestEpoch) {
+      return this.#mismatch(request.leaderEpoch, log.latestEpoch);
+    }
+    const { epoch, endOffset } = request.epochEnd;
+    let offset = Math.min(endOffset, log.logEndOffset);
+    if (epoch >= 0) {
+      const starts = log.epochStarts();
+      if (!starts.some((start) => start.epoch === epoch)) {
+        const below = starts.filter((start) => start.epoch < epoch).at(-1);
+        if (below) return this.#mismatch(request.leaderEpoch, below.epoch);
+        offset = Math.min(offset, starts[0]?.startOffset ?? offset);
+      } else {
+        offset = Math.min(offset, log.endOffsetForEpoch(epoch).endOffset);
+      }
+    }
+    log.truncateFrom(log.batchBoundaryAtOrBefore(Math.max(offset, log.localStartOffset)));
+    return { kind: "ok", logEndOffset: log.logEndOffset, leaderEpoch: request.leaderEpoch };
+  }
+
+  #mismatch(leaderEpoch: number, askEpoch: number): ReplicateReply {
+    return { kind: "mismatch", logEndOffset: this.log.logEndOffset, latestEpoch: this.log.latestEpoch, askEpoch, leaderEpoch };
   }
 
   // ---- internals ---------------------------------------------------------------------
@@ -235,13 +302,18 @@ export class ReplicaNode {
     return current ? current.startOffset : this.log.logEndOffset;
   }
 
-  /** The smallest log end in the ISR, the leader's own included; it only moves forward. */
+  /**
+   * The smallest confirmed log end in the ISR the controller holds — and in a proposed one
+   * while the controller decides (it may already hold it) — the leader's own included; it
+   * only moves forward.
+   */
   #updateHighWatermark(): void {
     if (this.#role.kind !== "leader") return;
+    const { state, pendingIsr } = this.#role;
     let highWatermark = this.log.logEndOffset;
-    for (const replica of this.#role.state.isr) {
+    for (const replica of new Set([...state.isr, ...(pendingIsr ?? [])])) {
       if (replica === this.region) continue;
-      highWatermark = Math.min(highWatermark, this.#followers.get(replica)?.logEndOffset ?? 0);
+      highWatermark = Math.min(highWatermark, this.#followers.get(replica)?.matchedEndOffset ?? 0);
     }
     this.log.advanceHighWatermark(highWatermark);
   }
