@@ -110,6 +110,28 @@ export const produceAckTimeoutMs = 30_000;
 /** Partition objects the controller tombstones at once when deleting a topic. */
 export const deleteFanOutConcurrencyMax = 32;
 
+// ---- Idempotent producers -----------------------------------------------------------
+
+/**
+ * Runs of consecutive records (consecutive sequences at consecutive offsets) a partition
+ * remembers per producer, to answer a retry with its original offsets. Kafka remembers the
+ * last 5 batches (an idempotent producer keeps at most 5 requests in flight); one request
+ * always lies inside one run, so this covers at least the producer's last 5 requests
+ * (API.md) however many batches each holds.
+ */
+export const producerRunsRemembered = 5;
+
+/** API.md: producer state idle this long may be forgotten (Kafka's transactional.id.expiration.ms default). */
+export const producerIdleMsMax = 7 * 24 * 60 * 60 * 1000;
+
+/**
+ * Producers one partition remembers. Each costs a row of ~200 bytes, read once per
+ * idempotent append; Kafka bounds none, but a Worker that makes a producer per invocation
+ * creates producer ids by the thousand. Past the bound the producer idle longest is
+ * forgotten first (a retry of its last requests is then written again, as after expiry).
+ */
+export const producersPerPartitionMax = 10_000;
+
 // ---- Consumer groups ----------------------------------------------------------------
 
 /**

@@ -1,3 +1,5 @@
+import type { ProducerEntry } from "./producer-state.ts";
+
 /**
  * The storage a partition log runs on. Synchronous, because a Durable Object's SQLite API is
  * synchronous and writes without an `await` between them commit together. Two
@@ -79,6 +81,26 @@ export interface LogStore {
 
   /** Number of batches and their bytes, for describe and bounds on storage. */
   size(): { batches: number; bytes: number };
+
+  // ---- idempotent producers (src/log/producer-state.ts) --------------------------------
+  // Written by the log in the same synchronous turn as the batches they describe, so both
+  // commit together.
+
+  /** A producer's state, or undefined when it is unknown here (never seen, or forgotten). */
+  readProducer(producerId: number): ProducerEntry | undefined;
+
+  /** Writes producers' states, replacing what was there. */
+  writeProducers(entries: readonly ProducerEntry[]): void;
+
+  deleteProducer(producerId: number): void;
+
+  /** The producers whose last run ends at or after `offset`: those a truncation there changes. */
+  producersEndingAtOrAfter(offset: number): ProducerEntry[];
+
+  /** Forgets the producers last active at or before `idleSinceMs`, then the idlest beyond `keepAtMost`. */
+  forgetProducers(idleSinceMs: number, keepAtMost: number): void;
+
+  producerCount(): number;
 }
 
 export const emptyBounds: LogBounds = { logStartOffset: 0, logEndOffset: 0, highWatermark: 0 };

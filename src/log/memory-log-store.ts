@@ -1,4 +1,9 @@
 import { emptyBounds, type BatchSize, type EpochStart, type LogBounds, type LogStore, type StoredBatch } from "./log-store.ts";
+import type { ProducerEntry } from "./producer-state.ts";
+
+function copyEntry(entry: ProducerEntry): ProducerEntry {
+  return { ...entry, runs: entry.runs.map((run) => ({ ...run })) };
+}
 
 /** The log store in memory: for tests and simulations of the pure core. */
 export class MemoryLogStore implements LogStore {
@@ -6,6 +11,7 @@ export class MemoryLogStore implements LogStore {
   #bounds: LogBounds = { ...emptyBounds };
   #bytes = 0;
   #epochs: EpochStart[] = [];
+  readonly #producers = new Map<number, ProducerEntry>();
 
   readBounds(): LogBounds {
     return { ...this.#bounds };
@@ -65,6 +71,35 @@ export class MemoryLogStore implements LogStore {
 
   size(): { batches: number; bytes: number } {
     return { batches: this.#batches.length, bytes: this.#bytes };
+  }
+
+  readProducer(producerId: number): ProducerEntry | undefined {
+    const entry = this.#producers.get(producerId);
+    return entry && copyEntry(entry);
+  }
+
+  writeProducers(entries: readonly ProducerEntry[]): void {
+    for (const entry of entries) this.#producers.set(entry.producerId, copyEntry(entry));
+  }
+
+  deleteProducer(producerId: number): void {
+    this.#producers.delete(producerId);
+  }
+
+  producersEndingAtOrAfter(offset: number): ProducerEntry[] {
+    return [...this.#producers.values()].filter((entry) => entry.runs.at(-1)!.lastOffset >= offset).map(copyEntry);
+  }
+
+  forgetProducers(idleSinceMs: number, keepAtMost: number): void {
+    for (const [id, entry] of this.#producers) if (entry.lastActivityMs <= idleSinceMs) this.#producers.delete(id);
+    const excess = this.#producers.size - keepAtMost;
+    if (excess <= 0) return;
+    const idlest = [...this.#producers.values()].sort((a, b) => a.lastActivityMs - b.lastActivityMs || a.producerId - b.producerId);
+    for (const entry of idlest.slice(0, excess)) this.#producers.delete(entry.producerId);
+  }
+
+  producerCount(): number {
+    return this.#producers.size;
   }
 
   /** Binary search: batches are sorted by offset and never overlap. */

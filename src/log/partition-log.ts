@@ -1,4 +1,5 @@
 import { TributaryError } from "../errors.ts";
+import { producerIdleMsMax, producersPerPartitionMax } from "../limits.ts";
 import {
   decodeRecordBatch,
   readBatchHeader,
@@ -6,6 +7,14 @@ import {
   setPartitionLeaderEpoch,
 } from "../protocol/record-batch.ts";
 import type { BatchSize, EpochStart, LogBounds, LogStore, StoredBatch } from "./log-store.ts";
+import {
+  checkProducerAppend,
+  producerAppendOf,
+  recordProducerBatch,
+  truncateProducerEntry,
+  type ProducerEntry,
+  type ProducerFields,
+} from "./producer-state.ts";
 
 export interface ReadLimits {
   maxRecords: number;
@@ -22,6 +31,15 @@ export interface ReadResult {
 export interface AppendResult {
   baseOffset: number;
   lastOffset: number;
+  /** An idempotent producer's retry: these records were written before (at these offsets), nothing now. */
+  duplicate?: true;
+}
+
+export interface AppendOptions {
+  /** Moves the high watermark to the new log end in the same write (a leader alone in its ISR). */
+  commit?: boolean;
+  /** The appending replica's clock: an idempotent producer's last activity. Default: the batch's max timestamp. */
+  nowMs?: number;
 }
 
 /** Where a leader epoch's records end in this log: KIP-101's answer to a diverging follower. */
@@ -99,34 +117,48 @@ export class PartitionLog {
    * place (both lie outside the CRC). The caller has validated the batches' contents; here
    * only their headers are read. The high watermark is the caller's to advance, or moves to
    * the new log end in the same write with `commit` (a leader alone in its ISR).
+   *
+   * Batches of an idempotent producer are checked against its state first
+   * (producer-state.ts): a retry of records already written answers their offsets with
+   * `duplicate` and writes nothing; the 409s throw, nothing written. The producer's new
+   * state is written with the batches, in the same synchronous turn.
    */
-  append(batches: readonly Uint8Array[], leaderEpoch: number, options: { commit?: boolean } = {}): AppendResult {
+  append(batches: readonly Uint8Array[], leaderEpoch: number, options: AppendOptions = {}): AppendResult {
     if (batches.length === 0) throw new TributaryError("INVALID_REQUEST", "an append needs at least one batch");
     assert(leaderEpoch >= this.latestEpoch, `epoch ${leaderEpoch} after ${this.latestEpoch}`);
+    const headers = batches.map((bytes) => readBatchHeader(bytes, 0));
+    const producer = producerAppendOf(headers);
+    if (producer) {
+      const decision = checkProducerAppend(this.#store.readProducer(producer.producerId), producer);
+      if (decision.kind === "duplicate") return { baseOffset: decision.baseOffset, lastOffset: decision.lastOffset, duplicate: true };
+    }
     const baseOffset = this.#bounds.logEndOffset;
     let nextOffset = baseOffset;
     const stored: StoredBatch[] = [];
-    for (const bytes of batches) {
-      const header = readBatchHeader(bytes, 0);
+    batches.forEach((bytes, index) => {
+      const header = headers[index]!;
       setBaseOffset(bytes, 0, nextOffset);
       setPartitionLeaderEpoch(bytes, 0, leaderEpoch);
       stored.push(this.#stored(bytes, nextOffset, leaderEpoch, header.lastOffsetDelta, header.maxTimestamp, header.recordCount));
       nextOffset += header.lastOffsetDelta + 1;
-    }
+    });
     this.#appendStored(stored, options.commit ?? false);
+    if (producer) this.#rememberProducers(headers, stored, options.nowMs);
     return { baseOffset, lastOffset: nextOffset - 1 };
   }
 
   /**
    * Appends batches copied from the leader, as they are: their offsets must continue this
-   * log exactly, and their epochs must not go back. Atomic.
+   * log exactly, and their epochs must not go back. Atomic. Idempotent producers' state is
+   * rebuilt from the batch headers as the leader built it, so a new leader deduplicates too.
    */
-  appendReplicated(batches: readonly Uint8Array[]): void {
+  appendReplicated(batches: readonly Uint8Array[], nowMs?: number): void {
     let nextOffset = this.#bounds.logEndOffset;
     let epoch = this.latestEpoch;
     const stored: StoredBatch[] = [];
-    for (const bytes of batches) {
-      const header = readBatchHeader(bytes, 0);
+    const headers = batches.map((bytes) => readBatchHeader(bytes, 0));
+    for (const [index, bytes] of batches.entries()) {
+      const header = headers[index]!;
       if (header.baseOffset !== nextOffset || header.partitionLeaderEpoch < epoch) {
         throw new TributaryError("INVALID_REQUEST", `replicated batch at ${header.baseOffset} (epoch ${header.partitionLeaderEpoch}) does not continue the log at ${nextOffset} (epoch ${epoch})`);
       }
@@ -134,7 +166,30 @@ export class PartitionLog {
       stored.push(this.#stored(bytes, nextOffset, epoch, header.lastOffsetDelta, header.maxTimestamp, header.recordCount));
       nextOffset += header.lastOffsetDelta + 1;
     }
-    if (stored.length > 0) this.#appendStored(stored, false);
+    if (stored.length === 0) return;
+    this.#appendStored(stored, false);
+    this.#rememberProducers(headers, stored, nowMs);
+  }
+
+  /** What this partition remembers of an idempotent producer (undefined: unknown here). */
+  producer(producerId: number): ProducerEntry | undefined {
+    return this.#store.readProducer(producerId);
+  }
+
+  /**
+   * The timestamps of the records at `baseOffset`…`lastOffset`, read from the batches held
+   * here (a duplicate's answer); undefined when some of them are not held (sealed away).
+   */
+  recordTimestamps(baseOffset: number, lastOffset: number): number[] | undefined {
+    if (baseOffset < this.#localStartOffset || lastOffset >= this.#bounds.logEndOffset) return undefined;
+    const timestamps: number[] = [];
+    for (const batch of this.#store.batchesFrom(baseOffset)) {
+      if (batch.baseOffset > lastOffset) break;
+      for (const record of decodeRecordBatch(batch.bytes).records) {
+        if (record.offset >= baseOffset && record.offset <= lastOffset) timestamps.push(record.timestamp);
+      }
+    }
+    return timestamps.length === lastOffset - baseOffset + 1 ? timestamps : undefined;
   }
 
   /** Moves the high watermark forward (never back), never past the log end. */
@@ -162,6 +217,7 @@ export class PartitionLog {
     this.#store.truncateFrom(offset, this.#bounds);
     this.#epochs = this.#epochs.filter((start) => start.startOffset < offset);
     this.#localBytes = this.#store.size().bytes;
+    this.#truncateProducers(offset);
   }
 
   /** Drops the held batches below `offset` once a sealed segment holds them. They are committed, so the bounds stay. */
@@ -186,6 +242,8 @@ export class PartitionLog {
    * adopts; it takes the leader's epoch cache below that point.
    */
   restartAt(offset: number, logStartOffset: number, epochs: readonly EpochStart[]): void {
+    // Producer state of records above this replica's high watermark may describe a diverging tail: forget it.
+    this.#truncateProducers(this.#bounds.highWatermark);
     this.#bounds = { logStartOffset, logEndOffset: offset, highWatermark: offset };
     this.#store.deleteBefore(Number.MAX_SAFE_INTEGER, this.#bounds);
     const kept = epochs.filter((start) => start.startOffset < offset);
@@ -205,6 +263,12 @@ export class PartitionLog {
     if (index < 0) return { epoch: -1, endOffset: this.#epochs[0]?.startOffset ?? this.#bounds.logEndOffset };
     const next = this.#epochs[index + 1];
     return { epoch: this.#epochs[index]!.epoch, endOffset: next ? next.startOffset : this.#bounds.logEndOffset };
+  }
+
+  /** The base offset of the held batch holding `offset`, or `offset` itself at a boundary or past the end. */
+  batchBoundaryAtOrBefore(offset: number): number {
+    for (const batch of this.#store.batchSizesFrom(offset)) return batch.baseOffset <= offset ? batch.baseOffset : offset;
+    return offset;
   }
 
   /** The epoch of the record at `offset` (-1 before the first batch). */
@@ -289,6 +353,41 @@ export class PartitionLog {
     this.#store.append(stored, this.#bounds);
     for (const batch of stored) {
       if (this.#epochs.at(-1)?.epoch !== batch.leaderEpoch) this.#epochs.push({ epoch: batch.leaderEpoch, startOffset: batch.baseOffset });
+    }
+  }
+
+  /**
+   * Records the stored batches of idempotent producers in their state (leader and follower
+   * alike), in the same synchronous turn as the batches. A producer new here may push the
+   * table past its bound: idle and then idlest producers are forgotten (limits.ts).
+   */
+  #rememberProducers(headers: readonly ProducerFields[], stored: readonly StoredBatch[], nowMs: number | undefined): void {
+    const entries = new Map<number, ProducerEntry | undefined>();
+    let newProducer = false;
+    let latestMs = 0;
+    stored.forEach((batch, index) => {
+      const header = headers[index]!;
+      if (header.producerId < 0) return;
+      if (!entries.has(header.producerId)) {
+        const known = this.#store.readProducer(header.producerId);
+        newProducer ||= known === undefined;
+        entries.set(header.producerId, known);
+      }
+      const activityMs = nowMs ?? batch.maxTimestamp;
+      latestMs = Math.max(latestMs, activityMs);
+      entries.set(header.producerId, recordProducerBatch(entries.get(header.producerId), { ...header, baseOffset: batch.baseOffset }, activityMs));
+    });
+    if (entries.size === 0) return;
+    this.#store.writeProducers([...entries.values()].filter((entry) => entry !== undefined));
+    if (newProducer) this.#store.forgetProducers(latestMs - producerIdleMsMax, producersPerPartitionMax);
+  }
+
+  /** Producer state once records from `offset` on are gone: runs cut there, producers left with none forgotten. */
+  #truncateProducers(offset: number): void {
+    for (const entry of this.#store.producersEndingAtOrAfter(offset)) {
+      const kept = truncateProducerEntry(entry, offset);
+      if (kept) this.#store.writeProducers([kept]);
+      else this.#store.deleteProducer(entry.producerId);
     }
   }
 

@@ -52,7 +52,18 @@ const migrations = [
      topic_id TEXT PRIMARY KEY,
      topic TEXT NOT NULL
    );`,
+  // Idempotent producers (API.md, Produce): the next producer id to hand out; never reused.
+  `CREATE TABLE producer_ids (
+     id INTEGER PRIMARY KEY CHECK (id = 1),
+     next_producer_id INTEGER NOT NULL
+   );`,
 ];
+
+/** What `POST /v1/producers` answers (Kafka's InitProducerId, without transactions). */
+export interface ProducerIdentity {
+  producerId: number;
+  producerEpoch: number;
+}
 
 /** A group as the index lists it (API.md, GET /v1/groups); the coordinator keeps it current. */
 export interface GroupIndexEntry {
@@ -119,6 +130,24 @@ export class Controller extends DurableObject<Env> {
   /** A router could not reach a partition's leader: elect a new one when it is really gone. */
   async reportUnreachable(request: PartitionRef & { leaderEpoch: number }): Promise<Result<PartitionState>> {
     return toResult(() => this.#elections.reportUnreachable(request, request.leaderEpoch));
+  }
+
+  /**
+   * Kafka's InitProducerId without a transactional id: a producer id never handed out
+   * before, from a persisted counter, at epoch 0. A partition tells the producer's retries
+   * from new records by it (src/log/producer-state.ts).
+   */
+  async initProducerId(): Promise<Result<ProducerIdentity>> {
+    return toResult(() => {
+      const sql = this.ctx.storage.sql;
+      const row = sql.exec<{ next_producer_id: number }>("SELECT next_producer_id FROM producer_ids WHERE id = 1").toArray()[0];
+      const producerId = row?.next_producer_id ?? 0;
+      sql.exec(
+        "INSERT INTO producer_ids (id, next_producer_id) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET next_producer_id = excluded.next_producer_id",
+        producerId + 1,
+      );
+      return { producerId, producerEpoch: 0 };
+    });
   }
 
   async listTopics(): Promise<Result<TopicSummary[]>> {

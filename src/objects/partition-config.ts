@@ -22,6 +22,8 @@ export function partitionConfig(topic: Pick<TopicMetadata, "configs">): Partitio
     retentionMs: configNumber(configs, "retention.ms"),
     retentionBytes: configNumber(configs, "retention.bytes"),
     deleteEnabled: configs["cleanup.policy"].includes("delete"),
+    compactEnabled: configs["cleanup.policy"].includes("compact"),
+    deleteRetentionMs: configNumber(configs, "delete.retention.ms"),
   };
 }
 

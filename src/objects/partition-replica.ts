@@ -15,7 +15,7 @@ import { readReplicaIdentity, replicaIdentityMigration, writeReplicaIdentity, ty
 import { ReplicationDriver } from "./replication-driver.ts";
 import { applyMigrations } from "./schema.ts";
 import { SegmentTier, segmentTierMigration, type TierSnapshot } from "./segment-tier.ts";
-import { logStoreMigrations, SqliteLogStore } from "./sqlite-log-store.ts";
+import { logStoreMigrations, producerStateMigration, SqliteLogStore } from "./sqlite-log-store.ts";
 
 /** Every call names the replica it means, so an object can check it is that replica. */
 export interface PartitionAddress {
@@ -34,6 +34,14 @@ export interface AppendRequest extends RoutedCall {
   /** Record batches in Kafka's v2 format, validated by the caller; written atomically together. */
   batches: Uint8Array[];
   acks: Acks;
+  /** A duplicate's answer carries every record's stored timestamp (JSON produce), else only the first's. */
+  recordTimestamps?: boolean;
+}
+
+/** An append's answer: a duplicate (an idempotent producer's retry) also carries the stored records' timestamps. */
+export interface AppendAnswer extends AppendResult {
+  /** Duplicates only, when the batches are still held here: the first record's, or every record's (recordTimestamps). */
+  timestamps?: number[];
 }
 
 export interface FetchRequest extends RoutedCall {
@@ -55,7 +63,7 @@ export interface ReplicaState {
   storage: { sqliteBatches: number; sqliteBytes: number; r2Segments: number; r2Bytes: number };
 }
 
-const migrations = [logStoreMigrations[0]!, replicaIdentityMigration, segmentTierMigration];
+const migrations = [logStoreMigrations[0]!, replicaIdentityMigration, segmentTierMigration, producerStateMigration];
 
 /**
  * One replica of one partition: leader or follower (ARCHITECTURE.md decisions 4–5). A thin
@@ -95,7 +103,7 @@ export class PartitionReplica extends DurableObject<Env> {
     });
   }
 
-  async append(request: AppendRequest): Promise<Result<AppendResult>> {
+  async append(request: AppendRequest): Promise<Result<AppendAnswer>> {
     return toResult(async () => {
       await this.#faults.beforeCall();
       const node = this.#admitRouted(request);
@@ -111,16 +119,23 @@ export class PartitionReplica extends DurableObject<Env> {
         await this.#setAlarmBefore(Date.now());
         throw new TributaryError("BROKER_BUSY", `this partition holds ${node.log.localBytes} unsealed bytes (bound ${bound}); retry shortly`);
       }
-      let result: AppendResult;
+      let result: AppendAnswer;
       try {
-        result = node.appendAsLeader(request.batches);
+        result = node.appendAsLeader(request.batches, Date.now());
       } catch (error) {
         if (error instanceof BatchFormatError) throw new TributaryError("INVALID_RECORD", error.message);
         throw error;
       }
-      this.#readers.wakeAll();
-      this.#replication.kick();
-      if (node.log.localBytes >= request.config.segmentBytes) await this.#setAlarmBefore(Date.now()); // a segment is due
+      if (result.duplicate) {
+        // An idempotent producer's retry: nothing was written; answered with the original offsets once acknowledged.
+        const upTo = request.recordTimestamps ? result.lastOffset : result.baseOffset;
+        const timestamps = node.log.recordTimestamps(result.baseOffset, upTo);
+        if (timestamps) result = { ...result, timestamps };
+      } else {
+        this.#readers.wakeAll();
+        this.#replication.kick();
+        if (node.log.localBytes >= request.config.segmentBytes) await this.#setAlarmBefore(Date.now()); // a segment is due
+      }
       this.#faults.afterWrite();
       if (request.acks === "all") await this.#replication.awaitAcknowledged(result.lastOffset + 1);
       return result;
@@ -191,7 +206,7 @@ export class PartitionReplica extends DurableObject<Env> {
       await this.#faults.beforeCall();
       const node = this.#admit(request);
       const wasLeader = node.isLeader;
-      const reply = node.handleReplicate(request);
+      const reply = node.handleReplicate(request, Date.now());
       this.#persist();
       if (wasLeader && !node.isLeader) this.#replication.wake();
       this.#readers.wakeAll();
@@ -241,7 +256,7 @@ export class PartitionReplica extends DurableObject<Env> {
       if (request.leaderEpoch < node.leaderEpoch) return { kind: "fenced", leaderEpoch: node.leaderEpoch, leader: undefined };
       this.#tier!.install(node.log, request);
       this.#readers.wakeAll();
-      return { kind: "ok", logEndOffset: node.log.logEndOffset };
+      return { kind: "ok", logEndOffset: node.log.logEndOffset, leaderEpoch: request.leaderEpoch };
     });
   }
 
@@ -325,14 +340,12 @@ export class PartitionReplica extends DurableObject<Env> {
   }
 
   #open(identity: ReplicaIdentity): void {
-    const node = new ReplicaNode(identity.region, new PartitionLog(this.#store), identity.role);
-    // Followers' progress is not persisted: a leader restarting assumes they hold its high watermark and learns the rest.
-    if (identity.role.kind === "leader") node.becomeLeader(identity.role.state, Date.now());
-    this.#node = node;
+    // Followers' progress is not persisted: a leader restarting learns it again from their answers.
+    this.#node = new ReplicaNode(identity.region, new PartitionLog(this.#store), identity.role);
     this.#tier = new SegmentTier(this.ctx.storage.sql, this.env.SEGMENTS, identity.topicId, identity.partition);
   }
 
-  /** Sealing and retention, one run at a time, by the leader only (followers mirror its tier). */
+  /** Sealing, retention and compaction — the cleaner — one run at a time, by the leader only (followers mirror its tier). */
   async #maintain(): Promise<void> {
     this.#maintaining ??= this.#runMaintenance().finally(() => (this.#maintaining = undefined));
     return this.#maintaining;
@@ -345,7 +358,8 @@ export class PartitionReplica extends DurableObject<Env> {
     const config = this.#identity.config;
     const { sealed, nextCheckAtMs } = await tier.seal(node.log, config, Date.now());
     const retained = await tier.applyRetention(node.log, config, Date.now());
-    if (sealed > 0 || retained) {
+    const compacted = await tier.compact(config, Date.now());
+    if (sealed > 0 || retained || compacted) {
       this.#persist();
       this.#replication.kick(); // followers learn the new tier
     }

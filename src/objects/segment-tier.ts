@@ -3,6 +3,7 @@ import type { PartitionLog } from "../log/partition-log.ts";
 import { planRetention } from "../log/retention-plan.ts";
 import { planSeal } from "../log/seal-plan.ts";
 import { encodeSegment } from "../log/segment-format.ts";
+import { CompactionKeyMap, CompactionWriter, type CompactedSegment } from "../log/compaction.ts";
 import {
   appendSegment,
   byteRangeFor,
@@ -16,7 +17,7 @@ import {
 } from "../log/segment-manifest.ts";
 import { decodeRecordBatch, splitBatches } from "../protocol/record-batch.ts";
 
-/** The configs of a topic that sealing and retention follow. */
+/** The configs of a topic that sealing, retention and compaction follow. */
 export interface TierConfig {
   segmentBytes: number;
   segmentMs: number;
@@ -24,6 +25,9 @@ export interface TierConfig {
   retentionBytes: number;
   /** cleanup.policy includes delete. */
   deleteEnabled: boolean;
+  /** cleanup.policy includes compact. */
+  compactEnabled: boolean;
+  deleteRetentionMs: number;
 }
 
 /** The R2 operations the tier uses: an R2Bucket, or a wrapper around one (tests inject failures). */
@@ -41,6 +45,11 @@ export interface TierSnapshot {
 export const segmentTierMigration = `CREATE TABLE segments (
   base_offset INTEGER PRIMARY KEY,
   entry TEXT NOT NULL
+);
+CREATE TABLE compaction_state (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  next_generation INTEGER NOT NULL,
+  first_dirty_offset INTEGER NOT NULL
 )`;
 
 /** Segments sealed in one pass of the alarm: bounds the work (and memory) of one invocation. */
@@ -172,6 +181,83 @@ export class SegmentTier {
       }
     }
     return undefined;
+  }
+
+  /**
+   * Compaction (cleanup.policy compact): one pass over the sealed segments — across all of
+   * them — keeping the last record of each key (and tombstones until delete.retention.ms),
+   * written as the next generation of objects and swapped into the manifest; offsets never
+   * change. The active (SQLite) segment is never compacted. Runs when segments were sealed
+   * since the last pass. Returns whether the manifest changed.
+   */
+  async compact(config: TierConfig, nowMs: number): Promise<boolean> {
+    if (!config.compactEnabled || this.#manifest.length === 0) return false;
+    const state = this.#compactionState();
+    const manifest = this.#manifest;
+    if (manifest.at(-1)!.lastOffset < state.firstDirtyOffset) return false;
+    // A new generation per attempt, taken before writing: a retried pass never meets its own orphans.
+    const generation = state.nextGeneration;
+    this.#writeCompactionState({ nextGeneration: generation + 1, firstDirtyOffset: state.firstDirtyOffset });
+    // Two streaming passes, one segment in memory at a time: map the dirty keys, then rewrite.
+    const keyMap = new CompactionKeyMap(state.firstDirtyOffset);
+    for (const entry of manifest) {
+      if (!keyMap.addSegment({ entry, bytes: await this.#getRange(entry.objectKey, 0, entry.bytes) })) break;
+    }
+    const replaced = manifest.filter((entry) => entry.baseOffset < keyMap.mappedEndOffset);
+    if (replaced.length === 0) return false;
+    const options = { nowMs, deleteRetentionMs: config.deleteRetentionMs, segmentBytes: config.segmentBytes };
+    const writer = new CompactionWriter(keyMap, options, replaced[0]!.baseOffset);
+    const added: SegmentManifestEntry[] = [];
+    for (const entry of replaced) {
+      const bytes = await this.#getRange(entry.objectKey, 0, entry.bytes);
+      for (const segment of writer.addSegment({ entry, bytes })) added.push(await this.#writeGeneration(segment, generation));
+    }
+    for (const segment of writer.finish(replaced.at(-1)!.lastOffset)) added.push(await this.#writeGeneration(segment, generation));
+    if (writer.stats.recordsSuperseded + writer.stats.tombstonesDropped === 0) {
+      // Nothing dropped: keep the current objects, forget the copies.
+      await this.#bucket.delete(added.map((entry) => entry.objectKey));
+      this.#writeCompactionState({ nextGeneration: generation + 1, firstDirtyOffset: keyMap.mappedEndOffset });
+      return false;
+    }
+    // One synchronous block: the manifest swap and the rows behind it commit together.
+    this.#manifest = replaceSegments(this.#manifest, replaced, added);
+    for (const entry of replaced) this.#sql.exec("DELETE FROM segments WHERE base_offset = ?", entry.baseOffset);
+    for (const entry of added) this.#sql.exec("INSERT OR REPLACE INTO segments (base_offset, entry) VALUES (?, ?)", entry.baseOffset, JSON.stringify(entry));
+    this.#writeCompactionState({ nextGeneration: generation + 1, firstDirtyOffset: keyMap.mappedEndOffset });
+    this.#version++;
+    await this.#bucket.delete(replaced.map((entry) => entry.objectKey));
+    return true;
+  }
+
+  async #writeGeneration(segment: CompactedSegment, generation: number): Promise<SegmentManifestEntry> {
+    const encoded = encodeSegment(segment.batches);
+    const objectKey = segmentObjectKey(this.#topicId, this.#partition, segment.baseOffset, generation);
+    await this.#putOnce(objectKey, encoded.bytes, encoded.checksum);
+    return segmentManifestEntry({
+      topicId: this.#topicId,
+      partition: this.#partition,
+      baseOffset: segment.baseOffset,
+      lastOffset: segment.lastOffset,
+      generation,
+      encoded,
+      minTimestamp: segment.minTimestamp,
+    });
+  }
+
+  #compactionState(): { nextGeneration: number; firstDirtyOffset: number } {
+    const row = this.#sql
+      .exec<{ next_generation: number; first_dirty_offset: number }>("SELECT next_generation, first_dirty_offset FROM compaction_state WHERE id = 1")
+      .toArray()[0];
+    return { nextGeneration: row?.next_generation ?? 1, firstDirtyOffset: row?.first_dirty_offset ?? 0 };
+  }
+
+  #writeCompactionState(state: { nextGeneration: number; firstDirtyOffset: number }): void {
+    this.#sql.exec(
+      `INSERT INTO compaction_state (id, next_generation, first_dirty_offset) VALUES (1, ?, ?)
+       ON CONFLICT (id) DO UPDATE SET next_generation = excluded.next_generation, first_dirty_offset = excluded.first_dirty_offset`,
+      state.nextGeneration,
+      state.firstDirtyOffset,
+    );
   }
 
   /** What followers need to mirror this replica's tier. */

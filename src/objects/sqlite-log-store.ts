@@ -1,4 +1,5 @@
 import { emptyBounds, type BatchSize, type EpochStart, type LogBounds, type LogStore, type StoredBatch } from "../log/log-store.ts";
+import type { ProducerEntry } from "../log/producer-state.ts";
 
 /**
  * The partition log in the object's SQLite database: one row per record batch, keyed by its
@@ -25,6 +26,42 @@ export const logStoreMigrations = [
      high_watermark INTEGER NOT NULL
    );`,
 ];
+
+/**
+ * Idempotent producers' state (src/log/producer-state.ts): one row per producer, its runs as
+ * JSON `[[firstSequence, lastSequence, baseOffset, lastOffset], …]` oldest first, with the
+ * last run's last offset (a truncation finds the rows it changes) and the last activity
+ * (expiry, and which producer to forget first). Written with the batches, in the same
+ * synchronous turn. A migration of the partition object's schema, appended after the others.
+ */
+export const producerStateMigration = `CREATE TABLE producers (
+     producer_id INTEGER PRIMARY KEY,
+     producer_epoch INTEGER NOT NULL,
+     runs TEXT NOT NULL,
+     last_offset INTEGER NOT NULL,
+     last_activity_ms INTEGER NOT NULL
+   );
+   CREATE INDEX producers_by_last_offset ON producers (last_offset);
+   CREATE INDEX producers_by_activity ON producers (last_activity_ms);`;
+
+interface ProducerRow extends Record<string, SqlStorageValue> {
+  producer_id: number;
+  producer_epoch: number;
+  runs: string;
+  last_activity_ms: number;
+}
+
+const producerColumns = "producer_id, producer_epoch, runs, last_activity_ms";
+
+function toProducerEntry(row: ProducerRow): ProducerEntry {
+  const runs = (JSON.parse(row.runs) as [number, number, number, number][]).map(([firstSequence, lastSequence, baseOffset, lastOffset]) => ({
+    firstSequence,
+    lastSequence,
+    baseOffset,
+    lastOffset,
+  }));
+  return { producerId: row.producer_id, producerEpoch: row.producer_epoch, runs, lastActivityMs: row.last_activity_ms };
+}
 
 interface BatchRow extends Record<string, SqlStorageValue> {
   last_offset: number;
@@ -160,8 +197,52 @@ export class SqliteLogStore implements LogStore {
     return { batches: row.batches, bytes: row.bytes ?? 0 };
   }
 
-  /** Deletes every batch (topic deletion): the data is gone, not hidden. */
+  readProducer(producerId: number): ProducerEntry | undefined {
+    const row = this.#sql.exec<ProducerRow>(`SELECT ${producerColumns} FROM producers WHERE producer_id = ?`, producerId).toArray()[0];
+    return row && toProducerEntry(row);
+  }
+
+  writeProducers(entries: readonly ProducerEntry[]): void {
+    for (const entry of entries) {
+      const runs = entry.runs.map((run) => [run.firstSequence, run.lastSequence, run.baseOffset, run.lastOffset]);
+      this.#sql.exec(
+        `INSERT INTO producers (producer_id, producer_epoch, runs, last_offset, last_activity_ms) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT (producer_id) DO UPDATE SET producer_epoch = excluded.producer_epoch, runs = excluded.runs,
+           last_offset = excluded.last_offset, last_activity_ms = excluded.last_activity_ms`,
+        entry.producerId,
+        entry.producerEpoch,
+        JSON.stringify(runs),
+        entry.runs.at(-1)!.lastOffset,
+        entry.lastActivityMs,
+      );
+    }
+  }
+
+  deleteProducer(producerId: number): void {
+    this.#sql.exec("DELETE FROM producers WHERE producer_id = ?", producerId);
+  }
+
+  producersEndingAtOrAfter(offset: number): ProducerEntry[] {
+    return this.#sql.exec<ProducerRow>(`SELECT ${producerColumns} FROM producers WHERE last_offset >= ?`, offset).toArray().map(toProducerEntry);
+  }
+
+  forgetProducers(idleSinceMs: number, keepAtMost: number): void {
+    this.#sql.exec("DELETE FROM producers WHERE last_activity_ms <= ?", idleSinceMs);
+    const excess = this.producerCount() - keepAtMost;
+    if (excess <= 0) return;
+    this.#sql.exec(
+      "DELETE FROM producers WHERE producer_id IN (SELECT producer_id FROM producers ORDER BY last_activity_ms, producer_id LIMIT ?)",
+      excess,
+    );
+  }
+
+  producerCount(): number {
+    return this.#sql.exec<{ count: number }>("SELECT count(*) AS count FROM producers").one().count;
+  }
+
+  /** Deletes every batch and every producer's state (topic deletion): the data is gone, not hidden. */
   deleteAll(): void {
+    this.#sql.exec("DELETE FROM producers");
     this.#sql.exec("DELETE FROM batches");
     this.replaceEpochStarts([]);
     this.writeBounds({ ...emptyBounds });

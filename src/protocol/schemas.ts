@@ -43,8 +43,6 @@ const jsonObjectSchema = z.custom<Record<string, unknown>>(
   { error: "expected an object" },
 );
 
-const notYet = (what: string) => z.never({ error: `${what} is not available yet` }).optional();
-
 export const produceRecordSchema = z.object({
   key: z.string().nullable().optional(),
   value: z.string().nullable(),
@@ -54,14 +52,28 @@ export const produceRecordSchema = z.object({
 });
 export type ProduceRecord = z.infer<typeof produceRecordSchema>;
 
+/** Kafka's sequence numbers are int32 and wrap to 0 after 2^31 − 1. */
+export const sequenceMax = 0x7fffffff;
+
 export const produceRequestSchema = z.object({
   records: z.array(produceRecordSchema).min(1, "records holds at least one record"),
   acks: acksSchema.default("all"),
   encoding: encodingSchema.default("utf8"),
-  // Idempotent produce (issue 6) is refused, not silently ignored, until it exists.
-  producerId: notYet("idempotent produce (producerId)"),
-  producerEpoch: notYet("idempotent produce (producerEpoch)"),
-  sequences: notYet("idempotent produce (sequences)"),
+  // An idempotent producer (API.md, Produce): all three together, checked with the records
+  // where the rule lives (src/router/produce-plan.ts).
+  producerId: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER).optional(),
+  producerEpoch: z.number().int().nonnegative().max(0x7fff).optional(),
+  /** `{"<partition>": <sequence of that partition's first record in this request>}`. */
+  sequences: z
+    .custom<Record<string, number>>(
+      (value) =>
+        value !== null &&
+        typeof value === "object" &&
+        !Array.isArray(value) &&
+        Object.values(value).every((sequence) => Number.isInteger(sequence) && sequence >= 0 && sequence <= sequenceMax),
+      { error: `expected an object of sequences (integers from 0 to ${sequenceMax})` },
+    )
+    .optional(),
 });
 export type ProduceRequest = z.infer<typeof produceRequestSchema>;
 

@@ -6,6 +6,7 @@ import { asTributaryError, errorResponse } from "./http-errors.ts";
 import { binaryRecordRoutes } from "./routes/binary-records.ts";
 import { groupRoutes } from "./routes/groups.ts";
 import { faultRoutes } from "./routes/faults.ts";
+import { producerRoutes } from "./routes/producers.ts";
 import { recordRoutes } from "./routes/records.ts";
 import { topicRoutes } from "./routes/topics.ts";
 
@@ -26,6 +27,7 @@ export function createApp(): Hono<{ Bindings: Env }> {
   app.route("/v1/topics", topicRoutes);
   app.route("/v1/topics", binaryRecordRoutes);
   app.route("/v1/topics", recordRoutes);
+  app.route("/v1/producers", producerRoutes);
   app.route("/v1/faults", faultRoutes);
   app.route("/v1/groups", groupRoutes);
   app.notFound((c) => errorResponse(c, new TributaryError("NOT_FOUND", `no route for ${c.req.method} ${c.req.path}`)));

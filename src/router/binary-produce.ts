@@ -1,6 +1,7 @@
 import { TributaryError } from "../errors.ts";
 import { batchBytesMax } from "../limits.ts";
-import type { AppendResult } from "../log/partition-log.ts";
+import { producerAppendOf, type ProducerFields } from "../log/producer-state.ts";
+import type { AppendAnswer } from "../objects/partition-replica.ts";
 import {
   BatchFormatError,
   compressionMask,
@@ -17,14 +18,17 @@ import { callLeader } from "./leader-calls.ts";
 
 /**
  * Client-built record batches, checked as the JSON path checks records: each batch whole
- * (CRC-32C, structure), no compression or transactional/control batches yet, no producer id
- * (idempotence is not available yet), at most batchBytesMax each, and every record against
- * the topic's rules. On a LogAppendTime topic each batch is stamped with the append time.
- * Returns each batch as its own copy, ready to append. Nothing is written here.
+ * (CRC-32C, structure), no compression or transactional/control batches yet, at most
+ * batchBytesMax each, and every record against the topic's rules. An idempotent producer's
+ * batches (a producer id other than -1) all carry one producer id and epoch with consecutive
+ * sequences (`idempotent` says so; they need acks "all", which the caller checks). On a
+ * LogAppendTime topic each batch is stamped with the append time. Returns each batch as its
+ * own copy, ready to append. Nothing is written here.
  */
-export function checkClientBatches(body: Uint8Array, topic: TopicMetadata, nowMs: number): Uint8Array[] {
+export function checkClientBatches(body: Uint8Array, topic: TopicMetadata, nowMs: number): { batches: Uint8Array[]; idempotent: boolean } {
   const rules = recordRules(topic);
   const batches: Uint8Array[] = [];
+  const producers: ProducerFields[] = [];
   try {
     for (const { header, start, end } of splitBatches(body)) {
       const where = `batch ${batches.length}`;
@@ -34,9 +38,7 @@ export function checkClientBatches(body: Uint8Array, topic: TopicMetadata, nowMs
       if ((header.attributes & (compressionMask | transactionalFlag | controlFlag)) !== 0) {
         throw new TributaryError("INVALID_RECORD", `${where}: compressed, transactional and control batches are not supported yet`);
       }
-      if (header.producerId !== -1) {
-        throw new TributaryError("INVALID_REQUEST", `${where}: idempotent produce (producerId) is not available yet`);
-      }
+      producers.push(header);
       const { records } = decodeRecordBatch(body, start);
       records.forEach((record, index) => checkRecord(record, `${where}, record ${index}`, rules, nowMs));
       const batch = body.slice(start, end);
@@ -48,10 +50,10 @@ export function checkClientBatches(body: Uint8Array, topic: TopicMetadata, nowMs
     throw error;
   }
   if (batches.length === 0) throw new TributaryError("INVALID_REQUEST", "the body holds no record batch");
-  return batches;
+  return { batches, idempotent: producerAppendOf(producers) !== undefined };
 }
 
 /** Appends checked batches to one partition's leader. */
-export async function appendBatches(env: Env, topic: TopicMetadata, partition: number, batches: Uint8Array[], acks: Acks): Promise<AppendResult> {
+export async function appendBatches(env: Env, topic: TopicMetadata, partition: number, batches: Uint8Array[], acks: Acks): Promise<AppendAnswer> {
   return callLeader(env, topic, partition, (stub, call) => stub.append({ ...call, batches, acks }), { retryUnreachable: false });
 }

@@ -1,9 +1,10 @@
 import { TributaryError } from "../errors.ts";
 import { batchBytesMax } from "../limits.ts";
+import { incrementSequence } from "../log/producer-state.ts";
 import { decodeBase64 } from "../protocol/base64.ts";
 import { partitionForKey, stickyPartition } from "../protocol/partitioner.ts";
 import { batchHeaderBytes, encodedRecordSize, encodeRecordBatch, type RecordInput } from "../protocol/record-batch.ts";
-import type { Encoding, ProduceRecord } from "../protocol/schemas.ts";
+import type { Encoding, ProduceRecord, ProduceRequest } from "../protocol/schemas.ts";
 import { checkRecord, recordRules, type RecordRules } from "../topics/record-rules.ts";
 import type { TopicMetadata } from "../topics/topic-metadata.ts";
 
@@ -17,7 +18,48 @@ export interface PartitionWrite {
   timestamps: number[];
 }
 
+/** An idempotent producer's request (API.md, Produce): its id and epoch, and each partition's first sequence. */
+export interface IdempotentProduce {
+  producerId: number;
+  producerEpoch: number;
+  sequences: Map<number, number>;
+}
+
 const utf8 = new TextEncoder();
+
+function invalid(message: string): TributaryError {
+  return new TributaryError("INVALID_REQUEST", message);
+}
+
+/**
+ * The idempotent producer of a request, checked before anything else (API.md, Produce):
+ * `producerId`, `producerEpoch` and `sequences` together, `"acks": "all"`, a `partition` on
+ * every record, and one sequence for each partition the records go to (and no other).
+ * Undefined for a request without them.
+ */
+export function idempotenceOf(request: ProduceRequest): IdempotentProduce | undefined {
+  const { producerId, producerEpoch, sequences } = request;
+  if (producerId === undefined && producerEpoch === undefined && sequences === undefined) return undefined;
+  if (producerId === undefined || producerEpoch === undefined || sequences === undefined) {
+    throw invalid("an idempotent produce request carries producerId, producerEpoch and sequences together");
+  }
+  if (request.acks !== "all") throw invalid(`an idempotent producer writes with "acks": "all", not ${JSON.stringify(request.acks)}`);
+  const unplaced = request.records.findIndex((record) => record.partition === undefined);
+  if (unplaced >= 0) throw invalid(`record ${unplaced}: an idempotent producer names the partition of every record`);
+  const byPartition = new Map<number, number>();
+  for (const [key, sequence] of Object.entries(sequences)) {
+    if (!/^(0|[1-9][0-9]{0,8})$/.test(key)) throw invalid(`sequences: ${JSON.stringify(key)} is not a partition number`);
+    byPartition.set(Number(key), sequence);
+  }
+  const written = new Set(request.records.map((record) => record.partition!));
+  for (const partition of written) {
+    if (!byPartition.has(partition)) throw invalid(`sequences has no sequence for partition ${partition}, which records go to`);
+  }
+  for (const partition of byPartition.keys()) {
+    if (!written.has(partition)) throw invalid(`sequences names partition ${partition}, which no record goes to`);
+  }
+  return { producerId, producerEpoch, sequences: byPartition };
+}
 
 function payload(text: string | null | undefined, encoding: Encoding, what: string): Uint8Array | null {
   if (text === null || text === undefined) return null;
@@ -52,23 +94,38 @@ function choosePartition(record: ProduceRecord, key: Uint8Array | null, rules: R
   return sticky();
 }
 
-/** Splits one partition's records into batches of at most batchBytesMax each, in order. */
-function encodeBatches(records: readonly RecordInput[], logAppendTime: boolean): Uint8Array[] {
+/** An idempotent producer's fields for a partition's batches: the first batch's sequence. */
+interface BatchProducer {
+  producerId: number;
+  producerEpoch: number;
+  baseSequence: number;
+}
+
+/**
+ * Splits one partition's records into batches of at most batchBytesMax each, in order. An
+ * idempotent producer's batches carry consecutive sequences (wrapping after 2^31 − 1).
+ */
+function encodeBatches(records: readonly RecordInput[], logAppendTime: boolean, producer: BatchProducer | undefined): Uint8Array[] {
   const batches: Uint8Array[] = [];
+  let sequence = producer?.baseSequence ?? -1;
+  const encode = (slice: RecordInput[]) => {
+    batches.push(encodeRecordBatch(slice, producer ? { logAppendTime, ...producer, baseSequence: sequence } : { logAppendTime }));
+    if (producer) sequence = incrementSequence(sequence, slice.length);
+  };
   let start = 0;
   let bytes = batchHeaderBytes;
   for (let index = 0; index < records.length; index++) {
     const record = records[index]!;
     const size = encodedRecordSize(record, record.timestamp - records[start]!.timestamp, index - start);
     if (index > start && bytes + size > batchBytesMax) {
-      batches.push(encodeRecordBatch(records.slice(start, index), { logAppendTime }));
+      encode(records.slice(start, index));
       start = index;
       bytes = batchHeaderBytes + encodedRecordSize(record, 0, 0);
     } else {
       bytes += size;
     }
   }
-  batches.push(encodeRecordBatch(records.slice(start), { logAppendTime }));
+  encode(records.slice(start));
   return batches;
 }
 
@@ -82,6 +139,7 @@ export function planProduce(
   encoding: Encoding,
   topic: TopicMetadata,
   nowMs: number,
+  idempotence?: IdempotentProduce,
 ): PartitionWrite[] {
   const rules = recordRules(topic);
   let stickyChoice: number | undefined;
@@ -97,7 +155,11 @@ export function planProduce(
   });
   return [...byPartition].map(([partition, group]) => ({
     partition,
-    batches: encodeBatches(group.inputs, rules.logAppendTime),
+    batches: encodeBatches(
+      group.inputs,
+      rules.logAppendTime,
+      idempotence && { producerId: idempotence.producerId, producerEpoch: idempotence.producerEpoch, baseSequence: idempotence.sequences.get(partition)! },
+    ),
     recordIndexes: group.indexes,
     timestamps: group.inputs.map((input) => input.timestamp),
   }));

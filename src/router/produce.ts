@@ -1,12 +1,12 @@
 import { TributaryError } from "../errors.ts";
-import type { AppendResult } from "../log/partition-log.ts";
+import type { AppendAnswer } from "../objects/partition-replica.ts";
 import type { Acks, ProduceRequest } from "../protocol/schemas.ts";
 import { configNumber, effectiveTopicConfigs } from "../topics/topic-configs.ts";
 import type { TopicMetadata } from "../topics/topic-metadata.ts";
 import { asTributaryError } from "./http-errors.ts";
 import { callLeader } from "./leader-calls.ts";
 import { isStaleMetadataError, topicMetadata } from "./metadata-cache.ts";
-import { planProduce, type PartitionWrite } from "./produce-plan.ts";
+import { idempotenceOf, planProduce, type PartitionWrite } from "./produce-plan.ts";
 
 export interface RecordOffset {
   partition: number;
@@ -14,15 +14,18 @@ export interface RecordOffset {
   timestamp: number;
 }
 
-function appendAll(env: Env, topic: TopicMetadata, writes: readonly PartitionWrite[], acks: Acks): Promise<PromiseSettledResult<AppendResult>[]> {
+function appendAll(env: Env, topic: TopicMetadata, writes: readonly PartitionWrite[], acks: Acks): Promise<PromiseSettledResult<AppendAnswer>[]> {
   return Promise.allSettled(
     writes.map((write) =>
-      callLeader(env, topic, write.partition, (stub, call) => stub.append({ ...call, batches: write.batches, acks }), {
+      callLeader(env, topic, write.partition, (stub, call) => stub.append({ ...call, batches: write.batches, acks, recordTimestamps: true }), {
         retryUnreachable: false,
       }),
     ),
   );
 }
+
+/** An idempotent producer's refusal names the partition that refused (a request may write several). */
+const producerErrors = new Set(["OUT_OF_ORDER_SEQUENCE_NUMBER", "DUPLICATE_SEQUENCE_NUMBER", "INVALID_PRODUCER_EPOCH"]);
 
 /**
  * `acks: "all"` needs at least `min.insync.replicas` in-sync replicas on every partition it
@@ -44,7 +47,7 @@ export function checkInSyncReplicas(topic: TopicMetadata, partitions: readonly n
 
 /** Validates and batches the request against a topic's metadata (API.md: before anything is written). */
 function plan(topic: TopicMetadata, request: ProduceRequest): PartitionWrite[] {
-  const writes = planProduce(request.records, request.encoding, topic, Date.now());
+  const writes = planProduce(request.records, request.encoding, topic, Date.now(), idempotenceOf(request));
   if (request.acks === "all") checkInSyncReplicas(topic, writes.map((write) => write.partition));
   return writes;
 }
@@ -82,21 +85,24 @@ export async function produce(
 function collectOffsets(
   recordCount: number,
   writes: readonly PartitionWrite[],
-  results: readonly PromiseSettledResult<AppendResult>[],
+  results: readonly PromiseSettledResult<AppendAnswer>[],
 ): RecordOffset[] {
   const offsets: (RecordOffset | null)[] = new Array<RecordOffset | null>(recordCount).fill(null);
   let failure: TributaryError | undefined;
   results.forEach((result, writeIndex) => {
+    const write = writes[writeIndex]!;
     if (result.status === "rejected") {
-      failure ??= asTributaryError(result.reason);
+      const error = asTributaryError(result.reason);
+      failure ??= producerErrors.has(error.code) ? new TributaryError(error.code, error.message, { ...error.data, partition: write.partition }) : error;
       return;
     }
-    const write = writes[writeIndex]!;
+    // A duplicate (an idempotent producer's retry) answers the stored records' timestamps, not this request's.
+    const timestamps = result.value.timestamps?.length === write.timestamps.length ? result.value.timestamps : write.timestamps;
     write.recordIndexes.forEach((recordIndex, position) => {
       offsets[recordIndex] = {
         partition: write.partition,
         offset: result.value.baseOffset + position,
-        timestamp: write.timestamps[position]!,
+        timestamp: timestamps[position]!,
       };
     });
   });

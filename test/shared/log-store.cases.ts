@@ -1,5 +1,6 @@
 import { expect } from "vitest";
 import type { LogStore, StoredBatch } from "../../src/log/log-store.ts";
+import type { ProducerEntry } from "../../src/log/producer-state.ts";
 import { encodeRecordBatch } from "../../src/protocol/record-batch.ts";
 
 /**
@@ -20,6 +21,16 @@ export function storedBatch(baseOffset: number, count: number, timestamp: number
   }));
   const bytes = encodeRecordBatch(records, { baseOffset, partitionLeaderEpoch: leaderEpoch });
   return { baseOffset, lastOffset: baseOffset + count - 1, leaderEpoch, maxTimestamp: timestamp + count - 1, recordCount: count, bytes };
+}
+
+/** An idempotent producer's state with runs of [firstSequence, lastSequence, baseOffset, lastOffset]. */
+function producerEntry(producerId: number, lastActivityMs: number, ...runs: [number, number, number, number][]): ProducerEntry {
+  return {
+    producerId,
+    producerEpoch: 1,
+    runs: runs.map(([firstSequence, lastSequence, baseOffset, lastOffset]) => ({ firstSequence, lastSequence, baseOffset, lastOffset })),
+    lastActivityMs,
+  };
 }
 
 function offsetsOf(batches: Iterable<StoredBatch>): number[][] {
@@ -146,5 +157,33 @@ export const logStoreCases: Record<string, (store: LogStore) => void> = {
       { epoch: 5, startOffset: 10 },
       { epoch: 7, startOffset: 20 },
     ]);
+  },
+
+  "producers are written, read back, replaced and deleted"(store) {
+    expect(store.readProducer(1)).toBeUndefined();
+    const entry = producerEntry(1, 500, [0, 2, 0, 2], [3, 3, 7, 7]);
+    store.writeProducers([entry, producerEntry(2 ** 40, 600, [2147483646, 1, 8, 11])]);
+    expect(store.readProducer(1)).toEqual(entry);
+    expect(store.readProducer(2 ** 40)).toEqual(producerEntry(2 ** 40, 600, [2147483646, 1, 8, 11]));
+    store.writeProducers([producerEntry(1, 700, [4, 4, 12, 12])]);
+    expect(store.readProducer(1)).toEqual(producerEntry(1, 700, [4, 4, 12, 12]));
+    expect(store.producerCount()).toBe(2);
+    store.deleteProducer(1);
+    expect(store.readProducer(1)).toBeUndefined();
+    expect(store.producerCount()).toBe(1);
+  },
+
+  "producersEndingAtOrAfter finds the producers a truncation changes"(store) {
+    store.writeProducers([producerEntry(1, 0, [0, 1, 0, 1]), producerEntry(2, 0, [0, 0, 2, 2], [1, 1, 5, 5]), producerEntry(3, 0, [0, 0, 9, 9])]);
+    expect(store.producersEndingAtOrAfter(5).map((entry) => entry.producerId).sort()).toEqual([2, 3]);
+    expect(store.producersEndingAtOrAfter(10)).toEqual([]);
+  },
+
+  "forgetProducers drops the idle, then the idlest beyond the bound"(store) {
+    store.writeProducers([producerEntry(1, 100, [0, 0, 0, 0]), producerEntry(2, 300, [0, 0, 1, 1]), producerEntry(3, 200, [0, 0, 2, 2]), producerEntry(4, 400, [0, 0, 3, 3])]);
+    store.forgetProducers(100, 10);
+    expect(store.producerCount()).toBe(3);
+    store.forgetProducers(0, 2);
+    expect([2, 3, 4].map((id) => store.readProducer(id) !== undefined)).toEqual([true, false, true]);
   },
 };

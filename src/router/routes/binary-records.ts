@@ -44,7 +44,8 @@ export const binaryRecordRoutes = new Hono<{ Bindings: Env }>()
     let topic = await topicMetadata(c.env, name);
     if (!topic.partitions[partition]) topic = await topicMetadata(c.env, name, { refresh: true }); // grown since cached?
     placementOf(topic, partition); // 404 for a partition the topic does not have, before any work
-    const batches = checkClientBatches(body, topic, nowMs);
+    const { batches, idempotent } = checkClientBatches(body, topic, nowMs);
+    if (idempotent && acks !== "all") throw new TributaryError("INVALID_REQUEST", `an idempotent producer's batches are written with acks=all, not acks=${acks}`);
     if (acks === "all") checkInSyncReplicas(topic, [partition]);
     if (acks === 0) {
       c.executionCtx.waitUntil(appendBatches(c.env, topic, partition, batches, acks));
@@ -52,7 +53,8 @@ export const binaryRecordRoutes = new Hono<{ Bindings: Env }>()
     }
     const result = await appendBatches(c.env, topic, partition, batches, acks);
     const answer = { partition, baseOffset: result.baseOffset, lastOffset: result.lastOffset };
-    return c.json(recordRules(topic).logAppendTime ? { ...answer, timestamp: nowMs } : answer);
+    // A duplicate (an idempotent producer's retry) answers the append time it was first written at.
+    return c.json(recordRules(topic).logAppendTime ? { ...answer, timestamp: result.timestamps?.[0] ?? nowMs } : answer);
   })
   .get("/:topic/partitions/:partition/records", async (c, next) => {
     if (!isRecordBatchType(c.req.header("accept"))) return next();

@@ -65,8 +65,13 @@ async function twoFreePorts(): Promise<[number, number]> {
   throw new Error("the kernel handed out the same free port ten times");
 }
 
-/** `wrangler dev` on free ports, a fresh state directory, no metrics and no interactive session. */
-export async function startWranglerDev(): Promise<DevServer> {
+/**
+ * `wrangler dev` on free ports, a fresh state directory, no metrics and no interactive session.
+ * `vars` are Worker variables for this server only (`--var NAME:value`), e.g.
+ * `{ TRIBUTARY_FAULTS: "1" }` for fault injection, which wrangler.jsonc never enables.
+ */
+export async function startWranglerDev(options: { vars?: Record<string, string> } = {}): Promise<DevServer> {
+  const vars = Object.entries(options.vars ?? {}).flatMap(([name, value]) => ["--var", `${name}:${value}`]);
   return startDevServer((port, inspectorPort, persistTo) => ({
     command: join(projectBinDirectory, "wrangler"),
     args: [
@@ -76,6 +81,7 @@ export async function startWranglerDev(): Promise<DevServer> {
       "--inspector-port", String(inspectorPort),
       "--persist-to", persistTo,
       "--show-interactive-dev-session=false",
+      ...vars,
     ],
   }));
 }

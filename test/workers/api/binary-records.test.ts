@@ -114,11 +114,13 @@ describe("binary produce", () => {
     expect(await highWatermarks(topic)).toEqual([0]);
   });
 
-  it("refuses a producer id (idempotence not yet), an empty body, a JSON content type, a bad acks", async () => {
+  it("refuses a producer id without acks=all or without a sequence, an empty body, a JSON content type, a bad acks", async () => {
     const topic = uniqueTopic("binary-refusals");
     await createTopic(topic);
     const idempotent = encodeRecordBatch(records(["a"]), { producerId: 7, producerEpoch: 0, baseSequence: 0 });
-    expectError(await produceBinary(topic, 0, idempotent), 400, "INVALID_REQUEST");
+    expectError(await produceBinary(topic, 0, idempotent, "?acks=1"), 400, "INVALID_REQUEST");
+    const noSequence = encodeRecordBatch(records(["a"]), { producerId: 7, producerEpoch: 0 });
+    expectError(await produceBinary(topic, 0, noSequence), 400, "INVALID_REQUEST");
     expectError(await produceBinary(topic, 0, new Uint8Array(0)), 400, "INVALID_REQUEST");
     expectError(await produceBinary(topic, 0, encodeRecordBatch(records(["a"])), "", "application/json"), 400, "INVALID_REQUEST");
     expectError(await produceBinary(topic, 0, encodeRecordBatch(records(["a"])), "?acks=2"), 400, "INVALID_REQUEST");

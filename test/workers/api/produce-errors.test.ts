@@ -181,13 +181,13 @@ describe("404 UNKNOWN_TOPIC_OR_PARTITION", () => {
   });
 });
 
-describe("idempotent produce fields, until the idempotent producer exists", () => {
+describe("idempotent produce fields (test/workers/api/idempotent.test.ts has the rest)", () => {
   it.each([["producerId", 1], ["producerEpoch", 0], ["sequences", { "0": 0 }]])(
-    "refuses %s with 400 INVALID_REQUEST rather than ignoring it",
+    "refuses %s alone with 400 INVALID_REQUEST rather than ignoring it",
     async (field, value) => {
-      const topic = await seededTopic("idempotent-not-yet");
+      const topic = await seededTopic("idempotent-alone");
       const error = await expectRefused(topic, { records: [ok], [field]: value }, 400, "INVALID_REQUEST");
-      expect(error.message).toContain("not available yet");
+      expect(error.message).toContain("together");
     },
   );
 });

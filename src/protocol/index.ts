@@ -1,0 +1,9 @@
+/**
+ * The package's `./protocol` entry: Kafka's RecordBatch v2 codec and default partitioner, and
+ * the binary transport's media type, for clients that build or read batches themselves. No
+ * zod and no I/O: runs in Workers, Node and browsers.
+ */
+export * from "./record-batch.ts";
+export { murmur2, partitionForKey, stickyPartition } from "./partitioner.ts";
+export { crc32c } from "./crc32c.ts";
+export { fetchHeaders, isRecordBatchType, recordBatchContentType } from "./content-types.ts";

@@ -1,0 +1,32 @@
+import { Hono } from "hono";
+import { TributaryError, unwrap } from "../../errors.ts";
+import { adminRequestBytesMax } from "../../limits.ts";
+import { controllerStub } from "../../objects/stubs.ts";
+import { readBodyBytes } from "../request-body.ts";
+
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
+
+/** The body is optional: nothing, or a JSON object (fields for later versions, ignored). */
+async function checkBody(request: Request): Promise<void> {
+  const bytes = await readBodyBytes(request, adminRequestBytesMax, new TributaryError("INVALID_REQUEST", `the request body exceeds ${adminRequestBytesMax} bytes`));
+  if (bytes.byteLength === 0) return;
+  let json: unknown;
+  try {
+    json = JSON.parse(utf8.decode(bytes));
+  } catch {
+    throw new TributaryError("INVALID_REQUEST", "the request body is not valid JSON");
+  }
+  if (json === null || typeof json !== "object" || Array.isArray(json)) {
+    throw new TributaryError("INVALID_REQUEST", "the request body is a JSON object, or nothing");
+  }
+}
+
+/**
+ * `POST /v1/producers` (API.md, Produce): an idempotent producer's id and epoch, from the
+ * controller (Kafka's InitProducerId, without transactions).
+ */
+export const producerRoutes = new Hono<{ Bindings: Env }>().post("/", async (c) => {
+  await checkBody(c.req.raw);
+  const identity = unwrap(await controllerStub(c.env).initProducerId());
+  return c.json(identity, 201);
+});
