@@ -36,6 +36,28 @@ export default defineConfig({
         },
       },
       {
+        // The service binding (src/service.ts) and the Workers under examples/ that use it: the
+        // examples run as auxiliary Workers (plain JavaScript, as deployed) bound to the
+        // TributaryService entrypoint of the Worker under test.
+        plugins: [
+          cloudflareTest({
+            wrangler: { configPath: "./wrangler.jsonc" },
+            miniflare: {
+              serviceBindings: { PRODUCER_EXAMPLE: "producer-example", CRON_EXAMPLE: "cron-consumer-example" },
+              workers: [
+                exampleWorker("producer-example", "examples/producer-worker/src/index.js", { TOPIC: "requests" }),
+                exampleWorker("cron-consumer-example", "examples/cron-consumer/src/index.js", { SOURCE_TOPIC: "requests", DIGEST_TOPIC: "digests", GROUP: "digest" }),
+              ],
+            },
+          }),
+        ],
+        test: {
+          name: "examples",
+          include: ["test/examples/**/*.test.ts"],
+          testTimeout: 30_000,
+        },
+      },
+      {
         test: {
           name: "e2e",
           environment: "node",
@@ -48,3 +70,15 @@ export default defineConfig({
     ],
   },
 });
+
+/** An example Worker as an auxiliary Worker, its TRIBUTARY binding on the project's runner (the Worker under test). */
+function exampleWorker(name: string, scriptPath: string, bindings: Record<string, string>) {
+  return {
+    name,
+    modules: true,
+    scriptPath,
+    compatibilityDate: "2026-11-01",
+    bindings,
+    serviceBindings: { TRIBUTARY: { name: "vitest-plugin-runner-examples", entrypoint: "TributaryService" } },
+  };
+}

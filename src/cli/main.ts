@@ -1,0 +1,103 @@
+/**
+ * `tributary`, the command line: commands, options, output and exit codes. `main` takes its
+ * process as a CliIo and answers the exit code, so tests run it in-process; bin/tributary.js
+ * is the thin entry that hands it the real process.
+ */
+import { Tributary, TributaryError } from "../client/index.ts";
+import { commandWords, parseCommand, stringValue, usage, UsageError, type OptionName } from "./args.ts";
+import { consumeCommand, consumeOptions } from "./consume.ts";
+import type { CommandContext } from "./context.ts";
+import { groupsCommand, groupsOptions } from "./groups.ts";
+import type { CliIo } from "./io.ts";
+import { produceCommand, produceOptions } from "./produce.ts";
+import { topicsCommand, topicsOptions } from "./topics.ts";
+
+export type { CliIo } from "./io.ts";
+
+export const defaultUrl = "http://127.0.0.1:8787";
+
+export const exitCodes = { ok: 0, failed: 1, usage: 2 } as const;
+
+interface Command {
+  /** Words that name it: ["produce"] or ["topics", "list"]. */
+  words: number;
+  options: OptionName[];
+  run(context: CommandContext, subcommand: string): Promise<void>;
+}
+
+function resolveCommand(words: string[]): Command {
+  const [command, subcommand] = words;
+  const grouped = (table: Record<string, OptionName[]>, run: (sub: string, context: CommandContext) => Promise<void>): Command => {
+    if (subcommand === undefined) throw new UsageError(`${command} needs a subcommand: ${Object.keys(table).join(", ")}`);
+    const options = table[subcommand];
+    if (options === undefined || !Object.hasOwn(table, subcommand)) throw new UsageError(`unknown command: ${command} ${subcommand}`);
+    return { words: 2, options, run: (context, sub) => run(sub, context) };
+  };
+  switch (command) {
+    case "topics":
+      return grouped(topicsOptions, topicsCommand);
+    case "groups":
+      return grouped(groupsOptions, groupsCommand);
+    case "produce":
+      return { words: 1, options: produceOptions, run: (context) => produceCommand(context) };
+    case "consume":
+      return { words: 1, options: consumeOptions, run: (context) => consumeCommand(context) };
+    default:
+      throw new UsageError(`unknown command: ${command}`);
+  }
+}
+
+export async function main(argv: string[], io: CliIo): Promise<number> {
+  let json = argv.includes("--json");
+  try {
+    const words = commandWords(argv);
+    if (words.length === 0) {
+      io[argv.includes("--help") || argv.includes("-h") ? "stdout" : "stderr"].write(usage);
+      return argv.includes("--help") || argv.includes("-h") ? exitCodes.ok : exitCodes.usage;
+    }
+    const command = resolveCommand(words);
+    const { values, positionals } = parseCommand(argv, command.options);
+    if (values.help === true) {
+      io.stdout.write(usage);
+      return exitCodes.ok;
+    }
+    json = values.json === true;
+    const client = new Tributary({
+      url: stringValue(values, "url") ?? io.env.TRIBUTARY_URL ?? defaultUrl,
+      token: stringValue(values, "token") ?? io.env.TRIBUTARY_TOKEN,
+      fetch: io.fetch,
+      // A person is waiting: give up after about 3 s of retries rather than the client's 26.
+      retry: { retries: 5, maxBackoffMs: 2_000 },
+    });
+    const context: CommandContext = { client, io, values, args: positionals.slice(command.words), json };
+    await command.run(context, words[1] ?? "");
+    return exitCodes.ok;
+  } catch (error) {
+    return report(error, io, json);
+  }
+}
+
+/** One clear line (code and message) on stderr, JSON with --json; never a stack trace for an API error. */
+function report(error: unknown, io: CliIo, json: boolean): number {
+  if (error instanceof UsageError) {
+    io.stderr.write(`error: ${error.message}\nrun \`tributary --help\` for usage\n`);
+    return exitCodes.usage;
+  }
+  if (error instanceof TributaryError) {
+    const { retryAfterMs: _retryAfter, cause, ...data } = error.data as Record<string, unknown>;
+    if (json) {
+      io.stderr.write(`${JSON.stringify({ error: { ...data, code: error.code, message: error.message } })}\n`);
+    } else {
+      io.stderr.write(`error: ${error.code}: ${error.message}\n`);
+      const details = Object.entries(data).filter(([name]) => name !== "offsets");
+      if (details.length > 0) io.stderr.write(`  ${details.map(([name, value]) => `${name}: ${JSON.stringify(value)}`).join("  ")}\n`);
+      if (error.code === "REQUEST_TIMED_OUT" && typeof cause === "string") {
+        io.stderr.write(`  is Tributary running there? set --url or TRIBUTARY_URL (default ${defaultUrl})\n`);
+      }
+    }
+    return exitCodes.failed;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  io.stderr.write(json ? `${JSON.stringify({ error: { message } })}\n` : `error: ${message}\n`);
+  return exitCodes.failed;
+}

@@ -1,0 +1,124 @@
+/**
+ * Topic and group administration (API.md, Topics and Consumer groups):
+ * `admin.topics.create(...)`, `admin.groups.offsets("g")`. Reads are retried on retriable
+ * errors; changes are not, since an unanswered change may have happened (a retried create
+ * would then fail with TOPIC_ALREADY_EXISTS): the caller decides.
+ */
+import type { MetadataCache } from "./metadata.ts";
+import { withRetries, type RetryPolicy } from "./retry.ts";
+import { path, type Transport } from "./transport.ts";
+import type {
+  CreateTopicRequest,
+  GroupDescription,
+  GroupOffset,
+  GroupSummary,
+  Position,
+  ResetTarget,
+  Topic,
+  TopicSummary,
+} from "./types.ts";
+
+export interface AdminContext {
+  transport: Transport;
+  metadata: MetadataCache;
+  policy: RetryPolicy;
+}
+
+function read<T>(context: AdminContext, requestPath: string): Promise<T> {
+  return withRetries(() => context.transport.json<T>({ method: "GET", path: requestPath }), { policy: context.policy });
+}
+
+export class TopicsAdmin {
+  readonly #context: AdminContext;
+
+  constructor(context: AdminContext) {
+    this.#context = context;
+  }
+
+  async create(request: CreateTopicRequest): Promise<Topic> {
+    const topic = await this.#context.transport.json<Topic>({ method: "POST", path: path("topics"), json: request });
+    this.#context.metadata.remember(topic);
+    return topic;
+  }
+
+  /** Every topic, sorted by name, with its partition count. */
+  async list(): Promise<TopicSummary[]> {
+    return (await read<{ topics: TopicSummary[] }>(this.#context, path("topics"))).topics;
+  }
+
+  async describe(name: string): Promise<Topic> {
+    const topic = await read<Topic>(this.#context, path("topics", name));
+    this.#context.metadata.remember(topic);
+    return topic;
+  }
+
+  /** Merged into the current configs; a null value restores the default. */
+  async alterConfigs(name: string, configs: Record<string, string | number | boolean | null>): Promise<Topic> {
+    const topic = await this.#context.transport.json<Topic>({ method: "PATCH", path: path("topics", name, "configs"), json: { configs } });
+    this.#context.metadata.remember(topic);
+    return topic;
+  }
+
+  /** Grows the topic to `count` partitions in all (never fewer). */
+  async createPartitions(name: string, count: number): Promise<Topic> {
+    const topic = await this.#context.transport.json<Topic>({ method: "POST", path: path("topics", name, "partitions"), json: { count } });
+    this.#context.metadata.remember(topic);
+    return topic;
+  }
+
+  async delete(name: string): Promise<void> {
+    this.#context.metadata.invalidate(name);
+    await this.#context.transport.empty({ method: "DELETE", path: path("topics", name) });
+  }
+}
+
+export class GroupsAdmin {
+  readonly #context: AdminContext;
+
+  constructor(context: AdminContext) {
+    this.#context = context;
+  }
+
+  async list(): Promise<GroupSummary[]> {
+    return (await read<{ groups: GroupSummary[] }>(this.#context, path("groups"))).groups;
+  }
+
+  async describe(group: string): Promise<GroupDescription> {
+    return read<GroupDescription>(this.#context, path("groups", group));
+  }
+
+  /** Every partition of the subscribed topics: committed offset, high watermark and lag (null where nothing is committed). */
+  async offsets(group: string): Promise<GroupOffset[]> {
+    return (await read<{ offsets: GroupOffset[] }>(this.#context, path("groups", group, "offsets"))).offsets;
+  }
+
+  /** Moves an empty group's committed offsets of one topic (NON_EMPTY_GROUP while it has members). */
+  async resetOffsets(group: string, request: { topic: string; to: ResetTarget }): Promise<Position[]> {
+    const answer = await this.#context.transport.json<{ offsets: Position[] }>({
+      method: "POST",
+      path: path("groups", group, "offsets", "reset"),
+      json: request,
+    });
+    return answer.offsets;
+  }
+
+  /** Commits offsets for an empty group (a member commits through its consumer). */
+  async commitOffsets(group: string, offsets: Position[]): Promise<void> {
+    await this.#context.transport.empty({ method: "POST", path: path("groups", group, "offsets"), json: { offsets } });
+  }
+
+  /** Deletes an empty group and its committed offsets. */
+  async delete(group: string): Promise<void> {
+    await this.#context.transport.empty({ method: "DELETE", path: path("groups", group) });
+  }
+}
+
+export class Admin {
+  readonly topics: TopicsAdmin;
+  readonly groups: GroupsAdmin;
+
+  constructor(context: AdminContext) {
+    this.topics = new TopicsAdmin(context);
+    this.groups = new GroupsAdmin(context);
+  }
+}

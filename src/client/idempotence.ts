@@ -1,0 +1,36 @@
+/**
+ * The idempotent producer's client half (API.md, Produce; issue 6): a producer id and epoch
+ * from `POST /v1/producers`, and per partition the sequence of the next record, carried in
+ * each batch header (producerId, producerEpoch, baseSequence) as Kafka's producers do. With
+ * one request in flight per partition, a retry resends the same sequences and the partition
+ * answers it with the original offsets instead of writing twice.
+ *
+ * The server half (the partition's producer state, src/log/producer-state.ts) answers such a
+ * retry with its original offsets; the producer's `idempotent` option is on by default with
+ * acks "all".
+ */
+import { withRetries, type RetryPolicy } from "./retry.ts";
+import { incrementSequence } from "./partition-write.ts";
+import { path, type Transport } from "./transport.ts";
+
+export interface ProducerSession {
+  producerId: number;
+  producerEpoch: number;
+  /** Next sequence per "topic/partition". */
+  readonly sequences: Map<string, number>;
+}
+
+export async function openProducerSession(transport: Transport, policy: RetryPolicy): Promise<ProducerSession> {
+  const answer = await withRetries(() => transport.json<{ producerId: number; producerEpoch: number }>({ method: "POST", path: path("producers"), json: {} }), {
+    policy,
+  });
+  return { producerId: answer.producerId, producerEpoch: answer.producerEpoch, sequences: new Map() };
+}
+
+/** Reserves `count` sequences in the partition; returns the first. */
+export function takeSequences(session: ProducerSession, topic: string, partition: number, count: number): number {
+  const key = `${topic}/${partition}`;
+  const first = session.sequences.get(key) ?? 0;
+  session.sequences.set(key, incrementSequence(first, count));
+  return first;
+}

@@ -1,0 +1,140 @@
+/**
+ * Records on their way in and out of the client. In: a message as the user writes it (strings
+ * or bytes) becomes the codec's RecordInput, checked and copied at `send` time, as Kafka's
+ * producer serializes at send. Out: stored batches from a binary fetch become FetchedRecords,
+ * keeping only the records a reader may see.
+ */
+import { TributaryError } from "../errors.ts";
+import { decodeBase64 } from "../protocol/base64.ts";
+import { controlFlag, decodeRecordBatch, splitBatches, type RecordHeader, type RecordInput } from "../protocol/record-batch.ts";
+import type { FetchedRecord, RecordHeaders } from "./types.ts";
+
+export type KeyInput = string | Uint8Array | null;
+export type ValueInput = string | Uint8Array | null;
+export type HeadersInput = Record<string, string | Uint8Array | null>;
+
+/** One record to produce. Every field but `value` is optional. */
+export interface Message {
+  key?: KeyInput;
+  value: ValueInput;
+  headers?: HeadersInput;
+  /** A partition of the topic; without it the Kafka default partitioner chooses. */
+  partition?: number;
+  /** Create time in ms since the epoch; default: now. */
+  timestamp?: number;
+}
+
+const utf8Encoder = new TextEncoder();
+const utf8Decoder = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true });
+
+/** UTF-8 text of bytes (invalid sequences become U+FFFD); null stays null. */
+export function textOf(bytes: Uint8Array | null): string | null {
+  return bytes === null ? null : utf8Decoder.decode(bytes);
+}
+
+function bytesOf(field: string, where: string, input: unknown): Uint8Array | null {
+  if (input === null) return null;
+  if (typeof input === "string") return utf8Encoder.encode(input);
+  // A copy (new Uint8Array(view) copies; a Buffer's slice() would not): the caller may reuse
+  // its buffer before the batch is encoded.
+  if (input instanceof Uint8Array) return new Uint8Array(input);
+  throw new TypeError(`${where}: ${field} must be a string, a Uint8Array or null`);
+}
+
+function headersOf(where: string, input: unknown): RecordHeader[] {
+  if (input === undefined) return [];
+  if (input === null || typeof input !== "object" || Array.isArray(input)) {
+    throw new TypeError(`${where}: headers must be an object of string values`);
+  }
+  return Object.entries(input).map(([key, value]) => ({ key, value: bytesOf(`header ${key}`, where, value) }));
+}
+
+/** Checks a message's fields and turns it into the codec's record, with `nowMs` as its default timestamp. */
+export function toRecordInput(message: Message, nowMs: number, where: string): RecordInput {
+  if (message === null || typeof message !== "object") throw new TypeError(`${where}: a message is an object with a value`);
+  if (!("value" in message) || message.value === undefined) throw new TypeError(`${where}: value is required (null for a tombstone)`);
+  const timestamp = message.timestamp ?? nowMs;
+  if (!Number.isSafeInteger(timestamp) || timestamp < 0) {
+    throw new TypeError(`${where}: timestamp must be a non-negative integer of milliseconds`);
+  }
+  return {
+    key: message.key === undefined ? null : bytesOf("key", where, message.key),
+    value: bytesOf("value", where, message.value),
+    headers: headersOf(where, message.headers),
+    timestamp,
+  };
+}
+
+/** Checks an explicit partition number; undefined means "let the partitioner choose". */
+export function partitionOf(message: Message, where: string): number | undefined {
+  const partition = message.partition;
+  if (partition === undefined) return undefined;
+  if (!Number.isSafeInteger(partition) || partition < 0) throw new TypeError(`${where}: partition must be an integer >= 0`);
+  return partition;
+}
+
+/** Builds a headers object that keeps every key as an own property, "__proto__" included. */
+export function headersObject(entries: Iterable<readonly [string, string | null]>): RecordHeaders {
+  const headers: RecordHeaders = {};
+  for (const [key, value] of entries) {
+    Object.defineProperty(headers, key, { value, enumerable: true, writable: true, configurable: true });
+  }
+  return headers;
+}
+
+/**
+ * The records of a binary fetch answer a reader may see: offsets from `fromOffset` (the first
+ * batch may start before it) and below `highWatermark` (the last may run past it). Control
+ * batches (transaction markers) hold no user records and are skipped, as Kafka's consumer does.
+ */
+export function decodeFetchedBatches(body: Uint8Array, fromOffset: number, highWatermark: number): FetchedRecord[] {
+  const records: FetchedRecord[] = [];
+  for (const { header, start } of splitBatches(body)) {
+    if ((header.attributes & controlFlag) !== 0) continue;
+    for (const record of decodeRecordBatch(body, start).records) {
+      if (record.offset < fromOffset || record.offset >= highWatermark) continue;
+      records.push({
+        offset: record.offset,
+        timestamp: record.timestamp,
+        key: record.key,
+        value: record.value,
+        headers: headersObject(record.headers.map((entry) => [entry.key, textOf(entry.value)] as const)),
+      });
+    }
+  }
+  return records;
+}
+
+/** A record as the consumer hands it to a handler: kafkajs's message, with bytes as Uint8Array. */
+export interface ConsumedMessage extends FetchedRecord {
+  topic: string;
+  partition: number;
+}
+
+function base64Field(field: string, value: string | null): Uint8Array | null {
+  if (value === null) return null;
+  const bytes = decodeBase64(value);
+  if (bytes === undefined) throw new TributaryError("UNKNOWN_SERVER_ERROR", `poll answer: ${field} is not base64`);
+  return bytes;
+}
+
+/** A group poll's record (asked for with encoding base64, so bytes arrive exact). */
+export function consumedFromPolled(record: {
+  topic: string;
+  partition: number;
+  offset: number;
+  timestamp: number;
+  key: string | null;
+  value: string | null;
+  headers?: Record<string, string>;
+}): ConsumedMessage {
+  return {
+    topic: record.topic,
+    partition: record.partition,
+    offset: record.offset,
+    timestamp: record.timestamp,
+    key: base64Field("key", record.key),
+    value: base64Field("value", record.value),
+    headers: headersObject(Object.entries(record.headers ?? {})),
+  };
+}

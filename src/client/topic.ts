@@ -1,0 +1,155 @@
+/**
+ * One topic as a resource (s2's `basin().stream()` shape): `tributary.topic("orders")`
+ * produces without lingering — one binary request per partition, in parallel — and fetches
+ * one partition's stored batches, decoded on the client.
+ */
+import { TributaryError } from "../errors.ts";
+import { fetchHeaders, recordBatchContentType } from "../protocol/content-types.ts";
+import { partitionForKey, stickyPartition } from "../protocol/partitioner.ts";
+import type { RecordInput } from "../protocol/record-batch.ts";
+import { batchBytesMax, partitionRetryRule, requestBytesMax, splitIntoBatches, writePartition, type WriteContext } from "./partition-write.ts";
+import { decodeFetchedBatches, partitionOf, toRecordInput, type Message } from "./records.ts";
+import { withRetries } from "./retry.ts";
+import { path } from "./transport.ts";
+import type { Acks, FetchResult, RecordMetadata, Topic } from "./types.ts";
+
+export interface FetchOptions {
+  /** 1–10000, default 500 (whole batches are counted). */
+  maxRecords?: number;
+  /** 1 B – 8 MiB, default 1 MiB; the first batch always comes. */
+  maxBytes?: number;
+  /** Long-poll up to this long (0–30000) when nothing is available yet. Default 0. */
+  waitMs?: number;
+  signal?: AbortSignal;
+}
+
+export interface ProduceOptions {
+  acks?: Acks;
+  signal?: AbortSignal;
+}
+
+/** Consecutive slices of one partition's records, each a request of at most requestBytesMax. */
+function requestSlices(records: RecordInput[]): RecordInput[][] {
+  const slices: RecordInput[][] = [];
+  let slice: RecordInput[] = [];
+  let bytes = 0;
+  for (const record of records) {
+    const size = (record.key?.length ?? 0) + (record.value?.length ?? 0) + 64;
+    if (slice.length > 0 && bytes + size > requestBytesMax) {
+      slices.push(slice);
+      slice = [];
+      bytes = 0;
+    }
+    slice.push(record);
+    bytes += size;
+  }
+  if (slice.length > 0) slices.push(slice);
+  return slices;
+}
+
+function headerNumber(headers: Headers, name: string): number {
+  const value = Number(headers.get(name));
+  if (headers.get(name) === null || !Number.isSafeInteger(value)) {
+    throw new TributaryError("UNKNOWN_SERVER_ERROR", `binary fetch answer without a valid ${name} header`);
+  }
+  return value;
+}
+
+export class TopicHandle {
+  readonly #context: WriteContext;
+  readonly name: string;
+
+  constructor(context: WriteContext, name: string) {
+    if (typeof name !== "string" || name === "") throw new TypeError("a topic name is a non-empty string");
+    this.#context = context;
+    this.name = name;
+  }
+
+  /**
+   * Writes the messages now; resolves with each one's partition, offset and timestamp, in
+   * order. Each partition's records are written atomically (up to 8 MiB per request, more in
+   * order over several). If a partition fails after others were written, the error carries
+   * `data.offsets`: one entry per message, null where it was not acknowledged (as API.md's
+   * JSON produce).
+   */
+  async produce(messages: Message[], options: ProduceOptions = {}): Promise<RecordMetadata[]> {
+    if (!Array.isArray(messages) || messages.length === 0) throw new TypeError("produce: messages must be a non-empty array");
+    const nowMs = Date.now();
+    const inputs = messages.map((message, index) => ({
+      record: toRecordInput(message, nowMs, `messages[${index}]`),
+      partition: partitionOf(message, `messages[${index}]`),
+    }));
+    const count = inputs.some((input) => input.partition === undefined) ? await this.#context.metadata.partitionCount(this.name) : 0;
+    const keyless = count > 0 ? stickyPartition(count) : 0; // one partition for the request's keyless records, as the server's JSON produce
+    const byPartition = new Map<number, number[]>();
+    inputs.forEach(({ record, partition }, index) => {
+      const chosen = partition ?? (record.key !== null ? partitionForKey(record.key, count) : keyless);
+      const indexes = byPartition.get(chosen);
+      if (indexes) indexes.push(index);
+      else byPartition.set(chosen, [index]);
+    });
+    const results: (RecordMetadata | null)[] = inputs.map(() => null);
+    const outcomes = await Promise.allSettled(
+      [...byPartition].map(async ([partition, indexes]) => {
+        let done = 0;
+        for (const slice of requestSlices(indexes.map((index) => inputs[index]!.record))) {
+          const batches = splitIntoBatches(slice, batchBytesMax);
+          const written = await writePartition(this.#context, { topic: this.name, partition, batches, acks: options.acks ?? "all", signal: options.signal });
+          written.forEach((metadata, at) => (results[indexes[done + at]!] = metadata));
+          done += written.length;
+        }
+      }),
+    );
+    const failed = outcomes.find((outcome) => outcome.status === "rejected");
+    if (failed) {
+      const error = failed.reason;
+      if (!(error instanceof TributaryError)) throw error;
+      throw new TributaryError(error.code, error.message, { ...error.data, offsets: results });
+    }
+    return results as RecordMetadata[];
+  }
+
+  /** Records of one partition from `offset` (binary fetch, decoded here), with where to continue. */
+  async fetch(partition: number, offset: number, options: FetchOptions = {}): Promise<FetchResult> {
+    const request = {
+      method: "GET" as const,
+      path: path("topics", this.name, "partitions", partition, "records"),
+      query: { offset, maxRecords: options.maxRecords, maxBytes: options.maxBytes, waitMs: options.waitMs },
+      accept: recordBatchContentType,
+      waitMs: options.waitMs,
+      signal: options.signal,
+    };
+    return withRetries(
+      () =>
+        this.#context.transport.call(request, async (response) => {
+          const body = new Uint8Array(await response.arrayBuffer());
+          const highWatermark = headerNumber(response.headers, fetchHeaders.highWatermark);
+          return {
+            records: decodeFetchedBatches(body, offset, highWatermark),
+            nextOffset: headerNumber(response.headers, fetchHeaders.nextOffset),
+            highWatermark,
+            logStartOffset: headerNumber(response.headers, fetchHeaders.logStartOffset),
+          };
+        }),
+      { policy: this.#context.policy, signal: options.signal, shouldRetry: partitionRetryRule(this.#context, this.name, partition) },
+    );
+  }
+
+  /** The topic's description (partitions with leaders and offsets, every config). */
+  async describe(): Promise<Topic> {
+    return this.#context.metadata.topic(this.name, { refresh: true });
+  }
+
+  /** `earliest` (log start), `latest` (high watermark), or the first offset at or after a timestamp. */
+  async offset(partition: number, at: "earliest" | "latest" | number): Promise<{ offset: number; timestamp?: number }> {
+    return withRetries(
+      () =>
+        this.#context.transport.json<{ offset: number; timestamp?: number }>({
+          method: "GET",
+          path: path("topics", this.name, "partitions", partition, "offsets"),
+          query: { at },
+        }),
+      { policy: this.#context.policy, shouldRetry: partitionRetryRule(this.#context, this.name, partition) },
+    );
+  }
+}

@@ -1,0 +1,116 @@
+/**
+ * Every HTTP call of the client, over `fetch` to a URL or `binding.fetch` of a service binding
+ * (same API, no public hop): the bearer token, a timeout per request, and API.md's error
+ * bodies rebuilt as TributaryErrors. No retries here; callers retry with retry.ts.
+ */
+import { TributaryError } from "../errors.ts";
+import { BatchFormatError } from "../protocol/record-batch.ts";
+import { errorFromResponse, noAnswerError } from "./errors.ts";
+import type { Secret } from "./secret.ts";
+
+/** A service binding (Fetcher), or anything with its `fetch`. */
+export interface FetcherLike {
+  fetch(request: Request): Promise<Response>;
+}
+
+export type FetchFunction = (request: Request) => Promise<Response>;
+
+/** The host is ignored by a service binding; a URL still needs one. */
+export const bindingBaseUrl = "http://tributary.binding";
+
+export interface TransportOptions {
+  baseUrl: string;
+  token: Secret | undefined;
+  fetch: FetchFunction;
+  requestTimeoutMs: number;
+}
+
+export type Method = "GET" | "POST" | "PATCH" | "DELETE";
+
+export interface ApiRequest {
+  method: Method;
+  /** Path under the base URL, its segments already encoded (see `path`). */
+  path: string;
+  query?: Record<string, string | number | undefined>;
+  json?: unknown;
+  bytes?: Uint8Array;
+  contentType?: string;
+  accept?: string;
+  /** Added to the request timeout: a long poll's own wait. */
+  waitMs?: number;
+  signal?: AbortSignal;
+}
+
+/** `/v1/topics/{topic}/…` with each segment percent-encoded: a name never changes the route. */
+export function path(...segments: (string | number)[]): string {
+  return `/v1/${segments.map((segment) => encodeURIComponent(String(segment))).join("/")}`;
+}
+
+export class Transport {
+  readonly #options: TransportOptions;
+
+  constructor(options: TransportOptions) {
+    this.#options = options;
+  }
+
+  /** Sends the request and reads the successful answer with `read`; any failure is a TributaryError. */
+  async call<T>(request: ApiRequest, read: (response: Response) => Promise<T>): Promise<T> {
+    const timeout = AbortSignal.timeout(this.#options.requestTimeoutMs + (request.waitMs ?? 0));
+    const signal = request.signal ? AbortSignal.any([request.signal, timeout]) : timeout;
+    const what = `${request.method} ${request.path}`;
+    let response: Response;
+    try {
+      response = await this.#options.fetch(this.#build(request, signal));
+    } catch (error) {
+      throw this.#failure(what, error, request.signal);
+    }
+    if (!response.ok) throw await errorFromResponse(response);
+    try {
+      return await read(response);
+    } catch (error) {
+      throw this.#failure(what, error, request.signal);
+    }
+  }
+
+  async json<T>(request: ApiRequest): Promise<T> {
+    return this.call(request, async (response) => {
+      const text = await response.text();
+      return (text === "" ? undefined : JSON.parse(text)) as T;
+    });
+  }
+
+  /** For answers without a body worth reading (204). */
+  async empty(request: ApiRequest): Promise<void> {
+    await this.call(request, async (response) => void (await response.arrayBuffer()));
+  }
+
+  #build(request: ApiRequest, signal: AbortSignal): Request {
+    const url = new URL(this.#options.baseUrl + request.path);
+    for (const [name, value] of Object.entries(request.query ?? {})) {
+      if (value !== undefined) url.searchParams.set(name, String(value));
+    }
+    const headers = new Headers();
+    const token = this.#options.token;
+    if (token) headers.set("authorization", `Bearer ${token.reveal()}`);
+    if (request.accept) headers.set("accept", request.accept);
+    let body: RequestInit["body"];
+    if (request.json !== undefined) {
+      headers.set("content-type", "application/json");
+      body = JSON.stringify(request.json);
+    } else if (request.bytes !== undefined) {
+      headers.set("content-type", request.contentType ?? "application/octet-stream");
+      body = request.bytes;
+    }
+    return new Request(url, { method: request.method, headers, body, signal });
+  }
+
+  /** The caller's own abort stays an abort; anything else that left no answer is retriable. */
+  #failure(what: string, error: unknown, callerSignal: AbortSignal | undefined): unknown {
+    if (callerSignal?.aborted) return callerSignal.reason;
+    if (error instanceof TributaryError) return error;
+    if (error instanceof SyntaxError || error instanceof BatchFormatError) {
+      return new TributaryError("UNKNOWN_SERVER_ERROR", `${what}: unreadable answer (${error.message})`);
+    }
+    return noAnswerError(what, error);
+  }
+}

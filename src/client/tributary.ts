@@ -1,0 +1,127 @@
+/**
+ * The client's entry: `new Tributary({ url, token })` over HTTP, or `new Tributary({ binding })`
+ * from another Worker through a service binding (the same HTTP API via `binding.fetch`, no
+ * public hop). From it: `admin()`, `producer()`, `consumer({ groupId })` and the resource
+ * `topic(name)`. Runs wherever `fetch` does: Workers, Node ≥ 20, browsers.
+ *
+ * The token never prints: the client and its `config` show `<redacted>` in String(),
+ * JSON.stringify and util.inspect.
+ */
+import { Admin } from "./admin.ts";
+import { Consumer, type ConsumerOptions } from "./consumer.ts";
+import { GroupMember } from "./group-member.ts";
+import { MetadataCache, metadataMaxAgeMsMax } from "./metadata.ts";
+import { Producer, type ProducerOptions } from "./producer.ts";
+import { retryPolicy, type RetryPolicy } from "./retry.ts";
+import { inspectSymbol, redacted, Secret } from "./secret.ts";
+import { TopicHandle } from "./topic.ts";
+import { bindingBaseUrl, Transport, type FetcherLike, type FetchFunction } from "./transport.ts";
+
+export interface TributaryConfig {
+  /** Base URL of the Worker, e.g. https://tributary.example.workers.dev (without /v1). */
+  url?: string;
+  /** Bearer token (the admin token or a scoped one). */
+  token?: string;
+  /** A service binding (Fetcher) to the Tributary Worker, instead of `url`. */
+  binding?: FetcherLike;
+  /** A fetch to use instead of the global one (a proxy, a test double). */
+  fetch?: FetchFunction;
+  /** Per request, beyond any long-poll wait. Default 30000. */
+  requestTimeoutMs?: number;
+  /** The one backoff policy (retry.ts), for every retried call. */
+  retry?: Partial<RetryPolicy>;
+  /** How long topic metadata is trusted, at most 5000 (API.md's propagation bound). Default 5000. */
+  metadataMaxAgeMs?: number;
+}
+
+/** What the client shows of its configuration: never the token itself. */
+export interface RedactedConfig {
+  url: string;
+  token: Secret | undefined;
+  binding: boolean;
+  requestTimeoutMs: number;
+  retry: RetryPolicy;
+  metadataMaxAgeMs: number;
+}
+
+export class Tributary {
+  readonly #transport: Transport;
+  readonly #metadata: MetadataCache;
+  readonly #policy: RetryPolicy;
+  /** Frozen, with the token as a Secret: safe to log. */
+  readonly config: Readonly<RedactedConfig>;
+
+  constructor(config: TributaryConfig) {
+    if (config === null || typeof config !== "object") throw new TypeError("new Tributary({ url, token }) or new Tributary({ binding })");
+    const { binding, url } = config;
+    if ((binding === undefined) === (url === undefined)) throw new TypeError("give exactly one of url and binding");
+    if (binding !== undefined && typeof binding.fetch !== "function") throw new TypeError("binding must have a fetch method (a service binding)");
+    const baseUrl = binding ? bindingBaseUrl : normalizeUrl(url!);
+    const token = config.token === undefined || config.token === "" ? undefined : new Secret(config.token);
+    const requestTimeoutMs = config.requestTimeoutMs ?? 30_000;
+    if (!Number.isSafeInteger(requestTimeoutMs) || requestTimeoutMs <= 0) throw new RangeError("requestTimeoutMs must be a positive integer");
+    this.#policy = retryPolicy(config.retry);
+    const send: FetchFunction = binding
+      ? (request) => binding.fetch(request)
+      : (config.fetch ?? ((request) => globalThis.fetch(request)));
+    this.#transport = new Transport({ baseUrl, token, fetch: send, requestTimeoutMs });
+    const metadataMaxAgeMs = config.metadataMaxAgeMs ?? metadataMaxAgeMsMax;
+    this.#metadata = new MetadataCache(this.#transport, this.#policy, metadataMaxAgeMs);
+    this.config = Object.freeze({
+      url: binding ? "(service binding)" : baseUrl,
+      token,
+      binding: binding !== undefined,
+      requestTimeoutMs,
+      retry: this.#policy,
+      metadataMaxAgeMs,
+    });
+  }
+
+  admin(): Admin {
+    return new Admin(this.#context());
+  }
+
+  producer(options: ProducerOptions = {}): Producer {
+    return new Producer(this.#context(), options);
+  }
+
+  consumer(options: ConsumerOptions): Consumer {
+    if (typeof options?.groupId !== "string" || options.groupId === "") throw new TypeError("consumer: groupId is required");
+    const member = new GroupMember(this.#transport, this.#policy, options);
+    const listTopics = async () => (await this.admin().topics.list()).map((topic) => topic.name);
+    return new Consumer(member, this.#policy, options, listTopics);
+  }
+
+  /** One topic as a resource: `topic("orders").produce([...])`, `.fetch(partition, offset)`. */
+  topic(name: string): TopicHandle {
+    return new TopicHandle(this.#context(), name);
+  }
+
+  toString(): string {
+    return `Tributary(${this.config.url}, token: ${this.config.token === undefined ? "none" : redacted})`;
+  }
+
+  toJSON(): Readonly<RedactedConfig> {
+    return this.config;
+  }
+
+  [inspectSymbol](): string {
+    return this.toString();
+  }
+
+  #context() {
+    return { transport: this.#transport, metadata: this.#metadata, policy: this.#policy };
+  }
+}
+
+function normalizeUrl(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new TypeError(`url is not a URL: ${JSON.stringify(url)}`);
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") throw new TypeError("url must be http or https");
+  if (parsed.username || parsed.password) throw new TypeError("put credentials in token, not in the url");
+  return `${parsed.origin}${parsed.pathname.replace(/\/+$/, "")}`;
+}

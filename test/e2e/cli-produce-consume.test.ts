@@ -1,0 +1,133 @@
+/**
+ * The `tributary` command against a real `wrangler dev`: 100,000 lines from a file, produced
+ * through the CLI and consumed back through a consumer group, byte for byte and in order per
+ * partition; and a group consumer killed mid-batch that a new process resumes from the
+ * group's last commit.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Tributary } from "../../src/client/index.ts";
+import { partitionForKey } from "../../src/protocol/partitioner.ts";
+import { buildCli, runCli, spawnCli } from "./support/cli.ts";
+import { startWranglerDev, type DevServer } from "./support/wrangler-dev.ts";
+
+const lineCount = 100_000;
+const partitions = 3;
+const tab = 0x09;
+
+/**
+ * Line i: a key (97 distinct), a tab, then a payload with the line number and bytes a text
+ * pipeline would damage: multi-byte UTF-8, a "\r", a byte that is not UTF-8 at all (0xff),
+ * and every 1000th payload empty.
+ */
+function inputLine(i: number): Buffer {
+  const payload = i % 1000 === 0 ? Buffer.alloc(0) : Buffer.concat([Buffer.from(`payload ${i} ü€ 𝄞\r`), Buffer.from([0xff, 0x00, 0x80 + (i % 128)])]);
+  return Buffer.concat([Buffer.from(`k${i % 97}`), Buffer.from([tab]), payload]);
+}
+
+function splitLines(output: Buffer): Buffer[] {
+  const lines: Buffer[] = [];
+  let start = 0;
+  for (let at = output.indexOf(0x0a); at !== -1; at = output.indexOf(0x0a, start)) {
+    lines.push(output.subarray(start, at));
+    start = at + 1;
+  }
+  expect(start, "the output ends with a newline").toBe(output.length);
+  return lines;
+}
+
+describe("tributary CLI against wrangler dev", () => {
+  let server: DevServer;
+  let directory: string;
+
+  beforeAll(async () => {
+    buildCli();
+    server = await startWranglerDev();
+    directory = mkdtempSync(join(tmpdir(), "tributary-cli-e2e-"));
+  });
+
+  afterAll(async () => {
+    await server?.stop();
+    if (directory) rmSync(directory, { recursive: true, force: true });
+  });
+
+  it("produces 100,000 lines from a file and consumes them back through a group, byte for byte", async () => {
+    expect((await runCli(server.url, ["topics", "create", "lines", "--partitions", String(partitions)])).code).toBe(0);
+    const input = Array.from({ length: lineCount }, (_, i) => inputLine(i));
+    const file = join(directory, "lines.txt");
+    writeFileSync(file, Buffer.concat(input.flatMap((line) => [line, Buffer.from("\n")])));
+
+    const produced = await runCli(server.url, ["produce", "lines", "--file", file, "--key-separator", "\t"]);
+    expect(produced.code, produced.stderr).toBe(0);
+    expect(produced.stderr).toMatch(/^produced 100,000 records \(.+\) to lines in [\d.]+ s · [\d,]+ records\/s · partitions 0: [\d,]+, 1: [\d,]+, 2: [\d,]+\n$/);
+
+    const consumed = await runCli(server.url, ["consume", "lines", "--group", "readers", "--from-beginning"]);
+    expect(consumed.code, consumed.stderr).toBe(0);
+    const values = splitLines(consumed.stdout);
+    expect(values).toHaveLength(lineCount);
+
+    // Byte for byte: every payload exactly once, and within each partition in file order.
+    const expected = input.map((line) => line.subarray(line.indexOf(tab) + 1));
+    const index = new Map(expected.map((payload, i) => [payload.toString("latin1"), i]));
+    const seen = new Set<number>();
+    const lastByPartition = new Map<number, number>();
+    const problems: string[] = [];
+    for (const value of values) {
+      const i = index.get(value.toString("latin1"));
+      if (i === undefined) problems.push(`an output line no input line has: ${JSON.stringify(value.toString("latin1"))}`);
+      if (i === undefined || expected[i]!.length === 0) continue; // empty payloads are alike; counted below
+      if (seen.has(i)) problems.push(`line ${i} came twice`);
+      seen.add(i);
+      const partition = partitionForKey(Buffer.from(`k${i % 97}`), partitions);
+      if (i <= (lastByPartition.get(partition) ?? -1)) problems.push(`line ${i} came after line ${lastByPartition.get(partition)} in partition ${partition}`);
+      lastByPartition.set(partition, i);
+    }
+    expect(problems.slice(0, 10)).toEqual([]);
+    expect(values.filter((value) => value.length === 0)).toHaveLength(lineCount / 1000);
+    expect(seen.size + lineCount / 1000).toBe(lineCount);
+
+    const lag = await runCli(server.url, ["groups", "lag", "readers", "--json"]);
+    const report = JSON.parse(lag.stdout.toString());
+    expect(report.totalLag).toBe(0);
+    expect(report.offsets.map((entry: { offset: number }) => entry.offset).reduce((a: number, b: number) => a + b, 0)).toBe(lineCount);
+  });
+
+  it("a consumer killed mid-batch is resumed by a new process from the group's last commit", async () => {
+    const client = new Tributary({ url: server.url });
+    await client.admin().topics.create({ name: "jobs", partitions: 1 });
+    const topic = client.topic("jobs");
+    const payload = (i: number) => `job ${i} `.padEnd(200, "x");
+    await topic.produce(Array.from({ length: 500 }, (_, i) => ({ value: payload(i) })));
+
+    // The first process follows the topic; its next poll commits the 500 records it printed.
+    const first = spawnCli(server.url, ["consume", "jobs", "--group", "workers", "--from-beginning", "--follow", "--json", "--session-timeout-ms", "6000", "--wait-ms", "2000"]);
+    const committed = async () => (await client.admin().groups.offsets("workers")).find((entry) => entry.partition === 0)?.offset;
+    const deadline = Date.now() + 20_000;
+    while ((await committed().catch(() => undefined)) !== 500) {
+      expect(Date.now(), "the first 500 records were committed").toBeLessThan(deadline);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    // From now on its output pipe is not read: a batch larger than the pipe blocks it mid-batch.
+    first.child.stdout!.pause();
+    // ...then 20,000 more arrive: it prints a batch into a full pipe and blocks mid-batch.
+    for (let start = 500; start < 20_500; start += 5_000) {
+      await topic.produce(Array.from({ length: 5_000 }, (_, i) => ({ value: payload(start + i) })));
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(await committed(), "nothing past the first 500 is committed while the batch is unfinished").toBe(500);
+    first.child.kill("SIGKILL");
+    const killed = await first.done;
+    expect(killed.signal).toBe("SIGKILL");
+
+    // A new process: once the dead member's session expires, it starts at the last commit.
+    const second = await runCli(server.url, ["consume", "jobs", "--group", "workers", "--json", "--session-timeout-ms", "6000", "--wait-ms", "1000"]);
+    expect(second.code, second.stderr).toBe(0);
+    const records = second.stdout.toString().trim().split("\n").map((line) => JSON.parse(line) as { offset: number; value: string });
+    expect(records[0]!.offset).toBe(500);
+    expect(records.map((record) => record.offset)).toEqual(Array.from({ length: 20_000 }, (_, i) => 500 + i));
+    expect(records.every((record) => record.value === payload(record.offset))).toBe(true);
+    expect(await committed()).toBe(20_500);
+  });
+});

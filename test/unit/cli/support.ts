@@ -1,0 +1,39 @@
+import { PassThrough, Readable } from "node:stream";
+import { main, type CliIo } from "../../../src/cli/main.ts";
+import { FakeServer } from "../client/support/fake-server.ts";
+
+export interface CliRun {
+  code: number;
+  stdout: Buffer;
+  stderr: string;
+}
+
+function collect(stream: PassThrough): () => Buffer {
+  const chunks: Buffer[] = [];
+  stream.on("data", (chunk: Buffer) => chunks.push(chunk));
+  return () => Buffer.concat(chunks);
+}
+
+/** Runs the CLI in-process against `server`, with `stdin` as its input. */
+export async function cli(server: FakeServer, argv: string[], options: { stdin?: string | Buffer | Buffer[] | AsyncIterable<Buffer>; env?: Record<string, string>; stderrIsTTY?: boolean } = {}): Promise<CliRun> {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  const out = collect(stdout);
+  const err = collect(stderr);
+  const stdin = options.stdin;
+  const input = stdin === undefined ? [] : Array.isArray(stdin) || (typeof stdin === "object" && Symbol.asyncIterator in stdin) ? stdin : [Buffer.from(stdin as string)];
+  const io: CliIo = {
+    stdin: Readable.from(input),
+    stdout,
+    stderr,
+    env: { TRIBUTARY_URL: "http://tributary.test", ...options.env },
+    stdoutIsTTY: false,
+    stderrIsTTY: options.stderrIsTTY ?? false,
+    fetch: server.fetch,
+    onInterrupt: () => () => {},
+  };
+  const code = await main(argv, io);
+  return { code, stdout: out(), stderr: err().toString("utf8") };
+}
+
+export { FakeServer };

@@ -1,0 +1,349 @@
+/**
+ * An in-memory stand-in for the Tributary Worker, answering the HTTP routes the client uses
+ * as API.md and docs/api.md describe them: topics, binary produce and fetch, offsets, and
+ * consumer groups over the real group core (src/group). It stores what the client encodes
+ * (RecordBatch v2 bytes) and serves it back, so a test sees the client's bytes end to end.
+ *
+ * Faults: `failNext` answers the next matching request with an error, or drops it (no answer)
+ * before or after applying it — a "dropped response".
+ */
+import { ConsumerGroup, type Assignment } from "../../../../src/group/index.ts";
+import { encodeBase64 } from "../../../../src/protocol/base64.ts";
+import { fetchHeaders } from "../../../../src/protocol/content-types.ts";
+import { decodeRecordBatch, setBaseOffset, splitBatches, type DecodedRecord } from "../../../../src/protocol/record-batch.ts";
+
+interface StoredBatch {
+  bytes: Uint8Array;
+  baseOffset: number;
+  lastOffset: number;
+  producerId: number;
+  baseSequence: number;
+}
+
+interface FakeTopic {
+  name: string;
+  topicId: string;
+  configs: Record<string, string>;
+  logs: StoredBatch[][];
+}
+
+interface FakeGroup {
+  core: ConsumerGroup;
+  committed: Map<string, number>;
+  autoOffsetReset: Map<string, "earliest" | "latest">;
+}
+
+export type Fault =
+  | { kind: "error"; status: number; body?: unknown; headers?: Record<string, string> }
+  | { kind: "drop-before" }
+  | { kind: "drop-after" }
+  | { kind: "delay"; ms: number };
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  query: URLSearchParams;
+  headers: Headers;
+  body: Uint8Array;
+}
+
+const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
+  new Response(body === undefined ? null : JSON.stringify(body), { status, headers: { "content-type": "application/json", ...headers } });
+
+const apiError = (status: number, code: string, message: string, data: Record<string, unknown> = {}) =>
+  json(status, { error: { ...data, code, message } }, status === 503 || status === 429 ? { "retry-after": "1" } : {});
+
+class HttpError extends Error {
+  readonly response: Response;
+  constructor(response: Response) {
+    super("http error");
+    this.response = response;
+  }
+}
+
+export class FakeServer {
+  readonly topics = new Map<string, FakeTopic>();
+  readonly groups = new Map<string, FakeGroup>();
+  readonly requests: RecordedRequest[] = [];
+  readonly #faults: { match: (request: RecordedRequest) => boolean; fault: Fault }[] = [];
+  #nextProducerId = 1000;
+  #topicIds = 0;
+  /** Overrides the heartbeat interval the group core answers, so heartbeat tests need no long waits. */
+  heartbeatIntervalMs: number | undefined;
+  /** Set to a token to require `Authorization: Bearer <token>`. */
+  token: string | undefined;
+
+  /** The fetch to give the client. */
+  readonly fetch = (request: Request) => this.#handle(request);
+
+  failNext(match: (request: RecordedRequest) => boolean, fault: Fault): void {
+    this.#faults.push({ match, fault });
+  }
+
+  createTopic(name: string, partitions = 1, configs: Record<string, string> = {}): FakeTopic {
+    const topic = { name, topicId: `id-${++this.#topicIds}`, configs, logs: Array.from({ length: partitions }, () => []) };
+    this.topics.set(name, topic);
+    return topic;
+  }
+
+  /** Every record of a partition, decoded. */
+  records(topic: string, partition: number): DecodedRecord[] {
+    return (this.topics.get(topic)?.logs[partition] ?? []).flatMap((batch) => decodeRecordBatch(batch.bytes).records);
+  }
+
+  requestsTo(pattern: RegExp, method?: string): RecordedRequest[] {
+    return this.requests.filter((request) => pattern.test(request.path) && (method === undefined || request.method === method));
+  }
+
+  async #handle(request: Request): Promise<Response> {
+    if (request.signal.aborted) throw request.signal.reason; // as fetch does
+    const url = new URL(request.url);
+    const recorded: RecordedRequest = {
+      method: request.method,
+      path: url.pathname,
+      query: url.searchParams,
+      headers: request.headers,
+      body: new Uint8Array(await request.arrayBuffer()),
+    };
+    this.requests.push(recorded);
+    const index = this.#faults.findIndex((entry) => entry.match(recorded));
+    const fault = index >= 0 ? this.#faults.splice(index, 1)[0]!.fault : undefined;
+    if (fault?.kind === "drop-before") throw new TypeError("fetch failed (dropped by the fake)");
+    if (fault?.kind === "error") return json(fault.status, fault.body, fault.headers);
+    if (fault?.kind === "delay") await new Promise((resolve) => setTimeout(resolve, fault.ms));
+    let response: Response;
+    try {
+      response = this.#route(recorded);
+    } catch (error) {
+      if (error instanceof HttpError) response = error.response;
+      else throw error;
+    }
+    if (fault?.kind === "drop-after") throw new TypeError("fetch failed (response dropped by the fake)");
+    if (recorded.path.endsWith("/poll") && response.ok) await new Promise((resolve) => setTimeout(resolve, 5));
+    return response;
+  }
+
+  #route(request: RecordedRequest): Response {
+    if (this.token !== undefined && request.headers.get("authorization") !== `Bearer ${this.token}`) {
+      return apiError(401, "UNAUTHENTICATED", "a valid bearer token is required");
+    }
+    const parts = request.path.split("/").slice(2).map(decodeURIComponent); // after "/v1"
+    const body = () => JSON.parse(new TextDecoder().decode(request.body)) as any;
+    const [resource, name, sub, partitionText, leaf] = parts;
+    if (resource === "producers" && request.method === "POST") {
+      return json(200, { producerId: this.#nextProducerId++, producerEpoch: 0 });
+    }
+    if (resource === "topics") {
+      if (name === undefined) {
+        if (request.method === "GET") {
+          const topics = [...this.topics.values()].map((t) => ({ name: t.name, partitions: t.logs.length, replicationFactor: 1 }));
+          return json(200, { topics: topics.sort((a, b) => (a.name < b.name ? -1 : 1)) });
+        }
+        const { name: topicName, partitions = 1, configs = {} } = body();
+        if (this.topics.has(topicName)) return apiError(409, "TOPIC_ALREADY_EXISTS", `topic ${topicName} exists`);
+        return json(201, this.#view(this.createTopic(topicName, partitions, configs)));
+      }
+      const topic = this.topics.get(name);
+      if (!topic) return apiError(404, "UNKNOWN_TOPIC_OR_PARTITION", `no topic ${name}`);
+      if (sub === undefined && request.method === "GET") return json(200, this.#view(topic));
+      if (sub === undefined && request.method === "DELETE") {
+        this.topics.delete(name);
+        return new Response(null, { status: 204 });
+      }
+      if (sub === "configs") {
+        Object.assign(topic.configs, body().configs);
+        return json(200, this.#view(topic));
+      }
+      if (sub === "partitions" && partitionText === undefined) {
+        const { count } = body();
+        while (topic.logs.length < count) topic.logs.push([]);
+        return json(200, this.#view(topic));
+      }
+      const partition = Number(partitionText);
+      const log = topic.logs[partition];
+      if (!log) return apiError(404, "UNKNOWN_TOPIC_OR_PARTITION", `topic ${name} has no partition ${partitionText}`);
+      if (leaf === "records" && request.method === "POST") return this.#produce(log, partition, request);
+      if (leaf === "records" && request.method === "GET") return this.#fetch(log, request);
+      if (leaf === "offsets") {
+        const at = request.query.get("at");
+        return json(200, { offset: at === "earliest" ? 0 : endOf(log) });
+      }
+    }
+    if (resource === "groups") return this.#groups(request, parts.slice(1), body);
+    return apiError(404, "NOT_FOUND", `no route for ${request.method} ${request.path}`);
+  }
+
+  #view(topic: FakeTopic) {
+    return {
+      name: topic.name,
+      topicId: topic.topicId,
+      replicationFactor: 1,
+      configs: { "cleanup.policy": "delete", ...topic.configs },
+      partitions: topic.logs.map((log, partition) => ({
+        partition,
+        leader: "weur",
+        replicas: ["weur"],
+        isr: ["weur"],
+        logStartOffset: 0,
+        highWatermark: endOf(log),
+      })),
+    };
+  }
+
+  #produce(log: StoredBatch[], partition: number, request: RecordedRequest): Response {
+    const acks = request.query.get("acks") ?? "all";
+    const stored: StoredBatch[] = [];
+    let next = endOf(log);
+    for (const { header, start, end } of splitBatches(request.body)) {
+      decodeRecordBatch(request.body, start); // checks the CRC and every record
+      if (header.producerId !== -1) {
+        const duplicate = log.find((batch) => batch.producerId === header.producerId && batch.baseSequence === header.baseSequence);
+        if (duplicate) return json(200, { partition, baseOffset: duplicate.baseOffset, lastOffset: duplicate.lastOffset });
+      }
+      const bytes = request.body.slice(start, end);
+      setBaseOffset(bytes, 0, next);
+      stored.push({ bytes, baseOffset: next, lastOffset: next + header.recordCount - 1, producerId: header.producerId, baseSequence: header.baseSequence });
+      next += header.recordCount;
+    }
+    const baseOffset = endOf(log);
+    log.push(...stored);
+    if (acks === "0") return json(202, {});
+    return json(200, { partition, baseOffset, lastOffset: next - 1 });
+  }
+
+  #fetch(log: StoredBatch[], request: RecordedRequest): Response {
+    const offset = Number(request.query.get("offset"));
+    const end = endOf(log);
+    if (offset < 0 || offset > end) return apiError(416, "OFFSET_OUT_OF_RANGE", `offset ${offset} is out of range`, { logStartOffset: 0, highWatermark: end });
+    const maxRecords = Number(request.query.get("maxRecords") ?? 500);
+    const batches: StoredBatch[] = [];
+    let records = 0;
+    for (const batch of log) {
+      if (batch.lastOffset < offset) continue;
+      const count = batch.lastOffset - batch.baseOffset + 1;
+      if (batches.length > 0 && records + count > maxRecords) break;
+      batches.push(batch);
+      records += count;
+    }
+    const nextOffset = batches.length === 0 ? offset : batches.at(-1)!.lastOffset + 1;
+    return new Response(new Blob(batches.map((batch) => batch.bytes)), {
+      headers: {
+        "content-type": "application/vnd.tributary.record-batch",
+        [fetchHeaders.highWatermark]: String(end),
+        [fetchHeaders.logStartOffset]: "0",
+        [fetchHeaders.nextOffset]: String(nextOffset),
+      },
+    });
+  }
+
+  #meta(): Record<string, { partitions: number }> {
+    return Object.fromEntries([...this.topics.values()].map((topic) => [topic.name, { partitions: topic.logs.length }]));
+  }
+
+  #groups(request: RecordedRequest, parts: string[], body: () => any): Response {
+    const [groupId, sub, memberId, action] = parts;
+    const now = Date.now();
+    if (groupId === undefined) {
+      const groups = [...this.groups].map(([group, entry]) => ({ group, state: entry.core.describe().state, members: entry.core.describe().members.length }));
+      return json(200, { groups });
+    }
+    let group = this.groups.get(groupId);
+    if (sub === "members" && memberId === undefined) {
+      group ??= { core: new ConsumerGroup({ generateMemberId: () => crypto.randomUUID() }), committed: new Map(), autoOffsetReset: new Map() };
+      this.groups.set(groupId, group);
+      const request = body();
+      const joined = guard(() => group!.core.join(request, this.#meta(), now));
+      group.autoOffsetReset.set(joined.memberId, request.autoOffsetReset ?? "latest");
+      return json(201, this.#withInterval(joined));
+    }
+    if (!group) return apiError(404, "GROUP_ID_NOT_FOUND", `no group ${groupId}`);
+    group.core.expire(now);
+    const core = group.core;
+    if (sub === undefined && request.method === "GET") return json(200, { group: groupId, ...core.describe() });
+    if (sub === undefined && request.method === "DELETE") {
+      if (!core.isEmpty()) return apiError(409, "NON_EMPTY_GROUP", "the group has members");
+      this.groups.delete(groupId);
+      return new Response(null, { status: 204 });
+    }
+    if (sub === "members" && action === "heartbeat") return json(200, this.#withInterval(guard(() => core.heartbeat(memberId!, body(), this.#meta(), now))));
+    if (sub === "members" && action === undefined && request.method === "DELETE") {
+      guard(() => core.leave(memberId!));
+      return new Response(null, { status: 204 });
+    }
+    if (sub === "members" && action === "poll") return this.#poll(group, memberId!, body(), now);
+    if (sub === "offsets" && request.method === "POST" && memberId === undefined) {
+      const { memberId: member, memberEpoch, offsets } = body();
+      if (member === undefined && !core.isEmpty()) return apiError(409, "NON_EMPTY_GROUP", "the group has members");
+      if (member !== undefined) guard(() => core.checkCommit(member, memberEpoch, offsets));
+      for (const { topic, partition, offset } of offsets) group.committed.set(`${topic}/${partition}`, offset);
+      return new Response(null, { status: 204 });
+    }
+    if (sub === "offsets" && request.method === "GET") {
+      const committedTopics = [...group.committed.keys()].map((key) => key.slice(0, key.lastIndexOf("/")));
+      const offsets = [...new Set([...core.subscribedTopics(), ...committedTopics])].sort().flatMap((topic) =>
+        (this.topics.get(topic)?.logs ?? []).map((log, partition) => {
+          const offset = group!.committed.get(`${topic}/${partition}`) ?? null;
+          return { topic, partition, offset, highWatermark: endOf(log), lag: offset === null ? null : endOf(log) - offset };
+        }),
+      );
+      return json(200, { offsets });
+    }
+    return apiError(404, "NOT_FOUND", `no route for ${request.method} ${request.path}`);
+  }
+
+  #withInterval<T extends { heartbeatIntervalMs: number }>(answer: T): T {
+    return this.heartbeatIntervalMs === undefined ? answer : { ...answer, heartbeatIntervalMs: this.heartbeatIntervalMs };
+  }
+
+  #poll(group: FakeGroup, memberId: string, request: any, now: number): Response {
+    const core = group.core;
+    const positions: { topic: string; partition: number; offset: number }[] = request.positions ?? [];
+    guard(() => core.checkCommit(memberId, request.memberEpoch, positions));
+    if (request.autoCommit ?? true) for (const p of positions) group.committed.set(`${p.topic}/${p.partition}`, p.offset);
+    const answer = guard(() => core.heartbeat(memberId, { memberEpoch: request.memberEpoch }, this.#meta(), now));
+    const paused = new Set((request.paused ?? []).flatMap((entry: { topic: string; partitions: number[] }) => entry.partitions.map((p) => `${entry.topic}/${p}`)));
+    const sent = new Map(positions.map((p) => [`${p.topic}/${p.partition}`, p.offset]));
+    const maxRecords = request.maxRecords ?? 500;
+    const records: unknown[] = [];
+    const outPositions = answer.assignment.flatMap(({ topic, partitions }: Assignment[number]) =>
+      partitions.map((partition) => {
+        const key = `${topic}/${partition}`;
+        const log = this.topics.get(topic)?.logs[partition] ?? [];
+        const reset = group.autoOffsetReset.get(memberId) === "earliest" ? 0 : endOf(log);
+        let offset = sent.get(key) ?? group.committed.get(key) ?? reset;
+        if (!paused.has(key)) {
+          for (const record of this.records(topic, partition)) {
+            if (record.offset < offset || records.length >= maxRecords) continue;
+            records.push({
+              topic,
+              partition,
+              offset: record.offset,
+              timestamp: record.timestamp,
+              key: record.key === null ? null : encodeBase64(record.key),
+              value: record.value === null ? null : encodeBase64(record.value),
+              headers: Object.fromEntries(record.headers.map((h) => [h.key, new TextDecoder().decode(h.value ?? new Uint8Array())])),
+            });
+            offset = record.offset + 1;
+          }
+        }
+        return { topic, partition, offset };
+      }),
+    );
+    return json(200, { ...this.#withInterval(answer), records, positions: outPositions });
+  }
+}
+
+function endOf(log: StoredBatch[]): number {
+  return log.length === 0 ? 0 : log.at(-1)!.lastOffset + 1;
+}
+
+/** Runs a group-core call, turning its TributaryError into API.md's error answer. */
+function guard<T>(body: () => T): T {
+  try {
+    return body();
+  } catch (error) {
+    const { code, message, data, status } = error as { code?: string; message: string; data?: Record<string, unknown>; status?: number };
+    if (code === undefined || status === undefined) throw error;
+    throw new HttpError(apiError(status, code, message, data));
+  }
+}
