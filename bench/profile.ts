@@ -1,0 +1,123 @@
+/**
+ * `npm run bench -- --profile ROW`: where Tributary's own CPU goes in one row of the table.
+ * Starts Tributary alone, prepares and warms the row up, then runs it once while V8's
+ * sampling profiler records in the Worker's isolate (the router and the Durable Objects run
+ * in the same one under wrangler dev), and prints the functions with the most self time,
+ * each with its line of the bundled source.
+ *
+ * The profiler is reached over the DevTools protocol at wrangler's --inspector-port, which
+ * only accepts a local Origin. Sampling attributes time spent in native code (RPC, SQLite,
+ * streams) to the JavaScript function that called it; read the list as "where to look".
+ */
+import type { Endpoint } from "./client.ts";
+import { createExecutor, type Settings } from "./execute.ts";
+import type { Scenario } from "./scenarios.ts";
+import { startServer } from "./servers.ts";
+import { transports, type ServerName, type TransportName } from "./transports.ts";
+
+/** Fine enough for requests of a few milliseconds; coarser loses them, finer slows the isolate. */
+const samplingIntervalMicroseconds = 200;
+const functionsShown = 30;
+
+interface CallFrame {
+  functionName: string;
+  scriptId: string;
+  lineNumber: number;
+}
+
+interface Profile {
+  nodes: { id: number; callFrame: CallFrame }[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+/** A minimal DevTools protocol client: numbered calls, answers matched by id. */
+async function connect(url: string, signal: AbortSignal) {
+  // Node's WebSocket (undici) takes headers in its second argument; the inspector refuses a request without a local Origin.
+  const socket = new WebSocket(url, { headers: { origin: "http://127.0.0.1" } } as unknown as string[]);
+  await new Promise<void>((resolve, reject) => {
+    socket.addEventListener("open", () => resolve());
+    socket.addEventListener("error", () => reject(new Error(`cannot open the inspector at ${url}`)));
+  });
+  let nextId = 0;
+  const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
+  socket.addEventListener("message", (event) => {
+    const message = JSON.parse(String(event.data)) as { id?: number; result?: unknown; error?: { message: string } };
+    const waiting = message.id === undefined ? undefined : pending.get(message.id);
+    if (!waiting) return;
+    pending.delete(message.id!);
+    if (message.error) waiting.reject(new Error(message.error.message));
+    else waiting.resolve(message.result);
+  });
+  signal.addEventListener("abort", () => socket.close(), { once: true });
+  return {
+    call<T>(method: string, params: Record<string, unknown> = {}): Promise<T> {
+      const id = ++nextId;
+      socket.send(JSON.stringify({ id, method, params }));
+      return new Promise<T>((resolve, reject) => pending.set(id, { resolve: resolve as (value: unknown) => void, reject }));
+    },
+    close: () => socket.close(),
+  };
+}
+
+type Inspector = Awaited<ReturnType<typeof connect>>;
+
+/** Self time per function (ms), with its source line, most first. */
+async function selfTimes(inspector: Inspector, profile: Profile): Promise<{ label: string; ms: number }[]> {
+  const microsecondsByNode = new Map<number, number>();
+  profile.samples.forEach((node, index) => microsecondsByNode.set(node, (microsecondsByNode.get(node) ?? 0) + (profile.timeDeltas[index] ?? 0)));
+  const sources = new Map<string, string[]>();
+  const byLabel = new Map<string, number>();
+  for (const node of profile.nodes) {
+    const { functionName, scriptId, lineNumber } = node.callFrame;
+    if (scriptId !== "0" && !sources.has(scriptId)) {
+      const answer = await inspector.call<{ scriptSource?: string }>("Debugger.getScriptSource", { scriptId }).catch(() => ({ scriptSource: "" }));
+      sources.set(scriptId, (answer.scriptSource ?? "").split("\n"));
+    }
+    const line = (sources.get(scriptId)?.[lineNumber] ?? "").trim().slice(0, 80);
+    const label = `${functionName || "(anonymous)"}${line ? `  ‹${line}›` : ""}`;
+    byLabel.set(label, (byLabel.get(label) ?? 0) + (microsecondsByNode.get(node.id) ?? 0) / 1000);
+  }
+  return [...byLabel].map(([label, ms]) => ({ label, ms })).sort((a, b) => b.ms - a.ms);
+}
+
+export async function profileRow(scenario: Scenario, settings: Settings, wranglerDefaults: boolean, signal: AbortSignal, progress: (line: string) => void): Promise<string> {
+  progress(`starting Tributary under wrangler dev to profile ${scenario.id}`);
+  const server = await startServer("tributary", wranglerDefaults);
+  try {
+    const endpoints = (transport: TransportName): Record<ServerName, Endpoint> => ({
+      tributary: { server: "tributary", url: server.url, transport: transports[transport], signal, processGroupId: server.processGroupId },
+      baseline: { server: "baseline", url: "http://127.0.0.1:9", transport: transports[transport], signal }, // never called
+    });
+    const inspector = await connect(server.inspectorUrl, signal);
+    try {
+      let profile: Profile | undefined;
+      const described = await createExecutor(settings, endpoints, progress).runOnce(scenario, "tributary", async (measure) => {
+        await inspector.call("Profiler.enable");
+        await inspector.call("Debugger.enable");
+        await inspector.call("Profiler.setSamplingInterval", { interval: samplingIntervalMicroseconds });
+        await inspector.call("Profiler.start");
+        const run = await measure();
+        profile = (await inspector.call<{ profile: Profile }>("Profiler.stop")).profile;
+        return run;
+      });
+      if (!profile) return `${scenario.id}: ${described}`;
+      const times = await selfTimes(inspector, profile);
+      const idle = times.filter((time) => time.label.startsWith("(idle)")).reduce((sum, time) => sum + time.ms, 0);
+      const busy = times.reduce((sum, time) => sum + time.ms, 0) - idle;
+      const lines = times
+        .filter((time) => !time.label.startsWith("(idle)"))
+        .slice(0, functionsShown)
+        .map((time) => `${time.ms.toFixed(0).padStart(7)} ms ${((100 * time.ms) / busy).toFixed(1).padStart(5)}%  ${time.label}`);
+      return [
+        `${scenario.id}, Tributary: ${described}`,
+        `Worker isolate busy ${busy.toFixed(0)} ms, idle ${idle.toFixed(0)} ms; self time by function (bundled source line):`,
+        ...lines,
+      ].join("\n");
+    } finally {
+      inspector.close();
+    }
+  } finally {
+    await server.stop();
+  }
+}

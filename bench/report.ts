@@ -1,0 +1,211 @@
+/**
+ * What a run reports: the table printed at the end, and bench/RESULTS.md, rewritten each
+ * run with the machine, the versions, the settings, the medians and their ratios to the
+ * baseline, and issue 7's target beside each figure.
+ */
+import { execFileSync } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import { cpus, platform, release, totalmem } from "node:os";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { repositoryRoot } from "../test/e2e/support/wrangler-dev.ts";
+import type { Figure, ResultLookup, RowResult } from "./scenarios.ts";
+
+export interface Environment {
+  date: string;
+  machine: string;
+  versions: string;
+  commit: string;
+}
+
+export interface ReportSettings {
+  mode: "full" | "quick";
+  lines: string[];
+  durationSeconds: number;
+}
+
+/** The version of an installed package, resolved as `from` would resolve it (wrangler brings its own workerd). */
+function packageVersion(name: string, from = repositoryRoot): string {
+  try {
+    const manifestPath = createRequire(join(from, "package.json")).resolve(`${name}/package.json`);
+    const manifest = JSON.parse(readFileSync(manifestPath, "utf8")) as { version?: string };
+    return manifest.version ?? "unknown";
+  } catch {
+    return "not installed";
+  }
+}
+
+function quietly(file: string, args: string[]): string | undefined {
+  try {
+    return execFileSync(file, args, { cwd: repositoryRoot, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
+  } catch {
+    return undefined;
+  }
+}
+
+export function describeEnvironment(): Environment {
+  const processors = cpus();
+  const memoryGiB = totalmem() / 1024 ** 3;
+  const commit = quietly("git", ["rev-parse", "--short", "HEAD"]) ?? "unknown";
+  const dirty = quietly("git", ["status", "--porcelain", "--", "src", "wrangler.jsonc"]);
+  return {
+    date: new Date().toISOString(),
+    machine: `${processors[0]?.model ?? "unknown CPU"}, ${processors.length} cores, ${memoryGiB.toFixed(1)} GiB memory, ${platform()} ${release()}`,
+    versions: `node ${process.version}, wrangler ${packageVersion("wrangler")}, workerd ${packageVersion("workerd", join(repositoryRoot, "node_modules", "wrangler"))} (the one wrangler runs)`,
+    commit: `${commit}${dirty ? " with uncommitted changes in src/" : ""}`,
+  };
+}
+
+const integer = (value: number) => Math.round(value).toLocaleString("en-US");
+const percent = (share: number) => `${Math.round(share * 100)}%`;
+
+/** How much other work shared the machine: the busiest run's share, over every row. */
+function otherLoadText(results: readonly RowResult[]): string {
+  const loads = results.flatMap((row) => [row.tributary?.otherLoadMax, row.baseline?.otherLoadMax].flatMap((load) => (load === undefined ? [] : [load])));
+  if (loads.length === 0) return "not measured (needs Linux's /proc)";
+  const busiest = Math.max(...loads);
+  const verdict = busiest < 0.05 ? "the machine was otherwise idle" : "figures are lower and noisier than on an idle machine";
+  return `up to ${percent(busiest)} of the machine's CPU during a run (${verdict})`;
+}
+
+function figureText(figure: Figure | undefined): string {
+  if (!figure) return "—";
+  if (figure.recordsPerSecond !== undefined) return `${integer(figure.recordsPerSecond)} rec/s, ${figure.megabytesPerSecond!.toFixed(1)} MB/s`;
+  return `p50 ${figure.p50Ms!.toFixed(2)} ms, p99 ${figure.p99Ms!.toFixed(2)} ms`;
+}
+
+function ratioText(row: RowResult): string {
+  const ours = row.tributary;
+  const theirs = row.baseline;
+  if (!ours || !theirs) return "—";
+  if (ours.recordsPerSecond !== undefined && theirs.recordsPerSecond !== undefined) {
+    return `${(ours.recordsPerSecond / theirs.recordsPerSecond).toFixed(2)}×`;
+  }
+  return `p50 ${(ours.p50Ms! / theirs.p50Ms!).toFixed(2)}×, p99 ${(ours.p99Ms! / theirs.p99Ms!).toFixed(2)}×`;
+}
+
+function targetText(row: RowResult, lookup: ResultLookup): { target: string; met: string } {
+  if (row.scenario.targets.length === 0) return { target: "—", met: "" };
+  const verdicts = row.scenario.targets.map((rule) => rule.met(row, lookup));
+  const met = verdicts.map((verdict) => (verdict === undefined ? "n/a" : verdict ? "met" : "NOT met")).join(", ");
+  return { target: row.scenario.targets.map((rule) => rule.text).join("; "), met };
+}
+
+interface TableRow {
+  scenario: string;
+  tributary: string;
+  baseline: string;
+  ratio: string;
+  target: string;
+  met: string;
+}
+
+function tableRows(results: readonly RowResult[], lookup: ResultLookup): TableRow[] {
+  return results.map((row) => {
+    const scenario = `${row.scenario.transport}: ${row.scenario.label}`;
+    const { target, met } = targetText(row, lookup);
+    if (row.skipped !== undefined) return { scenario, tributary: `skipped (${row.skipped})`, baseline: "", ratio: "", target, met: "" };
+    return { scenario, tributary: figureText(row.tributary), baseline: figureText(row.baseline), ratio: ratioText(row), target, met };
+  });
+}
+
+const headings: TableRow = { scenario: "scenario", tributary: "Tributary", baseline: "baseline", ratio: "× baseline", target: "target (issue 7)", met: "" };
+const columns = Object.keys(headings) as (keyof TableRow)[];
+
+/** The table as aligned plain text, for the terminal. */
+export function printedTable(results: readonly RowResult[], lookup: ResultLookup): string {
+  const rows = [headings, ...tableRows(results, lookup)];
+  const widths = columns.map((column) => Math.max(...rows.map((row) => row[column].length)));
+  const line = (row: TableRow) => columns.map((column, index) => row[column].padEnd(widths[index]!)).join("  ").trimEnd();
+  return [line(rows[0]!), widths.map((width) => "-".repeat(width)).join("  "), ...rows.slice(1).map(line)].join("\n");
+}
+
+function markdownTable(results: readonly RowResult[], lookup: ResultLookup): string {
+  const cell = (text: string) => text.replaceAll("|", "\\|");
+  const rows = tableRows(results, lookup);
+  return [
+    `| ${columns.map((column) => headings[column] || "verdict").join(" | ")} |`,
+    `|${columns.map(() => "---").join("|")}|`,
+    ...rows.map((row) => `| ${columns.map((column) => cell(row[column])).join(" | ")} |`),
+  ].join("\n");
+}
+
+function cpuText(figure: Figure | undefined): string {
+  const cpu = figure?.cpu;
+  if (!cpu) return "—";
+  return `${cpu.runtimeMs.toFixed(2)} (dev server ${cpu.devServerMs.toFixed(2)}, client ${cpu.clientMs.toFixed(2)})`;
+}
+
+/** CPU per unit of work beside each throughput or latency figure: where the time goes. */
+function cpuTable(results: readonly RowResult[]): string {
+  const rows = results.filter((row) => row.skipped === undefined && row.tributary?.cpu);
+  if (rows.length === 0) return "Not measured (needs Linux's /proc).";
+  return [
+    "| scenario | per | Tributary runtime ms | baseline runtime ms | × baseline |",
+    "|---|---|---|---|---|",
+    ...rows.map((row) => {
+      const ours = row.tributary!.cpu!;
+      const theirs = row.scenario.baseline === "measure" ? row.baseline?.cpu : undefined;
+      const ratio = theirs ? `${(ours.runtimeMs / theirs.runtimeMs).toFixed(2)}×` : "—";
+      return `| ${row.scenario.transport}: ${row.scenario.label} | ${ours.per} | ${cpuText(row.tributary)} | ${theirs ? cpuText(row.baseline) : "—"} | ${ratio} |`;
+    }),
+  ].join("\n");
+}
+
+function runsSection(results: readonly RowResult[]): string {
+  const lines: string[] = [];
+  for (const row of results) {
+    for (const [server, figure] of [["Tributary", row.tributary], ["baseline", row.baseline]] as const) {
+      if (!figure || (server === "baseline" && row.scenario.baseline !== "measure")) continue;
+      const unit = figure.recordsPerSecond !== undefined ? "rec/s" : "ms p99";
+      const values = figure.runs.map((value) => (unit === "rec/s" ? integer(value) : value.toFixed(2))).join(" · ");
+      const other = figure.otherLoadMax === undefined ? "" : `; other processes ≤ ${percent(figure.otherLoadMax)} of the CPU`;
+      lines.push(`- ${row.scenario.id}, ${server}: ${values} ${unit}${other}`);
+    }
+  }
+  return lines.join("\n");
+}
+
+export function resultsMarkdown(environment: Environment, settings: ReportSettings, results: readonly RowResult[], lookup: ResultLookup): string {
+  return `# Benchmark results
+
+Written by \`npm run bench${settings.mode === "quick" ? " -- --quick" : ""}\` (bench/run.ts); every run rewrites this file.
+How to read it, what each scenario and the baseline are: [README.md](README.md).
+
+- Date: ${environment.date}
+- Machine: ${environment.machine}
+- Versions: ${environment.versions}
+- Tributary commit: ${environment.commit}
+- Mode: ${settings.mode}; the whole run took ${Math.round(settings.durationSeconds)} s
+- Other processes: ${otherLoadText(results)}
+${settings.lines.map((line) => `- ${line}`).join("\n")}
+
+## Medians
+
+Throughput is records/s and MB/s of key + value bytes (216 B a record, 10^6 B a MB); latency
+is milliseconds. "× baseline" divides Tributary's figure by the baseline's: above 1 is
+faster for throughput, below 1 is faster for latency.
+
+${markdownTable(results, lookup)}
+
+## Where the CPU goes
+
+CPU time per unit of work, medians over the runs, read from /proc for each process of a
+server: the runtime is the workerd that runs the Worker and its Durable Objects (the
+service's own work); the dev server is wrangler's proxy workerd and Node; the client is
+this benchmark. With 2 cores shared by all of them, a service that needs less runtime CPU
+per record is the one that scales.
+
+${cpuTable(results)}
+
+## Every run
+
+Records/s of each run (throughput) or its p99 (latency), in the order they ran:
+
+${runsSection(results)}
+`;
+}
+
+export function writeResults(path: string, markdown: string): void {
+  writeFileSync(path, markdown, "utf8");
+}

@@ -1,0 +1,188 @@
+/**
+ * `npm run bench`: Tributary against a minimal one-row-per-request Durable Object, both under
+ * `wrangler dev` on loopback, in one bounded run (bench/README.md).
+ *
+ *   start both servers (free ports, fresh --persist-to dirs) ──► every row of scenarios.ts:
+ *   warm-up, then runs alternating Tributary / baseline ──► print the table, rewrite
+ *   bench/RESULTS.md ──► stop both process groups (also on an error, Ctrl-C or the time bound)
+ *
+ *   npm run bench                     3 runs of 4 s per row and server (about 6 minutes)
+ *   npm run bench -- --quick          3 runs of 0.5 s (about 1 minute)
+ *   npm run bench -- --only json.produce --runs 1 --seconds 2 --no-write
+ */
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { repositoryRoot } from "../test/e2e/support/wrangler-dev.ts";
+import type { Endpoint } from "./client.ts";
+import { createExecutor, type Settings } from "./execute.ts";
+import { profileRow } from "./profile.ts";
+import { describeEnvironment, printedTable, resultsMarkdown, writeResults } from "./report.ts";
+import { scenarioTable, type RowResult } from "./scenarios.ts";
+import { startServers } from "./servers.ts";
+import { transports, type ServerName, type TransportName } from "./transports.ts";
+
+const usage = `usage: npm run bench -- [--quick] [--runs N] [--seconds S] [--warmup S] [--only TEXT] [--no-write] [--wrangler-defaults]
+       npm run bench -- --profile ROW [--seconds S]
+  --quick       3 runs of 0.5 s per row and server instead of 3 of 4 s (about 1 minute instead of 6)
+  --runs N      measured runs per row (the figure is their median)
+  --seconds S   length of one run
+  --warmup S    unmeasured run per server before each row
+  --only TEXT   only rows whose id contains TEXT (e.g. json.produce, consume, latency)
+  --no-write    print the table but leave bench/RESULTS.md as it is
+  --wrangler-defaults
+                keep wrangler dev's local trace collector and request log on, as \`npm start\` has them
+                (by default both are off for both servers: dev-only work on every request)
+  --profile ROW run one row (e.g. json.produce.1-in-flight) on Tributary alone under V8's sampling
+                profiler and print where its isolate spends CPU (bench/profile.ts); writes nothing`;
+
+/**
+ * Run lengths. 26 row-server pairs (8 rows a transport, 5 of them measured on the baseline
+ * too) × (warm-up + 3 runs) + about 15 s to start and warm up the servers: full ≈ 5.8 minutes,
+ * quick ≈ 1.
+ */
+const fullRunSeconds = 4;
+const fullWarmupSeconds = 0.5;
+const quickRunSeconds = 0.5;
+const quickWarmupSeconds = 0.2;
+/** Before the first row, per server: cold isolates, objects and JIT would otherwise land on the first row. */
+const fullServerWarmupSeconds = 2;
+const quickServerWarmupSeconds = 1;
+/** Starting two wrangler dev servers takes a few seconds; a cold bundle on a slow machine longer. */
+const startupAllowanceSeconds = 120;
+/** Runs overrun their nominal length by the last request's answer; this leaves room for that. */
+const runOverrunFactor = 1.5;
+
+interface Options {
+  settings: Settings;
+  mode: "full" | "quick";
+  only?: string;
+  write: boolean;
+  wranglerDefaults: boolean;
+  profile?: string;
+}
+
+function parseOptions(): Options {
+  const { values } = parseArgs({
+    options: {
+      quick: { type: "boolean", default: false },
+      runs: { type: "string" },
+      seconds: { type: "string" },
+      warmup: { type: "string" },
+      only: { type: "string" },
+      "no-write": { type: "boolean", default: false },
+      "wrangler-defaults": { type: "boolean", default: false },
+      profile: { type: "string" },
+      help: { type: "boolean", default: false },
+    },
+  });
+  if (values.help) {
+    console.log(usage);
+    process.exit(0);
+  }
+  const mode = values.quick ? "quick" : "full";
+  const number = (text: string | undefined, fallback: number, min: number, max: number, name: string) => {
+    const value = text === undefined ? fallback : Number(text);
+    if (!Number.isFinite(value) || value < min || value > max) throw new Error(`--${name} must be between ${min} and ${max}\n${usage}`);
+    return value;
+  };
+  const settings: Settings = {
+    runs: Math.round(number(values.runs, 3, 1, 9, "runs")),
+    seconds: number(values.seconds, mode === "quick" ? quickRunSeconds : fullRunSeconds, 0.2, 60, "seconds"),
+    warmupSeconds: number(values.warmup, mode === "quick" ? quickWarmupSeconds : fullWarmupSeconds, 0, 10, "warmup"),
+    serverWarmupSeconds: mode === "quick" ? quickServerWarmupSeconds : fullServerWarmupSeconds,
+  };
+  return {
+    settings,
+    mode,
+    only: values.only,
+    write: !values["no-write"],
+    wranglerDefaults: values["wrangler-defaults"],
+    profile: values.profile,
+  };
+}
+
+/** --profile: one row, Tributary only, under the sampling profiler; bounded like a row of the table. */
+async function profile(id: string, settings: Settings, wranglerDefaults: boolean): Promise<void> {
+  const scenario = scenarioTable().find((row) => row.id === id);
+  if (!scenario) throw new Error(`no row ${id}; rows: ${scenarioTable().map((row) => row.id).join(", ")}`);
+  const boundSeconds = startupAllowanceSeconds + (settings.warmupSeconds + settings.seconds) * runOverrunFactor;
+  const abort = new AbortController();
+  const watchdog = setTimeout(() => abort.abort(new Error(`the profile exceeded its bound of ${Math.round(boundSeconds)} s`)), boundSeconds * 1000);
+  const startedAt = performance.now();
+  const progress = (line: string) => console.error(`[bench ${((performance.now() - startedAt) / 1000).toFixed(0).padStart(3)} s] ${line}`);
+  try {
+    console.log(await profileRow(scenario, settings, wranglerDefaults, abort.signal, progress));
+  } finally {
+    clearTimeout(watchdog);
+  }
+}
+
+async function main(): Promise<void> {
+  const { settings, mode, only, write, wranglerDefaults, profile: profiled } = parseOptions();
+  if (profiled !== undefined) return profile(profiled, settings, wranglerDefaults);
+  const rows = scenarioTable().filter((scenario) => only === undefined || scenario.id.includes(only));
+  if (rows.length === 0) throw new Error(`no row id contains "${only}"`);
+  const measuredRows = rows.filter((scenario) => transports[scenario.transport].unavailable() === undefined);
+  const boundSeconds =
+    startupAllowanceSeconds +
+    (2 * settings.serverWarmupSeconds + measuredRows.length * 2 * (settings.warmupSeconds + settings.runs * settings.seconds)) * runOverrunFactor;
+
+  const abort = new AbortController();
+  const watchdog = setTimeout(() => abort.abort(new Error(`the benchmark exceeded its bound of ${Math.round(boundSeconds)} s`)), boundSeconds * 1000);
+  const startedAt = performance.now();
+  const progress = (line: string) => console.error(`[bench ${((performance.now() - startedAt) / 1000).toFixed(0).padStart(3)} s] ${line}`);
+
+  progress(`starting Tributary and the baseline under wrangler dev (bound: ${Math.round(boundSeconds)} s)`);
+  const servers = await startServers(wranglerDefaults);
+  try {
+    progress(`Tributary on ${servers.tributary.url}, baseline on ${servers.baseline.url}`);
+    const endpoints = (transport: TransportName): Record<ServerName, Endpoint> => ({
+      tributary: { server: "tributary", url: servers.tributary.url, transport: transports[transport], signal: abort.signal, processGroupId: servers.tributary.processGroupId },
+      baseline: { server: "baseline", url: servers.baseline.url, transport: transports[transport], signal: abort.signal, processGroupId: servers.baseline.processGroupId },
+    });
+    const executor = createExecutor(settings, endpoints, progress);
+    progress(`warming both servers up (${settings.serverWarmupSeconds} s each)`);
+    await executor.warmUp(settings.serverWarmupSeconds);
+    const results: RowResult[] = [];
+    const lookup = (id: string) => results.find((result) => result.scenario.id === id);
+    for (const scenario of rows) {
+      if (abort.signal.aborted) throw abort.signal.reason;
+      const result = await executor.runRow(scenario, lookup);
+      if (result.skipped !== undefined) progress(`${scenario.id}: skipped (${result.skipped})`);
+      results.push(result);
+    }
+    const durationSeconds = (performance.now() - startedAt) / 1000;
+    console.log(`\n${printedTable(results, lookup)}\n`);
+    if (write) {
+      const settingsLines = [
+        ...executor.describe(),
+        wranglerDefaults
+          ? "wrangler dev as `npm start` runs it (--wrangler-defaults): local trace collector and request log on"
+          : "wrangler dev with its local trace collector (X_LOCAL_OBSERVABILITY=false) and request log (--log-level warn) off, for both servers",
+      ];
+      const path = join(repositoryRoot, "bench", "RESULTS.md");
+      writeResults(path, resultsMarkdown(describeEnvironment(), { mode, lines: settingsLines, durationSeconds }, results, lookup));
+      progress(`wrote ${path}`);
+    }
+  } finally {
+    clearTimeout(watchdog);
+    await Promise.all([servers.tributary.stop(), servers.baseline.stop()]);
+  }
+}
+
+// Ctrl-C and friends: exit, and the exit hooks (test/e2e/support/wrangler-dev.ts, servers.ts)
+// kill both servers' process groups and remove their directories.
+for (const [signal, exitCode] of [["SIGINT", 130], ["SIGTERM", 143], ["SIGHUP", 129]] as const) {
+  process.once(signal, () => {
+    console.error(`\n${signal}: stopping both servers`);
+    process.exit(exitCode);
+  });
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error instanceof Error ? (error.stack ?? error.message) : error);
+    process.exit(1);
+  },
+);
