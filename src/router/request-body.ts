@@ -1,14 +1,24 @@
 import type { z } from "zod";
 import { TributaryError } from "../errors.ts";
 
+/** The error for a body over its bound: `INVALID_REQUEST` for admin bodies, `RECORD_LIST_TOO_LARGE` for produce. */
+export type BodyBound = { maxBytes: number; code?: "INVALID_REQUEST" | "RECORD_LIST_TOO_LARGE" };
+
+function tooLarge(bound: BodyBound): TributaryError {
+  return new TributaryError(bound.code ?? "INVALID_REQUEST", `the request body exceeds ${bound.maxBytes} bytes`);
+}
+
 /**
  * Reads a request body of at most `maxBytes`, refusing a larger one before or while reading
- * it (a body without Content-Length is counted as it streams in).
+ * it. A body with a Content-Length (the runtime holds it to that length) is read in one
+ * piece; one without is counted as it streams in.
  */
-export async function readBodyBytes(request: Request, maxBytes: number, tooLarge: TributaryError): Promise<Uint8Array> {
+export async function readBodyBytes(request: Request, bound: BodyBound): Promise<Uint8Array> {
+  const { maxBytes } = bound;
   const declared = Number(request.headers.get("content-length") ?? "NaN");
-  if (declared > maxBytes) throw tooLarge;
+  if (declared > maxBytes) throw tooLarge(bound);
   if (!request.body) return new Uint8Array(0);
+  if (Number.isSafeInteger(declared)) return new Uint8Array(await request.arrayBuffer());
   const chunks: Uint8Array[] = [];
   let total = 0;
   const reader = request.body.getReader();
@@ -18,7 +28,7 @@ export async function readBodyBytes(request: Request, maxBytes: number, tooLarge
     total += value.byteLength;
     if (total > maxBytes) {
       await reader.cancel();
-      throw tooLarge;
+      throw tooLarge(bound);
     }
     chunks.push(value);
   }
@@ -38,10 +48,9 @@ const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
 export async function readJsonBody<Schema extends z.ZodType>(
   request: Request,
   schema: Schema,
-  maxBytes: number,
-  tooLarge: TributaryError = new TributaryError("INVALID_REQUEST", `the request body exceeds ${maxBytes} bytes`),
+  bound: BodyBound,
 ): Promise<z.infer<Schema>> {
-  const bytes = await readBodyBytes(request, maxBytes, tooLarge);
+  const bytes = await readBodyBytes(request, bound);
   let json: unknown;
   try {
     json = JSON.parse(utf8.decode(bytes));

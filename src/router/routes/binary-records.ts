@@ -37,8 +37,7 @@ export const binaryRecordRoutes = new Hono<{ Bindings: Env }>()
     }
     const partition = partitionParam(c.req.param("partition"));
     const acks = acksParam(c.req.query("acks"));
-    const tooLarge = new TributaryError("RECORD_LIST_TOO_LARGE", `a produce request has at most ${produceRequestBytesMax} bytes`);
-    const body = await readBodyBytes(c.req.raw, produceRequestBytesMax, tooLarge);
+    const body = await readBodyBytes(c.req.raw, { maxBytes: produceRequestBytesMax, code: "RECORD_LIST_TOO_LARGE" });
     const nowMs = Date.now();
     const name = c.req.param("topic");
     let topic = await topicMetadata(c.env, name);

@@ -23,7 +23,7 @@ const faultSchema = z.object({
  */
 export const faultRoutes = new Hono<{ Bindings: Env }>().post("/", async (c) => {
   checkFaultsEnabled(c.env);
-  const request = await readJsonBody(c.req.raw, faultSchema, adminRequestBytesMax);
+  const request = await readJsonBody(c.req.raw, faultSchema, { maxBytes: adminRequestBytesMax });
   const topic = await topicMetadata(c.env, request.topic);
   const placement = placementOf(topic, request.partition);
   if (!placement.replicas.includes(request.replica)) {

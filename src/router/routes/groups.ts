@@ -34,18 +34,18 @@ export const groupRoutes = new Hono<{ Bindings: Env }>()
   })
   .post("/:group/members", async (c) => {
     const group = groupParam(c.req.param("group"));
-    const body = await readJsonBody(c.req.raw, joinGroupSchema, adminRequestBytesMax);
+    const body = await readJsonBody(c.req.raw, joinGroupSchema, { maxBytes: adminRequestBytesMax });
     const joined = unwrap(await groupStub(c.env, group).join(group, body));
     return c.json(joined, 201);
   })
   .post("/:group/members/:memberId/heartbeat", async (c) => {
     const group = groupParam(c.req.param("group"));
-    const body = await readJsonBody(c.req.raw, heartbeatSchema, adminRequestBytesMax);
+    const body = await readJsonBody(c.req.raw, heartbeatSchema, { maxBytes: adminRequestBytesMax });
     return c.json(unwrap(await groupStub(c.env, group).heartbeat(group, c.req.param("memberId"), body)));
   })
   .post("/:group/members/:memberId/poll", async (c) => {
     const group = groupParam(c.req.param("group"));
-    const body = await readJsonBody(c.req.raw, pollSchema, adminRequestBytesMax);
+    const body = await readJsonBody(c.req.raw, pollSchema, { maxBytes: adminRequestBytesMax });
     return c.json(await pollGroup(c.env, group, c.req.param("memberId"), body));
   })
   .delete("/:group/members/:memberId", async (c) => {
@@ -55,7 +55,7 @@ export const groupRoutes = new Hono<{ Bindings: Env }>()
   })
   .post("/:group/offsets", async (c) => {
     const group = groupParam(c.req.param("group"));
-    const body = await readJsonBody(c.req.raw, commitOffsetsSchema, adminRequestBytesMax);
+    const body = await readJsonBody(c.req.raw, commitOffsetsSchema, { maxBytes: adminRequestBytesMax });
     unwrap(await groupStub(c.env, group).commit(group, body));
     return c.body(null, 204);
   })
@@ -66,7 +66,7 @@ export const groupRoutes = new Hono<{ Bindings: Env }>()
   })
   .post("/:group/offsets/reset", async (c) => {
     const group = groupParam(c.req.param("group"));
-    const body = await readJsonBody(c.req.raw, resetOffsetsSchema, adminRequestBytesMax);
+    const body = await readJsonBody(c.req.raw, resetOffsetsSchema, { maxBytes: adminRequestBytesMax });
     const offsets = await withTopic(c.env, body.topic, async (topic) => {
       const resolved = await resolveReset(c.env, topic, body.to);
       return unwrap(await groupStub(c.env, group).resetOffsets(group, { topic: topic.name, topicId: topic.topicId, offsets: resolved }));

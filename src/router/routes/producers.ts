@@ -8,7 +8,7 @@ const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
 
 /** The body is optional: nothing, or a JSON object (fields for later versions, ignored). */
 async function checkBody(request: Request): Promise<void> {
-  const bytes = await readBodyBytes(request, adminRequestBytesMax, new TributaryError("INVALID_REQUEST", `the request body exceeds ${adminRequestBytesMax} bytes`));
+  const bytes = await readBodyBytes(request, { maxBytes: adminRequestBytesMax });
   if (bytes.byteLength === 0) return;
   let json: unknown;
   try {

@@ -18,8 +18,7 @@ function encodingParam(text: string | undefined): Encoding {
 /** Produce, fetch from one partition, and offsets (API.md). */
 export const recordRoutes = new Hono<{ Bindings: Env }>()
   .post("/:topic/records", async (c) => {
-    const tooLarge = new TributaryError("RECORD_LIST_TOO_LARGE", `a produce request has at most ${produceRequestBytesMax} bytes`);
-    const request = await readJsonBody(c.req.raw, produceRequestSchema, produceRequestBytesMax, tooLarge);
+    const request = await readJsonBody(c.req.raw, produceRequestSchema, { maxBytes: produceRequestBytesMax, code: "RECORD_LIST_TOO_LARGE" });
     if (request.records.length > produceRecordsMax) {
       throw new TributaryError("RECORD_LIST_TOO_LARGE", `a produce request has at most ${produceRecordsMax} records`);
     }

@@ -10,7 +10,7 @@ import { announceConfigs, topicView } from "../topic-view.ts";
 /** Topics (API.md): create, list, describe, alter configs, add partitions, delete. */
 export const topicRoutes = new Hono<{ Bindings: Env }>()
   .post("/", async (c) => {
-    const body = await readJsonBody(c.req.raw, createTopicSchema, adminRequestBytesMax);
+    const body = await readJsonBody(c.req.raw, createTopicSchema, { maxBytes: adminRequestBytesMax });
     const topic = unwrap(await controllerStub(c.env).createTopic(body));
     rememberTopic(topic);
     return c.json(await topicView(c.env, topic, { fresh: true }), 201);
@@ -24,14 +24,14 @@ export const topicRoutes = new Hono<{ Bindings: Env }>()
     return c.json(await topicView(c.env, topic));
   })
   .patch("/:topic/configs", async (c) => {
-    const body = await readJsonBody(c.req.raw, alterConfigsSchema, adminRequestBytesMax);
+    const body = await readJsonBody(c.req.raw, alterConfigsSchema, { maxBytes: adminRequestBytesMax });
     const topic = unwrap(await controllerStub(c.env).alterTopicConfigs(c.req.param("topic"), body.configs));
     rememberTopic(topic);
     await announceConfigs(c.env, topic);
     return c.json(await topicView(c.env, topic));
   })
   .post("/:topic/partitions", async (c) => {
-    const body = await readJsonBody(c.req.raw, createPartitionsSchema, adminRequestBytesMax);
+    const body = await readJsonBody(c.req.raw, createPartitionsSchema, { maxBytes: adminRequestBytesMax });
     const topic = unwrap(await controllerStub(c.env).createPartitions(c.req.param("topic"), body.count));
     rememberTopic(topic);
     return c.json(await topicView(c.env, topic));
