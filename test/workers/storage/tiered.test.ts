@@ -81,6 +81,25 @@ describe("sealing into R2", () => {
   });
 });
 
+describe("offsets by time across tiers", () => {
+  it("finds the first record at or after a timestamp in a sealed segment, and in the rows past it", async () => {
+    const topic = uniqueTopic("tiered-time");
+    await createTopic(topic, { configs: { "segment.bytes": "65536" } });
+    const base = Date.now() - 1_000_000;
+    for (let request = 0; request < 30; request++) {
+      const records = Array.from({ length: 10 }, (_, index) => ({ value: "t".repeat(1_000), timestamp: base + (request * 10 + index) * 1_000 }));
+      await produceRetrying(topic, { records, acks: 1 });
+    }
+    await eventually(async () => (await storageOf(topic)).storage.r2Segments >= 2);
+    const sealed = await api("GET", `/v1/topics/${topic}/partitions/0/offsets?at=${base + 42_500}`);
+    expect(sealed.body).toEqual({ offset: 43, timestamp: base + 43_000 });
+    const held = await api("GET", `/v1/topics/${topic}/partitions/0/offsets?at=${base + 298_000}`);
+    expect(held.body).toEqual({ offset: 298, timestamp: base + 298_000 });
+    const none = await api("GET", `/v1/topics/${topic}/partitions/0/offsets?at=${base + 10_000_000}`);
+    expect(none.body).toEqual({ offset: 300 });
+  });
+});
+
 describe("retention", () => {
   async function sealedTopic(prefix: string, configs: Record<string, string>, timestampMs: (index: number) => number) {
     const topic = uniqueTopic(prefix);
