@@ -70,6 +70,12 @@ export const fetchMaxBytesMax = 8 * MiB;
 export const fetchWaitMsMax = 30_000;
 
 /**
+ * Bytes of the newest batches a partition object keeps in memory besides SQLite, so reads
+ * near the head touch no storage. An isolate's 128 MB is shared by the objects it runs.
+ */
+export const tailCacheBytesMax = 4 * MiB;
+
+/**
  * Long-poll waiters held by one partition object. Each holds a promise and an RPC; an
  * object has 128 MB shared with others in its isolate. Past the bound the oldest waiter is
  * answered (empty) so the newest can wait.

@@ -1,6 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { TributaryError, toResult, type Result } from "../errors.ts";
-import { replicationRetryMs, waitersPerPartitionMax } from "../limits.ts";
+import { replicationRetryMs, tailCacheBytesMax, waitersPerPartitionMax } from "../limits.ts";
+import { TailCachedStore } from "../log/tail-cache.ts";
 import { unsealedBytesBound } from "../log/seal-plan.ts";
 import { PartitionLog, type AppendResult, type ReadResult } from "../log/partition-log.ts";
 import { Waiters } from "../log/waiters.ts";
@@ -341,7 +342,8 @@ export class PartitionReplica extends DurableObject<Env> {
 
   #open(identity: ReplicaIdentity): void {
     // Followers' progress is not persisted: a leader restarting learns it again from their answers.
-    this.#node = new ReplicaNode(identity.region, new PartitionLog(this.#store), identity.role);
+    const store = new TailCachedStore(this.#store, tailCacheBytesMax);
+    this.#node = new ReplicaNode(identity.region, new PartitionLog(store), identity.role);
     this.#tier = new SegmentTier(this.ctx.storage.sql, this.env.SEGMENTS, identity.topicId, identity.partition);
   }
 
