@@ -6,12 +6,12 @@ import {
   BatchFormatError,
   compressionMask,
   controlFlag,
-  decodeRecordBatch,
   splitBatches,
   stampLogAppendTime,
   transactionalFlag,
 } from "../protocol/record-batch.ts";
-import { checkRecord, recordRules } from "../topics/record-rules.ts";
+import { scanRecordBatch } from "../protocol/record-scan.ts";
+import { checkRecordSummary, recordRules } from "../topics/record-rules.ts";
 import type { TopicMetadata } from "../topics/topic-metadata.ts";
 import type { Acks } from "../protocol/schemas.ts";
 import { callLeader } from "./leader-calls.ts";
@@ -39,8 +39,7 @@ export function checkClientBatches(body: Uint8Array, topic: TopicMetadata, nowMs
         throw new TributaryError("INVALID_RECORD", `${where}: compressed, transactional and control batches are not supported yet`);
       }
       producers.push(header);
-      const { records } = decodeRecordBatch(body, start);
-      records.forEach((record, index) => checkRecord(record, `${where}, record ${index}`, rules, nowMs));
+      scanRecordBatch(body, start, (record, index) => checkRecordSummary(record, `${where}, record ${index}`, rules, nowMs));
       const batch = body.slice(start, end);
       if (rules.logAppendTime) stampLogAppendTime(batch, 0, nowMs);
       batches.push(batch);

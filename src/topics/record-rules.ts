@@ -1,6 +1,7 @@
 import { TributaryError } from "../errors.ts";
 import { headersPerRecordMax } from "../limits.ts";
 import type { RecordInput } from "../protocol/record-batch.ts";
+import type { RecordSummary } from "../protocol/record-scan.ts";
 import { utf8Length } from "../protocol/utf8.ts";
 import { configNumber, effectiveTopicConfigs } from "./topic-configs.ts";
 import type { TopicMetadata } from "./topic-metadata.ts";
@@ -40,14 +41,19 @@ export function recordPayloadBytes(record: Pick<RecordInput, "key" | "value" | "
  * the message.timestamp.before/after.max.ms window around `nowMs`.
  */
 export function checkRecord(record: RecordInput, where: string, rules: RecordRules, nowMs: number): void {
-  if (record.headers.length > headersPerRecordMax) {
+  const summary = { keyIsNull: record.key === null, payloadBytes: recordPayloadBytes(record), headerCount: record.headers.length, timestamp: record.timestamp };
+  checkRecordSummary(summary, where, rules, nowMs);
+}
+
+/** checkRecord on what a scan of a stored batch tells of a record (the binary path: no record built). */
+export function checkRecordSummary(record: RecordSummary, where: string, rules: RecordRules, nowMs: number): void {
+  if (record.headerCount > headersPerRecordMax) {
     throw new TributaryError("INVALID_RECORD", `${where}: at most ${headersPerRecordMax} headers`);
   }
-  const bytes = recordPayloadBytes(record);
-  if (bytes > rules.maxRecordBytes) {
-    throw new TributaryError("MESSAGE_TOO_LARGE", `${where}: ${bytes} bytes exceeds max.message.bytes ${rules.maxRecordBytes}`);
+  if (record.payloadBytes > rules.maxRecordBytes) {
+    throw new TributaryError("MESSAGE_TOO_LARGE", `${where}: ${record.payloadBytes} bytes exceeds max.message.bytes ${rules.maxRecordBytes}`);
   }
-  if (rules.compacted && record.key === null) {
+  if (rules.compacted && record.keyIsNull) {
     throw new TributaryError("INVALID_RECORD", `${where}: a compacted topic needs a key on every record`);
   }
   if (rules.logAppendTime) return;

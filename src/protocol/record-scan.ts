@@ -1,0 +1,78 @@
+import { crc32c } from "./crc32c.ts";
+import { BatchFormatError, batchHeaderBytes, readBatchHeader, timestampTypeLogAppendTime, type BatchHeader } from "./record-batch.ts";
+import { takeVarint, takeVarlong, VarintError, type ByteCursor } from "./varint.ts";
+
+/** What a producer's record must be checked for, without its bytes: see src/topics/record-rules.ts. */
+export interface RecordSummary {
+  keyIsNull: boolean;
+  /** Key, value, header keys and header values, in bytes. */
+  payloadBytes: number;
+  headerCount: number;
+  timestamp: number;
+}
+
+/** Bytes a record body needs at least: attributes, timestampDelta, offsetDelta, keyLength, valueLength, headerCount. */
+const recordBodyBytesMin = 6;
+
+function fail(message: string): never {
+  throw new BatchFormatError(message);
+}
+
+/** Skips a length-prefixed field (-1 = null); returns its length, or -1. */
+function skipField(cursor: ByteCursor): number {
+  const length = takeVarint(cursor);
+  if (length < -1 || length > cursor.end - cursor.position) fail(`field length ${length} at ${cursor.position}`);
+  if (length > 0) cursor.position += length;
+  return length;
+}
+
+function scanRecord(cursor: ByteCursor, header: BatchHeader, index: number): RecordSummary {
+  const body = takeVarint(cursor);
+  const batchEnd = cursor.end;
+  const start = cursor.position;
+  if (body < recordBodyBytesMin || body > batchEnd - start) fail(`record length ${body}`);
+  const recordEnd = start + body;
+  cursor.end = recordEnd;
+  cursor.position = start + 1;
+  const timestampDelta = takeVarlong(cursor);
+  if (takeVarint(cursor) !== index) fail(`offsetDelta, expected ${index}`);
+  const keyLength = skipField(cursor);
+  const valueLength = skipField(cursor);
+  const headerCount = takeVarint(cursor);
+  if (headerCount < 0 || headerCount * 2 > recordEnd - cursor.position) fail(`header count ${headerCount}`);
+  let payloadBytes = Math.max(keyLength, 0) + Math.max(valueLength, 0);
+  for (let at = 0; at < headerCount; at++) {
+    const headerKeyLength = skipField(cursor);
+    if (headerKeyLength < 0) fail("a null header key");
+    payloadBytes += headerKeyLength + Math.max(skipField(cursor), 0);
+  }
+  if (cursor.position !== recordEnd) fail(`${recordEnd - cursor.position} bytes after the last field`);
+  cursor.end = batchEnd;
+  const logAppendTime = (header.attributes & timestampTypeLogAppendTime) !== 0;
+  const timestamp = logAppendTime ? header.maxTimestamp : header.baseTimestamp + timestampDelta;
+  return { keyIsNull: keyLength === -1, payloadBytes, headerCount, timestamp };
+}
+
+/**
+ * Validates the batch at `at` as decodeRecordBatch does — header, CRC-32C, exactly
+ * recordCount well-formed records, nothing left over — and calls `onRecord` with each
+ * record's summary, without building records, strings or views: the check a producer's
+ * batch needs before it is stored (the router's hot path). Throws BatchFormatError.
+ */
+export function scanRecordBatch(bytes: Uint8Array, at: number, onRecord: (summary: RecordSummary, index: number) => void): BatchHeader {
+  const header = readBatchHeader(bytes, at);
+  const end = at + 12 + header.batchLength;
+  const crc = crc32c(bytes, at + 21, end);
+  if (crc !== header.crc) fail(`batch at ${at}: CRC-32C ${crc}, stored ${header.crc}`);
+  if ((header.attributes & 0x07) !== 0) fail(`batch at ${at}: compressed batches are not supported yet`);
+  const cursor: ByteCursor = { bytes, position: at + batchHeaderBytes, end };
+  let index = 0;
+  try {
+    for (; index < header.recordCount; index++) onRecord(scanRecord(cursor, header, index), index);
+  } catch (error) {
+    if (!(error instanceof BatchFormatError || error instanceof VarintError)) throw error;
+    throw new BatchFormatError(`batch at ${at}, record ${index}: ${error.message}`, { cause: error });
+  }
+  if (cursor.position !== end) fail(`batch at ${at}: ${end - cursor.position} bytes after the records`);
+  return header;
+}
