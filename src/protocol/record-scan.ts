@@ -26,7 +26,10 @@ function skipField(cursor: ByteCursor): number {
   return length;
 }
 
-function scanRecord(cursor: ByteCursor, header: BatchHeader, index: number): RecordSummary {
+/** Receives each record's summary; `summary` is reused between calls (copy what you keep). */
+export type RecordVisitor = (summary: RecordSummary, index: number) => void;
+
+function scanRecord(cursor: ByteCursor, header: BatchHeader, index: number, summary: RecordSummary): void {
   const body = takeVarint(cursor);
   const batchEnd = cursor.end;
   const start = cursor.position;
@@ -49,26 +52,32 @@ function scanRecord(cursor: ByteCursor, header: BatchHeader, index: number): Rec
   if (cursor.position !== recordEnd) fail(`${recordEnd - cursor.position} bytes after the last field`);
   cursor.end = batchEnd;
   const logAppendTime = (header.attributes & timestampTypeLogAppendTime) !== 0;
-  const timestamp = logAppendTime ? header.maxTimestamp : header.baseTimestamp + timestampDelta;
-  return { keyIsNull: keyLength === -1, payloadBytes, headerCount, timestamp };
+  summary.keyIsNull = keyLength === -1;
+  summary.payloadBytes = payloadBytes;
+  summary.headerCount = headerCount;
+  summary.timestamp = logAppendTime ? header.maxTimestamp : header.baseTimestamp + timestampDelta;
 }
 
 /**
  * Validates the batch at `at` as decodeRecordBatch does — header, CRC-32C, exactly
  * recordCount well-formed records, nothing left over — and calls `onRecord` with each
- * record's summary, without building records, strings or views: the check a producer's
+ * record's summary (one object, reused), without building records, strings or views: the check a producer's
  * batch needs before it is stored (the router's hot path). Throws BatchFormatError.
  */
-export function scanRecordBatch(bytes: Uint8Array, at: number, onRecord: (summary: RecordSummary, index: number) => void): BatchHeader {
+export function scanRecordBatch(bytes: Uint8Array, at: number, onRecord: RecordVisitor): BatchHeader {
   const header = readBatchHeader(bytes, at);
   const end = at + 12 + header.batchLength;
   const crc = crc32c(bytes, at + 21, end);
   if (crc !== header.crc) fail(`batch at ${at}: CRC-32C ${crc}, stored ${header.crc}`);
   if ((header.attributes & 0x07) !== 0) fail(`batch at ${at}: compressed batches are not supported yet`);
   const cursor: ByteCursor = { bytes, position: at + batchHeaderBytes, end };
+  const summary: RecordSummary = { keyIsNull: false, payloadBytes: 0, headerCount: 0, timestamp: 0 };
   let index = 0;
   try {
-    for (; index < header.recordCount; index++) onRecord(scanRecord(cursor, header, index), index);
+    for (; index < header.recordCount; index++) {
+      scanRecord(cursor, header, index, summary);
+      onRecord(summary, index);
+    }
   } catch (error) {
     if (!(error instanceof BatchFormatError || error instanceof VarintError)) throw error;
     throw new BatchFormatError(`batch at ${at}, record ${index}: ${error.message}`, { cause: error });

@@ -39,7 +39,7 @@ export function checkClientBatches(body: Uint8Array, topic: TopicMetadata, nowMs
         throw new TributaryError("INVALID_RECORD", `${where}: compressed, transactional and control batches are not supported yet`);
       }
       producers.push(header);
-      scanRecordBatch(body, start, (record, index) => checkRecordSummary(record, `${where}, record ${index}`, rules, nowMs));
+      scanRecordBatch(body, start, (record, index) => checkRecordSummary(record, () => `${where}, record ${index}`, rules, nowMs));
       const batch = body.slice(start, end);
       if (rules.logAppendTime) stampLogAppendTime(batch, 0, nowMs);
       batches.push(batch);

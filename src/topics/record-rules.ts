@@ -45,26 +45,39 @@ export function checkRecord(record: RecordInput, where: string, rules: RecordRul
   checkRecordSummary(summary, where, rules, nowMs);
 }
 
-/** checkRecord on what a scan of a stored batch tells of a record (the binary path: no record built). */
-export function checkRecordSummary(record: RecordSummary, where: string, rules: RecordRules, nowMs: number): void {
+/**
+ * checkRecord on what a scan of a stored batch tells of a record (the binary path: no record
+ * built). `where` names the record in an error; a function, so the hot path builds no string.
+ */
+export function checkRecordSummary(record: RecordSummary, where: string | (() => string), rules: RecordRules, nowMs: number): void {
+  try {
+    checkSummary(record, rules, nowMs);
+  } catch (error) {
+    if (!(error instanceof TributaryError)) throw error;
+    const place = typeof where === "string" ? where : where();
+    throw new TributaryError(error.code, `${place}: ${error.message}`, error.data);
+  }
+}
+
+function checkSummary(record: RecordSummary, rules: RecordRules, nowMs: number): void {
   if (record.headerCount > headersPerRecordMax) {
-    throw new TributaryError("INVALID_RECORD", `${where}: at most ${headersPerRecordMax} headers`);
+    throw new TributaryError("INVALID_RECORD", `at most ${headersPerRecordMax} headers`);
   }
   if (record.payloadBytes > rules.maxRecordBytes) {
-    throw new TributaryError("MESSAGE_TOO_LARGE", `${where}: ${record.payloadBytes} bytes exceeds max.message.bytes ${rules.maxRecordBytes}`);
+    throw new TributaryError("MESSAGE_TOO_LARGE", `${record.payloadBytes} bytes exceeds max.message.bytes ${rules.maxRecordBytes}`);
   }
   if (rules.compacted && record.keyIsNull) {
-    throw new TributaryError("INVALID_RECORD", `${where}: a compacted topic needs a key on every record`);
+    throw new TributaryError("INVALID_RECORD", "a compacted topic needs a key on every record");
   }
   if (rules.logAppendTime) return;
   const timestamp = record.timestamp;
   if (timestamp < 0 || !Number.isSafeInteger(timestamp)) {
-    throw new TributaryError("INVALID_TIMESTAMP", `${where}: a timestamp is a non-negative integer of milliseconds`);
+    throw new TributaryError("INVALID_TIMESTAMP", "a timestamp is a non-negative integer of milliseconds");
   }
   if (nowMs - timestamp > rules.beforeMaxMs || timestamp - nowMs > rules.afterMaxMs) {
     throw new TributaryError(
       "INVALID_TIMESTAMP",
-      `${where}: timestamp ${timestamp} is outside the topic's message.timestamp.before.max.ms/after.max.ms window`,
+      `timestamp ${timestamp} is outside the topic's message.timestamp.before.max.ms/after.max.ms window`,
     );
   }
 }

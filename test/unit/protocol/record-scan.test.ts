@@ -14,7 +14,7 @@ const recordArbitrary: fc.Arbitrary<RecordInput> = fc.record({
 
 function scan(bytes: Uint8Array): RecordSummary[] {
   const summaries: RecordSummary[] = [];
-  scanRecordBatch(bytes, 0, (summary) => summaries.push(summary));
+  scanRecordBatch(bytes, 0, (summary) => summaries.push({ ...summary }));
   return summaries;
 }
 
