@@ -1,63 +1,16 @@
 /**
- * Bugs in the pure replication core, each reduced to a few calls. Every test states the
- * behaviour the protocol needs, so it fails until the core is fixed. Most were found by the
- * replication simulation (test/sim/replication.sim.test.ts): the name gives the SimGuard that
- * works around it there (test/sim/replication-sim-guards.ts) and the seed that shows it with
- * that guard off and the others on (the sim's "known core bugs" tests replay them).
+ * Bugs the pure replication core had, each reduced to a few calls and fixed since. Every test
+ * states the behaviour the protocol needs. Most were found by the replication simulation
+ * (test/sim/replication.sim.test.ts, whose regression seeds replay them); a name's "guard"
+ * is the harness work-around that once hid the bug there.
  */
 
 import { describe, expect, it } from "vitest";
 import { MemoryLogStore } from "../../../src/log/memory-log-store.ts";
 import { PartitionLog } from "../../../src/log/partition-log.ts";
-import { decodeRecordBatch, encodeRecordBatch } from "../../../src/protocol/record-batch.ts";
 import { alterPartition, electLeader } from "../../../src/replication/partition-state.ts";
-import type { PartitionState } from "../../../src/replication/partition-state.ts";
 import { ReplicaNode } from "../../../src/replication/replica-node.ts";
-
-const utf8 = new TextEncoder();
-const text = new TextDecoder();
-const unlimited = { maxBytes: 1 << 30 };
-const lagMs = 1_000;
-
-function batch(...values: string[]): Uint8Array {
-  return encodeRecordBatch(values.map((value) => ({ key: null, value: utf8.encode(value), headers: [], timestamp: 1_000 })));
-}
-
-function state(leader: string, isr: string[], leaderEpoch = 0, partitionEpoch = 0): PartitionState {
-  return { leader, replicas: ["wnam", "enam", "weur"], isr, leaderEpoch, partitionEpoch };
-}
-
-function follower(region: string, leaderEpoch = 0, leader: string | undefined = "wnam"): ReplicaNode {
-  return new ReplicaNode(region, new PartitionLog(new MemoryLogStore()), { kind: "follower", leaderEpoch, leader });
-}
-
-function leaderOf(partition: PartitionState, nowMs = 0, node = follower(partition.leader, partition.leaderEpoch, undefined)): ReplicaNode {
-  expect(node.becomeLeader(partition, nowMs)).toBe(true);
-  return node;
-}
-
-function records(node: ReplicaNode): string[] {
-  const { log } = node;
-  if (log.logEndOffset === log.logStartOffset) return [];
-  const { batches } = log.read(log.logStartOffset, { maxRecords: Number.MAX_SAFE_INTEGER, maxBytes: 1 << 30 }, log.logEndOffset);
-  return batches.flatMap((bytes) => {
-    const { header, records: decoded } = decodeRecordBatch(bytes);
-    return decoded.map((record) => `${text.decode(record.value!)}@e${header.partitionLeaderEpoch}`);
-  });
-}
-
-/** Pushes until the follower has the leader's log, truncations answered in between. */
-function sync(leader: ReplicaNode, to: ReplicaNode, nowMs: number): void {
-  for (let round = 0; round < 20; round++) {
-    const endAtSend = leader.log.logEndOffset;
-    const push = leader.pushFor(to.region, unlimited);
-    if (!push) return;
-    let result = leader.onReply(to.region, to.handleReplicate(push), nowMs, endAtSend);
-    while (result.truncate) result = leader.onReply(to.region, to.handleTruncate(result.truncate), nowMs, endAtSend);
-    if (result.fenced) return;
-  }
-  throw new Error("did not catch up in 20 rounds");
-}
+import { batch, follower, lagMs, leaderOf, records, state, sync, unlimited } from "./replica-support.ts";
 
 describe("known bugs: truncation", () => {
   it("1a. a truncation that arrives late (retried, reordered) never removes records the follower took since — same epoch (guard staleTruncate, sim seed 1)", () => {

@@ -1,56 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { TributaryError } from "../../../src/errors.ts";
-import { MemoryLogStore } from "../../../src/log/memory-log-store.ts";
-import { PartitionLog } from "../../../src/log/partition-log.ts";
-import { decodeRecordBatch, encodeRecordBatch } from "../../../src/protocol/record-batch.ts";
-import type { PartitionState } from "../../../src/replication/partition-state.ts";
-import { ReplicaNode } from "../../../src/replication/replica-node.ts";
-
-const utf8 = new TextEncoder();
-const text = new TextDecoder();
-const unlimited = { maxBytes: 1 << 30 };
-const lagMs = 1_000;
-
-function batch(...values: string[]): Uint8Array {
-  return encodeRecordBatch(values.map((value) => ({ key: null, value: utf8.encode(value), headers: [], timestamp: 1_000 })));
-}
-
-function state(leader: string, isr: string[], leaderEpoch = 0, partitionEpoch = 0): PartitionState {
-  return { leader, replicas: ["wnam", "enam", "weur"], isr, leaderEpoch, partitionEpoch };
-}
-
-function follower(region: string, leaderEpoch = 0, leader: string | undefined = "wnam"): ReplicaNode {
-  return new ReplicaNode(region, new PartitionLog(new MemoryLogStore()), { kind: "follower", leaderEpoch, leader });
-}
-
-function leaderOf(partition: PartitionState, nowMs = 0, node = follower(partition.leader, partition.leaderEpoch, undefined)): ReplicaNode {
-  expect(node.becomeLeader(partition, nowMs)).toBe(true);
-  return node;
-}
-
-/** Every record of the log, as value@epoch. */
-function records(node: ReplicaNode): string[] {
-  const { log } = node;
-  if (log.logEndOffset === log.logStartOffset) return [];
-  const { batches } = log.read(log.logStartOffset, { maxRecords: Number.MAX_SAFE_INTEGER, maxBytes: 1 << 30 }, log.logEndOffset);
-  return batches.flatMap((bytes) => {
-    const { header, records: decoded } = decodeRecordBatch(bytes);
-    return decoded.map((record) => `${text.decode(record.value!)}@e${header.partitionLeaderEpoch}`);
-  });
-}
-
-/** Pushes until the follower has the leader's log, as the object does: truncations answered in between. */
-function sync(leader: ReplicaNode, to: ReplicaNode, nowMs: number): void {
-  for (let round = 0; round < 20; round++) {
-    const endAtSend = leader.log.logEndOffset;
-    const push = leader.pushFor(to.region, unlimited);
-    if (!push) return;
-    let result = leader.onReply(to.region, to.handleReplicate(push), nowMs, endAtSend);
-    while (result.truncate) result = leader.onReply(to.region, to.handleTruncate(result.truncate), nowMs, endAtSend);
-    if (result.fenced) return;
-  }
-  throw new Error("did not catch up in 20 rounds");
-}
+import { batch, follower, lagMs, leaderOf, records, state, sync, unlimited } from "./replica-support.ts";
 
 describe("ReplicaNode: pushes and the high watermark", () => {
   it("pushes what a follower lacks, fenced by the epoch, as the leader stored it", () => {

@@ -4,22 +4,13 @@
  * active segment is left alone.
  */
 import { describe, expect, it } from "vitest";
+import { eventually, produceRetrying } from "./support.ts";
 import { api, createTopic, describeTopic, uniqueTopic } from "../support/http.ts";
 
 interface Read {
   offset: number;
   key: string;
   value: string | null;
-}
-
-async function produceRetrying(topic: string, body: unknown): Promise<void> {
-  for (let attempt = 0; attempt < 200; attempt++) {
-    const response = await api("POST", `/v1/topics/${topic}/records`, body);
-    if (response.status === 200) return;
-    expect(response.body?.error?.code, response.text).toBe("BROKER_BUSY");
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error("produce stayed busy");
 }
 
 async function readAll(topic: string): Promise<Read[]> {
@@ -33,11 +24,6 @@ async function readAll(topic: string): Promise<Read[]> {
     offset = response.body.nextOffset;
   }
   return records;
-}
-
-async function eventually(check: () => Promise<boolean>): Promise<void> {
-  for (let attempt = 0; attempt < 100 && !(await check()); attempt++) await new Promise((resolve) => setTimeout(resolve, 50));
-  expect(await check()).toBe(true);
 }
 
 describe("compaction", () => {

@@ -7,6 +7,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { unsealedBytesBound } from "../../../src/log/seal-plan.ts";
 import { encodeBase64 } from "../../../src/protocol/base64.ts";
+import { eventually, produceRetrying } from "./support.ts";
 import { api, createTopic, describeTopic, expectError, uniqueTopic } from "../support/http.ts";
 
 const mib = 1024 * 1024;
@@ -20,17 +21,6 @@ function valueBytes(index: number, length: number): Uint8Array {
     bytes[at] = state >>> 24;
   }
   return bytes;
-}
-
-/** Produces, retrying a retriable BROKER_BUSY (backpressure while sealing catches up) as a client does. */
-async function produceRetrying(topic: string, body: unknown): Promise<void> {
-  for (let attempt = 0; attempt < 200; attempt++) {
-    const response = await api("POST", `/v1/topics/${topic}/records`, body);
-    if (response.status === 200) return;
-    expect(response.body?.error?.code, response.text).toBe("BROKER_BUSY");
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error("produce stayed busy");
 }
 
 async function readAllBase64(topic: string, from: number): Promise<{ offset: number; value: string }[]> {
@@ -48,12 +38,6 @@ async function readAllBase64(topic: string, from: number): Promise<{ offset: num
 
 async function storageOf(topic: string) {
   return (await describeTopic(topic)).partitions[0]!;
-}
-
-/** Waits (bounded) until the leader's alarm has sealed what is due. */
-async function eventually(check: () => Promise<boolean>): Promise<void> {
-  for (let attempt = 0; attempt < 100 && !(await check()); attempt++) await new Promise((resolve) => setTimeout(resolve, 50));
-  expect(await check()).toBe(true);
 }
 
 describe("sealing into R2", () => {
