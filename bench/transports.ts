@@ -14,7 +14,8 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { decodeRecordBatch, encodeRecordBatch, splitBatches } from "../src/protocol/record-batch.ts";
+import { encodeRecordBatch, splitBatches } from "../src/protocol/record-batch.ts";
+import { decodeRecordBatch } from "../src/protocol/record-batch-decode.ts";
 import { repositoryRoot } from "../test/e2e/support/wrangler-dev.ts";
 import type { BenchRecord } from "./payloads.ts";
 

@@ -6,7 +6,8 @@
  */
 import { TributaryError } from "../errors.ts";
 import { decodeBase64 } from "../protocol/base64.ts";
-import { controlFlag, decodeRecordBatch, splitBatches, type RecordHeader, type RecordInput } from "../protocol/record-batch.ts";
+import { controlFlag, splitBatches, type RecordHeader, type RecordInput } from "../protocol/record-batch.ts";
+import { decodeRecordBatch } from "../protocol/record-batch-decode.ts";
 import type { FetchedRecord, RecordHeaders } from "./types.ts";
 
 export type KeyInput = string | Uint8Array | null;

@@ -29,16 +29,8 @@
  * and control batches (Tributary writes none yet) are copied whole, and control records are
  * never mapped.
  */
-import {
-  controlFlag,
-  decodeRecordBatch,
-  encodeRecordBatch,
-  splitBatches,
-  timestampTypeLogAppendTime,
-  transactionalFlag,
-  type BatchHeader,
-  type DecodedRecord,
-} from "../protocol/record-batch.ts";
+import { controlFlag, encodeRecordBatch, splitBatches, timestampTypeLogAppendTime, transactionalFlag, type BatchHeader, type DecodedRecord } from "../protocol/record-batch.ts";
+import { decodeRecordBatch } from "../protocol/record-batch-decode.ts";
 import type { StoredBatch } from "./log-store.ts";
 import { decodeSegmentIndex } from "./segment-format.ts";
 import type { SegmentManifestEntry } from "./segment-manifest.ts";

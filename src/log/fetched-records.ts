@@ -1,4 +1,5 @@
-import { decodeRecordBatch, type DecodedRecord } from "../protocol/record-batch.ts";
+import { type DecodedRecord } from "../protocol/record-batch.ts";
+import { decodeRecordBatch } from "../protocol/record-batch-decode.ts";
 import { recordPayloadBytes } from "../topics/record-rules.ts";
 
 export interface RecordWindow {

@@ -1,11 +1,7 @@
 import { TributaryError } from "../errors.ts";
 import { producerIdleMsMax, producersPerPartitionMax } from "../limits.ts";
-import {
-  decodeRecordBatch,
-  readBatchHeader,
-  setBaseOffset,
-  setPartitionLeaderEpoch,
-} from "../protocol/record-batch.ts";
+import { readBatchHeader, setBaseOffset, setPartitionLeaderEpoch } from "../protocol/record-batch.ts";
+import { decodeRecordBatch } from "../protocol/record-batch-decode.ts";
 import type { BatchSize, EpochStart, LogBounds, LogStore, StoredBatch } from "./log-store.ts";
 import {
   checkProducerAppend,

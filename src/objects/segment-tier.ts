@@ -15,7 +15,8 @@ import {
   segmentObjectKey,
   type SegmentManifestEntry,
 } from "../log/segment-manifest.ts";
-import { decodeRecordBatch, splitBatches } from "../protocol/record-batch.ts";
+import { splitBatches } from "../protocol/record-batch.ts";
+import { decodeRecordBatch } from "../protocol/record-batch-decode.ts";
 
 /** The configs of a topic that sealing, retention and compaction follow. */
 export interface TierConfig {

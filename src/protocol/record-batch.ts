@@ -26,17 +26,17 @@ export const controlFlag = 0x20;
 export const batchMagic = 2;
 
 /** Bytes before `batchLength` counts: baseOffset and batchLength itself (Kafka's LOG_OVERHEAD). */
-const logOverheadBytes = 12;
+export const logOverheadBytes = 12;
 /** The header after those 12 bytes: a batchLength below it cannot be a batch. */
 const batchLengthMin = batchHeaderBytes - logOverheadBytes;
 const partitionLeaderEpochAt = 12;
 const magicAt = 16;
 const crcAt = 17;
 /** The CRC covers attributes to the end of the batch. */
-const attributesAt = 21;
+export const attributesAt = 21;
 const maxTimestampAt = 35;
 /** attributes, timestampDelta, offsetDelta, keyLength, valueLength, headerCount: a byte each. */
-const recordBodyBytesMin = 6;
+export const recordBodyBytesMin = 6;
 const int32Max = 0x7fffffff;
 
 export interface RecordHeader {
@@ -91,7 +91,7 @@ export class BatchFormatError extends Error {
   override readonly name = "BatchFormatError";
 }
 
-function fail(message: string): never {
+export function fail(message: string): never {
   throw new BatchFormatError(message);
 }
 
@@ -353,96 +353,6 @@ export function verifyBatchCrc(bytes: Uint8Array, at = 0): boolean {
   const header = readBatchHeader(bytes, at);
   const end = at + logOverheadBytes + header.batchLength;
   return crc32c(bytes, at + attributesAt, end) === header.crc;
-}
-
-function takeBytes(cursor: ByteCursor): Uint8Array | null {
-  const length = takeVarint(cursor);
-  if (length === -1) return null;
-  const start = cursor.position;
-  if (length < -1 || length > cursor.end - start) fail(`field length ${length} at ${start}`);
-  cursor.position = start + length;
-  return cursor.bytes.subarray(start, start + length);
-}
-
-function takeHeaders(cursor: ByteCursor): RecordHeader[] {
-  const count = takeVarint(cursor);
-  // Each header takes two bytes at least, which bounds the allocation by the bytes present.
-  if (count < 0 || count * 2 > cursor.end - cursor.position) fail(`header count ${count}`);
-  const headers: RecordHeader[] = new Array(count);
-  for (let i = 0; i < count; i++) {
-    const keyLength = takeVarint(cursor);
-    const start = cursor.position;
-    if (keyLength < 0 || keyLength > cursor.end - start) fail(`header key length ${keyLength}`);
-    cursor.position = start + keyLength;
-    const key = readUtf8(cursor.bytes, start, start + keyLength);
-    headers[i] = { key, value: takeBytes(cursor) };
-  }
-  return headers;
-}
-
-function decodeRecord(cursor: ByteCursor, header: BatchHeader, index: number): DecodedRecord {
-  const body = takeVarint(cursor);
-  const batchEnd = cursor.end;
-  const start = cursor.position;
-  if (body < recordBodyBytesMin || body > batchEnd - start) fail(`record length ${body}`);
-  // Field reads stop at this record's end, so a bad length inside cannot reach the next one.
-  const recordEnd = start + body;
-  cursor.end = recordEnd;
-  cursor.position = start + 1; // record attributes: Kafka defines none
-  const timestampDelta = takeVarlong(cursor);
-  const offsetDelta = takeVarint(cursor);
-  if (offsetDelta !== index) fail(`offsetDelta ${offsetDelta}, expected ${index}`);
-  const key = takeBytes(cursor);
-  const value = takeBytes(cursor);
-  const headers = takeHeaders(cursor);
-  if (cursor.position !== recordEnd) {
-    fail(`${recordEnd - cursor.position} bytes after the last field`);
-  }
-  cursor.end = batchEnd;
-  let timestamp = header.maxTimestamp;
-  if ((header.attributes & timestampTypeLogAppendTime) === 0) {
-    timestamp = header.baseTimestamp + timestampDelta;
-    if (!Number.isSafeInteger(timestamp)) fail(`timestamp beyond ±(2^53 − 1)`);
-  }
-  return { key, value, headers, timestamp, offset: header.baseOffset + offsetDelta };
-}
-
-/**
- * Decodes the batch at `at` after checking its header, its CRC and its structure: exactly
- * recordCount records, each exactly as long as its length says, offset deltas 0, 1, 2 …, and
- * nothing left over. Keys, values and header values are views into `bytes`, not copies: copy
- * them (`slice()`) to keep them past the life of the buffer or to modify it. Null and empty
- * fields stay distinct. Compressed batches are refused for now; transactional and control
- * bits are left in `header.attributes`. Throws BatchFormatError, and nothing else, on any
- * malformed input.
- */
-export function decodeRecordBatch(
-  bytes: Uint8Array,
-  at = 0,
-): { header: BatchHeader; records: DecodedRecord[] } {
-  const header = readBatchHeader(bytes, at);
-  const end = at + logOverheadBytes + header.batchLength;
-  const crc = crc32c(bytes, at + attributesAt, end);
-  if (crc !== header.crc) fail(`batch at ${at}: CRC-32C ${crc}, stored ${header.crc}`);
-  const compression = header.attributes & compressionMask;
-  if (compression !== 0) fail(`batch at ${at}: compression ${compression} is not supported yet`);
-  const count = header.recordCount;
-  if (count * (1 + recordBodyBytesMin) > end - at - batchHeaderBytes) {
-    fail(`batch at ${at}: ${count} records cannot fit its length`);
-  }
-  const records: DecodedRecord[] = new Array(count);
-  const cursor: ByteCursor = { bytes, position: at + batchHeaderBytes, end };
-  let index = 0;
-  try {
-    for (; index < count; index++) records[index] = decodeRecord(cursor, header, index);
-  } catch (error) {
-    if (!(error instanceof BatchFormatError || error instanceof VarintError)) throw error;
-    throw new BatchFormatError(`batch at ${at}, record ${index}: ${error.message}`, { cause: error });
-  }
-  if (cursor.position !== end) {
-    fail(`batch at ${at}: ${end - cursor.position} bytes after the records`);
-  }
-  return { header, records };
 }
 
 function headerView(bytes: Uint8Array, at: number, width: number): DataView {

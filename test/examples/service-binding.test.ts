@@ -6,7 +6,8 @@
 import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { encodeRecordBatch } from "../../src/protocol/record-batch.ts";
-import { decodeRecordBatch, splitBatches } from "../../src/protocol/record-batch.ts";
+import { splitBatches } from "../../src/protocol/record-batch.ts";
+import { decodeRecordBatch } from "../../src/protocol/record-batch-decode.ts";
 import { isTributaryError, unwrapResult, type TributaryRpc } from "../../src/client/index.ts";
 
 const service = (exports as unknown as { TributaryService: TributaryRpc }).TributaryService;

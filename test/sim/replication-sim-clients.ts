@@ -8,7 +8,8 @@
  */
 
 import type { PartitionLog } from "../../src/log/partition-log.ts";
-import { decodeRecordBatch, encodeRecordBatch } from "../../src/protocol/record-batch.ts";
+import { encodeRecordBatch } from "../../src/protocol/record-batch.ts";
+import { decodeRecordBatch } from "../../src/protocol/record-batch-decode.ts";
 import { describeWrite } from "./replication-sim-checks.ts";
 import type { AckedWrite } from "./replication-sim-checks.ts";
 import type { SimReplica } from "./replication-sim-replica.ts";

@@ -8,7 +8,7 @@
 
 import { MemoryLogStore } from "../../src/log/memory-log-store.ts";
 import type { LogBounds, StoredBatch } from "../../src/log/log-store.ts";
-import { decodeRecordBatch } from "../../src/protocol/record-batch.ts";
+import { decodeRecordBatch } from "../../src/protocol/record-batch-decode.ts";
 
 /** A MemoryLogStore that tells its view what changed: a version per change, the lowest truncation. */
 export class ObservedStore extends MemoryLogStore {

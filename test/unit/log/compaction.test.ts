@@ -5,15 +5,8 @@ import type { StoredBatch } from "../../../src/log/log-store.ts";
 import { decodeSegmentIndex, SegmentFormatError } from "../../../src/log/segment-format.ts";
 import { checkManifest, nextGeneration, replaceSegments } from "../../../src/log/segment-manifest.ts";
 import { crc32c } from "../../../src/protocol/crc32c.ts";
-import {
-  BatchFormatError,
-  decodeRecordBatch,
-  readBatchHeader,
-  splitBatches,
-  timestampTypeLogAppendTime,
-  transactionalFlag,
-  type RecordInput,
-} from "../../../src/protocol/record-batch.ts";
+import { BatchFormatError, readBatchHeader, splitBatches, timestampTypeLogAppendTime, transactionalFlag, type RecordInput } from "../../../src/protocol/record-batch.ts";
+import { decodeRecordBatch } from "../../../src/protocol/record-batch-decode.ts";
 import { batchAt, record, sealedSegment, storedBatch, text } from "./fixtures/tier-batches.ts";
 
 const utf8 = new TextDecoder();

@@ -3,7 +3,8 @@ import { TributaryError } from "../../../src/errors.ts";
 import { recordsInWindow } from "../../../src/log/fetched-records.ts";
 import { MemoryLogStore } from "../../../src/log/memory-log-store.ts";
 import { PartitionLog } from "../../../src/log/partition-log.ts";
-import { decodeRecordBatch, encodeRecordBatch, readBatchHeader, verifyBatchCrc } from "../../../src/protocol/record-batch.ts";
+import { encodeRecordBatch, readBatchHeader, verifyBatchCrc } from "../../../src/protocol/record-batch.ts";
+import { decodeRecordBatch } from "../../../src/protocol/record-batch-decode.ts";
 
 const utf8 = new TextEncoder();
 const text = new TextDecoder();

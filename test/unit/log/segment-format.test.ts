@@ -12,7 +12,8 @@ import {
 } from "../../../src/log/segment-format.ts";
 import { segmentIndexIntervalBytes } from "../../../src/limits.ts";
 import { crc32c } from "../../../src/protocol/crc32c.ts";
-import { BatchFormatError, decodeRecordBatch, encodeRecordBatch, splitBatches } from "../../../src/protocol/record-batch.ts";
+import { BatchFormatError, encodeRecordBatch, splitBatches } from "../../../src/protocol/record-batch.ts";
+import { decodeRecordBatch } from "../../../src/protocol/record-batch-decode.ts";
 import { hexBytes } from "../protocol/fixtures/record-batch-v2.ts";
 import { batchAt, record, storedBatch } from "./fixtures/tier-batches.ts";
 import { fixtureBatches, offsetFiveBatchHex, offsetFiveTimestamp, segmentChecksum, segmentHex, segmentTailHex } from "./fixtures/segment-v1.ts";

@@ -13,7 +13,8 @@ import {
   segmentObjectKey,
   type SegmentManifestEntry,
 } from "../../../src/log/segment-manifest.ts";
-import { decodeRecordBatch, splitBatches } from "../../../src/protocol/record-batch.ts";
+import { splitBatches } from "../../../src/protocol/record-batch.ts";
+import { decodeRecordBatch } from "../../../src/protocol/record-batch-decode.ts";
 import { batchAt, record, sealedSegment } from "./fixtures/tier-batches.ts";
 
 /** A batch of `count` records from `baseOffset`, timestamps `timestamp`, +1, … */

@@ -10,7 +10,8 @@ import fc from "fast-check";
 import { createRequire } from "node:module";
 import { describe, expect, it } from "vitest";
 import { crc32c } from "../../../src/protocol/crc32c.ts";
-import { decodeRecordBatch, encodeRecordBatch, verifyBatchCrc } from "../../../src/protocol/record-batch.ts";
+import { encodeRecordBatch, verifyBatchCrc } from "../../../src/protocol/record-batch.ts";
+import { decodeRecordBatch } from "../../../src/protocol/record-batch-decode.ts";
 import type { EncodeOptions, RecordInput } from "../../../src/protocol/record-batch.ts";
 
 const require = createRequire(import.meta.url);

@@ -1,20 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { crc32c } from "../../../src/protocol/crc32c.ts";
-import {
-  BatchFormatError,
-  batchByteLength,
-  batchHeaderBytes,
-  decodeRecordBatch,
-  encodeRecordBatch,
-  encodedRecordSize,
-  readBatchHeader,
-  setBaseOffset,
-  setPartitionLeaderEpoch,
-  splitBatches,
-  timestampTypeLogAppendTime,
-  verifyBatchCrc,
-} from "../../../src/protocol/record-batch.ts";
+import { BatchFormatError, batchByteLength, batchHeaderBytes, encodeRecordBatch, encodedRecordSize, readBatchHeader, setBaseOffset, setPartitionLeaderEpoch, splitBatches, timestampTypeLogAppendTime, verifyBatchCrc } from "../../../src/protocol/record-batch.ts";
+import { decodeRecordBatch } from "../../../src/protocol/record-batch-decode.ts";
 import type { EncodeOptions, RecordInput } from "../../../src/protocol/record-batch.ts";
 import { hexBytes, twoRecordsHex, twoRecordsInput, twoRecordsOptions } from "./fixtures/record-batch-v2.ts";
 

@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { BatchFormatError, decodeRecordBatch, encodeRecordBatch, type RecordInput } from "../../../src/protocol/record-batch.ts";
+import { BatchFormatError, encodeRecordBatch, type RecordInput } from "../../../src/protocol/record-batch.ts";
+import { decodeRecordBatch } from "../../../src/protocol/record-batch-decode.ts";
 import { scanRecordBatch, type RecordSummary } from "../../../src/protocol/record-scan.ts";
 import { recordPayloadBytes } from "../../../src/topics/record-rules.ts";
 

@@ -2,7 +2,8 @@
 import { expect } from "vitest";
 import { MemoryLogStore } from "../../../src/log/memory-log-store.ts";
 import { PartitionLog } from "../../../src/log/partition-log.ts";
-import { decodeRecordBatch, encodeRecordBatch } from "../../../src/protocol/record-batch.ts";
+import { encodeRecordBatch } from "../../../src/protocol/record-batch.ts";
+import { decodeRecordBatch } from "../../../src/protocol/record-batch-decode.ts";
 import type { PartitionState } from "../../../src/replication/partition-state.ts";
 import { ReplicaNode } from "../../../src/replication/replica-node.ts";
 

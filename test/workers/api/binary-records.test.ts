@@ -6,14 +6,8 @@ import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { batchBytesMax } from "../../../src/limits.ts";
 import { recordBatchContentType } from "../../../src/protocol/content-types.ts";
-import {
-  decodeRecordBatch,
-  encodeRecordBatch,
-  readBatchHeader,
-  splitBatches,
-  verifyBatchCrc,
-  type RecordInput,
-} from "../../../src/protocol/record-batch.ts";
+import { encodeRecordBatch, readBatchHeader, splitBatches, verifyBatchCrc, type RecordInput } from "../../../src/protocol/record-batch.ts";
+import { decodeRecordBatch } from "../../../src/protocol/record-batch-decode.ts";
 import { baseUrl, createTopic, expectError, highWatermarks, readAll, readResponse, uniqueTopic } from "../support/http.ts";
 
 const utf8 = new TextEncoder();

@@ -4,12 +4,8 @@ import { FakeServer } from "./fake-server.ts";
 /** A client over a fresh fake server, with quick retries so failure tests stay fast. */
 export function fakeClient(config: Partial<TributaryConfig> = {}) {
   const server = new FakeServer();
-  const client = new Tributary({
-    url: "http://tributary.test",
-    fetch: server.fetch,
-    retry: { initialBackoffMs: 1, maxBackoffMs: 5, ...config.retry },
-    ...config,
-  });
+  const quickBackoff = { initialBackoffMs: 1, maxBackoffMs: 5 };
+  const client = new Tributary({ url: "http://tributary.test", fetch: server.fetch, ...config, retry: { ...quickBackoff, ...config.retry } });
   return { server, client };
 }
 

@@ -10,7 +10,8 @@
 import { ConsumerGroup, type Assignment } from "../../../../src/group/index.ts";
 import { encodeBase64 } from "../../../../src/protocol/base64.ts";
 import { fetchHeaders } from "../../../../src/protocol/content-types.ts";
-import { decodeRecordBatch, setBaseOffset, splitBatches, type DecodedRecord } from "../../../../src/protocol/record-batch.ts";
+import { setBaseOffset, splitBatches, type DecodedRecord } from "../../../../src/protocol/record-batch.ts";
+import { decodeRecordBatch } from "../../../../src/protocol/record-batch-decode.ts";
 
 interface StoredBatch {
   bytes: Uint8Array;
