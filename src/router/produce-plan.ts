@@ -145,14 +145,15 @@ export function planProduce(
   let stickyChoice: number | undefined;
   const sticky = () => (stickyChoice ??= stickyPartition(rules.partitionCount));
   const byPartition = new Map<number, { inputs: RecordInput[]; indexes: number[] }>();
-  records.forEach((record, index) => {
+  for (let index = 0; index < records.length; index++) {
+    const record = records[index]!;
     const input = toRecordInput(record, index, encoding, rules, nowMs);
     const partition = choosePartition(record, input.key, rules, sticky);
     let group = byPartition.get(partition);
     if (!group) byPartition.set(partition, (group = { inputs: [], indexes: [] }));
     group.inputs.push(input);
     group.indexes.push(index);
-  });
+  }
   return [...byPartition].map(([partition, group]) => ({
     partition,
     batches: encodeBatches(
