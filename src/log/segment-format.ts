@@ -2,6 +2,7 @@
  * A sealed segment as one immutable R2 object (ARCHITECTURE.md decision 6). Pure: the
  * partition object writes the bytes create-only, readers fetch ranges of them.
  */
+import { readInt64, writeInt64 } from "../protocol/int64.ts";
 import { crc32c } from "../protocol/crc32c.ts";
 import { batchByteLength, batchHeaderBytes, readBatchHeader } from "../protocol/record-batch.ts";
 import type { StoredBatch } from "./log-store.ts";
@@ -60,15 +61,8 @@ function fail(message: string, tailBytesNeeded?: number): never {
   throw new SegmentFormatError(message, tailBytesNeeded);
 }
 
-/** int64 as two big-endian 32-bit words: exact for every safe integer, negative ones included. */
-function writeInt64(view: DataView, at: number, value: number): void {
-  const high = Math.floor(value / 0x100000000);
-  view.setInt32(at, high);
-  view.setUint32(at + 4, value - high * 0x100000000);
-}
-
-function readInt64(view: DataView, at: number, field: string): number {
-  const value = view.getInt32(at) * 0x100000000 + view.getUint32(at + 4);
+function readSafeInt64(view: DataView, at: number, field: string): number {
+  const value = readInt64(view, at);
   if (!Number.isSafeInteger(value)) fail(`${field} is beyond ±(2^53 − 1)`);
   return value;
 }
@@ -190,7 +184,7 @@ export function readSegmentFooter(bytes: Uint8Array, objectBytes = bytes.length)
   const version = view.getUint16(4);
   if (version !== segmentVersion) fail(`segment version ${version}; only version ${segmentVersion} is read`);
   const entryCount = view.getUint32(6);
-  const indexStart = readInt64(view, 10, "indexStart");
+  const indexStart = readSafeInt64(view, 10, "indexStart");
   const tailBytes = entryCount * segmentIndexEntryBytes + segmentFooterBytes;
   if (entryCount < 1 || indexStart < batchHeaderBytes || indexStart + tailBytes !== objectBytes) {
     fail(`footer: ${entryCount} entries at ${indexStart} do not fill an object of ${objectBytes} bytes`);
@@ -222,11 +216,11 @@ export function decodeSegmentIndex(bytes: Uint8Array, objectBytes = bytes.length
   for (let i = 0; i < footer.entryCount; i++) {
     const entryAt = i * segmentIndexEntryBytes;
     const entry: SegmentIndexEntry = {
-      baseOffset: readInt64(view, entryAt, "baseOffset"),
-      lastOffset: readInt64(view, entryAt + 8, "lastOffset"),
-      position: readInt64(view, entryAt + 16, "position"),
+      baseOffset: readSafeInt64(view, entryAt, "baseOffset"),
+      lastOffset: readSafeInt64(view, entryAt + 8, "lastOffset"),
+      position: readSafeInt64(view, entryAt + 16, "position"),
       length: view.getInt32(entryAt + 24),
-      maxTimestamp: readInt64(view, entryAt + 28, "maxTimestamp"),
+      maxTimestamp: readSafeInt64(view, entryAt + 28, "maxTimestamp"),
     };
     if (entry.position !== expectedPosition || entry.length < batchHeaderBytes) {
       fail(`index entry ${i}: ${entry.length} bytes at ${entry.position}, expected a run at ${expectedPosition}`);

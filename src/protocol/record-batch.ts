@@ -3,6 +3,7 @@
  * partition stores, replicates and serves, so a Kafka wire gateway can hand stored batches
  * out without re-encoding. Pure TypeScript over Uint8Array/DataView: Workers, Node, browsers.
  */
+import { readInt64, writeInt64 } from "./int64.ts";
 import { crc32c } from "./crc32c.ts";
 import { readUtf8, utf8Length, writeUtf8 } from "./utf8.ts";
 import {
@@ -101,15 +102,8 @@ function assertInteger(name: string, value: number, min: number, max: number): v
   }
 }
 
-/** int64 as two big-endian 32-bit words: exact for every safe integer, negative ones included. */
-function writeInt64(view: DataView, at: number, value: number): void {
-  const high = Math.floor(value / 0x100000000);
-  view.setInt32(at, high);
-  view.setUint32(at + 4, value - high * 0x100000000);
-}
-
-function readInt64(view: DataView, at: number, field: string): number {
-  const value = view.getInt32(at) * 0x100000000 + view.getUint32(at + 4);
+function readSafeInt64(view: DataView, at: number, field: string): number {
+  const value = readInt64(view, at);
   if (!Number.isSafeInteger(value)) {
     fail(`${field} is beyond ±(2^53 − 1), which a JS number cannot hold`);
   }
@@ -314,7 +308,7 @@ export function readBatchHeader(bytes: Uint8Array, at = 0): BatchHeader {
   if (recordCount < 1 || lastOffsetDelta !== recordCount - 1) {
     fail(`batch at ${at}: recordCount ${recordCount} with lastOffsetDelta ${lastOffsetDelta}`);
   }
-  const baseOffset = readInt64(view, 0, "baseOffset");
+  const baseOffset = readSafeInt64(view, 0, "baseOffset");
   const baseOffsetMax = Number.MAX_SAFE_INTEGER - lastOffsetDelta;
   if (baseOffset < 0 || baseOffset > baseOffsetMax) fail(`batch at ${at}: baseOffset ${baseOffset}`);
   return {
@@ -325,9 +319,9 @@ export function readBatchHeader(bytes: Uint8Array, at = 0): BatchHeader {
     crc: view.getUint32(crcAt),
     attributes: view.getInt16(attributesAt),
     lastOffsetDelta,
-    baseTimestamp: readInt64(view, 27, "baseTimestamp"),
-    maxTimestamp: readInt64(view, 35, "maxTimestamp"),
-    producerId: readInt64(view, 43, "producerId"),
+    baseTimestamp: readSafeInt64(view, 27, "baseTimestamp"),
+    maxTimestamp: readSafeInt64(view, 35, "maxTimestamp"),
+    producerId: readSafeInt64(view, 43, "producerId"),
     producerEpoch: view.getInt16(51),
     baseSequence: view.getInt32(53),
     recordCount,
