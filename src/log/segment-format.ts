@@ -31,7 +31,7 @@ export interface SegmentIndexEntry {
 export interface EncodedSegment {
   bytes: Uint8Array;
   index: SegmentIndexEntry[];
-  /** CRC-32C of the whole object: a retried create-only put compares it with the stored object's. */
+  /** segmentChecksum of the object: a retried create-only put compares it with the stored object's. */
   checksum: number;
 }
 
@@ -161,7 +161,28 @@ export function encodeSegment(
   view.setUint32(position + 6, index.length);
   writeInt64(view, position + 10, indexStart);
   view.setUint32(position + 18, crc32c(bytes, indexStart, size - 4));
-  return { bytes, index: index.map((entry) => ({ ...entry })), checksum: crc32c(bytes) };
+  return { bytes, index: index.map((entry) => ({ ...entry })), checksum: segmentChecksum(bytes, batches.length, indexStart) };
+}
+
+/** Bytes of a batch's header up to and including its CRC: what the batch's own CRC-32C does not cover. */
+const batchPrefixBytes = 21;
+
+/**
+ * The object's checksum for create-only retries, without a second pass over the payload:
+ * CRC-32C of each batch's first 21 bytes (base offset, length, leader epoch, magic, its own
+ * CRC-32C of the rest of the batch) followed by the index and footer. Two objects with the
+ * same checksum hold the same bytes, up to CRC collisions.
+ */
+export function segmentChecksum(bytes: Uint8Array, batchCount: number, indexStart: number): number {
+  const tailBytes = bytes.length - indexStart;
+  const input = new Uint8Array(batchCount * batchPrefixBytes + tailBytes);
+  let at = 0;
+  for (let position = 0; position < indexStart; position += batchByteLength(bytes, position)) {
+    input.set(bytes.subarray(position, position + batchPrefixBytes), at);
+    at += batchPrefixBytes;
+  }
+  input.set(bytes.subarray(indexStart), at);
+  return crc32c(input, 0, at + tailBytes);
 }
 
 /**
