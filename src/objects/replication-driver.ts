@@ -125,7 +125,6 @@ export class ReplicationDriver {
       const tier = this.#host.tier();
       if (!node?.isLeader || !tier) break;
       const stub = replicaStub(this.#host.env, topicId, partition, follower);
-      const sentAtMs = Date.now();
       const leaderEndAtSend = node.log.logEndOffset;
       if (this.#tierBehind(follower) || node.needsTier(follower)) {
         const version = tier.version;
@@ -133,7 +132,7 @@ export class ReplicationDriver {
           const installed = await this.#call(
             stub.installTier({ topicId, partition, region: follower, leader: node.region, leaderEpoch: node.leaderEpoch, ...tier.snapshot() }),
           );
-          node.onReply(follower, installed, sentAtMs, leaderEndAtSend);
+          node.onReply(follower, installed, leaderEndAtSend);
           this.#tierSent.set(follower, version);
         } catch {
           await this.#host.setAlarm(Date.now() + replicationRetryMs);
@@ -146,10 +145,10 @@ export class ReplicationDriver {
       let outcome: ReturnType<ReplicaNode["onReply"]>;
       try {
         const reply = await this.#call(stub.replicate({ topicId, partition, region: follower, ...request }));
-        outcome = node.onReply(follower, reply, sentAtMs, leaderEndAtSend);
+        outcome = node.onReply(follower, reply, leaderEndAtSend);
         while (outcome.truncate) {
           const truncated = await this.#call(stub.truncate({ topicId, partition, region: follower, ...outcome.truncate }));
-          outcome = node.onReply(follower, truncated, sentAtMs, leaderEndAtSend);
+          outcome = node.onReply(follower, truncated, leaderEndAtSend);
         }
       } catch {
         await this.#host.setAlarm(Date.now() + replicationRetryMs); // unreachable or slow: the alarm retries
@@ -198,7 +197,7 @@ export class ReplicationDriver {
     }
     // Accepted: the new ISR. Refused: the controller's current state, which this replica adopts.
     const current = stateIn(result);
-    if (current?.leader === node.region) node.becomeLeader(current, Date.now());
+    if (current?.leader === node.region) node.becomeLeader(current);
     else if (current) node.becomeFollower(current.leaderEpoch, current.leader);
     else node.clearIsrProposal();
     this.#host.persistRole();

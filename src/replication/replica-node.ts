@@ -60,14 +60,13 @@ export class ReplicaNode {
   }
 
   /** The controller's state, when it names this replica the leader at a newer (or the same, fresher) epoch. */
-  becomeLeader(state: PartitionState, nowMs: number): boolean {
+  becomeLeader(state: PartitionState): boolean {
     if (state.leader !== this.region || !this.#isNewer(state)) return false;
     const wasLeaderOfEpoch = this.#role.kind === "leader" && this.#role.state.leaderEpoch === state.leaderEpoch;
     // A newer state settles any ISR change in flight: applied, or superseded.
     this.#role = { kind: "leader", state: { ...state, replicas: [...state.replicas], isr: [...state.isr] } };
     if (!wasLeaderOfEpoch) this.#startLeadership(state);
     this.#updateHighWatermark();
-    void nowMs;
     return true;
   }
 
@@ -136,7 +135,7 @@ export class ReplicaNode {
    * An answer to another leadership's request counts for nothing; a mismatch moves where the
    * next push starts but never the confirmed match (a diverging tail is not progress).
    */
-  onReply(follower: string, reply: ReplicateReply, sentAtMs: number, leaderEndAtSend: number): { truncate?: TruncateRequest; fenced: boolean } {
+  onReply(follower: string, reply: ReplicateReply, leaderEndAtSend: number): { truncate?: TruncateRequest; fenced: boolean } {
     if (reply.kind === "fenced") {
       this.becomeFollower(reply.leaderEpoch, reply.leader);
       return { fenced: true };
@@ -162,7 +161,6 @@ export class ReplicaNode {
     progress.nextOffset = reply.logEndOffset;
     progress.matchedEndOffset = Math.max(progress.matchedEndOffset, reply.logEndOffset);
     if (progress.matchedEndOffset >= this.log.logEndOffset || reply.logEndOffset >= leaderEndAtSend) progress.behindSinceMs = undefined;
-    void sentAtMs;
     this.#updateHighWatermark();
     return { fenced: false };
   }

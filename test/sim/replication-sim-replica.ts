@@ -32,8 +32,7 @@ export interface SimReplica {
 }
 
 /** A ReplicaNode over `store`, in the persisted role. */
-export function buildNode(region: string, store: MemoryLogStore, role: ReplicaRole, nowMs: number): ReplicaNode {
-  void nowMs;
+export function buildNode(region: string, store: MemoryLogStore, role: ReplicaRole): ReplicaNode {
   return new ReplicaNode(region, new PartitionLog(store), copyRole(role));
 }
 

@@ -111,10 +111,10 @@ export class ReplicationSim {
     this.replicas = regions.map((region) => {
       const store = new ObservedStore();
       const role: ReplicaRole = { kind: "follower", leaderEpoch: 0, leader: regions[0] };
-      const node = buildNode(region, store, role, this.#nowMs);
+      const node = buildNode(region, store, role);
       return { region, store, view: new LogView(store), node, crashed: false, isolated: false, cutFromController: false, incarnation: 1, persisted: role };
     });
-    this.replicas[0]!.node.becomeLeader(this.#controller.state, this.#nowMs);
+    this.replicas[0]!.node.becomeLeader(this.#controller.state);
     this.#persistRoles();
     const faults = this.#network.faults;
     this.#say(
@@ -280,7 +280,7 @@ export class ReplicationSim {
         const current = this.#chains.get(chainKey)?.chain === message.context.chain;
         if (current) this.#chains.delete(chainKey);
         else if (!this.#pipelined) return this.#say(`${line}: dropped (the call timed out)`);
-        const result = node.onReply(from, message.reply, message.context.sentAtMs, message.context.leaderEndAtSend);
+        const result = node.onReply(from, message.reply, message.context.leaderEndAtSend);
         this.#say(`${line} → hw ${node.log.highWatermark}${result.fenced ? ", fenced: now follows" : ""}${result.truncate ? ", asks to truncate" : ""}`);
         if (result.fenced) this.counts.fenced += 1;
         if (result.truncate) {
@@ -293,11 +293,11 @@ export class ReplicationSim {
         if (message.incarnation !== replica.incarnation) return this.#say(`${line}: dropped (sent before a restart)`);
         const state = message.state ?? message.known;
         if (!state) return this.#say(line);
-        const applied = node.becomeLeader(state, this.#nowMs);
+        const applied = node.becomeLeader(state);
         return this.#say(`${line} → ${applied ? "applied" : "ignored"}`);
       }
       case "becomeLeader": {
-        const applied = node.becomeLeader(message.state, this.#nowMs);
+        const applied = node.becomeLeader(message.state);
         if (applied) for (const follower of node.followers()) this.#push(replica, follower);
         return this.#say(`${line} → ${applied ? "applied" : "ignored"}`);
       }
@@ -404,7 +404,7 @@ export class ReplicationSim {
     const role = replica.persisted;
     replica.incarnation += 1;
     replica.crashed = false;
-    replica.node = buildNode(replica.region, replica.store, role, this.#nowMs);
+    replica.node = buildNode(replica.region, replica.store, role);
     this.#say(`${replica.region} restarts as ${describeRole(role)} (log end ${replica.node.log.logEndOffset}, hw ${replica.node.log.highWatermark})`);
   }
 

@@ -18,9 +18,9 @@ describe("known bugs: truncation", () => {
     const enam = follower("enam");
     leader.appendAsLeader([batch("a")]);
     const push = leader.pushFor("enam", unlimited)!;
-    leader.onReply("enam", enam.handleReplicate(push), 0, 1);
+    leader.onReply("enam", enam.handleReplicate(push), 1);
     // A copy of the same push arrives: a mismatch, and the truncation it asks for is delayed.
-    const { truncate } = leader.onReply("enam", enam.handleReplicate(push), 0, 1);
+    const { truncate } = leader.onReply("enam", enam.handleReplicate(push), 1);
     expect(truncate).toBeDefined();
     leader.appendAsLeader([batch("b")]);
     sync(leader, enam, 0);
@@ -41,10 +41,10 @@ describe("known bugs: truncation", () => {
     const enamLeads = leaderOf(state("enam", ["enam", "weur"], 1, 1), 0, enam);
     enamLeads.appendAsLeader([batch("b")]);
     const push = enamLeads.pushFor("weur", unlimited)!;
-    const { truncate } = enamLeads.onReply("weur", weur.handleReplicate(push), 0, 2);
+    const { truncate } = enamLeads.onReply("weur", weur.handleReplicate(push), 2);
     expect(truncate?.epochEnd.epoch).toBe(0);
     // A copy of that truncation goes first; the follower catches up and "b" is acknowledged.
-    enamLeads.onReply("weur", weur.handleTruncate(truncate!), 0, 2);
+    enamLeads.onReply("weur", weur.handleTruncate(truncate!), 2);
     sync(enamLeads, weur, 0);
     expect(enamLeads.log.highWatermark).toBe(2);
     weur.handleTruncate(truncate!);
@@ -71,7 +71,7 @@ describe("known bugs: truncation", () => {
     enam.log.append([batch("v1"), batch("v2"), batch("v3")], 0);
     enam.log.append([batch("w")], 3);
     leaderOf(state("wnam", ["wnam", "enam"], 4, 4), 0, leader);
-    const { truncate } = leader.onReply("enam", enam.handleReplicate(leader.pushFor("enam", unlimited)!), 0, 2);
+    const { truncate } = leader.onReply("enam", enam.handleReplicate(leader.pushFor("enam", unlimited)!), 2);
     const reply = enam.handleTruncate(truncate!);
     // Whatever the follower answers, an "ok" must mean its log is a prefix of the leader's.
     if (reply.kind === "ok") expect(records(leader).slice(0, enam.log.logEndOffset)).toEqual(records(enam));
@@ -91,7 +91,7 @@ describe("known bugs: follower progress and the high watermark", () => {
     const enamLeads = leaderOf(state("enam", ["enam", "weur"], 1, 1), 0, enam);
     enamLeads.appendAsLeader([batch("x")]);
     const push = enamLeads.pushFor("weur", unlimited)!;
-    const { truncate } = enamLeads.onReply("weur", weur.handleReplicate(push), 0, 2);
+    const { truncate } = enamLeads.onReply("weur", weur.handleReplicate(push), 2);
     expect(truncate).toBeDefined(); // in flight
     enamLeads.appendAsLeader([batch("y")]);
     // weur holds a,b,c,d@e0: only offset 0 is common, so "x" at 1 is on one ISR member only.
@@ -164,7 +164,7 @@ describe("known bugs: follower progress and the high watermark", () => {
     expect(records(weur)).toEqual(["x@e1"]);
     // wnam leads epoch 2; the answer to its epoch-0 push arrives now.
     leaderOf(state("wnam", ["wnam", "weur"], 2, 2), 0, wnam);
-    wnam.onReply("weur", lateReply, 0, 2);
+    wnam.onReply("weur", lateReply, 2);
     wnam.appendAsLeader([batch("y")]);
     expect(wnam.log.highWatermark).toBeLessThanOrEqual(weur.log.logEndOffset);
   });

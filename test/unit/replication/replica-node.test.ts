@@ -65,7 +65,7 @@ describe("ReplicaNode: fencing by epoch", () => {
   it("a fenced leader steps down: it follows the newer epoch and refuses appends", () => {
     const old = leaderOf(state("wnam", ["wnam", "enam"], 1));
     old.appendAsLeader([batch("a")]);
-    const result = old.onReply("enam", { kind: "fenced", leaderEpoch: 2, leader: "weur" }, 0, 1);
+    const result = old.onReply("enam", { kind: "fenced", leaderEpoch: 2, leader: "weur" }, 1);
     expect(result).toEqual({ fenced: true });
     expect(old.isLeader).toBe(false);
     expect(old.role).toEqual({ kind: "follower", leaderEpoch: 2, leader: "weur" });
@@ -93,12 +93,12 @@ describe("ReplicaNode: fencing by epoch", () => {
 
   it("ignores a controller state for another replica or an older epoch, and an older becomeFollower", () => {
     const node = follower("wnam", 3, "enam");
-    expect(node.becomeLeader(state("enam", ["enam"], 4), 0)).toBe(false);
-    expect(node.becomeLeader(state("wnam", ["wnam"], 2), 0)).toBe(false);
+    expect(node.becomeLeader(state("enam", ["enam"], 4))).toBe(false);
+    expect(node.becomeLeader(state("wnam", ["wnam"], 2))).toBe(false);
     expect(node.becomeFollower(2, "weur")).toBe(false);
     expect(node.role).toEqual({ kind: "follower", leaderEpoch: 3, leader: "enam" });
-    expect(node.becomeLeader(state("wnam", ["wnam"], 4, 5), 0)).toBe(true);
-    expect(node.becomeLeader(state("wnam", ["wnam", "enam"], 4, 4), 0)).toBe(false);
+    expect(node.becomeLeader(state("wnam", ["wnam"], 4, 5))).toBe(true);
+    expect(node.becomeLeader(state("wnam", ["wnam", "enam"], 4, 4))).toBe(false);
     expect(node.inSyncReplicas).toEqual(["wnam"]);
   });
 });
@@ -136,7 +136,7 @@ describe("ReplicaNode: divergence, truncation and catching up (KIP-101)", () => 
     // The same push again (a retry): the follower's log no longer ends there.
     const reply = enam.handleReplicate(first);
     expect(reply).toEqual({ kind: "mismatch", logEndOffset: 1, latestEpoch: 0, askEpoch: 0, leaderEpoch: 0 });
-    const { truncate } = leader.onReply("enam", reply, 0, 1);
+    const { truncate } = leader.onReply("enam", reply, 1);
     expect(truncate).toMatchObject({ leader: "wnam", leaderEpoch: 0, epochEnd: { epoch: 0, endOffset: 1 } });
     expect(enam.handleTruncate(truncate!)).toMatchObject({ kind: "ok", logEndOffset: 1 });
     expect(records(enam)).toEqual(["a@e0"]);
@@ -178,7 +178,7 @@ describe("ReplicaNode: proposedIsr", () => {
   it("takes a follower back once it has caught up, and not while it is behind", () => {
     const { leader, enam } = caughtUpPair();
     leader.appendAsLeader([batch("b")]);
-    expect(leader.becomeLeader(state("wnam", ["wnam"], 0, 1), lagMs + 1)).toBe(true);
+    expect(leader.becomeLeader(state("wnam", ["wnam"], 0, 1))).toBe(true);
     leader.appendAsLeader([batch("c")]);
     expect(leader.log.highWatermark).toBe(3);
     expect(leader.proposedIsr(lagMs + 2, lagMs)).toBeUndefined();

@@ -25,7 +25,7 @@ export function follower(region: string, leaderEpoch = 0, leader: string | undef
 }
 
 export function leaderOf(partition: PartitionState, nowMs = 0, node = follower(partition.leader, partition.leaderEpoch, undefined)): ReplicaNode {
-  expect(node.becomeLeader(partition, nowMs)).toBe(true);
+  expect(node.becomeLeader(partition)).toBe(true);
   return node;
 }
 
@@ -46,8 +46,8 @@ export function sync(leader: ReplicaNode, to: ReplicaNode, nowMs: number): void 
     const endAtSend = leader.log.logEndOffset;
     const push = leader.pushFor(to.region, unlimited);
     if (!push) return;
-    let result = leader.onReply(to.region, to.handleReplicate(push), nowMs, endAtSend);
-    while (result.truncate) result = leader.onReply(to.region, to.handleTruncate(result.truncate), nowMs, endAtSend);
+    let result = leader.onReply(to.region, to.handleReplicate(push), endAtSend);
+    while (result.truncate) result = leader.onReply(to.region, to.handleTruncate(result.truncate), endAtSend);
     if (result.fenced) return;
   }
   throw new Error("did not catch up in 20 rounds");
