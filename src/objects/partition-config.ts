@@ -29,3 +29,9 @@ export function partitionConfig(topic: Pick<TopicMetadata, "configs">): Partitio
 
 /** What a replica assumes before any call has told it its topic's configs: Kafka's defaults. */
 export const defaultPartitionConfig: PartitionConfig = partitionConfig({ configs: {} });
+
+/** Whether two configs are the same (every call carries one; the replica persists it only when it changed). */
+export function samePartitionConfig(a: PartitionConfig, b: PartitionConfig): boolean {
+  const names = Object.keys(a) as (keyof PartitionConfig)[];
+  return names.length === Object.keys(b).length && names.every((name) => a[name] === b[name]);
+}

@@ -10,7 +10,7 @@ import type { Acks } from "../protocol/schemas.ts";
 import type { ReplicateReply, ReplicateRequest, TruncateReply, TruncateRequest } from "../replication/messages.ts";
 import type { PartitionState } from "../replication/partition-state.ts";
 import { ReplicaNode, type ReplicaRole } from "../replication/replica-node.ts";
-import { defaultPartitionConfig, type PartitionConfig } from "./partition-config.ts";
+import { defaultPartitionConfig, samePartitionConfig, type PartitionConfig } from "./partition-config.ts";
 import { ReplicaFaults, type Fault } from "./replica-faults.ts";
 import { readReplicaIdentity, replicaIdentityMigration, writeReplicaIdentity, type ReplicaIdentity } from "./replica-identity.ts";
 import { ReplicationDriver } from "./replication-driver.ts";
@@ -80,6 +80,8 @@ export class PartitionReplica extends DurableObject<Env> {
   #node: ReplicaNode | undefined;
   #tier: SegmentTier | undefined;
   #maintaining: Promise<void> | undefined;
+  /** The alarm's time as last read or set; null when none is set; undefined until read. */
+  #alarmAtMs: number | null | undefined;
   readonly #readers = new Waiters(waitersPerPartitionMax);
   readonly #faults = new ReplicaFaults();
   readonly #replication: ReplicationDriver;
@@ -294,12 +296,13 @@ export class PartitionReplica extends DurableObject<Env> {
    * and re-arms: the platform retries a throwing alarm only a few times.
    */
   override async alarm(): Promise<void> {
+    this.#alarmAtMs = null; // this alarm has fired: none is set until one is armed again
     try {
       await this.#replication.tick();
       await this.#maintain();
     } catch (error) {
       console.error("partition alarm failed", error);
-      await this.ctx.storage.setAlarm(Date.now() + replicationRetryMs);
+      await this.#setAlarmBefore(Date.now() + replicationRetryMs);
     }
   }
 
@@ -322,12 +325,12 @@ export class PartitionReplica extends DurableObject<Env> {
   #admitRouted(request: RoutedCall, requireLeader = true): ReplicaNode {
     const node = this.#admit(request);
     const identity = this.#identity!;
-    const configChanged = JSON.stringify(identity.config) !== JSON.stringify(request.config);
+    const configChanged = !samePartitionConfig(identity.config, request.config);
     if (configChanged) identity.config = { ...request.config };
     const { placement } = request;
     const roleChanged =
       placement.leader === node.region
-        ? node.becomeLeader(placement, Date.now())
+        ? node.becomeLeader(placement)
         : node.becomeFollower(placement.leaderEpoch, placement.leader);
     if (roleChanged || configChanged) this.#persist();
     if (roleChanged) {
@@ -374,8 +377,14 @@ export class PartitionReplica extends DurableObject<Env> {
     writeReplicaIdentity(this.ctx.storage.sql, this.#identity);
   }
 
+  /**
+   * Arms the alarm for `atMs` unless it is already due by then. The alarm's time is kept in
+   * memory once read, so the hot path (an append while a seal is due) touches no storage.
+   */
   async #setAlarmBefore(atMs: number): Promise<void> {
-    const current = await this.ctx.storage.getAlarm();
-    if (current === null || current > atMs) await this.ctx.storage.setAlarm(atMs);
+    if (this.#alarmAtMs === undefined) this.#alarmAtMs = await this.ctx.storage.getAlarm();
+    if (this.#alarmAtMs !== null && this.#alarmAtMs <= atMs) return;
+    this.#alarmAtMs = atMs;
+    await this.ctx.storage.setAlarm(atMs);
   }
 }
