@@ -4,6 +4,7 @@
  * producer serializes at send. Out: stored batches from a binary fetch become FetchedRecords,
  * keeping only the records a reader may see.
  */
+import type { PolledRecord } from "./group-member.ts";
 import { TributaryError } from "../errors.ts";
 import { decodeBase64 } from "../protocol/base64.ts";
 import { controlFlag, splitBatches, type RecordHeader, type RecordInput } from "../protocol/record-batch.ts";
@@ -120,15 +121,7 @@ function base64Field(field: string, value: string | null): Uint8Array | null {
 }
 
 /** A group poll's record (asked for with encoding base64, so bytes arrive exact). */
-export function consumedFromPolled(record: {
-  topic: string;
-  partition: number;
-  offset: number;
-  timestamp: number;
-  key: string | null;
-  value: string | null;
-  headers?: Record<string, string>;
-}): ConsumedMessage {
+export function consumedFromPolled(record: PolledRecord): ConsumedMessage {
   return {
     topic: record.topic,
     partition: record.partition,
@@ -136,6 +129,6 @@ export function consumedFromPolled(record: {
     timestamp: record.timestamp,
     key: base64Field("key", record.key),
     value: base64Field("value", record.value),
-    headers: headersObject(Object.entries(record.headers ?? {})),
+    headers: headersObject(Object.entries(record.headers)),
   };
 }
