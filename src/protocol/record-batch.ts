@@ -5,17 +5,8 @@
  */
 import { readInt64, writeInt64 } from "./int64.ts";
 import { crc32c } from "./crc32c.ts";
-import { readUtf8, utf8Length, writeUtf8 } from "./utf8.ts";
-import {
-  takeVarint,
-  takeVarlong,
-  VarintError,
-  varintSize,
-  varlongSize,
-  writeVarint,
-  writeVarlong,
-  type ByteCursor,
-} from "./varint.ts";
+import { utf8Length, writeUtf8 } from "./utf8.ts";
+import { varintSize, varlongSize, writeVarint, writeVarlong } from "./varint.ts";
 
 export const batchHeaderBytes = 61;
 /** Attributes bit 3: the broker's append time replaces every record's own timestamp. */
