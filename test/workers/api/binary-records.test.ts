@@ -8,7 +8,7 @@ import { batchBytesMax } from "../../../src/limits.ts";
 import { recordBatchContentType } from "../../../src/protocol/content-types.ts";
 import { encodeRecordBatch, readBatchHeader, splitBatches, verifyBatchCrc, type RecordInput } from "../../../src/protocol/record-batch.ts";
 import { decodeRecordBatch } from "../../../src/protocol/record-batch-decode.ts";
-import { baseUrl, createTopic, expectError, highWatermarks, readAll, readResponse, uniqueTopic } from "../support/http.ts";
+import { baseUrl, createTopic, expectError, highWatermarks, readAll, concat, readResponse, uniqueTopic } from "../support/http.ts";
 
 const utf8 = new TextEncoder();
 const text = new TextDecoder();
@@ -20,16 +20,6 @@ function records(values: string[], timestamp = Date.now()): RecordInput[] {
     headers: [{ key: "h", value: utf8.encode(`v${index}`) }],
     timestamp: timestamp + index,
   }));
-}
-
-function concat(...parts: Uint8Array[]): Uint8Array {
-  const bytes = new Uint8Array(parts.reduce((total, part) => total + part.byteLength, 0));
-  let at = 0;
-  for (const part of parts) {
-    bytes.set(part, at);
-    at += part.byteLength;
-  }
-  return bytes;
 }
 
 async function produceBinary(topic: string, partition: number, body: Uint8Array, query = "", contentType = recordBatchContentType) {

@@ -22,6 +22,7 @@ import {
   readResponse,
   uniqueTopic,
   type ProduceRecordBody,
+  concat,
   type Topic,
 } from "../support/http.ts";
 
@@ -50,16 +51,6 @@ function values(partition: number, ...texts: string[]): ProduceRecordBody[] {
 function batch(texts: string[], producer: Producer | undefined, baseSequence: number, timestamp = Date.now()): Uint8Array {
   const records: RecordInput[] = texts.map((text, index) => ({ key: null, value: utf8.encode(text), headers: [], timestamp: timestamp + index }));
   return encodeRecordBatch(records, producer ? { ...producer, baseSequence } : {});
-}
-
-function concat(...parts: Uint8Array[]): Uint8Array {
-  const bytes = new Uint8Array(parts.reduce((total, part) => total + part.byteLength, 0));
-  let at = 0;
-  for (const part of parts) {
-    bytes.set(part, at);
-    at += part.byteLength;
-  }
-  return bytes;
 }
 
 async function produceBinary(topic: string, partition: number, body: Uint8Array, acks = "all") {

@@ -161,3 +161,14 @@ export function uniqueTopic(prefix: string): string {
   counter += 1;
   return `${prefix}-${counter}-${crypto.randomUUID().slice(0, 8)}`;
 }
+
+/** Concatenated bytes: record batches travel back to back, as Kafka's own fetch answers carry them. */
+export function concat(...parts: Uint8Array[]): Uint8Array {
+  const bytes = new Uint8Array(parts.reduce((total, part) => total + part.byteLength, 0));
+  let at = 0;
+  for (const part of parts) {
+    bytes.set(part, at);
+    at += part.byteLength;
+  }
+  return bytes;
+}
