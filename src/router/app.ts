@@ -1,4 +1,5 @@
 import { Hono } from "hono";
+import type { RouterEnv } from "./context.ts";
 import { cors } from "hono/cors";
 import { TributaryError } from "../errors.ts";
 import { adminTokenAuth } from "./auth.ts";
@@ -11,8 +12,8 @@ import { recordRoutes } from "./routes/records.ts";
 import { topicRoutes } from "./routes/topics.ts";
 
 /** The router Worker's HTTP API (API.md): stateless; every piece of state lives in an object. */
-export function createApp(): Hono<{ Bindings: Env }> {
-  const app = new Hono<{ Bindings: Env }>();
+export function createApp(): Hono<RouterEnv> {
+  const app = new Hono<RouterEnv>();
   app.use(
     "/v1/*",
     cors({

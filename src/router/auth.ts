@@ -1,4 +1,5 @@
 import type { MiddlewareHandler } from "hono";
+import type { RouterEnv } from "./context.ts";
 import { TributaryError } from "../errors.ts";
 
 const utf8 = new TextEncoder();
@@ -19,7 +20,7 @@ let warnedOpen = false;
  * every /v1 request but health and CORS preflight needs `Authorization: Bearer <token>`;
  * without it (local development) requests are allowed and a warning is logged once.
  */
-export function adminTokenAuth(): MiddlewareHandler<{ Bindings: Env }> {
+export function adminTokenAuth(): MiddlewareHandler<RouterEnv> {
   return async function adminTokenAuth(c, next) {
     if (c.req.method === "OPTIONS" || c.req.path === "/v1/health") return next();
     const expected = c.env.TRIBUTARY_ADMIN_TOKEN;

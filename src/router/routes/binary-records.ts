@@ -1,4 +1,5 @@
 import { Hono } from "hono";
+import type { RouterEnv } from "../context.ts";
 import { TributaryError } from "../../errors.ts";
 import { produceRequestBytesMax } from "../../limits.ts";
 import { fetchHeaders, isRecordBatchType, recordBatchContentType } from "../../protocol/content-types.ts";
@@ -27,7 +28,7 @@ function nextOffsetAfter(batches: readonly Uint8Array[], offset: number, highWat
  * router on the way out. Mounted before the JSON routes; a fetch without the Accept type
  * falls through to them.
  */
-export const binaryRecordRoutes = new Hono<{ Bindings: Env }>()
+export const binaryRecordRoutes = new Hono<RouterEnv>()
   .post("/:topic/partitions/:partition/records", async (c) => {
     if (!isRecordBatchType(c.req.header("content-type"))) {
       throw new TributaryError(

@@ -1,4 +1,5 @@
 import { Hono } from "hono";
+import type { RouterEnv } from "../context.ts";
 import { z } from "zod";
 import { TributaryError, unwrap } from "../../errors.ts";
 import { adminRequestBytesMax } from "../../limits.ts";
@@ -21,7 +22,7 @@ const faultSchema = z.object({
  * feature for local resilience drills and tests, never set in a production deploy, where
  * the route does not exist (404 NOT_FOUND).
  */
-export const faultRoutes = new Hono<{ Bindings: Env }>().post("/", async (c) => {
+export const faultRoutes = new Hono<RouterEnv>().post("/", async (c) => {
   checkFaultsEnabled(c.env);
   const request = await readJsonBody(c.req.raw, faultSchema, { maxBytes: adminRequestBytesMax });
   const topic = await topicMetadata(c.env, request.topic);

@@ -1,4 +1,5 @@
 import { Hono } from "hono";
+import type { RouterEnv } from "../context.ts";
 import { TributaryError, unwrap } from "../../errors.ts";
 import { adminRequestBytesMax, groupIdLengthMax } from "../../limits.ts";
 import type { GroupOffset } from "../../objects/group-coordinator-api.ts";
@@ -27,7 +28,7 @@ function groupParam(value: string): string {
 }
 
 /** Consumer groups (API.md): membership, poll, offsets, describe, list, reset, delete. */
-export const groupRoutes = new Hono<{ Bindings: Env }>()
+export const groupRoutes = new Hono<RouterEnv>()
   .get("/", async (c) => {
     const groups = unwrap(await controllerStub(c.env).listGroups());
     return c.json({ groups });

@@ -1,4 +1,5 @@
 import { Hono } from "hono";
+import type { RouterEnv } from "../context.ts";
 import { TributaryError, unwrap } from "../../errors.ts";
 import { adminRequestBytesMax } from "../../limits.ts";
 import { controllerStub } from "../../objects/stubs.ts";
@@ -25,7 +26,7 @@ async function checkBody(request: Request): Promise<void> {
  * `POST /v1/producers` (API.md, Produce): an idempotent producer's id and epoch, from the
  * controller (Kafka's InitProducerId, without transactions).
  */
-export const producerRoutes = new Hono<{ Bindings: Env }>().post("/", async (c) => {
+export const producerRoutes = new Hono<RouterEnv>().post("/", async (c) => {
   await checkBody(c.req.raw);
   const identity = unwrap(await controllerStub(c.env).initProducerId());
   return c.json(identity, 201);

@@ -1,4 +1,5 @@
 import { Hono } from "hono";
+import type { RouterEnv } from "../context.ts";
 import { TributaryError } from "../../errors.ts";
 import { produceRecordsMax, produceRequestBytesMax } from "../../limits.ts";
 import { encodingSchema, produceRequestSchema, type Encoding } from "../../protocol/schemas.ts";
@@ -16,7 +17,7 @@ function encodingParam(text: string | undefined): Encoding {
 }
 
 /** Produce, fetch from one partition, and offsets (API.md). */
-export const recordRoutes = new Hono<{ Bindings: Env }>()
+export const recordRoutes = new Hono<RouterEnv>()
   .post("/:topic/records", async (c) => {
     const request = await readJsonBody(c.req.raw, produceRequestSchema, { maxBytes: produceRequestBytesMax, code: "RECORD_LIST_TOO_LARGE" });
     if (request.records.length > produceRecordsMax) {

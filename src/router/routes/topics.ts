@@ -1,4 +1,5 @@
 import { Hono } from "hono";
+import type { RouterEnv } from "../context.ts";
 import { unwrap } from "../../errors.ts";
 import { adminRequestBytesMax } from "../../limits.ts";
 import { controllerStub } from "../../objects/stubs.ts";
@@ -8,7 +9,7 @@ import { readJsonBody } from "../request-body.ts";
 import { announceConfigs, topicView } from "../topic-view.ts";
 
 /** Topics (API.md): create, list, describe, alter configs, add partitions, delete. */
-export const topicRoutes = new Hono<{ Bindings: Env }>()
+export const topicRoutes = new Hono<RouterEnv>()
   .post("/", async (c) => {
     const body = await readJsonBody(c.req.raw, createTopicSchema, { maxBytes: adminRequestBytesMax });
     const topic = unwrap(await controllerStub(c.env).createTopic(body));

@@ -1,0 +1,15 @@
+import type { Principal } from "../auth/principal.ts";
+
+/**
+ * What every route handler sees besides the bindings: who is asking (set by the auth
+ * middleware before any route runs), and the payload bytes the request produced or fetched
+ * (set by the record routes, read by the quota middleware once the answer is ready).
+ */
+export interface RouterEnv {
+  Bindings: Env;
+  Variables: {
+    principal: Principal;
+    producedBytes: number;
+    fetchedBytes: number;
+  };
+}
