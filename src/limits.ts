@@ -220,3 +220,40 @@ export const compactionKeysMax = 200_000;
 
 /** Bytes of keys one compaction pass holds in its map: with compactionKeysMax, ~36 MiB at most. */
 export const compactionKeyBytesMax = 16 * MiB;
+
+// ---- Tokens and authorization -------------------------------------------------------
+
+/**
+ * Scoped tokens the controller stores. Each is a small row read only when a router's cache
+ * misses; tokens are credentials for services and pages' backends, not per-user sessions
+ * (a page gets a short-lived write token, which is not stored at all).
+ */
+export const tokensMax = 10_000;
+
+/** Rules on one token: an ACL names resources, it is not a catalogue (Kafka bounds none). */
+export const tokenRulesMax = 100;
+
+/** Characters of a token's name: a label for people. */
+export const tokenNameLengthMax = 255;
+
+/**
+ * How long a router isolate trusts what the controller said of a token (API.md: a revoked
+ * token fails "within seconds"). Expiry is checked on every request, not cached.
+ */
+export const tokenCacheMs = 5_000;
+
+/** Tokens (and rejected bearer strings) one router isolate remembers; the oldest goes first. */
+export const tokenCacheEntriesMax = 10_000;
+
+/** Characters of a bearer token the router looks at: longer ones are refused unread. */
+export const bearerTokenLengthMax = 1_024;
+
+/**
+ * Lifetime of a browser write token (docs/api.md): short, because a page holds it where any
+ * script on the page can read it; long enough for a page view. Default and largest.
+ */
+export const writeTokenTtlMsDefault = 10 * 60 * 1000;
+export const writeTokenTtlMsMax = 60 * 60 * 1000;
+
+/** A quota rate's largest value (bytes or requests per second): above it, leave it unset. */
+export const quotaRateMax = 1_000_000_000_000;

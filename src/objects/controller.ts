@@ -1,4 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
+import { createTokenSchema } from "../auth/token-schemas.ts";
 import { TributaryError, toResult, unwrap, type Result } from "../errors.ts";
 import { deleteFanOutConcurrencyMax, partitionsPerTopicMax, replicationFactorMax } from "../limits.ts";
 import { parseRegions, placePartitions } from "../topics/placement.ts";
@@ -9,6 +10,7 @@ import type { AlterPartitionRequest, PartitionState } from "../replication/parti
 import { PartitionElections, type PartitionRef } from "./partition-elections.ts";
 import { applyMigrations } from "./schema.ts";
 import { groupStub, replicaStub } from "./stubs.ts";
+import { TokenRegistry, tokenMigration, type TokenGrant, type TokenView } from "./token-registry.ts";
 
 export interface CreateTopicRequest {
   name: unknown;
@@ -57,6 +59,7 @@ const migrations = [
      id INTEGER PRIMARY KEY CHECK (id = 1),
      next_producer_id INTEGER NOT NULL
    );`,
+  tokenMigration,
 ];
 
 /** What `POST /v1/producers` answers (Kafka's InitProducerId, without transactions). */
@@ -83,10 +86,12 @@ const deletionRetryMs = 1_000;
 export class Controller extends DurableObject<Env> {
   readonly #topics = new Map<string, TopicMetadata>();
   readonly #elections: PartitionElections;
+  readonly #tokens: TokenRegistry;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.#elections = new PartitionElections(env, ctx.storage.sql, this.#topics);
+    this.#tokens = new TokenRegistry(ctx.storage.sql);
     void ctx.blockConcurrencyWhile(async () => {
       applyMigrations(ctx.storage.sql, migrations);
       this.#loadTopics();
@@ -304,6 +309,35 @@ export class Controller extends DurableObject<Env> {
         .map((row) => ({ group: row.name, state: row.state, members: row.members }))
         .sort((a, b) => (a.group < b.group ? -1 : a.group > b.group ? 1 : 0)),
     );
+  }
+
+  /** `POST /v1/tokens` (the router has checked the caller is the admin): the secret is in this answer only. */
+  async createToken(request: unknown): Promise<Result<TokenView & { token: string }>> {
+    return toResult(() => {
+      const parsed = createTokenSchema.safeParse(request);
+      if (!parsed.success) throw new TributaryError("INVALID_REQUEST", "a token is {name?, rules, expiresAt?, quotas?}");
+      return this.#tokens.create(parsed.data, Date.now());
+    });
+  }
+
+  async listTokens(): Promise<Result<TokenView[]>> {
+    return toResult(() => this.#tokens.list());
+  }
+
+  async revokeToken(id: string): Promise<Result<void>> {
+    return toResult(() => {
+      if (!this.#tokens.revoke(id)) throw new TributaryError("NOT_FOUND", `no token ${id}`);
+    });
+  }
+
+  /** A router's cache miss: the grant of a scoped token whose secret hashes to `secretHash`, or null. */
+  async authenticate(id: string, secretHash: string): Promise<TokenGrant | null> {
+    return this.#tokens.authenticate(id, secretHash, Date.now()) ?? null;
+  }
+
+  /** The grant of a live token by id (the token a write token was minted from), or null. */
+  async tokenGrant(id: string): Promise<TokenGrant | null> {
+    return this.#tokens.grantOf(id, Date.now()) ?? null;
   }
 
   #topic(name: string): TopicMetadata {

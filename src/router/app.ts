@@ -1,15 +1,19 @@
 import { Hono } from "hono";
-import type { RouterEnv } from "./context.ts";
 import { cors } from "hono/cors";
 import { TributaryError } from "../errors.ts";
-import { adminTokenAuth } from "./auth.ts";
+import { fetchHeaders } from "../protocol/content-types.ts";
+import { authentication } from "./auth.ts";
+import { clientRegionHeader } from "./client-region.ts";
+import type { RouterEnv } from "./context.ts";
 import { asTributaryError, errorResponse } from "./http-errors.ts";
 import { binaryRecordRoutes } from "./routes/binary-records.ts";
 import { groupRoutes } from "./routes/groups.ts";
 import { faultRoutes } from "./routes/faults.ts";
 import { producerRoutes } from "./routes/producers.ts";
 import { recordRoutes } from "./routes/records.ts";
+import { tokenRoutes } from "./routes/tokens.ts";
 import { topicRoutes } from "./routes/topics.ts";
+import { writeTokenRoutes } from "./routes/write-tokens.ts";
 
 /** The router Worker's HTTP API (API.md): stateless; every piece of state lives in an object. */
 export function createApp(): Hono<RouterEnv> {
@@ -18,19 +22,22 @@ export function createApp(): Hono<RouterEnv> {
     "/v1/*",
     cors({
       origin: (origin, c) => corsOrigin(origin, (c.env as Env).CORS_ORIGINS),
-      allowHeaders: ["Authorization", "Content-Type"],
+      allowHeaders: ["Authorization", "Content-Type", "Accept", clientRegionHeader],
+      exposeHeaders: ["Retry-After", ...Object.values(fetchHeaders)],
       allowMethods: ["GET", "POST", "PATCH", "DELETE", "OPTIONS"],
       maxAge: 600,
     }),
   );
-  app.use("/v1/*", adminTokenAuth());
+  app.use("/v1/*", authentication());
   app.get("/v1/health", (c) => c.json({ status: "ok" }));
   app.route("/v1/topics", topicRoutes);
   app.route("/v1/topics", binaryRecordRoutes);
   app.route("/v1/topics", recordRoutes);
+  app.route("/v1/topics", writeTokenRoutes);
   app.route("/v1/producers", producerRoutes);
   app.route("/v1/faults", faultRoutes);
   app.route("/v1/groups", groupRoutes);
+  app.route("/v1/tokens", tokenRoutes);
   app.notFound((c) => errorResponse(c, new TributaryError("NOT_FOUND", `no route for ${c.req.method} ${c.req.path}`)));
   app.onError((error, c) => errorResponse(c, asTributaryError(error)));
   return app;

@@ -38,7 +38,13 @@ interface PartitionRead {
   taken: number;
 }
 
-export async function pollGroup(env: Env, group: string, memberId: string, request: PollRequest) {
+/**
+ * `mayRead` refuses (throws) when the caller may not read one of the topics: checked for the
+ * positions it sends before the coordinator commits them, and for the member's assigned
+ * topics before any is read.
+ */
+export async function pollGroup(env: Env, group: string, memberId: string, request: PollRequest, mayRead: (topics: string[]) => void) {
+  mayRead((request.positions ?? []).map((position) => position.topic));
   const start = unwrap(
     await groupStub(env, group).pollStart(group, memberId, {
       memberEpoch: request.memberEpoch,
@@ -46,6 +52,7 @@ export async function pollGroup(env: Env, group: string, memberId: string, reque
       autoCommit: request.autoCommit,
     }),
   );
+  mayRead(start.starts.map((partitionStart) => partitionStart.topic));
   const plans = await planPartitions(env, start.starts, request);
   const readable = plans.filter((plan) => plan.read);
   let reads = await readAll(env, readable, request);

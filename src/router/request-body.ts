@@ -44,16 +44,19 @@ export async function readBodyBytes(request: Request, bound: BodyBound): Promise
 
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
 
-/** Parses a JSON body against a schema: malformed JSON or a wrong shape is 400 INVALID_REQUEST. */
+/**
+ * Parses a JSON body against a schema: malformed JSON or a wrong shape is 400 INVALID_REQUEST.
+ * With `optional`, an empty body counts as `{}`.
+ */
 export async function readJsonBody<Schema extends z.ZodType>(
   request: Request,
   schema: Schema,
-  bound: BodyBound,
+  bound: BodyBound & { optional?: boolean },
 ): Promise<z.infer<Schema>> {
   const bytes = await readBodyBytes(request, bound);
   let json: unknown;
   try {
-    json = JSON.parse(utf8.decode(bytes));
+    json = bound.optional && bytes.byteLength === 0 ? {} : JSON.parse(utf8.decode(bytes));
   } catch {
     throw new TributaryError("INVALID_REQUEST", "the request body is not valid JSON");
   }

@@ -1,5 +1,4 @@
 import { Hono } from "hono";
-import type { RouterEnv } from "../context.ts";
 import { TributaryError } from "../../errors.ts";
 import { produceRequestBytesMax } from "../../limits.ts";
 import { fetchHeaders, isRecordBatchType, recordBatchContentType } from "../../protocol/content-types.ts";
@@ -13,6 +12,8 @@ import { readPartitionBatches } from "../partition-reads.ts";
 import { checkInSyncReplicas } from "../produce.ts";
 import { acksParam, fetchParams, partitionParam } from "../query.ts";
 import { readBodyBytes } from "../request-body.ts";
+import { authorize } from "../authorize.ts";
+import type { RouterEnv } from "../context.ts";
 
 /** Where a reader continues after these batches: past the last one, never past the high watermark. */
 function nextOffsetAfter(batches: readonly Uint8Array[], offset: number, highWatermark: number): number {
@@ -30,6 +31,7 @@ function nextOffsetAfter(batches: readonly Uint8Array[], offset: number, highWat
  */
 export const binaryRecordRoutes = new Hono<RouterEnv>()
   .post("/:topic/partitions/:partition/records", async (c) => {
+    authorize(c, "topic", c.req.param("topic"), "write");
     if (!isRecordBatchType(c.req.header("content-type"))) {
       throw new TributaryError(
         "INVALID_REQUEST",
@@ -58,6 +60,7 @@ export const binaryRecordRoutes = new Hono<RouterEnv>()
   })
   .get("/:topic/partitions/:partition/records", async (c, next) => {
     if (!isRecordBatchType(c.req.header("accept"))) return next();
+    authorize(c, "topic", c.req.param("topic"), "read");
     const partition = partitionParam(c.req.param("partition"));
     const options = fetchParams(c.req.query());
     const topic = await topicMetadata(c.env, c.req.param("topic"));

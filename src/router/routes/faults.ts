@@ -1,5 +1,4 @@
 import { Hono } from "hono";
-import type { RouterEnv } from "../context.ts";
 import { z } from "zod";
 import { TributaryError, unwrap } from "../../errors.ts";
 import { adminRequestBytesMax } from "../../limits.ts";
@@ -8,6 +7,8 @@ import { replicaStub } from "../../objects/stubs.ts";
 import { placementOf } from "../leader-calls.ts";
 import { topicMetadata } from "../metadata-cache.ts";
 import { readJsonBody } from "../request-body.ts";
+import { authorizeAdmin } from "../authorize.ts";
+import type { RouterEnv } from "../context.ts";
 
 const faultSchema = z.object({
   topic: z.string(),
@@ -24,6 +25,7 @@ const faultSchema = z.object({
  */
 export const faultRoutes = new Hono<RouterEnv>().post("/", async (c) => {
   checkFaultsEnabled(c.env);
+  authorizeAdmin(c, "inject faults");
   const request = await readJsonBody(c.req.raw, faultSchema, { maxBytes: adminRequestBytesMax });
   const topic = await topicMetadata(c.env, request.topic);
   const placement = placementOf(topic, request.partition);

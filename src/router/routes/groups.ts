@@ -1,5 +1,4 @@
 import { Hono } from "hono";
-import type { RouterEnv } from "../context.ts";
 import { TributaryError, unwrap } from "../../errors.ts";
 import { adminRequestBytesMax, groupIdLengthMax } from "../../limits.ts";
 import type { GroupOffset } from "../../objects/group-coordinator-api.ts";
@@ -14,6 +13,8 @@ import {
   type ResetTarget,
 } from "../../protocol/schemas.ts";
 import type { TopicMetadata } from "../../topics/topic-metadata.ts";
+import { authorize, authorizeTopics, may, principalOf } from "../authorize.ts";
+import type { RouterEnv } from "../context.ts";
 import { pollGroup } from "../group-poll.ts";
 import { topicMetadata, withTopic } from "../metadata-cache.ts";
 import { listOffset } from "../partition-reads.ts";
@@ -30,44 +31,56 @@ function groupParam(value: string): string {
 /** Consumer groups (API.md): membership, poll, offsets, describe, list, reset, delete. */
 export const groupRoutes = new Hono<RouterEnv>()
   .get("/", async (c) => {
-    const groups = unwrap(await controllerStub(c.env).listGroups());
+    const principal = principalOf(c);
+    const groups = unwrap(await controllerStub(c.env).listGroups()).filter((entry) => may(principal, "group", entry.group, "describe"));
     return c.json({ groups });
   })
   .post("/:group/members", async (c) => {
     const group = groupParam(c.req.param("group"));
+    authorize(c, "group", group, "read");
     const body = await readJsonBody(c.req.raw, joinGroupSchema, { maxBytes: adminRequestBytesMax });
+    authorizeTopics(c, body.topics, "read");
     const joined = unwrap(await groupStub(c.env, group).join(group, body));
     return c.json(joined, 201);
   })
   .post("/:group/members/:memberId/heartbeat", async (c) => {
     const group = groupParam(c.req.param("group"));
+    authorize(c, "group", group, "read");
     const body = await readJsonBody(c.req.raw, heartbeatSchema, { maxBytes: adminRequestBytesMax });
     return c.json(unwrap(await groupStub(c.env, group).heartbeat(group, c.req.param("memberId"), body)));
   })
   .post("/:group/members/:memberId/poll", async (c) => {
     const group = groupParam(c.req.param("group"));
+    authorize(c, "group", group, "read");
     const body = await readJsonBody(c.req.raw, pollSchema, { maxBytes: adminRequestBytesMax });
-    return c.json(await pollGroup(c.env, group, c.req.param("memberId"), body));
+    return c.json(await pollGroup(c.env, group, c.req.param("memberId"), body, (topics) => authorizeTopics(c, topics, "read")));
   })
   .delete("/:group/members/:memberId", async (c) => {
     const group = groupParam(c.req.param("group"));
+    authorize(c, "group", group, "read");
     unwrap(await groupStub(c.env, group).leave(group, c.req.param("memberId")));
     return c.body(null, 204);
   })
   .post("/:group/offsets", async (c) => {
     const group = groupParam(c.req.param("group"));
+    authorize(c, "group", group, "read");
     const body = await readJsonBody(c.req.raw, commitOffsetsSchema, { maxBytes: adminRequestBytesMax });
+    authorizeTopics(c, body.offsets.map((position) => position.topic), "read");
     unwrap(await groupStub(c.env, group).commit(group, body));
     return c.body(null, 204);
   })
   .get("/:group/offsets", async (c) => {
     const group = groupParam(c.req.param("group"));
-    const committed = unwrap(await groupStub(c.env, group).offsets(group));
+    authorize(c, "group", group, "describe");
+    const principal = principalOf(c);
+    const committed = unwrap(await groupStub(c.env, group).offsets(group)).filter((entry) => may(principal, "topic", entry.topic, "describe"));
     return c.json({ offsets: await withHighWatermarks(c.env, committed) });
   })
   .post("/:group/offsets/reset", async (c) => {
     const group = groupParam(c.req.param("group"));
+    authorize(c, "group", group, "read");
     const body = await readJsonBody(c.req.raw, resetOffsetsSchema, { maxBytes: adminRequestBytesMax });
+    authorize(c, "topic", body.topic, "read");
     const offsets = await withTopic(c.env, body.topic, async (topic) => {
       const resolved = await resolveReset(c.env, topic, body.to);
       return unwrap(await groupStub(c.env, group).resetOffsets(group, { topic: topic.name, topicId: topic.topicId, offsets: resolved }));
@@ -76,10 +89,12 @@ export const groupRoutes = new Hono<RouterEnv>()
   })
   .get("/:group", async (c) => {
     const group = groupParam(c.req.param("group"));
+    authorize(c, "group", group, "describe");
     return c.json(unwrap(await groupStub(c.env, group).describe(group)));
   })
   .delete("/:group", async (c) => {
     const group = groupParam(c.req.param("group"));
+    authorize(c, "group", group, "delete");
     unwrap(await groupStub(c.env, group).deleteGroup(group));
     return c.body(null, 204);
   });

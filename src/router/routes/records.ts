@@ -1,5 +1,4 @@
 import { Hono } from "hono";
-import type { RouterEnv } from "../context.ts";
 import { TributaryError } from "../../errors.ts";
 import { produceRecordsMax, produceRequestBytesMax } from "../../limits.ts";
 import { encodingSchema, produceRequestSchema, type Encoding } from "../../protocol/schemas.ts";
@@ -9,6 +8,8 @@ import { listOffset, readPartition, recordJson } from "../partition-reads.ts";
 import { produce } from "../produce.ts";
 import { fetchParams, integerParam, partitionParam } from "../query.ts";
 import { readJsonBody } from "../request-body.ts";
+import { authorize } from "../authorize.ts";
+import type { RouterEnv } from "../context.ts";
 
 function encodingParam(text: string | undefined): Encoding {
   const parsed = encodingSchema.safeParse(text ?? "utf8");
@@ -19,6 +20,7 @@ function encodingParam(text: string | undefined): Encoding {
 /** Produce, fetch from one partition, and offsets (API.md). */
 export const recordRoutes = new Hono<RouterEnv>()
   .post("/:topic/records", async (c) => {
+    authorize(c, "topic", c.req.param("topic"), "write");
     const request = await readJsonBody(c.req.raw, produceRequestSchema, { maxBytes: produceRequestBytesMax, code: "RECORD_LIST_TOO_LARGE" });
     if (request.records.length > produceRecordsMax) {
       throw new TributaryError("RECORD_LIST_TOO_LARGE", `a produce request has at most ${produceRecordsMax} records`);
@@ -27,6 +29,7 @@ export const recordRoutes = new Hono<RouterEnv>()
     return offsets === undefined ? c.json({}, 202) : c.json({ offsets });
   })
   .get("/:topic/partitions/:partition/records", async (c) => {
+    authorize(c, "topic", c.req.param("topic"), "read");
     const partition = partitionParam(c.req.param("partition"));
     const options = fetchParams(c.req.query());
     const encoding = encodingParam(c.req.query("encoding"));
@@ -40,6 +43,7 @@ export const recordRoutes = new Hono<RouterEnv>()
     });
   })
   .get("/:topic/partitions/:partition/offsets", async (c) => {
+    authorize(c, "topic", c.req.param("topic"), "describe");
     const partition = partitionParam(c.req.param("partition"));
     const at = c.req.query("at");
     const query =

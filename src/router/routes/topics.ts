@@ -1,5 +1,4 @@
 import { Hono } from "hono";
-import type { RouterEnv } from "../context.ts";
 import { unwrap } from "../../errors.ts";
 import { adminRequestBytesMax } from "../../limits.ts";
 import { controllerStub } from "../../objects/stubs.ts";
@@ -7,24 +6,30 @@ import { alterConfigsSchema, createPartitionsSchema, createTopicSchema } from ".
 import { forgetTopic, rememberTopic, topicMetadata } from "../metadata-cache.ts";
 import { readJsonBody } from "../request-body.ts";
 import { announceConfigs, topicView } from "../topic-view.ts";
+import { authorize, authorizeTopicCreation, may, principalOf } from "../authorize.ts";
+import type { RouterEnv } from "../context.ts";
 
 /** Topics (API.md): create, list, describe, alter configs, add partitions, delete. */
 export const topicRoutes = new Hono<RouterEnv>()
   .post("/", async (c) => {
     const body = await readJsonBody(c.req.raw, createTopicSchema, { maxBytes: adminRequestBytesMax });
+    authorizeTopicCreation(c, body.name);
     const topic = unwrap(await controllerStub(c.env).createTopic(body));
     rememberTopic(topic);
     return c.json(await topicView(c.env, topic, { fresh: true }), 201);
   })
   .get("/", async (c) => {
-    const topics = unwrap(await controllerStub(c.env).listTopics());
+    const principal = principalOf(c);
+    const topics = unwrap(await controllerStub(c.env).listTopics()).filter((topic) => may(principal, "topic", topic.name, "describe"));
     return c.json({ topics });
   })
   .get("/:topic", async (c) => {
+    authorize(c, "topic", c.req.param("topic"), "describe");
     const topic = await topicMetadata(c.env, c.req.param("topic"), { refresh: true });
     return c.json(await topicView(c.env, topic));
   })
   .patch("/:topic/configs", async (c) => {
+    authorize(c, "topic", c.req.param("topic"), "alter");
     const body = await readJsonBody(c.req.raw, alterConfigsSchema, { maxBytes: adminRequestBytesMax });
     const topic = unwrap(await controllerStub(c.env).alterTopicConfigs(c.req.param("topic"), body.configs));
     rememberTopic(topic);
@@ -32,6 +37,7 @@ export const topicRoutes = new Hono<RouterEnv>()
     return c.json(await topicView(c.env, topic));
   })
   .post("/:topic/partitions", async (c) => {
+    authorize(c, "topic", c.req.param("topic"), "alter");
     const body = await readJsonBody(c.req.raw, createPartitionsSchema, { maxBytes: adminRequestBytesMax });
     const topic = unwrap(await controllerStub(c.env).createPartitions(c.req.param("topic"), body.count));
     rememberTopic(topic);
@@ -39,6 +45,7 @@ export const topicRoutes = new Hono<RouterEnv>()
   })
   .delete("/:topic", async (c) => {
     const name = c.req.param("topic");
+    authorize(c, "topic", name, "delete");
     forgetTopic(name);
     unwrap(await controllerStub(c.env).deleteTopic(name));
     return c.body(null, 204);

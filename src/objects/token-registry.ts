@@ -1,0 +1,120 @@
+import { TributaryError } from "../errors.ts";
+import type { Rule } from "../auth/acl.ts";
+import type { Quotas } from "../auth/principal.ts";
+import { newScopedToken } from "../auth/token-format.ts";
+import type { CreateTokenRequest } from "../auth/token-schemas.ts";
+import { tokensMax } from "../limits.ts";
+
+/** The controller's migration for scoped tokens (API.md, Tokens): secrets only as SHA-256. */
+export const tokenMigration = `CREATE TABLE tokens (
+   id TEXT PRIMARY KEY,
+   name TEXT,
+   secret_sha256 TEXT NOT NULL,
+   rules TEXT NOT NULL,
+   quotas TEXT NOT NULL,
+   expires_at INTEGER,
+   created_at INTEGER NOT NULL
+ );`;
+
+/** A token as the admin lists it: never its secret. */
+export interface TokenView {
+  id: string;
+  name: string | null;
+  rules: Rule[];
+  expiresAt: number | null;
+  quotas: Quotas;
+}
+
+/** What a router needs to authorize a token's requests. */
+export interface TokenGrant {
+  tokenId: string;
+  rules: Rule[];
+  expiresAt: number | null;
+  quotas: Quotas;
+}
+
+interface TokenRow {
+  id: string;
+  name: string | null;
+  secret_sha256: string;
+  rules: string;
+  quotas: string;
+  expires_at: number | null;
+  [column: string]: SqlStorageValue;
+}
+
+const utf8 = new TextEncoder();
+
+function viewOf(row: TokenRow): TokenView {
+  return { id: row.id, name: row.name, rules: JSON.parse(row.rules) as Rule[], expiresAt: row.expires_at, quotas: JSON.parse(row.quotas) as Quotas };
+}
+
+/**
+ * Scoped tokens in the controller's SQLite. Creating one answers its secret once; the row
+ * keeps only the secret's SHA-256, compared in constant time. Revoking deletes the row;
+ * routers stop accepting the token when their cache entry ends (limits.ts: tokenCacheMs).
+ */
+export class TokenRegistry {
+  readonly #sql: SqlStorage;
+
+  constructor(sql: SqlStorage) {
+    this.#sql = sql;
+  }
+
+  async create(request: CreateTokenRequest, now: number): Promise<TokenView & { token: string }> {
+    if (request.expiresAt !== undefined && request.expiresAt <= now) {
+      throw new TributaryError("INVALID_REQUEST", "expiresAt is in the past");
+    }
+    this.#sql.exec("DELETE FROM tokens WHERE expires_at IS NOT NULL AND expires_at <= ?", now);
+    const count = this.#sql.exec<{ count: number }>("SELECT COUNT(*) AS count FROM tokens").one().count;
+    if (count >= tokensMax) throw new TributaryError("INVALID_REQUEST", `there are already ${tokensMax} tokens; revoke some first`);
+    const fresh = await newScopedToken();
+    const view: TokenView = { id: fresh.id, name: request.name ?? null, rules: request.rules, expiresAt: request.expiresAt ?? null, quotas: request.quotas ?? {} };
+    this.#sql.exec(
+      "INSERT INTO tokens (id, name, secret_sha256, rules, quotas, expires_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+      view.id,
+      view.name,
+      fresh.secretHash,
+      JSON.stringify(view.rules),
+      JSON.stringify(view.quotas),
+      view.expiresAt,
+      now,
+    );
+    return { ...view, token: fresh.token };
+  }
+
+  list(): TokenView[] {
+    return this.#sql.exec<TokenRow>("SELECT * FROM tokens ORDER BY created_at, id").toArray().map(viewOf);
+  }
+
+  /** Deletes the token; false when there was none. */
+  revoke(id: string): boolean {
+    return this.#sql.exec("DELETE FROM tokens WHERE id = ?", id).rowsWritten > 0;
+  }
+
+  /** The token's grant when the secret's hash matches and it has not expired; else undefined. */
+  authenticate(id: string, secretHash: string, now: number): TokenGrant | undefined {
+    const row = this.#row(id);
+    const stored = utf8.encode(row?.secret_sha256 ?? "0".repeat(64));
+    const given = utf8.encode(secretHash);
+    const same = given.byteLength === stored.byteLength && crypto.subtle.timingSafeEqual(given, stored);
+    if (row === undefined || !same) return undefined;
+    return this.#grant(row, now);
+  }
+
+  /** The grant of a live token by id alone: for the token a write token was minted from. */
+  grantOf(id: string, now: number): TokenGrant | undefined {
+    const row = this.#row(id);
+    return row === undefined ? undefined : this.#grant(row, now);
+  }
+
+  #row(id: string): TokenRow | undefined {
+    return this.#sql.exec<TokenRow>("SELECT * FROM tokens WHERE id = ?", id).toArray()[0];
+  }
+
+  #grant(row: TokenRow, now: number): TokenGrant | undefined {
+    if (row.expires_at !== null && row.expires_at <= now) return undefined;
+    const view = viewOf(row);
+    return { tokenId: view.id, rules: view.rules, expiresAt: view.expiresAt, quotas: view.quotas };
+  }
+}

@@ -1,0 +1,58 @@
+import type { Context } from "hono";
+import { allows, allowsAny, clusterResourceName, type Operation, type ResourceType } from "../auth/acl.ts";
+import type { Principal } from "../auth/principal.ts";
+import { TributaryError, type ErrorCode } from "../errors.ts";
+import type { RouterEnv } from "./context.ts";
+
+/**
+ * Authorization (API.md, Tokens): each route asks, before it does any work, whether the
+ * request's principal may do what it is about to do. The admin token and an open deployment
+ * may do everything; a scoped token what its rules allow. A refusal names the resource type,
+ * as Kafka's TOPIC_/GROUP_/CLUSTER_AUTHORIZATION_FAILED do, and says nothing of whether the
+ * resource exists.
+ */
+
+const failureCodes: Record<ResourceType, ErrorCode> = {
+  topic: "TOPIC_AUTHORIZATION_FAILED",
+  group: "GROUP_AUTHORIZATION_FAILED",
+  cluster: "CLUSTER_AUTHORIZATION_FAILED",
+};
+
+export function principalOf(c: Context<RouterEnv>): Principal {
+  const principal = c.get("principal");
+  // The auth middleware runs before every route; a route reached without it is a wiring bug.
+  if (principal === undefined) throw new Error("no principal: the authentication middleware did not run");
+  return principal;
+}
+
+export function may(principal: Principal, resource: ResourceType, name: string, operation: Operation): boolean {
+  return principal.kind !== "token" || allows(principal.rules, resource, name, operation);
+}
+
+export function authorize(c: Context<RouterEnv>, resource: ResourceType, name: string, operation: Operation): void {
+  if (!may(principalOf(c), resource, name, operation)) {
+    throw new TributaryError(failureCodes[resource], `not authorized to ${operation} ${resource} ${JSON.stringify(name)}`, { resource, operation });
+  }
+}
+
+export function authorizeTopics(c: Context<RouterEnv>, topics: Iterable<string>, operation: Operation): void {
+  for (const topic of new Set(topics)) authorize(c, "topic", topic, operation);
+}
+
+/** Creating a topic: `create` on the topic, or on the cluster (any topic), as in Kafka. */
+export function authorizeTopicCreation(c: Context<RouterEnv>, name: string): void {
+  if (may(principalOf(c), "cluster", clusterResourceName, "create")) return;
+  authorize(c, "topic", name, "create");
+}
+
+/** Idempotent producer ids (Kafka's InitProducerId, KIP-679): `write` on the cluster or on any topic. */
+export function authorizeIdempotentWrite(c: Context<RouterEnv>): void {
+  const principal = principalOf(c);
+  if (principal.kind !== "token" || allowsAny(principal.rules, "topic", "write")) return;
+  authorize(c, "cluster", clusterResourceName, "write");
+}
+
+/** Managing tokens and injecting faults: the admin token only (API.md). */
+export function authorizeAdmin(c: Context<RouterEnv>, what: string): void {
+  if (principalOf(c).kind === "token") throw new TributaryError("CLUSTER_AUTHORIZATION_FAILED", `only the admin token may ${what}`);
+}
