@@ -3,22 +3,13 @@
  * but health and CORS preflight needs `Authorization: Bearer <token>`. Bindings are fixed per
  * test run, so these tests call the app with an Env that has the secret.
  */
-import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { createApp } from "../../../src/router/app.ts";
-import { expectError, readResponse, uniqueTopic } from "../support/http.ts";
+import { expectError, uniqueTopic } from "../support/http.ts";
+import { adminToken as token, securedCall } from "../support/secured.ts";
 
-const token = "s3cret";
-const app = createApp();
-const securedEnv = { ...env, TRIBUTARY_ADMIN_TOKEN: token };
-
-async function call(method: string, path: string, options: { authorization?: string; body?: unknown; headers?: Record<string, string>; env?: Env } = {}) {
-  const headers: Record<string, string> = { ...options.headers };
-  if (options.authorization !== undefined) headers.authorization = options.authorization;
-  if (options.body !== undefined) headers["content-type"] = "application/json";
-  const init: RequestInit = { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) };
-  return readResponse(await app.request(`http://tributary.test${path}`, init, options.env ?? securedEnv, createExecutionContext()));
+function call(method: string, path: string, options: { authorization?: string; body?: unknown; headers?: Record<string, string>; env?: Env } = {}) {
+  return securedCall(method, path, options);
 }
 
 describe("with TRIBUTARY_ADMIN_TOKEN set", () => {
@@ -26,11 +17,11 @@ describe("with TRIBUTARY_ADMIN_TOKEN set", () => {
     ["no Authorization header", undefined],
     ["an empty bearer token", "Bearer "],
     ["a wrong token", "Bearer wrong"],
-    ["a prefix of the token", "Bearer s3cre"],
-    ["the token with extra characters", "Bearer s3cret2"],
-    ["the token in another case", "Bearer S3CRET"],
-    ["the token without a scheme", "s3cret"],
-    ["the token as Basic credentials", "Basic s3cret"],
+    ["a prefix of the token", `Bearer ${token.slice(0, -1)}`],
+    ["the token with extra characters", `Bearer ${token}2`],
+    ["the token in another case", `Bearer ${token.toUpperCase()}`],
+    ["the token without a scheme", token],
+    ["the token as Basic credentials", `Basic ${token}`],
   ])("refuses %s with 401 UNAUTHENTICATED", async (_what, authorization) => {
     const response = await call("GET", "/v1/topics", { authorization });
     const error = expectError(response, 401, "UNAUTHENTICATED");

@@ -1,0 +1,218 @@
+/**
+ * The authorization matrix (issue 8; API.md, Tokens): every route × {no token, a wrong token,
+ * an expired token, a revoked token, a token for another topic and group} gets the right
+ * status, and nothing changes. Every route the app serves must be in the table, so a new
+ * route cannot forget its check. The rightful token passes every check of its resources.
+ */
+import { beforeAll, describe, expect, it } from "vitest";
+import { encodeRecordBatch } from "../../../src/protocol/record-batch.ts";
+import { recordBatchContentType } from "../../../src/protocol/content-types.ts";
+import { groupPath, join, uniqueGroup } from "../groups/support/groups.ts";
+import { createTopic, produce, uniqueTopic, type ApiResponse } from "../support/http.ts";
+import { adminToken, allOn, appRoutes, createToken, securedCall, type SecuredCall } from "../support/secured.ts";
+
+const topic = uniqueTopic("acl");
+const otherTopic = uniqueTopic("acl-other");
+const group = uniqueGroup("acl");
+const otherGroup = uniqueGroup("acl-other");
+const utf8 = new TextEncoder();
+let memberId = "";
+let memberEpoch = 0;
+
+interface Credentials {
+  rightful: string;
+  other: string;
+  expired: string;
+  revoked: string;
+  wrongSecret: string;
+  readOnly: string;
+}
+const tokens = {} as Credentials;
+
+interface Row {
+  route: string;
+  call: () => [method: string, path: string, options: SecuredCall];
+  /** What the token for another topic and group gets. */
+  other: { status: number; code?: string };
+  /** Who passes authorization (a scoped token can never manage tokens or inject faults). */
+  allowed: "rightful" | "admin";
+}
+
+const refusedTopic = { status: 403, code: "TOPIC_AUTHORIZATION_FAILED" };
+const refusedGroup = { status: 403, code: "GROUP_AUTHORIZATION_FAILED" };
+const refusedCluster = { status: 403, code: "CLUSTER_AUTHORIZATION_FAILED" };
+const member = () => `/members/${memberId}`;
+const batch = () => encodeRecordBatch([{ key: null, value: utf8.encode("b"), headers: [], timestamp: Date.now() }]);
+
+// In the order the rightful token runs them at the end: destructive routes last.
+const rows: Row[] = [
+  { route: "GET /v1/topics", call: () => ["GET", "/v1/topics", {}], other: { status: 200 }, allowed: "rightful" },
+  { route: "GET /v1/topics/:topic", call: () => ["GET", `/v1/topics/${topic}`, {}], other: refusedTopic, allowed: "rightful" },
+  {
+    route: "POST /v1/topics/:topic/records",
+    call: () => ["POST", `/v1/topics/${topic}/records`, { body: { records: [{ value: "x" }] } }],
+    other: refusedTopic,
+    allowed: "rightful",
+  },
+  {
+    route: "POST /v1/topics/:topic/partitions/:partition/records",
+    call: () => ["POST", `/v1/topics/${topic}/partitions/0/records`, { bytes: batch(), headers: { "content-type": recordBatchContentType } }],
+    other: refusedTopic,
+    allowed: "rightful",
+  },
+  { route: "GET /v1/topics/:topic/partitions/:partition/records", call: () => ["GET", `/v1/topics/${topic}/partitions/0/records?offset=0`, {}], other: refusedTopic, allowed: "rightful" },
+  {
+    route: "GET /v1/topics/:topic/partitions/:partition/records (binary)",
+    call: () => ["GET", `/v1/topics/${topic}/partitions/0/records?offset=0`, { headers: { accept: recordBatchContentType } }],
+    other: refusedTopic,
+    allowed: "rightful",
+  },
+  { route: "GET /v1/topics/:topic/partitions/:partition/offsets", call: () => ["GET", `/v1/topics/${topic}/partitions/0/offsets?at=latest`, {}], other: refusedTopic, allowed: "rightful" },
+  { route: "POST /v1/topics/:topic/write-tokens", call: () => ["POST", `/v1/topics/${topic}/write-tokens`, {}], other: refusedTopic, allowed: "rightful" },
+  // KIP-679: write on any topic (the other token has it on its own) may initialise a producer id.
+  { route: "POST /v1/producers", call: () => ["POST", "/v1/producers", {}], other: { status: 201 }, allowed: "rightful" },
+  { route: "GET /v1/groups", call: () => ["GET", "/v1/groups", {}], other: { status: 200 }, allowed: "rightful" },
+  { route: "GET /v1/groups/:group", call: () => ["GET", groupPath(group), {}], other: refusedGroup, allowed: "rightful" },
+  { route: "GET /v1/groups/:group/offsets", call: () => ["GET", groupPath(group, "/offsets"), {}], other: refusedGroup, allowed: "rightful" },
+  {
+    route: "POST /v1/groups/:group/members/:memberId/heartbeat",
+    call: () => ["POST", groupPath(group, `${member()}/heartbeat`), { body: { memberEpoch } }],
+    other: refusedGroup,
+    allowed: "rightful",
+  },
+  {
+    route: "POST /v1/groups/:group/members/:memberId/poll",
+    call: () => ["POST", groupPath(group, `${member()}/poll`), { body: { memberEpoch, autoCommit: false } }],
+    other: refusedGroup,
+    allowed: "rightful",
+  },
+  {
+    route: "POST /v1/groups/:group/offsets",
+    call: () => ["POST", groupPath(group, "/offsets"), { body: { memberId, memberEpoch, offsets: [{ topic, partition: 0, offset: 1 }] } }],
+    other: refusedGroup,
+    allowed: "rightful",
+  },
+  { route: "POST /v1/groups/:group/members", call: () => ["POST", groupPath(group, "/members"), { body: { topics: [topic] } }], other: refusedGroup, allowed: "rightful" },
+  { route: "GET /v1/tokens", call: () => ["GET", "/v1/tokens", {}], other: refusedCluster, allowed: "admin" },
+  { route: "POST /v1/tokens", call: () => ["POST", "/v1/tokens", { body: { rules: [allOn("topic", topic)] } }], other: refusedCluster, allowed: "admin" },
+  { route: "DELETE /v1/tokens/:id", call: () => ["DELETE", `/v1/tokens/${"0".repeat(16)}`, {}], other: refusedCluster, allowed: "admin" },
+  {
+    route: "POST /v1/faults",
+    call: () => ["POST", "/v1/faults", { body: { topic, partition: 0, replica: "weur", fault: "none" } }],
+    other: refusedCluster,
+    allowed: "admin",
+  },
+  { route: "PATCH /v1/topics/:topic/configs", call: () => ["PATCH", `/v1/topics/${topic}/configs`, { body: { configs: { "retention.ms": "3600000" } } }], other: refusedTopic, allowed: "rightful" },
+  { route: "POST /v1/topics/:topic/partitions", call: () => ["POST", `/v1/topics/${topic}/partitions`, { body: { count: 2 } }], other: refusedTopic, allowed: "rightful" },
+  { route: "DELETE /v1/groups/:group/members/:memberId", call: () => ["DELETE", groupPath(group, member()), {}], other: refusedGroup, allowed: "rightful" },
+  {
+    route: "POST /v1/groups/:group/offsets/reset",
+    call: () => ["POST", groupPath(group, "/offsets/reset"), { body: { topic, to: "earliest" } }],
+    other: refusedGroup,
+    allowed: "rightful",
+  },
+  { route: "DELETE /v1/groups/:group", call: () => ["DELETE", groupPath(group), {}], other: refusedGroup, allowed: "rightful" },
+  { route: "POST /v1/topics", call: () => ["POST", "/v1/topics", { body: { name: `${topic}-new` } }], other: refusedTopic, allowed: "rightful" },
+  { route: "DELETE /v1/topics/:topic", call: () => ["DELETE", `/v1/topics/${topic}`, {}], other: refusedTopic, allowed: "rightful" },
+];
+
+function send(row: Row, token: string | undefined): Promise<ApiResponse> {
+  const [method, path, options] = row.call();
+  return securedCall(method, path, { ...options, token });
+}
+
+/** Everything a refused request could have changed, as the admin sees it. */
+async function snapshot() {
+  const admin = (method: string, path: string) => securedCall(method, path, { token: adminToken });
+  const described = (await admin("GET", `/v1/topics/${topic}`)).body;
+  return {
+    topics: (await admin("GET", "/v1/topics")).body,
+    topic: described && { ...described, partitions: described.partitions?.map(({ storage: _storage, ...partition }: Record<string, unknown>) => partition) },
+    group: (await admin("GET", groupPath(group))).body,
+    offsets: (await admin("GET", groupPath(group, "/offsets"))).body,
+    tokens: (await admin("GET", "/v1/tokens")).body,
+    produced: (await admin("GET", `/v1/topics/${topic}/partitions/0/records?offset=0`)).body,
+  };
+}
+
+/** Waits, bounded, until a request with the token is refused (a router trusts its cache a few seconds). */
+async function untilRefused(token: string): Promise<ApiResponse> {
+  let response = await securedCall("GET", `/v1/topics/${topic}`, { token });
+  for (let attempt = 0; attempt < 100 && response.status !== 401; attempt++) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    response = await securedCall("GET", `/v1/topics/${topic}`, { token });
+  }
+  return response;
+}
+
+beforeAll(async () => {
+  await createTopic(topic);
+  await createTopic(otherTopic);
+  await produce(topic, [{ value: "a" }, { value: "b" }, { value: "c" }]);
+  const joined = await join(group, [topic], { sessionTimeoutMs: 1_800_000 });
+  memberId = joined.memberId;
+  memberEpoch = joined.memberEpoch;
+  await join(otherGroup, [otherTopic], { sessionTimeoutMs: 1_800_000 });
+  // The new topic's name starts with the topic's: a prefixed rule allows creating it.
+  const rightfulRules = [allOn("topic", topic), allOn("group", group), { resource: "topic", name: `${topic}-`, patternType: "prefixed", operations: ["create"] }];
+  const rightful = await createToken({ name: "rightful", rules: rightfulRules });
+  const other = await createToken({ name: "other", rules: [allOn("topic", otherTopic), allOn("group", otherGroup)] });
+  const expired = await createToken({ name: "expired", rules: rightfulRules, expiresAt: Date.now() + 500 });
+  const revoked = await createToken({ name: "revoked", rules: rightfulRules });
+  const readOnly = await createToken({ name: "read-only", rules: [{ resource: "topic", name: topic, patternType: "literal", operations: ["read"] }] });
+  expect((await securedCall("GET", `/v1/topics/${topic}`, { token: revoked.token })).status).toBe(200); // now cached as valid
+  expect((await securedCall("DELETE", `/v1/tokens/${revoked.id}`, { token: adminToken })).status).toBe(204);
+  Object.assign(tokens, {
+    rightful: rightful.token,
+    other: other.token,
+    expired: expired.token,
+    revoked: revoked.token,
+    wrongSecret: `${rightful.token.slice(0, -6)}AAAAAA`,
+    readOnly: readOnly.token,
+  });
+  expect((await untilRefused(expired.token)).status).toBe(401);
+  expect((await untilRefused(revoked.token)).status).toBe(401);
+});
+
+describe("the authorization matrix", () => {
+  it("covers every route the app serves", () => {
+    const covered = new Set(rows.map((row) => row.route.replace(/ \(binary\)$/, "")));
+    expect(appRoutes().filter((route) => route !== "GET /v1/health" && !covered.has(route))).toEqual([]);
+  });
+
+  it.each(rows.map((row) => [row.route, row] as const))("%s: 401 without a valid token, the other token's refusal, nothing changed", async (_route, row) => {
+    const before = await snapshot();
+    for (const credential of [undefined, "garbage", tokens.wrongSecret, tokens.expired, tokens.revoked]) {
+      const response = await send(row, credential);
+      expect({ credential, status: response.status, code: response.body?.error?.code }).toEqual({ credential, status: 401, code: "UNAUTHENTICATED" });
+    }
+    const other = await send(row, tokens.other);
+    expect({ status: other.status, code: other.body?.error?.code }, other.text).toEqual(row.other);
+    if (row.other.status === 403) expect(await snapshot()).toEqual(before);
+  });
+
+  it("shows the other token only what it may describe in listings", async () => {
+    const topics = (await securedCall("GET", "/v1/topics", { token: tokens.other })).body.topics.map((entry: { name: string }) => entry.name);
+    expect(topics).toContain(otherTopic);
+    expect(topics).not.toContain(topic);
+    const groups = (await securedCall("GET", "/v1/groups", { token: tokens.other })).body.groups.map((entry: { group: string }) => entry.group);
+    expect(groups).toContain(otherGroup);
+    expect(groups).not.toContain(group);
+  });
+
+  it("refuses a producer id to a token that may write no topic", async () => {
+    const response = await securedCall("POST", "/v1/producers", { token: tokens.readOnly });
+    expect({ status: response.status, code: response.body?.error?.code }).toEqual(refusedCluster);
+  });
+
+  it("lets the rightful token (or, for cluster routes, the admin) past every check", async () => {
+    for (const row of rows) {
+      const response = await send(row, row.allowed === "admin" ? adminToken : tokens.rightful);
+      expect({ route: row.route, refused: [401, 403].includes(response.status) }, response.text).toEqual({ route: row.route, refused: false });
+      if (row.allowed === "admin") {
+        const scoped = await send(row, tokens.rightful);
+        expect({ route: row.route, status: scoped.status, code: scoped.body?.error?.code }).toEqual({ route: row.route, ...refusedCluster });
+      }
+    }
+  });
+});
