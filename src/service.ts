@@ -155,4 +155,20 @@ export class TributaryService extends WorkerEntrypoint<Env> implements Tributary
   deleteGroup(group: string, options?: CallOptions) {
     return this.#empty({ method: "DELETE", segments: ["groups", group], options });
   }
+
+  createToken(body: Json, options?: CallOptions) {
+    return this.#call<Json>({ method: "POST", segments: ["tokens"], json: body, options });
+  }
+
+  listTokens(options?: CallOptions) {
+    return this.#call<Json>({ method: "GET", segments: ["tokens"], options });
+  }
+
+  revokeToken(id: string, options?: CallOptions) {
+    return this.#empty({ method: "DELETE", segments: ["tokens", id], options });
+  }
+
+  createWriteToken(topic: string, body: Json = {}, options?: CallOptions) {
+    return this.#call<Json>({ method: "POST", segments: ["topics", topic, "write-tokens"], json: body, options });
+  }
 }

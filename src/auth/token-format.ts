@@ -22,9 +22,12 @@ function base64url(bytes: Uint8Array): string {
   return encodeBase64(bytes).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
 }
 
+/** Strict: only the canonical spelling of some bytes (unused trailing bits zero), so a token has one spelling. */
 function fromBase64url(text: string): Uint8Array | undefined {
+  if (/[+/=]/.test(text)) return undefined;
   const standard = text.replaceAll("-", "+").replaceAll("_", "/");
-  return /[+/]/.test(text) ? undefined : decodeBase64(standard.padEnd(Math.ceil(standard.length / 4) * 4, "="));
+  const bytes = decodeBase64(standard.padEnd(Math.ceil(standard.length / 4) * 4, "="));
+  return bytes !== undefined && base64url(bytes) === text ? bytes : undefined;
 }
 
 function hex(bytes: Uint8Array): string {

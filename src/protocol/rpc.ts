@@ -56,4 +56,9 @@ export interface TributaryRpc {
   describeGroup(group: string, options?: CallOptions): Promise<Result<Json>>;
   listGroups(options?: CallOptions): Promise<Result<Json>>;
   deleteGroup(group: string, options?: CallOptions): Promise<Result<void>>;
+  // Tokens (the admin's), and browser write tokens
+  createToken(body: Json, options?: CallOptions): Promise<Result<Json>>;
+  listTokens(options?: CallOptions): Promise<Result<Json>>;
+  revokeToken(id: string, options?: CallOptions): Promise<Result<void>>;
+  createWriteToken(topic: string, body?: Json, options?: CallOptions): Promise<Result<Json>>;
 }

@@ -5,6 +5,7 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { bearerTokenLengthMax } from "../../../src/limits.ts";
 import { expectError, uniqueTopic } from "../support/http.ts";
 import { adminToken as token, securedCall } from "../support/secured.ts";
 
@@ -27,6 +28,11 @@ describe("with TRIBUTARY_ADMIN_TOKEN set", () => {
     const error = expectError(response, 401, "UNAUTHENTICATED");
     expect(Object.keys(error).sort()).toEqual(["code", "message"]);
     expect(response.text).not.toContain(token);
+  });
+
+  it("refuses an oversized Authorization header unread", async () => {
+    const response = await call("GET", "/v1/topics", { authorization: `Bearer ${"x".repeat(bearerTokenLengthMax + 1)}` });
+    expectError(response, 401, "UNAUTHENTICATED");
   });
 
   it("refuses every kind of route without the token, and writes nothing", async () => {

@@ -185,6 +185,7 @@ describe("the authorization matrix", () => {
     for (const credential of [undefined, "garbage", tokens.wrongSecret, tokens.expired, tokens.revoked]) {
       const response = await send(row, credential);
       expect({ credential, status: response.status, code: response.body?.error?.code }).toEqual({ credential, status: 401, code: "UNAUTHENTICATED" });
+      if (credential !== undefined) expect(response.text).not.toContain(credential); // secrets never in an error body
     }
     const other = await send(row, tokens.other);
     expect({ status: other.status, code: other.body?.error?.code }, other.text).toEqual(row.other);

@@ -1,0 +1,72 @@
+import { describe, expect, it } from "vitest";
+import { isTokenId, isWriteToken, newScopedToken, parseScopedToken, sha256Hex, signWriteToken, verifyWriteToken } from "../../../src/auth/token-format.ts";
+
+describe("scoped tokens", () => {
+  it("carry an id and a secret whose SHA-256 is what the controller stores", async () => {
+    const fresh = await newScopedToken();
+    expect(fresh.token).toMatch(/^trb_[0-9a-f]{16}_[A-Za-z0-9_-]{43}$/);
+    expect(isTokenId(fresh.id)).toBe(true);
+    const parsed = await parseScopedToken(fresh.token);
+    expect(parsed).toEqual({ id: fresh.id, secretHash: fresh.secretHash });
+    expect(fresh.secretHash).toBe(await sha256Hex(fresh.token.slice(21)));
+    expect(fresh.secretHash).not.toContain(fresh.token.slice(21));
+  });
+
+  it("are different every time", async () => {
+    const tokens = await Promise.all(Array.from({ length: 20 }, () => newScopedToken()));
+    expect(new Set(tokens.map((token) => token.token)).size).toBe(20);
+    expect(new Set(tokens.map((token) => token.id)).size).toBe(20);
+  });
+
+  it.each([
+    ["another scheme", "abc"],
+    ["no secret", "trb_0123456789abcdef_"],
+    ["a short id", "trb_0123_" + "A".repeat(43)],
+    ["an upper-case id", "trb_0123456789ABCDEF_" + "A".repeat(43)],
+    ["a short secret", "trb_0123456789abcdef_" + "A".repeat(42)],
+    ["a long secret", "trb_0123456789abcdef_" + "A".repeat(44)],
+    ["a wrong separator", "trb_0123456789abcdef-" + "A".repeat(43)],
+    ["a secret with other characters", "trb_0123456789abcdef_" + "+".repeat(43)],
+  ])("refuses %s", async (_what, token) => {
+    expect(await parseScopedToken(token)).toBeUndefined();
+  });
+});
+
+describe("write tokens", () => {
+  const claims = { parent: "0123456789abcdef", topic: "clicks", expiresAt: 1_800_000_000_000 };
+
+  it("verify with the key they were signed with and say what they were minted for", async () => {
+    const token = await signWriteToken(claims, "admin-key");
+    expect(isWriteToken(token)).toBe(true);
+    expect(await verifyWriteToken(token, "admin-key")).toEqual(claims);
+  });
+
+  it("keep unicode topic names intact", async () => {
+    const unicode = { ...claims, topic: "clicks.ünï-✓" };
+    expect(await verifyWriteToken(await signWriteToken(unicode, "k"), "k")).toEqual(unicode);
+  });
+
+  it("do not verify with another key (a rotated admin token voids them)", async () => {
+    expect(await verifyWriteToken(await signWriteToken(claims, "admin-key"), "admin-key2")).toBeUndefined();
+  });
+
+  it("do not verify when any character is changed", async () => {
+    const token = await signWriteToken(claims, "k");
+    for (let index = 4; index < token.length; index += 3) {
+      const replacement = token[index] === "A" ? "B" : "A";
+      const tampered = token.slice(0, index) + replacement + token.slice(index + 1);
+      expect(await verifyWriteToken(tampered, "k"), `changed at ${index}`).toBeUndefined();
+    }
+  });
+
+  it("refuse a payload signed for another topic grafted onto a signature", async () => {
+    const one = await signWriteToken(claims, "k");
+    const other = await signWriteToken({ ...claims, topic: "payments" }, "k");
+    const grafted = `${other.split(".")[0]}.${one.split(".")[1]}`;
+    expect(await verifyWriteToken(grafted, "k")).toBeUndefined();
+  });
+
+  it.each(["trw_", "trw_.", "trw_a.b.c", "trw_!!.??", "trb_x"])("refuse %s", async (token) => {
+    expect(await verifyWriteToken(token, "k")).toBeUndefined();
+  });
+});
