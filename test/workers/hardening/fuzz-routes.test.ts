@@ -42,23 +42,53 @@ const routes: Route[] = [
   { method: "POST", path: () => "/v1/groups/fuzz-group/offsets/reset" },
   { method: "POST", path: () => "/v1/producers" },
   { method: "POST", path: () => "/v1/faults" },
+  { method: "POST", path: () => "/v1/tokens" },
+  { method: "DELETE", path: (segment) => `/v1/tokens/${segment}` },
+  { method: "POST", path: (_segment, topic) => `/v1/topics/${topic}/write-tokens` },
+  { method: "DELETE", path: (segment) => `/v1/groups/${segment}` },
 ];
 
+/** A request must answer within this (no fuzzed request waits: waitMs is never set). */
+const answerWithinMs = 10_000;
+
+function withinBound<T>(promise: Promise<T>, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const hung = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${answerWithinMs} ms: ${what}`)), answerWithinMs);
+  });
+  return Promise.race([promise, hung]).finally(() => clearTimeout(timer));
+}
+
+/** What a refused request must not change: the topic's identity, partitions, configs and log ends. */
+async function topicState(topic: string) {
+  const described = await describeTopic(topic);
+  return {
+    topicId: described.topicId,
+    configs: described.configs,
+    partitions: described.partitions.map(({ partition, logStartOffset, highWatermark }) => ({ partition, logStartOffset, highWatermark })),
+  };
+}
+
 describe("fuzzed requests", () => {
-  it("never answer 500, always answer JSON, and leave the topic as it was", async () => {
+  it("never answer 500 or hang, always answer JSON, and change nothing when refused", async () => {
     const topic = uniqueTopic("fuzz");
     await createTopic(topic, { partitions: 2 });
-    const before = await describeTopic(topic);
+    const first = await topicState(topic);
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...routes), fc.string({ maxLength: 12 }), body, async (route, raw, payload) => {
         const segment = encodeURIComponent(raw);
-        const response = await api(route.method, route.path(segment, topic), route.method === "GET" ? undefined : payload);
-        expect(response.status, `${route.method} ${route.path(segment, topic)} ${JSON.stringify(payload)} → ${response.text}`).toBeLessThan(500);
-        if (response.status >= 400) expect(response.body?.error?.code, response.text).toEqual(expect.any(String));
+        const what = `${route.method} ${route.path(segment, topic)} ${JSON.stringify(payload)}`;
+        const before = await topicState(topic);
+        const response = await withinBound(api(route.method, route.path(segment, topic), route.method === "GET" ? undefined : payload), what);
+        expect(response.status, `${what} → ${response.text}`).toBeLessThan(500);
+        if (response.status >= 400) {
+          expect(response.body?.error?.code, response.text).toEqual(expect.any(String));
+          expect(await topicState(topic), `${what} → ${response.text}`).toEqual(before);
+        }
       }),
       { numRuns: 400, seed: 20261202 },
     );
     // Some fuzzed requests are valid (a produce, a partition increase); the topic is still the same one.
-    expect((await describeTopic(topic)).topicId).toBe(before.topicId);
+    expect((await topicState(topic)).topicId).toBe(first.topicId);
   });
 });
