@@ -47,7 +47,9 @@ export const groupRoutes = new Hono<RouterEnv>()
   .post("/:group/members/:memberId/poll", async (c) => {
     const group = groupParam(c.req.param("group"));
     const body = await readJsonBody(c.req.raw, pollSchema, { maxBytes: adminRequestBytesMax });
-    return c.json(await pollGroup(c.env, group, c.req.param("memberId"), body));
+    const { fetchedBytes, ...answer } = await pollGroup(c.env, group, c.req.param("memberId"), body);
+    c.set("fetchedBytes", fetchedBytes);
+    return c.json(answer);
   })
   .delete("/:group/members/:memberId", async (c) => {
     const group = groupParam(c.req.param("group"));
