@@ -4,6 +4,7 @@ import { cors } from "hono/cors";
 import { TributaryError } from "../errors.ts";
 import { adminTokenAuth } from "./auth.ts";
 import { asTributaryError, errorResponse } from "./http-errors.ts";
+import { quotaMiddleware } from "./quotas.ts";
 import { binaryRecordRoutes } from "./routes/binary-records.ts";
 import { groupRoutes } from "./routes/groups.ts";
 import { faultRoutes } from "./routes/faults.ts";
@@ -24,6 +25,7 @@ export function createApp(): Hono<RouterEnv> {
     }),
   );
   app.use("/v1/*", adminTokenAuth());
+  app.use("/v1/*", quotaMiddleware());
   app.get("/v1/health", (c) => c.json({ status: "ok" }));
   app.route("/v1/topics", topicRoutes);
   app.route("/v1/topics", binaryRecordRoutes);
