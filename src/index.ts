@@ -7,6 +7,7 @@ import { createApp } from "./router/app.ts";
 export { Controller } from "./objects/controller.ts";
 export { GroupCoordinator } from "./objects/group-coordinator.ts";
 export { PartitionReplica } from "./objects/partition-replica.ts";
+export { QuotaMeter } from "./objects/quota-meter.ts";
 export { TributaryService } from "./service.ts";
 
 const app = createApp();

@@ -255,5 +255,59 @@ export const bearerTokenLengthMax = 1_024;
 export const writeTokenTtlMsDefault = 10 * 60 * 1000;
 export const writeTokenTtlMsMax = 60 * 60 * 1000;
 
-/** A quota rate's largest value (bytes or requests per second): above it, leave it unset. */
-export const quotaRateMax = 1_000_000_000_000;
+// ---- Client quotas (per token) ------------------------------------------------------
+
+/**
+ * A token bucket's burst: it holds at most this long's worth of the token's rate (burst =
+ * rate × window). Kafka measures a quota over quota.window.num × quota.window.size.seconds
+ * (11 × 1 s); a bucket refilled continuously needs no samples, and one second keeps a client
+ * from banking more than a second of idle time for a burst while still letting it send a
+ * second's worth at once. One request larger than the burst is still served (Kafka's rule:
+ * usage is recorded after the request); the token then waits until its debt is repaid.
+ */
+export const quotaWindowMs = 1_000;
+
+/**
+ * The largest rate a quota may name (bytes or requests per second): 1 TiB/s, beyond any
+ * deployment, and small enough that the buckets' integer arithmetic (rate × milliseconds)
+ * stays exact below 2^53.
+ */
+export const quotaRatePerSecondMax = 2 ** 40;
+
+/**
+ * How long an isolate may hold a token's usage before sending it to the token's QuotaMeter.
+ * Shorter enforces more tightly across isolates; longer costs fewer object requests. Each
+ * isolate that serves a token sends at most ~1,000 / 500 = 2 flushes per second for it on
+ * this account, so the meter (one object, ~1,000 requests/s) serves hundreds of isolates.
+ */
+export const quotaFlushIntervalMs = 500;
+
+/**
+ * An isolate also sends a token's usage at once when it reaches this fraction of the
+ * token's rate (one second's worth), so a fast client meets its limit within about a tenth
+ * of a second of traffic per isolate, and a slow quota (a few requests per second) is sent
+ * every request.
+ */
+export const quotaFlushRateFraction = 0.1;
+
+/**
+ * The longest a request waits for the token's QuotaMeter (the first request of a token in
+ * an isolate asks it once before it is served) and the longest a flush may stay in flight.
+ * Past it the request is served (quotas fail open: a slow meter must not stop traffic) and
+ * the isolate stops waiting for that answer.
+ */
+export const quotaMeterCallTimeoutMs = 1_000;
+
+/**
+ * Tokens whose usage and throttle state one isolate remembers. An entry is ~200 bytes; past
+ * the bound the least recently used token is forgotten, with its unsent usage (less than a
+ * flush's worth) forgiven.
+ */
+export const quotaTokensPerIsolateMax = 10_000;
+
+/**
+ * Flushes (or waits for the flush interval) one request's follow-up work may chain while
+ * usage keeps arriving, so that work ends well within the platform's 30 s for waitUntil; the
+ * next request of the token picks up where it stopped.
+ */
+export const quotaFlushStepsMax = 16;

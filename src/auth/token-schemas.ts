@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { quotaRateMax, tokenNameLengthMax, tokenRulesMax, writeTokenTtlMsMax } from "../limits.ts";
+import { quotaRatePerSecondMax, tokenNameLengthMax, tokenRulesMax, writeTokenTtlMsMax } from "../limits.ts";
 import { operations, patternTypes, resourceTypes } from "./acl.ts";
 
 /** Request shapes of the token routes (API.md, Tokens; docs/api.md, Quotas and write tokens). */
@@ -11,7 +11,7 @@ export const ruleSchema = z.strictObject({
   operations: z.array(z.enum(operations)).min(1).max(operations.length),
 });
 
-const rateSchema = z.number().int().positive().max(quotaRateMax);
+const rateSchema = z.number().int().positive().max(quotaRatePerSecondMax);
 
 export const quotasSchema = z.strictObject({
   produceBytesPerSecond: rateSchema.optional(),

@@ -27,3 +27,12 @@ export function replicaStub(
 export function groupStub(env: Env, group: string): DurableObjectStub<import("./group-coordinator.ts").GroupCoordinator> {
   return env.GROUPS.get(env.GROUPS.idFromName(group));
 }
+
+/**
+ * A token's quota meter: one object per scoped token, named by the token id, so that every
+ * isolate serving the token charges the same buckets. No location hint: the object is made
+ * near the first isolate that calls it, usually near the token's clients.
+ */
+export function quotaMeterStub(env: Env, tokenId: string): DurableObjectStub<import("./quota-meter.ts").QuotaMeter> {
+  return env.QUOTAS.get(env.QUOTAS.idFromName(tokenId));
+}

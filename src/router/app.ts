@@ -6,6 +6,7 @@ import { authentication } from "./auth.ts";
 import { clientRegionHeader } from "./client-region.ts";
 import type { RouterEnv } from "./context.ts";
 import { asTributaryError, errorResponse } from "./http-errors.ts";
+import { quotaMiddleware } from "./quotas.ts";
 import { binaryRecordRoutes } from "./routes/binary-records.ts";
 import { groupRoutes } from "./routes/groups.ts";
 import { faultRoutes } from "./routes/faults.ts";
@@ -29,6 +30,7 @@ export function createApp(): Hono<RouterEnv> {
     }),
   );
   app.use("/v1/*", authentication());
+  app.use("/v1/*", quotaMiddleware());
   app.get("/v1/health", (c) => c.json({ status: "ok" }));
   app.route("/v1/topics", topicRoutes);
   app.route("/v1/topics", binaryRecordRoutes);

@@ -7,7 +7,7 @@ import type { PollRequest, Position } from "../protocol/schemas.ts";
 import { recordPayloadBytes } from "../topics/record-rules.ts";
 import type { TopicMetadata } from "../topics/topic-metadata.ts";
 import { topicMetadata } from "./metadata-cache.ts";
-import { listOffset, readPartition, recordJson, type PartitionRecords } from "./partition-reads.ts";
+import { listOffset, payloadBytesOf, readPartition, recordJson, type PartitionRecords } from "./partition-reads.ts";
 
 /**
  * A group member's poll (API.md, Consumer groups; ARCHITECTURE.md decision 7): the
@@ -75,6 +75,8 @@ export async function pollGroup(env: Env, group: string, memberId: string, reque
     positions: plans
       .map((plan): Position => ({ topic: plan.topic.name, partition: plan.partition, offset: plan.position }))
       .sort((a, b) => (a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : a.partition - b.partition)),
+    /** The key, value and header bytes returned, for the fetch quota (not part of the answer). */
+    fetchedBytes: reads.reduce((sum, { result, taken }) => sum + payloadBytesOf(result?.records.slice(0, taken) ?? []), 0),
   };
 }
 

@@ -5,6 +5,7 @@ import { replicaStub } from "../objects/stubs.ts";
 import { encodeBase64 } from "../protocol/base64.ts";
 import type { DecodedRecord } from "../protocol/record-batch.ts";
 import type { Encoding } from "../protocol/schemas.ts";
+import { recordPayloadBytes } from "../topics/record-rules.ts";
 import type { TopicMetadata } from "../topics/topic-metadata.ts";
 import { callLeader, placementOf, routedCall } from "./leader-calls.ts";
 
@@ -65,6 +66,13 @@ export async function readPartition(
   };
   const { records, nextOffset } = recordsInWindow(read.batches, window);
   return { records, nextOffset, highWatermark: read.highWatermark, logStartOffset: read.logStartOffset };
+}
+
+/** The key, value and header bytes of records (what maxBytes bounds, and what the fetch quota counts). */
+export function payloadBytesOf(records: readonly DecodedRecord[]): number {
+  let bytes = 0;
+  for (const record of records) bytes += recordPayloadBytes(record);
+  return bytes;
 }
 
 /** An offset of one partition: earliest, latest (the high watermark), or by timestamp. */

@@ -49,6 +49,7 @@ export const binaryRecordRoutes = new Hono<RouterEnv>()
     const { batches, idempotent } = checkClientBatches(body, topic, nowMs);
     if (idempotent && acks !== "all") throw new TributaryError("INVALID_REQUEST", `an idempotent producer's batches are written with acks=all, not acks=${acks}`);
     if (acks === "all") checkInSyncReplicas(topic, [partition]);
+    c.set("producedBytes", body.byteLength);
     if (acks === 0) {
       c.executionCtx.waitUntil(appendBatches(c.env, topic, partition, batches, acks));
       return c.json({}, 202);
@@ -65,6 +66,7 @@ export const binaryRecordRoutes = new Hono<RouterEnv>()
     const options = fetchParams(c.req.query());
     const topic = await topicMetadata(c.env, c.req.param("topic"));
     const read = await readPartitionBatches(c.env, topic, partition, options, clientRegion(c.req.raw));
+    c.set("fetchedBytes", read.batches.reduce((sum, batch) => sum + batch.byteLength, 0));
     return new Response(new Blob(read.batches), {
       headers: {
         "Content-Type": recordBatchContentType,

@@ -53,7 +53,9 @@ export const groupRoutes = new Hono<RouterEnv>()
     const group = groupParam(c.req.param("group"));
     authorize(c, "group", group, "read");
     const body = await readJsonBody(c.req.raw, pollSchema, { maxBytes: adminRequestBytesMax });
-    return c.json(await pollGroup(c.env, group, c.req.param("memberId"), body, (topics) => authorizeTopics(c, topics, "read")));
+    const { fetchedBytes, ...answer } = await pollGroup(c.env, group, c.req.param("memberId"), body, (topics) => authorizeTopics(c, topics, "read"));
+    c.set("fetchedBytes", fetchedBytes);
+    return c.json(answer);
   })
   .delete("/:group/members/:memberId", async (c) => {
     const group = groupParam(c.req.param("group"));

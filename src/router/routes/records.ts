@@ -4,10 +4,10 @@ import { produceRecordsMax, produceRequestBytesMax } from "../../limits.ts";
 import { encodingSchema, produceRequestSchema, type Encoding } from "../../protocol/schemas.ts";
 import { clientRegion } from "../client-region.ts";
 import { topicMetadata } from "../metadata-cache.ts";
-import { listOffset, readPartition, recordJson } from "../partition-reads.ts";
+import { listOffset, payloadBytesOf, readPartition, recordJson } from "../partition-reads.ts";
 import { produce } from "../produce.ts";
 import { fetchParams, integerParam, partitionParam } from "../query.ts";
-import { readJsonBody } from "../request-body.ts";
+import { bodyBytesRead, readJsonBody } from "../request-body.ts";
 import { authorize } from "../authorize.ts";
 import type { RouterEnv } from "../context.ts";
 
@@ -25,6 +25,7 @@ export const recordRoutes = new Hono<RouterEnv>()
     if (request.records.length > produceRecordsMax) {
       throw new TributaryError("RECORD_LIST_TOO_LARGE", `a produce request has at most ${produceRecordsMax} records`);
     }
+    c.set("producedBytes", bodyBytesRead(c.req.raw));
     const offsets = await produce(c.env, c.executionCtx, c.req.param("topic"), request);
     return offsets === undefined ? c.json({}, 202) : c.json({ offsets });
   })
@@ -35,6 +36,7 @@ export const recordRoutes = new Hono<RouterEnv>()
     const encoding = encodingParam(c.req.query("encoding"));
     const topic = await topicMetadata(c.env, c.req.param("topic"));
     const read = await readPartition(c.env, topic, partition, options, clientRegion(c.req.raw));
+    c.set("fetchedBytes", payloadBytesOf(read.records));
     return c.json({
       records: read.records.map((record) => recordJson(record, encoding)),
       nextOffset: read.nextOffset,
