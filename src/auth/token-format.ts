@@ -70,11 +70,15 @@ export interface WriteTokenClaims {
   expiresAt: number;
 }
 
-async function signingKey(adminToken: string): Promise<CryptoKey> {
-  return crypto.subtle.importKey("raw", utf8.encode(`tributary write tokens v1\n${adminToken}`), { name: "HMAC", hash: "SHA-256" }, false, [
-    "sign",
-    "verify",
-  ]);
+/** The last signing key made, by admin token: a deployment has one admin token at a time. */
+let lastKey: { adminToken: string; key: Promise<CryptoKey> } | undefined;
+
+function signingKey(adminToken: string): Promise<CryptoKey> {
+  if (lastKey?.adminToken !== adminToken) {
+    const material = utf8.encode(`tributary write tokens v1\n${adminToken}`);
+    lastKey = { adminToken, key: crypto.subtle.importKey("raw", material, { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"]) };
+  }
+  return lastKey.key;
 }
 
 export async function signWriteToken(claims: WriteTokenClaims, adminToken: string): Promise<string> {
