@@ -70,6 +70,16 @@ describe("admin().tokens", () => {
     expect(isTributaryError(managing, "CLUSTER_AUTHORIZATION_FAILED")).toBe(true);
   });
 
+  it("a consumer whose token may not read the group fails with GROUP_AUTHORIZATION_FAILED at once", async () => {
+    const { server, as, admin } = securedClient();
+    const created = await admin.admin().tokens.create({ rules: [{ resource: "topic", name: "orders", patternType: "literal", operations: ["read"] }] });
+    const consumer = as(created.token).consumer({ groupId: "billing" });
+    await consumer.subscribe({ topics: ["orders"] });
+    const error = await consumer.run({ eachMessage: async () => {} }).catch((e: unknown) => e);
+    expect(isTributaryError(error, "GROUP_AUTHORIZATION_FAILED")).toBe(true);
+    expect(server.requestsTo(/^\/v1\/groups\/billing\/members$/, "POST")).toHaveLength(1);
+  });
+
   it("a revoked token is UNAUTHENTICATED, not retried", async () => {
     const { server, as, admin } = securedClient();
     const created = await admin.admin().tokens.create({ rules: ordersWriter });
