@@ -161,7 +161,7 @@ export class TopicHandle {
 
   /**
    * A short-lived token that may only produce to this topic, for a web page to hold instead
-   * of a long-lived secret (docs/api.md, write tokens). The caller needs `write` on the topic;
+   * of a long-lived secret (docs/api.md, "Browser write tokens"). The caller needs `write` on the topic;
    * the token lives at most as long as the caller's own token and dies with it. Retried on
    * retriable errors: the server stores nothing, so a lost answer only leaves an unused token.
    */
