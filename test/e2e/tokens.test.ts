@@ -29,7 +29,7 @@ describe("tokens against wrangler dev", () => {
 
   beforeAll(async () => {
     buildCli();
-    // A Worker variable for this server only (`--var`): no .dev.vars is read or written.
+    // A Worker variable for this server only (`--var`, over any .dev.vars): no file is written.
     server = await startWranglerDev({ vars: { TRIBUTARY_ADMIN_TOKEN: adminToken } });
     admin = new Tributary({ url: server.url, token: adminToken });
   });
