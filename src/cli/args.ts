@@ -45,6 +45,14 @@ export const allOptions = {
   // groups
   topic: option("string"),
   to: option("string"),
+  // tokens, topics write-token
+  name: option("string"),
+  rule: option("string", { multiple: true }),
+  "expires-in": option("string"),
+  "produce-bytes-per-second": option("string"),
+  "fetch-bytes-per-second": option("string"),
+  "requests-per-second": option("string"),
+  ttl: option("string"),
 } satisfies Record<string, OptionSpec>;
 
 export type OptionName = keyof typeof allOptions;
@@ -93,6 +101,20 @@ export function integerValue(values: Values, name: OptionName, min: number, max 
   return value;
 }
 
+const durationUnitsMs: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** A duration option (`500ms`, `30s`, `10m`, `1h`, `7d`) in ms, or undefined when absent. */
+export function durationValue(values: Values, name: OptionName): number | undefined {
+  const text = stringValue(values, name);
+  if (text === undefined) return undefined;
+  const match = /^(\d+)(ms|s|m|h|d)$/.exec(text);
+  const ms = match === null ? Number.NaN : Number(match[1]) * durationUnitsMs[match[2]!]!;
+  if (!Number.isSafeInteger(ms) || ms <= 0) {
+    throw new UsageError(`--${name} takes a duration such as 30s, 10m, 1h or 7d, got ${JSON.stringify(text)}`);
+  }
+  return ms;
+}
+
 /** `--config k=v` pairs as an object; `--delete-config k` as k: null. */
 export function configValues(values: Values): Record<string, string | null> {
   const configs: Record<string, string | null> = {};
@@ -114,6 +136,8 @@ usage: tributary [--url URL] [--token TOKEN] [--json] <command>
   topics describe <topic>
   topics alter <topic> [--config name=value]... [--delete-config name]... [--partitions N]
   topics delete <topic>
+  topics write-token <topic> [--ttl DURATION] [--quiet]
+      a short-lived token that may only produce to the topic (for a web page)
 
   produce <topic> [--file PATH] [--key-separator SEP] [--partition N] [--acks 0|1|all]
                   [--linger-ms N] [--batch-bytes N] [--quiet]
@@ -129,9 +153,18 @@ usage: tributary [--url URL] [--token TOKEN] [--json] <command>
   groups reset <group> --topic T --to earliest|latest|<offset>|@<timestamp ms>
   groups delete <group>
 
+  tokens create --rule RESOURCE:NAME:literal|prefixed:OPERATION,... [--rule ...]...
+                [--name N] [--expires-in DURATION] [--produce-bytes-per-second N]
+                [--fetch-bytes-per-second N] [--requests-per-second N] [--quiet]
+      e.g. --rule topic:orders:literal:read,write --rule group:app-:prefixed:read;
+      prints the token's secret once (--quiet: only the secret)
+  tokens list
+  tokens revoke <id>
+
 options:
   --url     the Worker's URL (env TRIBUTARY_URL, default http://127.0.0.1:8787)
   --token   bearer token (env TRIBUTARY_TOKEN)
   --json    JSON output instead of tables
+durations: 500ms, 30s, 10m, 1h, 7d
 exit codes: 0 ok, 1 the request failed (code and message on stderr), 2 bad usage
 `;

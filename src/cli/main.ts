@@ -3,13 +3,14 @@
  * process as a CliIo and answers the exit code, so tests run it in-process; bin/tributary.js
  * is the thin entry that hands it the real process.
  */
-import { Tributary, TributaryError } from "../client/index.ts";
+import { Tributary, TributaryError, type ErrorCode } from "../client/index.ts";
 import { commandWords, parseCommand, stringValue, usage, UsageError, type OptionName } from "./args.ts";
 import { consumeCommand, consumeOptions } from "./consume.ts";
 import type { CommandContext } from "./context.ts";
 import { groupsCommand, groupsOptions } from "./groups.ts";
 import type { CliIo } from "./io.ts";
 import { produceCommand, produceOptions } from "./produce.ts";
+import { tokensCommand, tokensOptions } from "./tokens.ts";
 import { topicsCommand, topicsOptions } from "./topics.ts";
 
 export type { CliIo } from "./io.ts";
@@ -38,6 +39,8 @@ function resolveCommand(words: string[]): Command {
       return grouped(topicsOptions, topicsCommand);
     case "groups":
       return grouped(groupsOptions, groupsCommand);
+    case "tokens":
+      return grouped(tokensOptions, tokensCommand);
     case "produce":
       return { words: 1, options: produceOptions, run: (context) => produceCommand(context) };
     case "consume":
@@ -77,6 +80,14 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
   }
 }
 
+/** What to check when the server refused the credential, or what it allows. */
+const authenticationHints: Partial<Record<ErrorCode, string>> = {
+  UNAUTHENTICATED: "the token (--token or TRIBUTARY_TOKEN) is missing, unknown, expired or revoked",
+  TOPIC_AUTHORIZATION_FAILED: "the token's rules do not allow this on the topic",
+  GROUP_AUTHORIZATION_FAILED: "the token's rules do not allow this on the group",
+  CLUSTER_AUTHORIZATION_FAILED: "the token's rules do not allow this (managing tokens takes the admin token)",
+};
+
 /** One clear line (code and message) on stderr, JSON with --json; never a stack trace for an API error. */
 function report(error: unknown, io: CliIo, json: boolean): number {
   if (error instanceof UsageError) {
@@ -94,6 +105,8 @@ function report(error: unknown, io: CliIo, json: boolean): number {
       if (error.code === "REQUEST_TIMED_OUT" && typeof cause === "string") {
         io.stderr.write(`  is Tributary running there? set --url or TRIBUTARY_URL (default ${defaultUrl})\n`);
       }
+      const hint = authenticationHints[error.code];
+      if (hint !== undefined) io.stderr.write(`  ${hint}\n`);
     }
     return exitCodes.failed;
   }

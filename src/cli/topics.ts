@@ -1,6 +1,6 @@
-/** `tributary topics list|create|describe|alter|delete`. */
+/** `tributary topics list|create|describe|alter|delete|write-token`. */
 import type { Topic } from "../client/index.ts";
-import { configValues, integerValue, UsageError, type OptionName } from "./args.ts";
+import { configValues, durationValue, integerValue, UsageError, type OptionName } from "./args.ts";
 import { output, type CommandContext } from "./context.ts";
 import { renderTable } from "./table.ts";
 
@@ -10,6 +10,7 @@ export const topicsOptions: Record<string, OptionName[]> = {
   describe: [],
   alter: ["config", "delete-config", "partitions"],
   delete: [],
+  "write-token": ["ttl", "quiet"],
 };
 
 function topicName(context: CommandContext): string {
@@ -73,6 +74,15 @@ export async function topicsCommand(subcommand: string, context: CommandContext)
       const name = topicName(context);
       await topics.delete(name);
       return output(context, { deleted: name }, () => `deleted topic ${name}\n`);
+    }
+    case "write-token": {
+      const name = topicName(context);
+      const minted = await context.client.topic(name).writeToken({ ttlMs: durationValue(context.values, "ttl") });
+      const token = minted.token.reveal();
+      if (context.values.quiet === true && !context.json) return output(context, null, () => `${token}\n`);
+      return output(context, { ...minted, token }, () =>
+        `write token for topic ${minted.topic} (produce only), expires ${new Date(minted.expiresAt).toISOString()}:\n${token}\n`,
+      );
     }
     default:
       throw new UsageError(`unknown command: topics ${subcommand}`);

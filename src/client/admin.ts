@@ -1,19 +1,23 @@
 /**
- * Topic and group administration (API.md, Topics and Consumer groups):
- * `admin.topics.create(...)`, `admin.groups.offsets("g")`. Reads are retried on retriable
- * errors; changes are not, since an unanswered change may have happened (a retried create
- * would then fail with TOPIC_ALREADY_EXISTS): the caller decides.
+ * Topic, group and token administration (API.md, Topics, Consumer groups and Tokens):
+ * `admin.topics.create(...)`, `admin.groups.offsets("g")`, `admin.tokens.create(...)`. Reads
+ * are retried on retriable errors; changes are not, since an unanswered change may have
+ * happened (a retried create would then fail with TOPIC_ALREADY_EXISTS): the caller decides.
  */
 import type { MetadataCache } from "./metadata.ts";
 import { withRetries, type RetryPolicy } from "./retry.ts";
+import { Secret } from "./secret.ts";
 import { path, type Transport } from "./transport.ts";
 import type {
+  CreatedToken,
+  CreateTokenRequest,
   CreateTopicRequest,
   GroupDescription,
   GroupOffset,
   GroupSummary,
   Position,
   ResetTarget,
+  TokenInfo,
   Topic,
   TopicSummary,
 } from "./types.ts";
@@ -113,12 +117,44 @@ export class GroupsAdmin {
   }
 }
 
+/**
+ * Scoped tokens (API.md, Tokens): only the admin token may create, list and revoke them
+ * (a scoped token gets CLUSTER_AUTHORIZATION_FAILED). A created token's secret comes once, as
+ * a `Secret` that never prints.
+ */
+export class TokensAdmin {
+  readonly #context: AdminContext;
+
+  constructor(context: AdminContext) {
+    this.#context = context;
+  }
+
+  /** Creates a token with `rules`; its secret is `created.token.reveal()`, shown by the server this once. */
+  async create(request: CreateTokenRequest): Promise<CreatedToken> {
+    const { token, ...info } = await this.#context.transport.json<TokenInfo & { token: string }>({ method: "POST", path: path("tokens"), json: request });
+    return { ...info, token: new Secret(token) };
+  }
+
+  /** Every token, without secrets. */
+  async list(): Promise<TokenInfo[]> {
+    return (await read<{ tokens: TokenInfo[] }>(this.#context, path("tokens"))).tokens;
+  }
+
+  /** Revokes a token by its id (NOT_FOUND if there is none); requests with it fail within seconds. */
+  async revoke(id: string): Promise<void> {
+    if (typeof id !== "string" || id === "") throw new TypeError("revoke: a token id is a non-empty string");
+    await this.#context.transport.empty({ method: "DELETE", path: path("tokens", id) });
+  }
+}
+
 export class Admin {
   readonly topics: TopicsAdmin;
   readonly groups: GroupsAdmin;
+  readonly tokens: TokensAdmin;
 
   constructor(context: AdminContext) {
     this.topics = new TopicsAdmin(context);
     this.groups = new GroupsAdmin(context);
+    this.tokens = new TokensAdmin(context);
   }
 }

@@ -6,12 +6,23 @@
  * retriable REQUEST_TIMED_OUT: it may or may not have been applied, as Kafka's timeouts.
  */
 import { TributaryError, isErrorCode, type ErrorCode, type ErrorData } from "../errors.ts";
-import type { Position, TopicPartition } from "./types.ts";
+import type { Operation, Position, ResourceType, TopicPartition } from "./types.ts";
 
 export { TributaryError, isRetriable, type ErrorCode } from "../errors.ts";
 
+/** What a scoped token was refused (absent when only the admin token may do it). */
+interface AuthorizationFailure {
+  resource?: ResourceType;
+  operation?: Operation;
+}
+
 /** The data API.md promises with a code; any error may also carry `retryAfterMs`. */
 export interface ErrorDataByCode {
+  TOPIC_AUTHORIZATION_FAILED: AuthorizationFailure;
+  GROUP_AUTHORIZATION_FAILED: AuthorizationFailure;
+  CLUSTER_AUTHORIZATION_FAILED: AuthorizationFailure;
+  /** How long the token's quota holds it back (also on every retriable error with Retry-After). */
+  THROTTLING_QUOTA_EXCEEDED: { retryAfterMs?: number };
   OFFSET_OUT_OF_RANGE: { logStartOffset: number; highWatermark: number };
   UNKNOWN_TOPIC_OR_PARTITION: { topics?: string[] };
   UNKNOWN_MEMBER_ID: { memberId?: string };

@@ -1,10 +1,11 @@
 /**
  * Tributary's TypeScript client (the package's `./client` entry). Depends on `src/protocol/`
- * and `src/errors.ts` only, and on fetch and Web APIs: Workers, Node ≥ 20, browsers.
+ * and `src/errors.ts` only (and the ACL model's types, `src/auth/acl.ts`), and on fetch and
+ * Web APIs: Workers, Node ≥ 20, browsers.
  * docs/client.md is its reference.
  */
 export { Tributary, type TributaryConfig, type RedactedConfig } from "./tributary.ts";
-export { Admin, TopicsAdmin, GroupsAdmin } from "./admin.ts";
+export { Admin, TopicsAdmin, GroupsAdmin, TokensAdmin } from "./admin.ts";
 export { Producer, type ProducerOptions, type SendRequest } from "./producer.ts";
 export {
   Consumer,
@@ -16,7 +17,7 @@ export {
   type Batch,
 } from "./consumer.ts";
 export type { ConsumerEvents } from "./consumer-events.ts";
-export { TopicHandle, type FetchOptions, type ProduceOptions } from "./topic.ts";
+export { TopicHandle, type FetchOptions, type ProduceOptions, type WriteTokenOptions } from "./topic.ts";
 export { textOf, type Message, type ConsumedMessage, type KeyInput, type ValueInput, type HeadersInput } from "./records.ts";
 export { TributaryError, isRetriable, isTributaryError, type ErrorCode, type ErrorDataFor, type ErrorDataByCode } from "./errors.ts";
 /** For the service binding's RPC methods (src/service.ts): a Result's error value back into a TributaryError. */

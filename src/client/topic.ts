@@ -11,7 +11,8 @@ import { batchBytesMax, partitionRetryRule, requestBytesMax, splitIntoBatches, w
 import { decodeFetchedBatches, partitionOf, toRecordInput, type Message } from "./records.ts";
 import { withRetries } from "./retry.ts";
 import { path } from "./transport.ts";
-import type { Acks, FetchResult, RecordMetadata, Topic } from "./types.ts";
+import { Secret } from "./secret.ts";
+import type { Acks, FetchResult, RecordMetadata, Topic, WriteToken } from "./types.ts";
 
 export interface FetchOptions {
   /** 1–10000, default 500 (whole batches are counted). */
@@ -21,6 +22,11 @@ export interface FetchOptions {
   /** Long-poll up to this long (0–30000) when nothing is available yet. Default 0. */
   waitMs?: number;
   signal?: AbortSignal;
+}
+
+export interface WriteTokenOptions {
+  /** How long the token lives, in ms; the server's default is 10 minutes, its maximum an hour. */
+  ttlMs?: number;
 }
 
 export interface ProduceOptions {
@@ -151,5 +157,24 @@ export class TopicHandle {
         }),
       { policy: this.#context.policy, shouldRetry: partitionRetryRule(this.#context, this.name, partition) },
     );
+  }
+
+  /**
+   * A short-lived token that may only produce to this topic, for a web page to hold instead
+   * of a long-lived secret (docs/api.md, "Browser write tokens"). The caller needs `write` on the topic;
+   * the token lives at most as long as the caller's own token and dies with it. Retried on
+   * retriable errors: the server stores nothing, so a lost answer only leaves an unused token.
+   */
+  async writeToken(options: WriteTokenOptions = {}): Promise<WriteToken> {
+    const answer = await withRetries(
+      () =>
+        this.#context.transport.json<{ token: string; topic: string; expiresAt: number }>({
+          method: "POST",
+          path: path("topics", this.name, "write-tokens"),
+          json: options.ttlMs === undefined ? {} : { ttlMs: options.ttlMs },
+        }),
+      { policy: this.#context.policy },
+    );
+    return { token: new Secret(answer.token), topic: answer.topic, expiresAt: answer.expiresAt };
   }
 }

@@ -20,8 +20,8 @@ import { bindingBaseUrl, Transport, type FetcherLike, type FetchFunction } from 
 export interface TributaryConfig {
   /** Base URL of the Worker, e.g. https://tributary.example.workers.dev (without /v1). */
   url?: string;
-  /** Bearer token (the admin token or a scoped one). */
-  token?: string;
+  /** Bearer token (the admin token, a scoped one or a write token); a `Secret` as `admin().tokens.create` answers it, or its string. */
+  token?: string | Secret;
   /** A service binding (Fetcher) to the Tributary Worker, instead of `url`. */
   binding?: FetcherLike;
   /** A fetch to use instead of the global one (a proxy, a test double). */
@@ -57,7 +57,7 @@ export class Tributary {
     if ((binding === undefined) === (url === undefined)) throw new TypeError("give exactly one of url and binding");
     if (binding !== undefined && typeof binding.fetch !== "function") throw new TypeError("binding must have a fetch method (a service binding)");
     const baseUrl = binding ? bindingBaseUrl : normalizeUrl(url!);
-    const token = config.token === undefined || config.token === "" ? undefined : new Secret(config.token);
+    const token = secretOf(config.token);
     const requestTimeoutMs = config.requestTimeoutMs ?? 30_000;
     if (!Number.isSafeInteger(requestTimeoutMs) || requestTimeoutMs <= 0) throw new RangeError("requestTimeoutMs must be a positive integer");
     this.#policy = retryPolicy(config.retry);
@@ -112,6 +112,13 @@ export class Tributary {
   #context() {
     return { transport: this.#transport, metadata: this.#metadata, policy: this.#policy };
   }
+}
+
+function secretOf(token: string | Secret | undefined): Secret | undefined {
+  if (token instanceof Secret) return token.reveal() === "" ? undefined : token;
+  if (token === undefined || token === "") return undefined;
+  if (typeof token !== "string") throw new TypeError("token must be a string or a Secret");
+  return new Secret(token);
 }
 
 function normalizeUrl(url: string): string {

@@ -1,7 +1,17 @@
 /**
  * The shapes of the HTTP API (API.md) as the client hands them out. Field names are the
- * contract's; nothing here is invented by the client.
+ * contract's; nothing here is invented by the client — but for the secrets of created tokens,
+ * which come as a `Secret` (never printed) rather than a string.
  */
+import type { Operation, PatternType, ResourceType, Rule } from "../auth/acl.ts";
+import type { Quotas } from "../auth/principal.ts";
+import type { Secret } from "./secret.ts";
+
+/**
+ * The ACL model's types, from its one definition (src/auth/acl.ts, pure and type-only here:
+ * nothing of the server comes into the client's build).
+ */
+export type { Operation, PatternType, Quotas, ResourceType, Rule };
 /**
  * API.md's `acks`. Written out rather than imported from protocol/schemas.ts, whose zod
  * schemas would come along into the client's build; test/unit/client/types.test.ts checks
@@ -103,4 +113,46 @@ export interface FetchResult {
   nextOffset: number;
   highWatermark: number;
   logStartOffset: number;
+}
+
+/** API.md's `POST /v1/tokens` body. */
+export interface CreateTokenRequest {
+  /** A label for people. */
+  name?: string;
+  /** Kafka's ACL model, allow rules only: what the token may do (none: nothing). */
+  rules: Rule[];
+  /** When the token stops working, in ms since the epoch; absent: never. */
+  expiresAt?: number;
+  /** Rates the token's requests are held to (429 THROTTLING_QUOTA_EXCEEDED past them); absent: unlimited. */
+  quotas?: Quotas;
+}
+
+/** A scoped token as `GET /v1/tokens` lists it: never its secret. */
+export interface TokenInfo {
+  id: string;
+  name: string | null;
+  rules: Rule[];
+  /** ms since the epoch; null: never. */
+  expiresAt: number | null;
+  quotas: Quotas;
+}
+
+/**
+ * A token just created. `token` is the one field holding a secret: a `Secret`, so logging or
+ * JSON.stringify of the whole object shows `<redacted>`; `token.reveal()` gives the bearer
+ * string, which the server never shows again.
+ */
+export interface CreatedToken extends TokenInfo {
+  token: Secret;
+}
+
+/**
+ * A browser write token (`topic(name).writeToken()`): it may only produce to `topic`, until
+ * `expiresAt`. `token` is a `Secret`, as a created token's; `token.reveal()` is what a page gets.
+ */
+export interface WriteToken {
+  token: Secret;
+  topic: string;
+  /** ms since the epoch. */
+  expiresAt: number;
 }

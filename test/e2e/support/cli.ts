@@ -26,11 +26,17 @@ export interface CliProcess {
   done: Promise<CliResult>;
 }
 
+export interface CliOptions {
+  stdin?: Buffer;
+  /** Passed to the process as TRIBUTARY_TOKEN (default none, whatever the caller's environment holds). */
+  token?: string;
+}
+
 /** Starts `tributary <args>` with TRIBUTARY_URL set to `url`. */
-export function spawnCli(url: string, args: string[], options: { stdin?: Buffer } = {}): CliProcess {
+export function spawnCli(url: string, args: string[], options: CliOptions = {}): CliProcess {
   const child = spawn(process.execPath, [cliEntry, ...args], {
     cwd: repositoryRoot,
-    env: { ...process.env, TRIBUTARY_URL: url, TRIBUTARY_TOKEN: "" },
+    env: { ...process.env, TRIBUTARY_URL: url, TRIBUTARY_TOKEN: options.token ?? "" },
     stdio: ["pipe", "pipe", "pipe"],
   });
   const stdout: Buffer[] = [];
@@ -48,6 +54,6 @@ export function spawnCli(url: string, args: string[], options: { stdin?: Buffer 
 }
 
 /** Runs `tributary <args>` to its end. */
-export async function runCli(url: string, args: string[], options: { stdin?: Buffer } = {}): Promise<CliResult> {
+export async function runCli(url: string, args: string[], options: CliOptions = {}): Promise<CliResult> {
   return spawnCli(url, args, options).done;
 }

@@ -99,6 +99,24 @@ export interface ServerCommand {
 export async function startDevServer(
   command: (port: number, inspectorPort: number, persistTo: string) => ServerCommand,
 ): Promise<DevServer> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnFreePorts(command);
+    } catch (error) {
+      // A free port is free only until someone binds it: another process on the machine (a
+      // second test run, a benchmark) may take it between freePort() and workerd's bind.
+      // That race is the machine's, not Tributary's; new ports settle it.
+      if (attempt >= portAttemptsMax || !(error instanceof PortTakenError)) throw error;
+    }
+  }
+}
+
+/** Starts with fresh ports this many times at most when a port was taken meanwhile. */
+const portAttemptsMax = 3;
+
+class PortTakenError extends Error {}
+
+async function startOnFreePorts(command: (port: number, inspectorPort: number, persistTo: string) => ServerCommand): Promise<DevServer> {
   const [port, inspectorPort] = await twoFreePorts();
   const persistTo = mkdtempSync(join(tmpdir(), "tributary-e2e-"));
   const { command: file, args } = command(port, inspectorPort, persistTo);
@@ -119,6 +137,7 @@ export async function startDevServer(
     await waitForHealth(server, child);
   } catch (error) {
     await server.stop();
+    if (/Address already in use/.test(server.output())) throw new PortTakenError((error as Error).message);
     throw error;
   }
   return server;

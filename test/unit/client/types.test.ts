@@ -1,6 +1,10 @@
 import { describe, expect, expectTypeOf, it } from "vitest";
-import type { Acks as ClientAcks } from "../../../src/client/index.ts";
+import type { z } from "zod";
+import type { Acks as ClientAcks, CreateTokenRequest, TokenInfo } from "../../../src/client/index.ts";
 import type { Acks as SchemaAcks } from "../../../src/protocol/schemas.ts";
+import type { createTokenSchema, createWriteTokenSchema } from "../../../src/auth/token-schemas.ts";
+import type { WriteTokenOptions } from "../../../src/client/index.ts";
+import type { TokenView } from "../../../src/objects/token-registry.ts";
 import * as client from "../../../src/client/index.ts";
 
 describe("client types", () => {
@@ -8,9 +12,15 @@ describe("client types", () => {
     expectTypeOf<ClientAcks>().toEqualTypeOf<SchemaAcks>();
   });
 
+  it("spells token requests as the router's schemas do, and token listings as the controller answers them", () => {
+    expectTypeOf<CreateTokenRequest>().toEqualTypeOf<z.input<typeof createTokenSchema>>();
+    expectTypeOf<WriteTokenOptions>().toEqualTypeOf<z.input<typeof createWriteTokenSchema>>();
+    expectTypeOf<TokenInfo>().toEqualTypeOf<TokenView>();
+  });
+
   it("exports the documented entry points", () => {
     expect(Object.keys(client).sort()).toEqual(
-      ["Admin", "Consumer", "GroupsAdmin", "Producer", "Secret", "TopicHandle", "TopicsAdmin", "Tributary", "TributaryError", "backoffMs", "defaultRetryPolicy", "isRetriable", "isTributaryError", "textOf", "unwrapResult"].sort(),
+      ["Admin", "Consumer", "GroupsAdmin", "Producer", "Secret", "TokensAdmin", "TopicHandle", "TopicsAdmin", "Tributary", "TributaryError", "backoffMs", "defaultRetryPolicy", "isRetriable", "isTributaryError", "textOf", "unwrapResult"].sort(),
     );
   });
 });

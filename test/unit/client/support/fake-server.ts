@@ -4,14 +4,20 @@
  * consumer groups over the real group core (src/group). It stores what the client encodes
  * (RecordBatch v2 bytes) and serves it back, so a test sees the client's bytes end to end.
  *
+ * Tokens: with `token` set, requests need it or a token the fake created (fake-tokens.ts),
+ * and a scoped token is held to its rules.
+ *
  * Faults: `failNext` answers the next matching request with an error, or drops it (no answer)
  * before or after applying it — a "dropped response".
  */
+import type { Operation } from "../../../../src/auth/acl.ts";
 import { ConsumerGroup, type Assignment } from "../../../../src/group/index.ts";
 import { encodeBase64 } from "../../../../src/protocol/base64.ts";
 import { fetchHeaders } from "../../../../src/protocol/content-types.ts";
 import { setBaseOffset, splitBatches, type DecodedRecord } from "../../../../src/protocol/record-batch.ts";
 import { decodeRecordBatch } from "../../../../src/protocol/record-batch-decode.ts";
+import { FakeTokens, type FakePrincipal } from "./fake-tokens.ts";
+import { apiError, json } from "./responses.ts";
 
 interface StoredBatch {
   bytes: Uint8Array;
@@ -48,11 +54,6 @@ export interface RecordedRequest {
   body: Uint8Array;
 }
 
-const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
-  new Response(body === undefined ? null : JSON.stringify(body), { status, headers: { "content-type": "application/json", ...headers } });
-
-const apiError = (status: number, code: string, message: string, data: Record<string, unknown> = {}) =>
-  json(status, { error: { ...data, code, message } }, status === 503 || status === 429 ? { "retry-after": "1" } : {});
 
 class HttpError extends Error {
   readonly response: Response;
@@ -71,8 +72,9 @@ export class FakeServer {
   #topicIds = 0;
   /** Overrides the heartbeat interval the group core answers, so heartbeat tests need no long waits. */
   heartbeatIntervalMs: number | undefined;
-  /** Set to a token to require `Authorization: Bearer <token>`. */
+  /** Set to a token to require `Authorization: Bearer <token>` (the admin token) or a token created here. */
   token: string | undefined;
+  readonly tokens = new FakeTokens();
 
   /** The fetch to give the client. */
   readonly fetch = (request: Request) => this.#handle(request);
@@ -125,15 +127,18 @@ export class FakeServer {
   }
 
   #route(request: RecordedRequest): Response {
-    if (this.token !== undefined && request.headers.get("authorization") !== `Bearer ${this.token}`) {
-      return apiError(401, "UNAUTHENTICATED", "a valid bearer token is required");
-    }
+    const principal: FakePrincipal | undefined =
+      this.token === undefined ? { kind: "admin" } : this.tokens.authenticate(request.headers.get("authorization"), this.token);
+    if (principal === undefined) return apiError(401, "UNAUTHENTICATED", "a valid bearer token is required");
+    const refused = this.#refuse(request, principal);
+    if (refused !== undefined) return refused;
     const parts = request.path.split("/").slice(2).map(decodeURIComponent); // after "/v1"
     const body = () => JSON.parse(new TextDecoder().decode(request.body)) as any;
     const [resource, name, sub, partitionText, leaf] = parts;
     if (resource === "producers" && request.method === "POST") {
       return json(200, { producerId: this.#nextProducerId++, producerEpoch: 0 });
     }
+    if (resource === "tokens") return this.tokens.route(request.method, name, principal, body);
     if (resource === "topics") {
       if (name === undefined) {
         if (request.method === "GET") {
@@ -146,6 +151,7 @@ export class FakeServer {
       }
       const topic = this.topics.get(name);
       if (!topic) return apiError(404, "UNKNOWN_TOPIC_OR_PARTITION", `no topic ${name}`);
+      if (sub === "write-tokens" && request.method === "POST") return this.tokens.mintWriteToken(principal, name, body().ttlMs);
       if (sub === undefined && request.method === "GET") return json(200, this.#view(topic));
       if (sub === undefined && request.method === "DELETE") {
         this.topics.delete(name);
@@ -172,6 +178,30 @@ export class FakeServer {
     }
     if (resource === "groups") return this.#groups(request, parts.slice(1), body);
     return apiError(404, "NOT_FOUND", `no route for ${request.method} ${request.path}`);
+  }
+
+  /** A scoped token's 403, as the router's authorization answers before any work. */
+  #refuse(request: RecordedRequest, principal: FakePrincipal): Response | undefined {
+    if (principal.kind === "admin") return undefined;
+    const [resource, name, sub, , leaf] = request.path.split("/").slice(2).map(decodeURIComponent);
+    const method = request.method;
+    if (resource === "producers") return this.tokens.refuseProducerId(principal);
+    if (resource === "topics" && name === undefined) {
+      if (method !== "POST" || this.tokens.refuse(principal, "cluster", "tributary", "create") === undefined) return undefined;
+      return this.tokens.refuse(principal, "topic", JSON.parse(new TextDecoder().decode(request.body)).name, "create");
+    }
+    if (resource === "topics" && name !== undefined) {
+      let operation: Operation = "describe";
+      if (sub === "write-tokens" || (leaf === "records" && method === "POST")) operation = "write";
+      else if (leaf === "records" || leaf === "offsets") operation = "read";
+      else if (sub === "configs" || sub === "partitions") operation = "alter";
+      else if (method === "DELETE") operation = "delete";
+      return this.tokens.refuse(principal, "topic", name, operation);
+    }
+    if (resource === "groups" && name !== undefined) {
+      return this.tokens.refuse(principal, "group", name, method === "DELETE" ? "delete" : method === "GET" ? "describe" : "read");
+    }
+    return undefined;
   }
 
   #view(topic: FakeTopic) {
