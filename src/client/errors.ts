@@ -77,7 +77,8 @@ export async function errorFromResponse(response: Response): Promise<TributaryEr
   if (error !== null && typeof error === "object" && !Array.isArray(error)) {
     const { code, message, ...data } = error as Record<string, unknown>;
     const text = typeof message === "string" ? message : `HTTP ${response.status}`;
-    if (isErrorCode(code)) return new TributaryError(code, text, { ...data, ...extra });
+    // The body's retryAfterMs (a quota's exact wait) wins over the header's whole seconds.
+    if (isErrorCode(code)) return new TributaryError(code, text, { ...extra, ...data });
     // A code this client does not know (a newer server): keep it, classified by status.
     return new TributaryError(codeForStatus(response.status), `${String(code)}: ${text}`, {
       ...data,

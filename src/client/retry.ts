@@ -2,7 +2,11 @@
  * The client's one backoff policy: exponential from `initialBackoffMs`, doubled per attempt,
  * capped at `maxBackoffMs`, with ±`jitter` drawn at random (Kafka's retry.backoff.ms and
  * retry.backoff.max.ms, which jitter by ±20% too) so that clients that failed together do not
- * retry together. A server's Retry-After raises the delay up to the cap, never past it.
+ * retry together. A server's Retry-After raises the delay up to the cap, never past it —
+ * except a quota's (429 THROTTLING_QUOTA_EXCEEDED): retrying before it only spends another
+ * request of the quota, so the client waits all of it, as a Kafka client whose broker mutes
+ * its connection for the throttle time; a wait longer than `throttleWaitMsMax` is the
+ * caller's to decide, and the error is thrown.
  *
  * What is retriable is decided in one place, `isRetriable` (src/errors.ts: the error table's
  * 429 and 503 codes, and REQUEST_TIMED_OUT for a request that got no answer); a caller may add
@@ -18,6 +22,8 @@ export interface RetryPolicy {
   maxBackoffMs: number;
   /** Fraction of each delay drawn at random either way, 0 to 1. */
   jitter: number;
+  /** The longest quota throttle (429 with Retry-After) waited out before retrying. */
+  throttleWaitMsMax: number;
 }
 
 /** About 26 s of retrying in all: longer than a leader election (API.md: within 15 s). */
@@ -26,6 +32,7 @@ export const defaultRetryPolicy: RetryPolicy = Object.freeze({
   initialBackoffMs: 100,
   maxBackoffMs: 5_000,
   jitter: 0.2,
+  throttleWaitMsMax: 30_000,
 });
 
 /** A policy from defaults and overrides, checked: a bad one would retry forever or never wait. */
@@ -37,6 +44,7 @@ export function retryPolicy(overrides: Partial<RetryPolicy> = {}): RetryPolicy {
     throw new RangeError(`retry backoff needs 0 <= initialBackoffMs <= maxBackoffMs, got ${initialBackoffMs} and ${maxBackoffMs}`);
   }
   if (!(jitter >= 0 && jitter <= 1)) throw new RangeError(`retry.jitter must be from 0 to 1, got ${jitter}`);
+  if (!(policy.throttleWaitMsMax >= 0)) throw new RangeError(`retry.throttleWaitMsMax must be >= 0, got ${policy.throttleWaitMsMax}`);
   return Object.freeze(policy);
 }
 
@@ -82,9 +90,17 @@ export async function withRetries<T>(operation: (attempt: number) => Promise<T>,
     } catch (error) {
       if (options.signal?.aborted) throw options.signal.reason;
       if (attempt >= options.policy.retries || !(await shouldRetry(error, attempt))) throw error;
-      const retryAfter = (error as { data?: { retryAfterMs?: unknown } }).data?.retryAfterMs;
-      const delay = backoffMs(attempt, options.policy, options.random, typeof retryAfter === "number" ? retryAfter : 0);
-      await sleep(delay, options.signal);
+      await sleep(retryDelayMs(error, attempt, options), options.signal);
     }
   }
+}
+
+/** The wait before retrying after `error`; throws the error when it is a quota throttle longer than the policy waits. */
+function retryDelayMs(error: unknown, attempt: number, options: RetryOptions): number {
+  const { code, data } = error as { code?: unknown; data?: { retryAfterMs?: unknown } };
+  const retryAfterMs = typeof data?.retryAfterMs === "number" ? data.retryAfterMs : 0;
+  const backoff = backoffMs(attempt, options.policy, options.random, retryAfterMs);
+  if (code !== "THROTTLING_QUOTA_EXCEEDED") return backoff;
+  if (retryAfterMs > options.policy.throttleWaitMsMax) throw error;
+  return Math.max(backoff, retryAfterMs);
 }

@@ -23,7 +23,7 @@ describe("backoffMs", () => {
   });
 
   it("defaults to Kafka-like values", () => {
-    expect(defaultRetryPolicy).toEqual({ retries: 10, initialBackoffMs: 100, maxBackoffMs: 5_000, jitter: 0.2 });
+    expect(defaultRetryPolicy).toEqual({ retries: 10, initialBackoffMs: 100, maxBackoffMs: 5_000, jitter: 0.2, throttleWaitMsMax: 30_000 });
   });
 
   it("refuses a policy that would retry forever or never wait", () => {
@@ -66,6 +66,27 @@ describe("withRetries", () => {
       }, { policy: quick })).rejects.toBe(thrown);
       expect(calls).toBe(1);
     }
+  });
+
+  it("waits all of a quota's Retry-After, past maxBackoffMs, before retrying", async () => {
+    const started: number[] = [];
+    const result = await withRetries(async () => {
+      started.push(Date.now());
+      if (started.length === 1) throw new TributaryError("THROTTLING_QUOTA_EXCEEDED", "slow down", { retryAfterMs: 60 });
+      return "ok";
+    }, { policy: quick });
+    expect(result).toBe("ok");
+    expect(started[1]! - started[0]!).toBeGreaterThanOrEqual(59);
+  });
+
+  it("throws a quota throttle longer than throttleWaitMsMax at once", async () => {
+    let calls = 0;
+    const throttled = new TributaryError("THROTTLING_QUOTA_EXCEEDED", "slow down", { retryAfterMs: 31_000 });
+    await expect(withRetries(async () => {
+      calls += 1;
+      throw throttled;
+    }, { policy: retryPolicy({ ...quick, throttleWaitMsMax: 30_000 }) })).rejects.toBe(throttled);
+    expect(calls).toBe(1);
   });
 
   it("stops waiting when the signal aborts", async () => {
