@@ -5,7 +5,7 @@ import { decodeBase64, encodeBase64 } from "../protocol/base64.ts";
  * only, as in Workers and Node), so the router, the controller and tests share one format.
  *
  * - Scoped token: `trb_<id>_<secret>` — the id (16 hex digits) names the controller's row,
- *   the secret (32 random bytes, base64url) is stored only as its SHA-256.
+ *   the secret (32 bytes, base64url: 24 random, 8 of tag) is stored only as its SHA-256.
  * - Write token: `trw_<payload>.<signature>` — a short-lived browser token (docs/api.md)
  *   that nobody stores: the payload (base64url JSON) names the token it was minted from, the
  *   one topic it may write and its expiry; the signature is an HMAC-SHA256 keyed by the
@@ -44,18 +44,50 @@ export interface NewScopedToken {
   secretHash: string;
 }
 
-export async function newScopedToken(): Promise<NewScopedToken> {
+/** Bytes of a scoped token's secret: random, then a tag proving the controller made it. */
+const secretRandomBytes = 24;
+const secretTagBytes = 8;
+
+/** The HMAC key behind scoped tokens' tags, from its raw bytes (the controller keeps them). */
+export function importTagKey(raw: Uint8Array): Promise<CryptoKey> {
+  return crypto.subtle.importKey("raw", raw, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+}
+
+async function tag(tagKey: CryptoKey, id: string, random: Uint8Array): Promise<Uint8Array> {
+  const signed = new Uint8Array(await crypto.subtle.sign("HMAC", tagKey, utf8.encode(`${id}.${base64url(random)}`)));
+  return signed.subarray(0, secretTagBytes);
+}
+
+/**
+ * A new scoped token. Its secret ends in a tag (HMAC of the id and the secret's random part,
+ * keyed by the controller's tag key), so a router refuses a made-up token without asking the
+ * controller: a flood of random bearer strings cannot reach the one controller.
+ */
+export async function newScopedToken(tagKey: CryptoKey): Promise<NewScopedToken> {
   const id = hex(crypto.getRandomValues(new Uint8Array(8)));
-  const secret = base64url(crypto.getRandomValues(new Uint8Array(32)));
+  const random = crypto.getRandomValues(new Uint8Array(secretRandomBytes));
+  const secretBytes = new Uint8Array(secretRandomBytes + secretTagBytes);
+  secretBytes.set(random);
+  secretBytes.set(await tag(tagKey, id, random), secretRandomBytes);
+  const secret = base64url(secretBytes);
   return { id, token: `${scopedPrefix}${id}_${secret}`, secretHash: await sha256Hex(secret) };
 }
 
-/** A scoped token's id and the SHA-256 of its secret, or undefined when it is not one. */
-export async function parseScopedToken(token: string): Promise<{ id: string; secretHash: string } | undefined> {
+/**
+ * A scoped token's id and the SHA-256 of its secret, or undefined when it is not one or its
+ * tag is wrong (compared in constant time).
+ */
+export async function parseScopedToken(token: string, tagKey: CryptoKey): Promise<{ id: string; secretHash: string } | undefined> {
   if (!token.startsWith(scopedPrefix)) return undefined;
   const id = token.slice(scopedPrefix.length, scopedPrefix.length + 16);
   const secret = token.slice(scopedPrefix.length + 17);
   if (!tokenIdPattern.test(id) || token[scopedPrefix.length + 16] !== "_" || !secretPattern.test(secret)) return undefined;
+  const secretBytes = fromBase64url(secret);
+  if (secretBytes === undefined) return undefined;
+  const expected = await tag(tagKey, id, secretBytes.subarray(0, secretRandomBytes));
+  let difference = 0;
+  for (let index = 0; index < secretTagBytes; index++) difference |= expected[index]! ^ secretBytes[secretRandomBytes + index]!;
+  if (difference !== 0) return undefined;
   return { id, secretHash: await sha256Hex(secret) };
 }
 

@@ -335,6 +335,11 @@ export class Controller extends DurableObject<Env> {
     return this.#tokens.authenticate(id, secretHash, Date.now()) ?? null;
   }
 
+  /** The key routers check scoped tokens' tags with, so made-up tokens never reach this object. */
+  async tokenTagKey(): Promise<Uint8Array> {
+    return this.#tokens.tagKeyBytes();
+  }
+
   /** The grant of a live token by id (the token a write token was minted from), or null. */
   async tokenGrant(id: string): Promise<TokenGrant | null> {
     return this.#tokens.grantOf(id, Date.now()) ?? null;

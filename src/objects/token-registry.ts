@@ -1,7 +1,7 @@
 import { TributaryError } from "../errors.ts";
 import type { Rule } from "../auth/acl.ts";
 import type { Quotas } from "../auth/principal.ts";
-import { newScopedToken } from "../auth/token-format.ts";
+import { importTagKey, newScopedToken } from "../auth/token-format.ts";
 import type { CreateTokenRequest } from "../auth/token-schemas.ts";
 import { tokensMax } from "../limits.ts";
 
@@ -14,6 +14,10 @@ export const tokenMigration = `CREATE TABLE tokens (
    quotas TEXT NOT NULL,
    expires_at INTEGER,
    created_at INTEGER NOT NULL
+ );
+ CREATE TABLE token_tag_key (
+   id INTEGER PRIMARY KEY CHECK (id = 1),
+   raw BLOB NOT NULL
  );`;
 
 /** A token as the admin lists it: never its secret. */
@@ -56,6 +60,7 @@ function viewOf(row: TokenRow): TokenView {
  */
 export class TokenRegistry {
   readonly #sql: SqlStorage;
+  #tagKey: Promise<CryptoKey> | undefined;
 
   constructor(sql: SqlStorage) {
     this.#sql = sql;
@@ -68,7 +73,8 @@ export class TokenRegistry {
     this.#sql.exec("DELETE FROM tokens WHERE expires_at IS NOT NULL AND expires_at <= ?", now);
     const count = this.#sql.exec<{ count: number }>("SELECT COUNT(*) AS count FROM tokens").one().count;
     if (count >= tokensMax) throw new TributaryError("INVALID_REQUEST", `there are already ${tokensMax} tokens; revoke some first`);
-    const fresh = await newScopedToken();
+    this.#tagKey ??= importTagKey(this.tagKeyBytes());
+    const fresh = await newScopedToken(await this.#tagKey);
     const view: TokenView = { id: fresh.id, name: request.name ?? null, rules: request.rules, expiresAt: request.expiresAt ?? null, quotas: request.quotas ?? {} };
     this.#sql.exec(
       "INSERT INTO tokens (id, name, secret_sha256, rules, quotas, expires_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -81,6 +87,15 @@ export class TokenRegistry {
       now,
     );
     return { ...view, token: fresh.token };
+  }
+
+  /** The deployment's key for tokens' tags (src/auth/token-format.ts), made once, never changed. */
+  tagKeyBytes(): Uint8Array {
+    const row = this.#sql.exec<{ raw: ArrayBuffer }>("SELECT raw FROM token_tag_key WHERE id = 1").toArray()[0];
+    if (row !== undefined) return new Uint8Array(row.raw);
+    const raw = crypto.getRandomValues(new Uint8Array(32));
+    this.#sql.exec("INSERT INTO token_tag_key (id, raw) VALUES (1, ?)", raw.buffer);
+    return raw;
   }
 
   list(): TokenView[] {

@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from "hono";
 import { allows } from "../auth/acl.ts";
 import type { Principal } from "../auth/principal.ts";
-import { isWriteToken, parseScopedToken, verifyWriteToken } from "../auth/token-format.ts";
+import { importTagKey, isWriteToken, parseScopedToken, verifyWriteToken } from "../auth/token-format.ts";
 import { TributaryError } from "../errors.ts";
 import { bearerTokenLengthMax } from "../limits.ts";
 import { controllerStub } from "../objects/stubs.ts";
@@ -22,6 +22,19 @@ export function secretsEqual(given: string, expected: string): boolean {
 
 let warnedOpen = false;
 const grants = new TokenCache();
+let tagKey: Promise<CryptoKey> | undefined;
+
+/** The controller's tag key, asked once per isolate (it never changes); a failed ask is asked again. */
+function tokenTagKey(env: Env): Promise<CryptoKey> {
+  if (tagKey === undefined) {
+    const asked = controllerStub(env).tokenTagKey().then((raw) => importTagKey(new Uint8Array(raw)));
+    tagKey = asked;
+    asked.catch(() => {
+      if (tagKey === asked) tagKey = undefined;
+    });
+  }
+  return tagKey;
+}
 
 function unauthenticated(): TributaryError {
   return new TributaryError("UNAUTHENTICATED", "a valid bearer token is required");
@@ -61,7 +74,7 @@ async function resolvePrincipal(env: Env, token: string, adminToken: string): Pr
   const now = Date.now();
   if (secretsEqual(token, adminToken)) return { kind: "admin" };
   if (isWriteToken(token)) return writeTokenPrincipal(env, token, adminToken, now);
-  const scoped = await parseScopedToken(token);
+  const scoped = await parseScopedToken(token, await tokenTagKey(env));
   if (scoped === undefined) throw unauthenticated();
   const grant = await grants.get(`token:${scoped.id}:${scoped.secretHash}`, now, () => controllerStub(env).authenticate(scoped.id, scoped.secretHash));
   return principalOf(grant, now);

@@ -1,19 +1,35 @@
 import { describe, expect, it } from "vitest";
-import { isTokenId, isWriteToken, newScopedToken, parseScopedToken, sha256Hex, signWriteToken, verifyWriteToken } from "../../../src/auth/token-format.ts";
+import { importTagKey, isTokenId, isWriteToken, newScopedToken, parseScopedToken, sha256Hex, signWriteToken, verifyWriteToken } from "../../../src/auth/token-format.ts";
+
+const tagKey = await importTagKey(new Uint8Array(32).fill(7));
+const otherKey = await importTagKey(new Uint8Array(32).fill(8));
 
 describe("scoped tokens", () => {
   it("carry an id and a secret whose SHA-256 is what the controller stores", async () => {
-    const fresh = await newScopedToken();
+    const fresh = await newScopedToken(tagKey);
     expect(fresh.token).toMatch(/^trb_[0-9a-f]{16}_[A-Za-z0-9_-]{43}$/);
     expect(isTokenId(fresh.id)).toBe(true);
-    const parsed = await parseScopedToken(fresh.token);
+    const parsed = await parseScopedToken(fresh.token, tagKey);
     expect(parsed).toEqual({ id: fresh.id, secretHash: fresh.secretHash });
     expect(fresh.secretHash).toBe(await sha256Hex(fresh.token.slice(21)));
     expect(fresh.secretHash).not.toContain(fresh.token.slice(21));
   });
 
+  it("are refused without a controller call when their tag is wrong: made up, altered, or from another deployment", async () => {
+    const fresh = await newScopedToken(tagKey);
+    expect(await parseScopedToken(fresh.token, otherKey)).toBeUndefined();
+    const secret = fresh.token.slice(21);
+    for (let index = 0; index < secret.length; index++) {
+      const changed = secret[index] === "A" ? "B" : "A";
+      const altered = `${fresh.token.slice(0, 21 + index)}${changed}${fresh.token.slice(22 + index)}`;
+      expect(await parseScopedToken(altered, tagKey), `changed at ${index}`).toBeUndefined();
+    }
+    const otherId = `trb_${"0".repeat(16)}_${secret}`;
+    expect(await parseScopedToken(otherId, tagKey)).toBeUndefined();
+  });
+
   it("are different every time", async () => {
-    const tokens = await Promise.all(Array.from({ length: 20 }, () => newScopedToken()));
+    const tokens = await Promise.all(Array.from({ length: 20 }, () => newScopedToken(tagKey)));
     expect(new Set(tokens.map((token) => token.token)).size).toBe(20);
     expect(new Set(tokens.map((token) => token.id)).size).toBe(20);
   });
@@ -28,7 +44,7 @@ describe("scoped tokens", () => {
     ["a wrong separator", "trb_0123456789abcdef-" + "A".repeat(43)],
     ["a secret with other characters", "trb_0123456789abcdef_" + "+".repeat(43)],
   ])("refuses %s", async (_what, token) => {
-    expect(await parseScopedToken(token)).toBeUndefined();
+    expect(await parseScopedToken(token, tagKey)).toBeUndefined();
   });
 });
 
