@@ -90,6 +90,13 @@ export const metadataCacheMsMax = 5_000;
 /** Topics the router keeps cached metadata for, per isolate. */
 export const metadataCacheEntriesMax = 1_000;
 
+/**
+ * Partition replica ids kept per isolate (src/objects/stubs.ts): `idFromName` hashes the name
+ * on every call otherwise. An id is a few dozen bytes; a thousand covers every partition
+ * replica a busy isolate talks to (partitionsPerTopicMax is 256).
+ */
+export const replicaIdsCachedMax = 1_000;
+
 // ---- Replication --------------------------------------------------------------------
 
 /** Bytes of batches in one push from a leader to a follower: far below RPC's 32 MiB, a few rows' worth. */
