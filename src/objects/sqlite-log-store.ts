@@ -88,6 +88,9 @@ function toStoredBatch(row: BatchRow): StoredBatch {
 export class SqliteLogStore implements LogStore {
   readonly #sql: SqlStorage;
   #latestEpoch: number;
+  /** Inside writeGroup: the bounds to write once at its end. */
+  #groupBounds: LogBounds | undefined;
+  #inGroup = false;
 
   constructor(sql: SqlStorage) {
     this.#sql = sql;
@@ -102,6 +105,24 @@ export class SqliteLogStore implements LogStore {
       .toArray()[0];
     if (!row) return { ...emptyBounds };
     return { logStartOffset: row.log_start_offset, logEndOffset: row.log_end_offset, highWatermark: row.high_watermark };
+  }
+
+  /**
+   * Runs `write` — several appends, synchronously — and writes the log's bounds once at its
+   * end instead of once per append: group commit (src/log/group-commit.ts) makes one
+   * transaction, with one row of bounds, of the appends that waited for the previous one.
+   * Synchronous, so everything commits together.
+   */
+  writeGroup<T>(write: () => T): T {
+    this.#inGroup = true;
+    try {
+      return write();
+    } finally {
+      this.#inGroup = false;
+      const bounds = this.#groupBounds;
+      this.#groupBounds = undefined;
+      if (bounds) this.writeBounds(bounds);
+    }
   }
 
   /** Atomic without a transaction call: synchronous writes with no `await` between them commit together. */
@@ -249,6 +270,10 @@ export class SqliteLogStore implements LogStore {
   }
 
   writeBounds(bounds: LogBounds): void {
+    if (this.#inGroup) {
+      this.#groupBounds = { ...bounds };
+      return;
+    }
     this.#sql.exec(
       `INSERT INTO log_bounds (id, log_start_offset, log_end_offset, high_watermark) VALUES (1, ?, ?, ?)
        ON CONFLICT (id) DO UPDATE SET log_start_offset = excluded.log_start_offset,
