@@ -1,7 +1,7 @@
 /**
  * What a row costs in Cloudflare's billing units — object requests and SQLite rows written —
- * per 1,000 records (per record for latency rows). Tributary runs with TRIBUTARY_FAULTS=1 in
- * the benchmark, so a topic's description carries each partition leader's counters
+ * per 1,000 records (per record for latency rows). Tributary runs with TRIBUTARY_FAULTS=1 and
+ * TRIBUTARY_DEBUG_STATS=1 in the benchmark, so a topic's description carries each partition leader's counters
  * (docs/api.md, debug statistics): RPC calls answered (the object requests), alarms, and
  * rows written as the SQLite cursors report them. The row reads them before and after its
  * runs. Leaders only: a replication factor 3 row leaves out its followers' requests and rows.

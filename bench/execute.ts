@@ -110,7 +110,8 @@ class RowRunner implements Executor {
         `long-polling (waitMs ${consumerWaitMs}), the next record ${rearmPauseMs} ms after the last was delivered`,
       "Servers: each Worker built once at the start (wrangler deploy --dry-run) and served by wrangler dev --no-bundle, " +
         "both at once on 127.0.0.1 with the same flags and a fresh --persist-to each; " +
-        "Request.cf fetch disabled (loopback only); HTTP/1.1 keep-alive (Node fetch), uncompressed answers (Accept-Encoding: identity)",
+        "Request.cf fetch disabled (loopback only); HTTP/1.1 keep-alive (Node fetch), uncompressed answers (Accept-Encoding: identity); " +
+        "Tributary with TRIBUTARY_FAULTS=1 and TRIBUTARY_DEBUG_STATS=1 for its cost counters (no fault is injected)",
     ];
   }
 

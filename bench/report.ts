@@ -202,7 +202,7 @@ ${cpuTable(results)}
 ## What it costs
 
 Cloudflare bills object requests and SQLite rows written, not bytes. Tributary's partition
-leaders count both (TRIBUTARY_FAULTS=1, docs/api.md's debug statistics: RPC calls and alarms
+leaders count both (TRIBUTARY_FAULTS=1 and TRIBUTARY_DEBUG_STATS=1, docs/api.md's debug statistics: RPC calls and alarms
 answered; rows as each SQLite cursor reports them), read before and after a row's runs
 (bench/cost.ts). Sealing that a row's produce triggers after its last run is counted in a
 later row. The baseline's column follows from its code (one row and one object request per

@@ -28,7 +28,7 @@ describe("the benchmark's code against wrangler dev", () => {
   });
 
   beforeAll(async () => {
-    server = await startWranglerDev({ vars: { TRIBUTARY_FAULTS: "1" } });
+    server = await startWranglerDev({ vars: { TRIBUTARY_FAULTS: "1", TRIBUTARY_DEBUG_STATS: "1" } });
   });
 
   afterAll(async () => {
