@@ -18,11 +18,11 @@ import { readReplicaIdentity, replicaIdentityMigration, writeReplicaIdentity, ty
 import { ReplicationDriver } from "./replication-driver.ts";
 import { applyMigrations } from "./schema.ts";
 import { SegmentTier, segmentTierMigration, type TierSnapshot } from "./segment-tier.ts";
-import { logStoreMigrations, producerStateMigration, SqliteLogStore } from "./sqlite-log-store.ts";
+import { batchBoundsMigration, logStoreMigrations, producerStateMigration, SqliteLogStore } from "./sqlite-log-store.ts";
 
 export type { AppendAnswer, AppendRequest, FetchRequest, OffsetQuery, PartitionAddress, ReplicaState, RoutedCall } from "./replica-api.ts";
 
-const migrations = [logStoreMigrations[0]!, replicaIdentityMigration, segmentTierMigration, producerStateMigration];
+const migrations = [logStoreMigrations[0]!, replicaIdentityMigration, segmentTierMigration, producerStateMigration, batchBoundsMigration];
 
 /**
  * One replica of one partition: leader or follower (ARCHITECTURE.md decisions 4–5). A thin
