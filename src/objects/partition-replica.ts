@@ -102,7 +102,7 @@ export class PartitionReplica extends DurableObject<Env> {
     });
   }
 
-  /** One group of appends (group commit), in one synchronous turn with one write of the log's bounds. */
+  /** One group of appends (group commit), in one synchronous turn: one transaction, one row per batch. */
   #writeAppends(requests: readonly AppendRequest[]): Settled<AppendAnswer>[] {
     const node = this.#identity?.deleted ? undefined : this.#node;
     const outcomes = this.#store.writeGroup(() => writeAppends(node, requests, Date.now()));
