@@ -137,7 +137,7 @@ async function soak(minutes: number, write: boolean, wranglerDefaults: boolean):
   const server = await startServer("tributary", wranglerDefaults);
   try {
     const endpoint: Endpoint = { server: "tributary", url: server.url, transport: transports.binary, signal: abort.signal, processGroupId: server.processGroupId };
-    const result = await runSoak(endpoint, minutes, soakSampleSeconds(minutes), progress);
+    const result = await runSoak(endpoint, minutes, soakSampleSeconds(minutes), progress, server.inspectorUrl);
     const environment = describeEnvironment();
     const section = soakMarkdown(result, environment.date, environment.commit);
     console.log(`\n${section}`);

@@ -3,20 +3,24 @@
  * watching memory (issue 7: "a partition object's heap stays bounded under a sustained
  * 10-minute produce/consume run"). Two producers send 1,000-record binary batches to one
  * partition while one consumer follows the head with long polls. Every few seconds it samples
- * the resident memory of the runtime workerd (the process holding the Worker and every
- * object; an isolate's heap is not observable from outside, and inside workerd no API tells
- * it) and the partition leader's bounded structures from its debug statistics (tail cache,
- * waiters, appends waiting for group commit; docs/api.md), with its storage. The topic keeps
- * 512 MiB (retention.bytes), so segments are sealed to R2 and deleted as they age, as in a
- * long-running deployment, and the disk stays bounded.
+ * the live heap of the Worker's isolate — which holds the router and the partition object
+ * under wrangler dev — over the DevTools protocol (a full garbage collection, then
+ * Runtime.getHeapUsage: objects and ArrayBuffer backing stores, where batches live), the resident memory of the runtime workerd process (which also
+ * holds local R2, SQLite and the runtime's own buffers), and the partition leader's bounded
+ * structures from its debug statistics (tail cache, waiters, appends waiting for group
+ * commit; docs/api.md), with its storage. The topic keeps 512 MiB (retention.bytes), so
+ * segments are sealed to R2 and deleted as they age, as in a long-running deployment, and the
+ * disk stays bounded.
  *
- * Verdict: memory is flat when the largest resident size in the last third of the run is at
- * most 10% above the largest in the first third after warm-up (the first 20% of the run), and
- * no bounded structure went past its bound.
+ * Verdict: the heap is flat when the median live heap of the last third of the run is at
+ * most 20% above that of the first third after warm-up (the first 20% of the run), and no
+ * bounded structure went past its bound. Without the inspector, resident memory is judged
+ * instead (peaks, +10%).
  */
 import { appendsWaitingMax, tailCacheBytesMax, waitersPerPartitionMax } from "../src/limits.ts";
 import { createTopic, describeTopic, fetchRecords, produce, type Endpoint } from "./client.ts";
 import { runtimeResidentBytes } from "./cpu.ts";
+import { connect, liveHeapBytes, type Inspector } from "./inspector.ts";
 import { makeRecords } from "./payloads.ts";
 import { soakHeading } from "./report.ts";
 
@@ -24,6 +28,8 @@ export interface SoakSample {
   atSeconds: number;
   produced: number;
   consumed: number;
+  /** Live objects and ArrayBuffer backing stores of the Worker's isolate after a full collection; undefined without the inspector. */
+  heapBytes: number | undefined;
   runtimeResidentBytes: number | undefined;
   tailCacheBytes: number;
   waiters: number;
@@ -42,19 +48,28 @@ export interface SoakResult {
 const producersInFlight = 2;
 const consumerWaitMs = 1_000;
 const retentionBytes = 512 * 1024 * 1024;
-/** Growth of the resident size, last third against first third, still called flat. */
-const flatGrowthMax = 0.1;
+/** Growth of the median live heap, last third against first third, still called flat. */
+const heapGrowthMax = 0.2;
+/** Growth of the resident size (peaks), last third against first third, still called flat. */
+const residentGrowthMax = 0.1;
 
 interface PartitionView {
   debug?: { tailCacheBytes: number; waiters: number; appendsWaiting: number };
   storage?: { sqliteBytes: number; r2Bytes: number };
 }
 
-async function sample(endpoint: Endpoint, topic: string, processGroupId: number | undefined, base: Omit<SoakSample, "runtimeResidentBytes" | "tailCacheBytes" | "waiters" | "appendsWaiting" | "sqliteBytes" | "r2Bytes">): Promise<SoakSample> {
+async function sample(
+  endpoint: Endpoint,
+  topic: string,
+  inspector: Inspector | undefined,
+  base: Pick<SoakSample, "atSeconds" | "produced" | "consumed">,
+): Promise<SoakSample> {
   const described = (await describeTopic(endpoint, topic)) as { partitions: PartitionView[] };
   const partition = described.partitions[0] ?? {};
+  const processGroupId = endpoint.processGroupId;
   return {
     ...base,
+    heapBytes: inspector ? await liveHeapBytes(inspector) : undefined,
     runtimeResidentBytes: processGroupId === undefined ? undefined : runtimeResidentBytes(processGroupId),
     tailCacheBytes: partition.debug?.tailCacheBytes ?? 0,
     waiters: partition.debug?.waiters ?? 0,
@@ -64,8 +79,26 @@ async function sample(endpoint: Endpoint, topic: string, processGroupId: number 
   };
 }
 
-/** Runs the soak for `minutes` against `endpoint` (binary transport), sampling every `sampleSeconds`. */
-export async function runSoak(endpoint: Endpoint, minutes: number, sampleSeconds: number, progress: (line: string) => void): Promise<SoakResult> {
+/**
+ * Runs the soak for `minutes` against `endpoint` (binary transport), sampling every
+ * `sampleSeconds`; the heap through `inspectorUrl` (the server's --inspector-port) when given.
+ */
+export async function runSoak(
+  endpoint: Endpoint,
+  minutes: number,
+  sampleSeconds: number,
+  progress: (line: string) => void,
+  inspectorUrl?: string,
+): Promise<SoakResult> {
+  const inspector = inspectorUrl === undefined ? undefined : await connect(inspectorUrl, endpoint.signal);
+  try {
+    return await soakWith(endpoint, minutes, sampleSeconds, progress, inspector);
+  } finally {
+    inspector?.close();
+  }
+}
+
+async function soakWith(endpoint: Endpoint, minutes: number, sampleSeconds: number, progress: (line: string) => void, inspector: Inspector | undefined): Promise<SoakResult> {
   const topic = `bench-soak-${Date.now()}`;
   const refused = await createTopic(endpoint, topic, 1, 1, { "retention.bytes": String(retentionBytes) });
   if (refused !== undefined) throw new Error(`the soak topic was refused: ${refused}`);
@@ -93,7 +126,7 @@ export async function runSoak(endpoint: Endpoint, minutes: number, sampleSeconds
     while (performance.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, Math.min(sampleSeconds * 1000, Math.max(0, deadline - performance.now()))));
       const atSeconds = (performance.now() - startedAt) / 1000;
-      const taken = await sample(endpoint, topic, endpoint.processGroupId, { atSeconds, produced, consumed });
+      const taken = await sample(endpoint, topic, inspector, { atSeconds, produced, consumed });
       samples.push(taken);
       progress(`soak ${atSeconds.toFixed(0)} s: ${describeSample(taken)}`);
     }
@@ -109,31 +142,57 @@ function mebibytes(bytes: number | undefined): string {
 function describeSample(sample: SoakSample): string {
   return (
     `produced ${sample.produced.toLocaleString("en-US")}, consumed ${sample.consumed.toLocaleString("en-US")}; ` +
-    `runtime RSS ${mebibytes(sample.runtimeResidentBytes)}; tail cache ${mebibytes(sample.tailCacheBytes)}, ` +
+    `isolate heap ${mebibytes(sample.heapBytes)}, runtime RSS ${mebibytes(sample.runtimeResidentBytes)}; tail cache ${mebibytes(sample.tailCacheBytes)}, ` +
     `waiters ${sample.waiters}, appends waiting ${sample.appendsWaiting}; SQLite ${mebibytes(sample.sqliteBytes)}, R2 ${mebibytes(sample.r2Bytes)}`
   );
 }
 
-/** Flat resident memory (last third against first third after warm-up) and every bounded structure within its bound. */
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+/** Last third against first third of `values` (after warm-up): medians or peaks. */
+function growth(values: readonly number[], pick: (third: readonly number[]) => number): { first: number; last: number; growth: number } {
+  const third = Math.max(1, Math.floor(values.length / 3));
+  const first = pick(values.slice(0, third));
+  const last = pick(values.slice(-third));
+  return { first, last, growth: (last - first) / first };
+}
+
+function percentText(value: number): string {
+  return `${value >= 0 ? "+" : ""}${(value * 100).toFixed(1)}%`;
+}
+
+/** Flat heap (or, without it, resident memory) after warm-up, and every bounded structure within its bound. */
 export function judge(samples: readonly SoakSample[]): { flat: boolean; verdict: string } {
   const warm = samples.filter((sample) => sample.atSeconds >= samples.at(-1)!.atSeconds * 0.2);
+  const heap = warm.flatMap((sample) => (sample.heapBytes === undefined ? [] : [sample.heapBytes]));
   const resident = warm.flatMap((sample) => (sample.runtimeResidentBytes === undefined ? [] : [sample.runtimeResidentBytes]));
   const overBound = samples.filter(
     (sample) => sample.tailCacheBytes > tailCacheBytesMax || sample.waiters > waitersPerPartitionMax || sample.appendsWaiting > appendsWaitingMax,
   ).length;
   const bounds = overBound === 0 ? "tail cache, waiters and appends waiting stayed within their bounds" : `${overBound} samples had a structure past its bound`;
-  if (resident.length < 3) return { flat: overBound === 0, verdict: `resident memory not measured (needs /proc); ${bounds}` };
-  const third = Math.max(1, Math.floor(resident.length / 3));
-  const firstMax = Math.max(...resident.slice(0, third));
-  const lastMax = Math.max(...resident.slice(-third));
-  const growth = (lastMax - firstMax) / firstMax;
-  const flat = growth <= flatGrowthMax && overBound === 0;
-  return {
-    flat,
-    verdict:
-      `${flat ? "FLAT" : "NOT flat"}: runtime RSS peaked at ${mebibytes(firstMax)} in the first third (after warm-up) and ` +
-      `${mebibytes(lastMax)} in the last (${growth >= 0 ? "+" : ""}${(growth * 100).toFixed(1)}%, bound +${flatGrowthMax * 100}%); ${bounds}`,
-  };
+  const residentText = (() => {
+    if (resident.length < 3) return "resident memory not measured (needs /proc)";
+    const change = growth(resident, (third) => Math.max(...third));
+    return `runtime RSS peaked at ${mebibytes(change.first)} in the first third and ${mebibytes(change.last)} in the last (${percentText(change.growth)})`;
+  })();
+  if (heap.length >= 3) {
+    const change = growth(heap, median);
+    const flat = change.growth <= heapGrowthMax && overBound === 0;
+    return {
+      flat,
+      verdict:
+        `${flat ? "FLAT" : "NOT flat"}: the Worker isolate's live heap (router and partition object) had a median of ` +
+        `${mebibytes(change.first)} in the first third after warm-up and ${mebibytes(change.last)} in the last ` +
+        `(${percentText(change.growth)}, bound +${heapGrowthMax * 100}%); ${bounds}; ${residentText}`,
+    };
+  }
+  if (resident.length < 3) return { flat: overBound === 0, verdict: `memory not measured (needs the inspector or /proc); ${bounds}` };
+  const change = growth(resident, (third) => Math.max(...third));
+  const flat = change.growth <= residentGrowthMax && overBound === 0;
+  return { flat, verdict: `${flat ? "FLAT" : "NOT flat"} (resident memory, bound +${residentGrowthMax * 100}%): ${residentText}; ${bounds}` };
 }
 
 /** The section RESULTS.md keeps across benchmark runs (bench/report.ts). */
@@ -151,12 +210,12 @@ produced (${Math.round((last?.produced ?? 0) / Math.max(seconds, 1)).toLocaleStr
 
 **${result.verdict}.**
 
-| at | produced | runtime RSS | tail cache | waiters | appends waiting | SQLite | R2 |
-|---|---|---|---|---|---|---|---|
+| at | produced | isolate heap | runtime RSS | tail cache | waiters | appends waiting | SQLite | R2 |
+|---|---|---|---|---|---|---|---|---|
 ${shown
   .map(
     (sample) =>
-      `| ${sample.atSeconds.toFixed(0)} s | ${sample.produced.toLocaleString("en-US")} | ${mebibytes(sample.runtimeResidentBytes)} | ` +
+      `| ${sample.atSeconds.toFixed(0)} s | ${sample.produced.toLocaleString("en-US")} | ${mebibytes(sample.heapBytes)} | ${mebibytes(sample.runtimeResidentBytes)} | ` +
       `${mebibytes(sample.tailCacheBytes)} | ${sample.waiters} | ${sample.appendsWaiting} | ${mebibytes(sample.sqliteBytes)} | ${mebibytes(sample.r2Bytes)} |`,
   )
   .join("\n")}
