@@ -69,7 +69,7 @@ async function sample(
   const processGroupId = endpoint.processGroupId;
   return {
     ...base,
-    heapBytes: inspector ? await liveHeapBytes(inspector) : undefined,
+    heapBytes: inspector ? await liveHeapBytes(inspector).catch(() => undefined) : undefined,
     runtimeResidentBytes: processGroupId === undefined ? undefined : runtimeResidentBytes(processGroupId),
     tailCacheBytes: partition.debug?.tailCacheBytes ?? 0,
     waiters: partition.debug?.waiters ?? 0,
@@ -122,9 +122,10 @@ async function soakWith(endpoint: Endpoint, minutes: number, sampleSeconds: numb
     }
   };
   const samples: SoakSample[] = [];
+  // Samples are taken under load only: the last one a sampling period before the deadline.
   const sampler = async () => {
-    while (performance.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, Math.min(sampleSeconds * 1000, Math.max(0, deadline - performance.now()))));
+    while (performance.now() + sampleSeconds * 1000 <= deadline) {
+      await new Promise((resolve) => setTimeout(resolve, sampleSeconds * 1000));
       const atSeconds = (performance.now() - startedAt) / 1000;
       const taken = await sample(endpoint, topic, inspector, { atSeconds, produced, consumed });
       samples.push(taken);
