@@ -64,13 +64,19 @@ function topicPath(topic: string): string {
  * Creates a topic on Tributary (the baseline has no topics: one object per name). Answers
  * undefined when created, or why it cannot be (e.g. a replication factor not supported yet).
  */
-export async function createTopic(endpoint: Endpoint, name: string, partitions: number, replicationFactor: number): Promise<string | undefined> {
+export async function createTopic(
+  endpoint: Endpoint,
+  name: string,
+  partitions: number,
+  replicationFactor: number,
+  configs: Record<string, string> = {},
+): Promise<string | undefined> {
   if (endpoint.server === "baseline") return undefined;
   return bounded(endpoint, 0, undefined, async (signal) => {
     const response = await fetch(`${endpoint.url}/v1/topics`, {
       method: "POST",
       headers: { ...identityEncoding, "content-type": "application/json" },
-      body: JSON.stringify({ name, partitions, replicationFactor }),
+      body: JSON.stringify({ name, partitions, replicationFactor, configs }),
       signal,
     });
     if (response.status === 201) {
@@ -82,6 +88,15 @@ export async function createTopic(endpoint: Endpoint, name: string, partitions: 
       return `${answer.error?.code ?? "400"}: ${answer.error?.message ?? "refused"}`;
     }
     throw await failure(endpoint, `create topic ${name}`, response);
+  });
+}
+
+/** Tributary's description of a topic (API.md's Topic), as JSON. */
+export async function describeTopic(endpoint: Endpoint, name: string): Promise<unknown> {
+  return bounded(endpoint, 0, undefined, async (signal) => {
+    const response = await fetch(`${endpoint.url}${topicPath(name)}`, { headers: identityEncoding, signal });
+    if (response.status !== 200) throw await failure(endpoint, `describe topic ${name}`, response);
+    return response.json();
   });
 }
 

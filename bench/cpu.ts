@@ -41,6 +41,31 @@ function processCpuMs(pid: string): number | undefined {
 
 type ProcessKind = keyof ServerCpu;
 
+function kindOf(command: string): ProcessKind {
+  return command.includes("workerd") && command.includes("--inspector-addr") ? "runtimeMs"
+    : command.includes("workerd") ? "proxyMs"
+    : "wranglerMs";
+}
+
+/**
+ * Resident memory of the server's runtime workerd (the process that runs the Worker and its
+ * objects), in bytes, from /proc/<pid>/status; undefined without /proc or when it is gone.
+ */
+export function runtimeResidentBytes(processGroupId: number): number | undefined {
+  if (process.platform !== "linux") return undefined;
+  for (const line of livingMembers(processGroupId)) {
+    const [pid, , , ...args] = line.split(/\s+/);
+    if (pid === undefined || kindOf(args.join(" ")) !== "runtimeMs") continue;
+    try {
+      const match = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+      return match ? Number(match[1]) * 1024 : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+  return undefined;
+}
+
 /** CPU used so far by each member of a server's process group, by pid. */
 export type ServerCpuSnapshot = Map<string, { kind: ProcessKind; ms: number }>;
 
@@ -53,11 +78,7 @@ export function serverCpu(processGroupId: number): ServerCpuSnapshot | undefined
     const command = args.join(" ");
     const ms = pid === undefined ? undefined : processCpuMs(pid);
     if (ms === undefined) continue;
-    const kind: ProcessKind =
-      command.includes("workerd") && command.includes("--inspector-addr") ? "runtimeMs"
-      : command.includes("workerd") ? "proxyMs"
-      : "wranglerMs";
-    snapshot.set(pid!, { kind, ms });
+    snapshot.set(pid!, { kind: kindOf(command), ms });
   }
   return snapshot;
 }

@@ -16,7 +16,8 @@ import {
   rearmPauseMs,
   type EndToEndState,
 } from "./measure.ts";
-import { describeRun, figureOf, measureWithCpu, type MeasuredRun, type Run } from "./measured-run.ts";
+import { costBetween, leaderCounters, type CostFigure, type LeaderCounters } from "./cost.ts";
+import { describeRun, figureOf, isThroughput, measureWithCpu, type MeasuredRun, type Run } from "./measured-run.ts";
 import { keyBytes, keyFor, makeRecords, valueBytes, type BenchRecord } from "./payloads.ts";
 import type { ResultLookup, RowResult, Scenario } from "./scenarios.ts";
 import { transports, type Acks, type ProduceBody, type ServerName, type TransportName } from "./transports.ts";
@@ -109,7 +110,8 @@ class RowRunner implements Executor {
         `long-polling (waitMs ${consumerWaitMs}), the next record ${rearmPauseMs} ms after the last was delivered`,
       "Servers: each Worker built once at the start (wrangler deploy --dry-run) and served by wrangler dev --no-bundle, " +
         "both at once on 127.0.0.1 with the same flags and a fresh --persist-to each; " +
-        "Request.cf fetch disabled (loopback only); HTTP/1.1 keep-alive (Node fetch), uncompressed answers (Accept-Encoding: identity)",
+        "Request.cf fetch disabled (loopback only); HTTP/1.1 keep-alive (Node fetch), uncompressed answers (Accept-Encoding: identity); " +
+        "Tributary with TRIBUTARY_FAULTS=1 and TRIBUTARY_DEBUG_STATS=1 for its cost counters (no fault is injected)",
     ];
   }
 
@@ -147,6 +149,7 @@ class RowRunner implements Executor {
       if (refused !== undefined) return { scenario, skipped: refused };
     }
     for (const server of measured) await this.#measureOnce(servers[server], scenario, this.#settings.warmupSeconds);
+    const countersBefore = await leaderCounters(servers.tributary, scenario.topic);
     const runs: Record<ServerName, MeasuredRun[]> = { tributary: [], baseline: [] };
     const { runs: runCount, seconds } = this.#settings;
     for (let index = 0; index < runCount; index++) {
@@ -161,7 +164,9 @@ class RowRunner implements Executor {
       scenario.baseline === "measure" ? figureOf(runs.baseline)
       : scenario.baseline === "none" ? undefined
       : lookup(scenario.baseline.sameAs)?.baseline;
-    return { scenario, tributary: figureOf(runs.tributary), baseline };
+    const countersAfter = countersBefore && (await leaderCounters(servers.tributary, scenario.topic));
+    const cost = countersBefore && countersAfter && costOfRuns(countersBefore, countersAfter, runs.tributary);
+    return { scenario, tributary: figureOf(runs.tributary), baseline, ...(cost ? { cost } : {}) };
   }
 
   /** The row's topic, and for consume a log to read; answers why not when the server refuses the topic. */
@@ -199,4 +204,11 @@ class RowRunner implements Executor {
       }
     }
   }
+}
+
+/** Cost per 1,000 records (throughput rows) or per record (latency rows: one request each) over the row's runs. */
+function costOfRuns(before: LeaderCounters, after: LeaderCounters, runs: readonly MeasuredRun[]): CostFigure | undefined {
+  const throughput = runs.every((measured) => isThroughput(measured.run));
+  const units = runs.reduce((sum, { run }) => sum + (isThroughput(run) ? run.records : run.samples), 0);
+  return costBetween(before, after, units, throughput ? "1,000 records" : "record");
 }

@@ -10,6 +10,7 @@
  * streams) to the JavaScript function that called it; read the list as "where to look".
  */
 import type { Endpoint } from "./client.ts";
+import { connect, type Inspector } from "./inspector.ts";
 import { createExecutor, type Settings } from "./execute.ts";
 import type { Scenario } from "./scenarios.ts";
 import { startServer } from "./servers.ts";
@@ -31,36 +32,6 @@ interface Profile {
   timeDeltas: number[];
 }
 
-/** A minimal DevTools protocol client: numbered calls, answers matched by id. */
-async function connect(url: string, signal: AbortSignal) {
-  // Node's WebSocket (undici) takes headers in its second argument; the inspector refuses a request without a local Origin.
-  const socket = new WebSocket(url, { headers: { origin: "http://127.0.0.1" } } as unknown as string[]);
-  await new Promise<void>((resolve, reject) => {
-    socket.addEventListener("open", () => resolve());
-    socket.addEventListener("error", () => reject(new Error(`cannot open the inspector at ${url}`)));
-  });
-  let nextId = 0;
-  const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
-  socket.addEventListener("message", (event) => {
-    const message = JSON.parse(String(event.data)) as { id?: number; result?: unknown; error?: { message: string } };
-    const waiting = message.id === undefined ? undefined : pending.get(message.id);
-    if (!waiting) return;
-    pending.delete(message.id!);
-    if (message.error) waiting.reject(new Error(message.error.message));
-    else waiting.resolve(message.result);
-  });
-  signal.addEventListener("abort", () => socket.close(), { once: true });
-  return {
-    call<T>(method: string, params: Record<string, unknown> = {}): Promise<T> {
-      const id = ++nextId;
-      socket.send(JSON.stringify({ id, method, params }));
-      return new Promise<T>((resolve, reject) => pending.set(id, { resolve: resolve as (value: unknown) => void, reject }));
-    },
-    close: () => socket.close(),
-  };
-}
-
-type Inspector = Awaited<ReturnType<typeof connect>>;
 
 /** Self time per function (ms), with its source line, most first. */
 async function selfTimes(inspector: Inspector, profile: Profile): Promise<{ label: string; ms: number }[]> {

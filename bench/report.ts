@@ -4,11 +4,12 @@
  * baseline, and issue 7's target beside each figure.
  */
 import { execFileSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, platform, release, totalmem } from "node:os";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { repositoryRoot } from "../test/e2e/support/wrangler-dev.ts";
+import { costTable } from "./cost.ts";
 import type { Figure, ResultLookup, RowResult } from "./scenarios.ts";
 
 export interface Environment {
@@ -198,6 +199,17 @@ per record is the one that scales.
 
 ${cpuTable(results)}
 
+## What it costs
+
+Cloudflare bills object requests and SQLite rows written, not bytes. Tributary's partition
+leaders count both (TRIBUTARY_FAULTS=1 and TRIBUTARY_DEBUG_STATS=1, docs/api.md's debug statistics: RPC calls and alarms
+answered; rows as each SQLite cursor reports them), read before and after a row's runs
+(bench/cost.ts). Sealing that a row's produce triggers after its last run is counted in a
+later row. The baseline's column follows from its code (one row and one object request per
+produce request), not from a count.
+
+${costTable(results)}
+
 ## Every run
 
 Records/s of each run (throughput) or its p99 (latency), in the order they ran:
@@ -206,6 +218,27 @@ ${runsSection(results)}
 `;
 }
 
+/** The soak run's section (bench/soak.ts), kept when a benchmark rewrites the file: it runs apart, for minutes. */
+export const soakHeading = "## Soak run";
+
+/** The text of `heading`'s section in `markdown`, exactly (up to the next "## " or the end), or undefined. */
+export function sectionOf(markdown: string, heading: string): string | undefined {
+  const start = markdown.indexOf(`\n${heading}\n`);
+  if (start < 0) return undefined;
+  const next = markdown.indexOf("\n## ", start + heading.length + 2);
+  return markdown.slice(start + 1, next < 0 ? undefined : next + 1);
+}
+
+/** Writes RESULTS.md, keeping the soak run's section of the file it replaces. */
 export function writeResults(path: string, markdown: string): void {
-  writeFileSync(path, markdown, "utf8");
+  const previous = existsSync(path) ? sectionOf(readFileSync(path, "utf8"), soakHeading) : undefined;
+  writeFileSync(path, previous ? `${markdown.trimEnd()}\n\n${previous.trimEnd()}\n` : markdown, "utf8");
+}
+
+/** Puts the soak run's section into RESULTS.md, in place of the previous one, leaving the rest as it is. */
+export function writeSoakSection(path: string, section: string): void {
+  const current = existsSync(path) ? readFileSync(path, "utf8") : "# Benchmark results\n";
+  const previous = sectionOf(current, soakHeading);
+  const next = previous ? current.replace(previous, `${section.trimEnd()}\n`) : `${current.trimEnd()}\n\n${section.trimEnd()}\n`;
+  writeFileSync(path, next, "utf8");
 }

@@ -16,13 +16,16 @@ import { repositoryRoot } from "../test/e2e/support/wrangler-dev.ts";
 import type { Endpoint } from "./client.ts";
 import { createExecutor, type Settings } from "./execute.ts";
 import { profileRow } from "./profile.ts";
-import { describeEnvironment, printedTable, resultsMarkdown, writeResults } from "./report.ts";
+import { costTable } from "./cost.ts";
+import { describeEnvironment, printedTable, resultsMarkdown, writeResults, writeSoakSection } from "./report.ts";
+import { runSoak, soakMarkdown } from "./soak.ts";
 import { scenarioTable, type RowResult } from "./scenarios.ts";
-import { startServers } from "./servers.ts";
+import { startServer, startServers } from "./servers.ts";
 import { transports, type ServerName, type TransportName } from "./transports.ts";
 
 const usage = `usage: npm run bench -- [--quick] [--runs N] [--seconds S] [--warmup S] [--only TEXT] [--no-write] [--wrangler-defaults]
        npm run bench -- --profile ROW [--seconds S]
+       npm run bench -- --soak MINUTES [--no-write]
   --quick       3 runs of 0.5 s per row and server instead of 3 of 4 s (about 1 minute instead of 6)
   --runs N      measured runs per row (the figure is their median)
   --seconds S   length of one run
@@ -33,7 +36,10 @@ const usage = `usage: npm run bench -- [--quick] [--runs N] [--seconds S] [--war
                 keep wrangler dev's local trace collector and request log on, as \`npm start\` has them
                 (by default both are off for both servers: dev-only work on every request)
   --profile ROW run one row (e.g. json.produce.1-in-flight) on Tributary alone under V8's sampling
-                profiler and print where its isolate spends CPU (bench/profile.ts); writes nothing`;
+                profiler and print where its isolate spends CPU (bench/profile.ts); writes nothing
+  --soak MINUTES
+                produce and consume on Tributary alone for MINUTES (1 to 60), sampling memory, and say
+                whether it stays flat (bench/soak.ts); writes its section of bench/RESULTS.md`;
 
 /**
  * Run lengths. 26 row-server pairs (8 rows a transport, 5 of them measured on the baseline
@@ -59,6 +65,7 @@ interface Options {
   write: boolean;
   wranglerDefaults: boolean;
   profile?: string;
+  soakMinutes?: number;
 }
 
 function parseOptions(): Options {
@@ -72,6 +79,7 @@ function parseOptions(): Options {
       "no-write": { type: "boolean", default: false },
       "wrangler-defaults": { type: "boolean", default: false },
       profile: { type: "string" },
+      soak: { type: "string" },
       help: { type: "boolean", default: false },
     },
   });
@@ -98,6 +106,7 @@ function parseOptions(): Options {
     write: !values["no-write"],
     wranglerDefaults: values["wrangler-defaults"],
     profile: values.profile,
+    ...(values.soak === undefined ? {} : { soakMinutes: number(values.soak, 10, 0.05, 60, "soak") }),
   };
 }
 
@@ -117,9 +126,41 @@ async function profile(id: string, settings: Settings, wranglerDefaults: boolean
   }
 }
 
+/** --soak: Tributary alone, produce and consume for the given minutes, memory sampled (bench/soak.ts). */
+async function soak(minutes: number, write: boolean, wranglerDefaults: boolean): Promise<void> {
+  const boundSeconds = startupAllowanceSeconds + minutes * 60 * runOverrunFactor;
+  const abort = new AbortController();
+  const watchdog = setTimeout(() => abort.abort(new Error(`the soak exceeded its bound of ${Math.round(boundSeconds)} s`)), boundSeconds * 1000);
+  const startedAt = performance.now();
+  const progress = (line: string) => console.error(`[bench ${((performance.now() - startedAt) / 1000).toFixed(0).padStart(3)} s] ${line}`);
+  progress(`starting Tributary under wrangler dev for a ${minutes}-minute soak`);
+  const server = await startServer("tributary", wranglerDefaults);
+  try {
+    const endpoint: Endpoint = { server: "tributary", url: server.url, transport: transports.binary, signal: abort.signal, processGroupId: server.processGroupId };
+    const result = await runSoak(endpoint, minutes, soakSampleSeconds(minutes), progress, server.inspectorUrl);
+    const environment = describeEnvironment();
+    const section = soakMarkdown(result, environment.date, environment.commit);
+    console.log(`\n${section}`);
+    if (write) {
+      const path = join(repositoryRoot, "bench", "RESULTS.md");
+      writeSoakSection(path, section);
+      progress(`wrote the soak section of ${path}`);
+    }
+  } finally {
+    clearTimeout(watchdog);
+    await server.stop();
+  }
+}
+
+/** About 60 samples a run, at least one a second. */
+function soakSampleSeconds(minutes: number): number {
+  return Math.max(1, Math.round(minutes));
+}
+
 async function main(): Promise<void> {
-  const { settings, mode, only, write, wranglerDefaults, profile: profiled } = parseOptions();
+  const { settings, mode, only, write, wranglerDefaults, profile: profiled, soakMinutes } = parseOptions();
   if (profiled !== undefined) return profile(profiled, settings, wranglerDefaults);
+  if (soakMinutes !== undefined) return soak(soakMinutes, write, wranglerDefaults);
   const rows = scenarioTable().filter((scenario) => only === undefined || scenario.id.includes(only));
   if (rows.length === 0) throw new Error(`no row id contains "${only}"`);
   const measuredRows = rows.filter((scenario) => transports[scenario.transport].unavailable() === undefined);
@@ -152,7 +193,7 @@ async function main(): Promise<void> {
       results.push(result);
     }
     const durationSeconds = (performance.now() - startedAt) / 1000;
-    console.log(`\n${printedTable(results, lookup)}\n`);
+    console.log(`\n${printedTable(results, lookup)}\n\nObject requests and SQLite rows written (bench/cost.ts):\n${costTable(results)}\n`);
     if (write) {
       const settingsLines = [
         ...executor.describe(),

@@ -4,6 +4,7 @@
  * Adding a transport adds its rows here without changing anything else; a row whose
  * transport cannot run yet is reported as skipped, with the reason.
  */
+import type { CostFigure } from "./cost.ts";
 import { transports, type Acks, type TransportName } from "./transports.ts";
 
 export type Measure = "produce" | "consume" | "produce-latency" | "end-to-end-latency";
@@ -38,6 +39,8 @@ export interface RowResult {
   skipped?: string;
   tributary?: Figure;
   baseline?: Figure;
+  /** Tributary's object requests and rows written over the row's runs (bench/cost.ts). */
+  cost?: CostFigure;
 }
 
 /** Looks up another row's result, for targets that compare rows (RF 3 against RF 1). */

@@ -84,6 +84,8 @@ export async function startServer(server: ServerName, wranglerDefaults: boolean)
           "--persist-to", persistTo,
           "--show-interactive-dev-session=false",
           ...(wranglerDefaults ? [] : ["--log-level", "warn"]),
+          // Tributary's debug counters (docs/api.md): object requests and rows written per 1,000 records (bench/cost.ts).
+          ...(server === "tributary" ? ["--var", "TRIBUTARY_FAULTS:1", "--var", "TRIBUTARY_DEBUG_STATS:1"] : []),
         ],
       };
     });

@@ -7,6 +7,11 @@ interface TributaryOptionalEnv {
   TRIBUTARY_ADMIN_TOKEN?: string;
   /** "1" enables fault injection (local development and tests only; API.md). */
   TRIBUTARY_FAULTS?: string;
+  /**
+   * "1", with TRIBUTARY_FAULTS, shows each partition leader's debug statistics in a topic's
+   * description (docs/api.md; the benchmark sets both).
+   */
+  TRIBUTARY_DEBUG_STATS?: string;
 }
 
 interface Env extends TributaryOptionalEnv {}

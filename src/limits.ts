@@ -82,6 +82,21 @@ export const tailCacheBytesMax = 4 * MiB;
  */
 export const waitersPerPartitionMax = 1_000;
 
+/**
+ * Appends one partition object holds while its previous storage write becomes durable
+ * (group commit, src/log/group-commit.ts): they are then written together in one
+ * transaction. A busy partition sees a handful (one per request in flight); past the bound
+ * the object is overloaded and refuses with a retriable 503 BROKER_BUSY rather than
+ * queueing without bound (the platform's soft limit is ~1,000 requests/s per object).
+ */
+export const appendsWaitingMax = 256;
+/**
+ * Bytes of batches waiting for group commit. Waiting appends hold their batches in the
+ * object's memory (128 MB per isolate, shared): two of the largest produce requests
+ * (produceRequestBytesMax) fit, so a large append still waits rather than bouncing.
+ */
+export const appendBytesWaitingMax = 32 * MiB;
+
 // ---- Metadata -----------------------------------------------------------------------
 
 /** How long the router trusts cached topic metadata (API.md: changes show within 5 s). */
@@ -89,6 +104,13 @@ export const metadataCacheMsMax = 5_000;
 
 /** Topics the router keeps cached metadata for, per isolate. */
 export const metadataCacheEntriesMax = 1_000;
+
+/**
+ * Partition replica ids kept per isolate (src/objects/stubs.ts): `idFromName` hashes the name
+ * on every call otherwise. An id is a few dozen bytes; a thousand covers every partition
+ * replica a busy isolate talks to (partitionsPerTopicMax is 256).
+ */
+export const replicaIdsCachedMax = 1_000;
 
 // ---- Replication --------------------------------------------------------------------
 

@@ -20,6 +20,11 @@ export class TailCachedStore implements LogStore {
     this.#maxBytes = maxBytes;
   }
 
+  /** Bytes of batches held in memory now (at most the bound given). */
+  get cachedBytes(): number {
+    return this.#tailBytes;
+  }
+
   append(batches: readonly StoredBatch[], bounds: LogBounds): void {
     this.#store.append(batches, bounds);
     for (const batch of batches) {

@@ -12,8 +12,23 @@ export interface PartitionConfig extends TierConfig {
   replicaLagMaxMs: number;
 }
 
+/**
+ * Derived once per configs object: the router's cached metadata keeps one for seconds, and
+ * every call to a replica carries the result (a WeakMap, so it goes with the metadata).
+ */
+const derived = new WeakMap<TopicMetadata["configs"], PartitionConfig>();
+
 export function partitionConfig(topic: Pick<TopicMetadata, "configs">): PartitionConfig {
-  const configs = effectiveTopicConfigs(topic.configs);
+  let config = derived.get(topic.configs);
+  if (!config) {
+    config = Object.freeze(derivePartitionConfig(topic.configs));
+    derived.set(topic.configs, config);
+  }
+  return config;
+}
+
+function derivePartitionConfig(explicit: TopicMetadata["configs"]): PartitionConfig {
+  const configs = effectiveTopicConfigs(explicit);
   return {
     minInsyncReplicas: configNumber(configs, "min.insync.replicas"),
     replicaLagMaxMs: configNumber(configs, "replica.lag.time.max.ms"),

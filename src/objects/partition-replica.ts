@@ -1,70 +1,28 @@
 import { DurableObject } from "cloudflare:workers";
 import { TributaryError, toResult, type Result } from "../errors.ts";
-import { replicationRetryMs, tailCacheBytesMax, waitersPerPartitionMax } from "../limits.ts";
+import { appendBytesWaitingMax, appendsWaitingMax, replicationRetryMs, tailCacheBytesMax, waitersPerPartitionMax } from "../limits.ts";
+import { GroupCommit, type Settled } from "../log/group-commit.ts";
 import { TailCachedStore } from "../log/tail-cache.ts";
 import { unsealedBytesBound } from "../log/seal-plan.ts";
-import { PartitionLog, type AppendResult, type ReadResult } from "../log/partition-log.ts";
+import { PartitionLog, type ReadResult } from "../log/partition-log.ts";
 import { Waiters } from "../log/waiters.ts";
-import { BatchFormatError } from "../protocol/record-batch.ts";
-import type { Acks } from "../protocol/schemas.ts";
 import type { ReplicateReply, ReplicateRequest, TruncateReply, TruncateRequest } from "../replication/messages.ts";
-import type { PartitionState } from "../replication/partition-state.ts";
 import { ReplicaNode, type ReplicaRole } from "../replication/replica-node.ts";
-import { defaultPartitionConfig, samePartitionConfig, type PartitionConfig } from "./partition-config.ts";
+import { CountedSql } from "./counted-sql.ts";
+import { defaultPartitionConfig, samePartitionConfig } from "./partition-config.ts";
+import { appendBytes, writeAppends } from "./leader-appends.ts";
+import type { AppendAnswer, AppendRequest, FetchRequest, OffsetQuery, PartitionAddress, ReplicaState, RoutedCall } from "./replica-api.ts";
+import { debugStatsEnabled, ReplicaCounters, replicaDebugStats } from "./replica-debug-stats.ts";
 import { ReplicaFaults, type Fault } from "./replica-faults.ts";
 import { readReplicaIdentity, replicaIdentityMigration, writeReplicaIdentity, type ReplicaIdentity } from "./replica-identity.ts";
 import { ReplicationDriver } from "./replication-driver.ts";
 import { applyMigrations } from "./schema.ts";
 import { SegmentTier, segmentTierMigration, type TierSnapshot } from "./segment-tier.ts";
-import { logStoreMigrations, producerStateMigration, SqliteLogStore } from "./sqlite-log-store.ts";
+import { batchBoundsMigration, logStoreMigrations, producerStateMigration, SqliteLogStore } from "./sqlite-log-store.ts";
 
-/** Every call names the replica it means, so an object can check it is that replica. */
-export interface PartitionAddress {
-  topicId: string;
-  partition: number;
-  region: string;
-}
+export type { AppendAnswer, AppendRequest, FetchRequest, OffsetQuery, PartitionAddress, ReplicaState, RoutedCall } from "./replica-api.ts";
 
-/** A call from a router: its view of the partition's state, which a replica adopts when newer, and the topic's configs. */
-export interface RoutedCall extends PartitionAddress {
-  placement: PartitionState;
-  config: PartitionConfig;
-}
-
-export interface AppendRequest extends RoutedCall {
-  /** Record batches in Kafka's v2 format, validated by the caller; written atomically together. */
-  batches: Uint8Array[];
-  acks: Acks;
-  /** A duplicate's answer carries every record's stored timestamp (JSON produce), else only the first's. */
-  recordTimestamps?: boolean;
-}
-
-/** An append's answer: a duplicate (an idempotent producer's retry) also carries the stored records' timestamps. */
-export interface AppendAnswer extends AppendResult {
-  /** Duplicates only, when the batches are still held here: the first record's, or every record's (recordTimestamps). */
-  timestamps?: number[];
-}
-
-export interface FetchRequest extends RoutedCall {
-  offset: number;
-  maxRecords: number;
-  maxBytes: number;
-  /** Long-poll: wait up to this long for a record when none is readable at `offset`. */
-  waitMs: number;
-}
-
-export type OffsetQuery = "earliest" | "latest" | { timestampMs: number };
-
-export interface ReplicaState {
-  logStartOffset: number;
-  highWatermark: number;
-  logEndOffset: number;
-  leaderEpoch: number;
-  role: ReplicaRole["kind"];
-  storage: { sqliteBatches: number; sqliteBytes: number; r2Segments: number; r2Bytes: number };
-}
-
-const migrations = [logStoreMigrations[0]!, replicaIdentityMigration, segmentTierMigration, producerStateMigration];
+const migrations = [logStoreMigrations[0]!, replicaIdentityMigration, segmentTierMigration, producerStateMigration, batchBoundsMigration];
 
 /**
  * One replica of one partition: leader or follower (ARCHITECTURE.md decisions 4–5). A thin
@@ -75,7 +33,10 @@ const migrations = [logStoreMigrations[0]!, replicaIdentityMigration, segmentTie
  * instead of acknowledging.
  */
 export class PartitionReplica extends DurableObject<Env> {
+  readonly #sql: CountedSql;
+  readonly #counters = new ReplicaCounters();
   #store!: SqliteLogStore;
+  #tail: TailCachedStore | undefined;
   #identity: ReplicaIdentity | undefined;
   #node: ReplicaNode | undefined;
   #tier: SegmentTier | undefined;
@@ -85,9 +46,14 @@ export class PartitionReplica extends DurableObject<Env> {
   readonly #readers = new Waiters(waitersPerPartitionMax);
   readonly #faults = new ReplicaFaults();
   readonly #replication: ReplicationDriver;
+  readonly #appends = new GroupCommit<AppendRequest, AppendAnswer>(
+    { itemsMax: appendsWaitingMax, bytesMax: appendBytesWaitingMax },
+    { write: (requests) => this.#writeAppends(requests), flush: () => this.ctx.storage.sync() },
+  );
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
+    this.#sql = new CountedSql(ctx.storage.sql);
     this.#replication = new ReplicationDriver({
       env,
       node: () => this.#node,
@@ -99,16 +65,22 @@ export class PartitionReplica extends DurableObject<Env> {
       setAlarm: (atMs) => this.#setAlarmBefore(atMs),
     });
     void ctx.blockConcurrencyWhile(async () => {
-      applyMigrations(ctx.storage.sql, migrations);
-      this.#store = new SqliteLogStore(ctx.storage.sql);
-      this.#identity = readReplicaIdentity(ctx.storage.sql);
+      applyMigrations(this.#sql.storage, migrations);
+      this.#store = new SqliteLogStore(this.#sql.storage);
+      this.#identity = readReplicaIdentity(this.#sql.storage);
       if (this.#identity && !this.#identity.deleted) this.#open(this.#identity);
     });
   }
 
+  /**
+   * Appends as the leader, through group commit (src/log/group-commit.ts): written at once
+   * when no storage write is in progress, else with the appends that wait for it, in one
+   * transaction as soon as it is durable; answered once durable. Refused before anything is
+   * written when the partition is overloaded (unsealed bytes, or the waiting queue full).
+   */
   async append(request: AppendRequest): Promise<Result<AppendAnswer>> {
     return toResult(async () => {
-      await this.#faults.beforeCall();
+      await this.#beforeCall();
       const node = this.#admitRouted(request);
       const { minInsyncReplicas } = request.config;
       if (request.acks === "all" && node.inSyncReplicas.length < minInsyncReplicas && node.isLeader) {
@@ -122,27 +94,23 @@ export class PartitionReplica extends DurableObject<Env> {
         await this.#setAlarmBefore(Date.now());
         throw new TributaryError("BROKER_BUSY", `this partition holds ${node.log.localBytes} unsealed bytes (bound ${bound}); retry shortly`);
       }
-      let result: AppendAnswer;
-      try {
-        result = node.appendAsLeader(request.batches, Date.now());
-      } catch (error) {
-        if (error instanceof BatchFormatError) throw new TributaryError("INVALID_RECORD", error.message);
-        throw error;
-      }
-      if (result.duplicate) {
-        // An idempotent producer's retry: nothing was written; answered with the original offsets once acknowledged.
-        const upTo = request.recordTimestamps ? result.lastOffset : result.baseOffset;
-        const timestamps = node.log.recordTimestamps(result.baseOffset, upTo);
-        if (timestamps) result = { ...result, timestamps };
-      } else {
-        this.#readers.wakeAll();
-        this.#replication.kick();
-        if (node.log.localBytes >= request.config.segmentBytes) await this.#setAlarmBefore(Date.now()); // a segment is due
-      }
+      const result = await this.#appends.submit(request, appendBytes(request));
+      if (!result.duplicate && (this.#node?.log.localBytes ?? 0) >= request.config.segmentBytes) await this.#setAlarmBefore(Date.now()); // a segment is due
       this.#faults.afterWrite();
       if (request.acks === "all") await this.#replication.awaitAcknowledged(result.lastOffset + 1);
       return result;
     });
+  }
+
+  /** One group of appends (group commit), in one synchronous turn: one transaction, one row per batch. */
+  #writeAppends(requests: readonly AppendRequest[]): Settled<AppendAnswer>[] {
+    const node = this.#identity?.deleted ? undefined : this.#node;
+    const outcomes = this.#store.writeGroup(() => writeAppends(node, requests, Date.now()));
+    if (outcomes.some((outcome) => outcome.ok && !outcome.value.duplicate)) {
+      this.#readers.wakeAll();
+      this.#replication.kick();
+    }
+    return outcomes;
   }
 
   /**
@@ -152,7 +120,7 @@ export class PartitionReplica extends DurableObject<Env> {
    */
   async read(request: FetchRequest): Promise<Result<ReadResult>> {
     return toResult(async () => {
-      await this.#faults.beforeCall();
+      await this.#beforeCall();
       const node = this.#admitRouted(request, false);
       const limits = { maxRecords: request.maxRecords, maxBytes: request.maxBytes };
       const log = node.log;
@@ -172,7 +140,7 @@ export class PartitionReplica extends DurableObject<Env> {
 
   async listOffset(request: RoutedCall & { at: OffsetQuery }): Promise<Result<{ offset: number; timestamp?: number }>> {
     return toResult(async () => {
-      await this.#faults.beforeCall();
+      await this.#beforeCall();
       const log = this.#admitRouted(request, false).log;
       if (request.at === "earliest") return { offset: log.logStartOffset };
       if (request.at === "latest") return { offset: log.highWatermark };
@@ -183,7 +151,7 @@ export class PartitionReplica extends DurableObject<Env> {
 
   async state(request: PartitionAddress): Promise<Result<ReplicaState>> {
     return toResult(async () => {
-      await this.#faults.beforeCall();
+      await this.#beforeCall();
       const node = this.#admit(request);
       const storage = node.log.storage();
       return {
@@ -198,6 +166,7 @@ export class PartitionReplica extends DurableObject<Env> {
           r2Segments: this.#tier?.totals().segments ?? 0,
           r2Bytes: this.#tier?.totals().bytes ?? 0,
         },
+        ...(debugStatsEnabled(this.env) ? { debug: this.#debugStats() } : {}),
       };
     });
   }
@@ -206,7 +175,7 @@ export class PartitionReplica extends DurableObject<Env> {
 
   async replicate(request: PartitionAddress & ReplicateRequest): Promise<Result<ReplicateReply>> {
     return toResult(async () => {
-      await this.#faults.beforeCall();
+      await this.#beforeCall();
       const node = this.#admit(request);
       const wasLeader = node.isLeader;
       const reply = node.handleReplicate(request, Date.now());
@@ -219,7 +188,7 @@ export class PartitionReplica extends DurableObject<Env> {
 
   async truncate(request: PartitionAddress & TruncateRequest): Promise<Result<TruncateReply>> {
     return toResult(async () => {
-      await this.#faults.beforeCall();
+      await this.#beforeCall();
       const node = this.#admit(request);
       const reply = node.handleTruncate(request);
       this.#persist();
@@ -231,7 +200,7 @@ export class PartitionReplica extends DurableObject<Env> {
 
   async ping(request: PartitionAddress): Promise<Result<{ leaderEpoch: number }>> {
     return toResult(async () => {
-      await this.#faults.beforeCall();
+      await this.#beforeCall();
       return { leaderEpoch: this.#admit(request).leaderEpoch };
     });
   }
@@ -239,7 +208,7 @@ export class PartitionReplica extends DurableObject<Env> {
   /** The controller's new state for the partition (an election): lead it, or follow its leader. */
   async applyState(request: RoutedCall): Promise<Result<{ leaderEpoch: number }>> {
     return toResult(async () => {
-      await this.#faults.beforeCall();
+      await this.#beforeCall();
       const node = this.#admitRouted(request);
       return { leaderEpoch: node.leaderEpoch };
     });
@@ -254,7 +223,7 @@ export class PartitionReplica extends DurableObject<Env> {
   /** A follower adopts its leader's tier (segments sealed, retention applied); answers its log end. */
   async installTier(request: PartitionAddress & TierSnapshot & { leader: string; leaderEpoch: number }): Promise<Result<ReplicateReply>> {
     return toResult(async () => {
-      await this.#faults.beforeCall();
+      await this.#beforeCall();
       const node = this.#admit(request);
       if (request.leaderEpoch < node.leaderEpoch) return { kind: "fenced", leaderEpoch: node.leaderEpoch, leader: undefined };
       this.#tier!.install(node.log, request);
@@ -266,7 +235,7 @@ export class PartitionReplica extends DurableObject<Env> {
   /** The topic's configs changed: the cleaner runs now (retention shows within seconds), not on a slow timer. */
   async applyConfig(request: RoutedCall): Promise<Result<void>> {
     return toResult(async () => {
-      await this.#faults.beforeCall();
+      await this.#beforeCall();
       this.#admitRouted(request, false);
       await this.#maintain();
     });
@@ -279,11 +248,11 @@ export class PartitionReplica extends DurableObject<Env> {
    */
   async deleteTopicData(request: PartitionAddress): Promise<Result<void>> {
     return toResult(async () => {
-      await (this.#tier ?? new SegmentTier(this.ctx.storage.sql, this.env.SEGMENTS, request.topicId, request.partition)).deleteAll();
+      await (this.#tier ?? new SegmentTier(this.#sql.storage, this.env.SEGMENTS, request.topicId, request.partition)).deleteAll();
       this.#store.deleteAll();
       const role: ReplicaRole = { kind: "follower", leaderEpoch: -1, leader: undefined };
       this.#identity = { ...request, deleted: true, role, config: defaultPartitionConfig };
-      writeReplicaIdentity(this.ctx.storage.sql, this.#identity);
+      writeReplicaIdentity(this.#sql.storage, this.#identity);
       this.#node = undefined;
       this.#tier = undefined;
       this.#readers.wakeAll();
@@ -296,6 +265,7 @@ export class PartitionReplica extends DurableObject<Env> {
    * and re-arms: the platform retries a throwing alarm only a few times.
    */
   override async alarm(): Promise<void> {
+    this.#counters.alarms++;
     this.#alarmAtMs = null; // this alarm has fired: none is set until one is armed again
     try {
       await this.#replication.tick();
@@ -304,6 +274,12 @@ export class PartitionReplica extends DurableObject<Env> {
       console.error("partition alarm failed", error);
       await this.#setAlarmBefore(Date.now() + replicationRetryMs);
     }
+  }
+
+  /** Every RPC call first: counted (debug statistics), then failed or delayed by an injected fault. */
+  async #beforeCall(): Promise<void> {
+    this.#counters.requests++;
+    await this.#faults.beforeCall();
   }
 
   /** Checks the call is for this replica and not a deleted one; creates the identity on first contact. */
@@ -345,9 +321,9 @@ export class PartitionReplica extends DurableObject<Env> {
 
   #open(identity: ReplicaIdentity): void {
     // Followers' progress is not persisted: a leader restarting learns it again from their answers.
-    const store = new TailCachedStore(this.#store, tailCacheBytesMax);
-    this.#node = new ReplicaNode(identity.region, new PartitionLog(store), identity.role);
-    this.#tier = new SegmentTier(this.ctx.storage.sql, this.env.SEGMENTS, identity.topicId, identity.partition);
+    this.#tail = new TailCachedStore(this.#store, tailCacheBytesMax);
+    this.#node = new ReplicaNode(identity.region, new PartitionLog(this.#tail), identity.role);
+    this.#tier = new SegmentTier(this.#sql.storage, this.env.SEGMENTS, identity.topicId, identity.partition);
   }
 
   /** Sealing, retention and compaction — the cleaner — one run at a time, by the leader only (followers mirror its tier). */
@@ -371,10 +347,16 @@ export class PartitionReplica extends DurableObject<Env> {
     if (nextCheckAtMs !== undefined) await this.#setAlarmBefore(nextCheckAtMs);
   }
 
+  #debugStats() {
+    const waiters = this.#readers.size;
+    const tailCacheBytes = this.#tail?.cachedBytes ?? 0;
+    return replicaDebugStats(this.#counters, { sqliteRowsWritten: this.#sql.rowsWritten, appends: this.#appends.stats(), tailCacheBytes, waiters });
+  }
+
   #persist(): void {
     if (!this.#identity || !this.#node) return;
     this.#identity.role = this.#node.role;
-    writeReplicaIdentity(this.ctx.storage.sql, this.#identity);
+    writeReplicaIdentity(this.#sql.storage, this.#identity);
   }
 
   /**

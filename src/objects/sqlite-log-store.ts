@@ -44,6 +44,17 @@ export const producerStateMigration = `CREATE TABLE producers (
    CREATE INDEX producers_by_last_offset ON producers (last_offset);
    CREATE INDEX producers_by_activity ON producers (last_activity_ms);`;
 
+/**
+ * The log's bounds as of a batch, in its row: an append writes its batches and nothing else
+ * (one row per batch, not one more for the bounds — Cloudflare bills rows written). The
+ * `log_bounds` row is written by everything else (high watermark moves, retention, sealing,
+ * truncation). On opening, the newest wins: the last batch's bounds when it ends past the
+ * `log_bounds` row's log end, else that row. Rows written before this migration hold NULL and
+ * leave the `log_bounds` row in charge, as it then always was.
+ */
+export const batchBoundsMigration = `ALTER TABLE batches ADD COLUMN log_start_offset INTEGER;
+   ALTER TABLE batches ADD COLUMN high_watermark INTEGER;`;
+
 interface ProducerRow extends Record<string, SqlStorageValue> {
   producer_id: number;
   producer_epoch: number;
@@ -88,6 +99,9 @@ function toStoredBatch(row: BatchRow): StoredBatch {
 export class SqliteLogStore implements LogStore {
   readonly #sql: SqlStorage;
   #latestEpoch: number;
+  /** Inside writeGroup: the bounds to write once at its end. */
+  #groupBounds: LogBounds | undefined;
+  #inGroup = false;
 
   constructor(sql: SqlStorage) {
     this.#sql = sql;
@@ -100,28 +114,62 @@ export class SqliteLogStore implements LogStore {
         "SELECT log_start_offset, log_end_offset, high_watermark FROM log_bounds WHERE id = 1",
       )
       .toArray()[0];
-    if (!row) return { ...emptyBounds };
-    return { logStartOffset: row.log_start_offset, logEndOffset: row.log_end_offset, highWatermark: row.high_watermark };
+    const stored = row ? { logStartOffset: row.log_start_offset, logEndOffset: row.log_end_offset, highWatermark: row.high_watermark } : { ...emptyBounds };
+    const last = this.#sql
+      .exec<{ last_offset: number; log_start_offset: number | null; high_watermark: number | null }>(
+        "SELECT last_offset, log_start_offset, high_watermark FROM batches ORDER BY last_offset DESC LIMIT 1",
+      )
+      .toArray()[0];
+    if (!last || last.log_start_offset === null || last.high_watermark === null || last.last_offset + 1 <= stored.logEndOffset) return stored;
+    return { logStartOffset: last.log_start_offset, logEndOffset: last.last_offset + 1, highWatermark: last.high_watermark };
   }
 
-  /** Atomic without a transaction call: synchronous writes with no `await` between them commit together. */
+  /**
+   * Runs `write` — several appends, synchronously — and writes the log's bounds at most once,
+   * at its end, and only when something after the last append moved them (an append carries
+   * them in its batch's row): group commit (src/log/group-commit.ts) makes one transaction of
+   * the appends that waited for the previous one. Synchronous, so everything commits together.
+   */
+  writeGroup<T>(write: () => T): T {
+    this.#inGroup = true;
+    try {
+      return write();
+    } finally {
+      this.#inGroup = false;
+      const bounds = this.#groupBounds;
+      this.#groupBounds = undefined;
+      if (bounds) this.writeBounds(bounds);
+    }
+  }
+
+  /**
+   * Atomic without a transaction call: synchronous writes with no `await` between them commit
+   * together. The last batch's row carries the new bounds (batchBoundsMigration), so an
+   * append writes one row per batch and no `log_bounds` row.
+   */
   append(batches: readonly StoredBatch[], bounds: LogBounds): void {
+    const last = batches.at(-1);
+    const carried = last !== undefined && bounds.logEndOffset === last.lastOffset + 1;
     for (const batch of batches) {
+      const withBounds = carried && batch === last;
       this.#sql.exec(
-        `INSERT INTO batches (${batchColumns}) VALUES (?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO batches (${batchColumns}, log_start_offset, high_watermark) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
         batch.lastOffset,
         batch.baseOffset,
         batch.leaderEpoch,
         batch.maxTimestamp,
         batch.recordCount,
         batch.bytes,
+        withBounds ? bounds.logStartOffset : null,
+        withBounds ? bounds.highWatermark : null,
       );
       if (batch.leaderEpoch > this.#latestEpoch) {
         this.#sql.exec("INSERT INTO leader_epochs (epoch, start_offset) VALUES (?, ?)", batch.leaderEpoch, batch.baseOffset);
         this.#latestEpoch = batch.leaderEpoch;
       }
     }
-    this.writeBounds(bounds);
+    if (!carried) this.writeBounds(bounds);
+    else if (this.#inGroup) this.#groupBounds = undefined; // the batch's row now holds the newest bounds
   }
 
   truncateFrom(offset: number, bounds: LogBounds): void {
@@ -249,6 +297,10 @@ export class SqliteLogStore implements LogStore {
   }
 
   writeBounds(bounds: LogBounds): void {
+    if (this.#inGroup) {
+      this.#groupBounds = { ...bounds };
+      return;
+    }
     this.#sql.exec(
       `INSERT INTO log_bounds (id, log_start_offset, log_end_offset, high_watermark) VALUES (1, ?, ?, ?)
        ON CONFLICT (id) DO UPDATE SET log_start_offset = excluded.log_start_offset,

@@ -1,3 +1,5 @@
+import { replicaIdsCachedMax } from "../limits.ts";
+
 /**
  * The one place that names Durable Objects (ARCHITECTURE.md decision 2). A replica object is
  * `idFromName("<topicId>/<partition>/<region>")`, created with that region as its
@@ -13,13 +15,31 @@ export function replicaName(topicId: string, partition: number, region: string):
   return `${topicId}/${partition}/${region}`;
 }
 
+/** Replica ids kept per isolate, by name, with the namespace that made them (a test may run several). */
+const replicaIds = new Map<string, { namespace: DurableObjectNamespace; id: DurableObjectId }>();
+
+/**
+ * A replica's id: `idFromName` hashes the name, so ids are kept per isolate (bounded by
+ * replicaIdsCachedMax, oldest dropped first). Stubs themselves are not: the runtime ties a
+ * stub to the request that made it, and refuses its use from another request.
+ */
+function replicaId(env: Env, name: string): DurableObjectId {
+  const cached = replicaIds.get(name);
+  if (cached && cached.namespace === env.PARTITIONS) return cached.id;
+  const id = env.PARTITIONS.idFromName(name);
+  replicaIds.delete(name);
+  replicaIds.set(name, { namespace: env.PARTITIONS, id });
+  if (replicaIds.size > replicaIdsCachedMax) replicaIds.delete(replicaIds.keys().next().value!);
+  return id;
+}
+
 export function replicaStub(
   env: Env,
   topicId: string,
   partition: number,
   region: string,
 ): DurableObjectStub<import("./partition-replica.ts").PartitionReplica> {
-  const id = env.PARTITIONS.idFromName(replicaName(topicId, partition, region));
+  const id = replicaId(env, replicaName(topicId, partition, region));
   return env.PARTITIONS.get(id, { locationHint: region as DurableObjectLocationHint });
 }
 

@@ -81,15 +81,23 @@ function decodeRecord(cursor: ByteCursor, header: BatchHeader, index: number): D
  * fields stay distinct. Compressed batches are refused for now; transactional and control
  * bits are left in `header.attributes`. Throws BatchFormatError, and nothing else, on any
  * malformed input.
+ *
+ * `checkCrc: false` skips the CRC (every structural check stays, so malformed bytes still
+ * throw and no read leaves the batch): for batches this service stored itself, whose CRC was
+ * checked when they were produced (src/protocol/record-scan.ts) — a broker does not check
+ * CRCs again on fetch, Kafka leaves that to consumers. The check is a full pass over the bytes.
  */
 export function decodeRecordBatch(
   bytes: Uint8Array,
   at = 0,
+  options: { checkCrc?: boolean } = {},
 ): { header: BatchHeader; records: DecodedRecord[] } {
   const header = readBatchHeader(bytes, at);
   const end = at + logOverheadBytes + header.batchLength;
-  const crc = crc32c(bytes, at + attributesAt, end);
-  if (crc !== header.crc) fail(`batch at ${at}: CRC-32C ${crc}, stored ${header.crc}`);
+  if (options.checkCrc !== false) {
+    const crc = crc32c(bytes, at + attributesAt, end);
+    if (crc !== header.crc) fail(`batch at ${at}: CRC-32C ${crc}, stored ${header.crc}`);
+  }
   const compression = header.attributes & compressionMask;
   if (compression !== 0) fail(`batch at ${at}: compression ${compression} is not supported yet`);
   const count = header.recordCount;

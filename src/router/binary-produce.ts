@@ -23,7 +23,7 @@ import { callLeader } from "./leader-calls.ts";
  * batches (a producer id other than -1) all carry one producer id and epoch with consecutive
  * sequences (`idempotent` says so; they need acks "all", which the caller checks). On a
  * LogAppendTime topic each batch is stamped with the append time. Returns each batch as its
- * own copy, ready to append. Nothing is written here.
+ * own bytes (the body itself when it is one batch), ready to append. Nothing is written here.
  */
 export function checkClientBatches(body: Uint8Array, topic: TopicMetadata, nowMs: number): { batches: Uint8Array[]; idempotent: boolean } {
   const rules = recordRules(topic);
@@ -40,7 +40,9 @@ export function checkClientBatches(body: Uint8Array, topic: TopicMetadata, nowMs
       }
       producers.push(header);
       scanRecordBatch(body, start, (record, index) => checkRecordSummary(record, () => `${where}, record ${index}`, rules, nowMs));
-      const batch = body.slice(start, end);
+      // The usual body is one batch: it is taken as it is (the body is this request's own). A
+      // batch of several is copied out, since a view would carry the whole body over RPC.
+      const batch = start === 0 && end === body.byteLength && body.byteOffset === 0 && body.buffer.byteLength === end ? body : body.slice(start, end);
       if (rules.logAppendTime) stampLogAppendTime(batch, 0, nowMs);
       batches.push(batch);
     }

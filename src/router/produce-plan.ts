@@ -69,12 +69,42 @@ function payload(text: string | null | undefined, encoding: Encoding, what: stri
   return bytes;
 }
 
+/**
+ * Every record's key and value as UTF-8, in request order (key, value, key, value …; null
+ * stays null). An ASCII request — the usual one — is encoded in one encoder call, as views
+ * of one buffer cut at the strings' lengths: UTF-8 takes at least one byte per UTF-16 unit,
+ * and exactly one for all of them only when every character is ASCII. Otherwise one call
+ * per string. One call instead of two per record: the allocation and the call into the
+ * runtime dominated the JSON produce path.
+ */
+function utf8Payloads(records: readonly ProduceRecord[]): (Uint8Array | null)[] {
+  const texts: (string | null)[] = [];
+  for (const record of records) texts.push(record.key ?? null, record.value ?? null);
+  const joined = texts.filter((text) => text !== null).join("");
+  const bytes = utf8.encode(joined);
+  if (bytes.length !== joined.length) return texts.map((text) => (text === null ? null : utf8.encode(text)));
+  let at = 0;
+  return texts.map((text) => {
+    if (text === null) return null;
+    const view = bytes.subarray(at, at + text.length);
+    at += text.length;
+    return view;
+  });
+}
+
 /** One request record as batch input, checked against the topic's rules (API.md, Produce). */
-function toRecordInput(record: ProduceRecord, index: number, encoding: Encoding, rules: RecordRules, nowMs: number): RecordInput {
+function toRecordInput(
+  record: ProduceRecord,
+  index: number,
+  encoding: Encoding,
+  rules: RecordRules,
+  nowMs: number,
+  encoded: readonly (Uint8Array | null)[] | undefined,
+): RecordInput {
   const where = `record ${index}`;
   const input: RecordInput = {
-    key: payload(record.key, encoding, `${where}: key`),
-    value: payload(record.value, encoding, `${where}: value`),
+    key: encoded ? encoded[2 * index]! : payload(record.key, encoding, `${where}: key`),
+    value: encoded ? encoded[2 * index + 1]! : payload(record.value, encoding, `${where}: value`),
     headers: (record.headers ?? []).map(([key, value]) => ({ key, value: utf8.encode(value) })),
     // A LogAppendTime topic stamps the append time; otherwise the record's own, or now.
     timestamp: rules.logAppendTime ? nowMs : (record.timestamp ?? nowMs),
@@ -145,9 +175,10 @@ export function planProduce(
   let stickyChoice: number | undefined;
   const sticky = () => (stickyChoice ??= stickyPartition(rules.partitionCount));
   const byPartition = new Map<number, { inputs: RecordInput[]; indexes: number[] }>();
+  const encoded = encoding === "utf8" ? utf8Payloads(records) : undefined;
   for (let index = 0; index < records.length; index++) {
     const record = records[index]!;
-    const input = toRecordInput(record, index, encoding, rules, nowMs);
+    const input = toRecordInput(record, index, encoding, rules, nowMs, encoded);
     const partition = choosePartition(record, input.key, rules, sticky);
     let group = byPartition.get(partition);
     if (!group) byPartition.set(partition, (group = { inputs: [], indexes: [] }));

@@ -1,7 +1,7 @@
 import { TributaryError } from "../errors.ts";
+import { partitionConfig } from "../objects/partition-config.ts";
 import type { AppendAnswer } from "../objects/partition-replica.ts";
 import type { Acks, ProduceRequest } from "../protocol/schemas.ts";
-import { configNumber, effectiveTopicConfigs } from "../topics/topic-configs.ts";
 import type { TopicMetadata } from "../topics/topic-metadata.ts";
 import { asTributaryError } from "./http-errors.ts";
 import { callLeader } from "./leader-calls.ts";
@@ -33,7 +33,7 @@ const producerErrors = new Set(["OUT_OF_ORDER_SEQUENCE_NUMBER", "DUPLICATE_SEQUE
  * Checked before any write, as Kafka's leader does, so nothing is written.
  */
 export function checkInSyncReplicas(topic: TopicMetadata, partitions: readonly number[]): void {
-  const required = configNumber(effectiveTopicConfigs(topic.configs), "min.insync.replicas");
+  const required = partitionConfig(topic).minInsyncReplicas;
   for (const partition of partitions) {
     const inSync = topic.partitions[partition]?.isr.length ?? 0;
     if (inSync < required) {

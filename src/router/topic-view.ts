@@ -32,6 +32,8 @@ export async function topicView(env: Env, topic: TopicMetadata, options: { fresh
         highWatermark: state.highWatermark,
         // An addition to API.md's Topic: where the partition's bytes live (docs/api.md).
         storage: state.storage,
+        // Only with TRIBUTARY_FAULTS=1 and TRIBUTARY_DEBUG_STATS=1: the leader's counters (docs/api.md, debug statistics).
+        ...(env.TRIBUTARY_DEBUG_STATS === "1" && "debug" in state && state.debug ? { debug: state.debug } : {}),
       };
     }),
   );

@@ -16,7 +16,22 @@ export interface RecordRules {
   afterMaxMs: number;
 }
 
+/**
+ * Derived once per metadata object: the router's cache keeps one for seconds and every
+ * produce request asks (a WeakMap, so the rules go with the metadata).
+ */
+const derived = new WeakMap<TopicMetadata, RecordRules>();
+
 export function recordRules(topic: TopicMetadata): RecordRules {
+  let rules = derived.get(topic);
+  if (!rules) {
+    rules = Object.freeze(deriveRecordRules(topic));
+    derived.set(topic, rules);
+  }
+  return rules;
+}
+
+function deriveRecordRules(topic: TopicMetadata): RecordRules {
   const configs = effectiveTopicConfigs(topic.configs);
   return {
     partitionCount: topic.partitions.length,

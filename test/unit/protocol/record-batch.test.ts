@@ -115,6 +115,13 @@ describe("record batch v2: golden bytes", () => {
     expect(expectFormatError(() => decodeRecordBatch(bytes)).message).toMatch(/CRC-32C/);
   });
 
+  it("skips only the CRC with checkCrc false (stored batches): the structure is still checked", () => {
+    const bytes = hexBytes(twoRecordsHex);
+    bytes[67]! ^= 0x01;
+    expect(decodeRecordBatch(bytes, 0, { checkCrc: false }).records).toHaveLength(2);
+    expectFormatError(() => decodeRecordBatch(bytes.subarray(0, bytes.length - 1), 0, { checkCrc: false }));
+  });
+
   it("returns keys and values as views into the input", () => {
     const bytes = hexBytes(twoRecordsHex);
     const { records } = decodeRecordBatch(bytes);
@@ -232,10 +239,12 @@ describe("record batch v2: properties", () => {
         const start = batchHeaderBytes + (at % (bytes.length - batchHeaderBytes));
         bytes.set(garbage.subarray(0, bytes.length - start), start);
         refreshCrc(bytes);
-        try {
-          decodeRecordBatch(bytes);
-        } catch (error) {
-          expect(error).toBeInstanceOf(BatchFormatError);
+        for (const checkCrc of [true, false]) {
+          try {
+            decodeRecordBatch(bytes, 0, { checkCrc });
+          } catch (error) {
+            expect(error).toBeInstanceOf(BatchFormatError);
+          }
         }
       }),
       { numRuns: 500 },

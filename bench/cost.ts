@@ -1,0 +1,82 @@
+/**
+ * What a row costs in Cloudflare's billing units — object requests and SQLite rows written —
+ * per 1,000 records (per record for latency rows). Tributary runs with TRIBUTARY_FAULTS=1 and
+ * TRIBUTARY_DEBUG_STATS=1 in the benchmark, so a topic's description carries each partition leader's counters
+ * (docs/api.md, debug statistics): RPC calls answered (the object requests), alarms, and
+ * rows written as the SQLite cursors report them. The row reads them before and after its
+ * runs. Leaders only: a replication factor 3 row leaves out its followers' requests and rows.
+ * The baseline has no counters; by its construction (bench/baseline/worker.ts) it makes one
+ * object request and writes one row per produce request, and none per fetch.
+ */
+import { describeTopic, type Endpoint } from "./client.ts";
+
+export interface LeaderCounters {
+  requests: number;
+  alarms: number;
+  sqliteRowsWritten: number;
+  /** Partitions whose leader reported counters. */
+  partitions: number;
+}
+
+export interface CostFigure {
+  per: "1,000 records" | "record";
+  /** Object requests: RPC calls and alarms of the partition leaders. */
+  objectRequests: number;
+  sqliteRowsWritten: number;
+}
+
+interface DebugBlock {
+  requests?: number;
+  alarms?: number;
+  sqliteRowsWritten?: number;
+}
+
+/** The counters of the topic's partition leaders, summed; undefined when the server reports none. */
+export async function leaderCounters(endpoint: Endpoint, topic: string): Promise<LeaderCounters | undefined> {
+  if (endpoint.server !== "tributary") return undefined;
+  const described = (await describeTopic(endpoint, topic)) as { partitions?: { debug?: DebugBlock }[] };
+  const blocks = (described.partitions ?? []).flatMap((partition) => (partition.debug ? [partition.debug] : []));
+  if (blocks.length === 0) return undefined;
+  const sum = (field: keyof DebugBlock) => blocks.reduce((total, block) => total + (block[field] ?? 0), 0);
+  return { requests: sum("requests"), alarms: sum("alarms"), sqliteRowsWritten: sum("sqliteRowsWritten"), partitions: blocks.length };
+}
+
+/**
+ * The cost of the work between two readings, per unit. The reading after counts its own call
+ * to each leader (describe asks every leader for its state), which is taken off.
+ */
+export function costBetween(before: LeaderCounters, after: LeaderCounters, units: number, per: CostFigure["per"]): CostFigure | undefined {
+  if (units <= 0) return undefined;
+  const requests = after.requests + after.alarms - (before.requests + before.alarms) - after.partitions;
+  const scale = per === "1,000 records" ? 1000 : 1;
+  return {
+    per,
+    objectRequests: (requests / units) * scale,
+    sqliteRowsWritten: ((after.sqliteRowsWritten - before.sqliteRowsWritten) / units) * scale,
+  };
+}
+
+function costText(value: number): string {
+  return value.toFixed(value < 10 ? 2 : 0);
+}
+
+/**
+ * The rows' costs as a Markdown table (RESULTS.md, and printed after the medians). The
+ * baseline's column is what its construction implies, not a measurement.
+ */
+export function costTable(results: readonly { scenario: { id: string; transport: string; label: string; measure: string; replicationFactor: number }; cost?: CostFigure }[]): string {
+  const rows = results.filter((row) => row.cost);
+  if (rows.length === 0) return "Not measured (the server reported no counters).";
+  return [
+    "| scenario | per | object requests | SQLite rows written | baseline (by construction) |",
+    "|---|---|---|---|---|",
+    ...rows.map(({ scenario, cost }) => {
+      const baselineUnits =
+        scenario.measure === "consume" ? "0.1 request, 0 rows"
+        : scenario.measure === "end-to-end-latency" ? "—"
+        : "1 request, 1 row";
+      const leadersOnly = scenario.replicationFactor > 1 ? " (leader only)" : "";
+      return `| ${scenario.transport}: ${scenario.label} | ${cost!.per} | ${costText(cost!.objectRequests)}${leadersOnly} | ${costText(cost!.sqliteRowsWritten)}${leadersOnly} | ${baselineUnits} |`;
+    }),
+  ].join("\n");
+}

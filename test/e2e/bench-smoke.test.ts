@@ -1,0 +1,77 @@
+/**
+ * A small run of the benchmark's own code (bench/) against one `wrangler dev`, so it cannot
+ * rot: each transport's produce, consume and latency loops, the cost counters, the soak's
+ * sampling and verdict, and the report's tables. Figures are not asserted — speed is
+ * measured by `npm run bench`, never by a test — only that each part answers sensibly.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTopic, type Endpoint } from "../../bench/client.ts";
+import { costBetween, costTable, leaderCounters } from "../../bench/cost.ts";
+import { measureConsume, measureProduce, measureProduceLatency } from "../../bench/measure.ts";
+import { figureOf, measureWithCpu } from "../../bench/measured-run.ts";
+import { makeRecords } from "../../bench/payloads.ts";
+import { printedTable, resultsMarkdown, sectionOf, soakHeading } from "../../bench/report.ts";
+import { scenarioTable, type RowResult } from "../../bench/scenarios.ts";
+import { runSoak, soakMarkdown } from "../../bench/soak.ts";
+import { transports, type ServerName, type TransportName } from "../../bench/transports.ts";
+import { startWranglerDev, type DevServer } from "./support/wrangler-dev.ts";
+
+describe("the benchmark's code against wrangler dev", () => {
+  let server: DevServer;
+  const abort = new AbortController();
+  const endpoint = (transport: TransportName): Endpoint => ({
+    server: "tributary",
+    url: server.url,
+    transport: transports[transport],
+    signal: abort.signal,
+    processGroupId: server.processGroupId,
+  });
+
+  beforeAll(async () => {
+    server = await startWranglerDev({ vars: { TRIBUTARY_FAULTS: "1", TRIBUTARY_DEBUG_STATS: "1" } });
+  });
+
+  afterAll(async () => {
+    abort.abort();
+    await server?.stop();
+  });
+
+  it.each(["json", "binary"] as const)("measures %s produce, consume and latency, with their cost, and reports them", async (transport) => {
+    const target = endpoint(transport);
+    const topic = `smoke-${transport}`;
+    expect(await createTopic(target, topic, 1, 1)).toBeUndefined();
+    const body = target.transport.produceBody(makeRecords(100), 1);
+    const before = (await leaderCounters(target, topic))!;
+    const produced = await measureWithCpu({ tributary: target, baseline: target } as Record<ServerName, Endpoint>, "tributary", () =>
+      measureProduce(target, topic, body, 1, 2, 0.3),
+    );
+    const after = (await leaderCounters(target, topic))!;
+    expect(produced.run).toMatchObject({ records: expect.any(Number) });
+    const records = "records" in produced.run ? produced.run.records : 0;
+    expect(records).toBeGreaterThan(0);
+    const cost = costBetween(before, after, records, "1,000 records")!;
+    // At least one object request and one row (the batch) per request of 100 records.
+    expect(cost.objectRequests).toBeGreaterThanOrEqual(10);
+    expect(cost.sqliteRowsWritten).toBeGreaterThanOrEqual(10);
+    const consumed = await measureConsume(target, topic, 0.2);
+    expect(consumed.records).toBeGreaterThan(0);
+    const latency = await measureProduceLatency(target, topic, target.transport.produceBody(makeRecords(1), 1), 0.2);
+    expect(latency.p99Ms).toBeGreaterThan(0);
+
+    const scenario = scenarioTable().find((row) => row.id === `${transport}.produce.1-in-flight`)!;
+    const row: RowResult = { scenario, tributary: figureOf([produced]), cost };
+    const lookup = () => undefined;
+    expect(printedTable([row], lookup)).toContain(scenario.label);
+    expect(costTable([row])).toContain(scenario.label);
+    const markdown = resultsMarkdown({ date: "d", machine: "m", versions: "v", commit: "c" }, { mode: "quick", lines: [], durationSeconds: 1 }, [row], lookup);
+    expect(markdown).toContain("## What it costs");
+  });
+
+  it("runs a short soak, sampling memory and the partition's bounded structures", async () => {
+    const result = await runSoak(endpoint("binary"), 2 / 60, 0.5, () => {});
+    expect(result.samples.length).toBeGreaterThanOrEqual(2);
+    expect(result.samples.at(-1)!.produced).toBeGreaterThan(0);
+    const section = soakMarkdown(result, "d", "c");
+    expect(sectionOf(`# x\n\n${section}`, soakHeading)).toBe(section);
+  });
+});
