@@ -9,6 +9,7 @@ import { checkTopicName } from "../topics/topic-names.ts";
 import type { AlterPartitionRequest, PartitionState } from "../replication/partition-state.ts";
 import { PartitionElections, type PartitionRef } from "./partition-elections.ts";
 import { applyMigrations } from "./schema.ts";
+import { insertPartitionRows, loadTopicRows } from "./topic-rows.ts";
 import { groupStub, replicaStub } from "./stubs.ts";
 import { TokenRegistry, tokenMigration, type TokenGrant, type TokenView } from "./token-registry.ts";
 
@@ -94,7 +95,7 @@ export class Controller extends DurableObject<Env> {
     this.#tokens = new TokenRegistry(ctx.storage.sql);
     void ctx.blockConcurrencyWhile(async () => {
       applyMigrations(ctx.storage.sql, migrations);
-      this.#loadTopics();
+      for (const topic of loadTopicRows(ctx.storage.sql)) this.#topics.set(topic.name, topic);
     });
   }
 
@@ -121,7 +122,7 @@ export class Controller extends DurableObject<Env> {
         JSON.stringify(configs),
         Date.now(),
       );
-      this.#insertPartitions(topicId, topic.partitions);
+      insertPartitionRows(this.ctx.storage.sql, topicId, topic.partitions);
       this.#topics.set(name, topic);
       return topic;
     });
@@ -190,7 +191,7 @@ export class Controller extends DurableObject<Env> {
         );
       }
       const added = placePartitions(topic.topicId, current, total, topic.replicationFactor, this.#regions());
-      this.#insertPartitions(topic.topicId, added);
+      insertPartitionRows(this.ctx.storage.sql, topic.topicId, added);
       const updated = { ...topic, partitions: [...topic.partitions, ...added] };
       this.#topics.set(name, updated);
       return updated;
@@ -365,51 +366,6 @@ export class Controller extends DurableObject<Env> {
       );
     }
     return value;
-  }
-
-  #insertPartitions(topicId: string, placements: readonly PartitionPlacement[]): void {
-    for (const placement of placements) {
-      this.ctx.storage.sql.exec(
-        "INSERT INTO partitions (topic_id, partition, leader, replicas, isr, leader_epoch, partition_epoch) VALUES (?, ?, ?, ?, ?, ?, ?)",
-        topicId,
-        placement.partition,
-        placement.leader,
-        JSON.stringify(placement.replicas),
-        JSON.stringify(placement.isr),
-        placement.leaderEpoch,
-        placement.partitionEpoch,
-      );
-    }
-  }
-
-  #loadTopics(): void {
-    const sql = this.ctx.storage.sql;
-    const partitionsByTopic = new Map<string, PartitionPlacement[]>();
-    for (const row of sql.exec<{ topic_id: string; partition: number; leader: string; replicas: string; isr: string; leader_epoch: number; partition_epoch: number }>(
-      "SELECT topic_id, partition, leader, replicas, isr, leader_epoch, partition_epoch FROM partitions ORDER BY topic_id, partition",
-    )) {
-      const list = partitionsByTopic.get(row.topic_id) ?? [];
-      list.push({
-        partition: row.partition,
-        leader: row.leader,
-        replicas: JSON.parse(row.replicas) as string[],
-        isr: JSON.parse(row.isr) as string[],
-        leaderEpoch: row.leader_epoch,
-        partitionEpoch: row.partition_epoch,
-      });
-      partitionsByTopic.set(row.topic_id, list);
-    }
-    for (const row of sql.exec<{ name: string; topic_id: string; replication_factor: number; configs: string }>(
-      "SELECT name, topic_id, replication_factor, configs FROM topics",
-    )) {
-      this.#topics.set(row.name, {
-        name: row.name,
-        topicId: row.topic_id,
-        replicationFactor: row.replication_factor,
-        configs: JSON.parse(row.configs) as TopicConfigs,
-        partitions: partitionsByTopic.get(row.topic_id) ?? [],
-      });
-    }
   }
 }
 
