@@ -8,26 +8,12 @@ function tooLarge(bound: BodyBound): TributaryError {
   return new TributaryError(bound.code ?? "INVALID_REQUEST", `the request body exceeds ${bound.maxBytes} bytes`);
 }
 
-/** Bytes of each request's body that readBodyBytes has read (what the produce quota counts). */
-const bodyBytes = new WeakMap<Request, number>();
-
-/** The byte length of the body readBodyBytes (or readJsonBody) read from this request; 0 before. */
-export function bodyBytesRead(request: Request): number {
-  return bodyBytes.get(request) ?? 0;
-}
-
 /**
  * Reads a request body of at most `maxBytes`, refusing a larger one before or while reading
  * it. A body with a Content-Length (the runtime holds it to that length) is read in one
  * piece; one without is counted as it streams in.
  */
 export async function readBodyBytes(request: Request, bound: BodyBound): Promise<Uint8Array> {
-  const bytes = await readBoundedBody(request, bound);
-  bodyBytes.set(request, bytes.byteLength);
-  return bytes;
-}
-
-async function readBoundedBody(request: Request, bound: BodyBound): Promise<Uint8Array> {
   const { maxBytes } = bound;
   const declared = Number(request.headers.get("content-length") ?? "NaN");
   if (declared > maxBytes) throw tooLarge(bound);
@@ -67,10 +53,14 @@ export async function readJsonBody<Schema extends z.ZodType>(
   schema: Schema,
   bound: BodyBound & { optional?: boolean },
 ): Promise<z.infer<Schema>> {
-  const bytes = await readBodyBytes(request, bound);
+  return parseJsonBody(await readBodyBytes(request, bound), schema, bound);
+}
+
+/** readJsonBody for a body already read (a caller that also needs its length). */
+export function parseJsonBody<Schema extends z.ZodType>(bytes: Uint8Array, schema: Schema, options: { optional?: boolean } = {}): z.infer<Schema> {
   let json: unknown;
   try {
-    json = bound.optional && bytes.byteLength === 0 ? {} : JSON.parse(utf8.decode(bytes));
+    json = options.optional && bytes.byteLength === 0 ? {} : JSON.parse(utf8.decode(bytes));
   } catch {
     throw new TributaryError("INVALID_REQUEST", "the request body is not valid JSON");
   }

@@ -7,7 +7,7 @@ import { topicMetadata } from "../metadata-cache.ts";
 import { listOffset, payloadBytesOf, readPartition, recordJson } from "../partition-reads.ts";
 import { produce } from "../produce.ts";
 import { fetchParams, integerParam, partitionParam } from "../query.ts";
-import { bodyBytesRead, readJsonBody } from "../request-body.ts";
+import { parseJsonBody, readBodyBytes } from "../request-body.ts";
 import { authorize } from "../authorize.ts";
 import type { RouterEnv } from "../context.ts";
 
@@ -21,11 +21,12 @@ function encodingParam(text: string | undefined): Encoding {
 export const recordRoutes = new Hono<RouterEnv>()
   .post("/:topic/records", async (c) => {
     authorize(c, "topic", c.req.param("topic"), "write");
-    const request = await readJsonBody(c.req.raw, produceRequestSchema, { maxBytes: produceRequestBytesMax, code: "RECORD_LIST_TOO_LARGE" });
+    const body = await readBodyBytes(c.req.raw, { maxBytes: produceRequestBytesMax, code: "RECORD_LIST_TOO_LARGE" });
+    const request = parseJsonBody(body, produceRequestSchema);
     if (request.records.length > produceRecordsMax) {
       throw new TributaryError("RECORD_LIST_TOO_LARGE", `a produce request has at most ${produceRecordsMax} records`);
     }
-    c.set("producedBytes", bodyBytesRead(c.req.raw));
+    c.set("producedBytes", body.byteLength);
     const offsets = await produce(c.env, c.executionCtx, c.req.param("topic"), request);
     return offsets === undefined ? c.json({}, 202) : c.json({ offsets });
   })
