@@ -35,6 +35,12 @@ export const errorTable = {
   LEADER_NOT_AVAILABLE: { status: 503, retriable: true },
   REQUEST_TIMED_OUT: { status: 503, retriable: true },
   BROKER_BUSY: { status: 503, retriable: true },
+  /**
+   * Client side only, never an answer of the server: the client's request got no answer
+   * because the connection failed (refused, reset, closed, a DNS failure), as Kafka's
+   * NetworkException. Retriable; the status is the one a gateway would give.
+   */
+  NETWORK_EXCEPTION: { status: 503, retriable: true },
   UNKNOWN_SERVER_ERROR: { status: 500, retriable: false },
 } as const satisfies Record<string, { status: number; retriable: boolean }>;
 

@@ -85,7 +85,8 @@ async function consumePartition(context: CommandContext, topic: string, partitio
   try {
     while (!stop.signal.aborted) {
       const left = max === undefined ? 10_000 : Math.min(10_000, max - printed);
-      const result = await handle.fetch(partition, offset, { maxRecords: left, maxBytes: 8 * 1024 * 1024, waitMs: follow ? waitMs : 0, signal: stop.signal });
+      // --follow rides out a server restart: retriable failures are retried (and logged) until Ctrl-C.
+      const result = await handle.fetch(partition, offset, { maxRecords: left, maxBytes: 8 * 1024 * 1024, waitMs: follow ? waitMs : 0, signal: stop.signal, retryForever: follow });
       const records = result.records.slice(0, left).map((record) => ({ ...record, topic, partition }));
       await print(context, records, format);
       printed += records.length;

@@ -5,6 +5,7 @@
  */
 import { Tributary, TributaryError, type ErrorCode } from "../client/index.ts";
 import { commandWords, parseCommand, stringValue, usage, UsageError, type OptionName } from "./args.ts";
+import { stderrLogger } from "./retry-log.ts";
 import { consumeCommand, consumeOptions } from "./consume.ts";
 import type { CommandContext } from "./context.ts";
 import { groupsCommand, groupsOptions } from "./groups.ts";
@@ -69,8 +70,11 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
       url: stringValue(values, "url") ?? io.env.TRIBUTARY_URL ?? defaultUrl,
       token: stringValue(values, "token") ?? io.env.TRIBUTARY_TOKEN,
       fetch: io.fetch,
-      // A person is waiting: give up after about 3 s of retries rather than the client's 26.
+      // A person is waiting: give up after about 3 s of retries rather than the client's 26
+      // (a --follow consumer retries without end); each retry is a line on stderr.
       retry: { retries: 5, maxBackoffMs: 2_000 },
+      logger: stderrLogger(io.stderr),
+      logLevel: "info",
     });
     const context: CommandContext = { client, io, values, args: positionals.slice(command.words), json };
     await command.run(context, words[1] ?? "");
@@ -102,7 +106,7 @@ function report(error: unknown, io: CliIo, json: boolean): number {
       io.stderr.write(`error: ${error.code}: ${error.message}\n`);
       const details = Object.entries(data).filter(([name]) => name !== "offsets");
       if (details.length > 0) io.stderr.write(`  ${details.map(([name, value]) => `${name}: ${JSON.stringify(value)}`).join("  ")}\n`);
-      if (error.code === "REQUEST_TIMED_OUT" && typeof cause === "string") {
+      if ((error.code === "REQUEST_TIMED_OUT" || error.code === "NETWORK_EXCEPTION") && typeof cause === "string") {
         io.stderr.write(`  is Tributary running there? set --url or TRIBUTARY_URL (default ${defaultUrl})\n`);
       }
       const hint = authenticationHints[error.code];

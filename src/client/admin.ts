@@ -4,6 +4,7 @@
  * are retried on retriable errors; changes are not, since an unanswered change may have
  * happened (a retried create would then fail with TOPIC_ALREADY_EXISTS): the caller decides.
  */
+import type { ClientLog } from "./logger.ts";
 import type { MetadataCache } from "./metadata.ts";
 import { withRetries, type RetryPolicy } from "./retry.ts";
 import { Secret } from "./secret.ts";
@@ -26,10 +27,11 @@ export interface AdminContext {
   transport: Transport;
   metadata: MetadataCache;
   policy: RetryPolicy;
+  log: ClientLog;
 }
 
 function read<T>(context: AdminContext, requestPath: string): Promise<T> {
-  return withRetries(() => context.transport.json<T>({ method: "GET", path: requestPath }), { policy: context.policy });
+  return withRetries(() => context.transport.json<T>({ method: "GET", path: requestPath }), { policy: context.policy, log: context.log });
 }
 
 export class TopicsAdmin {

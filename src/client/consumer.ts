@@ -13,12 +13,19 @@
  * error stops the batch at the failing record, which is delivered again after a backoff;
  * after `retry.retries` failures in a row the consumer crashes (commits what was processed,
  * leaves, and `done()` rejects).
+ *
+ * A poll that fails with a retriable error (the server restarting, unreachable, electing a
+ * leader) is retried without end, backing off up to `retry.maxBackoffMs` with jitter and
+ * logging each retry, as Kafka's consumers ride out a broker that went away; when the server
+ * is back and no longer knows the member, it joins anew and continues from the group's
+ * committed offsets (group-member.ts). Only `disconnect()` or an error that is not retriable
+ * stops it.
  */
-import { isRetriable } from "../errors.ts";
 import { EventHub, type ConsumerEvents } from "./consumer-events.ts";
 import { GroupMember, type PollAnswer } from "./group-member.ts";
+import type { ClientLog } from "./logger.ts";
 import { consumedFromPolled, type ConsumedMessage } from "./records.ts";
-import { backoffMs, sleep, type RetryPolicy } from "./retry.ts";
+import { backoffMs, sleep, withRetries, type RetryPolicy } from "./retry.ts";
 import type { Assignment, Position, TopicPartition } from "./types.ts";
 
 export interface ConsumerOptions {
@@ -87,6 +94,7 @@ function assigned(assignment: Assignment, topic: string, partition: number): boo
 export class Consumer {
   readonly #member: GroupMember;
   readonly #policy: RetryPolicy;
+  readonly #log: ClientLog;
   readonly #options: ConsumerOptions;
   readonly #listTopics: () => Promise<string[]>;
   readonly #events = new EventHub();
@@ -97,6 +105,7 @@ export class Consumer {
   #abort = new AbortController();
   #loop: Promise<void> | undefined;
   #fatal: unknown;
+  #finishing: Promise<void> | undefined;
   /** Next offset per partition, sent with the next poll: past what handlers finished. */
   readonly #positions = new Map<string, Position>();
   readonly #seeks = new Map<string, Position>();
@@ -105,9 +114,10 @@ export class Consumer {
   /** Partitions of the answer being processed: reported as owned until their handler is done. */
   readonly #working = new Map<string, TopicPartition>();
 
-  constructor(member: GroupMember, policy: RetryPolicy, options: ConsumerOptions, listTopics: () => Promise<string[]>) {
+  constructor(member: GroupMember, retry: { policy: RetryPolicy; log: ClientLog }, options: ConsumerOptions, listTopics: () => Promise<string[]>) {
     this.#member = member;
-    this.#policy = policy;
+    this.#policy = retry.policy;
+    this.#log = retry.log;
     this.#options = options;
     this.#listTopics = listTopics;
     member.onLost = () => this.#positions.clear();
@@ -243,13 +253,12 @@ export class Consumer {
     return { positions: [...positions.values()], seeks };
   }
 
-  async #consume(config: RunConfig): Promise<void> {
-    let failures = 0;
-    while (this.#running) {
-      const outgoing = this.#outgoing();
-      let answer: PollAnswer | undefined;
-      try {
-        answer = await this.#member.poll(
+  /** One poll, retried without end on retriable errors (logged), until the consumer stops. */
+  async #poll(): Promise<{ answer: PollAnswer | undefined; seeks: Position[] }> {
+    return withRetries(
+      async () => {
+        const outgoing = this.#outgoing();
+        const answer = await this.#member.poll(
           {
             positions: outgoing.positions,
             autoCommit: this.#autoCommit,
@@ -260,14 +269,25 @@ export class Consumer {
           },
           this.#abort.signal,
         );
+        return { answer, seeks: outgoing.seeks };
+      },
+      { policy: this.#policy, log: this.#log, signal: this.#abort.signal, forever: true },
+    );
+  }
+
+  async #consume(config: RunConfig): Promise<void> {
+    let failures = 0;
+    while (this.#running) {
+      let polled: { answer: PollAnswer | undefined; seeks: Position[] };
+      try {
+        polled = await this.#poll();
       } catch (error) {
         if (!this.#running) break;
-        if (!isRetriable(error) || failures >= this.#policy.retries) throw error;
-        await sleep(backoffMs(failures++, this.#policy), this.#abort.signal).catch(() => undefined);
-        continue;
+        throw error;
       }
+      const { answer, seeks } = polled;
       if (answer === undefined) continue; // fenced or expired, and back in the group
-      for (const seek of outgoing.seeks) if (this.#seeks.get(keyOf(seek.topic, seek.partition)) === seek) this.#seeks.delete(keyOf(seek.topic, seek.partition));
+      for (const seek of seeks) if (this.#seeks.get(keyOf(seek.topic, seek.partition)) === seek) this.#seeks.delete(keyOf(seek.topic, seek.partition));
       for (const position of answer.positions) this.#positions.set(keyOf(position.topic, position.partition), position);
       this.#events.emit("fetch", { records: answer.records.length, assignment: answer.assignment });
       const failure = await this.#process(answer, config);
@@ -275,15 +295,26 @@ export class Consumer {
         failures = 0;
       } else {
         if (failures >= this.#policy.retries) throw failure.error;
-        await sleep(backoffMs(failures++, this.#policy), this.#abort.signal).catch(() => undefined);
+        const delayMs = backoffMs(failures++, this.#policy);
+        const reason = failure.error instanceof Error ? failure.error.message : String(failure.error);
+        this.#log.log("warn", `a handler failed (${reason}); delivering its record again in ${delayMs} ms (${failures} in a row; the consumer stops after ${this.#policy.retries + 1})`, {
+          delayMs,
+          failures,
+        });
+        await sleep(delayMs, this.#abort.signal).catch(() => undefined);
       }
     }
     await this.#finish();
     if (this.#fatal !== undefined) throw this.#fatal;
   }
 
-  /** Commits what was processed (with autoCommit) and leaves. */
-  async #finish(): Promise<void> {
+  /** Commits what was processed (with autoCommit) and leaves; once, however the loop ended. */
+  #finish(): Promise<void> {
+    this.#finishing ??= this.#finishNow();
+    return this.#finishing;
+  }
+
+  async #finishNow(): Promise<void> {
     this.#member.stopHeartbeats();
     try {
       if (this.#autoCommit && this.#member.joined) await this.#member.commit(this.#outgoing().positions);

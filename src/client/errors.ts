@@ -2,8 +2,9 @@
  * Typed errors rebuilt from API.md's answers: `{"error": {"code", "message", ...data}}` becomes
  * a `TributaryError` (src/errors.ts) with that code, the message, and every other field in
  * `data` — e.g. `error.data.logStartOffset` on OFFSET_OUT_OF_RANGE. `Retry-After` becomes
- * `data.retryAfterMs`. A request that got no answer (network failure, timeout) is a
- * retriable REQUEST_TIMED_OUT: it may or may not have been applied, as Kafka's timeouts.
+ * `data.retryAfterMs`. A request whose connection failed (refused, reset, DNS) is a
+ * retriable NETWORK_EXCEPTION (client side only, as Kafka's NetworkException); one that got
+ * no answer in time is a retriable REQUEST_TIMED_OUT: it may or may not have been applied.
  */
 import { TributaryError, isErrorCode, type ErrorCode, type ErrorData } from "../errors.ts";
 import type { Operation, Position, ResourceType, TopicPartition } from "./types.ts";
@@ -31,6 +32,8 @@ export interface ErrorDataByCode {
   NOT_ENOUGH_REPLICAS: { offsets?: (Omit<Position, "topic"> & { timestamp: number } | null)[] };
   UNKNOWN_SERVER_ERROR: { status?: number; serverCode?: string };
   REQUEST_TIMED_OUT: { cause?: string };
+  /** `reason`: the system's code when there is one (ECONNREFUSED, ECONNRESET, ENOTFOUND…); `server`: the URL's origin. */
+  NETWORK_EXCEPTION: { reason?: string; server: string; cause: string };
 }
 
 export type ErrorDataFor<Code extends ErrorCode> = (Code extends keyof ErrorDataByCode ? ErrorDataByCode[Code] : {}) &
@@ -112,12 +115,58 @@ function codeForStatus(status: number): ErrorCode {
   return codeByStatus[status] ?? "UNKNOWN_SERVER_ERROR";
 }
 
-/** A request that got no answer: retriable, since it may not have reached the server. */
+/**
+ * What the connection's failure codes mean, for people. Node's fetch (undici) says only
+ * "fetch failed" and puts the system's code on its `cause`; Workers and browsers give no code.
+ */
+const networkReasons: Record<string, string> = {
+  ECONNREFUSED: "connection refused",
+  ECONNRESET: "connection reset",
+  EPIPE: "connection closed",
+  UND_ERR_SOCKET: "connection closed by the server",
+  UND_ERR_CLOSED: "connection closed",
+  ENOTFOUND: "host not found (DNS)",
+  EAI_AGAIN: "DNS lookup failed",
+  EHOSTUNREACH: "host unreachable",
+  ENETUNREACH: "network unreachable",
+  ETIMEDOUT: "connect timed out",
+  UND_ERR_CONNECT_TIMEOUT: "connect timed out",
+};
+
+/** The failure's own code (ECONNREFUSED…) when it has one, from the error or its cause. */
+function failureCode(cause: unknown): string | undefined {
+  for (let error = cause, depth = 0; error !== null && typeof error === "object" && depth < 3; depth++) {
+    const code = (error as { code?: unknown }).code;
+    if (typeof code === "string" && code !== "") return code;
+    error = (error as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+function describeCause(cause: unknown): string {
+  let text = cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause);
+  const inner = (cause as { cause?: { message?: unknown } } | null)?.cause;
+  const detail = failureCode(cause) ?? inner?.message;
+  if (typeof detail === "string" && detail !== "") text += ` (${detail})`;
+  return text;
+}
+
+/**
+ * A request whose connection failed (refused, reset, closed, DNS): a retriable
+ * NETWORK_EXCEPTION naming the server and the reason — `data.reason` is the system's code
+ * (`ECONNREFUSED`) when there is one. A refused connection never reached the server; a reset
+ * one may have been applied, as with a timeout.
+ */
+export function networkError(what: string, server: string, cause: unknown): TributaryError {
+  const code = failureCode(cause);
+  const reason = code === undefined ? undefined : (networkReasons[code] ?? code);
+  const text = describeCause(cause);
+  const message = reason === undefined ? `${what}: no answer from ${server} (${text})` : `${what}: ${reason} at ${server}`;
+  return new TributaryError("NETWORK_EXCEPTION", message, { ...(code === undefined ? {} : { reason: code }), server, cause: text });
+}
+
+/** A request that got no answer within the request timeout: retriable, it may or may not have been applied. */
 export function noAnswerError(what: string, cause: unknown): TributaryError {
-  let reason = cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause);
-  // Node's fetch says only "fetch failed"; the reason (ECONNREFUSED, a DNS failure) is its cause.
-  const inner = (cause as { cause?: { code?: unknown; message?: unknown } } | null)?.cause;
-  const detail = inner?.code ?? inner?.message;
-  if (typeof detail === "string" && detail !== "") reason += ` (${detail})`;
+  const reason = describeCause(cause);
   return new TributaryError("REQUEST_TIMED_OUT", `${what}: no answer (${reason})`, { cause: reason });
 }

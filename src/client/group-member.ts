@@ -11,6 +11,7 @@
  */
 import { isRetriable } from "../errors.ts";
 import { isTributaryError } from "./errors.ts";
+import type { ClientLog } from "./logger.ts";
 import { withRetries, type RetryPolicy } from "./retry.ts";
 import { path, type Transport } from "./transport.ts";
 import type { Assignment, Position } from "./types.ts";
@@ -60,6 +61,7 @@ export class GroupMember {
   readonly #transport: Transport;
   readonly #policy: RetryPolicy;
   readonly #options: MemberOptions;
+  readonly #log: ClientLog;
   #topics: string[] = [];
   #autoOffsetReset: "earliest" | "latest" = "latest";
   memberId: string | undefined;
@@ -77,10 +79,11 @@ export class GroupMember {
   onLost: () => void = () => {};
   onAssignment: (assignment: Assignment) => void = () => {};
 
-  constructor(transport: Transport, policy: RetryPolicy, options: MemberOptions) {
+  constructor(transport: Transport, policy: RetryPolicy, options: MemberOptions, log: ClientLog) {
     this.#transport = transport;
     this.#policy = policy;
     this.#options = options;
+    this.#log = log;
   }
 
   get joined(): boolean {
@@ -125,7 +128,7 @@ export class GroupMember {
             json: { memberId: this.memberId, memberEpoch: this.memberEpoch, offsets: positions },
             signal,
           }),
-        { policy: this.#policy, signal },
+        { policy: this.#policy, log: this.#log, signal },
       ),
     );
   }
@@ -210,7 +213,7 @@ export class GroupMember {
           },
           signal,
         }),
-      { policy: this.#policy, signal },
+      { policy: this.#policy, log: this.#log, signal },
     );
     this.memberId = answer.memberId;
     this.memberEpoch = 0;
@@ -227,7 +230,7 @@ export class GroupMember {
           json: { memberEpoch: 0, ownedPartitions: [] },
           signal,
         }),
-      { policy: this.#policy, signal },
+      { policy: this.#policy, log: this.#log, signal },
     );
     this.#apply(answer);
   }
@@ -235,6 +238,7 @@ export class GroupMember {
   /** Handles fencing and expiry; true when the member is back in the group (its positions dropped). */
   async #recover(error: unknown, signal?: AbortSignal): Promise<boolean> {
     if (isTributaryError(error, "FENCED_MEMBER_EPOCH")) {
+      this.#log.log("info", `member ${this.memberId} of group ${this.#options.groupId} was fenced (${error.message}); rejoining from the committed offsets`);
       this.#setAssignment([]);
       this.onLost();
       await this.#rejoinNow(signal).catch(async (rejoinError: unknown) => {
@@ -244,6 +248,8 @@ export class GroupMember {
       return true;
     }
     if (isTributaryError(error, "UNKNOWN_MEMBER_ID")) {
+      // Expired, or a server that restarted without it: join anew.
+      this.#log.log("info", `member ${this.memberId} of group ${this.#options.groupId} is unknown to the server; joining anew from the committed offsets`);
       this.#setAssignment([]);
       this.onLost();
       await this.#joinNow(signal);

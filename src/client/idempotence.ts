@@ -9,6 +9,7 @@
  * retry with its original offsets; the producer's `idempotent` option is on by default with
  * acks "all".
  */
+import type { ClientLog } from "./logger.ts";
 import { withRetries, type RetryPolicy } from "./retry.ts";
 import { incrementSequence } from "./partition-write.ts";
 import { path, type Transport } from "./transport.ts";
@@ -20,9 +21,10 @@ export interface ProducerSession {
   readonly sequences: Map<string, number>;
 }
 
-export async function openProducerSession(transport: Transport, policy: RetryPolicy): Promise<ProducerSession> {
+export async function openProducerSession(transport: Transport, policy: RetryPolicy, log: ClientLog): Promise<ProducerSession> {
   const answer = await withRetries(() => transport.json<{ producerId: number; producerEpoch: number }>({ method: "POST", path: path("producers"), json: {} }), {
     policy,
+    log,
   });
   return { producerId: answer.producerId, producerEpoch: answer.producerEpoch, sequences: new Map() };
 }

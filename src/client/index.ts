@@ -25,5 +25,6 @@ export { unwrap as unwrapResult, type Result } from "../errors.ts";
 export type { TributaryRpc, CallOptions, FetchQuery, FetchedBatches } from "../protocol/rpc.ts";
 export { backoffMs, defaultRetryPolicy, type RetryPolicy } from "./retry.ts";
 export { Secret } from "./secret.ts";
+export type { Logger, LogFields, LogLevel } from "./logger.ts";
 export type { FetcherLike, FetchFunction } from "./transport.ts";
 export type * from "./types.ts";

@@ -5,6 +5,7 @@
  * lookups of one topic share one request.
  */
 import { path, type Transport } from "./transport.ts";
+import type { ClientLog } from "./logger.ts";
 import { withRetries, type RetryPolicy } from "./retry.ts";
 import type { Topic } from "./types.ts";
 
@@ -22,17 +23,19 @@ export class MetadataCache {
   readonly #transport: Transport;
   readonly #policy: RetryPolicy;
   readonly #maxAgeMs: number;
+  readonly #log: ClientLog;
   /** Insertion-ordered: the first entry is the oldest, evicted first. */
   readonly #entries = new Map<string, Entry>();
   readonly #pending = new Map<string, Promise<Topic>>();
 
-  constructor(transport: Transport, policy: RetryPolicy, maxAgeMs: number = metadataMaxAgeMsMax) {
+  constructor(transport: Transport, policy: RetryPolicy, log: ClientLog, maxAgeMs: number = metadataMaxAgeMsMax) {
     if (!(maxAgeMs >= 0 && maxAgeMs <= metadataMaxAgeMsMax)) {
       throw new RangeError(`metadataMaxAgeMs must be from 0 to ${metadataMaxAgeMsMax}, got ${maxAgeMs}`);
     }
     this.#transport = transport;
     this.#policy = policy;
     this.#maxAgeMs = maxAgeMs;
+    this.#log = log;
   }
 
   /** The topic's description, from the cache when fresh enough; `refresh` asks the server. */
@@ -69,6 +72,7 @@ export class MetadataCache {
   async #load(name: string): Promise<Topic> {
     const topic = await withRetries(() => this.#transport.json<Topic>({ method: "GET", path: path("topics", name) }), {
       policy: this.#policy,
+      log: this.#log,
     });
     this.remember(topic);
     return topic;

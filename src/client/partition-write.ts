@@ -9,6 +9,7 @@ import { TributaryError, isRetriable } from "../errors.ts";
 import { recordBatchContentType } from "../protocol/content-types.ts";
 import { encodedRecordSize, encodeRecordBatch, type RecordInput } from "../protocol/record-batch.ts";
 import { isTributaryError } from "./errors.ts";
+import type { ClientLog } from "./logger.ts";
 import type { MetadataCache } from "./metadata.ts";
 import { withRetries, type RetryPolicy } from "./retry.ts";
 import { path, type Transport } from "./transport.ts";
@@ -27,6 +28,7 @@ export interface WriteContext {
   transport: Transport;
   metadata: MetadataCache;
   policy: RetryPolicy;
+  log: ClientLog;
 }
 
 /** An idempotent producer's identity for one write: what goes in each batch header. */
@@ -121,7 +123,7 @@ export async function writePartition(
         contentType: recordBatchContentType,
         signal: write.signal,
       }),
-    { policy: context.policy, signal: write.signal, shouldRetry: partitionRetryRule(context, topic, partition) },
+    { policy: context.policy, log: context.log, signal: write.signal, shouldRetry: partitionRetryRule(context, topic, partition) },
   );
   const records = batches.flat();
   if (acks === 0) return records.map((record) => ({ topic, partition, offset: -1, timestamp: record.timestamp }));

@@ -273,7 +273,7 @@ export class Producer {
     try {
       let identity;
       if (this.#idempotent) {
-        session = this.#session ??= openProducerSession(this.#context.transport, this.#context.policy);
+        session = this.#session ??= openProducerSession(this.#context.transport, this.#context.policy, this.#context.log);
         const current = await session;
         const baseSequence = takeSequences(current, queue.topic, queue.partition, taken.length);
         identity = { producerId: current.producerId, producerEpoch: current.producerEpoch, baseSequence };

@@ -12,8 +12,14 @@
  * 429 and 503 codes, and REQUEST_TIMED_OUT for a request that got no answer); a caller may add
  * a reason of its own (the producer retries UNKNOWN_TOPIC_OR_PARTITION when fresh metadata
  * still lists the partition).
+ *
+ * Every retry is logged (logger.ts): `retrying GET /v1/… after NETWORK_EXCEPTION: connection
+ * refused at http://127.0.0.1:8787 (attempt 3, next in 800 ms)`, at `info` while the call has
+ * been retrying for less than `retryWarnAfterMs` in all, at `warn` from then on.
  */
 import { isRetriable } from "../errors.ts";
+import { ClientLog, type LogLevel } from "./logger.ts";
+import { failedRequest } from "./transport.ts";
 
 export interface RetryPolicy {
   /** Attempts after the first; 0 disables retries. */
@@ -50,8 +56,8 @@ export function retryPolicy(overrides: Partial<RetryPolicy> = {}): RetryPolicy {
 
 /** The delay before retry number `attempt` (0 for the first retry). `random` follows Math.random's contract. */
 export function backoffMs(attempt: number, policy: RetryPolicy, random: () => number = Math.random, retryAfterMs = 0): number {
-  // 2 ** attempt overflows to Infinity long after the cap applies; min() keeps it finite.
-  const exponential = Math.min(policy.maxBackoffMs, policy.initialBackoffMs * 2 ** attempt);
+  // The exponent stops at 30, long after the cap applies: 0 × 2 ** 1024 would be NaN.
+  const exponential = Math.min(policy.maxBackoffMs, policy.initialBackoffMs * 2 ** Math.min(attempt, 30));
   const jittered = exponential * (1 - policy.jitter + 2 * policy.jitter * random());
   const floor = Math.min(retryAfterMs, policy.maxBackoffMs);
   return Math.round(Math.max(Math.min(jittered, policy.maxBackoffMs), floor));
@@ -73,26 +79,60 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
+/** Retries of one call are logged as warnings once they have waited this long in all: a blip stays at `info`. */
+export const retryWarnAfterMs = 2_000;
+
 export interface RetryOptions {
   policy: RetryPolicy;
+  /** Where each retry is logged; none: not logged. */
+  log?: ClientLog;
   signal?: AbortSignal;
   random?: () => number;
   /** Whether to retry after `error`; default `isRetriable`. May refresh state first (metadata). */
   shouldRetry?: (error: unknown, attempt: number) => boolean | Promise<boolean>;
+  /**
+   * Retry retriable errors without end, until `signal` aborts (a follower riding out a server
+   * restart), the delay capped at maxBackoffMs; `policy.retries` does not apply.
+   */
+  forever?: boolean;
 }
 
 /** Runs `operation` until it succeeds, fails with an error not worth retrying, or runs out of retries. */
 export async function withRetries<T>(operation: (attempt: number) => Promise<T>, options: RetryOptions): Promise<T> {
   const shouldRetry = options.shouldRetry ?? isRetriable;
+  let waitedMs = 0;
   for (let attempt = 0; ; attempt++) {
     try {
       return await operation(attempt);
     } catch (error) {
       if (options.signal?.aborted) throw options.signal.reason;
-      if (attempt >= options.policy.retries || !(await shouldRetry(error, attempt))) throw error;
-      await sleep(retryDelayMs(error, attempt, options), options.signal);
+      if ((!options.forever && attempt >= options.policy.retries) || !(await shouldRetry(error, attempt))) throw error;
+      const delayMs = retryDelayMs(error, attempt, options);
+      waitedMs += delayMs;
+      logRetry(options.log, error, attempt, delayMs, waitedMs >= retryWarnAfterMs ? "warn" : "info");
+      await sleep(delayMs, options.signal);
     }
   }
+}
+
+/** One line per retry: which request, after what, which attempt, and how long until the next. */
+export function logRetry(log: ClientLog | undefined, error: unknown, attempt: number, delayMs: number, level: LogLevel): void {
+  if (log === undefined) return;
+  const request = failedRequest(error) ?? "a request";
+  const { code, data } = error as { code?: unknown; data?: Record<string, unknown> };
+  const message = error instanceof Error ? error.message : String(error);
+  // The transport's messages start with the request; the line names it once.
+  const detail = message.startsWith(`${request}: `) ? message.slice(request.length + 2) : message;
+  const after = typeof code === "string" ? `${code}: ${detail}` : detail;
+  log.log(level, `retrying ${request} after ${after} (attempt ${attempt + 1}, next in ${delayMs} ms)`, {
+    request,
+    code,
+    detail,
+    reason: data?.reason,
+    server: data?.server,
+    attempt: attempt + 1,
+    delayMs,
+  });
 }
 
 /** The wait before retrying after `error`; throws the error when it is a quota throttle longer than the policy waits. */

@@ -22,6 +22,12 @@ export interface FetchOptions {
   /** Long-poll up to this long (0–30000) when nothing is available yet. Default 0. */
   waitMs?: number;
   signal?: AbortSignal;
+  /**
+   * Keep retrying retriable failures (the server restarting, unreachable) until `signal`
+   * aborts, instead of giving up after `retry.retries`: for a reader that follows a partition.
+   * The delay stays capped at `retry.maxBackoffMs`; each retry is logged.
+   */
+  retryForever?: boolean;
 }
 
 export interface WriteTokenOptions {
@@ -137,7 +143,13 @@ export class TopicHandle {
             logStartOffset: headerNumber(response.headers, fetchHeaders.logStartOffset),
           };
         }),
-      { policy: this.#context.policy, signal: options.signal, shouldRetry: partitionRetryRule(this.#context, this.name, partition) },
+      {
+        policy: this.#context.policy,
+        log: this.#context.log,
+        signal: options.signal,
+        shouldRetry: partitionRetryRule(this.#context, this.name, partition),
+        forever: options.retryForever === true,
+      },
     );
   }
 
@@ -155,7 +167,7 @@ export class TopicHandle {
           path: path("topics", this.name, "partitions", partition, "offsets"),
           query: { at },
         }),
-      { policy: this.#context.policy, shouldRetry: partitionRetryRule(this.#context, this.name, partition) },
+      { policy: this.#context.policy, log: this.#context.log, shouldRetry: partitionRetryRule(this.#context, this.name, partition) },
     );
   }
 
@@ -173,7 +185,7 @@ export class TopicHandle {
           path: path("topics", this.name, "write-tokens"),
           json: options.ttlMs === undefined ? {} : { ttlMs: options.ttlMs },
         }),
-      { policy: this.#context.policy },
+      { policy: this.#context.policy, log: this.#context.log },
     );
     return { token: new Secret(answer.token), topic: answer.topic, expiresAt: answer.expiresAt };
   }

@@ -5,7 +5,7 @@
  */
 import { TributaryError } from "../errors.ts";
 import { BatchFormatError } from "../protocol/record-batch.ts";
-import { errorFromResponse, noAnswerError } from "./errors.ts";
+import { errorFromResponse, networkError, noAnswerError } from "./errors.ts";
 import type { Secret } from "./secret.ts";
 
 /** A service binding (Fetcher), or anything with its `fetch`. */
@@ -20,6 +20,8 @@ export const bindingBaseUrl = "http://tributary.binding";
 
 export interface TransportOptions {
   baseUrl: string;
+  /** How errors name the server: the URL's origin, or "(service binding)". */
+  server: string;
   token: Secret | undefined;
   fetch: FetchFunction;
   requestTimeoutMs: number;
@@ -62,13 +64,13 @@ export class Transport {
     try {
       response = await this.#options.fetch(this.#build(request, signal));
     } catch (error) {
-      throw this.#failure(what, error, request.signal);
+      throw labelled(this.#failure(what, error, request.signal, timeout), what);
     }
-    if (!response.ok) throw await errorFromResponse(response);
+    if (!response.ok) throw labelled(await errorFromResponse(response), what);
     try {
       return await read(response);
     } catch (error) {
-      throw this.#failure(what, error, request.signal);
+      throw labelled(this.#failure(what, error, request.signal, timeout), what);
     }
   }
 
@@ -104,13 +106,30 @@ export class Transport {
     return new Request(url, { method: request.method, headers, body, signal });
   }
 
-  /** The caller's own abort stays an abort; anything else that left no answer is retriable. */
-  #failure(what: string, error: unknown, callerSignal: AbortSignal | undefined): unknown {
+  /**
+   * The caller's own abort stays an abort; the request timeout is REQUEST_TIMED_OUT; anything
+   * else that left no answer is a failed connection (NETWORK_EXCEPTION). Both are retriable.
+   */
+  #failure(what: string, error: unknown, callerSignal: AbortSignal | undefined, timeout: AbortSignal): unknown {
     if (callerSignal?.aborted) return callerSignal.reason;
     if (error instanceof TributaryError) return error;
     if (error instanceof SyntaxError || error instanceof BatchFormatError) {
       return new TributaryError("UNKNOWN_SERVER_ERROR", `${what}: unreadable answer (${error.message})`);
     }
-    return noAnswerError(what, error);
+    if (timeout.aborted) return noAnswerError(what, error);
+    return networkError(what, this.#options.server, error);
   }
+}
+
+/** The request each error came from ("GET /v1/topics"), for retry lines; never its query or headers. */
+const requestOfError = new WeakMap<object, string>();
+
+function labelled(error: unknown, what: string): unknown {
+  if (error !== null && typeof error === "object" && !requestOfError.has(error)) requestOfError.set(error, what);
+  return error;
+}
+
+/** "METHOD /path" of the request that failed with `error`, when the transport threw it. */
+export function failedRequest(error: unknown): string | undefined {
+  return error !== null && typeof error === "object" ? requestOfError.get(error) : undefined;
 }

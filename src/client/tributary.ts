@@ -10,6 +10,7 @@
 import { Admin } from "./admin.ts";
 import { Consumer, type ConsumerOptions } from "./consumer.ts";
 import { GroupMember } from "./group-member.ts";
+import { ClientLog, type Logger, type LogLevel } from "./logger.ts";
 import { MetadataCache, metadataMaxAgeMsMax } from "./metadata.ts";
 import { Producer, type ProducerOptions } from "./producer.ts";
 import { retryPolicy, type RetryPolicy } from "./retry.ts";
@@ -32,6 +33,10 @@ export interface TributaryConfig {
   retry?: Partial<RetryPolicy>;
   /** How long topic metadata is trusted, at most 5000 (API.md's propagation bound). Default 5000. */
   metadataMaxAgeMs?: number;
+  /** Where the client says what it is doing (retries, a consumer rejoining); `console` fits. Default: the console, as `tributary: <message>`. */
+  logger?: Logger;
+  /** The least level logged. Default "warn": a retry shows once its call has been retrying for 2 s. */
+  logLevel?: LogLevel | "nothing";
 }
 
 /** What the client shows of its configuration: never the token itself. */
@@ -48,6 +53,7 @@ export class Tributary {
   readonly #transport: Transport;
   readonly #metadata: MetadataCache;
   readonly #policy: RetryPolicy;
+  readonly #log: ClientLog;
   /** Frozen, with the token as a Secret: safe to log. */
   readonly config: Readonly<RedactedConfig>;
 
@@ -61,12 +67,13 @@ export class Tributary {
     const requestTimeoutMs = config.requestTimeoutMs ?? 30_000;
     if (!Number.isSafeInteger(requestTimeoutMs) || requestTimeoutMs <= 0) throw new RangeError("requestTimeoutMs must be a positive integer");
     this.#policy = retryPolicy(config.retry);
+    this.#log = new ClientLog(config.logger, config.logLevel);
     const send: FetchFunction = binding
       ? (request) => binding.fetch(request)
       : (config.fetch ?? ((request) => globalThis.fetch(request)));
-    this.#transport = new Transport({ baseUrl, token, fetch: send, requestTimeoutMs });
+    this.#transport = new Transport({ baseUrl, server: binding ? "(service binding)" : new URL(baseUrl).origin, token, fetch: send, requestTimeoutMs });
     const metadataMaxAgeMs = config.metadataMaxAgeMs ?? metadataMaxAgeMsMax;
-    this.#metadata = new MetadataCache(this.#transport, this.#policy, metadataMaxAgeMs);
+    this.#metadata = new MetadataCache(this.#transport, this.#policy, this.#log, metadataMaxAgeMs);
     this.config = Object.freeze({
       url: binding ? "(service binding)" : baseUrl,
       token,
@@ -87,9 +94,9 @@ export class Tributary {
 
   consumer(options: ConsumerOptions): Consumer {
     if (typeof options?.groupId !== "string" || options.groupId === "") throw new TypeError("consumer: groupId is required");
-    const member = new GroupMember(this.#transport, this.#policy, options);
+    const member = new GroupMember(this.#transport, this.#policy, options, this.#log);
     const listTopics = async () => (await this.admin().topics.list()).map((topic) => topic.name);
-    return new Consumer(member, this.#policy, options, listTopics);
+    return new Consumer(member, { policy: this.#policy, log: this.#log }, options, listTopics);
   }
 
   /** One topic as a resource: `topic("orders").produce([...])`, `.fetch(partition, offset)`. */
@@ -110,7 +117,7 @@ export class Tributary {
   }
 
   #context() {
-    return { transport: this.#transport, metadata: this.#metadata, policy: this.#policy };
+    return { transport: this.#transport, metadata: this.#metadata, policy: this.#policy, log: this.#log };
   }
 }
 

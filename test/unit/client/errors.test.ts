@@ -48,10 +48,10 @@ describe("errorFromResponse", () => {
 });
 
 describe("errors through the client", () => {
-  it("a request that gets no answer is a retriable REQUEST_TIMED_OUT", async () => {
+  it("a request whose connection failed is a retriable NETWORK_EXCEPTION (outage.test.ts has the reasons)", async () => {
     const client = new Tributary({ url: "http://127.0.0.1:9", fetch: async () => { throw new TypeError("fetch failed"); }, retry: { retries: 0 } });
     const error = await client.admin().topics.list().catch((e: unknown) => e);
-    expect(isTributaryError(error, "REQUEST_TIMED_OUT")).toBe(true);
+    expect(isTributaryError(error, "NETWORK_EXCEPTION")).toBe(true);
     expect((error as TributaryError).retriable).toBe(true);
     expect((error as TributaryError).message).toContain("GET /v1/topics");
   });

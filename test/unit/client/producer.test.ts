@@ -198,7 +198,7 @@ describe("producer retries", () => {
     const sends = [producer.send({ topic: "orders", messages: [{ value: "a" }] }), producer.send({ topic: "orders", messages: [{ value: "b" }] })];
     const outcomes = await Promise.allSettled(sends);
     expect(outcomes.map((o) => o.status)).toEqual(["rejected", "rejected"]);
-    expect(((outcomes[0] as PromiseRejectedResult).reason as TributaryError).code).toBe("REQUEST_TIMED_OUT");
+    expect(((outcomes[0] as PromiseRejectedResult).reason as TributaryError).code).toBe("NETWORK_EXCEPTION");
     expect(produceRequests(server)).toHaveLength(3);
   });
 

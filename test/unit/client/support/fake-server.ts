@@ -8,7 +8,9 @@
  * and a scoped token is held to its rules.
  *
  * Faults: `failNext` answers the next matching request with an error, or drops it (no answer)
- * before or after applying it — a "dropped response".
+ * before or after applying it — a "dropped response". `down` refuses every connection as
+ * Node's fetch does (ECONNREFUSED) until it is set back; `forgetMembers` is a restart that
+ * lost the groups' members but kept their committed offsets.
  */
 import type { Operation } from "../../../../src/auth/acl.ts";
 import { ConsumerGroup, type Assignment } from "../../../../src/group/index.ts";
@@ -76,8 +78,18 @@ export class FakeServer {
   token: string | undefined;
   readonly tokens = new FakeTokens();
 
+  /** While true, every request fails as a refused connection does under Node's fetch. */
+  down = false;
+  /** "METHOD /path" of each request refused while down. */
+  readonly refused: string[] = [];
+
   /** The fetch to give the client. */
   readonly fetch = (request: Request) => this.#handle(request);
+
+  /** Every group forgets its members (their ids now unknown) and keeps its committed offsets. */
+  forgetMembers(): void {
+    for (const group of this.groups.values()) group.core = new ConsumerGroup({ generateMemberId: () => crypto.randomUUID() });
+  }
 
   failNext(match: (request: RecordedRequest) => boolean, fault: Fault): void {
     this.#faults.push({ match, fault });
@@ -101,6 +113,11 @@ export class FakeServer {
   async #handle(request: Request): Promise<Response> {
     if (request.signal.aborted) throw request.signal.reason; // as fetch does
     const url = new URL(request.url);
+    if (this.down) {
+      this.refused.push(`${request.method} ${url.pathname}`);
+      const cause = Object.assign(new Error(`connect ECONNREFUSED ${url.host}`), { code: "ECONNREFUSED" });
+      throw new TypeError("fetch failed", { cause });
+    }
     const recorded: RecordedRequest = {
       method: request.method,
       path: url.pathname,
