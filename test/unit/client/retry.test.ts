@@ -1,5 +1,6 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { TributaryError } from "../../../src/errors.ts";
+import { ClientLog } from "../../../src/client/logger.ts";
 import { backoffMs, defaultRetryPolicy, retryPolicy, withRetries } from "../../../src/client/retry.ts";
 
 const policy = retryPolicy({ retries: 5, initialBackoffMs: 100, maxBackoffMs: 1_000, jitter: 0.2 });
@@ -20,6 +21,12 @@ describe("backoffMs", () => {
   it("waits at least a server's Retry-After, up to the cap", () => {
     expect(backoffMs(0, policy, () => 0.5, 700)).toBe(700);
     expect(backoffMs(0, policy, () => 0.5, 60_000)).toBe(1_000);
+  });
+
+  it("stays a number however many attempts a retry without end makes", () => {
+    const zero = retryPolicy({ initialBackoffMs: 0, maxBackoffMs: 0 });
+    expect(backoffMs(5_000, zero, () => 0.5)).toBe(0);
+    expect(backoffMs(5_000, policy, () => 0.5)).toBe(1_000);
   });
 
   it("defaults to Kafka-like values", () => {
@@ -97,5 +104,36 @@ describe("withRetries", () => {
     }, { policy: slow, signal: controller.signal });
     controller.abort(new Error("stop"));
     await expect(pending).rejects.toThrow("stop");
+  });
+
+  it("with forever, retries past policy.retries until the operation succeeds", async () => {
+    let calls = 0;
+    const result = await withRetries(async () => {
+      calls += 1;
+      if (calls < 10) throw new TributaryError("BROKER_BUSY", "busy");
+      return "ok";
+    }, { policy: quick, forever: true });
+    expect({ result, calls }).toEqual({ result: "ok", calls: 10 });
+  });
+
+  it("logs each retry at info, and at warn once the call has waited 2 s in all", async () => {
+    vi.useFakeTimers();
+    try {
+      const levels: string[] = [];
+      const at = (level: string) => () => void levels.push(level);
+      const log = new ClientLog({ debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error") }, "debug");
+      let calls = 0;
+      const done = withRetries(async () => {
+        calls += 1;
+        if (calls <= 4) throw new TributaryError("BROKER_BUSY", "busy");
+        return "ok";
+      }, { policy: retryPolicy({ retries: 5, initialBackoffMs: 500, maxBackoffMs: 5_000, jitter: 0 }), log });
+      await vi.runAllTimersAsync();
+      expect(await done).toBe("ok");
+      // Delays 500, 1000, 2000, 4000 ms: waited 0.5, 1.5, 3.5 and 7.5 s in all.
+      expect(levels).toEqual(["info", "info", "warn", "warn"]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
