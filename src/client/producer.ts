@@ -1,8 +1,8 @@
 /**
  * A kafkajs-shaped producer: `send({topic, messages})` resolves with each record's offset,
  * `flush()` and `close()`. Records are partitioned on the client with Kafka's default
- * partitioner (keyed: murmur2; keyless: sticky until the partition's batch is sent) and
- * batched per partition:
+ * partitioner (keyed: murmur2; keyless: sticky for about `stickyPartitionBytes`, 16 KiB, then
+ * another partition — sticky-partitioner.ts) and batched per partition:
  *
  *   send ──► partition queue ──(batchBytes reached, or lingerMs after its first record)──►
  *            one request: batches of ≤ batchBytes, binary, atomic ──► offsets to each send
@@ -11,11 +11,12 @@
  * retries; different partitions are written in parallel. Queued bytes are bounded by
  * `bufferBytes`: a send waits for room (Kafka's buffer.memory).
  */
-import { partitionForKey, stickyPartition } from "../protocol/partitioner.ts";
+import { partitionForKey } from "../protocol/partitioner.ts";
 import type { RecordInput } from "../protocol/record-batch.ts";
 import { openProducerSession, takeSequences, type ProducerSession } from "./idempotence.ts";
 import { batchBytesMax, requestBytesMax, splitIntoBatches, writePartition, type WriteContext } from "./partition-write.ts";
-import { partitionOf, toRecordInput, type Message } from "./records.ts";
+import { partitionOf, recordBytes, toRecordInput, type Message } from "./records.ts";
+import { StickyPartitioner, stickyPartitionBytesDefault } from "./sticky-partitioner.ts";
 import type { Acks, RecordMetadata } from "./types.ts";
 
 export interface ProducerOptions {
@@ -23,6 +24,11 @@ export interface ProducerOptions {
   lingerMs?: number;
   /** A partition's queue is sent once it holds this many bytes; also the largest batch. Default and maximum 1 MiB. */
   batchBytes?: number;
+  /**
+   * Keyless messages go to one partition until about this many bytes went to it, then to
+   * another (Kafka's sticky partitioner switches per `batch.size`). Default 16384.
+   */
+  stickyPartitionBytes?: number;
   /** Default "all". */
   acks?: Acks;
   /**
@@ -63,15 +69,6 @@ interface PartitionQueue {
   settledWaiters: { target: number; resolve(): void }[];
 }
 
-/** Framing a record adds beyond its payload, for byte accounting (the batch split counts exactly). */
-const recordOverheadBytes = 24;
-
-function payloadBytes(record: RecordInput): number {
-  let bytes = recordOverheadBytes + (record.key?.length ?? 0) + (record.value?.length ?? 0);
-  for (const header of record.headers) bytes += header.key.length + (header.value?.length ?? 0);
-  return bytes;
-}
-
 function checkOption(name: string, value: number, min: number, max: number): number {
   if (!Number.isSafeInteger(value) || value < min || value > max) {
     throw new RangeError(`producer option ${name} must be an integer from ${min} to ${max}, got ${value}`);
@@ -83,12 +80,13 @@ export class Producer {
   readonly #context: WriteContext;
   readonly #lingerMs: number;
   readonly #batchBytes: number;
+  readonly #stickyPartitionBytes: number;
   readonly #bufferBytes: number;
   readonly #acks: Acks;
   readonly #idempotent: boolean;
   readonly #queues = new Map<string, PartitionQueue>();
-  /** Keyless records of a topic go to this partition until its batch is sent. */
-  readonly #sticky = new Map<string, number>();
+  /** Where keyless records of each topic go; one entry per topic that got some, as Kafka's. */
+  readonly #sticky = new Map<string, StickyPartitioner>();
   #session: Promise<ProducerSession> | undefined;
   #bufferedBytes = 0;
   readonly #spaceWaiters: { bytes: number; resolve(): void }[] = [];
@@ -100,6 +98,7 @@ export class Producer {
     this.#context = context;
     this.#lingerMs = checkOption("lingerMs", options.lingerMs ?? 5, 0, 60_000);
     this.#batchBytes = checkOption("batchBytes", options.batchBytes ?? batchBytesMax, 1, batchBytesMax);
+    this.#stickyPartitionBytes = checkOption("stickyPartitionBytes", options.stickyPartitionBytes ?? stickyPartitionBytesDefault, 1, 2 ** 40);
     this.#bufferBytes = checkOption("bufferBytes", options.bufferBytes ?? 32 * 1024 * 1024, this.#batchBytes, 2 ** 40);
     const acks = options.acks ?? "all";
     if (acks !== 0 && acks !== 1 && acks !== "all") throw new RangeError(`producer option acks must be 0, 1 or "all"`);
@@ -134,8 +133,8 @@ export class Producer {
     const partitionCount = needsCount ? await this.#context.metadata.partitionCount(topic) : 0;
     const results: Promise<RecordMetadata>[] = [];
     for (const { record, partition } of inputs) {
-      const chosen = partition ?? (record.key !== null ? partitionForKey(record.key, partitionCount) : this.#stickyFor(topic, partitionCount));
-      const bytes = payloadBytes(record);
+      const bytes = recordBytes(record);
+      const chosen = partition ?? (record.key !== null ? partitionForKey(record.key, partitionCount) : this.#keyless(topic).next(partitionCount, bytes));
       // Waiting senders go first (FIFO); one record larger than the buffer still goes alone.
       const full = this.#spaceWaiters.length > 0 || (this.#bufferedBytes > 0 && this.#bufferedBytes + bytes > this.#bufferBytes);
       if (full) await this.#room(bytes);
@@ -166,13 +165,10 @@ export class Producer {
     await this.flush();
   }
 
-  #stickyFor(topic: string, partitionCount: number): number {
-    let partition = this.#sticky.get(topic);
-    if (partition === undefined || partition >= partitionCount) {
-      partition = stickyPartition(partitionCount);
-      this.#sticky.set(topic, partition);
-    }
-    return partition;
+  #keyless(topic: string): StickyPartitioner {
+    let partitioner = this.#sticky.get(topic);
+    if (partitioner === undefined) this.#sticky.set(topic, (partitioner = new StickyPartitioner(this.#stickyPartitionBytes)));
+    return partitioner;
   }
 
   #room(bytes: number): Promise<void> {
@@ -247,8 +243,6 @@ export class Producer {
     }
     const taken = queue.records.splice(0, count);
     queue.bytes -= bytes;
-    // Kafka's sticky partitioner moves on once the partition's batch is sent.
-    if (this.#sticky.get(queue.topic) === queue.partition) this.#sticky.delete(queue.topic);
     queue.inFlight = this.#write(queue, taken).finally(() => {
       queue.inFlight = undefined;
       queue.settledTotal += taken.length;

@@ -29,6 +29,16 @@ export interface Message {
 const utf8Encoder = new TextEncoder();
 const utf8Decoder = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true });
 
+/** Framing a record adds beyond its payload, for byte accounting (the batch split counts exactly). */
+const recordOverheadBytes = 24;
+
+/** About the bytes a record takes in a batch: what the producer's buffer and the sticky partitioner count. */
+export function recordBytes(record: RecordInput): number {
+  let bytes = recordOverheadBytes + (record.key?.length ?? 0) + (record.value?.length ?? 0);
+  for (const header of record.headers) bytes += header.key.length + (header.value?.length ?? 0);
+  return bytes;
+}
+
 /** UTF-8 text of bytes (invalid sequences become U+FFFD); null stays null. */
 export function textOf(bytes: Uint8Array | null): string | null {
   return bytes === null ? null : utf8Decoder.decode(bytes);

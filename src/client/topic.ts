@@ -5,13 +5,14 @@
  */
 import { TributaryError } from "../errors.ts";
 import { fetchHeaders, recordBatchContentType } from "../protocol/content-types.ts";
-import { partitionForKey, stickyPartition } from "../protocol/partitioner.ts";
+import { partitionForKey } from "../protocol/partitioner.ts";
 import type { RecordInput } from "../protocol/record-batch.ts";
 import { batchBytesMax, partitionRetryRule, requestBytesMax, splitIntoBatches, writePartition, type WriteContext } from "./partition-write.ts";
-import { decodeFetchedBatches, partitionOf, toRecordInput, type Message } from "./records.ts";
+import { decodeFetchedBatches, partitionOf, recordBytes, toRecordInput, type Message } from "./records.ts";
 import { withRetries } from "./retry.ts";
 import { path } from "./transport.ts";
 import { Secret } from "./secret.ts";
+import { StickyPartitioner } from "./sticky-partitioner.ts";
 import type { Acks, FetchResult, RecordMetadata, Topic, WriteToken } from "./types.ts";
 
 export interface FetchOptions {
@@ -92,10 +93,11 @@ export class TopicHandle {
       partition: partitionOf(message, `messages[${index}]`),
     }));
     const count = inputs.some((input) => input.partition === undefined) ? await this.#context.metadata.partitionCount(this.name) : 0;
-    const keyless = count > 0 ? stickyPartition(count) : 0; // one partition for the request's keyless records, as the server's JSON produce
+    // Keyless records: about 16 KiB to one partition, then another, as the producer's.
+    const keyless = new StickyPartitioner();
     const byPartition = new Map<number, number[]>();
     inputs.forEach(({ record, partition }, index) => {
-      const chosen = partition ?? (record.key !== null ? partitionForKey(record.key, count) : keyless);
+      const chosen = partition ?? (record.key !== null ? partitionForKey(record.key, count) : keyless.next(count, recordBytes(record)));
       const indexes = byPartition.get(chosen);
       if (indexes) indexes.push(index);
       else byPartition.set(chosen, [index]);

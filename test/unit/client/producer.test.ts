@@ -118,13 +118,54 @@ describe("producer partitioning", () => {
     expect(result!.partition).toBe(2);
   });
 
-  it("sends keyless records of one batch to one partition (sticky) and honours an explicit partition", async () => {
+  it("sends keyless records under 16 KiB to one partition (sticky) and honours an explicit partition", async () => {
     const { server, client } = fakeClient();
     server.createTopic("orders", 8);
     const producer = client.producer({ lingerMs: 0 });
     const results = await producer.send({ topic: "orders", messages: [...Array.from({ length: 20 }, () => ({ value: "v" })), { value: "p", partition: 5 }] });
     expect(new Set(results.slice(0, 20).map((r) => r.partition)).size).toBe(1);
     expect(results[20]!.partition).toBe(5);
+  });
+
+  it("spreads 100,000 short keyless records over every partition in ≈16 KiB chunks, in requests of many chunks; keyed ones stay put", async () => {
+    const { server, client } = fakeClient();
+    server.createTopic("lines", 3);
+    const producer = client.producer();
+    const messages = Array.from({ length: 100_000 }, (_, i) => (i % 100 === 0 ? { key: `k${i % 7}`, value: `keyed ${i}` } : { value: `line ${i}` }));
+    const results = await producer.send({ topic: "lines", messages });
+    for (let i = 0; i < messages.length; i += 100) expect(results[i]!.partition).toBe(partitionForKey(utf8(`k${i % 7}`), 3));
+    let chunks = 0;
+    for (const partition of [0, 1, 2]) {
+      const stored = server.records("lines", partition).map((record) => text(record.value)!);
+      const keyless = stored.filter((value) => value.startsWith("line "));
+      expect(keyless.length).toBeGreaterThan(20_000);
+      // Keyed records keep their send order within their partition.
+      const keyed = stored.filter((value) => value.startsWith("keyed ")).map((value) => Number(value.slice(6)));
+      expect(keyed).toEqual([...keyed].sort((a, b) => a - b));
+      // Runs of consecutive line numbers: the chunks this partition got, each ≈16 KiB.
+      const numbers = keyless.map((value) => Number(value.slice(5)));
+      const runs: number[][] = [];
+      for (const n of numbers) {
+        const run = runs.at(-1);
+        if (run !== undefined && messages.slice(run.at(-1)! + 1, n).every((message) => "key" in message)) run.push(n);
+        else runs.push([n]);
+      }
+      for (const run of runs) {
+        const bytes = run.reduce((sum, n) => sum + 24 + `line ${n}`.length, 0);
+        if (!run.includes(99_999)) expect(bytes).toBeGreaterThanOrEqual(16_384); // the last chunk may be short
+        expect(bytes).toBeLessThan(16_384 + 40);
+      }
+      chunks += runs.length;
+    }
+    // How much one request carries is its own matter: about 1 MiB (batchBytes), many chunks each.
+    expect(produceRequests(server).length).toBeLessThan(chunks / 10);
+  });
+
+  it("topic(...).produce spreads keyless records ≈16 KiB at a time too", async () => {
+    const { server, client } = fakeClient();
+    server.createTopic("lines", 3);
+    const results = await client.topic("lines").produce(Array.from({ length: 10_000 }, (_, i) => ({ value: `line ${i}` })));
+    expect(new Set(results.map((result) => result.partition)).size).toBe(3);
   });
 
   it("caches topic metadata between sends", async () => {

@@ -29,3 +29,30 @@ describe("planProduce's UTF-8 payloads", () => {
     );
   });
 });
+
+describe("planProduce's keyless records (API.md: sticky per request)", () => {
+  const threePartitions = {
+    ...topic,
+    partitions: [0, 1, 2].map((partition) => ({ ...topic.partitions[0]!, partition })),
+  } as TopicMetadata;
+
+  it("puts every keyless record of one request on one partition, and spreads requests over all of them", () => {
+    const records = Array.from({ length: 20_000 }, (_, i) => ({ value: `line ${i}` }));
+    const seen = new Set<number>();
+    for (let request = 0; request < 60; request++) {
+      const writes = planProduce(records, "utf8", threePartitions, Date.now());
+      expect(writes).toHaveLength(1); // 20,000 records (≈200 KiB) on one partition: the contract, not a 16 KiB switch
+      expect(writes[0]!.recordIndexes).toHaveLength(20_000);
+      seen.add(writes[0]!.partition);
+    }
+    expect(seen).toEqual(new Set([0, 1, 2])); // 60 draws missing a partition: (2/3)^60 ≈ 3e-11
+  });
+
+  it("keeps keyed and placed records where their key and partition say, beside the keyless ones", () => {
+    const writes = planProduce([{ value: "a" }, { key: "user-1", value: "b" }, { value: "c", partition: 1 }, { value: "d" }], "utf8", threePartitions, Date.now());
+    const byRecord = new Map(writes.flatMap((write) => write.recordIndexes.map((index) => [index, write.partition] as const)));
+    expect(byRecord.get(1)).toBe(2); // 'user-1' on partition 2 of 3, as Kafka's partitioner
+    expect(byRecord.get(2)).toBe(1);
+    expect(byRecord.get(0)).toBe(byRecord.get(3));
+  });
+});
