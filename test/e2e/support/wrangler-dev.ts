@@ -6,6 +6,9 @@
  *   spawn (detached: pgid = pid) ──► poll GET /v1/health until 200 (bounded) ──► { url, stop }
  *   stop: SIGTERM the group ──► grace ──► SIGKILL the group ──► wait until no member lives ──► rm dir
  *
+ * `halt()` and `resume()` take the server away and bring it back on the same port and state
+ * directory (a `wrangler dev` restart), for tests of clients that must ride out an outage.
+ *
  * Every server started here is also killed when the test process exits or is interrupted,
  * in case `afterAll` never runs.
  */
@@ -35,12 +38,16 @@ const outputTailChars = 16_384;
 export interface DevServer {
   /** Origin of the server, e.g. http://127.0.0.1:41234 (no trailing slash). */
   url: string;
-  /** Process group id (= pid of the spawned process). */
-  processGroupId: number;
+  /** Process group id (= pid of the spawned process; a new one after `resume()`). */
+  readonly processGroupId: number;
   /** Everything the server printed so far (the last 16 KiB). */
   output(): string;
   /** Ends the whole process group (SIGTERM, then SIGKILL) and removes the persistence directory. */
   stop(): Promise<void>;
+  /** Ends the process group as `stop()` does, but keeps the port free for it and the state directory. */
+  halt(): Promise<void>;
+  /** After `halt()`: the same command on the same port and state directory, resolved once healthy. */
+  resume(): Promise<void>;
 }
 
 /** A free TCP port on 127.0.0.1: listen on port 0, read the port the kernel chose, close. */
@@ -120,7 +127,7 @@ async function startOnFreePorts(command: (port: number, inspectorPort: number, p
   const [port, inspectorPort] = await twoFreePorts();
   const persistTo = mkdtempSync(join(tmpdir(), "tributary-e2e-"));
   const { command: file, args } = command(port, inspectorPort, persistTo);
-  const child = spawn(file, args, {
+  const spawnServer = () => spawn(file, args, {
     cwd: repositoryRoot,
     detached: true, // its own process group, so one kill reaches workerd too
     stdio: ["ignore", "pipe", "pipe"], // no TTY on stdin: nothing interactive, nothing waits for a key
@@ -132,9 +139,9 @@ async function startOnFreePorts(command: (port: number, inspectorPort: number, p
       npm_config_update_notifier: "false",
     },
   });
-  const server = track(child, port, persistTo);
+  const server = track(spawnServer, port, persistTo);
   try {
-    await waitForHealth(server, child);
+    await server.resume();
   } catch (error) {
     await server.stop();
     if (/Address already in use/.test(server.output())) throw new PortTakenError((error as Error).message);
@@ -143,36 +150,50 @@ async function startOnFreePorts(command: (port: number, inspectorPort: number, p
   return server;
 }
 
-/** Servers not yet stopped, with their persistence directories. */
-const running = new Map<DevServer, string>();
+/** Servers not yet stopped, with their persistence directories and their process group while one runs. */
+const running = new Map<DevServer, { persistTo: string; processGroup: () => number | undefined }>();
 
-function track(child: ChildProcess, port: number, persistTo: string): DevServer {
+function track(spawnServer: () => ChildProcess, port: number, persistTo: string): DevServer {
   let output = "";
   const append = (chunk: Buffer) => {
     output = (output + chunk.toString("utf8")).slice(-outputTailChars);
   };
-  child.on("error", (error) => append(Buffer.from(`\n[spawn error] ${error.message}\n`)));
-  if (child.pid === undefined) {
-    rmSync(persistTo, { recursive: true, force: true });
-    throw new Error(`could not spawn ${child.spawnfile}`);
-  }
-  const processGroupId = child.pid;
-  child.stdout?.on("data", append);
-  child.stderr?.on("data", append);
+  let child: ChildProcess | undefined;
   let stopping: Promise<void> | undefined;
+  const start = (): ChildProcess => {
+    const started = spawnServer();
+    started.on("error", (error) => append(Buffer.from(`\n[spawn error] ${error.message}\n`)));
+    if (started.pid === undefined) throw new Error(`could not spawn ${started.spawnfile}`);
+    started.stdout?.on("data", append);
+    started.stderr?.on("data", append);
+    return started;
+  };
+  const halt = async () => {
+    if (child?.pid !== undefined) await stopGroup(child.pid);
+    child = undefined;
+  };
   const server: DevServer = {
     url: `http://127.0.0.1:${port}`,
-    processGroupId,
+    get processGroupId() {
+      if (child?.pid === undefined) throw new Error("the dev server is not running");
+      return child.pid;
+    },
     output: () => output,
     stop: () => {
-      stopping ??= stopGroup(processGroupId).finally(() => {
+      stopping ??= halt().finally(() => {
         running.delete(server);
         rmSync(persistTo, { recursive: true, force: true });
       });
       return stopping;
     },
+    halt,
+    resume: async () => {
+      if (child !== undefined) throw new Error("resume() after halt(): the dev server is running");
+      child = start();
+      await waitForHealth(server, child);
+    },
   };
-  running.set(server, persistTo);
+  running.set(server, { persistTo, processGroup: () => child?.pid });
   killOnExit();
   return server;
 }
@@ -242,8 +263,9 @@ function killOnExit(): void {
   if (exitHooksInstalled) return;
   exitHooksInstalled = true;
   const killAll = () => {
-    for (const [server, persistTo] of running) {
-      signalGroup(server.processGroupId, "SIGKILL");
+    for (const { persistTo, processGroup } of running.values()) {
+      const processGroupId = processGroup();
+      if (processGroupId !== undefined) signalGroup(processGroupId, "SIGKILL");
       rmSync(persistTo, { recursive: true, force: true });
     }
     running.clear();
