@@ -16,8 +16,9 @@ const outageMs = 8_000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Everything a process printed on stdout so far, as lines. */
-function printed(process: { stdout: Buffer[] }): string[] {
-  return Buffer.concat(process.stdout).toString("utf8").split("\n").filter((line) => line !== "");
+function printed(cli: { stdout: Buffer[] }): string[] {
+  const text: string = Buffer.concat(cli.stdout).toString("utf8");
+  return text.split("\n").filter((line) => line !== "");
 }
 
 interface Watched extends CliProcess {
