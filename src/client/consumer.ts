@@ -22,68 +22,14 @@
  * stops it.
  */
 import { EventHub, type ConsumerEvents } from "./consumer-events.ts";
+import type { Batch, ConsumerOptions, RunConfig, SubscribeRequest } from "./consumer-types.ts";
 import { GroupMember, type PollAnswer } from "./group-member.ts";
 import type { ClientLog } from "./logger.ts";
 import { consumedFromPolled, type ConsumedMessage } from "./records.ts";
 import { backoffMs, sleep, withRetries, type RetryPolicy } from "./retry.ts";
 import type { Assignment, Position, TopicPartition } from "./types.ts";
 
-export interface ConsumerOptions {
-  groupId: string;
-  /** 6000–1800000, default 45000: silent this long, the member is removed. */
-  sessionTimeoutMs?: number;
-  assignor?: "uniform" | "range";
-  /** Records per poll (1–10000; the server's default 500). */
-  maxRecords?: number;
-  /** Bytes per poll (the server's default 1 MiB). */
-  maxBytes?: number;
-  /** How long a poll waits for records (kafkajs's maxWaitTimeInMs). Default 5000; the server caps it at half the session timeout. */
-  maxWaitTimeInMs?: number;
-}
-
-export interface EachMessagePayload {
-  topic: string;
-  partition: number;
-  message: ConsumedMessage;
-  heartbeat(): Promise<void>;
-  /** Pauses this partition; returns a function that resumes it. */
-  pause(): () => void;
-}
-
-export interface Batch {
-  topic: string;
-  partition: number;
-  messages: ConsumedMessage[];
-  firstOffset(): number | null;
-  lastOffset(): number;
-}
-
-export interface EachBatchPayload {
-  batch: Batch;
-  /** Marks records up to and including `offset` as processed. */
-  resolveOffset(offset: number): void;
-  heartbeat(): Promise<void>;
-  isRunning(): boolean;
-  /** True once the partition was revoked while the batch is processed: its progress cannot be committed. */
-  isStale(): boolean;
-  pause(): () => void;
-}
-
-export interface RunConfig {
-  eachMessage?: (payload: EachMessagePayload) => Promise<void> | void;
-  eachBatch?: (payload: EachBatchPayload) => Promise<void> | void;
-  /** Commit positions with each poll (default true); false: only `commitOffsets` commits. */
-  autoCommit?: boolean;
-  /** eachBatch: a batch whose handler returns counts as processed whole (default true). */
-  eachBatchAutoResolve?: boolean;
-}
-
-export interface SubscribeRequest {
-  topics?: (string | RegExp)[];
-  topic?: string | RegExp;
-  /** Where to start where the group has committed nothing: the earliest record (else only new ones). */
-  fromBeginning?: boolean;
-}
+export type { Batch, ConsumerOptions, EachBatchPayload, EachMessagePayload, RunConfig, SubscribeRequest } from "./consumer-types.ts";
 
 const keyOf = (topic: string, partition: number) => `${topic}\u0000${partition}`;
 
