@@ -1,16 +1,11 @@
 import { describe, expect, it } from "vitest";
+import { SeededRandom } from "../../sim/group-sim-random.ts";
 import { StickyPartitioner, stickyPartitionBytesDefault } from "../../../src/client/sticky-partitioner.ts";
 
-/** A seeded source in [0, 1) (mulberry32): the same spread on every run. */
+/** A seeded source in [0, 1): the same spread on every run. */
 function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const random = new SeededRandom(seed);
+  return () => random.next();
 }
 
 /** Consecutive records on one partition, with their bytes. */
