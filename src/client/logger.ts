@@ -46,9 +46,6 @@ export class ClientLog {
     this.#minimum = rank[logLevel];
   }
 
-  /** A log that drops everything: for tests and for parts built without a client. */
-  static readonly silent = new ClientLog(consoleLogger, "nothing");
-
   log(level: LogLevel, message: string, fields?: LogFields): void {
     if (rank[level] < this.#minimum) return;
     try {

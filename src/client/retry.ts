@@ -18,7 +18,7 @@
  * been retrying for less than `retryWarnAfterMs` in all, at `warn` from then on.
  */
 import { isRetriable } from "../errors.ts";
-import { ClientLog, type LogLevel } from "./logger.ts";
+import type { ClientLog, LogLevel } from "./logger.ts";
 import { failedRequest } from "./transport.ts";
 
 export interface RetryPolicy {
@@ -116,7 +116,7 @@ export async function withRetries<T>(operation: (attempt: number) => Promise<T>,
 }
 
 /** One line per retry: which request, after what, which attempt, and how long until the next. */
-export function logRetry(log: ClientLog | undefined, error: unknown, attempt: number, delayMs: number, level: LogLevel): void {
+function logRetry(log: ClientLog | undefined, error: unknown, attempt: number, delayMs: number, level: LogLevel): void {
   if (log === undefined) return;
   const request = failedRequest(error) ?? "a request";
   const { code, data } = error as { code?: unknown; data?: Record<string, unknown> };
