@@ -5,7 +5,7 @@ import { deleteFanOutConcurrencyMax, partitionsPerTopicMax, replicationFactorMax
 import { parseRegions, placePartitions } from "../topics/placement.ts";
 import { mergeTopicConfigs, type TopicConfigs } from "../topics/topic-configs.ts";
 import type { PartitionPlacement, TopicMetadata, TopicSummary } from "../topics/topic-metadata.ts";
-import { checkTopicName } from "../topics/topic-names.ts";
+import { checkTopicName, collidingTopic } from "../topics/topic-names.ts";
 import type { AlterPartitionRequest, PartitionState } from "../replication/partition-state.ts";
 import { PartitionElections, type PartitionRef } from "./partition-elections.ts";
 import { applyMigrations } from "./schema.ts";
@@ -106,6 +106,11 @@ export class Controller extends DurableObject<Env> {
       const replicationFactor = this.#checkReplicationFactor(request.replicationFactor ?? 1);
       const configs = mergeTopicConfigs({}, request.configs);
       if (this.#topics.has(name)) throw new TributaryError("TOPIC_ALREADY_EXISTS", `topic ${name} already exists`);
+      // Kafka's InvalidTopicException; topics that collided before this check stay as they are.
+      const collision = collidingTopic(name, this.#topics.keys());
+      if (collision !== undefined) {
+        throw new TributaryError("INVALID_TOPIC_EXCEPTION", `topic ${name} collides with existing topic ${collision}: names that differ only in "." and "_" collide, as in Kafka`, { collidesWith: collision });
+      }
       const topicId = crypto.randomUUID();
       const topic: TopicMetadata = {
         name,
