@@ -6,6 +6,7 @@ import { adminRequestBytesMax } from "../../limits.ts";
 import { controllerStub } from "../../objects/stubs.ts";
 import { authorizeAdmin } from "../authorize.ts";
 import type { RouterEnv } from "../context.ts";
+import { routeQuery } from "../query.ts";
 import { readJsonBody } from "../request-body.ts";
 
 /**
@@ -15,15 +16,18 @@ import { readJsonBody } from "../request-body.ts";
 export const tokenRoutes = new Hono<RouterEnv>()
   .post("/", async (c) => {
     authorizeAdmin(c, "create tokens");
+    routeQuery(c.req.url, []);
     const body = await readJsonBody(c.req.raw, createTokenSchema, { maxBytes: adminRequestBytesMax });
     return c.json(unwrap(await controllerStub(c.env).createToken(body)), 201);
   })
   .get("/", async (c) => {
     authorizeAdmin(c, "list tokens");
+    routeQuery(c.req.url, []);
     return c.json({ tokens: unwrap(await controllerStub(c.env).listTokens()) });
   })
   .delete("/:id", async (c) => {
     authorizeAdmin(c, "revoke tokens");
+    routeQuery(c.req.url, []);
     const id = c.req.param("id");
     if (!isTokenId(id)) throw new TributaryError("NOT_FOUND", `no token ${id}`);
     unwrap(await controllerStub(c.env).revokeToken(id));

@@ -5,6 +5,7 @@ import { adminRequestBytesMax, writeTokenTtlMsDefault } from "../../limits.ts";
 import { authorize, principalOf } from "../authorize.ts";
 import type { RouterEnv } from "../context.ts";
 import { topicMetadata } from "../metadata-cache.ts";
+import { routeQuery } from "../query.ts";
 import { readJsonBody } from "../request-body.ts";
 
 /**
@@ -17,6 +18,7 @@ import { readJsonBody } from "../request-body.ts";
 export const writeTokenRoutes = new Hono<RouterEnv>().post("/:topic/write-tokens", async (c) => {
   const name = c.req.param("topic");
   authorize(c, "topic", name, "write");
+  routeQuery(c.req.url, []);
   const body = await readJsonBody(c.req.raw, createWriteTokenSchema, { maxBytes: adminRequestBytesMax, optional: true });
   const topic = await topicMetadata(c.env, name);
   const principal = principalOf(c);

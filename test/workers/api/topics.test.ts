@@ -354,11 +354,19 @@ describe("unknown routes", () => {
     ["GET", "/v1/nothing-here"],
     ["GET", "/"],
     ["GET", "/v2/topics"],
-    ["PUT", "/v1/topics"],
     ["GET", "/v1/topics/a/b/c/d"],
-    ["DELETE", "/v1/topics"],
+    ["PUT", "/v1/topics/a/b/c/d"],
   ])("answers %s %s with a JSON 404 NOT_FOUND", async (method, path) => {
     const error = expectError(await api(method, path), 404, "NOT_FOUND");
     expect(Object.keys(error).sort()).toEqual(["code", "message"]);
+  });
+
+  it.each([
+    ["PUT", "/v1/topics"],
+    ["DELETE", "/v1/topics"],
+  ])("answers %s %s, a path served with other methods, with 405 METHOD_NOT_ALLOWED and Allow", async (method, path) => {
+    const response = await api(method, path);
+    expectError(response, 405, "METHOD_NOT_ALLOWED");
+    expect(response.headers.get("allow")).toBe("GET, HEAD, POST, OPTIONS");
   });
 });
