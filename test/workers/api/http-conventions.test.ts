@@ -97,14 +97,14 @@ describe("query parameters a route does not take", () => {
     for (const query of ["acks=0", "acks=all", "encoding=base64"]) {
       const response = await api("POST", `/v1/topics/${topic}/records?${query}`, { records: [{ value: "v" }] });
       const error = expectError(response, 400, "INVALID_REQUEST");
-      expect(error.parameter).toBe(query.split("=")[0]);
+      expect(error.parameter).toBe(query.split("=")[0]!);
       expect(error.message).toContain("go in the JSON body");
     }
     expect(await highWatermarks(topic)).toEqual([0]);
   });
 
   it("refuse anything but acks on a binary produce, and acks given twice, writing nothing", async () => {
-    for (const [query, parameter] of [["acks=1&ack=0", "ack"], ["timeoutMs=10", "timeoutMs"], ["acks=1&acks=all", "acks"]]) {
+    for (const [query, parameter] of [["acks=1&ack=0", "ack"], ["timeoutMs=10", "timeoutMs"], ["acks=1&acks=all", "acks"]] as const) {
       const response = await produceBinary(query);
       expect(expectError(response, 400, "INVALID_REQUEST").parameter).toBe(parameter);
     }
