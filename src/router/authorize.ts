@@ -61,7 +61,7 @@ export function authorizeIdempotentWrite(c: Context<RouterEnv>): void {
 export function adminTokenFor(c: Context<RouterEnv>, what: string): string {
   const adminToken = c.env.TRIBUTARY_ADMIN_TOKEN;
   if (!adminToken) {
-    throw new TributaryError("SECURITY_DISABLED", `set TRIBUTARY_ADMIN_TOKEN to ${what}: without it every request is allowed, and no token is needed or made`);
+    throw new TributaryError("SECURITY_DISABLED", `set TRIBUTARY_ADMIN_TOKEN to ${what} (wrangler secret put TRIBUTARY_ADMIN_TOKEN; .dev.vars locally): without it every request is allowed, so a token would protect nothing`);
   }
   return adminToken;
 }

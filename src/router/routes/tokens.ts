@@ -17,8 +17,8 @@ import { readJsonBody } from "../request-body.ts";
 export const tokenRoutes = new Hono<RouterEnv>()
   .post("/", async (c) => {
     authorizeAdmin(c, "create tokens");
-    const adminToken = adminTokenFor(c, "create tokens");
     routeQuery(c.req.url, []);
+    const adminToken = adminTokenFor(c, "create tokens");
     const body = await readJsonBody(c.req.raw, createTokenSchema, { maxBytes: adminRequestBytesMax });
     return c.json(unwrap(await controllerStub(c.env).createToken(body, await adminTokenFingerprint(adminToken))), 201);
   })

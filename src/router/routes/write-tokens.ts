@@ -19,8 +19,8 @@ import { readJsonBody } from "../request-body.ts";
 export const writeTokenRoutes = new Hono<RouterEnv>().post("/:topic/write-tokens", async (c) => {
   const name = c.req.param("topic");
   authorize(c, "topic", name, "write");
-  const adminToken = adminTokenFor(c, "mint write tokens");
   routeQuery(c.req.url, []);
+  const adminToken = adminTokenFor(c, "mint write tokens");
   const body = await readJsonBody(c.req.raw, createWriteTokenSchema, { maxBytes: adminRequestBytesMax, optional: true });
   const topic = await topicMetadata(c.env, name);
   const principal = principalOf(c);
