@@ -144,7 +144,7 @@ export class TokenRegistry {
   }
 
   #grant(row: TokenRow, adminFingerprint: string, now: number): TokenGrant | undefined {
-    if (row.admin_fingerprint === null || row.admin_fingerprint !== adminFingerprint) return undefined;
+    if (row.admin_fingerprint !== adminFingerprint) return undefined; // null (an unbound, older row) never matches
     if (row.expires_at !== null && row.expires_at <= now) return undefined;
     const view = viewOf(row);
     return { tokenId: view.id, rules: view.rules, expiresAt: view.expiresAt, quotas: view.quotas };

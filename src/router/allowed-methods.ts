@@ -13,11 +13,11 @@ export interface ListedRoute {
 
 /**
  * The methods the app serves each path with, read from hono's own route table (`app.routes`,
- * so it cannot drift from the routes) and matched by hono's own router, for answering a known path requested with another method
- * `405 METHOD_NOT_ALLOWED` with an `Allow` header (RFC 9110) rather than 404. Middleware
- * (method ALL) serves no path by itself. GET implies HEAD (hono answers HEAD with the GET
- * route, without the body), and every `/v1` path answers OPTIONS (CORS preflight).
- * Built once the app's routes are all added.
+ * so it cannot drift from the routes) and matched by hono's own router: a served path
+ * requested with another method is `405 METHOD_NOT_ALLOWED` with an `Allow` header (RFC 9110)
+ * rather than 404. Middleware (method ALL) serves no path by itself. GET implies HEAD (hono
+ * answers HEAD with the GET route, without the body), and every `/v1` path answers OPTIONS
+ * (CORS preflight). Built once the app's routes are all added.
  */
 export function allowedMethodsOf(routes: readonly ListedRoute[]): (path: string) => string[] {
   const router = new TrieRouter<string>();
