@@ -10,6 +10,9 @@ import { decodeBase64, encodeBase64 } from "../protocol/base64.ts";
  *   that nobody stores: the payload (base64url JSON) names the token it was minted from, the
  *   one topic it may write and its expiry; the signature is an HMAC-SHA256 keyed by the
  *   admin token, so rotating the admin token voids every write token.
+ * - Both exist only under an admin token: a scoped token's row records the fingerprint of the
+ *   admin token it was created under, and authenticates only under that one (so a token made
+ *   before the deployment was secured, or under an admin token since rotated, is void).
  */
 
 const utf8 = new TextEncoder();
@@ -36,6 +39,27 @@ function hex(bytes: Uint8Array): string {
 
 export async function sha256Hex(text: string): Promise<string> {
   return hex(new Uint8Array(await crypto.subtle.digest("SHA-256", utf8.encode(text))));
+}
+
+/** The last admin token's fingerprint, by admin token: a deployment has one admin token at a time. */
+let lastFingerprint: { adminToken: string; fingerprint: Promise<string> } | undefined;
+
+/**
+ * The fingerprint of an admin token that its scoped tokens are bound to: a SHA-256 of it,
+ * domain-separated, so the controller never holds the admin token itself. (Like the write
+ * tokens' HMAC, this assumes a long random admin token, not a guessable one.)
+ */
+export function adminTokenFingerprint(adminToken: string): Promise<string> {
+  if (lastFingerprint?.adminToken !== adminToken) {
+    lastFingerprint = { adminToken, fingerprint: sha256Hex(`tributary admin token fingerprint v1\n${adminToken}`) };
+  }
+  return lastFingerprint.fingerprint;
+}
+
+const fingerprintPattern = /^[0-9a-f]{64}$/;
+
+export function isAdminTokenFingerprint(value: unknown): value is string {
+  return typeof value === "string" && fingerprintPattern.test(value);
 }
 
 export interface NewScopedToken {

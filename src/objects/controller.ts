@@ -5,13 +5,13 @@ import { deleteFanOutConcurrencyMax, partitionsPerTopicMax, replicationFactorMax
 import { parseRegions, placePartitions } from "../topics/placement.ts";
 import { mergeTopicConfigs, type TopicConfigs } from "../topics/topic-configs.ts";
 import type { PartitionPlacement, TopicMetadata, TopicSummary } from "../topics/topic-metadata.ts";
-import { checkTopicName } from "../topics/topic-names.ts";
+import { checkTopicName, collidingTopic } from "../topics/topic-names.ts";
 import type { AlterPartitionRequest, PartitionState } from "../replication/partition-state.ts";
 import { PartitionElections, type PartitionRef } from "./partition-elections.ts";
 import { applyMigrations } from "./schema.ts";
 import { insertPartitionRows, loadTopicRows } from "./topic-rows.ts";
 import { groupStub, replicaStub } from "./stubs.ts";
-import { TokenRegistry, tokenMigration, type TokenGrant, type TokenView } from "./token-registry.ts";
+import { TokenRegistry, tokenAdminBindingMigration, tokenMigration, type TokenGrant, type TokenView } from "./token-registry.ts";
 
 export interface CreateTopicRequest {
   name: unknown;
@@ -61,6 +61,7 @@ const migrations = [
      next_producer_id INTEGER NOT NULL
    );`,
   tokenMigration,
+  tokenAdminBindingMigration,
 ];
 
 /** What `POST /v1/producers` answers (Kafka's InitProducerId, without transactions). */
@@ -106,6 +107,11 @@ export class Controller extends DurableObject<Env> {
       const replicationFactor = this.#checkReplicationFactor(request.replicationFactor ?? 1);
       const configs = mergeTopicConfigs({}, request.configs);
       if (this.#topics.has(name)) throw new TributaryError("TOPIC_ALREADY_EXISTS", `topic ${name} already exists`);
+      // Kafka's InvalidTopicException; topics that collided before this check stay as they are.
+      const collision = collidingTopic(name, this.#topics.keys());
+      if (collision !== undefined) {
+        throw new TributaryError("INVALID_TOPIC_EXCEPTION", `topic ${name} collides with existing topic ${collision}: names that differ only in "." and "_" collide, as in Kafka`, { collidesWith: collision });
+      }
       const topicId = crypto.randomUUID();
       const topic: TopicMetadata = {
         name,
@@ -312,12 +318,15 @@ export class Controller extends DurableObject<Env> {
     );
   }
 
-  /** `POST /v1/tokens` (the router has checked the caller is the admin): the secret is in this answer only. */
-  async createToken(request: unknown): Promise<Result<TokenView & { token: string }>> {
+  /**
+   * `POST /v1/tokens` (the router has checked the caller is the admin, and sends its admin
+   * token's fingerprint, which the token is bound to): the secret is in this answer only.
+   */
+  async createToken(request: unknown, adminFingerprint: string): Promise<Result<TokenView & { token: string }>> {
     return toResult(() => {
       const parsed = createTokenSchema.safeParse(request);
       if (!parsed.success) throw new TributaryError("INVALID_REQUEST", "a token is {name?, rules, expiresAt?, quotas?}");
-      return this.#tokens.create(parsed.data, Date.now());
+      return this.#tokens.create(parsed.data, adminFingerprint, Date.now());
     });
   }
 
@@ -331,9 +340,9 @@ export class Controller extends DurableObject<Env> {
     });
   }
 
-  /** A router's cache miss: the grant of a scoped token whose secret hashes to `secretHash`, or null. */
-  async authenticate(id: string, secretHash: string): Promise<TokenGrant | null> {
-    return this.#tokens.authenticate(id, secretHash, Date.now()) ?? null;
+  /** A router's cache miss: the grant of a scoped token whose secret hashes to `secretHash`, under the router's admin token, or null. */
+  async authenticate(id: string, secretHash: string, adminFingerprint: string): Promise<TokenGrant | null> {
+    return this.#tokens.authenticate(id, secretHash, adminFingerprint, Date.now()) ?? null;
   }
 
   /** The key routers check scoped tokens' tags with, so made-up tokens never reach this object. */
@@ -342,8 +351,8 @@ export class Controller extends DurableObject<Env> {
   }
 
   /** The grant of a live token by id (the token a write token was minted from), or null. */
-  async tokenGrant(id: string): Promise<TokenGrant | null> {
-    return this.#tokens.grantOf(id, Date.now()) ?? null;
+  async tokenGrant(id: string, adminFingerprint: string): Promise<TokenGrant | null> {
+    return this.#tokens.grantOf(id, adminFingerprint, Date.now()) ?? null;
   }
 
   #topic(name: string): TopicMetadata {

@@ -1,7 +1,7 @@
 import { TributaryError } from "../errors.ts";
 import type { Rule } from "../auth/acl.ts";
 import type { Quotas } from "../auth/principal.ts";
-import { importTagKey, newScopedToken } from "../auth/token-format.ts";
+import { importTagKey, isAdminTokenFingerprint, newScopedToken } from "../auth/token-format.ts";
 import type { CreateTokenRequest } from "../auth/token-schemas.ts";
 import { tokensMax } from "../limits.ts";
 
@@ -19,6 +19,13 @@ export const tokenMigration = `CREATE TABLE tokens (
    id INTEGER PRIMARY KEY CHECK (id = 1),
    raw BLOB NOT NULL
  );`;
+
+/**
+ * Its migration binding each token to the admin token it was created under (the fingerprint,
+ * src/auth/token-format.ts). Rows from before it have none, and never authenticate: they may
+ * have been created while no admin token was set, by anyone.
+ */
+export const tokenAdminBindingMigration = "ALTER TABLE tokens ADD COLUMN admin_fingerprint TEXT;";
 
 /** A token as the admin lists it: never its secret. */
 export interface TokenView {
@@ -44,6 +51,7 @@ interface TokenRow {
   rules: string;
   quotas: string;
   expires_at: number | null;
+  admin_fingerprint: string | null;
   [column: string]: SqlStorageValue;
 }
 
@@ -55,8 +63,10 @@ function viewOf(row: TokenRow): TokenView {
 
 /**
  * Scoped tokens in the controller's SQLite. Creating one answers its secret once; the row
- * keeps only the secret's SHA-256, compared in constant time. Revoking deletes the row;
- * routers stop accepting the token when their cache entry ends (limits.ts: tokenCacheMs).
+ * keeps only the secret's SHA-256, compared in constant time, and the fingerprint of the admin
+ * token it was created under: it authenticates only while the router has that admin token.
+ * Revoking deletes the row; routers stop accepting the token when their cache entry ends
+ * (limits.ts: tokenCacheMs).
  */
 export class TokenRegistry {
   readonly #sql: SqlStorage;
@@ -66,7 +76,9 @@ export class TokenRegistry {
     this.#sql = sql;
   }
 
-  async create(request: CreateTokenRequest, now: number): Promise<TokenView & { token: string }> {
+  async create(request: CreateTokenRequest, adminFingerprint: string, now: number): Promise<TokenView & { token: string }> {
+    // The router sends it from its admin token; anything else is a wiring bug, not a request's fault.
+    if (!isAdminTokenFingerprint(adminFingerprint)) throw new Error("a token is created under an admin token's fingerprint");
     if (request.expiresAt !== undefined && request.expiresAt <= now) {
       throw new TributaryError("INVALID_REQUEST", "expiresAt is in the past");
     }
@@ -77,7 +89,7 @@ export class TokenRegistry {
     const fresh = await newScopedToken(await this.#tagKey);
     const view: TokenView = { id: fresh.id, name: request.name ?? null, rules: request.rules, expiresAt: request.expiresAt ?? null, quotas: request.quotas ?? {} };
     this.#sql.exec(
-      "INSERT INTO tokens (id, name, secret_sha256, rules, quotas, expires_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+      "INSERT INTO tokens (id, name, secret_sha256, rules, quotas, expires_at, created_at, admin_fingerprint) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
       view.id,
       view.name,
       fresh.secretHash,
@@ -85,6 +97,7 @@ export class TokenRegistry {
       JSON.stringify(view.quotas),
       view.expiresAt,
       now,
+      adminFingerprint,
     );
     return { ...view, token: fresh.token };
   }
@@ -107,27 +120,31 @@ export class TokenRegistry {
     return this.#sql.exec("DELETE FROM tokens WHERE id = ?", id).rowsWritten > 0;
   }
 
-  /** The token's grant when the secret's hash matches and it has not expired; else undefined. */
-  authenticate(id: string, secretHash: string, now: number): TokenGrant | undefined {
+  /**
+   * The token's grant when the secret's hash matches, it was created under the admin token
+   * with this fingerprint, and it has not expired; else undefined.
+   */
+  authenticate(id: string, secretHash: string, adminFingerprint: string, now: number): TokenGrant | undefined {
     const row = this.#row(id);
     const stored = utf8.encode(row?.secret_sha256 ?? "0".repeat(64));
     const given = utf8.encode(secretHash);
     const same = given.byteLength === stored.byteLength && crypto.subtle.timingSafeEqual(given, stored);
     if (row === undefined || !same) return undefined;
-    return this.#grant(row, now);
+    return this.#grant(row, adminFingerprint, now);
   }
 
   /** The grant of a live token by id alone: for the token a write token was minted from. */
-  grantOf(id: string, now: number): TokenGrant | undefined {
+  grantOf(id: string, adminFingerprint: string, now: number): TokenGrant | undefined {
     const row = this.#row(id);
-    return row === undefined ? undefined : this.#grant(row, now);
+    return row === undefined ? undefined : this.#grant(row, adminFingerprint, now);
   }
 
   #row(id: string): TokenRow | undefined {
     return this.#sql.exec<TokenRow>("SELECT * FROM tokens WHERE id = ?", id).toArray()[0];
   }
 
-  #grant(row: TokenRow, now: number): TokenGrant | undefined {
+  #grant(row: TokenRow, adminFingerprint: string, now: number): TokenGrant | undefined {
+    if (row.admin_fingerprint !== adminFingerprint) return undefined; // null (an unbound, older row) never matches
     if (row.expires_at !== null && row.expires_at <= now) return undefined;
     const view = viewOf(row);
     return { tokenId: view.id, rules: view.rules, expiresAt: view.expiresAt, quotas: view.quotas };

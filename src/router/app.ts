@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import { cors } from "hono/cors";
 import { TributaryError } from "../errors.ts";
 import { fetchHeaders } from "../protocol/content-types.ts";
+import { allowedMethodsOf, methodNotAllowed } from "./allowed-methods.ts";
 import { authentication } from "./auth.ts";
 import { clientRegionHeader } from "./client-region.ts";
 import type { RouterEnv } from "./context.ts";
@@ -40,7 +41,13 @@ export function createApp(): Hono<RouterEnv> {
   app.route("/v1/faults", faultRoutes);
   app.route("/v1/groups", groupRoutes);
   app.route("/v1/tokens", tokenRoutes);
-  app.notFound((c) => errorResponse(c, new TributaryError("NOT_FOUND", `no route for ${c.req.method} ${c.req.path}`)));
+  // After authentication, as any route: a path served with other methods is 405 with Allow.
+  const allowedMethods = allowedMethodsOf(app.routes);
+  app.notFound((c) => {
+    const allow = allowedMethods(c.req.path);
+    if (allow.length === 0) return errorResponse(c, new TributaryError("NOT_FOUND", `no route for ${c.req.method} ${c.req.path}`));
+    return errorResponse(c, methodNotAllowed(c.req.method, c.req.path, allow), { Allow: allow.join(", ") });
+  });
   app.onError((error, c) => errorResponse(c, asTributaryError(error)));
   return app;
 }

@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from "hono";
 import { allows } from "../auth/acl.ts";
 import type { Principal } from "../auth/principal.ts";
-import { importTagKey, isWriteToken, parseScopedToken, verifyWriteToken } from "../auth/token-format.ts";
+import { adminTokenFingerprint, importTagKey, isWriteToken, parseScopedToken, verifyWriteToken } from "../auth/token-format.ts";
 import { TributaryError } from "../errors.ts";
 import { bearerTokenLengthMax } from "../limits.ts";
 import { controllerStub } from "../objects/stubs.ts";
@@ -61,7 +61,8 @@ async function writeTokenPrincipal(env: Env, token: string, adminToken: string, 
   let quotas = {};
   let expiresAt = claims.expiresAt;
   if (claims.parent !== "admin") {
-    const parent = principalOf(await grants.get(`id:${claims.parent}`, now, () => controllerStub(env).tokenGrant(claims.parent)), now);
+    const fingerprint = await adminTokenFingerprint(adminToken);
+    const parent = principalOf(await grants.get(`id:${fingerprint}:${claims.parent}`, now, () => controllerStub(env).tokenGrant(claims.parent, fingerprint)), now);
     if (parent.kind !== "token" || !allows(parent.rules, "topic", claims.topic, "write")) throw unauthenticated();
     quotas = parent.quotas;
     expiresAt = Math.min(expiresAt, parent.expiresAt ?? Infinity);
@@ -76,7 +77,10 @@ async function resolvePrincipal(env: Env, token: string, adminToken: string): Pr
   if (isWriteToken(token)) return writeTokenPrincipal(env, token, adminToken, now);
   const scoped = await parseScopedToken(token, await tokenTagKey(env));
   if (scoped === undefined) throw unauthenticated();
-  const grant = await grants.get(`token:${scoped.id}:${scoped.secretHash}`, now, () => controllerStub(env).authenticate(scoped.id, scoped.secretHash));
+  // Bound to the admin token it was created under: one made before this one, or while none was set, is refused.
+  const fingerprint = await adminTokenFingerprint(adminToken);
+  const key = `token:${fingerprint}:${scoped.id}:${scoped.secretHash}`;
+  const grant = await grants.get(key, now, () => controllerStub(env).authenticate(scoped.id, scoped.secretHash, fingerprint));
   return principalOf(grant, now);
 }
 

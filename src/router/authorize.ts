@@ -52,6 +52,20 @@ export function authorizeIdempotentWrite(c: Context<RouterEnv>): void {
   authorize(c, "cluster", clusterResourceName, "write");
 }
 
+/**
+ * Creating a token (scoped or write): only under an admin token. While none is set every
+ * request is allowed, so a token would protect nothing, and it must not outlive that period
+ * (docs/api.md): 400 SECURITY_DISABLED (Kafka's name for security features that are off).
+ * Answers the admin token the new token is bound to.
+ */
+export function adminTokenFor(c: Context<RouterEnv>, what: string): string {
+  const adminToken = c.env.TRIBUTARY_ADMIN_TOKEN;
+  if (!adminToken) {
+    throw new TributaryError("SECURITY_DISABLED", `set TRIBUTARY_ADMIN_TOKEN to ${what} (wrangler secret put TRIBUTARY_ADMIN_TOKEN; .dev.vars locally): without it every request is allowed, so a token would protect nothing`);
+  }
+  return adminToken;
+}
+
 /** Managing tokens and injecting faults: the admin token only (API.md). */
 export function authorizeAdmin(c: Context<RouterEnv>, what: string): void {
   if (principalOf(c).kind === "token") throw new TributaryError("CLUSTER_AUTHORIZATION_FAILED", `only the admin token may ${what}`);

@@ -13,8 +13,8 @@ export function retryAfterSeconds(error: TributaryError): number {
 }
 
 /** API.md's error body: `{"error": {"code", "message", ...data}}`; never a stack trace. */
-export function errorResponse(c: Context, error: TributaryError): Response {
-  const headers: Record<string, string> = {};
+export function errorResponse(c: Context, error: TributaryError, extraHeaders: Record<string, string> = {}): Response {
+  const headers: Record<string, string> = { ...extraHeaders };
   if (error.retriable) headers["Retry-After"] = String(retryAfterSeconds(error));
   const body = { error: { ...error.data, code: error.code, message: error.message } };
   return c.json(body, error.status as ContentfulStatusCode, headers);

@@ -6,9 +6,35 @@ import {
   fetchMaxRecordsMax,
   fetchWaitMsMax,
 } from "../limits.ts";
+import type { OffsetQuery } from "../objects/replica-api.ts";
 import type { Acks } from "../protocol/schemas.ts";
 
 const integerPattern = /^-?\d{1,16}$/;
+
+/** How much of an unknown parameter's name an error message repeats. */
+const parameterNameCharsShown = 64;
+
+/**
+ * The query parameters a route takes, each given at most once. Any other parameter is
+ * 400 INVALID_REQUEST naming it, before any work (docs/api.md lists each route's): a
+ * misspelt or misplaced option — `?acks=1` on a JSON produce, whose `acks` is in the body —
+ * would otherwise be ignored silently. `hint` ends the message (where the option goes).
+ */
+export function routeQuery<const Name extends string>(url: string, accepted: readonly Name[], hint = ""): Partial<Record<Name, string>> {
+  const query: Partial<Record<Name, string>> = {};
+  const start = url.indexOf("?");
+  if (start < 0) return query;
+  for (const [name, value] of new URLSearchParams(url.slice(start + 1))) {
+    if (!(accepted as readonly string[]).includes(name)) {
+      const takes = accepted.length === 0 ? "takes no query parameters" : `takes only ${accepted.join(", ")}`;
+      const shown = JSON.stringify(name.slice(0, parameterNameCharsShown));
+      throw new TributaryError("INVALID_REQUEST", `unknown query parameter ${shown}: this route ${takes}${hint}`, { parameter: name.slice(0, parameterNameCharsShown) });
+    }
+    if (Object.hasOwn(query, name)) throw new TributaryError("INVALID_REQUEST", `query parameter ${name} is given more than once`, { parameter: name });
+    query[name as Name] = value;
+  }
+  return query;
+}
 
 /**
  * An integer query or path parameter within [min, max]; `fallback` when absent. Anything
@@ -46,6 +72,19 @@ export function fetchParams(query: Record<string, string | undefined>) {
     maxBytes: integerParam("maxBytes", query.maxBytes, { min: 1, max: fetchMaxBytesMax, fallback: fetchMaxBytesDefault }),
     waitMs: integerParam("waitMs", query.waitMs, { min: 0, max: fetchWaitMsMax, fallback: 0 }),
   };
+}
+
+/**
+ * `at` of `GET …/offsets` (API.md): `earliest`, `latest`, or a timestamp in milliseconds
+ * (the first offset whose record timestamp is at or after it).
+ */
+export function offsetAtParam(text: string | undefined): OffsetQuery {
+  if (text === "earliest" || text === "latest") return text;
+  const what = "earliest, latest or a timestamp in milliseconds since the epoch (an integer from 0)";
+  if (text === undefined || text === "") throw new TributaryError("INVALID_REQUEST", `at is required: ${what}`);
+  const value = integerPattern.test(text) ? Number(text) : Number.NaN;
+  if (!Number.isSafeInteger(value) || value < 0) throw new TributaryError("INVALID_REQUEST", `at must be ${what}`);
+  return { timestampMs: value };
 }
 
 /** `acks` as a query parameter (binary produce): 0, 1 or all; default all, as in a JSON body. */

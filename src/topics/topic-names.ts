@@ -19,3 +19,20 @@ export function checkTopicName(name: unknown): string {
   }
   return name;
 }
+
+/**
+ * Kafka's collision rule: two topic names collide when they are equal once every "." is read
+ * as "_" (`my.topic` and `my_topic`), since Kafka's metric names replace one with the other.
+ * Kafka refuses to create a topic that collides with an existing one, and so do we, so that
+ * topics can be mirrored to and from Kafka under their own names.
+ */
+export function topicCollisionKey(name: string): string {
+  return name.replaceAll(".", "_");
+}
+
+/** An existing topic that `name` collides with (other than `name` itself), or undefined. */
+export function collidingTopic(name: string, existing: Iterable<string>): string | undefined {
+  const key = topicCollisionKey(name);
+  for (const other of existing) if (other !== name && topicCollisionKey(other) === key) return other;
+  return undefined;
+}

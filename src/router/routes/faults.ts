@@ -6,6 +6,7 @@ import { checkFaultsEnabled, faultNames } from "../../objects/replica-faults.ts"
 import { replicaStub } from "../../objects/stubs.ts";
 import { placementOf } from "../leader-calls.ts";
 import { topicMetadata } from "../metadata-cache.ts";
+import { routeQuery } from "../query.ts";
 import { readJsonBody } from "../request-body.ts";
 import { authorizeAdmin } from "../authorize.ts";
 import type { RouterEnv } from "../context.ts";
@@ -21,18 +22,23 @@ const faultSchema = z.object({
 /**
  * Fault injection (API.md): only when the Worker variable TRIBUTARY_FAULTS is "1" — a
  * feature for local resilience drills and tests, never set in a production deploy, where
- * the route does not exist (404 NOT_FOUND).
+ * the path does not exist: 404 NOT_FOUND for every method (so not 405), checked first.
  */
-export const faultRoutes = new Hono<RouterEnv>().post("/", async (c) => {
-  checkFaultsEnabled(c.env);
-  authorizeAdmin(c, "inject faults");
-  const request = await readJsonBody(c.req.raw, faultSchema, { maxBytes: adminRequestBytesMax });
-  const topic = await topicMetadata(c.env, request.topic);
-  const placement = placementOf(topic, request.partition);
-  if (!placement.replicas.includes(request.replica)) {
-    throw new TributaryError("INVALID_REQUEST", `partition ${request.partition} has no replica in ${request.replica}`);
-  }
-  const stub = replicaStub(c.env, topic.topicId, request.partition, request.replica);
-  unwrap(await stub.setFault({ topicId: topic.topicId, partition: request.partition, region: request.replica, fault: request.fault, ms: request.ms ?? 0 }));
-  return c.body(null, 204);
-});
+export const faultRoutes = new Hono<RouterEnv>()
+  .all("/", async (c, next) => {
+    checkFaultsEnabled(c.env);
+    await next();
+  })
+  .post("/", async (c) => {
+    authorizeAdmin(c, "inject faults");
+    routeQuery(c.req.url, []);
+    const request = await readJsonBody(c.req.raw, faultSchema, { maxBytes: adminRequestBytesMax });
+    const topic = await topicMetadata(c.env, request.topic);
+    const placement = placementOf(topic, request.partition);
+    if (!placement.replicas.includes(request.replica)) {
+      throw new TributaryError("INVALID_REQUEST", `partition ${request.partition} has no replica in ${request.replica}`);
+    }
+    const stub = replicaStub(c.env, topic.topicId, request.partition, request.replica);
+    unwrap(await stub.setFault({ topicId: topic.topicId, partition: request.partition, region: request.replica, fault: request.fault, ms: request.ms ?? 0 }));
+    return c.body(null, 204);
+  });

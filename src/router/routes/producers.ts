@@ -5,6 +5,7 @@ import { adminRequestBytesMax } from "../../limits.ts";
 import { controllerStub } from "../../objects/stubs.ts";
 import { authorizeIdempotentWrite } from "../authorize.ts";
 import type { RouterEnv } from "../context.ts";
+import { routeQuery } from "../query.ts";
 import { readJsonBody } from "../request-body.ts";
 
 /** The body is optional: nothing, or a JSON object (fields for later versions, ignored). */
@@ -16,6 +17,7 @@ const producerRequestSchema = z.looseObject({});
  */
 export const producerRoutes = new Hono<RouterEnv>().post("/", async (c) => {
   authorizeIdempotentWrite(c);
+  routeQuery(c.req.url, []);
   await readJsonBody(c.req.raw, producerRequestSchema, { maxBytes: adminRequestBytesMax, optional: true });
   const identity = unwrap(await controllerStub(c.env).initProducerId());
   return c.json(identity, 201);

@@ -6,7 +6,7 @@ import { clientRegion } from "../client-region.ts";
 import { topicMetadata } from "../metadata-cache.ts";
 import { listOffset, payloadBytesOf, readPartition, recordJson } from "../partition-reads.ts";
 import { produce } from "../produce.ts";
-import { fetchParams, integerParam, partitionParam } from "../query.ts";
+import { fetchParams, offsetAtParam, partitionParam, routeQuery } from "../query.ts";
 import { parseJsonBody, readBodyBytes } from "../request-body.ts";
 import { authorize } from "../authorize.ts";
 import type { RouterEnv } from "../context.ts";
@@ -21,6 +21,7 @@ function encodingParam(text: string | undefined): Encoding {
 export const recordRoutes = new Hono<RouterEnv>()
   .post("/:topic/records", async (c) => {
     authorize(c, "topic", c.req.param("topic"), "write");
+    routeQuery(c.req.url, [], "; acks, encoding and the producer fields go in the JSON body");
     const body = await readBodyBytes(c.req.raw, { maxBytes: produceRequestBytesMax, code: "RECORD_LIST_TOO_LARGE" });
     const request = parseJsonBody(body, produceRequestSchema);
     if (request.records.length > produceRecordsMax) {
@@ -33,8 +34,9 @@ export const recordRoutes = new Hono<RouterEnv>()
   .get("/:topic/partitions/:partition/records", async (c) => {
     authorize(c, "topic", c.req.param("topic"), "read");
     const partition = partitionParam(c.req.param("partition"));
-    const options = fetchParams(c.req.query());
-    const encoding = encodingParam(c.req.query("encoding"));
+    const query = routeQuery(c.req.url, ["offset", "maxRecords", "maxBytes", "waitMs", "encoding"]);
+    const options = fetchParams(query);
+    const encoding = encodingParam(query.encoding);
     const topic = await topicMetadata(c.env, c.req.param("topic"));
     const read = await readPartition(c.env, topic, partition, options, clientRegion(c.req.raw));
     c.set("fetchedBytes", payloadBytesOf(read.records));
@@ -48,11 +50,7 @@ export const recordRoutes = new Hono<RouterEnv>()
   .get("/:topic/partitions/:partition/offsets", async (c) => {
     authorize(c, "topic", c.req.param("topic"), "describe");
     const partition = partitionParam(c.req.param("partition"));
-    const at = c.req.query("at");
-    const query =
-      at === "earliest" || at === "latest"
-        ? at
-        : { timestampMs: integerParam("at", at, { min: 0, max: Number.MAX_SAFE_INTEGER }) };
-    const answer = await listOffset(c.env, await topicMetadata(c.env, c.req.param("topic")), partition, query);
+    const at = offsetAtParam(routeQuery(c.req.url, ["at"]).at);
+    const answer = await listOffset(c.env, await topicMetadata(c.env, c.req.param("topic")), partition, at);
     return c.json(answer);
   });

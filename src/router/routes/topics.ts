@@ -4,6 +4,7 @@ import { adminRequestBytesMax } from "../../limits.ts";
 import { controllerStub } from "../../objects/stubs.ts";
 import { alterConfigsSchema, createPartitionsSchema, createTopicSchema } from "../../protocol/schemas.ts";
 import { forgetTopic, rememberTopic, topicMetadata } from "../metadata-cache.ts";
+import { routeQuery } from "../query.ts";
 import { readJsonBody } from "../request-body.ts";
 import { announceConfigs, topicView } from "../topic-view.ts";
 import { authorize, authorizeTopicCreation, may, principalOf } from "../authorize.ts";
@@ -12,6 +13,7 @@ import type { RouterEnv } from "../context.ts";
 /** Topics (API.md): create, list, describe, alter configs, add partitions, delete. */
 export const topicRoutes = new Hono<RouterEnv>()
   .post("/", async (c) => {
+    routeQuery(c.req.url, []);
     const body = await readJsonBody(c.req.raw, createTopicSchema, { maxBytes: adminRequestBytesMax });
     authorizeTopicCreation(c, body.name);
     const topic = unwrap(await controllerStub(c.env).createTopic(body));
@@ -20,16 +22,19 @@ export const topicRoutes = new Hono<RouterEnv>()
   })
   .get("/", async (c) => {
     const principal = principalOf(c);
+    routeQuery(c.req.url, []);
     const topics = unwrap(await controllerStub(c.env).listTopics()).filter((topic) => may(principal, "topic", topic.name, "describe"));
     return c.json({ topics });
   })
   .get("/:topic", async (c) => {
     authorize(c, "topic", c.req.param("topic"), "describe");
+    routeQuery(c.req.url, []);
     const topic = await topicMetadata(c.env, c.req.param("topic"), { refresh: true });
     return c.json(await topicView(c.env, topic));
   })
   .patch("/:topic/configs", async (c) => {
     authorize(c, "topic", c.req.param("topic"), "alter");
+    routeQuery(c.req.url, []);
     const body = await readJsonBody(c.req.raw, alterConfigsSchema, { maxBytes: adminRequestBytesMax });
     const topic = unwrap(await controllerStub(c.env).alterTopicConfigs(c.req.param("topic"), body.configs));
     rememberTopic(topic);
@@ -38,6 +43,7 @@ export const topicRoutes = new Hono<RouterEnv>()
   })
   .post("/:topic/partitions", async (c) => {
     authorize(c, "topic", c.req.param("topic"), "alter");
+    routeQuery(c.req.url, []);
     const body = await readJsonBody(c.req.raw, createPartitionsSchema, { maxBytes: adminRequestBytesMax });
     const topic = unwrap(await controllerStub(c.env).createPartitions(c.req.param("topic"), body.count));
     rememberTopic(topic);
@@ -46,6 +52,7 @@ export const topicRoutes = new Hono<RouterEnv>()
   .delete("/:topic", async (c) => {
     const name = c.req.param("topic");
     authorize(c, "topic", name, "delete");
+    routeQuery(c.req.url, []);
     forgetTopic(name);
     unwrap(await controllerStub(c.env).deleteTopic(name));
     return c.body(null, 204);

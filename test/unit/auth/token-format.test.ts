@@ -1,8 +1,20 @@
 import { describe, expect, it } from "vitest";
-import { importTagKey, isTokenId, isWriteToken, newScopedToken, parseScopedToken, sha256Hex, signWriteToken, verifyWriteToken } from "../../../src/auth/token-format.ts";
+import { adminTokenFingerprint, importTagKey, isAdminTokenFingerprint, isTokenId, isWriteToken, newScopedToken, parseScopedToken, sha256Hex, signWriteToken, verifyWriteToken } from "../../../src/auth/token-format.ts";
 
 const tagKey = await importTagKey(new Uint8Array(32).fill(7));
 const otherKey = await importTagKey(new Uint8Array(32).fill(8));
+
+describe("admin token fingerprints (what scoped tokens are bound to)", () => {
+  it("are a domain-separated SHA-256: stable per admin token, different across them, never the token itself", async () => {
+    const first = await adminTokenFingerprint("admin-one");
+    expect(isAdminTokenFingerprint(first)).toBe(true);
+    expect(await adminTokenFingerprint("admin-two")).not.toBe(first);
+    expect(await adminTokenFingerprint("admin-one")).toBe(first);
+    expect(first).not.toBe(await sha256Hex("admin-one"));
+    expect(isAdminTokenFingerprint("admin-one")).toBe(false);
+    expect(isAdminTokenFingerprint(first.toUpperCase())).toBe(false);
+  });
+});
 
 describe("scoped tokens", () => {
   it("carry an id and a secret whose SHA-256 is what the controller stores", async () => {

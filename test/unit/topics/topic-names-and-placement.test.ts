@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { TributaryError } from "../../../src/errors.ts";
 import { parseRegions, placePartitions } from "../../../src/topics/placement.ts";
-import { checkTopicName } from "../../../src/topics/topic-names.ts";
+import { checkTopicName, collidingTopic, topicCollisionKey } from "../../../src/topics/topic-names.ts";
 
 describe("topic names", () => {
   it.each(["a", "orders", "Orders.v2_x-y", "x".repeat(249), "..."])("accepts %s", (name) => {
@@ -10,6 +10,21 @@ describe("topic names", () => {
 
   it.each(["", ".", "..", "x".repeat(250), "a b", "a/b", "ä", 7, null])("refuses %j", (name) => {
     expect(() => checkTopicName(name)).toThrow(TributaryError);
+  });
+});
+
+describe("topic name collisions (Kafka: '.' and '_' collide)", () => {
+  it("reads every '.' as '_'", () => {
+    expect(topicCollisionKey("my.topic.v2")).toBe("my_topic_v2");
+    expect(topicCollisionKey("my_topic")).toBe("my_topic");
+  });
+
+  it("finds the existing topic a name collides with, never the name itself", () => {
+    expect(collidingTopic("my_topic", ["orders", "my.topic"])).toBe("my.topic");
+    expect(collidingTopic("my.topic", ["my_topic"])).toBe("my_topic");
+    expect(collidingTopic("a.b_c", ["a_b.c"])).toBe("a_b.c");
+    expect(collidingTopic("my.topic", ["my.topic"])).toBeUndefined();
+    expect(collidingTopic("my-topic", ["my.topic", "my_topic", "mytopic"])).toBeUndefined();
   });
 });
 

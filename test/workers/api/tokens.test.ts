@@ -5,11 +5,11 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { sha256Hex } from "../../../src/auth/token-format.ts";
+import { importTagKey, newScopedToken, sha256Hex } from "../../../src/auth/token-format.ts";
 import { controllerStub } from "../../../src/objects/stubs.ts";
 import { groupPath, uniqueGroup } from "../groups/support/groups.ts";
-import { createTopic, expectError, uniqueTopic } from "../support/http.ts";
-import { adminToken, allOn, createToken, securedCall } from "../support/secured.ts";
+import { api, createTopic, expectError, uniqueTopic } from "../support/http.ts";
+import { adminToken, allOn, createToken, securedCall, securedEnv } from "../support/secured.ts";
 
 const admin = { token: adminToken };
 
@@ -59,6 +59,43 @@ describe("POST /v1/tokens", () => {
     const before = (await securedCall("GET", "/v1/tokens", admin)).body.tokens.length;
     expectError(await securedCall("POST", "/v1/tokens", { ...admin, body }), 400, "INVALID_REQUEST");
     expect((await securedCall("GET", "/v1/tokens", admin)).body.tokens.length).toBe(before);
+  });
+});
+
+describe("tokens and the admin token (issue 12: tokens made while open stayed valid once secured)", () => {
+  it("refuses to create a token while no admin token is set, with 400 SECURITY_DISABLED saying to set it, and creates nothing", async () => {
+    const before = (await api("GET", "/v1/tokens")).body.tokens.length;
+    const refused = expectError(await api("POST", "/v1/tokens", { name: "open", rules: [allOn("topic", "orders")] }), 400, "SECURITY_DISABLED");
+    expect(refused.message).toContain("set TRIBUTARY_ADMIN_TOKEN");
+    expect((await api("GET", "/v1/tokens")).body.tokens.length).toBe(before);
+  });
+
+  it("binds a token to the admin token it was created under: refused under another one, accepted again under its own", async () => {
+    const topic = uniqueTopic("bound");
+    await createTopic(topic);
+    const created = await createToken({ rules: [allOn("topic", topic)] });
+    const rotated = { ...securedEnv, TRIBUTARY_ADMIN_TOKEN: "a-different-admin-token" };
+    expectError(await securedCall("GET", `/v1/topics/${topic}`, { token: created.token, env: rotated }), 401, "UNAUTHENTICATED");
+    expectError(await securedCall("POST", `/v1/topics/${topic}/records`, { token: created.token, env: rotated, body: { records: [{ value: "v" }] } }), 401, "UNAUTHENTICATED");
+    expect((await securedCall("GET", `/v1/topics/${topic}`, { token: created.token })).status).toBe(200);
+    // A write token minted from it is void under another admin token too (its signature, and its parent).
+    const minted = await securedCall("POST", `/v1/topics/${topic}/write-tokens`, { token: created.token });
+    expect(minted.status, minted.text).toBe(201);
+    expectError(await securedCall("POST", `/v1/topics/${topic}/records`, { token: minted.body.token, env: rotated, body: { records: [{ value: "v" }] } }), 401, "UNAUTHENTICATED");
+  });
+
+  it("refuses a token stored without an admin token's fingerprint (made by an earlier version, maybe while open)", async () => {
+    const topic = uniqueTopic("unbound");
+    await createTopic(topic);
+    const token = await runInDurableObject(controllerStub(env), async (_instance, state) => {
+      const sql = state.storage.sql;
+      const tagKey = sql.exec<{ raw: ArrayBuffer }>("SELECT raw FROM token_tag_key WHERE id = 1").one().raw;
+      const fresh = await newScopedToken(await importTagKey(new Uint8Array(tagKey)));
+      const rules = JSON.stringify([allOn("topic", topic)]);
+      sql.exec("INSERT INTO tokens (id, name, secret_sha256, rules, quotas, expires_at, created_at) VALUES (?, 'old', ?, ?, '{}', NULL, ?)", fresh.id, fresh.secretHash, rules, Date.now());
+      return fresh.token;
+    });
+    expectError(await securedCall("GET", `/v1/topics/${topic}`, { token }), 401, "UNAUTHENTICATED");
   });
 });
 

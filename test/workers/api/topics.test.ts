@@ -94,6 +94,22 @@ describe("POST /v1/topics", () => {
     expect(after.partitions).toHaveLength(2);
   });
 
+  it("refuses a name that collides with an existing one on '.' versus '_' with 400 INVALID_TOPIC_EXCEPTION, as Kafka", async () => {
+    const base = uniqueTopic("collide");
+    const dotted = `${base}.orders.v1`;
+    const first = await createTopic(dotted);
+    for (const name of [`${base}_orders_v1`, `${base}.orders_v1`]) {
+      const error = expectError(await api("POST", "/v1/topics", { name }), 400, "INVALID_TOPIC_EXCEPTION");
+      expect(error.message).toContain(dotted);
+      expect(error.collidesWith).toBe(dotted);
+    }
+    expect((await topicNames()).filter((name) => name.startsWith(base))).toEqual([dotted]);
+    expect((await describeTopic(dotted)).topicId).toBe(first.topicId);
+    // Once the topic is deleted, the colliding name is free.
+    expect((await api("DELETE", `/v1/topics/${dotted}`)).status).toBe(204);
+    expect((await createTopic(`${base}_orders_v1`)).name).toBe(`${base}_orders_v1`);
+  });
+
   it.each([
     ["empty", ""],
     ["a dot", "."],
@@ -338,11 +354,19 @@ describe("unknown routes", () => {
     ["GET", "/v1/nothing-here"],
     ["GET", "/"],
     ["GET", "/v2/topics"],
-    ["PUT", "/v1/topics"],
     ["GET", "/v1/topics/a/b/c/d"],
-    ["DELETE", "/v1/topics"],
+    ["PUT", "/v1/topics/a/b/c/d"],
   ])("answers %s %s with a JSON 404 NOT_FOUND", async (method, path) => {
     const error = expectError(await api(method, path), 404, "NOT_FOUND");
     expect(Object.keys(error).sort()).toEqual(["code", "message"]);
+  });
+
+  it.each([
+    ["PUT", "/v1/topics"],
+    ["DELETE", "/v1/topics"],
+  ])("answers %s %s, a path served with other methods, with 405 METHOD_NOT_ALLOWED and Allow", async (method, path) => {
+    const response = await api(method, path);
+    expectError(response, 405, "METHOD_NOT_ALLOWED");
+    expect(response.headers.get("allow")).toBe("GET, HEAD, POST, OPTIONS");
   });
 });

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { recordBatchContentType } from "../../../src/protocol/content-types.ts";
 import { encodeRecordBatch } from "../../../src/protocol/record-batch.ts";
 import { writeTokenTtlMsMax } from "../../../src/limits.ts";
-import { createTopic, expectError, highWatermarks, uniqueTopic } from "../support/http.ts";
+import { api, createTopic, expectError, highWatermarks, uniqueTopic } from "../support/http.ts";
 import { adminToken, createToken, securedCall, securedEnv } from "../support/secured.ts";
 
 const utf8 = new TextEncoder();
@@ -68,6 +68,13 @@ describe("POST /v1/topics/{topic}/write-tokens", () => {
     const reader = await createToken({ rules: [{ resource: "topic", name: topic, patternType: "literal", operations: ["read"] }] });
     expectError(await securedCall("POST", `/v1/topics/${topic}/write-tokens`, { token: reader.token }), 403, "TOPIC_AUTHORIZATION_FAILED");
     expectError(await securedCall("POST", `/v1/topics/${uniqueTopic("absent")}/write-tokens`, { token: adminToken }), 404, "UNKNOWN_TOPIC_OR_PARTITION");
+  });
+
+  it("refuses to mint while no admin token is set (400 SECURITY_DISABLED): it would be signed with no secret", async () => {
+    const topic = uniqueTopic("page-open");
+    await createTopic(topic);
+    const refused = expectError(await api("POST", `/v1/topics/${topic}/write-tokens`, {}), 400, "SECURITY_DISABLED");
+    expect(refused.message).toContain("set TRIBUTARY_ADMIN_TOKEN");
   });
 
   it.each([

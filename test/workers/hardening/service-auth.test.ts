@@ -3,12 +3,23 @@
  * authorization as HTTP: a Worker bound to Tributary passes a token in each call's options.
  */
 import { createExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { TributaryService } from "../../../src/service.ts";
 import { createTopic, uniqueTopic } from "../support/http.ts";
 import { adminToken, allOn, securedEnv } from "../support/secured.ts";
 
 const service = new TributaryService(createExecutionContext(), securedEnv);
+
+describe("TributaryService without TRIBUTARY_ADMIN_TOKEN", () => {
+  it("creates no token (SECURITY_DISABLED), scoped or write, as over HTTP", async () => {
+    const open = new TributaryService(createExecutionContext(), env);
+    const topic = uniqueTopic("rpc-open");
+    await createTopic(topic);
+    expect(await open.createToken({ rules: [allOn("topic", topic)] })).toMatchObject({ ok: false, error: { code: "SECURITY_DISABLED" } });
+    expect(await open.createWriteToken(topic, {})).toMatchObject({ ok: false, error: { code: "SECURITY_DISABLED" } });
+  });
+});
 
 describe("TributaryService with TRIBUTARY_ADMIN_TOKEN set", () => {
   it("refuses calls without a token or with a wrong one", async () => {
