@@ -3,21 +3,21 @@
  * (`.dev.vars`, `.env`) beside the wrangler configs: they write them into the copy, never into
  * the repository, where they could overwrite the developer's own or be left behind.
  *
- * The copy holds the sources, tests, examples and configs; its `node_modules` is a link to the
- * repository's (the same wrangler, vitest and the project's Node 22). Files that are a
- * developer's own or generated are left out, so the copy starts without any.
+ * The copy holds the sources, tests, examples, configs and the built CLI (dist/); its
+ * `node_modules` is a link to the repository's (the same wrangler, vitest and the project's
+ * Node 22). A developer's local files and wrangler's state are left out.
  */
 import { cpSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join, relative } from "node:path";
 import { repositoryRoot } from "./wrangler-dev.ts";
 
-/** Top-level folders that are installed, generated or version control, not the project's sources. */
-const generatedFolders = new Set(["node_modules", ".git", ".wrangler", "dist", "bench/.runs"]);
+/** Top-level folders that are installed, version control or benchmark runs, not the project. */
+const leftOutFolders = new Set(["node_modules", ".git", "bench/.runs"]);
 
-/** A developer's local variable files (wrangler's `.dev.vars[.<env>]`, `.env[.<anything>]`), wherever they are. */
-function isLocalVariableFile(name: string): boolean {
-  return name === ".dev.vars" || name.startsWith(".dev.vars.") || name === ".env" || name.startsWith(".env.");
+/** A developer's local files, wherever they are: variables (`.dev.vars[.<env>]`, `.env[.<anything>]`) and wrangler's state. */
+function isLocalFile(name: string): boolean {
+  return name === ".dev.vars" || name.startsWith(".dev.vars.") || name === ".env" || name.startsWith(".env.") || name === ".wrangler";
 }
 
 export interface ProjectCopy {
@@ -33,7 +33,7 @@ export function copyProject(): ProjectCopy {
       recursive: true,
       filter: (source) => {
         const path = relative(repositoryRoot, source);
-        return !generatedFolders.has(path) && !isLocalVariableFile(basename(source)) && basename(source) !== ".wrangler";
+        return !leftOutFolders.has(path) && !isLocalFile(basename(source));
       },
     });
     symlinkSync(join(repositoryRoot, "node_modules"), join(directory, "node_modules"), "dir");
