@@ -28,25 +28,20 @@ interface Example {
   folder: string;
   /** The port of its wrangler.jsonc's `dev` block, as the README's URLs have it. */
   port: number;
-  /** Before Tributary starts (the admin token at the root). */
-  beforeTributary: Step[];
-  /** `export TRIBUTARY_TOKEN=…` for the CLI. */
-  exportToken: Step;
   /** Once Tributary runs, before the example's Worker starts. */
   setUp: Step[];
   /** The example's `wrangler dev`. */
   serve: Step;
 }
 
+/** Steps both READMEs share: Tributary's admin token, Tributary, the CLI's token (its value: TRIBUTARY_TOKEN of every command). */
 const adminTokenStep: Step = { line: "echo 'TRIBUTARY_ADMIN_TOKEN=change-me' > .dev.vars", at: "root" };
-const exportTokenStep: Step = { line: "export TRIBUTARY_TOKEN=change-me", at: "example" };
 const tributaryStep: Step = { line: "npm start", at: "root" };
+const exportTokenStep: Step = { line: "export TRIBUTARY_TOKEN=change-me", at: "example" };
 
 const producer: Example = {
   folder: "examples/producer-worker",
   port: 8788,
-  beforeTributary: [adminTokenStep],
-  exportToken: exportTokenStep,
   setUp: [
     { line: "npx tributary topics create requests --partitions 3", at: "example" },
     {
@@ -60,8 +55,6 @@ const producer: Example = {
 const cron: Example = {
   folder: "examples/cron-consumer",
   port: 8789,
-  beforeTributary: [adminTokenStep],
-  exportToken: exportTokenStep,
   setUp: [
     { line: "npx tributary topics create requests --partitions 3", at: "example" },
     { line: "npx tributary topics create digests --partitions 1", at: "example" },
@@ -97,7 +90,7 @@ function exampleSession(example: Example) {
     WRANGLER_REGISTRY_PATH: registry,
     NO_COLOR: "1",
     TRIBUTARY_URL: tributary?.url ?? "",
-    TRIBUTARY_TOKEN: tokenOf(example.exportToken),
+    TRIBUTARY_TOKEN: tokenOf(exportTokenStep),
   });
   const inReadme = (step: Step) => expect(readme, `${example.folder}/README.md`).toContain(step.line);
 
@@ -124,8 +117,8 @@ function exampleSession(example: Example) {
     command,
     async start(): Promise<void> {
       registry = mkdtempSync(join(tmpdir(), "tributary-registry-"));
-      for (const step of example.beforeTributary) await command(step);
-      inReadme(example.exportToken);
+      await command(adminTokenStep);
+      inReadme(exportTokenStep);
       tributary = await serve(tributaryStep, { npmArguments: true });
       for (const step of example.setUp) await command(step);
       worker = await serve(example.serve, { npmArguments: false, readyWhen: listeningAndConnected });
