@@ -1,5 +1,6 @@
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
+import { testWorkerVariables, workersLayerVariables } from "./test/workers/support/worker-variables.ts";
 
 // Four layers (STYLE.md): unit (pure core, Node), workers (inside workerd), sim (seeded fault
 // simulation of the pure core, Node) and e2e (against `wrangler dev`). No `retry:` anywhere:
@@ -26,7 +27,8 @@ export default defineConfig({
         plugins: [
           cloudflareTest({
             wrangler: { configPath: "./wrangler.jsonc" },
-            miniflare: { bindings: { TRIBUTARY_FAULTS: "1" } },
+            // Every variable the Worker reads, whatever a developer's .dev.vars or .env holds.
+            miniflare: { bindings: workersLayerVariables },
           }),
         ],
         test: {
@@ -43,6 +45,7 @@ export default defineConfig({
           cloudflareTest({
             wrangler: { configPath: "./wrangler.jsonc" },
             miniflare: {
+              bindings: testWorkerVariables, // whatever a developer's .dev.vars or .env holds
               serviceBindings: { PRODUCER_EXAMPLE: "producer-example", CRON_EXAMPLE: "cron-consumer-example" },
               workers: [
                 exampleWorker("producer-example", "examples/producer-worker/src/index.js", { TOPIC: "requests" }),

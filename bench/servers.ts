@@ -22,7 +22,7 @@ import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { repositoryRoot, startDevServer, type DevServer } from "../test/e2e/support/wrangler-dev.ts";
+import { repositoryRoot, startDevServer, withoutLocalVariableFiles, type DevServer } from "../test/e2e/support/wrangler-dev.ts";
 import type { ServerName } from "./transports.ts";
 
 export interface BenchServer extends DevServer {
@@ -83,12 +83,13 @@ export async function startServer(server: ServerName, wranglerDefaults: boolean)
           "--inspector-port", String(inspector),
           "--persist-to", persistTo,
           "--show-interactive-dev-session=false",
+          ...withoutLocalVariableFiles.args, // a developer's .dev.vars (an admin token, say) changes no measurement
           ...(wranglerDefaults ? [] : ["--log-level", "warn"]),
           // Tributary's debug counters (docs/api.md): object requests and rows written per 1,000 records (bench/cost.ts).
           ...(server === "tributary" ? ["--var", "TRIBUTARY_FAULTS:1", "--var", "TRIBUTARY_DEBUG_STATS:1"] : []),
         ],
       };
-    });
+    }, { env: withoutLocalVariableFiles.env });
   } catch (error) {
     removeBuild();
     throw error;

@@ -4,7 +4,7 @@
  * through; and stopping its process group leaves nothing running.
  */
 import { afterAll, describe, expect, it } from "vitest";
-import { livingMembers, startDevServer, type DevServer } from "./support/wrangler-dev.ts";
+import { livingMembers, startDevServer, withoutLocalVariableFiles, type DevServer } from "./support/wrangler-dev.ts";
 
 describe("npm start", () => {
   let server: DevServer | undefined;
@@ -13,10 +13,13 @@ describe("npm start", () => {
   });
 
   it("serves the API on 127.0.0.1 at the port given after --, and stops with its process group", async () => {
-    server = await startDevServer((port, inspectorPort, persistTo) => ({
-      command: "npm",
-      args: ["start", "--", "--port", String(port), "--inspector-port", String(inspectorPort), "--persist-to", persistTo],
-    }));
+    server = await startDevServer(
+      (port, inspectorPort, persistTo) => ({
+        command: "npm",
+        args: ["start", "--", "--port", String(port), "--inspector-port", String(inspectorPort), "--persist-to", persistTo, ...withoutLocalVariableFiles.args],
+      }),
+      { env: withoutLocalVariableFiles.env },
+    );
     expect(server.output()).toContain(`Ready on ${server.url}`);
 
     const health = await fetch(`${server.url}/v1/health`);

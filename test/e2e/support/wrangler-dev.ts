@@ -4,6 +4,7 @@
  * processes together and a test run never leaves a server behind:
  *
  *   spawn (detached: pgid = pid) ──► poll GET /v1/health until 200 (bounded) ──► { url, stop }
+ *         (another Worker: poll its output until it says it is ready)
  *   stop: SIGTERM the group ──► grace ──► SIGKILL the group ──► wait until no member lives ──► rm dir
  *
  * `halt()` and `resume()` take the server away and bring it back on the same port and state
@@ -73,13 +74,28 @@ async function twoFreePorts(): Promise<[number, number]> {
 }
 
 /**
+ * What keeps a developer's own files out of a test's server. `wrangler dev` adds a `.dev.vars`
+ * beside the wrangler config (or, without one, `.env` and `.env.local`) to the Worker's
+ * bindings — the README's way to run Tributary locally with an admin token — and reads `.env`
+ * into its own environment. Given `--env-file`, it reads none of them, and /dev/null holds
+ * nothing; nor are the shell's variables made bindings. A server then has the variables of the
+ * wrangler config and of its test, nothing else (test/e2e/dev-vars-ignored.test.ts).
+ */
+export const withoutLocalVariableFiles = {
+  args: ["--env-file", "/dev/null"],
+  env: { CLOUDFLARE_INCLUDE_PROCESS_ENV: "false" },
+} as const;
+
+/**
  * `wrangler dev` on free ports, a fresh state directory, no metrics and no interactive session.
  * `vars` are Worker variables for this server only (`--var NAME:value`), e.g.
- * `{ TRIBUTARY_FAULTS: "1" }` for fault injection, which wrangler.jsonc never enables.
+ * `{ TRIBUTARY_FAULTS: "1" }` for fault injection, which wrangler.jsonc never enables; a
+ * developer's `.dev.vars` or `.env` adds none (withoutLocalVariableFiles). `cwd`: the project
+ * to serve, the repository by default.
  */
-export async function startWranglerDev(options: { vars?: Record<string, string> } = {}): Promise<DevServer> {
+export async function startWranglerDev(options: { vars?: Record<string, string>; cwd?: string } = {}): Promise<DevServer> {
   const vars = Object.entries(options.vars ?? {}).flatMap(([name, value]) => ["--var", `${name}:${value}`]);
-  return startDevServer((port, inspectorPort, persistTo) => ({
+  const command = (port: number, inspectorPort: number, persistTo: string) => ({
     command: join(projectBinDirectory, "wrangler"),
     args: [
       "dev",
@@ -88,9 +104,11 @@ export async function startWranglerDev(options: { vars?: Record<string, string> 
       "--inspector-port", String(inspectorPort),
       "--persist-to", persistTo,
       "--show-interactive-dev-session=false",
+      ...withoutLocalVariableFiles.args,
       ...vars,
     ],
-  }));
+  });
+  return startDevServer(command, { cwd: options.cwd, env: withoutLocalVariableFiles.env });
 }
 
 export interface ServerCommand {
@@ -98,17 +116,31 @@ export interface ServerCommand {
   args: string[];
 }
 
+export interface DevServerOptions {
+  /** The working directory: the repository's root by default. */
+  cwd?: string;
+  /** Environment variables for the process, beyond the test's own. */
+  env?: Record<string, string>;
+  /**
+   * When the server is ready, given everything it printed: by default once it answers
+   * `GET /v1/health` with 200 (Tributary); a Worker without that route says it by its output.
+   */
+  readyWhen?: (output: string) => boolean;
+}
+
 /**
- * Spawns `command(port, inspectorPort, persistTo)` in its own process group from the
- * repository root and waits until it answers `GET /v1/health` with 200 on 127.0.0.1:port.
- * If it never does, the group is stopped and the error carries the server's output.
+ * Spawns `command(port, inspectorPort, persistTo)` in its own process group (from the
+ * repository root unless `options.cwd`) and waits until it is ready: it answers
+ * `GET /v1/health` with 200 on 127.0.0.1:port, or `options.readyWhen` holds. If it never
+ * is, the group is stopped and the error carries the server's output.
  */
 export async function startDevServer(
   command: (port: number, inspectorPort: number, persistTo: string) => ServerCommand,
+  options: DevServerOptions = {},
 ): Promise<DevServer> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await startOnFreePorts(command);
+      return await startOnFreePorts(command, options);
     } catch (error) {
       // A free port is free only until someone binds it: another process on the machine (a
       // second test run, a benchmark) may take it between freePort() and workerd's bind.
@@ -123,12 +155,15 @@ const portAttemptsMax = 3;
 
 class PortTakenError extends Error {}
 
-async function startOnFreePorts(command: (port: number, inspectorPort: number, persistTo: string) => ServerCommand): Promise<DevServer> {
+async function startOnFreePorts(
+  command: (port: number, inspectorPort: number, persistTo: string) => ServerCommand,
+  options: DevServerOptions,
+): Promise<DevServer> {
   const [port, inspectorPort] = await twoFreePorts();
   const persistTo = mkdtempSync(join(tmpdir(), "tributary-e2e-"));
   const { command: file, args } = command(port, inspectorPort, persistTo);
   const spawnServer = () => spawn(file, args, {
-    cwd: repositoryRoot,
+    cwd: options.cwd ?? repositoryRoot,
     detached: true, // its own process group, so one kill reaches workerd too
     stdio: ["ignore", "pipe", "pipe"], // no TTY on stdin: nothing interactive, nothing waits for a key
     env: {
@@ -137,9 +172,13 @@ async function startOnFreePorts(command: (port: number, inspectorPort: number, p
       WRANGLER_SEND_METRICS: "false",
       NO_COLOR: "1",
       npm_config_update_notifier: "false",
+      ...options.env,
     },
   });
-  const server = track(spawnServer, port, persistTo);
+  const readyWhen = options.readyWhen;
+  const ready = (server: DevServer, child: ChildProcess) =>
+    readyWhen === undefined ? waitForHealth(server, child) : waitForOutput(server, child, readyWhen);
+  const server = track(spawnServer, ready, port, persistTo);
   try {
     await server.resume();
   } catch (error) {
@@ -153,7 +192,12 @@ async function startOnFreePorts(command: (port: number, inspectorPort: number, p
 /** Servers not yet stopped, with their persistence directories and their process group while one runs. */
 const running = new Map<DevServer, { persistTo: string; processGroup: () => number | undefined }>();
 
-function track(spawnServer: () => ChildProcess, port: number, persistTo: string): DevServer {
+function track(
+  spawnServer: () => ChildProcess,
+  ready: (server: DevServer, child: ChildProcess) => Promise<void>,
+  port: number,
+  persistTo: string,
+): DevServer {
   let output = "";
   const append = (chunk: Buffer) => {
     output = (output + chunk.toString("utf8")).slice(-outputTailChars);
@@ -190,7 +234,7 @@ function track(spawnServer: () => ChildProcess, port: number, persistTo: string)
     resume: async () => {
       if (child !== undefined) throw new Error("resume() after halt(): the dev server is running");
       child = start();
-      await waitForHealth(server, child);
+      await ready(server, child);
     },
   };
   running.set(server, { persistTo, processGroup: () => child?.pid });
@@ -216,6 +260,19 @@ async function waitForHealth(server: DevServer, child: ChildProcess): Promise<vo
     await sleep(healthPollIntervalMs);
   }
   throw new Error(`GET ${server.url}/v1/health did not answer 200 within ${healthDeadlineMs} ms (${lastProblem}); output:\n${server.output()}`);
+}
+
+/** For a Worker without Tributary's health route: polls its output until `readyWhen` holds (bounded). */
+async function waitForOutput(server: DevServer, child: ChildProcess, readyWhen: (output: string) => boolean): Promise<void> {
+  const deadline = Date.now() + healthDeadlineMs;
+  while (Date.now() < deadline) {
+    if (readyWhen(server.output())) return;
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(`the dev server exited (${child.exitCode ?? child.signalCode}) before it was ready:\n${server.output()}`);
+    }
+    await sleep(healthPollIntervalMs);
+  }
+  throw new Error(`${server.url} did not say it was ready within ${healthDeadlineMs} ms; output:\n${server.output()}`);
 }
 
 async function stopGroup(processGroupId: number): Promise<void> {
