@@ -25,7 +25,7 @@ export default defineConfig({
       {
         plugins: [
           cloudflareTest({
-            wrangler: { configPath: "./wrangler.jsonc" },
+            wrangler: { configPath: "./wrangler.toml" },
             miniflare: { bindings: { TRIBUTARY_FAULTS: "1" } },
           }),
         ],
@@ -41,7 +41,7 @@ export default defineConfig({
         // TributaryService entrypoint of the Worker under test.
         plugins: [
           cloudflareTest({
-            wrangler: { configPath: "./wrangler.jsonc" },
+            wrangler: { configPath: "./wrangler.toml" },
             miniflare: {
               serviceBindings: { PRODUCER_EXAMPLE: "producer-example", CRON_EXAMPLE: "cron-consumer-example" },
               workers: [

@@ -48,7 +48,7 @@ export function describeEnvironment(): Environment {
   const processors = cpus();
   const memoryGiB = totalmem() / 1024 ** 3;
   const commit = quietly("git", ["rev-parse", "--short", "HEAD"]) ?? "unknown";
-  const dirty = quietly("git", ["status", "--porcelain", "--", "src", "wrangler.jsonc"]);
+  const dirty = quietly("git", ["status", "--porcelain", "--", "src", "wrangler.toml"]);
   return {
     date: new Date().toISOString(),
     machine: `${processors[0]?.model ?? "unknown CPU"}, ${processors.length} cores, ${memoryGiB.toFixed(1)} GiB memory, ${platform()} ${release()}`,

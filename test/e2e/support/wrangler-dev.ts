@@ -68,7 +68,7 @@ async function twoFreePorts(): Promise<[number, number]> {
 /**
  * `wrangler dev` on free ports, a fresh state directory, no metrics and no interactive session.
  * `vars` are Worker variables for this server only (`--var NAME:value`), e.g.
- * `{ TRIBUTARY_FAULTS: "1" }` for fault injection, which wrangler.jsonc never enables.
+ * `{ TRIBUTARY_FAULTS: "1" }` for fault injection, which wrangler.toml never enables.
  */
 export async function startWranglerDev(options: { vars?: Record<string, string> } = {}): Promise<DevServer> {
   const vars = Object.entries(options.vars ?? {}).flatMap(([name, value]) => ["--var", `${name}:${value}`]);
