@@ -1,13 +1,15 @@
 /**
  * The package as a user gets it: `npm pack` in the repository, a scratch project in a temporary
- * folder that installs the tarball (and vitest) from npm, and that project's own vitest running
- * a test file (support/selfhost-scratch.test.js) that uses `startTributary()` from
- * `tributary/testing`: produce and consume through the client, two instances at once isolated,
- * dispose, persist, regions and vars. The tarball holds the bin, dist (with the Worker) and
- * types, and nothing of the tests or the benchmark.
+ * folder (support/selfhost-scratch/) that installs the tarball, vitest and
+ * @cloudflare/vitest-plugin from npm, and that project's own vitest running docs/testing.md's
+ * two recipes: `startTributary()` from `tributary/testing` in Node (produce and consume through
+ * the client, two instances at once isolated, dispose, persist, regions and vars), and a
+ * Worker of the user's under the plugin with Tributary as an auxiliary Worker
+ * (`tributaryWorker()`) on a service binding. The tarball holds the bin, dist (with the
+ * Worker) and types, and nothing of the tests or the benchmark.
  */
 import { execFile } from "node:child_process";
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { promisify } from "node:util";
@@ -22,6 +24,11 @@ function userEnvironment(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, PATH: `${projectBin}${delimiter}${process.env.PATH ?? ""}`, NO_COLOR: "1", CI: "1" };
   for (const name of Object.keys(env)) if (name.toLowerCase().startsWith("npm_")) delete env[name];
   return env;
+}
+
+/** The version this repository has installed, so that the scratch project's install comes from npm's cache. */
+function installedVersion(name: string): string {
+  return (JSON.parse(readFileSync(join(repositoryRoot, "node_modules", name, "package.json"), "utf8")) as { version: string }).version;
 }
 
 describe("the packed tarball in a user's project", () => {
@@ -59,15 +66,11 @@ describe("the packed tarball in a user's project", () => {
     expect(files.filter((file) => /^(test|bench|src|scripts|examples)\//.test(file))).toEqual([]);
   });
 
-  it("installs into a scratch project whose vitest runs startTributary()", async () => {
+  it("installs into a scratch project whose vitest runs startTributary() and a Worker bound to Tributary under the plugin", async () => {
     const project = join(scratch, "project");
-    mkdirSync(join(project, "test"), { recursive: true });
-    const vitestVersion = (JSON.parse(readFileSync(join(repositoryRoot, "node_modules", "vitest", "package.json"), "utf8")) as { version: string }).version;
-    writeFileSync(
-      join(project, "package.json"),
-      JSON.stringify({ name: "scratch", private: true, type: "module", devDependencies: { tributary: `file:${tarball}`, vitest: vitestVersion } }, null, 2),
-    );
-    copyFileSync(join(repositoryRoot, "test", "e2e", "support", "selfhost-scratch.test.js"), join(project, "test", "tributary.test.js"));
+    cpSync(join(repositoryRoot, "test", "e2e", "support", "selfhost-scratch"), project, { recursive: true });
+    const devDependencies = { tributary: `file:${tarball}`, vitest: installedVersion("vitest"), "@cloudflare/vitest-plugin": installedVersion("@cloudflare/vitest-plugin") };
+    writeFileSync(join(project, "package.json"), JSON.stringify({ name: "scratch", private: true, type: "module", devDependencies }, null, 2));
     const env = userEnvironment();
     await run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline"], { cwd: project, env, maxBuffer: 16 << 20 });
 
@@ -79,6 +82,6 @@ describe("the packed tarball in a user's project", () => {
         throw new Error(`the scratch project's vitest failed:\n${error.stdout ?? ""}\n${error.stderr ?? ""}`);
       },
     );
-    expect(tests.stdout).toMatch(/Tests\s+4 passed \(4\)/);
+    expect(tests.stdout).toMatch(/Tests\s+5 passed \(5\)/);
   });
 });
