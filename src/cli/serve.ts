@@ -105,9 +105,14 @@ function isAlive(pid: number): boolean {
   }
 }
 
-/** The workerd processes this process started (Miniflare does not say), from `ps`. */
+/** The workerd processes this process started (Miniflare does not say), from `ps` (none where there is no `ps`). */
 function workerdPids(): number[] {
-  const table = execFileSync("ps", ["-A", "-o", "pid=,ppid=,comm="], { encoding: "utf8" });
+  let table: string;
+  try {
+    table = execFileSync("ps", ["-A", "-o", "pid=,ppid=,comm="], { encoding: "utf8" });
+  } catch {
+    return [];
+  }
   return table
     .split("\n")
     .map((line) => line.trim().split(/\s+/))
