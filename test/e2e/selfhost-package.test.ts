@@ -5,7 +5,7 @@
  * two recipes: `startTributary()` from `tributary/testing` in Node (produce and consume through
  * the client, two instances at once isolated, dispose, persist, regions and vars), and a
  * Worker of the user's under the plugin with Tributary as an auxiliary Worker
- * (`tributaryWorker()`) on a service binding. The tarball holds the bin, dist (with the
+ * (`tributaryWorker()`) on a service binding; then `node --test` runs the node:test recipe. The tarball holds the bin, dist (with the
  * Worker) and types, and nothing of the tests or the benchmark.
  */
 import { execFile } from "node:child_process";
@@ -83,5 +83,11 @@ describe("the packed tarball in a user's project", () => {
       },
     );
     expect(tests.stdout).toMatch(/Tests\s+5 passed \(5\)/);
+
+    const nodeTest = await run("node", ["--test", "test/node-test/*.test.js"], { cwd: project, env }).catch((error: { stdout?: string; stderr?: string }) => {
+      throw new Error(`node --test failed in the scratch project:\n${error.stdout ?? ""}\n${error.stderr ?? ""}`);
+    });
+    expect(nodeTest.stdout).toMatch(/# pass 1\n/);
+    expect(nodeTest.stdout).toMatch(/# fail 0\n/);
   });
 });
