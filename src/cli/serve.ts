@@ -152,6 +152,8 @@ process.stdin.on("end", () => {
 
 function startReaper(): { stop(): void } {
   const reaper: ChildProcess = spawn(process.execPath, ["-e", reaperScript], { stdio: ["pipe", "ignore", "ignore"] });
+  // A reaper someone killed must not take serve down with an EPIPE: serve still stops workerd on a signal.
+  reaper.stdin?.on("error", () => {});
   const tell = (pids: number[]) => reaper.stdin?.write(`${pids.join(" ")}\n`);
   tell(workerdPids());
   const refresh = setInterval(() => tell(workerdPids()), reaperRefreshMs);
