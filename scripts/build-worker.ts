@@ -1,5 +1,5 @@
 /**
- * `npm run build`, after tsc: the Worker bundled for Miniflare, and the settings of
+ * `npm run build` (dist/ emptied, then tsc, then this): the Worker bundled for Miniflare, and the settings of
  * wrangler.toml that `tributary serve` and `tributary/testing` need, so that wrangler.toml
  * stays the one place that says which Durable Objects, bucket and variables Tributary has.
  *
