@@ -26,7 +26,7 @@ export default defineConfig({
       {
         plugins: [
           cloudflareTest({
-            wrangler: { configPath: "./wrangler.jsonc" },
+            wrangler: { configPath: "./wrangler.toml" },
             // Every variable the Worker reads, whatever a developer's .dev.vars or .env holds.
             miniflare: { bindings: workersLayerVariables },
           }),
@@ -43,7 +43,7 @@ export default defineConfig({
         // TributaryService entrypoint of the Worker under test.
         plugins: [
           cloudflareTest({
-            wrangler: { configPath: "./wrangler.jsonc" },
+            wrangler: { configPath: "./wrangler.toml" },
             miniflare: {
               bindings: testWorkerVariables, // whatever a developer's .dev.vars or .env holds
               serviceBindings: { PRODUCER_EXAMPLE: "producer-example", CRON_EXAMPLE: "cron-consumer-example" },

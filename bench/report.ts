@@ -48,7 +48,7 @@ export function describeEnvironment(): Environment {
   const processors = cpus();
   const memoryGiB = totalmem() / 1024 ** 3;
   const commit = quietly("git", ["rev-parse", "--short", "HEAD"]) ?? "unknown";
-  const dirty = quietly("git", ["status", "--porcelain", "--", "src", "wrangler.jsonc"]);
+  const dirty = quietly("git", ["status", "--porcelain", "--", "src", "wrangler.toml"]);
   return {
     date: new Date().toISOString(),
     machine: `${processors[0]?.model ?? "unknown CPU"}, ${processors.length} cores, ${memoryGiB.toFixed(1)} GiB memory, ${platform()} ${release()}`,
@@ -220,6 +220,9 @@ ${runsSection(results)}
 
 /** The soak run's section (bench/soak.ts), kept when a benchmark rewrites the file: it runs apart, for minutes. */
 export const soakHeading = "## Soak run";
+/** The startup rows' section (bench/startup.ts), kept when a run does not measure them (`--only`). */
+export const startupHeading = "## Startup";
+const keptHeadings = [startupHeading, soakHeading];
 
 /** The text of `heading`'s section in `markdown`, exactly (up to the next "## " or the end), or undefined. */
 export function sectionOf(markdown: string, heading: string): string | undefined {
@@ -229,16 +232,17 @@ export function sectionOf(markdown: string, heading: string): string | undefined
   return markdown.slice(start + 1, next < 0 ? undefined : next + 1);
 }
 
-/** Writes RESULTS.md, keeping the soak run's section of the file it replaces. */
+/** Writes RESULTS.md, keeping the startup and soak sections of the file it replaces. */
 export function writeResults(path: string, markdown: string): void {
-  const previous = existsSync(path) ? sectionOf(readFileSync(path, "utf8"), soakHeading) : undefined;
-  writeFileSync(path, previous ? `${markdown.trimEnd()}\n\n${previous.trimEnd()}\n` : markdown, "utf8");
+  const current = existsSync(path) ? readFileSync(path, "utf8") : "";
+  const kept = keptHeadings.flatMap((heading) => sectionOf(current, heading) ?? []).map((section) => section.trimEnd());
+  writeFileSync(path, [markdown.trimEnd(), ...kept].join("\n\n") + "\n", "utf8");
 }
 
-/** Puts the soak run's section into RESULTS.md, in place of the previous one, leaving the rest as it is. */
-export function writeSoakSection(path: string, section: string): void {
+/** Puts a section (soak, startup) into RESULTS.md, in place of the previous one, leaving the rest as it is. */
+export function writeSection(path: string, heading: string, section: string): void {
   const current = existsSync(path) ? readFileSync(path, "utf8") : "# Benchmark results\n";
-  const previous = sectionOf(current, soakHeading);
+  const previous = sectionOf(current, heading);
   const next = previous ? current.replace(previous, `${section.trimEnd()}\n`) : `${current.trimEnd()}\n\n${section.trimEnd()}\n`;
   writeFileSync(path, next, "utf8");
 }

@@ -17,10 +17,11 @@ import type { Endpoint } from "./client.ts";
 import { createExecutor, type Settings } from "./execute.ts";
 import { profileRow } from "./profile.ts";
 import { costTable } from "./cost.ts";
-import { describeEnvironment, printedTable, resultsMarkdown, writeResults, writeSoakSection } from "./report.ts";
+import { describeEnvironment, printedTable, resultsMarkdown, soakHeading, startupHeading, writeResults, writeSection } from "./report.ts";
 import { runSoak, soakMarkdown } from "./soak.ts";
 import { scenarioTable, type RowResult } from "./scenarios.ts";
 import { startServer, startServers } from "./servers.ts";
+import { measureStartup, startupMarkdown, startupRows, type StartupRowId } from "./startup.ts";
 import { transports, type ServerName, type TransportName } from "./transports.ts";
 
 const usage = `usage: npm run bench -- [--quick] [--runs N] [--seconds S] [--warmup S] [--only TEXT] [--no-write] [--wrangler-defaults]
@@ -30,7 +31,7 @@ const usage = `usage: npm run bench -- [--quick] [--runs N] [--seconds S] [--war
   --runs N      measured runs per row (the figure is their median)
   --seconds S   length of one run
   --warmup S    unmeasured run per server before each row
-  --only TEXT   only rows whose id contains TEXT (e.g. json.produce, consume, latency)
+  --only TEXT   only rows whose id contains TEXT (e.g. json.produce, consume, latency, startup)
   --no-write    print the table but leave bench/RESULTS.md as it is
   --wrangler-defaults
                 keep wrangler dev's local trace collector and request log on, as \`npm start\` has them
@@ -143,7 +144,7 @@ async function soak(minutes: number, write: boolean, wranglerDefaults: boolean):
     console.log(`\n${section}`);
     if (write) {
       const path = join(repositoryRoot, "bench", "RESULTS.md");
-      writeSoakSection(path, section);
+      writeSection(path, soakHeading, section);
       progress(`wrote the soak section of ${path}`);
     }
   } finally {
@@ -157,12 +158,34 @@ function soakSampleSeconds(minutes: number): number {
   return Math.max(1, Math.round(minutes));
 }
 
+/**
+ * The startup rows (bench/startup.ts), after the servers have stopped so that nothing else
+ * runs; their own section of RESULTS.md.
+ */
+async function startup(ids: StartupRowId[], runs: number, write: boolean, progress: (line: string) => void): Promise<void> {
+  if (ids.length === 0) return;
+  const figures = await measureStartup(ids, runs, progress);
+  const environment = describeEnvironment();
+  const section = startupMarkdown(figures, environment.date, environment.commit);
+  console.log(`\n${section}`);
+  if (write) {
+    const path = join(repositoryRoot, "bench", "RESULTS.md");
+    writeSection(path, startupHeading, section);
+    progress(`wrote the startup section of ${path}`);
+  }
+}
+
 async function main(): Promise<void> {
   const { settings, mode, only, write, wranglerDefaults, profile: profiled, soakMinutes } = parseOptions();
   if (profiled !== undefined) return profile(profiled, settings, wranglerDefaults);
   if (soakMinutes !== undefined) return soak(soakMinutes, write, wranglerDefaults);
   const rows = scenarioTable().filter((scenario) => only === undefined || scenario.id.includes(only));
-  if (rows.length === 0) throw new Error(`no row id contains "${only}"`);
+  const startupIds = startupRows.map((row) => row.id).filter((id) => only === undefined || id.includes(only));
+  if (rows.length === 0 && startupIds.length === 0) throw new Error(`no row id contains "${only}"`);
+  if (rows.length === 0) {
+    const startedAt = performance.now();
+    return startup(startupIds, settings.runs, write, (line) => console.error(`[bench ${((performance.now() - startedAt) / 1000).toFixed(0).padStart(3)} s] ${line}`));
+  }
   const measuredRows = rows.filter((scenario) => transports[scenario.transport].unavailable() === undefined);
   const boundSeconds =
     startupAllowanceSeconds +
@@ -209,6 +232,7 @@ async function main(): Promise<void> {
     clearTimeout(watchdog);
     await Promise.all([servers.tributary.stop(), servers.baseline.stop()]);
   }
+  await startup(startupIds, settings.runs, write, progress);
 }
 
 // Ctrl-C and friends: exit, and the exit hooks (test/e2e/support/wrangler-dev.ts, servers.ts)

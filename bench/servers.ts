@@ -1,7 +1,7 @@
 /**
  * The two servers the benchmark measures, each a `wrangler dev` started by the e2e layer's
  * startDevServer (free ports, a fresh --persist-to directory, its own process group):
- * Tributary from the repository's wrangler.jsonc and the baseline from
+ * Tributary from the repository's wrangler.toml and the baseline from
  * bench/baseline/wrangler.jsonc, with the same flags and environment.
  *
  *   wrangler deploy --dry-run --outdir <tmp>  (one fixed build of each Worker, taken at the start)
@@ -31,7 +31,7 @@ export interface BenchServer extends DevServer {
 }
 
 const configs: Record<ServerName, string> = {
-  tributary: "wrangler.jsonc",
+  tributary: "wrangler.toml",
   baseline: "bench/baseline/wrangler.jsonc",
 };
 const wrangler = join(repositoryRoot, "node_modules", ".bin", "wrangler");

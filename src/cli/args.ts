@@ -53,6 +53,11 @@ export const allOptions = {
   "fetch-bytes-per-second": option("string"),
   "requests-per-second": option("string"),
   ttl: option("string"),
+  // serve
+  data: option("string"),
+  port: option("string"),
+  host: option("string"),
+  "admin-token": option("string"),
 } satisfies Record<string, OptionSpec>;
 
 export type OptionName = keyof typeof allOptions;
@@ -160,6 +165,10 @@ usage: tributary [--url URL] [--token TOKEN] [--json] <command>
       prints the token's secret once (--quiet: only the secret)
   tokens list
   tokens revoke <id>
+
+  serve --data DIR [--port N] [--host H] [--admin-token T]
+      Tributary on this machine (workerd through Miniflare, Node >= 22.12), state under DIR;
+      port 8787 and host 127.0.0.1 by default, admin token also from TRIBUTARY_ADMIN_TOKEN
 
 options:
   --url     the Worker's URL (env TRIBUTARY_URL, default http://127.0.0.1:8787)

@@ -11,6 +11,7 @@ import type { CommandContext } from "./context.ts";
 import { groupsCommand, groupsOptions } from "./groups.ts";
 import type { CliIo } from "./io.ts";
 import { produceCommand, produceOptions } from "./produce.ts";
+import { serveCommand, serveOptions } from "./serve.ts";
 import { tokensCommand, tokensOptions } from "./tokens.ts";
 import { topicsCommand, topicsOptions } from "./topics.ts";
 
@@ -46,6 +47,8 @@ function resolveCommand(words: string[]): Command {
       return { words: 1, options: produceOptions, run: (context) => produceCommand(context) };
     case "consume":
       return { words: 1, options: consumeOptions, run: (context) => consumeCommand(context) };
+    case "serve":
+      return { words: 1, options: serveOptions, run: (context) => serveCommand(context) };
     default:
       throw new UsageError(`unknown command: ${command}`);
   }

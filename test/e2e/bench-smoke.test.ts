@@ -1,6 +1,6 @@
 /**
  * A small run of the benchmark's own code (bench/) against one `wrangler dev`, so it cannot
- * rot: each transport's produce, consume and latency loops, the cost counters, the soak's
+ * rot (and its startup rows, which start Tributary without wrangler): each transport's produce, consume and latency loops, the cost counters, the soak's
  * sampling and verdict, and the report's tables. Figures are not asserted — speed is
  * measured by `npm run bench`, never by a test — only that each part answers sensibly.
  */
@@ -13,6 +13,7 @@ import { makeRecords } from "../../bench/payloads.ts";
 import { printedTable, resultsMarkdown, sectionOf, soakHeading } from "../../bench/report.ts";
 import { scenarioTable, type RowResult } from "../../bench/scenarios.ts";
 import { runSoak, soakMarkdown } from "../../bench/soak.ts";
+import { measureStartup, startupMarkdown, startupRows } from "../../bench/startup.ts";
 import { transports, type ServerName, type TransportName } from "../../bench/transports.ts";
 import { startWranglerDev, type DevServer } from "./support/wrangler-dev.ts";
 
@@ -73,5 +74,17 @@ describe("the benchmark's code against wrangler dev", () => {
     expect(result.samples.at(-1)!.produced).toBeGreaterThan(0);
     const section = soakMarkdown(result, "d", "c");
     expect(sectionOf(`# x\n\n${section}`, soakHeading)).toBe(section);
+  });
+});
+
+describe("the benchmark's startup rows", () => {
+  it("starts Tributary with startTributary() and tributary serve, and reports both", async () => {
+    const figures = await measureStartup(startupRows.map((row) => row.id), 1, () => {});
+    expect(figures.map((figure) => figure.id)).toEqual(["startup.start-tributary", "startup.serve"]);
+    for (const figure of figures) expect(figure.medianMs).toBeGreaterThan(0);
+    expect(figures[0]!.firstMs).toBeGreaterThan(0);
+    const section = startupMarkdown(figures, "d", "c");
+    expect(sectionOf(`# x\n\n${section}`, "## Startup")).toBe(section);
+    expect(section).toContain("`tributary serve --data DIR`");
   });
 });

@@ -58,14 +58,14 @@ describe.each([".dev.vars", ".env"])("a developer's %s beside the wrangler confi
     const created = await fetch(`${server.url}/v1/topics`, { // no admin token: open
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ name: "three-regions", replicationFactor: 3 }), // wrangler.jsonc's five REGIONS, not two
+      body: JSON.stringify({ name: "three-regions", replicationFactor: 3 }), // wrangler.toml's five REGIONS, not two
     });
     expect(created.status, await created.text()).toBe(201);
     const preflight = await fetch(`${server.url}/v1/topics`, {
       method: "OPTIONS",
       headers: { origin: "https://elsewhere.example", "access-control-request-method": "POST" },
     });
-    expect(preflight.headers.get("access-control-allow-origin")).toBe("*"); // wrangler.jsonc's CORS_ORIGINS
+    expect(preflight.headers.get("access-control-allow-origin")).toBe("*"); // wrangler.toml's CORS_ORIGINS
     const faults = await fetch(`${server.url}/v1/faults`, { method: "POST", body: "{}", headers: { "content-type": "application/json" } });
     expect(faults.status).toBe(404); // TRIBUTARY_FAULTS unset: no fault injection
     await server.stop();

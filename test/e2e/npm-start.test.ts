@@ -1,6 +1,6 @@
 /**
  * `npm start -- --port <port>` works as the README says: `wrangler dev` through the npm
- * script, on 127.0.0.1 (the `dev` block of wrangler.jsonc), with arguments after `--` passed
+ * script, on 127.0.0.1 (the `[dev]` table of wrangler.toml), with arguments after `--` passed
  * through; and stopping its process group leaves nothing running.
  */
 import { afterAll, describe, expect, it } from "vitest";

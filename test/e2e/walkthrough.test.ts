@@ -12,7 +12,7 @@ import { startWranglerDev, type DevServer } from "./support/wrangler-dev.ts";
 
 const execFileAsync = promisify(execFile);
 
-/** wrangler.jsonc `vars.REGIONS`: every leader and replica is one of them. */
+/** wrangler.toml `vars.REGIONS`: every leader and replica is one of them. */
 const regions = ["wnam", "enam", "weur", "apac", "oc"];
 const curlTimeoutMs = 30_000;
 

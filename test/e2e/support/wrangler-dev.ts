@@ -89,7 +89,7 @@ export const withoutLocalVariableFiles = {
 /**
  * `wrangler dev` on free ports, a fresh state directory, no metrics and no interactive session.
  * `vars` are Worker variables for this server only (`--var NAME:value`), e.g.
- * `{ TRIBUTARY_FAULTS: "1" }` for fault injection, which wrangler.jsonc never enables; a
+ * `{ TRIBUTARY_FAULTS: "1" }` for fault injection, which wrangler.toml never enables; a
  * developer's `.dev.vars` or `.env` adds none (withoutLocalVariableFiles). `cwd`: the project
  * to serve, the repository by default.
  */

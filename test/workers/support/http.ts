@@ -1,6 +1,6 @@
 /**
  * HTTP helpers for the workers test layer: every call goes through the Worker's own fetch
- * handler (the `main` module of wrangler.jsonc), inside workerd, as a client would call it.
+ * handler (the `main` module of wrangler.toml), inside workerd, as a client would call it.
  */
 import { exports } from "cloudflare:workers";
 import { expect } from "vitest";

@@ -1,0 +1,75 @@
+/**
+ * `npm run build` (dist/ emptied, then tsc, then this): the Worker bundled for Miniflare, and the settings of
+ * wrangler.toml that `tributary serve` and `tributary/testing` need, so that wrangler.toml
+ * stays the one place that says which Durable Objects, bucket and variables Tributary has.
+ *
+ *   wrangler deploy --dry-run --outdir <tmp>  ──►  dist/worker/index.js   (the ES module wrangler deploys)
+ *   wrangler.toml (wrangler's own reader)     ──►  dist/worker/worker-config.json  (src/testing/worker-config.ts)
+ *
+ * A binding the Miniflare runner does not map (KV, D1, queues, services, assets, crons…)
+ * stops the build with its name, instead of a runner that silently lacks it.
+ */
+import { execFileSync } from "node:child_process";
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { unstable_getDurableObjectClassNameToUseSQLiteMap, unstable_readConfig } from "wrangler";
+import type { WorkerConfig } from "../src/testing/worker-config.ts";
+
+const root = fileURLToPath(new URL("../", import.meta.url).href);
+const configPath = join(root, "wrangler.toml");
+const outDirectory = join(root, "dist", "worker");
+
+/** Fields of wrangler's config that would need a mapping in src/testing/worker-config.ts if they were ever used. */
+const unmappedFields = [
+  "kv_namespaces", "d1_databases", "queues.producers", "queues.consumers", "services", "workflows",
+  "analytics_engine_datasets", "hyperdrive", "vectorize", "send_email", "ai", "browser", "assets",
+  "triggers.crons",
+] as const;
+
+function readWorkerConfig(): WorkerConfig {
+  const config = unstable_readConfig({ config: configPath });
+  const present = unmappedFields.filter((field) => {
+    const value = field.split(".").reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], config);
+    return Array.isArray(value) ? value.length > 0 : value !== undefined && value !== null && !(typeof value === "object" && Object.keys(value).length === 0);
+  });
+  if (present.length > 0) throw new Error(`wrangler.toml uses ${present.join(", ")}: map it in src/testing/worker-config.ts and scripts/build-worker.ts`);
+  const sqlite = unstable_getDurableObjectClassNameToUseSQLiteMap(config.migrations);
+  const vars = Object.entries(config.vars ?? {}).map(([name, value]) => {
+    if (typeof value !== "string") throw new Error(`wrangler.toml: vars.${name} must be a string for the Miniflare runner`);
+    return [name, value] as const;
+  });
+  return {
+    name: config.name!,
+    compatibilityDate: config.compatibility_date!,
+    compatibilityFlags: config.compatibility_flags ?? [],
+    durableObjects: config.durable_objects.bindings.map((binding: { name: string; class_name: string }) => ({
+      binding: binding.name,
+      className: binding.class_name,
+      sqlite: sqlite.get(binding.class_name) === true,
+    })),
+    r2Buckets: config.r2_buckets.map((bucket: { binding: string; bucket_name?: string }) => ({ binding: bucket.binding, bucketName: bucket.bucket_name! })),
+    vars: Object.fromEntries(vars),
+  };
+}
+
+function bundle(): void {
+  const scratch = mkdtempSync(join(tmpdir(), "tributary-build-"));
+  try {
+    execFileSync(join(root, "node_modules", ".bin", "wrangler"), ["deploy", "--dry-run", "--outdir", scratch, "--config", configPath], {
+      cwd: root,
+      env: { ...process.env, WRANGLER_SEND_METRICS: "false", NO_COLOR: "1" },
+      stdio: ["ignore", "ignore", "inherit"],
+    });
+    rmSync(outDirectory, { recursive: true, force: true });
+    mkdirSync(outDirectory, { recursive: true });
+    copyFileSync(join(scratch, "index.js"), join(outDirectory, "index.js"));
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+const config = readWorkerConfig();
+bundle();
+writeFileSync(join(outDirectory, "worker-config.json"), `${JSON.stringify(config, null, 2)}\n`);

@@ -1,0 +1,71 @@
+/**
+ * The built Worker and its settings, as `npm run build` leaves them in dist/worker/
+ * (scripts/build-worker.ts): the bundle wrangler would deploy and what wrangler.toml says of
+ * its Durable Objects, R2 bucket, variables and compatibility date. From them, the Worker's
+ * Miniflare options — the one definition that `tributary serve`, `startTributary()` and a
+ * user's @cloudflare/vitest-plugin config (`tributaryWorker()`) all run.
+ */
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import type { V4WorkerOptions } from "miniflare";
+
+/** dist/worker/worker-config.json. */
+export interface WorkerConfig {
+  name: string;
+  compatibilityDate: string;
+  compatibilityFlags: string[];
+  durableObjects: { binding: string; className: string; sqlite: boolean }[];
+  r2Buckets: { binding: string; bucketName: string }[];
+  vars: Record<string, string>;
+}
+
+/**
+ * Miniflare's options for one Worker in the form @cloudflare/vitest-plugin takes in
+ * `miniflare.workers` (`durableObjects`, `r2Buckets`, `bindings`); Miniflare's own constructor
+ * takes it through `convertV4MiniflareOptions`.
+ */
+export type TributaryWorkerOptions = V4WorkerOptions;
+
+/**
+ * dist/worker/ at the package's root: two levels above this file both as src/testing/*.ts
+ * (in the repository) and as dist/testing/*.js (installed).
+ */
+export const workerDirectory = fileURLToPath(new URL("../../dist/worker/", import.meta.url).href);
+
+export function readWorkerConfig(): WorkerConfig {
+  try {
+    return JSON.parse(readFileSync(`${workerDirectory}worker-config.json`, "utf8")) as WorkerConfig;
+  } catch (error) {
+    throw new Error(`the built Worker is missing in ${workerDirectory}: run \`npm run build\` in Tributary's repository`, { cause: error });
+  }
+}
+
+export interface TributaryWorkerSettings {
+  /** The Worker's name among Miniflare's Workers (a service binding names it). Default "tributary". */
+  name?: string;
+  /** Variables and secrets beyond wrangler.toml's, e.g. TRIBUTARY_ADMIN_TOKEN; they win over its vars. */
+  vars?: Record<string, string>;
+}
+
+/**
+ * Tributary as one Miniflare Worker: the built module, SQLite-backed Durable Objects and the
+ * R2 bucket as wrangler.toml declares them, its vars overlaid with `vars`.
+ */
+export function tributaryWorker(settings: TributaryWorkerSettings = {}): TributaryWorkerOptions {
+  const config = readWorkerConfig();
+  const name = settings.name ?? config.name;
+  return {
+    name,
+    modules: true,
+    // Module names are paths below modulesRoot: workerd refuses a name that climbs out with "..".
+    modulesRoot: workerDirectory,
+    scriptPath: `${workerDirectory}index.js`,
+    compatibilityDate: config.compatibilityDate,
+    compatibilityFlags: config.compatibilityFlags,
+    bindings: { ...config.vars, ...settings.vars },
+    durableObjects: Object.fromEntries(
+      config.durableObjects.map(({ binding, className, sqlite }) => [binding, { className, useSQLite: sqlite }]),
+    ),
+    r2Buckets: Object.fromEntries(config.r2Buckets.map(({ binding, bucketName }) => [binding, bucketName])),
+  };
+}
