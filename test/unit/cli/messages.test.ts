@@ -5,6 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { Writable } from "node:stream";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { cli, FakeServer } from "./support.ts";
 
@@ -57,7 +58,7 @@ describe("usage mistakes", () => {
 });
 
 describe("--version", () => {
-  const version = JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")).version;
+  const version = JSON.parse(readFileSync(fileURLToPath(new URL("../../../package.json", import.meta.url).href), "utf8")).version;
 
   it("prints the package's version and exits 0, alone or with a command", async () => {
     for (const argv of [["--version"], ["topics", "list", "--version"]]) {
@@ -88,8 +89,8 @@ describe("topics describe", () => {
     // The fake's answer with the server's additions (docs/api.md): storage and configOverrides.
     const fetch = async (request: Request) => {
       const response = await server.fetch(request);
-      const topic = await response.json();
-      topic.partitions.forEach((partition: Record<string, unknown>, i: number) => (partition.storage = storage[i]));
+      const topic = (await response.json()) as { partitions: Record<string, unknown>[] };
+      topic.partitions.forEach((partition, i) => (partition.storage = storage[i]));
       return Response.json({ ...topic, configOverrides: ["retention.ms"] });
     };
     const run = await cli(server, ["topics", "describe", "orders"], { fetch });
