@@ -2,6 +2,7 @@
 export const usage = `tributary — Tributary's command-line tool (docs/cli.md)
 
 usage: tributary [--url URL] [--token TOKEN] [--json] <command>
+       tributary --version | --help
 
   topics list
   topics create <topic> [--partitions N] [--replication-factor N] [--config name=value]...
@@ -13,7 +14,9 @@ usage: tributary [--url URL] [--token TOKEN] [--json] <command>
 
   produce <topic> [--file PATH] [--key-separator SEP] [--partition N] [--acks 0|1|all]
                   [--linger-ms N] [--batch-bytes N] [--quiet]
-      one record per line of stdin (or --file); a progress line on a terminal, a summary at the end
+      one record per line of stdin (or --file); a progress line on a terminal, a summary at the end;
+      stopped early (a bad line, a refused request, Ctrl-C), it says what was acknowledged and
+      the line to resume from
 
   consume <topic> (--group G | --partition N [--offset N|earliest|latest])
                   [--from-beginning] [--follow] [--max N] [--json] [--base64] [--wait-ms N]
@@ -38,5 +41,6 @@ options:
   --token   bearer token (env TRIBUTARY_TOKEN)
   --json    JSON output instead of tables
 durations: 500ms, 30s, 10m, 1h, 7d
-exit codes: 0 ok, 1 the request failed (code and message on stderr), 2 bad usage
+exit codes: 0 ok (also a consume stopped by Ctrl-C, and output into a closed pipe), 1 the request
+failed (code and message on stderr), 2 bad usage, 130 a produce stopped by Ctrl-C
 `;
