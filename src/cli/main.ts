@@ -37,12 +37,7 @@ interface Command {
   run(context: CommandContext, subcommand: string): Promise<void>;
 }
 
-function resolveCommand(words: string[]): Command & { name: string } {
-  const command = resolveCommandWords(words);
-  return { ...command, name: words.slice(0, command.words).join(" ") };
-}
-
-function resolveCommandWords(words: string[]): Command {
+function resolveCommand(words: string[]): Command {
   const [command, subcommand] = words;
   const grouped = (table: Record<string, OptionName[]>, run: (sub: string, context: CommandContext) => Promise<void>): Command => {
     if (subcommand === undefined) throw new UsageError(`${command} needs a subcommand: ${Object.keys(table).join(", ")}`);
@@ -80,7 +75,7 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
       return values.help === true ? exitCodes.ok : exitCodes.usage;
     }
     const command = resolveCommand(words);
-    const { values, positionals } = parseCommand(argv, command.options, command.name);
+    const { values, positionals } = parseCommand(argv, command.options, words.slice(0, command.words).join(" "));
     if (values.help === true || values.version === true) {
       io.stdout.write(values.help === true ? usage : `tributary ${packageVersion()}\n`);
       return exitCodes.ok;
