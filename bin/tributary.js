@@ -10,6 +10,12 @@ if (!existsSync(entry)) {
 }
 const { main } = await import(entry.href);
 
+// A write to a pipe whose reader went away (`| head`) fails with EPIPE: each write's callback
+// tells the command (which then stops quietly, exit 0); without a listener the stream's 'error'
+// event would also throw, with a stack trace.
+process.stdout.on("error", () => {});
+process.stderr.on("error", () => {});
+
 let interrupted = false;
 const code = await main(process.argv.slice(2), {
   stdin: process.stdin,
@@ -30,7 +36,3 @@ const code = await main(process.argv.slice(2), {
   },
 });
 process.exitCode = code;
-// stdout may be a pipe that closed early (`| head`): that is not an error worth a stack trace.
-process.stdout.on("error", (error) => {
-  if (error.code !== "EPIPE") throw error;
-});

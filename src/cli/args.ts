@@ -1,9 +1,12 @@
 /**
- * Command-line parsing with node:util parseArgs. Every option is declared once here, with the
+ * Command-line parsing over node:util parseArgs. Every option is declared once here, with the
  * same type in every command, so that a first lenient pass can find the command words wherever
- * the global flags are; a second, strict pass checks the command's own options.
+ * the global flags are. The second pass reads parseArgs' tokens and checks them itself, so that
+ * a mistake is said in the CLI's words ("unknown option --partiton; did you mean
+ * --partitions?"), never in parseArgs' own.
  */
 import { parseArgs, type ParseArgsConfig } from "node:util";
+import { formatCount } from "./table.ts";
 
 /** A mistake in how the CLI was called: exit code 2, with usage. */
 export class UsageError extends Error {
@@ -20,6 +23,7 @@ export const allOptions = {
   token: option("string"),
   json: option("boolean"),
   help: option("boolean", { short: "h" }),
+  version: option("boolean"),
   // topics
   partitions: option("string"),
   "replication-factor": option("string"),
@@ -63,26 +67,76 @@ export const allOptions = {
 export type OptionName = keyof typeof allOptions;
 export type Values = Partial<Record<OptionName, string | boolean | string[]>>;
 
-export const globalOptions: OptionName[] = ["url", "token", "json", "help"];
+export const globalOptions: OptionName[] = ["url", "token", "json", "help", "version"];
+
+const isOptionName = (name: string): name is OptionName => Object.hasOwn(allOptions, name);
 
 /** The command words (e.g. ["topics", "create", "orders"]) wherever the flags are. */
 export function commandWords(argv: string[]): string[] {
-  try {
-    return parseArgs({ args: argv, options: allOptions, allowPositionals: true, strict: false }).positionals;
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
+  return parseArgs({ args: argv, options: allOptions, allowPositionals: true, strict: false }).positionals;
 }
 
-/** Parses strictly with the global options and `names`; unknown options are a UsageError. */
-export function parseCommand(argv: string[], names: OptionName[]): { values: Values; positionals: string[] } {
-  const options = Object.fromEntries([...globalOptions, ...names].map((name) => [name, allOptions[name]]));
-  try {
-    const { values, positionals } = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
-    return { values: values as Values, positionals };
-  } catch (error) {
-    throw new UsageError((error as Error).message);
+/** Edits (insert, delete, replace one character) from `a` to `b`. */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    previous = current;
   }
+  return previous[b.length]!;
+}
+
+/** The option of `names` closest to a mistyped one, when it is close (a typo, a missing or extra letter or two). */
+function closestOption(typed: string, names: OptionName[]): OptionName | undefined {
+  let best: { name: OptionName; distance: number } | undefined;
+  for (const name of names) {
+    const distance = name.startsWith(typed) && typed.length >= 3 ? 1 : editDistance(typed, name);
+    if (best === undefined || distance < best.distance) best = { name, distance };
+  }
+  return best !== undefined && best.distance <= Math.max(1, Math.floor(typed.length / 4)) ? best.name : undefined;
+}
+
+function unknownOption(rawName: string, name: string, names: OptionName[], command: string): UsageError {
+  const suggestion = closestOption(name, names);
+  const hint = suggestion === undefined ? "" : `; did you mean --${suggestion}?`;
+  if (rawName.startsWith("--") && isOptionName(name)) return new UsageError(`${command} takes no option --${name}${hint}`);
+  return new UsageError(`unknown option ${rawName}${hint}`);
+}
+
+/**
+ * The command's options (the global ones and `names`) and its words. An unknown option, a
+ * missing value, or a value given to a flag is a UsageError. A value may start with "-"
+ * (`--offset -1` is then refused by the option's own check, with its range).
+ */
+export function parseCommand(argv: string[], names: OptionName[], command: string): { values: Values; positionals: string[] } {
+  const allowed = [...globalOptions, ...names];
+  const options = Object.fromEntries(allowed.map((name) => [name, allOptions[name]]));
+  const { tokens } = parseArgs({ args: argv, options, allowPositionals: true, strict: false, tokens: true });
+  const values: Values = {};
+  const positionals: string[] = [];
+  for (const token of tokens) {
+    if (token.kind === "positional") positionals.push(token.value);
+    if (token.kind !== "option") continue;
+    const name = token.name;
+    if (!isOptionName(name) || !allowed.includes(name)) throw unknownOption(token.rawName, name, allowed, command);
+    const spec = allOptions[name] as OptionSpec;
+    if (spec.type === "boolean") {
+      if (token.value !== undefined) throw new UsageError(`--${name} takes no value, got ${JSON.stringify(token.value)}`);
+      values[name] = true;
+      continue;
+    }
+    const value = token.value;
+    const next = token.inlineValue ? undefined : value?.replace(/=.*$/, "").replace(/^--?/, "");
+    if (value === undefined || (next !== undefined && value.startsWith("--") && isOptionName(next))) {
+      throw new UsageError(`--${name} needs a value${value === undefined ? "" : `, got the option ${value}`}`);
+    }
+    if (spec.multiple) values[name] = [...((values[name] as string[] | undefined) ?? []), value];
+    else values[name] = value;
+  }
+  return { values, positionals };
 }
 
 export function stringValue(values: Values, name: OptionName): string | undefined {
@@ -95,28 +149,39 @@ export function listValue(values: Values, name: OptionName): string[] {
   return Array.isArray(value) ? value : [];
 }
 
-/** An integer option within [min, max], or undefined when absent. */
-export function integerValue(values: Values, name: OptionName, min: number, max = Number.MAX_SAFE_INTEGER): number | undefined {
+/** An integer option within [min, max] (max absent: no upper bound), or undefined when absent. */
+export function integerValue(values: Values, name: OptionName, min: number, max?: number): number | undefined {
   const text = stringValue(values, name);
   if (text === undefined) return undefined;
   const value = /^-?\d+$/.test(text) ? Number(text) : Number.NaN;
-  if (!Number.isSafeInteger(value) || value < min || value > max) {
-    throw new UsageError(`--${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(text)}`);
+  if (!Number.isSafeInteger(value) || value < min || (max !== undefined && value > max)) {
+    const range = max === undefined ? `of at least ${formatCount(min)}` : `from ${formatCount(min)} to ${formatCount(max)}`;
+    throw new UsageError(`--${name} takes a whole number ${range}, got ${JSON.stringify(text)}`);
   }
   return value;
 }
 
-const durationUnitsMs: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+const durationUnitsMs: [unit: string, ms: number][] = [["d", 86_400_000], ["h", 3_600_000], ["m", 60_000], ["s", 1_000], ["ms", 1]];
 
-/** A duration option (`500ms`, `30s`, `10m`, `1h`, `7d`) in ms, or undefined when absent. */
-export function durationValue(values: Values, name: OptionName): number | undefined {
+/** 3,600,000 → "1h"; 90,000 → "90s": the largest unit that says it exactly. */
+export function formatDuration(ms: number): string {
+  const [unit, unitMs] = durationUnitsMs.find(([, unitMs]) => ms % unitMs === 0 && ms >= unitMs) ?? ["ms", 1];
+  return `${ms / unitMs}${unit}`;
+}
+
+/**
+ * A duration option (`500ms`, `30s`, `10m`, `1h`, `7d`) in ms, or undefined when absent. It must
+ * be more than zero and, with `max`, at most `max.ms` (`max.why` says whose bound it is).
+ */
+export function durationValue(values: Values, name: OptionName, max?: { ms: number; why: string }): number | undefined {
   const text = stringValue(values, name);
   if (text === undefined) return undefined;
   const match = /^(\d+)(ms|s|m|h|d)$/.exec(text);
-  const ms = match === null ? Number.NaN : Number(match[1]) * durationUnitsMs[match[2]!]!;
-  if (!Number.isSafeInteger(ms) || ms <= 0) {
-    throw new UsageError(`--${name} takes a duration such as 30s, 10m, 1h or 7d, got ${JSON.stringify(text)}`);
-  }
+  const unitMs = match === null ? undefined : durationUnitsMs.find(([unit]) => unit === match[2])![1];
+  const ms = match === null ? Number.NaN : Number(match[1]) * unitMs!;
+  if (!Number.isSafeInteger(ms)) throw new UsageError(`--${name} takes a duration such as 30s, 10m, 1h or 7d, got ${JSON.stringify(text)}`);
+  if (ms === 0) throw new UsageError(`--${name} must be longer than zero, got ${JSON.stringify(text)}`);
+  if (max !== undefined && ms > max.ms) throw new UsageError(`--${name} is at most ${formatDuration(max.ms)} (${max.why}), got ${JSON.stringify(text)}`);
   return ms;
 }
 
@@ -131,49 +196,3 @@ export function configValues(values: Values): Record<string, string | null> {
   for (const name of listValue(values, "delete-config")) configs[name] = null;
   return configs;
 }
-
-export const usage = `tributary — Tributary's command-line tool (docs/cli.md)
-
-usage: tributary [--url URL] [--token TOKEN] [--json] <command>
-
-  topics list
-  topics create <topic> [--partitions N] [--replication-factor N] [--config name=value]...
-  topics describe <topic>
-  topics alter <topic> [--config name=value]... [--delete-config name]... [--partitions N]
-  topics delete <topic>
-  topics write-token <topic> [--ttl DURATION] [--quiet]
-      a short-lived token that may only produce to the topic (for a web page)
-
-  produce <topic> [--file PATH] [--key-separator SEP] [--partition N] [--acks 0|1|all]
-                  [--linger-ms N] [--batch-bytes N] [--quiet]
-      one record per line of stdin (or --file); a progress line on a terminal, a summary at the end
-
-  consume <topic> (--group G | --partition N [--offset N|earliest|latest])
-                  [--from-beginning] [--follow] [--max N] [--json] [--base64] [--wait-ms N]
-      values, one per line; --json: JSON lines with key, headers, partition, offset, timestamp
-
-  groups list
-  groups describe <group>
-  groups lag <group>
-  groups reset <group> --topic T --to earliest|latest|<offset>|@<timestamp ms>
-  groups delete <group>
-
-  tokens create --rule RESOURCE:NAME:literal|prefixed:OPERATION,... [--rule ...]...
-                [--name N] [--expires-in DURATION] [--produce-bytes-per-second N]
-                [--fetch-bytes-per-second N] [--requests-per-second N] [--quiet]
-      e.g. --rule topic:orders:literal:read,write --rule group:app-:prefixed:read;
-      prints the token's secret once (--quiet: only the secret)
-  tokens list
-  tokens revoke <id>
-
-  serve --data DIR [--port N] [--host H] [--admin-token T]
-      Tributary on this machine (workerd through Miniflare, Node >= 22.12), state under DIR;
-      port 8787 and host 127.0.0.1 by default, admin token also from TRIBUTARY_ADMIN_TOKEN
-
-options:
-  --url     the Worker's URL (env TRIBUTARY_URL, default http://127.0.0.1:8787)
-  --token   bearer token (env TRIBUTARY_TOKEN)
-  --json    JSON output instead of tables
-durations: 500ms, 30s, 10m, 1h, 7d
-exit codes: 0 ok, 1 the request failed (code and message on stderr), 2 bad usage
-`;

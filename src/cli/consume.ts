@@ -7,9 +7,10 @@
  */
 import type { ConsumedMessage, FetchedRecord } from "../client/index.ts";
 import { encodeBase64 } from "../protocol/base64.ts";
+import { fetchWaitMsMax, partitionsPerTopicMax, sessionTimeoutMsMax, sessionTimeoutMsMin } from "../limits.ts";
 import { integerValue, stringValue, UsageError, type OptionName } from "./args.ts";
 import type { CommandContext } from "./context.ts";
-import { write } from "./io.ts";
+import { OutputClosed, write } from "./io.ts";
 
 export const consumeOptions: OptionName[] = ["group", "partition", "offset", "from-beginning", "follow", "max", "wait-ms", "base64", "session-timeout-ms"];
 
@@ -55,7 +56,7 @@ export async function consumeCommand(context: CommandContext): Promise<void> {
   if (topic === undefined) throw new UsageError("name the topic: tributary consume <topic>");
   if (extra.length > 0) throw new UsageError(`unexpected arguments: ${extra.join(" ")}`);
   const group = stringValue(context.values, "group");
-  const partition = integerValue(context.values, "partition", 0);
+  const partition = integerValue(context.values, "partition", 0, partitionsPerTopicMax - 1);
   if ((group === undefined) === (partition === undefined)) throw new UsageError("give --group or --partition (one of them)");
   if (group !== undefined && stringValue(context.values, "offset") !== undefined) {
     throw new UsageError("--offset is for --partition; a group starts at its committed offsets (see groups reset)");
@@ -75,7 +76,7 @@ async function startOffset(context: CommandContext, topic: string, partition: nu
 
 async function consumePartition(context: CommandContext, topic: string, partition: number, max: number | undefined): Promise<void> {
   const follow = context.values.follow === true;
-  const waitMs = integerValue(context.values, "wait-ms", 0, 30_000) ?? 10_000;
+  const waitMs = integerValue(context.values, "wait-ms", 0, fetchWaitMsMax) ?? 10_000;
   const handle = context.client.topic(topic);
   const format = formatter(context);
   const stop = new AbortController();
@@ -103,13 +104,13 @@ async function consumePartition(context: CommandContext, topic: string, partitio
 
 async function consumeGroup(context: CommandContext, topic: string, groupId: string, max: number | undefined): Promise<void> {
   const follow = context.values.follow === true;
-  const waitMs = integerValue(context.values, "wait-ms", 0, 30_000) ?? (follow ? 10_000 : 1_000);
+  const waitMs = integerValue(context.values, "wait-ms", 0, fetchWaitMsMax) ?? (follow ? 10_000 : 1_000);
   const consumer = context.client.consumer({
     groupId,
     maxWaitTimeInMs: waitMs,
     maxBytes: 8 * 1024 * 1024,
     maxRecords: 10_000,
-    sessionTimeoutMs: integerValue(context.values, "session-timeout-ms", 6_000, 1_800_000),
+    sessionTimeoutMs: integerValue(context.values, "session-timeout-ms", sessionTimeoutMsMin, sessionTimeoutMsMax),
   });
   const format = formatter(context);
   let printed = 0;
@@ -121,6 +122,7 @@ async function consumeGroup(context: CommandContext, topic: string, groupId: str
     });
   }
   const unsubscribe = context.io.onInterrupt(() => void consumer.disconnect());
+  let outputClosed: OutputClosed | undefined;
   try {
     await consumer.run({
       eachBatchAutoResolve: false,
@@ -128,7 +130,15 @@ async function consumeGroup(context: CommandContext, topic: string, groupId: str
         if (!isRunning()) return;
         const left = max === undefined ? batch.messages.length : max - printed;
         const messages: ConsumedMessage[] = batch.messages.slice(0, Math.max(0, left));
-        await print(context, messages, format);
+        try {
+          await print(context, messages, format);
+        } catch (error) {
+          if (!(error instanceof OutputClosed)) throw error;
+          // Nobody reads on (`| head`): leave the group as on Ctrl-C; this batch stays uncommitted.
+          outputClosed = error;
+          void consumer.disconnect();
+          return;
+        }
         // Resolved after printing: the group commits these with the next poll, never before.
         if (messages.length > 0) resolveOffset(messages.at(-1)!.offset);
         printed += messages.length;
@@ -139,4 +149,5 @@ async function consumeGroup(context: CommandContext, topic: string, groupId: str
   } finally {
     unsubscribe();
   }
+  if (outputClosed !== undefined) throw outputClosed;
 }

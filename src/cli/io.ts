@@ -18,18 +18,30 @@ export interface CliIo {
   onInterrupt(handler: () => void): () => void;
 }
 
-/** Writes, waiting for 'drain' when the stream's buffer is full, so a slow pipe bounds memory. */
+/** The reader of the output went away (`tributary consume … | head -2`): stop, quietly, exit 0. */
+export class OutputClosed extends Error {
+  override readonly name = "OutputClosed";
+}
+
+/** The command stopped on Ctrl-C after saying what it had done: exit 130 (128 + SIGINT). */
+export class Interrupted extends Error {
+  override readonly name = "Interrupted";
+}
+
+/** A pipe whose reader is gone: EPIPE on the write that met it, ERR_STREAM_DESTROYED on any after. */
+const closedCodes = new Set(["EPIPE", "ERR_STREAM_DESTROYED", "ERR_STREAM_WRITE_AFTER_END"]);
+
+/**
+ * Writes and waits until the stream took the chunk, so a slow pipe bounds memory; a reader that
+ * went away is an OutputClosed. (The stream's 'error' event needs a listener too, else Node
+ * throws it: bin/tributary.js listens on stdout and stderr.)
+ */
 export async function write(stream: Writable, chunk: string | Uint8Array): Promise<void> {
-  if (stream.write(chunk)) return;
+  if (stream.destroyed || stream.writableEnded) throw new OutputClosed("the output was closed");
   await new Promise<void>((resolve, reject) => {
-    const done = (error?: Error) => {
-      stream.off("drain", onDrain);
-      stream.off("error", done);
-      if (error) reject(error);
-      else resolve();
-    };
-    const onDrain = () => done();
-    stream.once("drain", onDrain);
-    stream.once("error", done);
+    stream.write(chunk, (error) => {
+      if (!error) resolve();
+      else reject(closedCodes.has((error as NodeJS.ErrnoException).code ?? "") ? new OutputClosed("the output was closed", { cause: error }) : error);
+    });
   });
 }

@@ -3,23 +3,34 @@
  * process as a CliIo and answers the exit code, so tests run it in-process; bin/tributary.js
  * is the thin entry that hands it the real process.
  */
-import { Tributary, TributaryError, type ErrorCode } from "../client/index.ts";
-import { commandWords, parseCommand, stringValue, usage, UsageError, type OptionName } from "./args.ts";
+import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { ErrorCode } from "../client/index.ts";
+import { TributaryError } from "../errors.ts";
+import { commandWords, parseCommand, stringValue, UsageError, type OptionName } from "./args.ts";
 import { stderrLogger } from "./retry-log.ts";
 import { consumeCommand, consumeOptions } from "./consume.ts";
 import type { CommandContext } from "./context.ts";
 import { groupsCommand, groupsOptions } from "./groups.ts";
-import type { CliIo } from "./io.ts";
+import { Interrupted, OutputClosed, type CliIo } from "./io.ts";
 import { produceCommand, produceOptions } from "./produce.ts";
 import { serveCommand, serveOptions } from "./serve.ts";
 import { tokensCommand, tokensOptions } from "./tokens.ts";
 import { topicsCommand, topicsOptions } from "./topics.ts";
+import { usage } from "./usage.ts";
 
 export type { CliIo } from "./io.ts";
 
 export const defaultUrl = "http://127.0.0.1:8787";
 
-export const exitCodes = { ok: 0, failed: 1, usage: 2 } as const;
+/** 130 = 128 + SIGINT, as a shell reports a command that Ctrl-C ended. */
+export const exitCodes = { ok: 0, failed: 1, usage: 2, interrupted: 130 } as const;
+
+/** The package's version: package.json is two levels up from src/cli/ and from dist/cli/ alike. */
+export function packageVersion(): string {
+  return (JSON.parse(readFileSync(join(dirname(fileURLToPath(import.meta.url)), "..", "..", "package.json"), "utf8")) as { version: string }).version;
+}
 
 interface Command {
   /** Words that name it: ["produce"] or ["topics", "list"]. */
@@ -59,16 +70,23 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
   try {
     const words = commandWords(argv);
     if (words.length === 0) {
-      io[argv.includes("--help") || argv.includes("-h") ? "stdout" : "stderr"].write(usage);
-      return argv.includes("--help") || argv.includes("-h") ? exitCodes.ok : exitCodes.usage;
+      const { values } = parseCommand(argv, [], "tributary");
+      if (values.version === true) {
+        io.stdout.write(`tributary ${packageVersion()}\n`);
+        return exitCodes.ok;
+      }
+      io[values.help === true ? "stdout" : "stderr"].write(usage);
+      return values.help === true ? exitCodes.ok : exitCodes.usage;
     }
     const command = resolveCommand(words);
-    const { values, positionals } = parseCommand(argv, command.options);
-    if (values.help === true) {
-      io.stdout.write(usage);
+    const { values, positionals } = parseCommand(argv, command.options, words.slice(0, command.words).join(" "));
+    if (values.help === true || values.version === true) {
+      io.stdout.write(values.help === true ? usage : `tributary ${packageVersion()}\n`);
       return exitCodes.ok;
     }
     json = values.json === true;
+    // Imported here, not above: --help and --version start without loading the client.
+    const { Tributary } = await import("../client/tributary.ts");
     const client = new Tributary({
       url: stringValue(values, "url") ?? io.env.TRIBUTARY_URL ?? defaultUrl,
       token: stringValue(values, "token") ?? io.env.TRIBUTARY_TOKEN,
@@ -97,6 +115,9 @@ const authenticationHints: Partial<Record<ErrorCode, string>> = {
 
 /** One clear line (code and message) on stderr, JSON with --json; never a stack trace for an API error. */
 function report(error: unknown, io: CliIo, json: boolean): number {
+  // The reader of stdout went away (`| head`): what it wanted was printed; as Unix tools do, stop quietly.
+  if (error instanceof OutputClosed) return exitCodes.ok;
+  if (error instanceof Interrupted) return exitCodes.interrupted;
   if (error instanceof UsageError) {
     io.stderr.write(`error: ${error.message}\nrun \`tributary --help\` for usage\n`);
     return exitCodes.usage;

@@ -6,6 +6,7 @@
  */
 import { operations, patternTypes, resourceTypes, type Operation, type PatternType, type ResourceType } from "../auth/acl.ts";
 import type { CreatedToken, Quotas, Rule, TokenInfo } from "../client/index.ts";
+import { quotaRatePerSecondMax } from "../limits.ts";
 import { durationValue, integerValue, listValue, stringValue, UsageError, type OptionName } from "./args.ts";
 import { output, type CommandContext } from "./context.ts";
 import { formatCount, renderTable } from "./table.ts";
@@ -60,9 +61,9 @@ function formatQuotas(quotas: Quotas): string {
 
 function quotasOf(context: CommandContext): Quotas | undefined {
   const quotas: Quotas = {
-    produceBytesPerSecond: integerValue(context.values, "produce-bytes-per-second", 1),
-    fetchBytesPerSecond: integerValue(context.values, "fetch-bytes-per-second", 1),
-    requestsPerSecond: integerValue(context.values, "requests-per-second", 1),
+    produceBytesPerSecond: integerValue(context.values, "produce-bytes-per-second", 1, quotaRatePerSecondMax),
+    fetchBytesPerSecond: integerValue(context.values, "fetch-bytes-per-second", 1, quotaRatePerSecondMax),
+    requestsPerSecond: integerValue(context.values, "requests-per-second", 1, quotaRatePerSecondMax),
   };
   const given = Object.entries(quotas).filter(([, value]) => value !== undefined);
   return given.length === 0 ? undefined : Object.fromEntries(given);

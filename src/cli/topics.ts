@@ -1,8 +1,9 @@
 /** `tributary topics list|create|describe|alter|delete|write-token`. */
-import type { Topic } from "../client/index.ts";
+import type { PartitionInfo, Topic } from "../client/index.ts";
+import { partitionsPerTopicMax, replicationFactorMax, writeTokenTtlMsMax } from "../limits.ts";
 import { configValues, durationValue, integerValue, UsageError, type OptionName } from "./args.ts";
 import { output, type CommandContext } from "./context.ts";
-import { renderTable } from "./table.ts";
+import { countOf, formatBytes, renderTable } from "./table.ts";
 
 export const topicsOptions: Record<string, OptionName[]> = {
   list: [],
@@ -20,17 +21,38 @@ function topicName(context: CommandContext): string {
   return name;
 }
 
-function describeTopic(topic: Topic): string {
-  const partitions = renderTable(
-    ["PARTITION", "LEADER", "REPLICAS", "ISR", "LOG-START", "HIGH-WATERMARK"],
-    topic.partitions.map((p) => [p.partition, p.leader, p.replicas.join(","), p.isr.join(","), p.logStartOffset, p.highWatermark]),
-  );
-  const configs = renderTable(
-    ["CONFIG", "VALUE"],
-    Object.entries(topic.configs).sort(([a], [b]) => (a < b ? -1 : 1)),
-  );
-  return `topic ${topic.name}  id ${topic.topicId}  replication factor ${topic.replicationFactor}\n\n${partitions}\n${configs}`;
+/** Where a partition's bytes live (docs/api.md: an addition to the contract's Topic). */
+interface PartitionStorage {
+  sqliteBatches: number;
+  sqliteBytes: number;
+  r2Segments: number;
+  r2Bytes: number;
 }
+
+/** A Topic as the server describes it, with its additions (docs/api.md): each partition's storage, the configs set on the topic. */
+type DescribedTopic = Omit<Topic, "partitions"> & { partitions: (PartitionInfo & { storage?: PartitionStorage })[]; configOverrides?: string[] };
+
+function describeTopic(topic: DescribedTopic): string {
+  const withStorage = topic.partitions.every((p) => p.storage !== undefined);
+  const storageCells = (storage: PartitionStorage | undefined) =>
+    storage === undefined ? [] : [formatBytes(storage.sqliteBytes), `${formatBytes(storage.r2Bytes)} (${countOf(storage.r2Segments, "segment")})`];
+  const partitions = renderTable(
+    ["PARTITION", "LEADER", "REPLICAS", "ISR", "LOG-START", "HIGH-WATERMARK", ...(withStorage ? ["SQLITE", "R2"] : [])],
+    topic.partitions.map((p) => [p.partition, p.leader, p.replicas.join(","), p.isr.join(","), p.logStartOffset, p.highWatermark, ...storageCells(p.storage)]),
+  );
+  const sum = (field: keyof PartitionStorage) => topic.partitions.reduce((total, p) => total + (p.storage?.[field] ?? 0), 0);
+  const storage = withStorage ? `stored: ${formatBytes(sum("sqliteBytes"))} in SQLite, ${formatBytes(sum("r2Bytes"))} in R2 (${countOf(sum("r2Segments"), "segment")})\n` : "";
+  const overrides = topic.configOverrides;
+  const configs = renderTable(
+    ["CONFIG", "VALUE", ...(overrides === undefined ? [] : ["SOURCE"])],
+    Object.entries(topic.configs)
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([name, value]) => [name, value, ...(overrides === undefined ? [] : [overrides.includes(name) ? "override" : "default"])]),
+  );
+  return `topic ${topic.name}  id ${topic.topicId}  replication factor ${topic.replicationFactor}\n\n${partitions}${storage}\n${configs}`;
+}
+
+const partitionsValue = (context: CommandContext) => integerValue(context.values, "partitions", 1, partitionsPerTopicMax);
 
 export async function topicsCommand(subcommand: string, context: CommandContext): Promise<void> {
   const topics = context.client.admin().topics;
@@ -48,11 +70,11 @@ export async function topicsCommand(subcommand: string, context: CommandContext)
       if (Object.values(configs).includes(null)) throw new UsageError("--delete-config is for topics alter");
       const topic = await topics.create({
         name,
-        partitions: integerValue(context.values, "partitions", 1),
-        replicationFactor: integerValue(context.values, "replication-factor", 1),
+        partitions: partitionsValue(context),
+        replicationFactor: integerValue(context.values, "replication-factor", 1, replicationFactorMax),
         configs: configs as Record<string, string>,
       });
-      return output(context, topic, () => `created topic ${topic.name} with ${topic.partitions.length} partition(s)\n`);
+      return output(context, topic, () => `created topic ${topic.name} with ${countOf(topic.partitions.length, "partition")}\n`);
     }
     case "describe": {
       const topic = await topics.describe(topicName(context));
@@ -61,7 +83,7 @@ export async function topicsCommand(subcommand: string, context: CommandContext)
     case "alter": {
       const name = topicName(context);
       const configs = configValues(context.values);
-      const partitions = integerValue(context.values, "partitions", 1);
+      const partitions = partitionsValue(context);
       if (Object.keys(configs).length === 0 && partitions === undefined) {
         throw new UsageError("topics alter needs --config, --delete-config or --partitions");
       }
@@ -77,7 +99,7 @@ export async function topicsCommand(subcommand: string, context: CommandContext)
     }
     case "write-token": {
       const name = topicName(context);
-      const minted = await context.client.topic(name).writeToken({ ttlMs: durationValue(context.values, "ttl") });
+      const minted = await context.client.topic(name).writeToken({ ttlMs: durationValue(context.values, "ttl", { ms: writeTokenTtlMsMax, why: "a write token's longest life" }) });
       const token = minted.token.reveal();
       if (context.values.quiet === true && !context.json) return output(context, null, () => `${token}\n`);
       return output(context, { ...minted, token }, () =>

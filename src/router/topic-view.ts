@@ -42,6 +42,8 @@ export async function topicView(env: Env, topic: TopicMetadata, options: { fresh
     topicId: topic.topicId,
     replicationFactor: topic.replicationFactor,
     configs: effectiveTopicConfigs(topic.configs),
+    // An addition to API.md's Topic: the configs set on the topic (the others are defaults; docs/api.md).
+    configOverrides: Object.keys(topic.configs).sort(),
     partitions,
   };
 }

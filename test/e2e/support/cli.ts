@@ -27,7 +27,8 @@ export interface CliProcess {
 }
 
 export interface CliOptions {
-  stdin?: Buffer;
+  /** The whole input (default none); "open": left open for the test to write to `child.stdin`. */
+  stdin?: Buffer | "open";
   /** Passed to the process as TRIBUTARY_TOKEN (default none, whatever the caller's environment holds). */
   token?: string;
 }
@@ -43,7 +44,7 @@ export function spawnCli(url: string, args: string[], options: CliOptions = {}):
   const stderr: Buffer[] = [];
   child.stdout!.on("data", (chunk: Buffer) => stdout.push(chunk));
   child.stderr!.on("data", (chunk: Buffer) => stderr.push(chunk));
-  child.stdin!.end(options.stdin ?? Buffer.alloc(0));
+  if (options.stdin !== "open") child.stdin!.end(options.stdin ?? Buffer.alloc(0));
   const done = new Promise<CliResult>((resolve, reject) => {
     child.once("error", reject);
     child.once("close", (code, signal) =>

@@ -9,7 +9,7 @@ describe("tributary topics", () => {
     const server = new FakeServer();
     const created = await cli(server, ["topics", "create", "orders", "--partitions", "3", "--config", "retention.ms=1000"]);
     expect(created).toMatchObject({ code: 0, stderr: "" });
-    expect(created.stdout.toString()).toContain("created topic orders with 3 partition(s)");
+    expect(created.stdout.toString()).toContain("created topic orders with 3 partitions\n");
     const list = await cli(server, ["topics", "list"]);
     expect(list.stdout.toString()).toBe("TOPIC   PARTITIONS  REPLICATION\norders  3           1\n");
     const json = await cli(server, ["--json", "topics", "list"]);

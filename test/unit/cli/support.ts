@@ -1,4 +1,4 @@
-import { PassThrough, Readable } from "node:stream";
+import { PassThrough, Readable, type Writable } from "node:stream";
 import { main, type CliIo } from "../../../src/cli/main.ts";
 import { FakeServer } from "../client/support/fake-server.ts";
 
@@ -14,8 +14,20 @@ function collect(stream: PassThrough): () => Buffer {
   return () => Buffer.concat(chunks);
 }
 
+export interface CliOptions {
+  stdin?: string | Buffer | Buffer[] | AsyncIterable<Buffer>;
+  env?: Record<string, string>;
+  stderrIsTTY?: boolean;
+  /** Instead of a stream that collects what is printed (then `stdout` of the run is empty). */
+  stdout?: Writable;
+  /** Instead of the server's fetch (to change its answers). */
+  fetch?: CliIo["fetch"];
+  /** Gets the CLI's Ctrl-C handler, to call it as a SIGINT would. */
+  onInterrupt?: (handler: () => void) => void;
+}
+
 /** Runs the CLI in-process against `server`, with `stdin` as its input. */
-export async function cli(server: FakeServer, argv: string[], options: { stdin?: string | Buffer | Buffer[] | AsyncIterable<Buffer>; env?: Record<string, string>; stderrIsTTY?: boolean } = {}): Promise<CliRun> {
+export async function cli(server: FakeServer, argv: string[], options: CliOptions = {}): Promise<CliRun> {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
   const out = collect(stdout);
@@ -24,13 +36,16 @@ export async function cli(server: FakeServer, argv: string[], options: { stdin?:
   const input = stdin === undefined ? [] : Array.isArray(stdin) || (typeof stdin === "object" && Symbol.asyncIterator in stdin) ? stdin : [Buffer.from(stdin as string)];
   const io: CliIo = {
     stdin: Readable.from(input),
-    stdout,
+    stdout: options.stdout ?? stdout,
     stderr,
     env: { TRIBUTARY_URL: "http://tributary.test", ...options.env },
     stdoutIsTTY: false,
     stderrIsTTY: options.stderrIsTTY ?? false,
-    fetch: server.fetch,
-    onInterrupt: () => () => {},
+    fetch: options.fetch ?? server.fetch,
+    onInterrupt: (handler) => {
+      options.onInterrupt?.(handler);
+      return () => {};
+    },
   };
   const code = await main(argv, io);
   return { code, stdout: out(), stderr: err().toString("utf8") };

@@ -50,11 +50,12 @@ describe("POST /v1/topics", () => {
     expect(response.status).toBe(201);
     expect(response.headers.get("content-type")).toMatch(/^application\/json/);
     const topic = response.body as Topic;
-    expect(Object.keys(topic).sort()).toEqual(["configs", "name", "partitions", "replicationFactor", "topicId"]);
+    expect(Object.keys(topic).sort()).toEqual(["configOverrides", "configs", "name", "partitions", "replicationFactor", "topicId"]);
     expect(topic.name).toBe(name);
     expect(topic.topicId).toMatch(uuidPattern);
     expect(topic.replicationFactor).toBe(1);
     expect(topic.configs).toEqual(defaultConfigs);
+    expect(topic.configOverrides).toEqual([]);
     expectPartitionShape(topic, 1);
     expect(topic.partitions[0]).toMatchObject({ partition: 0, logStartOffset: 0, highWatermark: 0 });
     expect(await describeTopic(name)).toEqual(topic);
@@ -66,6 +67,7 @@ describe("POST /v1/topics", () => {
     expectPartitionShape(topic, regions.length);
     expect(new Set(topic.partitions.map((partition) => partition.leader)).size).toBe(regions.length);
     expect(topic.configs).toEqual({ ...defaultConfigs, "cleanup.policy": "compact", "retention.ms": "1000" });
+    expect(topic.configOverrides).toEqual(["cleanup.policy", "retention.ms"]);
     expect(topic.partitions.every((partition) => partition.highWatermark === 0 && partition.logStartOffset === 0)).toBe(true);
   });
 
@@ -263,9 +265,12 @@ describe("PATCH /v1/topics/{topic}/configs", () => {
       "segment.bytes": "65536",
       "cleanup.policy": "compact",
     });
+    expect(merged.body.configOverrides).toEqual(["cleanup.policy", "retention.ms", "segment.bytes"]);
     const restored = await api("PATCH", `/v1/topics/${name}/configs`, { configs: { "retention.ms": null, "segment.bytes": null } });
     expect(restored.status).toBe(200);
     expect(restored.body.configs).toEqual({ ...defaultConfigs, "cleanup.policy": "compact" });
+    // Restored to its default, a config is no longer an override.
+    expect(restored.body.configOverrides).toEqual(["cleanup.policy"]);
     expect((await describeTopic(name)).configs).toEqual(restored.body.configs);
     expect(restored.body.partitions).toHaveLength(1);
     expect(restored.body.name).toBe(name);

@@ -144,6 +144,8 @@ export interface Topic {
   topicId: string;
   replicationFactor: number;
   configs: Record<string, string>;
+  /** docs/api.md: the configs set on the topic (the others are defaults). */
+  configOverrides: string[];
   partitions: {
     partition: number;
     leader: string;

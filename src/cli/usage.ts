@@ -1,0 +1,50 @@
+/** `tributary --help`: every command and option on one screen (docs/cli.md has the details). */
+export const usage = `tributary — Tributary's command-line tool (docs/cli.md)
+
+usage: tributary [--url URL] [--token TOKEN] [--json] <command>
+       tributary --version | --help
+
+  topics list
+  topics create <topic> [--partitions N] [--replication-factor N] [--config name=value]...
+  topics describe <topic>
+  topics alter <topic> [--config name=value]... [--delete-config name]... [--partitions N]
+  topics delete <topic>
+  topics write-token <topic> [--ttl DURATION] [--quiet]
+      a short-lived token that may only produce to the topic (for a web page)
+
+  produce <topic> [--file PATH] [--key-separator SEP] [--partition N] [--acks 0|1|all]
+                  [--linger-ms N] [--batch-bytes N] [--quiet]
+      one record per line of stdin (or --file); a progress line on a terminal, a summary at the end;
+      stopped early (a bad line, a refused request, Ctrl-C), it says what was acknowledged and
+      the line to resume from
+
+  consume <topic> (--group G | --partition N [--offset N|earliest|latest])
+                  [--from-beginning] [--follow] [--max N] [--json] [--base64] [--wait-ms N]
+      values, one per line; --json: JSON lines with key, headers, partition, offset, timestamp
+
+  groups list
+  groups describe <group>
+  groups lag <group>
+  groups reset <group> --topic T --to earliest|latest|<offset>|@<timestamp ms>
+  groups delete <group>
+
+  tokens create --rule RESOURCE:NAME:literal|prefixed:OPERATION,... [--rule ...]...
+                [--name N] [--expires-in DURATION] [--produce-bytes-per-second N]
+                [--fetch-bytes-per-second N] [--requests-per-second N] [--quiet]
+      e.g. --rule topic:orders:literal:read,write --rule group:app-:prefixed:read;
+      prints the token's secret once (--quiet: only the secret)
+  tokens list
+  tokens revoke <id>
+
+  serve --data DIR [--port N] [--host H] [--admin-token T]
+      Tributary on this machine (workerd through Miniflare, Node >= 22.12), state under DIR;
+      port 8787 and host 127.0.0.1 by default, admin token also from TRIBUTARY_ADMIN_TOKEN
+
+options:
+  --url     the Worker's URL (env TRIBUTARY_URL, default http://127.0.0.1:8787)
+  --token   bearer token (env TRIBUTARY_TOKEN)
+  --json    JSON output instead of tables
+durations: 500ms, 30s, 10m, 1h, 7d
+exit codes: 0 ok (also a consume stopped by Ctrl-C, and output into a closed pipe), 1 the request
+failed (code and message on stderr), 2 bad usage, 130 a produce stopped by Ctrl-C
+`;
