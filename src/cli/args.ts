@@ -45,6 +45,7 @@ export const allOptions = {
   // groups
   topic: option("string"),
   to: option("string"),
+  execute: option("boolean"),
   // tokens, topics write-token
   name: option("string"),
   rule: option("string", { multiple: true }),
@@ -150,7 +151,8 @@ usage: tributary [--url URL] [--token TOKEN] [--json] <command>
   groups list
   groups describe <group>
   groups lag <group>
-  groups reset <group> --topic T --to earliest|latest|<offset>|@<timestamp ms>
+  groups reset <group> --topic T --to earliest|latest|<offset>|@<timestamp ms> [--partitions 0,2] [--execute]
+      shows the new offsets; --execute writes them (the group must have no members)
   groups delete <group>
 
   tokens create --rule RESOURCE:NAME:literal|prefixed:OPERATION,... [--rule ...]...

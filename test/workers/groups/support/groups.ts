@@ -112,7 +112,15 @@ export interface GroupDescription {
   group: string;
   state: string;
   assignor: string;
-  members: { memberId: string; memberEpoch: number; assignment: Assignment[] }[];
+  members: {
+    memberId: string;
+    memberEpoch: number;
+    assignment: Assignment[];
+    clientId: string | null;
+    host: string | null;
+    lastHeartbeatAt: number;
+    sessionTimeoutMs: number;
+  }[];
 }
 
 export async function describeGroup(group: string): Promise<GroupDescription> {
