@@ -1,5 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import { TributaryError, toResult, type Result } from "../errors.ts";
+import { compareStrings } from "../group/assignment.ts";
 import { ConsumerGroup, normalizeAssignment, PersistedContacts } from "../group/index.ts";
 import type { Assignment, GroupDescription, GroupState, HeartbeatRequest, JoinRequest, JoinResponse, MemberResponse } from "../group/index.ts";
 import { fetchWaitMsMax, membersPerGroupMax } from "../limits.ts";
@@ -394,8 +395,4 @@ function requirePartition(meta: ReadonlyMap<string, TopicMetadata>, topic: strin
 
 function invalid(message: string): TributaryError {
   return new TributaryError("INVALID_REQUEST", message);
-}
-
-function compareStrings(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

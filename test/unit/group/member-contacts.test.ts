@@ -57,15 +57,20 @@ describe("contact times across restarts", () => {
     expect(coordinator.contactOf("m1")).toBe(t0 + 8_000 / memberContactPersistDivisor);
   });
 
-  it("does not push a silent member's deadline further at each restart, even when the alarm's turn writes the row", () => {
+  it("does not push a silent member's deadline further at each restart, even when another member's heartbeats write the row", () => {
     const coordinator = new Coordinator(sessionTimeoutMsDefault);
+    coordinator.group.join({ topics: ["orders"], sessionTimeoutMs: sessionTimeoutMsDefault }, meta, t0);
+    coordinator.persist();
     const deadline = t0 + sessionTimeoutMsDefault + contactPersistLagMsFor(sessionTimeoutMsDefault);
-    for (let at = t0 + 20_000; at < deadline; at += 20_000) {
-      coordinator.restart(at);
+    const writesBefore = coordinator.rowWrites;
+    for (let at = t0 + 5_000; at < deadline; at += 5_000) {
+      if (at % 20_000 === 0) coordinator.restart(at);
       expect(coordinator.group.expire(at)).toEqual([]);
+      coordinator.group.heartbeat("m2", { memberEpoch: coordinator.group.member("m2")!.memberEpoch }, meta, at);
       coordinator.persist();
-      expect(coordinator.group.nextDeadlineMs()).toBe(deadline);
+      expect(coordinator.contactOf("m1")).toBeLessThanOrEqual(t0 + contactPersistLagMsFor(sessionTimeoutMsDefault));
     }
+    expect(coordinator.rowWrites).toBeGreaterThan(writesBefore); // m2's contact times were written meanwhile
     coordinator.restart(deadline);
     expect(coordinator.group.expire(deadline)).toEqual(["m1"]);
   });
