@@ -63,7 +63,7 @@ export interface MemberDescription {
   assignment: Assignment;
   clientId: string | null;
   host: string | null;
-  /** The member's last accepted request (ms since the epoch); after a coordinator restart, the latest it may have been (member-contacts.ts). */
+  /** The member's last accepted request (ms since the epoch); the object shows the persisted one after a restart (member-contacts.ts). */
   lastHeartbeatAt: number;
   sessionTimeoutMs: number;
 }

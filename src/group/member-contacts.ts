@@ -19,6 +19,7 @@
  */
 
 import { memberContactPersistDivisor } from "../limits.ts";
+import type { GroupDescription } from "./group.ts";
 import type { GroupState, MemberState } from "./group-state.ts";
 
 export type MemberContact = Pick<MemberState, "memberId" | "lastContactMs" | "sessionTimeoutMs">;
@@ -55,6 +56,19 @@ export class PersistedContacts {
       if (row === undefined || member.lastContactMs - row >= contactPersistLagMsFor(member.sessionTimeoutMs)) return true;
     }
     return false;
+  }
+
+  /**
+   * What describe shows as each member's last heartbeat: one the coordinator knows happened —
+   * for a member not heard from since the load, the row's (its real last one may be later,
+   * by less than `lag`), never the restored guess.
+   */
+  describe(description: GroupDescription): GroupDescription {
+    const members = description.members.map((member) => {
+      const known = this.#restored.get(member.memberId) === member.lastHeartbeatAt ? this.#row.get(member.memberId) : undefined;
+      return known === undefined ? member : { ...member, lastHeartbeatAt: known };
+    });
+    return { ...description, members };
   }
 
   /**

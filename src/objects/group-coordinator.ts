@@ -200,7 +200,7 @@ export class GroupCoordinator extends DurableObject<Env> {
     return toResult(() => {
       this.#admitName(group);
       this.#requireExists();
-      return { group, ...this.#group.describe() };
+      return { group, ...this.#contacts.describe(this.#group.describe()) };
     });
   }
 

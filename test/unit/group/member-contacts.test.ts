@@ -75,6 +75,17 @@ describe("contact times across restarts", () => {
     expect(coordinator.group.expire(deadline)).toEqual(["m1"]);
   });
 
+  it("shows as the last heartbeat after a restart the one the row holds, never the restored guess, until the member is heard from", () => {
+    const coordinator = new Coordinator(sessionTimeoutMsDefault);
+    coordinator.group.heartbeat("m1", { memberEpoch: 1 }, meta, t0 + 4_000); // not written: under a quarter session
+    coordinator.persist();
+    coordinator.restart(t0 + 30_000);
+    expect(coordinator.contactOf("m1")).toBe(t0 + 11_250);
+    expect(coordinator.contacts.describe(coordinator.group.describe()).members[0]!.lastHeartbeatAt).toBe(t0);
+    coordinator.group.heartbeat("m1", { memberEpoch: 1 }, meta, t0 + 31_000);
+    expect(coordinator.contacts.describe(coordinator.group.describe()).members[0]!.lastHeartbeatAt).toBe(t0 + 31_000);
+  });
+
   it("writes the row for contact times alone about once per quarter session, not per heartbeat", () => {
     const coordinator = new Coordinator(sessionTimeoutMsDefault);
     const writesBefore = coordinator.rowWrites;

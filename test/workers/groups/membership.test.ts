@@ -52,7 +52,17 @@ describe("join", () => {
       group,
       state: "Stable",
       assignor: "range",
-      members: [{ memberId: joined.memberId, memberEpoch: joined.memberEpoch, assignment: [{ topic, partitions: [0, 1] }] }],
+      members: [
+        {
+          memberId: joined.memberId,
+          memberEpoch: joined.memberEpoch,
+          assignment: [{ topic, partitions: [0, 1] }],
+          clientId: null,
+          host: null,
+          lastHeartbeatAt: expect.any(Number),
+          sessionTimeoutMs: 45_000,
+        },
+      ],
     });
     const listed = await api("GET", "/v1/groups");
     expect(listed.status).toBe(200);
