@@ -140,7 +140,8 @@ async function topicFor(env: Env, name: string, topicId: string, partitionsNeede
 
 /**
  * The client's address as the router sees it, for describe: Cloudflare's CF-Connecting-IP
- * (local development has none, so null). A label for people, not an identity.
+ * (wrangler dev sets it too; a service binding's request has none: null). A label for people,
+ * not an identity.
  */
 function clientHost(request: Request): string | null {
   return request.headers.get("CF-Connecting-IP")?.trim() || null;
