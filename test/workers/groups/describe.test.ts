@@ -4,15 +4,9 @@
  * its last heartbeat and its session timeout — fields added to API.md's shape.
  */
 import { describe, expect, it } from "vitest";
-import { api, createTopic, expectError, uniqueTopic } from "../support/http.ts";
+import { api, expectError } from "../support/http.ts";
 import { clientIdLengthMax } from "../../../src/limits.ts";
-import { describeGroup, groupPath, heartbeat, join, joinRaw, uniqueGroup } from "./support/groups.ts";
-
-async function topicWith(partitions: number): Promise<string> {
-  const topic = uniqueTopic("describe");
-  await createTopic(topic, { partitions });
-  return topic;
-}
+import { describeGroup, groupPath, heartbeat, join, joinRaw, topicWith, uniqueGroup } from "./support/groups.ts";
 
 describe("describe a group's members", () => {
   it("shows each member's client id, host, last heartbeat and session timeout", async () => {
