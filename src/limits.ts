@@ -203,6 +203,28 @@ export const sessionTimeoutMsDefault = 45_000;
  */
 export const heartbeatIntervalMsDefault = 5_000;
 
+/**
+ * A member's contact time is written to the coordinator's state row at least once per this
+ * fraction of its session, not on every heartbeat (that would be a row written per heartbeat):
+ * a heartbeat writes the row when the member's contact has moved a quarter session or more
+ * past the one the row holds. After a restart (Cloudflare evicts idle objects routinely, and
+ * the expiry alarm starts a fresh one) each member counts as heard from at the latest time it
+ * may have been — the row's time plus a quarter session, never later than the restart — so a
+ * member that stopped heartbeating is removed at most a quarter session late (the slack: 11.25 s
+ * at the 45 s default), never early, however often the object restarts. The row is then written
+ * about once per quarter session per active group, whatever its size.
+ */
+export const memberContactPersistDivisor = 4;
+
+/**
+ * Characters of a member's client id (Kafka's client.id, shown by describe): a label for
+ * people, sent with every join, so a few hundred characters is plenty, as for group names.
+ */
+export const clientIdLengthMax = 255;
+
+/** Characters of the client address a describe shows: an IPv6 address in text is at most 45. */
+export const clientHostLengthMax = 45;
+
 /** Times the group asks its id generator for an unused member id before giving up. */
 export const memberIdAttemptsMax = 3;
 

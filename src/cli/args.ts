@@ -49,6 +49,7 @@ export const allOptions = {
   // groups
   topic: option("string"),
   to: option("string"),
+  execute: option("boolean"),
   // tokens, topics write-token
   name: option("string"),
   rule: option("string", { multiple: true }),

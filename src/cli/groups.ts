@@ -1,4 +1,7 @@
-/** `tributary groups list|describe|lag|reset|delete`. */
+/**
+ * `tributary groups list|describe|lag|reset|delete`. `reset` shows the plan unless --execute,
+ * as kafka-consumer-groups --reset-offsets does.
+ */
 import type { ResetTarget } from "../client/index.ts";
 import { stringValue, UsageError, type OptionName } from "./args.ts";
 import { output, type CommandContext } from "./context.ts";
@@ -8,7 +11,7 @@ export const groupsOptions: Record<string, OptionName[]> = {
   list: [],
   describe: [],
   lag: [],
-  reset: ["topic", "to"],
+  reset: ["topic", "to", "partitions", "execute"],
   delete: [],
 };
 
@@ -27,6 +30,24 @@ export function resetTarget(text: string | undefined): ResetTarget {
   throw new UsageError("--to takes earliest, latest, an offset, or @<timestamp ms>");
 }
 
+/** "0,2" → [0, 2]: partition numbers, each once. */
+export function partitionList(text: string | undefined): number[] | undefined {
+  if (text === undefined) return undefined;
+  const parts = text.split(",").map((part) => part.trim());
+  if (!parts.every((part) => /^\d+$/.test(part))) throw new UsageError("--partitions takes partition numbers separated by commas, e.g. 0,2");
+  const partitions = parts.map(Number);
+  if (new Set(partitions).size !== partitions.length) throw new UsageError("--partitions names each partition once");
+  return partitions;
+}
+
+/** How long ago, for a person: "2.5 s ago", "3 min 5 s ago". */
+export function formatAge(ms: number): string {
+  const seconds = Math.max(0, ms) / 1000;
+  if (seconds < 60) return `${seconds.toFixed(1)} s ago`;
+  const whole = Math.floor(seconds);
+  return `${Math.floor(whole / 60)} min ${whole % 60} s ago`;
+}
+
 export async function groupsCommand(subcommand: string, context: CommandContext): Promise<void> {
   const groups = context.client.admin().groups;
   switch (subcommand) {
@@ -39,10 +60,19 @@ export async function groupsCommand(subcommand: string, context: CommandContext)
     }
     case "describe": {
       const group = await groups.describe(groupName(context));
+      const nowMs = Date.now();
       return output(context, group, () => {
         const members = renderTable(
-          ["MEMBER", "EPOCH", "ASSIGNMENT"],
-          group.members.map((m) => [m.memberId, m.memberEpoch, m.assignment.map((a) => `${a.topic}:${a.partitions.join(",")}`).join(" ")]),
+          ["MEMBER", "CLIENT-ID", "HOST", "EPOCH", "LAST-HEARTBEAT", "SESSION", "ASSIGNMENT"],
+          group.members.map((m) => [
+            m.memberId,
+            m.clientId,
+            m.host,
+            m.memberEpoch,
+            formatAge(nowMs - m.lastHeartbeatAt),
+            `${m.sessionTimeoutMs / 1000} s`,
+            m.assignment.map((a) => `${a.topic}:${a.partitions.join(",")}`).join(" "),
+          ]),
         );
         return `group ${group.group}  state ${group.state}  assignor ${group.assignor}\n\n${group.members.length === 0 ? "no members\n" : members}`;
       });
@@ -62,10 +92,14 @@ export async function groupsCommand(subcommand: string, context: CommandContext)
       const name = groupName(context);
       const topic = stringValue(context.values, "topic");
       if (topic === undefined) throw new UsageError("groups reset needs --topic");
-      const offsets = await groups.resetOffsets(name, { topic, to: resetTarget(stringValue(context.values, "to")) });
-      return output(context, { group: name, offsets }, () =>
-        renderTable(["TOPIC", "PARTITION", "OFFSET"], offsets.map((o) => [o.topic, o.partition, o.offset])),
-      );
+      const to = resetTarget(stringValue(context.values, "to"));
+      const partitions = partitionList(stringValue(context.values, "partitions"));
+      const execute = context.values.execute === true;
+      const offsets = await groups.resetOffsets(name, { topic, to, ...(partitions === undefined ? {} : { partitions }), dryRun: !execute });
+      return output(context, { group: name, executed: execute, offsets }, () => {
+        const table = renderTable(["GROUP", "TOPIC", "PARTITION", "NEW-OFFSET"], offsets.map((o) => [name, o.topic, o.partition, o.offset]));
+        return execute ? table : `${table}dry run: nothing changed; add --execute to reset (the group must have no members)\n`;
+      });
     }
     case "delete": {
       const name = groupName(context);

@@ -25,7 +25,8 @@ usage: tributary [--url URL] [--token TOKEN] [--json] <command>
   groups list
   groups describe <group>
   groups lag <group>
-  groups reset <group> --topic T --to earliest|latest|<offset>|@<timestamp ms>
+  groups reset <group> --topic T --to earliest|latest|<offset>|@<timestamp ms> [--partitions 0,2] [--execute]
+      shows the new offsets; --execute writes them (the group must have no members)
   groups delete <group>
 
   tokens create --rule RESOURCE:NAME:literal|prefixed:OPERATION,... [--rule ...]...

@@ -98,8 +98,11 @@ export class GroupsAdmin {
     return (await read<{ offsets: GroupOffset[] }>(this.#context, path("groups", group, "offsets"))).offsets;
   }
 
-  /** Moves an empty group's committed offsets of one topic (NON_EMPTY_GROUP while it has members). */
-  async resetOffsets(group: string, request: { topic: string; to: ResetTarget }): Promise<Position[]> {
+  /**
+   * Moves an empty group's committed offsets of one topic, or of its `partitions` (NON_EMPTY_GROUP
+   * while it has members); with `dryRun`, answers the plan and writes nothing.
+   */
+  async resetOffsets(group: string, request: { topic: string; to: ResetTarget; partitions?: number[]; dryRun?: boolean }): Promise<Position[]> {
     const answer = await this.#context.transport.json<{ offsets: Position[] }>({
       method: "POST",
       path: path("groups", group, "offsets", "reset"),

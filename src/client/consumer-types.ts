@@ -9,6 +9,8 @@ export interface ConsumerOptions {
   /** 6000–1800000, default 45000: silent this long, the member is removed. */
   sessionTimeoutMs?: number;
   assignor?: "uniform" | "range";
+  /** Kafka's client.id, shown with the member by `admin().groups.describe` (at most 255 characters). Default "tributary-client". */
+  clientId?: string;
   /** Records per poll (1–10000; the server's default 500). */
   maxRecords?: number;
   /** Bytes per poll (the server's default 1 MiB). */

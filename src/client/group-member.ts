@@ -20,6 +20,7 @@ export interface MemberOptions {
   groupId: string;
   sessionTimeoutMs?: number;
   assignor?: "uniform" | "range";
+  clientId?: string;
 }
 
 export interface PollRequest {
@@ -210,6 +211,7 @@ export class GroupMember {
             sessionTimeoutMs: this.#options.sessionTimeoutMs,
             assignor: this.#options.assignor,
             autoOffsetReset: this.#autoOffsetReset,
+            clientId: this.#options.clientId ?? "tributary-client",
           },
           signal,
         }),

@@ -76,7 +76,18 @@ export interface GroupDescription {
   group: string;
   state: string;
   assignor: string;
-  members: { memberId: string; memberEpoch: number; assignment: Assignment }[];
+  members: {
+    memberId: string;
+    memberEpoch: number;
+    assignment: Assignment;
+    /** The member's client id (Kafka's client.id), null when it gave none. */
+    clientId: string | null;
+    /** The client's address as the server saw its join, null when unknown. */
+    host: string | null;
+    /** Last heartbeat (ms since the epoch). */
+    lastHeartbeatAt: number;
+    sessionTimeoutMs: number;
+  }[];
 }
 
 export interface GroupOffset extends TopicPartition {

@@ -9,7 +9,7 @@ import { compareStrings, parseAssignment, partitionsIn } from "./assignment.ts";
 import type { Assignment, TopicsMeta } from "./assignment.ts";
 import { isAssignorName } from "./assignor.ts";
 import type { AssignorName } from "./assignor.ts";
-import { sessionTimeoutMsDefault, sessionTimeoutMsMax, sessionTimeoutMsMin, subscribedTopicsMax } from "../limits.ts";
+import { clientHostLengthMax, clientIdLengthMax, sessionTimeoutMsDefault, sessionTimeoutMsMax, sessionTimeoutMsMin, subscribedTopicsMax } from "../limits.ts";
 import type { AutoOffsetReset } from "./group-state.ts";
 
 export interface JoinRequest {
@@ -19,6 +19,10 @@ export interface JoinRequest {
   sessionTimeoutMs?: number | null;
   assignor?: AssignorName | null;
   autoOffsetReset?: AutoOffsetReset | null;
+  /** Kafka's client.id: a label describe shows. */
+  clientId?: string | null;
+  /** The client's address, as the router saw the request (not taken from the request's body). */
+  host?: string | null;
 }
 
 export interface HeartbeatRequest {
@@ -46,6 +50,8 @@ export interface ParsedJoin {
   sessionTimeoutMs: number;
   assignorPreference: AssignorName | null;
   autoOffsetReset: AutoOffsetReset;
+  clientId: string | null;
+  host: string | null;
 }
 
 export interface ParsedHeartbeat {
@@ -55,7 +61,7 @@ export interface ParsedHeartbeat {
 }
 
 export function parseJoin(request: JoinRequest, meta: TopicsMeta): ParsedJoin {
-  const { memberId, sessionTimeoutMs, assignor, autoOffsetReset } = request;
+  const { memberId, sessionTimeoutMs, assignor, autoOffsetReset, clientId, host } = request;
   if (memberId != null && (typeof memberId !== "string" || memberId.length === 0)) {
     throw invalid("memberId must be a non-empty string");
   }
@@ -70,12 +76,18 @@ export function parseJoin(request: JoinRequest, meta: TopicsMeta): ParsedJoin {
   if (autoOffsetReset != null && autoOffsetReset !== "latest" && autoOffsetReset !== "earliest") {
     throw invalid('autoOffsetReset must be "latest" or "earliest"');
   }
+  if (clientId != null && (typeof clientId !== "string" || clientId.length > clientIdLengthMax)) {
+    throw invalid(`clientId must be a string of at most ${clientIdLengthMax} characters`);
+  }
   return {
     memberId: memberId ?? undefined,
     topics: parseTopics(request.topics, meta),
     sessionTimeoutMs: sessionTimeoutMs ?? sessionTimeoutMsDefault,
     assignorPreference: assignor ?? null,
     autoOffsetReset: autoOffsetReset ?? "latest",
+    clientId: clientId == null || clientId.length === 0 ? null : clientId,
+    // The router's view of the client, not the client's word: an unusable one is dropped, not refused.
+    host: typeof host === "string" && host.length > 0 && host.length <= clientHostLengthMax ? host : null,
   };
 }
 

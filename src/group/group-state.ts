@@ -39,6 +39,10 @@ export interface MemberState {
   assignorPreference: AssignorName | null;
   autoOffsetReset: AutoOffsetReset;
   sessionTimeoutMs: number;
+  /** Kafka's client.id, as the member's join gave it; null when it gave none (or in a state persisted before it existed). */
+  clientId: string | null;
+  /** The client's address as the router saw it at join; null when unknown. */
+  host: string | null;
   /**
    * Last accepted request. It changes on every heartbeat without bumping `revision`: an object
    * that writes only on revision changes must keep contact times some other way.
@@ -90,6 +94,8 @@ export function copyAssignment(assignment: Assignment): Assignment {
 export function copyMember(member: MemberState): MemberState {
   return {
     ...member,
+    clientId: member.clientId ?? null,
+    host: member.host ?? null,
     previousAssignment: copyAssignment(member.previousAssignment),
     assignment: copyAssignment(member.assignment),
     pendingRevocation: copyAssignment(member.pendingRevocation),

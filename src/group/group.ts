@@ -37,6 +37,7 @@ import {
 import type { AutoOffsetReset, GroupState, MemberState, TopicState } from "./group-state.ts";
 import { acceptEpoch, fenced, giveAssignment, nextAssignment, sharedOwnership } from "./reconcile.ts";
 import { refreshTopics } from "./topics.ts";
+import type { MemberContact } from "./member-contacts.ts";
 
 export interface GroupDeps {
   /** A fresh unique id per call; the coordinator passes `() => crypto.randomUUID()`. */
@@ -53,7 +54,18 @@ export type GroupStatus = "Empty" | "Reconciling" | "Stable" | "Dead";
 export interface GroupDescription {
   state: Exclude<GroupStatus, "Dead">;
   assignor: AssignorName;
-  members: { memberId: string; memberEpoch: number; assignment: Assignment }[];
+  members: MemberDescription[];
+}
+
+export interface MemberDescription {
+  memberId: string;
+  memberEpoch: number;
+  assignment: Assignment;
+  clientId: string | null;
+  host: string | null;
+  /** The member's last accepted request (ms since the epoch); the object shows the persisted one after a restart (member-contacts.ts). */
+  lastHeartbeatAt: number;
+  sessionTimeoutMs: number;
 }
 
 export class ConsumerGroup {
@@ -105,6 +117,8 @@ export class ConsumerGroup {
     member.sessionTimeoutMs = parsed.sessionTimeoutMs;
     member.assignorPreference = parsed.assignorPreference;
     member.autoOffsetReset = parsed.autoOffsetReset;
+    member.clientId = parsed.clientId;
+    member.host = parsed.host;
     this.#members.set(member.memberId, member);
     return { memberId: member.memberId, ...this.#rejoin(member, topicsMeta, nowMs) };
   }
@@ -153,6 +167,11 @@ export class ConsumerGroup {
     for (const memberId of expired) this.#members.delete(memberId);
     if (expired.length > 0) this.#afterDeparture();
     return expired;
+  }
+
+  /** Every member's contact time and session, uncopied (the object checks them on every request). */
+  contacts(): Iterable<MemberContact> {
+    return this.#members.values();
   }
 
   /** When the next member expires, for the object's alarm; null without members. */
@@ -213,10 +232,14 @@ export class ConsumerGroup {
     return {
       state: members.length === 0 ? "Empty" : settled ? "Stable" : "Reconciling",
       assignor: this.#assignor,
-      members: members.map(({ memberId, memberEpoch, assignment }) => ({
-        memberId,
-        memberEpoch,
-        assignment: copyAssignment(assignment),
+      members: members.map((member) => ({
+        memberId: member.memberId,
+        memberEpoch: member.memberEpoch,
+        assignment: copyAssignment(member.assignment),
+        clientId: member.clientId,
+        host: member.host,
+        lastHeartbeatAt: member.lastContactMs,
+        sessionTimeoutMs: member.sessionTimeoutMs,
       })),
     };
   }
@@ -275,6 +298,8 @@ export class ConsumerGroup {
         autoOffsetReset: "latest",
         sessionTimeoutMs: 0,
         lastContactMs: 0,
+        clientId: null,
+        host: null,
       };
     }
     throw new TributaryError("UNKNOWN_SERVER_ERROR", "could not generate an unused member id");

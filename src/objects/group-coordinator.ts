@@ -1,6 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { TributaryError, toResult, type Result } from "../errors.ts";
-import { ConsumerGroup, normalizeAssignment } from "../group/index.ts";
+import { compareStrings } from "../group/assignment.ts";
+import { ConsumerGroup, normalizeAssignment, PersistedContacts } from "../group/index.ts";
 import type { Assignment, GroupDescription, GroupState, HeartbeatRequest, JoinRequest, JoinResponse, MemberResponse } from "../group/index.ts";
 import { fetchWaitMsMax, membersPerGroupMax } from "../limits.ts";
 import type { TopicMetadata } from "../topics/topic-metadata.ts";
@@ -33,9 +34,9 @@ const deletedTopicIdsMax = 1_000;
  * topicId, expires silent members with its alarm, wakes waiting polls on every change, and
  * keeps the controller's group index current. It never relays records.
  *
- * Contact times are not written per heartbeat: after a restart every member counts as
- * contacted at load time, a fresh session as after a Kafka coordinator failover. A member
- * that died just before a restart is thus removed at most one session timeout late.
+ * Contact times are not written per heartbeat but at least once per quarter session
+ * (src/group/member-contacts.ts): however often the object restarts, a member that stopped
+ * heartbeating is removed at most a quarter session late, and never early.
  *
  * A group exists from its first join or commit until it is deleted; `group_state.state` is
  * null while it does not, and the row stays only until the index has forgotten it.
@@ -47,6 +48,7 @@ export class GroupCoordinator extends DurableObject<Env> {
   #persistedRevision = 0;
   #persistedExists = false;
   #armedAlarmMs: number | null = null;
+  readonly #contacts = new PersistedContacts();
   #state!: GroupStateStore;
   #offsets!: GroupOffsetsStore;
   #index!: GroupIndexSync;
@@ -198,7 +200,7 @@ export class GroupCoordinator extends DurableObject<Env> {
     return toResult(() => {
       this.#admitName(group);
       this.#requireExists();
-      return { group, ...this.#group.describe() };
+      return { group, ...this.#contacts.describe(this.#group.describe()) };
     });
   }
 
@@ -337,8 +339,7 @@ export class GroupCoordinator extends DurableObject<Env> {
     this.#name = stored.name;
     if (stored.state === null) return stored;
     const state: GroupState = stored.state;
-    const nowMs = Date.now();
-    for (const member of state.members) member.lastContactMs = nowMs;
+    this.#contacts.load(state, Date.now());
     this.#group = newGroup(state);
     this.#exists = true;
     this.#persistedExists = true;
@@ -346,16 +347,17 @@ export class GroupCoordinator extends DurableObject<Env> {
     return stored;
   }
 
-  /** Writes the state row when the revision moved or the group came or went. */
+  /** Writes the state row when the revision moved, the group came or went, or a contact time is due. */
   #persist(): void {
-    if (this.#exists === this.#persistedExists && this.#group.revision === this.#persistedRevision) return;
+    const unchanged = this.#exists === this.#persistedExists && this.#group.revision === this.#persistedRevision;
+    if (unchanged && !this.#contacts.due(this.#group.contacts())) return;
     this.#saveRow();
   }
 
   #saveRow(): void {
     this.#state.save({
       name: this.#name ?? "",
-      state: this.#exists ? this.#group.toState() : null,
+      state: this.#contacts.toRow(this.#exists ? this.#group.toState() : null),
       indexed: this.#index.acknowledged,
     });
     this.#persistedExists = this.#exists;
@@ -393,8 +395,4 @@ function requirePartition(meta: ReadonlyMap<string, TopicMetadata>, topic: strin
 
 function invalid(message: string): TributaryError {
   return new TributaryError("INVALID_REQUEST", message);
-}
-
-function compareStrings(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

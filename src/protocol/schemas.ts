@@ -1,5 +1,6 @@
 import { z } from "zod";
 import {
+  clientIdLengthMax,
   fetchMaxBytesDefault,
   fetchMaxBytesMax,
   fetchMaxRecordsDefault,
@@ -128,6 +129,8 @@ export const joinGroupSchema = z.object({
   sessionTimeoutMs: z.number().int().min(sessionTimeoutMsMin).max(sessionTimeoutMsMax).optional(),
   assignor: z.enum(["uniform", "range"]).optional(),
   autoOffsetReset: z.enum(["latest", "earliest"]).optional(),
+  /** Kafka's client.id: a label `GET /v1/groups/{group}` shows with the member. */
+  clientId: z.string().max(clientIdLengthMax).optional(),
 });
 
 export const heartbeatSchema = z.object({
@@ -160,5 +163,14 @@ export const resetOffsetsSchema = z.object({
     z.strictObject({ timestamp: z.number().int().nonnegative() }),
     z.strictObject({ offset: z.number().int().nonnegative() }),
   ]),
+  /** Only these partitions (each once); every partition of the topic when omitted. */
+  partitions: z
+    .array(partitionNumberSchema)
+    .min(1)
+    .max(partitionsPerTopicMax)
+    .refine((partitions) => new Set(partitions).size === partitions.length, { error: "partitions names each partition at most once" })
+    .optional(),
+  /** Answers the plan and writes nothing (allowed while the group has members). */
+  dryRun: z.boolean().optional(),
 });
 export type ResetTarget = z.infer<typeof resetOffsetsSchema>["to"];

@@ -1,8 +1,11 @@
 /**
  * A seeded world around one ConsumerGroup: simulated consumers join, heartbeat, lose
  * responses, leave, crash silently, pause past their session and come back, change
- * subscriptions; topics grow; a fake clock runs the object's alarm. After every call into the
- * group the invariants of group-sim-checks.ts are checked. Everything that happens is logged,
+ * subscriptions; topics grow; a fake clock runs the object's alarm; the coordinator restarts
+ * from the row it persisted (as the object writes it: when the revision moves, and contact
+ * times lazily, src/group/member-contacts.ts). After every call into the group the invariants
+ * of group-sim-checks.ts are checked, and at every alarm that no member expired before its
+ * session ran out since its last accepted request, nor survived that by more than the slack. Everything that happens is logged,
  * so a failing seed reads as a story and replays exactly.
  */
 
@@ -11,6 +14,7 @@ import type { Assignment, TopicsMeta } from "../../src/group/assignment.ts";
 import type { AssignorName } from "../../src/group/assignor.ts";
 import { ConsumerGroup } from "../../src/group/group.ts";
 import type { GroupState } from "../../src/group/group-state.ts";
+import { contactPersistLagMsFor, PersistedContacts } from "../../src/group/member-contacts.ts";
 import { checkEpochs, checkMinimalMoves, checkOwnership, checkSettled, checkSubscribed, checkUnchanged } from "./group-sim-checks.ts";
 import type { ClientView } from "./group-sim-checks.ts";
 import { SeededRandom } from "./group-sim-random.ts";
@@ -34,6 +38,7 @@ export interface SimCounts {
   grown: number;
   settles: number;
   staleMetadata: number;
+  restarts: number;
 }
 
 const topicNames = ["t0", "t1", "t2"];
@@ -56,9 +61,16 @@ export class GroupSim {
     grown: 0,
     settles: 0,
     staleMetadata: 0,
+    restarts: 0,
   };
   readonly #random: SeededRandom;
-  readonly #group: ConsumerGroup;
+  readonly #generateMemberId: () => string;
+  #group: ConsumerGroup;
+  /** The object's state row and its contact bookkeeping. */
+  #contacts = new PersistedContacts();
+  #row: GroupState;
+  /** When the group last accepted a request from each member: the truth expiry is held to. */
+  readonly #heardAt = new Map<string, number>();
   readonly #clients: Client[] = [];
   readonly #highestEpochs = new Map<string, number>();
   readonly #subscriptions: string[][];
@@ -72,7 +84,9 @@ export class GroupSim {
     this.#random = new SeededRandom(seed);
     // Random ids, as crypto.randomUUID gives the object: id order must not follow join order.
     const ids = new SeededRandom(seed ^ 0x5eed);
-    this.#group = new ConsumerGroup({ generateMemberId: () => `m-${ids.int(0, 0xffffff).toString(16).padStart(6, "0")}` });
+    this.#generateMemberId = () => `m-${ids.int(0, 0xffffff).toString(16).padStart(6, "0")}`;
+    this.#group = new ConsumerGroup({ generateMemberId: this.#generateMemberId });
+    this.#row = this.#contacts.toRow(this.#group.toState())!;
     this.#partitions = Object.fromEntries(topicNames.map((topic) => [topic, this.#random.int(1, 6)]));
     this.#stalePartitions = { ...this.#partitions };
     const subscription = () => topicNames.filter(() => this.#random.chance(0.6)).concat();
@@ -105,6 +119,7 @@ export class GroupSim {
       resume: paused.length > 0 ? 5 : 0,
       subscribe: live.length > 0 && this.#subscriptions.length > 1 ? 4 : 0,
       grow: 3,
+      restart: 3,
       sleep: 4,
       settle: 1,
     });
@@ -125,6 +140,7 @@ export class GroupSim {
       this.#heartbeat(client, false);
     }
     if (action === "grow") this.#grow();
+    if (action === "restart") this.#restart();
     if (action === "sleep") this.#advance(this.#random.int(3_000, 25_000));
     if (action === "settle") this.settle();
   }
@@ -171,6 +187,7 @@ export class GroupSim {
     this.#checked(() => {
       const request = { topics: client.subscription, sessionTimeoutMs: client.sessionTimeoutMs, assignor: this.#assignor };
       const answer = this.#group.join(request, this.#meta(), this.#nowMs);
+      this.#heardAt.set(answer.memberId, this.#nowMs);
       this.counts.joins += 1;
       const outcome = `${answer.memberId} e${answer.memberEpoch} ${format(answer.assignment)}${lost ? " (answer lost)" : ""}`;
       this.#say(`${client.name} joins ${client.subscription.join("+")} → ${outcome}`);
@@ -192,6 +209,7 @@ export class GroupSim {
       try {
         const request = { memberEpoch: client.epoch, ownedPartitions, topics: client.epoch === 0 ? client.subscription : topics };
         const answer = this.#group.heartbeat(memberId, request, this.#meta(), this.#nowMs);
+        this.#heardAt.set(memberId, this.#nowMs);
         this.#say(`${sent} → e${answer.memberEpoch} ${format(answer.assignment)}${lost ? " (answer lost)" : ""}`);
         if (answer.memberEpoch < client.epoch) throw new Error(`${client.name} was answered with an older epoch`);
         if (lost) return void (this.counts.lostResponses += 1);
@@ -243,6 +261,34 @@ export class GroupSim {
     return Object.fromEntries(Object.entries(counts).map(([topic, partitions]) => [topic, { partitions }]));
   }
 
+  /** The object restarts: the group as its row holds it, each member heard from at the latest time it may have been. */
+  #restart(): void {
+    const state = structuredClone(this.#row);
+    this.#contacts = new PersistedContacts();
+    this.#contacts.load(state, this.#nowMs);
+    this.#group = new ConsumerGroup({ generateMemberId: this.#generateMemberId }, state);
+    checkUnchanged(this.#row, this.#group.toState());
+    this.counts.restarts += 1;
+    this.#say("the coordinator restarts from its row");
+  }
+
+  /** As the object after every request: the row is written when the revision moved or a contact time is due. */
+  #persist(): void {
+    if (this.#group.revision === this.#row.revision && !this.#contacts.due(this.#group.contacts())) return;
+    this.#row = this.#contacts.toRow(this.#group.toState())!;
+  }
+
+  /** Kafka's rule with the slack: expired no earlier than the session after the last accepted request, and at most a quarter session later. */
+  #checkExpiry(expired: readonly string[], before: GroupState): void {
+    for (const member of before.members) {
+      const deadline = this.#heardAt.get(member.memberId)! + member.sessionTimeoutMs;
+      if (expired.includes(member.memberId) && this.#nowMs < deadline) throw new Error(`${member.memberId} expired before its session ran out`);
+      if (!expired.includes(member.memberId) && this.#nowMs >= deadline + contactPersistLagMsFor(member.sessionTimeoutMs)) {
+        throw new Error(`${member.memberId} outlived its session by more than the slack`);
+      }
+    }
+  }
+
   /** Moves the fake clock; the object's alarm fires at the group's next deadline. */
   #advance(ms: number): void {
     this.#nowMs += ms;
@@ -254,6 +300,7 @@ export class GroupSim {
       const dueIds = due.map((member) => member.memberId).join();
       if (dueIds !== expired.join()) throw new Error(`expired [${expired.join()}], due [${dueIds}]`);
       if ((this.#group.nextDeadlineMs() ?? Infinity) <= this.#nowMs) throw new Error("a member past its deadline survived the alarm");
+      this.#checkExpiry(expired, before);
       this.counts.expired += expired.length;
       this.#say(`alarm at ${this.#nowMs}: expired ${expired.join(", ") || "nobody"}`);
       // A crashed client whose member is gone has nothing left to check.
@@ -267,6 +314,7 @@ export class GroupSim {
   #checked(body: (before: GroupState) => void): void {
     const before = this.#group.toState();
     body(before);
+    this.#persist();
     this.counts.calls += 1;
     const after = this.#group.toState();
     checkOwnership(after, this.#clients); // clients change even when the group does not

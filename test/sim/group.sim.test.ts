@@ -1,7 +1,8 @@
 /**
  * Seeded simulation of the consumer group core (issue 3). Each seed builds a world of
  * consumers that join, heartbeat, lose answers, leave, crash, pause past their session and
- * return, change subscriptions, while topics grow and a fake clock fires the alarm; every call
+ * return, change subscriptions, while topics grow, the coordinator restarts from its row and a
+ * fake clock fires the alarm; every call
  * is followed by the invariant checks in group-sim-checks.ts, and settling phases check the
  * final layout.
  *
@@ -44,7 +45,7 @@ describe("consumer group simulation", () => {
     }
     if (replaySeed !== undefined) return;
     // A simulation that never lost an answer or expired a member would prove little.
-    const faults: (keyof SimCounts)[] = ["joins", "lostResponses", "fenced", "unknownMember", "expired", "leaves", "grown", "settles", "staleMetadata"];
+    const faults: (keyof SimCounts)[] = ["joins", "lostResponses", "fenced", "unknownMember", "expired", "leaves", "grown", "settles", "staleMetadata", "restarts"];
     for (const name of faults) {
       expect(totals[name], name).toBeGreaterThan(seeds.length / 10);
     }

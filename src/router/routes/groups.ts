@@ -40,7 +40,7 @@ export const groupRoutes = new Hono<RouterEnv>()
     authorize(c, "group", group, "read");
     const body = await readJsonBody(c.req.raw, joinGroupSchema, { maxBytes: adminRequestBytesMax });
     authorizeTopics(c, body.topics, "read");
-    const joined = unwrap(await groupStub(c.env, group).join(group, body));
+    const joined = unwrap(await groupStub(c.env, group).join(group, { ...body, host: clientHost(c.req.raw) }));
     return c.json(joined, 201);
   })
   .post("/:group/members/:memberId/heartbeat", async (c) => {
@@ -84,7 +84,8 @@ export const groupRoutes = new Hono<RouterEnv>()
     const body = await readJsonBody(c.req.raw, resetOffsetsSchema, { maxBytes: adminRequestBytesMax });
     authorize(c, "topic", body.topic, "read");
     const offsets = await withTopic(c.env, body.topic, async (topic) => {
-      const resolved = await resolveReset(c.env, topic, body.to);
+      const resolved = await resolveReset(c.env, topic, body.to, resetPartitions(topic, body.partitions));
+      if (body.dryRun === true) return resolved.map(({ partition, offset }) => ({ topic: topic.name, partition, offset }));
       return unwrap(await groupStub(c.env, group).resetOffsets(group, { topic: topic.name, topicId: topic.topicId, offsets: resolved }));
     });
     return c.json({ offsets });
@@ -138,13 +139,33 @@ async function topicFor(env: Env, name: string, topicId: string, partitionsNeede
 }
 
 /**
- * The offset every partition of the topic is reset to: its log start, its high watermark,
+ * The client's address as the router sees it, for describe: Cloudflare's CF-Connecting-IP
+ * (wrangler dev sets it too; a service binding's request has none: null). A label for people,
+ * not an identity.
+ */
+function clientHost(request: Request): string | null {
+  return request.headers.get("CF-Connecting-IP")?.trim() || null;
+}
+
+/** The partitions a reset names (all of the topic's when it names none); one the topic lacks is refused, nothing written. */
+function resetPartitions(topic: TopicMetadata, named: readonly number[] | undefined): number[] {
+  const all = topic.partitions.map(({ partition }) => partition);
+  if (named === undefined) return all;
+  const missing = named.filter((partition) => partition >= all.length);
+  if (missing.length > 0) {
+    throw new TributaryError("UNKNOWN_TOPIC_OR_PARTITION", `topic ${topic.name} has no partition ${missing.join(", ")}`, { partitions: missing });
+  }
+  return [...named].sort((a, b) => a - b);
+}
+
+/**
+ * The offset each given partition of the topic is reset to: its log start, its high watermark,
  * the first offset at or after a timestamp (the high watermark when none is), or a given
  * offset clamped into [logStartOffset, highWatermark] (as Kafka's kafka-consumer-groups does).
  */
-async function resolveReset(env: Env, topic: TopicMetadata, to: ResetTarget): Promise<{ partition: number; offset: number }[]> {
+async function resolveReset(env: Env, topic: TopicMetadata, to: ResetTarget, partitions: readonly number[]): Promise<{ partition: number; offset: number }[]> {
   return Promise.all(
-    topic.partitions.map(async ({ partition }) => {
+    partitions.map(async (partition) => {
       if (typeof to === "string" || "timestamp" in to) {
         const at: OffsetQuery = typeof to === "string" ? to : { timestampMs: to.timestamp };
         return { partition, offset: (await listOffset(env, topic, partition, at)).offset };

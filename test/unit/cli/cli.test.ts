@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { Tributary } from "../../../src/client/index.ts";
 import { partitionForKey } from "../../../src/protocol/partitioner.ts";
 import { cli, FakeServer } from "./support.ts";
 
@@ -166,5 +167,51 @@ describe("tributary groups", () => {
     expect((await cli(server, ["groups", "reset", "g", "--topic", "orders", "--to", "nowhere"])).code).toBe(2);
     expect((await cli(server, ["groups", "delete", "g"])).code).toBe(0);
     expect(server.groups.size).toBe(0);
+  });
+
+  it("describes each member's client id, host, last heartbeat and session timeout", async () => {
+    const server = new FakeServer();
+    server.createTopic("orders", 2);
+    const consumer = new Tributary({ url: "http://tributary.test", fetch: server.fetch }).consumer({ groupId: "g", clientId: "billing-7", sessionTimeoutMs: 30_000 });
+    await consumer.subscribe({ topics: ["orders"] });
+    await consumer.run({ eachMessage: async () => {} });
+    try {
+      while (server.groups.get("g")?.core.isEmpty() !== false) await new Promise((resolve) => setTimeout(resolve, 5));
+      const described = (await cli(server, ["groups", "describe", "g"])).stdout.toString();
+      expect(described).toMatch(/MEMBER\s+CLIENT-ID\s+HOST\s+EPOCH\s+LAST-HEARTBEAT\s+SESSION\s+ASSIGNMENT\n/);
+      expect(described).toMatch(/\n\S+\s+billing-7\s+-\s+\d+\s+\d+\.\d s ago\s+30 s\s+orders:0,1\n/);
+      const json = JSON.parse((await cli(server, ["groups", "describe", "g", "--json"])).stdout.toString());
+      expect(json.members[0]).toMatchObject({ clientId: "billing-7", host: null, sessionTimeoutMs: 30_000, lastHeartbeatAt: expect.any(Number) });
+    } finally {
+      await consumer.disconnect();
+    }
+  });
+
+  it("resets offsets only with --execute (a plan otherwise), and only the --partitions given", async () => {
+    const server = new FakeServer();
+    server.createTopic("orders", 3);
+    await cli(server, ["produce", "orders", "--partition", "1"], { stdin: "a\nb\nc\n" });
+    await cli(server, ["produce", "orders", "--partition", "0"], { stdin: "d\n" });
+    await cli(server, ["consume", "orders", "--group", "g", "--max", "1", "--wait-ms", "10"]);
+    const committed = () => Object.fromEntries(server.groups.get("g")!.committed);
+    const all = await cli(server, ["groups", "reset", "g", "--topic", "orders", "--to", "latest", "--execute"]);
+    expect(all.code, all.stderr).toBe(0);
+    expect(committed()).toEqual({ "orders/0": 1, "orders/1": 3, "orders/2": 0 });
+
+    const plan = await cli(server, ["groups", "reset", "g", "--topic", "orders", "--to", "earliest", "--partitions", "1,2"]);
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout.toString()).toBe(
+      "GROUP  TOPIC   PARTITION  NEW-OFFSET\ng      orders  1          0\ng      orders  2          0\ndry run: nothing changed; add --execute to reset (the group must have no members)\n",
+    );
+    expect(JSON.parse(Buffer.from(server.requests.at(-1)!.body).toString())).toMatchObject({ partitions: [1, 2], dryRun: true });
+    expect(committed()).toEqual({ "orders/0": 1, "orders/1": 3, "orders/2": 0 });
+
+    const executed = await cli(server, ["groups", "reset", "g", "--topic", "orders", "--to", "earliest", "--partitions", "1", "--execute", "--json"]);
+    expect(JSON.parse(executed.stdout.toString())).toEqual({ group: "g", executed: true, offsets: [{ topic: "orders", partition: 1, offset: 0 }] });
+    expect(committed()).toEqual({ "orders/0": 1, "orders/1": 0, "orders/2": 0 });
+
+    for (const partitions of ["x", "1,1", "1,", "-1"]) {
+      expect((await cli(server, ["groups", "reset", "g", "--topic", "orders", "--to", "latest", "--partitions", partitions])).code).toBe(2);
+    }
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ConsumerGroup } from "../../../src/group/group.ts";
-import { groupTopicsMax, membersPerGroupMax, subscribedTopicsMax } from "../../../src/limits.ts";
+import { clientHostLengthMax, clientIdLengthMax, groupTopicsMax, membersPerGroupMax, subscribedTopicsMax } from "../../../src/limits.ts";
 import { emptyGroupState } from "../../../src/group/group-state.ts";
 import { expectRefused, memberOf, meta, newGroup, t0, thrown } from "./group-fixtures.ts";
 
@@ -22,8 +22,28 @@ describe("join", () => {
     expect(group.describe()).toEqual({
       state: "Stable",
       assignor: "uniform",
-      members: [{ memberId: "m1", memberEpoch: 1, assignment: joined.assignment }],
+      members: [
+        { memberId: "m1", memberEpoch: 1, assignment: joined.assignment, clientId: null, host: null, lastHeartbeatAt: t0, sessionTimeoutMs: 45_000 },
+      ],
     });
+  });
+
+  it("describes each member's client id, host, last heartbeat and session, as its join and heartbeats gave them", () => {
+    const group = newGroup();
+    group.join({ topics: ["orders"], clientId: "billing-1", host: "203.0.113.7", sessionTimeoutMs: 10_000 }, meta, t0);
+    group.heartbeat("m1", { memberEpoch: 1 }, meta, t0 + 2_000);
+    expect(group.describe().members).toEqual([
+      expect.objectContaining({ clientId: "billing-1", host: "203.0.113.7", lastHeartbeatAt: t0 + 2_000, sessionTimeoutMs: 10_000 }),
+    ]);
+    // A rejoin with new settings takes the new client id; an empty one counts as none.
+    group.join({ memberId: "m1", topics: ["orders"], clientId: "" }, meta, t0 + 3_000);
+    expect(group.describe().members[0]).toMatchObject({ clientId: null, host: null, lastHeartbeatAt: t0 + 3_000 });
+  });
+
+  it("drops a host the router could not use rather than refusing the member", () => {
+    const group = newGroup();
+    group.join({ topics: ["orders"], host: "x".repeat(clientHostLengthMax + 1) }, meta, t0);
+    expect(group.describe().members[0]!.host).toBeNull();
   });
 
   it("applies Kafka's defaults: 45 s session, latest, uniform", () => {
@@ -53,6 +73,8 @@ describe("join", () => {
     ["an unknown assignor", { topics: ["orders"], assignor: "sticky" }],
     ["an unknown reset policy", { topics: ["orders"], autoOffsetReset: "none" }],
     ["an empty member id", { topics: ["orders"], memberId: "" }],
+    ["a client id that is not a string", { topics: ["orders"], clientId: 7 }],
+    ["a client id too long", { topics: ["orders"], clientId: "c".repeat(clientIdLengthMax + 1) }],
   ])("refuses %s with INVALID_REQUEST and changes nothing", (_, request) => {
     const group = newGroup();
     group.join({ topics: ["orders"] }, meta, t0);

@@ -4,6 +4,8 @@ import { ConsumerGroup } from "../../../src/group/group.ts";
 import { expectSingleOwners, memberOf, meta, newGroup, t0 } from "./group-fixtures.ts";
 
 const orders = (...partitions: number[]) => [{ topic: "orders", partitions }];
+/** What describe says of a member besides its id, epoch and assignment, for members joined with defaults. */
+const described = { clientId: null, host: null, sessionTimeoutMs: 45_000 };
 
 describe("reconciliation: revoke before assign", () => {
   it("hands a moving partition to its new owner only after the old owner lets go", () => {
@@ -29,8 +31,8 @@ describe("reconciliation: revoke before assign", () => {
       state: "Stable",
       assignor: "uniform",
       members: [
-        { memberId: "m1", memberEpoch: 2, assignment: orders(0, 1) },
-        { memberId: "m2", memberEpoch: 2, assignment: orders(2, 3) },
+        { ...described, memberId: "m1", memberEpoch: 2, assignment: orders(0, 1), lastHeartbeatAt: t0 + 4 },
+        { ...described, memberId: "m2", memberEpoch: 2, assignment: orders(2, 3), lastHeartbeatAt: t0 + 5 },
       ],
     });
   });

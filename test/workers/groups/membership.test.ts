@@ -4,7 +4,7 @@
  */
 import { evictDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { api, createTopic, expectError, uniqueTopic } from "../support/http.ts";
+import { api, expectError } from "../support/http.ts";
 import {
   coordinator,
   describeGroup,
@@ -16,14 +16,9 @@ import {
   leave,
   partitionsOf,
   pollRaw,
+  topicWith,
   uniqueGroup,
 } from "./support/groups.ts";
-
-async function topicWith(partitions: number): Promise<string> {
-  const topic = uniqueTopic("members");
-  await createTopic(topic, { partitions });
-  return topic;
-}
 
 describe("join", () => {
   it("answers 201 {memberId, memberEpoch, assignment, heartbeatIntervalMs}; the first member gets every partition", async () => {
@@ -52,7 +47,17 @@ describe("join", () => {
       group,
       state: "Stable",
       assignor: "range",
-      members: [{ memberId: joined.memberId, memberEpoch: joined.memberEpoch, assignment: [{ topic, partitions: [0, 1] }] }],
+      members: [
+        {
+          memberId: joined.memberId,
+          memberEpoch: joined.memberEpoch,
+          assignment: [{ topic, partitions: [0, 1] }],
+          clientId: null,
+          host: null,
+          lastHeartbeatAt: expect.any(Number),
+          sessionTimeoutMs: 45_000,
+        },
+      ],
     });
     const listed = await api("GET", "/v1/groups");
     expect(listed.status).toBe(200);

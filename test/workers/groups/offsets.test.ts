@@ -189,10 +189,52 @@ describe("reset", () => {
     ["a negative timestamp", { topic: "t", to: { timestamp: -5 } }],
     ["both an offset and a timestamp", { topic: "t", to: { offset: 1, timestamp: 1 } }],
     ["no topic", { to: "earliest" }],
+    ["an empty partitions list", { topic: "t", to: "earliest", partitions: [] }],
+    ["a partition named twice", { topic: "t", to: "earliest", partitions: [0, 0] }],
+    ["a negative partition", { topic: "t", to: "earliest", partitions: [-1] }],
+    ["a dryRun that is not a boolean", { topic: "t", to: "earliest", dryRun: "yes" }],
   ])("refuses %s with 400 INVALID_REQUEST", async (_what, body) => {
     const topic = await filledTopic(1, 1);
     const group = await emptyGroup(topic);
     expectError(await resetRaw(group, body), 400, "INVALID_REQUEST");
+  });
+});
+
+describe("reset of some partitions, and a dry run", () => {
+  it("resets only the partitions named, in order, and leaves the others' commits as they were", async () => {
+    const topic = await filledTopic(3, 4);
+    const group = await emptyGroup(topic);
+    expect((await resetRaw(group, { topic, to: { offset: 1 } })).status).toBe(200);
+    const response = await resetRaw(group, { topic, to: "latest", partitions: [2, 0] });
+    expect(response.status, response.text).toBe(200);
+    expect(response.body).toEqual({ offsets: [{ topic, partition: 0, offset: 4 }, { topic, partition: 2, offset: 4 }] });
+    expect((await groupOffsets(group)).map((entry) => entry.offset)).toEqual([4, 1, 4]);
+  });
+
+  it("is 404 UNKNOWN_TOPIC_OR_PARTITION for a partition the topic lacks, nothing written", async () => {
+    const topic = await filledTopic(2, 2);
+    const group = await emptyGroup(topic);
+    expect(expectError(await resetRaw(group, { topic, to: "latest", partitions: [0, 2] }), 404, "UNKNOWN_TOPIC_OR_PARTITION")).toMatchObject({ partitions: [2] });
+    expect(await groupOffsets(group)).toEqual([]); // nothing committed, and no subscription left
+  });
+
+  it("answers the plan of a dry run and writes nothing, even while the group has members (Kafka refuses that; a plan takes nothing from them)", async () => {
+    const topic = await filledTopic(2, 3);
+    const group = uniqueGroup("dry-run");
+    await join(group, [topic]);
+    const response = await resetRaw(group, { topic, to: "latest", partitions: [1], dryRun: true });
+    expect(response.status, response.text).toBe(200);
+    expect(response.body).toEqual({ offsets: [{ topic, partition: 1, offset: 3 }] });
+    expect((await groupOffsets(group)).map((entry) => entry.offset)).toEqual([null, null]);
+    // The same request without dryRun is refused while the member is there.
+    expectError(await resetRaw(group, { topic, to: "latest", partitions: [1] }), 409, "NON_EMPTY_GROUP");
+  });
+
+  it("creates no group with a dry run", async () => {
+    const topic = await filledTopic(1, 1);
+    const group = uniqueGroup("dry-run-none");
+    expect((await resetRaw(group, { topic, to: "earliest", dryRun: true })).body).toEqual({ offsets: [{ topic, partition: 0, offset: 0 }] });
+    expectError(await api("GET", groupPath(group)), 404, "GROUP_ID_NOT_FOUND");
   });
 });
 

@@ -326,6 +326,7 @@ export class FakeServer {
       for (const { topic, partition, offset } of offsets) group.committed.set(`${topic}/${partition}`, offset);
       return new Response(null, { status: 204 });
     }
+    if (sub === "offsets" && memberId === "reset" && request.method === "POST") return this.#reset(group, body());
     if (sub === "offsets" && request.method === "GET") {
       const committedTopics = [...group.committed.keys()].map((key) => key.slice(0, key.lastIndexOf("/")));
       const offsets = [...new Set([...core.subscribedTopics(), ...committedTopics])].sort().flatMap((topic) =>
@@ -337,6 +338,22 @@ export class FakeServer {
       return json(200, { offsets });
     }
     return apiError(404, "NOT_FOUND", `no route for ${request.method} ${request.path}`);
+  }
+
+  /** API.md's reset, to earliest, latest or an offset (clamped), of `partitions` or all; `dryRun` writes nothing. */
+  #reset(group: FakeGroup, { topic, to, partitions, dryRun }: any): Response {
+    const logs = this.topics.get(topic)?.logs;
+    if (logs === undefined || (partitions ?? []).some((partition: number) => partition >= logs.length)) {
+      return apiError(404, "UNKNOWN_TOPIC_OR_PARTITION", `no topic or partition of ${topic}`);
+    }
+    if (dryRun !== true && !group.core.isEmpty()) return apiError(409, "NON_EMPTY_GROUP", "the group has members");
+    const chosen: number[] = partitions ?? logs.map((_, partition) => partition);
+    const offsets = chosen.map((partition) => {
+      const end = endOf(logs[partition]!);
+      return { topic, partition, offset: to === "earliest" ? 0 : to === "latest" ? end : Math.min(to.offset, end) };
+    });
+    if (dryRun !== true) for (const { partition, offset } of offsets) group.committed.set(`${topic}/${partition}`, offset);
+    return json(200, { offsets });
   }
 
   #withInterval<T extends { heartbeatIntervalMs: number }>(answer: T): T {

@@ -5,7 +5,7 @@
 import { env } from "cloudflare:workers";
 import { expect } from "vitest";
 import { groupStub } from "../../../../src/objects/stubs.ts";
-import { api, type ApiResponse } from "../../support/http.ts";
+import { api, createTopic, uniqueTopic, type ApiResponse } from "../../support/http.ts";
 
 export interface Assignment {
   topic: string;
@@ -48,6 +48,13 @@ let counter = 0;
 export function uniqueGroup(prefix: string): string {
   counter += 1;
   return `${prefix}-${counter}-${crypto.randomUUID().slice(0, 8)}`;
+}
+
+/** A new topic with this many partitions. */
+export async function topicWith(partitions: number, prefix = "members"): Promise<string> {
+  const topic = uniqueTopic(prefix);
+  await createTopic(topic, { partitions });
+  return topic;
 }
 
 export function groupPath(group: string, rest = ""): string {
@@ -112,7 +119,15 @@ export interface GroupDescription {
   group: string;
   state: string;
   assignor: string;
-  members: { memberId: string; memberEpoch: number; assignment: Assignment[] }[];
+  members: {
+    memberId: string;
+    memberEpoch: number;
+    assignment: Assignment[];
+    clientId: string | null;
+    host: string | null;
+    lastHeartbeatAt: number;
+    sessionTimeoutMs: number;
+  }[];
 }
 
 export async function describeGroup(group: string): Promise<GroupDescription> {
