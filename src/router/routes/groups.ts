@@ -18,6 +18,7 @@ import type { RouterEnv } from "../context.ts";
 import { pollGroup } from "../group-poll.ts";
 import { topicMetadata, withTopic } from "../metadata-cache.ts";
 import { listOffset } from "../partition-reads.ts";
+import { routeQuery } from "../query.ts";
 import { readJsonBody } from "../request-body.ts";
 
 /** A group name from the path: any string of 1 to groupIdLengthMax characters (Kafka restricts none). */
@@ -31,11 +32,13 @@ function groupParam(value: string): string {
 /** Consumer groups (API.md): membership, poll, offsets, describe, list, reset, delete. */
 export const groupRoutes = new Hono<RouterEnv>()
   .get("/", async (c) => {
+    routeQuery(c.req.url, []);
     const principal = principalOf(c);
     const groups = unwrap(await controllerStub(c.env).listGroups()).filter((entry) => may(principal, "group", entry.group, "describe"));
     return c.json({ groups });
   })
   .post("/:group/members", async (c) => {
+    routeQuery(c.req.url, []);
     const group = groupParam(c.req.param("group"));
     authorize(c, "group", group, "read");
     const body = await readJsonBody(c.req.raw, joinGroupSchema, { maxBytes: adminRequestBytesMax });
@@ -44,12 +47,14 @@ export const groupRoutes = new Hono<RouterEnv>()
     return c.json(joined, 201);
   })
   .post("/:group/members/:memberId/heartbeat", async (c) => {
+    routeQuery(c.req.url, []);
     const group = groupParam(c.req.param("group"));
     authorize(c, "group", group, "read");
     const body = await readJsonBody(c.req.raw, heartbeatSchema, { maxBytes: adminRequestBytesMax });
     return c.json(unwrap(await groupStub(c.env, group).heartbeat(group, c.req.param("memberId"), body)));
   })
   .post("/:group/members/:memberId/poll", async (c) => {
+    routeQuery(c.req.url, []);
     const group = groupParam(c.req.param("group"));
     authorize(c, "group", group, "read");
     const body = await readJsonBody(c.req.raw, pollSchema, { maxBytes: adminRequestBytesMax });
@@ -58,12 +63,14 @@ export const groupRoutes = new Hono<RouterEnv>()
     return c.json(answer);
   })
   .delete("/:group/members/:memberId", async (c) => {
+    routeQuery(c.req.url, []);
     const group = groupParam(c.req.param("group"));
     authorize(c, "group", group, "read");
     unwrap(await groupStub(c.env, group).leave(group, c.req.param("memberId")));
     return c.body(null, 204);
   })
   .post("/:group/offsets", async (c) => {
+    routeQuery(c.req.url, []);
     const group = groupParam(c.req.param("group"));
     authorize(c, "group", group, "read");
     const body = await readJsonBody(c.req.raw, commitOffsetsSchema, { maxBytes: adminRequestBytesMax });
@@ -72,6 +79,7 @@ export const groupRoutes = new Hono<RouterEnv>()
     return c.body(null, 204);
   })
   .get("/:group/offsets", async (c) => {
+    routeQuery(c.req.url, []);
     const group = groupParam(c.req.param("group"));
     authorize(c, "group", group, "describe");
     const principal = principalOf(c);
@@ -79,6 +87,7 @@ export const groupRoutes = new Hono<RouterEnv>()
     return c.json({ offsets: await withHighWatermarks(c.env, committed) });
   })
   .post("/:group/offsets/reset", async (c) => {
+    routeQuery(c.req.url, []);
     const group = groupParam(c.req.param("group"));
     authorize(c, "group", group, "read");
     const body = await readJsonBody(c.req.raw, resetOffsetsSchema, { maxBytes: adminRequestBytesMax });
@@ -91,11 +100,13 @@ export const groupRoutes = new Hono<RouterEnv>()
     return c.json({ offsets });
   })
   .get("/:group", async (c) => {
+    routeQuery(c.req.url, []);
     const group = groupParam(c.req.param("group"));
     authorize(c, "group", group, "describe");
     return c.json(unwrap(await groupStub(c.env, group).describe(group)));
   })
   .delete("/:group", async (c) => {
+    routeQuery(c.req.url, []);
     const group = groupParam(c.req.param("group"));
     authorize(c, "group", group, "delete");
     unwrap(await groupStub(c.env, group).deleteGroup(group));
