@@ -25,6 +25,7 @@ export class Subscriber {
 
   constructor(socket: WebSocket) {
     this.socket = socket;
+    (socket as { binaryType?: string }).binaryType = "arraybuffer";
     socket.accept();
     socket.addEventListener("message", (event) => {
       this.frames.push(event.data as string | ArrayBuffer);
