@@ -161,7 +161,7 @@ export class PartitionSubscribers {
       try {
         do {
           this.#again = false;
-          await this.#push();
+          await this.#push().catch((error: unknown) => console.error("pushing to subscribers failed; the next commit retries", error));
         } while (this.#again);
       } finally {
         this.#pushing = undefined;

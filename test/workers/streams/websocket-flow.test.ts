@@ -89,7 +89,7 @@ describe("a subscriber that returns no credit", () => {
     });
     expect(await runDurableObjectAlarm(leader.stub)).toBe(true); // the stall armed the alarm
     expect(await slow.closedWith()).toEqual({ code: 4429, reason: "THROTTLING_QUOTA_EXCEEDED" });
-    const error = slow.jsonFrames().at(-1)!.error as { code: string; nextOffset: number };
+    const error = slow.jsonFrames().at(-1)!.error as unknown as { code: string; nextOffset: number };
     expect(error.code).toBe("THROTTLING_QUOTA_EXCEEDED");
     expect(error.nextOffset).toBe(slow.jsonFrames().at(-2)!.nextOffset);
     // A caught-up subscriber is never stalled.
