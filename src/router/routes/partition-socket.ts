@@ -35,7 +35,8 @@ export const partitionSocketRoutes = new Hono<RouterEnv>().get("/:topic/partitio
   if (c.req.header("upgrade")?.toLowerCase() !== "websocket") return next();
   authorize(c, "topic", c.req.param("topic"), "read");
   const partition = partitionParam(c.req.param("partition"));
-  const query = routeQuery(c.req.url, ["offset", "encoding"]);
+  // access_token: a browser's token (docs/api.md, read tokens), taken by the authentication middleware.
+  const query = routeQuery(c.req.url, ["offset", "encoding", "access_token"]);
   const offset = streamOffsetParam(query.offset);
   const mode = subscriberMode(c.req.header("sec-websocket-protocol"), query.encoding);
   const principal = principalOf(c);
