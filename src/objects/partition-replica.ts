@@ -69,6 +69,8 @@ export class PartitionReplica extends DurableObject<Env> {
       this.#store = new SqliteLogStore(this.#sql.storage);
       this.#identity = readReplicaIdentity(this.#sql.storage);
       if (this.#identity && !this.#identity.deleted) this.#open(this.#identity);
+      // A leader waking with records it has not seen confirmed probes its followers now: its high watermark needs no new write.
+      this.#replication.kick();
     });
   }
 
@@ -228,7 +230,7 @@ export class PartitionReplica extends DurableObject<Env> {
       if (request.leaderEpoch < node.leaderEpoch) return { kind: "fenced", leaderEpoch: node.leaderEpoch, leader: undefined };
       this.#tier!.install(node.log, request);
       this.#readers.wakeAll();
-      return { kind: "ok", logEndOffset: node.log.logEndOffset, leaderEpoch: request.leaderEpoch };
+      return { kind: "ok", logEndOffset: node.log.logEndOffset, leaderEpoch: request.leaderEpoch, highWatermark: node.log.highWatermark };
     });
   }
 

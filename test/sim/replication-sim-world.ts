@@ -18,7 +18,9 @@
  *   onReply: the brief's literal flow) or one call per follower at a time, as an object
  *   awaiting each, with a timeout after which the answer is dropped and a new call may start.
  * - a crash keeps the store and loses the rest; a restart rebuilds the node from the role it
- *   persisted (replication-sim-replica.ts).
+ *   persisted (replication-sim-replica.ts), and a leader kicks its followers on waking.
+ * - a leader probes a follower it has not heard from while records wait on it, and its timer
+ *   (the alarm) tells caught-up followers the high watermark (ReplicaNode.syncDue).
  * - the controller: AlterPartition is compare-and-set; a leader unreachable (crashed, cut
  *   off, or cut from the controller) for detectMs is replaced by electLeader(unclean = false),
  *   and now and then it times out on a live one; the outcome goes to every replica as
@@ -41,6 +43,8 @@ import type { SimReplica } from "./replication-sim-replica.ts";
 
 
 const allRegions = ["wnam", "enam", "weur", "apac", "oc"];
+/** Rounds of deliveries and alarms a restarted leader gets to make its partition whole without a write (a probe, its truncations and pushes, an announcement). */
+const quietRoundsMax = 8;
 
 /** What happened across a run, so a test can show that every fault was exercised. */
 export interface SimCounts {
@@ -63,6 +67,11 @@ export interface SimCounts {
   /** Records removed by truncations, and those of them a replica had written as a leader. */
   truncatedRecords: number;
   deposedTails: number;
+  /** Syncs sent (ReplicaNode.syncDue): probes by restarted or new leaders, high watermark announcements. */
+  probes: number;
+  announcements: number;
+  /** Quiet phases in which a restarted leader re-established its high watermark without a write. */
+  quietRecoveries: number;
 }
 
 export class ReplicationSim {
@@ -70,7 +79,7 @@ export class ReplicationSim {
   readonly counts: SimCounts = {
     produced: 0, acked: 0, ackFailures: 0, lost: 0, duplicated: 0, crashes: 0, isolations: 0, elections: 0,
     fenced: 0, mismatches: 0, truncations: 0, isrShrinks: 0, isrExpansions: 0, alterRefused: 0, settles: 0,
-    controllerCuts: 0, truncatedRecords: 0, deposedTails: 0,
+    controllerCuts: 0, truncatedRecords: 0, deposedTails: 0, probes: 0, announcements: 0, quietRecoveries: 0,
   };
   readonly replicas: SimReplica[];
   readonly checks = new ReplicationChecks();
@@ -81,6 +90,8 @@ export class ReplicationSim {
   /** Per "leader>follower": the replication call in flight. */
   readonly #chains = new Map<string, { chain: number; sinceMs: number }>();
   #nextChain = 1;
+  /** Pushes and syncs sent by leaders. */
+  #replicationCalls = 0;
   /** Every produce pushes at once, answers are never dropped (the brief's literal flow); else one call per follower. */
   #pipelined: boolean;
   readonly #rpcTimeoutMs: number;
@@ -126,6 +137,7 @@ export class ReplicationSim {
   run(steps: number): void {
     for (let step = 0; step < steps; step++) this.step();
     this.settle();
+    this.quiet();
   }
 
   step(): void {
@@ -234,6 +246,52 @@ export class ReplicationSim {
     );
   }
 
+  /**
+   * After settling, no more writes (issue 12 item 5): the leader crashes — half the time right
+   * after a write its followers store but whose answers it never gets — and restarts. Then
+   * only deliveries and its alarm: within quietRoundsMax rounds its high watermark must reach
+   * its log end (every acknowledged record, and the unanswered write), every follower must
+   * hold the log and know that high watermark (nearest-replica reads), and then its alarm must
+   * send nothing more (idle costs nothing).
+   */
+  quiet(): void {
+    const leader = this.#replica(this.#controller.state.leader);
+    const unanswered = this.#random.chance(0.5);
+    this.#say(`quiet: the leader ${leader.region} crashes${unanswered ? " right after a write" : ""} and restarts; no more writes`);
+    if (unanswered) this.#produce(leader.region, this.clients.value("unanswered"), this.#random.chance(0.5));
+    this.#crash(leader);
+    this.#afterStep();
+    this.#deliverAll();
+    this.#restart(leader);
+    this.#afterStep();
+    for (let round = 0; round < quietRoundsMax; round++) {
+      this.#deliverAll();
+      if (this.#quietlyWhole(leader)) {
+        const callsBefore = this.#replicationCalls;
+        this.#leaderTimer(leader);
+        if (this.#replicationCalls !== callsBefore) throw new Error("quiet: the alarm of a whole, idle partition still calls its followers");
+        this.counts.quietRecoveries += 1;
+        return this.#say(`quiet: whole after ${round} rounds without a write, hw ${leader.node.log.highWatermark}`);
+      }
+      this.#leaderTimer(leader);
+      this.#afterStep();
+    }
+    throw new Error(`quiet: ${quietRoundsMax} rounds after the leader's restart, without writes, the partition is not whole:\n${this.describeReplicas()}`);
+  }
+
+  /**
+   * The leader's high watermark at its log end and past every acknowledged write; every
+   * follower holding its log and knowing it; and the leader knowing that (nothing due).
+   */
+  #quietlyWhole(leader: SimReplica): boolean {
+    const { node } = leader;
+    const { log } = node;
+    if (!node.isLeader || log.highWatermark !== log.logEndOffset) return false;
+    if (this.clients.acked.some((write) => write.lastOffset >= log.highWatermark)) return false;
+    if (node.followers().some((follower) => node.isBehind(follower) || node.syncDue(follower) !== undefined)) return false;
+    return this.replicas.every((replica) => replica.node.log.logEndOffset === log.logEndOffset && replica.node.log.highWatermark === log.highWatermark);
+  }
+
   #countTruncation(replica: SimReplica, epochsBefore: { epoch: number; startOffset: number }[], endBefore: number): void {
     const end = replica.node.log.logEndOffset;
     this.counts.truncatedRecords += endBefore - end;
@@ -286,7 +344,7 @@ export class ReplicationSim {
         if (result.truncate) {
           return this.#send(to, from, { kind: "truncate", request: result.truncate, context: this.#context(replica, from) });
         }
-        if (message.reply.kind === "ok" && node.isLeader && node.isBehind(from)) this.#push(replica, from);
+        if (message.reply.kind === "ok" && node.isLeader && (node.isBehind(from) || node.syncDue(from) === "probe")) this.#push(replica, from);
         return;
       }
       case "alterReply": {
@@ -298,7 +356,7 @@ export class ReplicationSim {
       }
       case "becomeLeader": {
         const applied = node.becomeLeader(message.state);
-        if (applied) for (const follower of node.followers()) this.#push(replica, follower);
+        if (applied) this.#kick(replica);
         return this.#say(`${line} → ${applied ? "applied" : "ignored"}`);
       }
       case "becomeFollower":
@@ -327,14 +385,19 @@ export class ReplicationSim {
     this.counts.produced += 1;
     this.#say(`${request}: appended at ${baseOffset}..${lastOffset} in e${node.leaderEpoch}`);
     if (acksAll) this.clients.wait(replica, baseOffset, lastOffset, values.flat(), this.#nowMs);
-    for (const follower of node.followers()) this.#push(replica, follower);
+    this.#kick(replica);
     return true;
   }
 
-  /** The leader's alarm: re-push to followers that are behind, and propose an ISR change. */
+  /** What the object does on a write, a new role or waking up: push to (or probe) every follower due it. */
+  #kick(replica: SimReplica): void {
+    for (const follower of replica.node.followers()) this.#push(replica, follower);
+  }
+
+  /** The leader's alarm: re-push to followers that are behind, probe or announce, and propose an ISR change. */
   #leaderTimer(replica: SimReplica): void {
     const { node } = replica;
-    for (const follower of node.followers()) if (node.isBehind(follower)) this.#push(replica, follower);
+    for (const follower of node.followers()) this.#push(replica, follower, true);
     const isr = node.proposedIsr(this.#nowMs, this.#lagMaxMs);
     if (isr === undefined || node.role.kind !== "leader") return;
     const { state } = node.role;
@@ -345,14 +408,22 @@ export class ReplicationSim {
   }
 
   /**
-   * Pushes what the follower lacks. Unless pipelined, one call per follower at a time, as an
-   * object that awaits each: a new push waits for the call in flight, or for its timeout.
+   * Pushes what the follower lacks, probing first when due (ReplicaNode.syncDue); with
+   * `announce` (the alarm), a caught-up follower is told the high watermark. Unless pipelined,
+   * one call per follower at a time, as an object that awaits each: a new push waits for the
+   * call in flight, or for its timeout.
    */
-  #push(replica: SimReplica, follower: string): void {
+  #push(replica: SimReplica, follower: string, announce = false): void {
     const inFlight = this.#chains.get(`${replica.region}>${follower}`);
     if (!this.#pipelined && inFlight && this.#nowMs - inFlight.sinceMs < this.#rpcTimeoutMs) return;
-    const request = replica.node.pushFor(follower, { maxBytes: this.#maxBytes });
-    if (request) this.#send(replica.region, follower, { kind: "replicate", request, context: this.#context(replica, follower) });
+    const { node } = replica;
+    const due = node.syncDue(follower);
+    const push = due === "probe" ? undefined : node.pushFor(follower, { maxBytes: this.#maxBytes });
+    const request = push ?? (due === "probe" || (due === "announce" && announce) ? node.syncFor(follower) : undefined);
+    if (!request) return;
+    if (!push) this.counts[due === "probe" ? "probes" : "announcements"] += 1;
+    this.#replicationCalls += 1;
+    this.#send(replica.region, follower, { kind: "replicate", request, context: this.#context(replica, follower) });
   }
 
   #controllerReceives(from: string, message: Message, line: string): void {
@@ -399,13 +470,18 @@ export class ReplicationSim {
     this.#say(`${replica.region} crashes (role ${describeRole(replica.persisted)}, log end ${replica.node.log.logEndOffset}, hw ${replica.node.log.highWatermark})`);
   }
 
-  /** A new object over the same store, with the role it persisted (see the header). */
+  /**
+   * A new object over the same store, with the role it persisted (see the header). Its calls
+   * in flight died with the old one; a leader kicks its followers on waking, as the object does.
+   */
   #restart(replica: SimReplica): void {
     const role = replica.persisted;
     replica.incarnation += 1;
     replica.crashed = false;
     replica.node = buildNode(replica.region, replica.store, role);
+    for (const key of [...this.#chains.keys()]) if (key.startsWith(`${replica.region}>`)) this.#chains.delete(key);
     this.#say(`${replica.region} restarts as ${describeRole(role)} (log end ${replica.node.log.logEndOffset}, hw ${replica.node.log.highWatermark})`);
+    if (replica.node.isLeader) this.#kick(replica);
   }
 
   // ---- after every step --------------------------------------------------------------
