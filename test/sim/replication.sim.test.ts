@@ -20,7 +20,7 @@
 
 import { writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { ReplicationSim } from "./replication-sim-world.ts";
+import { ReplicationSim } from "./replication-sim-phases.ts";
 import type { SimCounts } from "./replication-sim-world.ts";
 
 const stepsPerSeed = Number(process.env.REPLICATION_SIM_STEPS ?? 250);
