@@ -152,8 +152,7 @@ export class ReplicationDriver {
    * Pushes until the follower holds the log (probing first when due); with `announce` (the
    * alarm's), then sends it the high watermark once. Any other loop arms the alarm first,
    * without waiting for it (the output gate holds an acknowledgement until it is stored): so
-   * the follower is told the high watermark later, even if this object dies meanwhile. A loop
-   * that ends with an announcement due arms the alarm for it.
+   * the follower is told the high watermark later, even if this object dies meanwhile.
    */
   async #pump(follower: string, announce: boolean): Promise<void> {
     const armed = announce ? undefined : this.#host.setAlarm(Date.now() + highWatermarkAnnounceQuietMs);
@@ -162,8 +161,11 @@ export class ReplicationDriver {
     } finally {
       await armed;
     }
-    // An alarm that fired while this loop ran found nothing to announce yet: the announcement is armed now.
-    if (this.#host.node()?.syncDue(follower) === "announce") await this.#host.setAlarm(this.#quietAtMs(follower));
+    // An alarm that fired while this loop ran found nothing to announce yet: the announcement is
+    // armed now. Not after the alarm's own loop: an announcement that failed is not retried.
+    if (!announce && this.#host.node()?.syncDue(follower) === "announce") {
+      await this.#host.setAlarm(Math.max(this.#quietAtMs(follower), Date.now()));
+    }
   }
 
   async #pushUntilCaughtUp(follower: string, announce: boolean): Promise<void> {

@@ -2,8 +2,8 @@
  * Acknowledged records become readable everywhere without a new write (issue 12 item 5):
  * through an in-sync follower in the reader's region (KIP-392) soon after the last write —
  * also when every replica object restarts right after the acknowledgement — and through a
- * leader that restarts with records its followers stored but never confirmed. Each test polls
- * with a deadline and asserts no speed.
+ * leader that restarts with records its followers stored but never confirmed; and then the
+ * leader stops calling (idle costs nothing). Each test polls with a deadline and asserts no speed.
  */
 import { evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
@@ -44,12 +44,21 @@ async function readUntil(topic: string, region: string, values: string[]) {
 describe("with no new write", () => {
   it("a reader at an in-sync follower sees every acknowledged record, and the high watermark past them", async () => {
     const topic = uniqueTopic("hw-follower");
-    const { partitions } = await createTopic(topic, { replicationFactor: 3 });
+    const { topicId, partitions } = await createTopic(topic, { replicationFactor: 3 });
     await produce(topic, ["a", "b"]);
     await produce(topic, ["c"]);
     for (const follower of partitions[0]!.replicas.slice(1)) {
       expect(await readUntil(topic, follower, ["a", "b", "c"]), follower).toEqual({ values: ["a", "b", "c"], highWatermark: 3 });
     }
+    // Then idle costs nothing: the leader's alarm stops (or waits for the cleaner's next check, days away).
+    const leader = replicaStub(env, topicId, 0, partitions[0]!.leader);
+    const alarmSoon = () => runInDurableObject(leader, async (_instance, state) => {
+      const atMs = await state.storage.getAlarm();
+      return atMs !== null && atMs < Date.now() + 60_000;
+    });
+    const deadline = Date.now() + deadlineMs;
+    while ((await alarmSoon()) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await alarmSoon()).toBe(false);
   });
 
   it("… also when every replica object restarts right after the acknowledgement", async () => {
