@@ -179,10 +179,11 @@ export class PartitionReplica extends DurableObject<Env> {
     return toResult(async () => {
       await this.#beforeCall();
       const node = this.#admit(request);
-      const wasLeader = node.isLeader;
+      const { role } = node;
       const reply = node.handleReplicate(request, Date.now());
-      this.#persist();
-      if (wasLeader && !node.isLeader) this.#replication.wake();
+      // The role is stored when a push changes it (a new leader or epoch), not with every push: a row saved per batch.
+      if (node.role !== role) this.#persist();
+      if (role.kind === "leader" && !node.isLeader) this.#replication.wake();
       this.#readers.wakeAll();
       return reply;
     });
@@ -192,8 +193,9 @@ export class PartitionReplica extends DurableObject<Env> {
     return toResult(async () => {
       await this.#beforeCall();
       const node = this.#admit(request);
+      const { role } = node;
       const reply = node.handleTruncate(request);
-      this.#persist();
+      if (node.role !== role) this.#persist();
       return reply;
     });
   }

@@ -8,6 +8,7 @@
 import { evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { unwrap } from "../../../src/errors.ts";
 import { replicaStub } from "../../../src/objects/stubs.ts";
 import { api, createTopic, uniqueTopic } from "../support/http.ts";
 
@@ -40,6 +41,25 @@ async function readUntil(topic: string, region: string, values: string[]) {
   }
   return answer;
 }
+
+describe("an announcement of the high watermark", () => {
+  it("costs a follower no row when it tells nothing new (its role is not stored again with every push)", async () => {
+    const topic = uniqueTopic("hw-rows");
+    const { topicId, partitions } = await createTopic(topic, { replicationFactor: 3 });
+    const { leader, replicas } = partitions[0]!;
+    const follower = replicas[1]!;
+    await produce(topic, ["a"]);
+    const stub = replicaStub(env, topicId, 0, follower);
+    const state = async () => unwrap(await stub.state({ topicId, partition: 0, region: follower }));
+    const deadline = Date.now() + deadlineMs;
+    while ((await state()).highWatermark < 1 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    const before = await state();
+    expect(before.highWatermark).toBe(1); // the leader's announcement
+    const sync = { topicId, partition: 0, region: follower, leader, leaderEpoch: 0, prevLogEndOffset: 1, prevEpoch: 0, batches: [], leaderHighWatermark: 1 };
+    expect(unwrap(await stub.replicate(sync))).toEqual({ kind: "ok", logEndOffset: 1, leaderEpoch: 0, highWatermark: 1 });
+    expect((await state()).debug!.sqliteRowsWritten).toBe(before.debug!.sqliteRowsWritten);
+  });
+});
 
 describe("with no new write", () => {
   it("a reader at an in-sync follower sees every acknowledged record, and the high watermark past them", async () => {
