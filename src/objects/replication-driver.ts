@@ -183,7 +183,7 @@ export class ReplicationDriver {
           const installed = await this.#call(
             stub.installTier({ topicId, partition, region: follower, leader: node.region, leaderEpoch: node.leaderEpoch, ...tier.snapshot() }),
           );
-          node.onReply(follower, installed, leaderEndAtSend);
+          node.onTierInstalled(follower, installed, leaderEndAtSend);
           this.#tierSent.set(follower, version);
         } catch {
           await this.#host.setAlarm(Date.now() + replicationRetryMs);

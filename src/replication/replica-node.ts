@@ -215,6 +215,21 @@ export class ReplicaNode {
   }
 
   /**
+   * A follower's answer to adopting this leader's tier (its sealed segments). It says where
+   * its log ends, but adopting the tier checks nothing past the segments: beyond its own high
+   * watermark its log may diverge from this one (a tail from an older epoch). So the answer
+   * counts as a match only up to the follower's high watermark (records below a replica's high
+   * watermark are committed, the same on every replica) or what this leadership has already
+   * confirmed; pushes go on from there, and a diverging tail is found as usual.
+   */
+  onTierInstalled(follower: string, reply: ReplicateReply, leaderEndAtSend: number): { truncate?: TruncateRequest; fenced: boolean } {
+    if (reply.kind !== "ok") return this.onReply(follower, reply, leaderEndAtSend);
+    const confirmed = this.#followers.get(follower)?.matchedEndOffset ?? 0;
+    const proven = Math.min(reply.logEndOffset, Math.max(confirmed, reply.highWatermark));
+    return this.onReply(follower, { ...reply, logEndOffset: proven }, leaderEndAtSend);
+  }
+
+  /**
    * The ISR this leader should ask the controller for, or undefined when the current one
    * stands: a follower behind the log end for longer than `lagMaxMs` (counted from when the
    * leader first saw it behind) leaves; a follower that answered in this leadership and whose

@@ -149,6 +149,24 @@ describe("known bugs: follower progress and the high watermark", () => {
     expect(() => leader.proposedIsr(0, lagMs)).not.toThrow();
   });
 
+  it("9. a follower's answer to adopting the tier does not count its diverging tail as a match (found by reading; the sim has no tier)", () => {
+    // enam holds a, then x and y from epoch 0 that the leader of epoch 1 never had; it knows a high watermark of 1.
+    const enam = follower("enam", 0, undefined);
+    enam.log.append([batch("a")], 0);
+    enam.log.append([batch("x"), batch("y")], 0);
+    enam.log.advanceHighWatermark(1);
+    const leader = follower("wnam", 0, undefined);
+    leader.log.append([batch("a")], 0);
+    leaderOf(state("wnam", ["wnam"], 1, 1), 0, leader);
+    leader.appendAsLeader([batch("b")]);
+    // The object's installTier answers with the follower's log end and high watermark.
+    leader.onTierInstalled("enam", { kind: "ok", logEndOffset: 3, leaderEpoch: 1, highWatermark: 1 }, 2);
+    expect(leader.proposedIsr(0, lagMs)).toBeUndefined(); // not back in the ISR with "x" where the leader has "b"
+    sync(leader, enam, 0);
+    expect(records(enam)).toEqual(["a@e0", "b@e1"]);
+    expect(leader.proposedIsr(0, lagMs)).toEqual(["wnam", "enam"]);
+  });
+
   it("7. an answer to a push of an older epoch does not count in a later leadership (found by reading; the sim has not hit it)", () => {
     const wnam = leaderOf(state("wnam", ["wnam", "enam", "weur"]));
     const weur = follower("weur");
