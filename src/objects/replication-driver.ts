@@ -191,11 +191,10 @@ export class ReplicationDriver {
         }
         continue;
       }
-      const due = node.syncDue(follower);
-      const push = due === "probe" ? undefined : node.pushFor(follower, { maxBytes: replicationPushBytesMax });
-      const request = push ?? (due === "probe" || (due === "announce" && announcing) ? node.syncFor(follower) : undefined);
-      if (!request) break;
-      if (!push && due === "announce") announcing = false; // once per alarm: under writes, pushes carry the high watermark
+      const next = node.nextFor(follower, { maxBytes: replicationPushBytesMax }, announcing);
+      if (!next) break;
+      const { kind, request } = next;
+      if (kind === "announce") announcing = false; // once per alarm: under writes, pushes carry the high watermark
       let outcome: ReturnType<ReplicaNode["onReply"]>;
       try {
         const reply = await this.#call(stub.replicate({ topicId, partition, region: follower, ...request }));
@@ -206,10 +205,10 @@ export class ReplicationDriver {
         }
       } catch {
         // Unreachable or slow: the alarm retries a push or a probe. Not an announcement: the follower's next push carries the high watermark.
-        if (push || due === "probe") await this.#host.setAlarm(Date.now() + replicationRetryMs);
+        if (kind !== "announce") await this.#host.setAlarm(Date.now() + replicationRetryMs);
         break;
       }
-      if (push) this.#lastPushMs.set(follower, Date.now());
+      if (kind === "push") this.#lastPushMs.set(follower, Date.now());
       if (outcome.fenced) {
         this.#host.persistRole();
         this.wake();

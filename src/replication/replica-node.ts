@@ -178,6 +178,19 @@ export class ReplicaNode {
   }
 
   /**
+   * What to send a follower next, as the object's push loop sends it: a probe when due, else
+   * what it lacks, else — with `announce` (the alarm's turn) — the high watermark when due.
+   */
+  nextFor(follower: string, limits: PushLimits, announce: boolean): { kind: "push" | SyncReason; request: ReplicateRequest } | undefined {
+    const due = this.syncDue(follower);
+    if (due === "probe") return { kind: due, request: this.syncFor(follower)! };
+    const push = this.pushFor(follower, limits);
+    if (push) return { kind: "push", request: push };
+    if (due === "announce" && announce) return { kind: due, request: this.syncFor(follower)! };
+    return undefined;
+  }
+
+  /**
    * A follower's answer to a push or truncation. Returns the truncation to send when the
    * follower's log diverges, and whether this replica was fenced (it is no longer the leader).
    * An answer to another leadership's request counts for nothing; a mismatch moves where the

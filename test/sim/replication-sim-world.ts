@@ -310,14 +310,11 @@ export class SimWorld {
   #push(replica: SimReplica, follower: string, announce = false): void {
     const inFlight = this.#chains.get(`${replica.region}>${follower}`);
     if (!this.pipelined && inFlight && this.nowMs - inFlight.sinceMs < this.#rpcTimeoutMs) return;
-    const { node } = replica;
-    const due = node.syncDue(follower);
-    const push = due === "probe" ? undefined : node.pushFor(follower, { maxBytes: this.#maxBytes });
-    const request = push ?? (due === "probe" || (due === "announce" && announce) ? node.syncFor(follower) : undefined);
-    if (!request) return;
-    if (!push) this.counts[due === "probe" ? "probes" : "announcements"] += 1;
+    const next = replica.node.nextFor(follower, { maxBytes: this.#maxBytes }, announce);
+    if (!next) return;
+    if (next.kind !== "push") this.counts[next.kind === "probe" ? "probes" : "announcements"] += 1;
     this.replicationCalls += 1;
-    this.#send(replica.region, follower, { kind: "replicate", request, context: this.#context(replica, follower) });
+    this.#send(replica.region, follower, { kind: "replicate", request: next.request, context: this.#context(replica, follower) });
   }
 
   #controllerReceives(from: string, message: Message, line: string): void {

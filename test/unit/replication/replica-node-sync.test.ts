@@ -23,9 +23,9 @@ function settleWithoutWrites(leader: ReplicaNode, followers: ReplicaNode[]): num
   for (let round = 0; round < 10; round++) {
     let sentThisRound = 0;
     for (const to of followers) {
-      const request = leader.syncFor(to.region) ?? leader.pushFor(to.region, unlimited);
-      if (!request) continue;
-      exchange(leader, to, request);
+      const next = leader.nextFor(to.region, unlimited, true);
+      if (!next) continue;
+      exchange(leader, to, next.request);
       sentThisRound++;
     }
     if (sentThisRound === 0) return sent;
@@ -57,6 +57,9 @@ describe("a restarted leader", () => {
     const restarted = restart();
     expect([restarted.log.highWatermark, restarted.log.logEndOffset]).toEqual([1, 3]);
     expect([restarted.syncDue("enam"), restarted.syncDue("weur")]).toEqual(["probe", "probe"]);
+    // The probe goes before any push of what the follower may lack (it is behind as far as the new node knows).
+    expect(restarted.isBehind("enam")).toBe(true);
+    expect(restarted.nextFor("enam", unlimited, false)?.kind).toBe("probe");
     const probe = restarted.syncFor("enam")!;
     expect([probe.prevLogEndOffset, probe.batches.length, probe.leaderHighWatermark]).toEqual([3, 0, 1]);
     settleWithoutWrites(restarted, [enam, weur]);
@@ -120,6 +123,9 @@ describe("announcing the high watermark", () => {
     expect(enam.log.highWatermark).toBeLessThan(2);
     expect(leader.syncDue("enam")).toBe("announce");
     expect(leader.pushFor("enam", unlimited)).toBeUndefined();
+    // Only in the alarm's turn: a loop started by a write does not announce.
+    expect(leader.nextFor("enam", unlimited, false)).toBeUndefined();
+    expect(leader.nextFor("enam", unlimited, true)?.kind).toBe("announce");
     expect(settleWithoutWrites(leader, [enam, weur])).toBe(2);
     expect([enam.log.highWatermark, weur.log.highWatermark]).toEqual([2, 2]);
     // Idle costs nothing: no sync is due any more, and none is offered.
