@@ -221,7 +221,7 @@ export class ReplicaNode {
     }
     progress.nextOffset = reply.logEndOffset;
     progress.matchedEndOffset = Math.max(progress.matchedEndOffset, reply.logEndOffset);
-    progress.highWatermark = reply.highWatermark;
+    progress.highWatermark = reply.highWatermark ?? 0; // absent from a follower still running the previous version (a deploy under way)
     if (progress.matchedEndOffset >= this.log.logEndOffset || reply.logEndOffset >= leaderEndAtSend) progress.behindSinceMs = undefined;
     this.#updateHighWatermark();
     return { fenced: false };
@@ -238,7 +238,7 @@ export class ReplicaNode {
   onTierInstalled(follower: string, reply: ReplicateReply, leaderEndAtSend: number): { truncate?: TruncateRequest; fenced: boolean } {
     if (reply.kind !== "ok") return this.onReply(follower, reply, leaderEndAtSend);
     const confirmed = this.#followers.get(follower)?.matchedEndOffset ?? 0;
-    const proven = Math.min(reply.logEndOffset, Math.max(confirmed, reply.highWatermark));
+    const proven = Math.min(reply.logEndOffset, Math.max(confirmed, reply.highWatermark ?? 0)); // absent: see onReply
     return this.onReply(follower, { ...reply, logEndOffset: proven }, leaderEndAtSend);
   }
 
