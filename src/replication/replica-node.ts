@@ -29,7 +29,8 @@ interface FollowerProgress {
  * - "probe": this leadership has not heard from it while records wait below the log end — a
  *   restarted or newly elected leader learns where its followers are, and so re-establishes
  *   its high watermark, without waiting for a new write (a Kafka leader learns it from its
- *   followers' fetches). Urgent: sent at once, retried.
+ *   followers' fetches); or it is believed at the log end (nothing left to push) without a
+ *   confirmed match there. Urgent: sent at once, retried.
  * - "announce": it holds the leader's log (or has not answered this leadership) but knows an
  *   older high watermark than the leader's, which only the next push would carry: a nearby
  *   reader (KIP-392) would be told less than was acknowledged. Sent once pushes have stopped
@@ -154,6 +155,8 @@ export class ReplicaNode {
       if (highWatermark < logEndOffset) return "probe";
       return highWatermark > 0 ? "announce" : undefined;
     }
+    // Placed at the log end with nothing to push, but not confirmed there (a truncation or tier answer to check).
+    if (progress.nextOffset >= logEndOffset && progress.matchedEndOffset < logEndOffset) return "probe";
     return progress.matchedEndOffset >= logEndOffset && progress.highWatermark < highWatermark ? "announce" : undefined;
   }
 
@@ -233,13 +236,17 @@ export class ReplicaNode {
    * watermark its log may diverge from this one (a tail from an older epoch). So the answer
    * counts as a match only up to the follower's high watermark (records below a replica's high
    * watermark are committed, the same on every replica) or what this leadership has already
-   * confirmed; pushes go on from there, and a diverging tail is found as usual.
+   * confirmed. Pushes go on from there, but not below this leader's held batches (the follower
+   * has adopted what lies below, and a push cannot start there: it would only be sent the tier
+   * again); a diverging tail is found as usual, by the push's check.
    */
   onTierInstalled(follower: string, reply: ReplicateReply, leaderEndAtSend: number): { truncate?: TruncateRequest; fenced: boolean } {
-    if (reply.kind !== "ok") return this.onReply(follower, reply, leaderEndAtSend);
-    const confirmed = this.#followers.get(follower)?.matchedEndOffset ?? 0;
-    const proven = Math.min(reply.logEndOffset, Math.max(confirmed, reply.highWatermark ?? 0)); // absent: see onReply
-    return this.onReply(follower, { ...reply, logEndOffset: proven }, leaderEndAtSend);
+    const progress = this.#followers.get(follower);
+    if (reply.kind !== "ok" || !progress) return this.onReply(follower, reply, leaderEndAtSend);
+    const proven = Math.min(reply.logEndOffset, Math.max(progress.matchedEndOffset, reply.highWatermark ?? 0)); // absent: see onReply
+    const outcome = this.onReply(follower, { ...reply, logEndOffset: proven }, leaderEndAtSend);
+    progress.nextOffset = Math.max(progress.nextOffset, Math.min(reply.logEndOffset, this.log.localStartOffset));
+    return outcome;
   }
 
   /**

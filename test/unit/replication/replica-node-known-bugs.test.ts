@@ -167,6 +167,25 @@ describe("known bugs: follower progress and the high watermark", () => {
     expect(leader.proposedIsr(0, lagMs)).toEqual(["wnam", "enam"]);
   });
 
+  it("9b. … nor sends the tier again and again when the follower's high watermark is below the leader's held batches", () => {
+    const leader = leaderOf(state("wnam", ["wnam", "enam"]));
+    const enam = follower("enam");
+    leader.appendAsLeader([batch("a")]);
+    sync(leader, enam, 0);
+    leader.appendAsLeader([batch("b")]);
+    sync(leader, enam, 0); // enam holds a and b but knows a high watermark of 1
+    expect([leader.log.highWatermark, enam.log.highWatermark]).toEqual([2, 1]);
+    leader.log.dropBefore(2); // both batches sealed: the leader holds none below 2
+    const restarted = new ReplicaNode("wnam", leader.log, leader.role);
+    restarted.onTierInstalled("enam", { kind: "ok", logEndOffset: 2, leaderEpoch: 0, highWatermark: 1 }, 2);
+    expect(restarted.needsTier("enam")).toBe(false);
+    // Believed at the log end but confirmed only up to 1: a probe confirms the rest, and the follower learns the high watermark.
+    expect(restarted.nextFor("enam", unlimited, false)?.kind).toBe("probe");
+    restarted.onReply("enam", enam.handleReplicate(restarted.syncFor("enam")!), 2);
+    expect([restarted.syncDue("enam"), enam.log.highWatermark]).toEqual([undefined, 2]);
+    expect(restarted.proposedIsr(10 * lagMs, lagMs)).toBeUndefined(); // caught up: stays in the ISR
+  });
+
   it("7. an answer to a push of an older epoch does not count in a later leadership (found by reading; the sim has not hit it)", () => {
     const wnam = leaderOf(state("wnam", ["wnam", "enam", "weur"]));
     const weur = follower("weur");
