@@ -77,6 +77,8 @@ export class PartitionReplica extends DurableObject<Env> {
       this.#store = new SqliteLogStore(this.#sql.storage);
       this.#identity = readReplicaIdentity(this.#sql.storage);
       if (this.#identity && !this.#identity.deleted) this.#open(this.#identity);
+      // A leader waking with records it has not seen confirmed probes its followers now: its high watermark needs no new write.
+      this.#replication.kick();
     });
   }
 
@@ -236,10 +238,11 @@ export class PartitionReplica extends DurableObject<Env> {
     return toResult(async () => {
       await this.#beforeCall();
       const node = this.#admit(request);
-      const wasLeader = node.isLeader;
+      const { role } = node;
       const reply = node.handleReplicate(request, Date.now());
-      this.#persist();
-      if (wasLeader && !node.isLeader) this.#replication.wake();
+      // The role is stored when a push changes it (a new leader or epoch), not with every push: a row saved per batch.
+      if (node.role !== role) this.#persist();
+      if (role.kind === "leader" && !node.isLeader) this.#replication.wake();
       this.#onCommit();
       return reply;
     });
@@ -249,8 +252,9 @@ export class PartitionReplica extends DurableObject<Env> {
     return toResult(async () => {
       await this.#beforeCall();
       const node = this.#admit(request);
+      const { role } = node;
       const reply = node.handleTruncate(request);
-      this.#persist();
+      if (node.role !== role) this.#persist();
       return reply;
     });
   }
@@ -287,7 +291,7 @@ export class PartitionReplica extends DurableObject<Env> {
       if (request.leaderEpoch < node.leaderEpoch) return { kind: "fenced", leaderEpoch: node.leaderEpoch, leader: undefined };
       this.#tier!.install(node.log, request);
       this.#readers.wakeAll();
-      return { kind: "ok", logEndOffset: node.log.logEndOffset, leaderEpoch: request.leaderEpoch };
+      return { kind: "ok", logEndOffset: node.log.logEndOffset, leaderEpoch: request.leaderEpoch, highWatermark: node.log.highWatermark };
     });
   }
 
