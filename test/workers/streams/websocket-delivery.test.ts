@@ -70,6 +70,16 @@ describe("a WebSocket subscriber", () => {
     binary.socket.close(1000);
   });
 
+  it("upgrades a browser's request (with an Origin, as browsers send it)", async () => {
+    const topic = uniqueTopic("ws-origin");
+    await createTopic(topic);
+    const subscriber = await open(topic, 0, "", { Origin: "https://app.example" });
+    await produce(topic, ["hello"]);
+    await subscriber.until(() => subscriber.values().length >= 1);
+    expect(subscriber.values()).toEqual(["hello"]);
+    subscriber.socket.close(1000);
+  });
+
   it("starts at latest by default and sends only what is committed after it", async () => {
     const topic = uniqueTopic("ws-latest");
     await createTopic(topic);
