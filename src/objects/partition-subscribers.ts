@@ -38,10 +38,8 @@ const tooManyStreamsRetryAfterMs = 5_000;
 /** Close codes (docs/api.md, "WebSocket on a partition"). */
 export const closeCodes = { badMessage: 4400, topicDeleted: 4404, outOfRange: 4416, tooSlow: 4429, moved: 4503 } as const;
 
-/** What a socket keeps across hibernation (serializeAttachment, far below 2 KB). */
-interface Attachment extends SubscriberPosition {
-  tokenId: string | null;
-}
+/** What a socket keeps across hibernation (serializeAttachment, far below 2 KB); its token is in its tags. */
+type Attachment = SubscriberPosition;
 
 /** Where the partition stands for its subscribers. */
 export type SubscribedPartition =
@@ -128,7 +126,7 @@ export class PartitionSubscribers {
     const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
     const tags = request.tokenId === undefined ? [subscriberTag] : [subscriberTag, tokenTag(request.tokenId)];
     ctx.acceptWebSocket(server, tags);
-    const attachment: Attachment = { next, mode: request.mode, unreturned: 0, stalledSinceMs: null, tokenId: request.tokenId ?? null };
+    const attachment: Attachment = { next, mode: request.mode, unreturned: 0, stalledSinceMs: null };
     server.serializeAttachment(attachment);
     void this.notify();
     const headers = request.mode === "binary" ? { "Sec-WebSocket-Protocol": recordBatchSubprotocol } : undefined;
@@ -144,7 +142,7 @@ export class PartitionSubscribers {
     }
     const attachment = attachmentOf(socket);
     if (!attachment) return Promise.resolve();
-    socket.serializeAttachment({ ...attachment, ...afterCredit(attachment, credit) });
+    socket.serializeAttachment(afterCredit(attachment, credit));
     return this.notify();
   }
 
@@ -235,7 +233,7 @@ export class PartitionSubscribers {
     } catch {
       return false; // closed meanwhile
     }
-    socket.serializeAttachment({ ...position, ...afterFrame(position, bytes, frames.nextOffset(parts)) });
+    socket.serializeAttachment(afterFrame(position, bytes, frames.nextOffset(parts)));
     this.counters.framesPushed++;
     this.counters.bytesPushed += bytes;
     return true;
@@ -267,9 +265,14 @@ function attachmentOf(socket: WebSocket): Attachment | undefined {
   return (socket.deserializeAttachment() as Attachment | null) ?? undefined;
 }
 
-/** An error frame, then the close; the reason is the error code (a close reason is at most 123 bytes). */
+/**
+ * An error frame, then the close; the reason is the error code (a close reason is at most 123
+ * bytes). The attachment is cleared first, so a socket still listed while its close completes
+ * is no subscriber any more.
+ */
 function closeWithError(socket: WebSocket, code: number, error: TributaryError): void {
   try {
+    socket.serializeAttachment(null);
     socket.send(JSON.stringify({ error: { ...error.data, code: error.code, message: error.message } }));
     socket.close(code, error.code);
   } catch {
