@@ -7,8 +7,10 @@ import { clientRegion } from "../client-region.ts";
 import type { RouterEnv } from "../context.ts";
 import { placementOf } from "../leader-calls.ts";
 import { topicMetadata } from "../metadata-cache.ts";
-import { listOffset, readPartition, recordJson, type PartitionRecords } from "../partition-reads.ts";
+import { listOffset, payloadBytesOf, readPartition, recordJson, type PartitionRecords } from "../partition-reads.ts";
 import { encodingParam, integerParam, routeQuery } from "../query.ts";
+import { streamQuota } from "../quotas.ts";
+import { principalOf } from "../authorize.ts";
 import { recordsFrame } from "./sse-format.ts";
 import { eventStreamResponse } from "./sse-stream.ts";
 import { takeStreamSlot } from "./stream-slots.ts";
@@ -84,8 +86,8 @@ export async function partitionEventStream(c: Context<RouterEnv>, name: string, 
       }
       if (read.nextOffset === offset && read.records.length === 0) return { frames: "" };
       offset = read.nextOffset;
-      return { frames: recordsFrame(String(read.nextOffset), partitionData(read, encoding)) };
+      return { frames: recordsFrame(String(read.nextOffset), partitionData(read, encoding)), fetchedBytes: payloadBytesOf(read.records) };
     },
   };
-  return eventStreamResponse(source, release, c.req.raw.signal);
+  return eventStreamResponse(source, { release, signal: c.req.raw.signal, quota: streamQuota(c.env, c.executionCtx, principalOf(c)) });
 }

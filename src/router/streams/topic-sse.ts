@@ -6,8 +6,10 @@ import type { TopicMetadata } from "../../topics/topic-metadata.ts";
 import { clientRegion } from "../client-region.ts";
 import type { RouterEnv } from "../context.ts";
 import { topicMetadata } from "../metadata-cache.ts";
-import { recordJson, type PartitionRecords } from "../partition-reads.ts";
+import { payloadBytesOf, recordJson, type PartitionRecords } from "../partition-reads.ts";
 import { encodingParam, routeQuery } from "../query.ts";
+import { streamQuota } from "../quotas.ts";
+import { principalOf } from "../authorize.ts";
 import { currentTopic, readStreamed, startOffset } from "./partition-sse.ts";
 import { recordsFrame } from "./sse-format.ts";
 import { eventStreamResponse } from "./sse-stream.ts";
@@ -46,7 +48,7 @@ class TopicStreamReader {
     this.encoding = encoding;
   }
 
-  async next(waitMs: number): Promise<{ frames: string }> {
+  async next(waitMs: number): Promise<{ frames: string; fetchedBytes: number }> {
     const deadline = Date.now() + waitMs;
     for (;;) {
       this.topic = await currentTopic(this.env, this.topic);
@@ -59,8 +61,8 @@ class TopicStreamReader {
         if (!this.#polls.has(partition)) this.#start(partition, pollWaitMs);
       }
       await Promise.race([...this.#polls.values()].map((poll) => poll.promise));
-      const frames = this.#collect();
-      if (frames !== "" || Date.now() >= deadline) return { frames };
+      const collected = this.#collect();
+      if (collected.frames !== "" || Date.now() >= deadline) return collected;
     }
   }
 
@@ -75,22 +77,24 @@ class TopicStreamReader {
   }
 
   /** The answered polls as one `records` event ("" when none moved a position); a failed poll ends the stream. */
-  #collect(): string {
+  #collect(): { frames: string; fetchedBytes: number } {
     const records = [];
     let moved = false;
+    let fetchedBytes = 0;
     for (const [partition, poll] of this.#polls) {
       if (!poll.settled) continue;
       this.#polls.delete(partition);
       const outcome = poll.outcome!;
       if ("error" in outcome) throw outcome.error;
       const { read } = outcome;
+      fetchedBytes += payloadBytesOf(read.records);
       for (const record of read.records) records.push({ partition, ...recordJson(record, this.encoding) });
       if (read.nextOffset !== this.positions[partition]) moved = true;
       this.positions[partition] = read.nextOffset;
     }
-    if (!moved && records.length === 0) return "";
+    if (!moved && records.length === 0) return { frames: "", fetchedBytes };
     const positions = Object.fromEntries(this.positions.map((offset, partition) => [String(partition), offset]));
-    return recordsFrame(encodeTopicPositions(this.topic.topicId, this.positions), { records, positions });
+    return { frames: recordsFrame(encodeTopicPositions(this.topic.topicId, this.positions), { records, positions }), fetchedBytes };
   }
 }
 
@@ -132,5 +136,5 @@ export async function topicEventStream(c: Context<RouterEnv>, name: string): Pro
       : await mapBounded(partitions, streamTopicPollsMax, (partition) => startOffset(c.env, topic, partition, query.offset));
   const reader = new TopicStreamReader(c.env, topic, clientRegion(c.req.raw), positions, encoding);
   const release = takeStreamSlot(c.get("credential"));
-  return eventStreamResponse(reader, release, c.req.raw.signal);
+  return eventStreamResponse(reader, { release, signal: c.req.raw.signal, quota: streamQuota(c.env, c.executionCtx, principalOf(c)) });
 }

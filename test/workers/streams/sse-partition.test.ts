@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { streamsPerTokenMax } from "../../../src/limits.ts";
 import { api, createTopic, expectError, produce, readResponse, uniqueTopic } from "../support/http.ts";
-import { allOn, createToken } from "../support/secured.ts";
+import { allOn, createToken, securedCall } from "../support/secured.ts";
 import { openStream, readRecords, stream, type SseReader } from "./support.ts";
 
 const recordsPath = (topic: string, query = "") => `/v1/topics/${topic}/partitions/0/records${query}`;
@@ -112,6 +112,24 @@ describe("SSE on a partition", () => {
     await refused(recordsPath(topic, "?encoding=hex"), 400, "INVALID_REQUEST");
     expect((await refused(recordsPath(topic, "?waitMs=100"), 400, "INVALID_REQUEST")).parameter).toBe("waitMs");
     for (const id of ["x", "-1", "1.5", ""]) await refused(recordsPath(topic), 400, "INVALID_REQUEST", id);
+  });
+
+  it("counts the bytes it sends against the token's fetch quota", async () => {
+    const topic = uniqueTopic("sse-quota");
+    await createTopic(topic);
+    await produce(topic, [{ value: "v".repeat(1_000) }, { value: "v".repeat(1_000) }]);
+    const { token } = await createToken({ rules: [allOn("topic", topic)], quotas: { fetchBytesPerSecond: 1_000 } });
+    const reader = await stream(recordsPath(topic, "?offset=earliest"), { token });
+    expect((await readRecords(reader, 2)).records).toHaveLength(2); // ~2 KB: sent, and leaves ~1 s of debt
+    await reader.close();
+    // Fetches of nothing (at the high watermark) fetch no bytes themselves: only the stream's count.
+    const fetch = () => securedCall("GET", recordsPath(topic, "?offset=2"), { token });
+    let response = await fetch();
+    for (let attempt = 0; attempt < 50 && response.status !== 429; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      response = await fetch();
+    }
+    expectError(response, 429, "THROTTLING_QUOTA_EXCEEDED");
   });
 
   it(`holds at most ${streamsPerTokenMax} streams per token, and frees a slot when a client goes away`, async () => {
