@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import { TributaryError } from "../../errors.ts";
-import { fetchMaxBytesDefault, fetchMaxRecordsDefault } from "../../limits.ts";
+import { fetchMaxBytesDefault, fetchMaxRecordsDefault, streamReadsMax } from "../../limits.ts";
 import type { Encoding } from "../../protocol/schemas.ts";
 import type { TopicMetadata } from "../../topics/topic-metadata.ts";
 import { clientRegion } from "../client-region.ts";
@@ -75,6 +75,7 @@ export async function partitionEventStream(c: Context<RouterEnv>, name: string, 
   const streamed: StreamedPartition = { env: c.env, topic, partition, region: clientRegion(c.req.raw) };
   let offset = resumeAt ?? (await startOffset(c.env, topic, partition, query.offset));
   let pending: PartitionRecords | undefined = await readStreamed(streamed, offset, 0);
+  let reads = 2; // the start offset and the first read
   const release = takeStreamSlot(c.get("credential"));
   const source = {
     async next(waitMs: number) {
@@ -83,10 +84,12 @@ export async function partitionEventStream(c: Context<RouterEnv>, name: string, 
       if (read === undefined) {
         streamed.topic = await currentTopic(c.env, streamed.topic);
         read = await readStreamed(streamed, offset, waitMs);
+        reads++;
       }
-      if (read.nextOffset === offset && read.records.length === 0) return { frames: "" };
+      const end = reads >= streamReadsMax; // the client resumes from the last id
+      if (read.nextOffset === offset && read.records.length === 0) return { frames: "", end };
       offset = read.nextOffset;
-      return { frames: recordsFrame(String(read.nextOffset), partitionData(read, encoding)), fetchedBytes: payloadBytesOf(read.records) };
+      return { frames: recordsFrame(String(read.nextOffset), partitionData(read, encoding)), fetchedBytes: payloadBytesOf(read.records), end };
     },
   };
   return eventStreamResponse(source, { release, signal: c.req.raw.signal, quota: streamQuota(c.env, c.executionCtx, principalOf(c)) });
