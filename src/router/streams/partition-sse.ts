@@ -69,14 +69,30 @@ export async function partitionEventStream(c: Context<RouterEnv>, name: string, 
   const encoding = encodingParam(query.encoding);
   const lastEventId = c.req.header("last-event-id");
   const resumeAt = lastEventId === undefined ? undefined : integerParam("Last-Event-ID", lastEventId, { min: 0, max: Number.MAX_SAFE_INTEGER });
+  const release = takeStreamSlot(c.get("credential")); // past the bound: refused before any read
+  try {
+    return await startPartitionStream(c, name, partition, { encoding, resumeAt, offset: query.offset }, release);
+  } catch (error) {
+    release();
+    throw error;
+  }
+}
+
+async function startPartitionStream(
+  c: Context<RouterEnv>,
+  name: string,
+  partition: number,
+  start: { encoding: Encoding; resumeAt: number | undefined; offset: string | undefined },
+  release: () => void,
+): Promise<Response> {
+  const { encoding, resumeAt } = start;
   let topic = await topicMetadata(c.env, name);
   if (!topic.partitions[partition]) topic = await topicMetadata(c.env, name, { refresh: true }); // grown since cached?
   placementOf(topic, partition);
   const streamed: StreamedPartition = { env: c.env, topic, partition, region: clientRegion(c.req.raw) };
-  let offset = resumeAt ?? (await startOffset(c.env, topic, partition, query.offset));
+  let offset = resumeAt ?? (await startOffset(c.env, topic, partition, start.offset));
   let pending: PartitionRecords | undefined = await readStreamed(streamed, offset, 0);
   let reads = 2; // the start offset and the first read
-  const release = takeStreamSlot(c.get("credential"));
   const source = {
     async next(waitMs: number) {
       let read = pending;

@@ -132,15 +132,24 @@ export async function topicEventStream(c: Context<RouterEnv>, name: string): Pro
   if (query.offset !== undefined && query.offset !== "earliest" && query.offset !== "latest") {
     throw new TributaryError("INVALID_REQUEST", "offset of a topic stream must be earliest or latest (Last-Event-ID resumes at exact offsets)");
   }
+  const release = takeStreamSlot(c.get("credential")); // past the bound: refused before any read
+  try {
+    return await startTopicStream(c, name, query.offset, encoding, release);
+  } catch (error) {
+    release();
+    throw error;
+  }
+}
+
+async function startTopicStream(c: Context<RouterEnv>, name: string, offset: string | undefined, encoding: Encoding, release: () => void): Promise<Response> {
   const topic = await topicMetadata(c.env, name);
   const lastEventId = c.req.header("last-event-id");
   const partitions = topic.partitions.map((placement) => placement.partition);
   const positions =
     lastEventId !== undefined
       ? decodeTopicPositions(lastEventId, topic.topicId, partitions.length)
-      : await mapBounded(partitions, streamTopicPollsMax, (partition) => startOffset(c.env, topic, partition, query.offset));
+      : await mapBounded(partitions, streamTopicPollsMax, (partition) => startOffset(c.env, topic, partition, offset));
   const reader = new TopicStreamReader(c.env, topic, clientRegion(c.req.raw), positions, encoding);
   reader.reads = lastEventId === undefined ? partitions.length : 0;
-  const release = takeStreamSlot(c.get("credential"));
   return eventStreamResponse(reader, { release, signal: c.req.raw.signal, quota: streamQuota(c.env, c.executionCtx, principalOf(c)) });
 }

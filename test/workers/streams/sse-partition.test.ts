@@ -132,12 +132,15 @@ describe("SSE on a partition", () => {
     expectError(response, 429, "THROTTLING_QUOTA_EXCEEDED");
   });
 
-  it(`holds at most ${streamsPerTokenMax} streams per token, and frees a slot when a client goes away`, async () => {
+  it(`holds at most ${streamsPerTokenMax} streams per token, and frees a slot when a client goes away or a stream is refused`, async () => {
     const topic = uniqueTopic("sse-slots");
     await createTopic(topic);
     const { token } = await createToken({ rules: [allOn("topic", topic)] });
     const readers: SseReader[] = [];
-    for (let index = 0; index < streamsPerTokenMax; index++) readers.push(await stream(recordsPath(topic), { token }));
+    for (let index = 0; index < streamsPerTokenMax - 1; index++) readers.push(await stream(recordsPath(topic), { token }));
+    // Streams refused before they start give their slot back.
+    for (let attempt = 0; attempt < 3; attempt++) expectError(await readResponse(await openStream(recordsPath(topic, "?offset=9"), { token })), 416, "OFFSET_OUT_OF_RANGE");
+    readers.push(await stream(recordsPath(topic), { token }));
     const refused = expectError(await readResponse(await openStream(recordsPath(topic), { token })), 429, "THROTTLING_QUOTA_EXCEEDED");
     expect(refused.retryAfterMs).toBeGreaterThan(0);
     await readers.pop()!.close();
