@@ -325,12 +325,28 @@ export const readTokenTtlMsMax = 60 * 60 * 1000;
 export const streamKeepaliveIntervalMs = 15_000;
 
 /**
+ * The wait of each long poll an SSE stream makes: under the keep-alive interval, so that an
+ * idle stream's keep-alive (sent after each empty poll) goes out in time, with 5 s to spare
+ * for the poll's own latency.
+ */
+export const streamPollWaitMs = 10_000;
+
+/**
  * How long the router holds one SSE stream before ending it (the client reconnects with
  * Last-Event-ID). It bounds the work one request keeps alive in an isolate (a long poll
  * every few seconds), lets deploys drain within minutes, and keeps the reconnect cost (one
  * request) negligible against what the stream delivered.
  */
 export const streamDurationMsMax = 5 * 60 * 1000;
+
+/**
+ * Partition reads one SSE stream makes before the server ends it (the client reconnects with
+ * Last-Event-ID, as after streamDurationMsMax). Each read is a subrequest of the one
+ * invocation holding the stream, and the platform bounds those (1,000 on paid plans); a busy
+ * partition answers a poll per event, so without this a stream could meet that bound and die
+ * mid-event. The rest of the bound is left for metadata and token lookups.
+ */
+export const streamReadsMax = 900;
 
 /**
  * Streams one token may hold open at once: per router isolate for SSE, per partition object
@@ -360,15 +376,18 @@ export const streamWindowBytes = 1 * MiB;
 export const streamStalledMsMax = 60_000;
 
 /**
- * Topic metadata an SSE stream over a whole topic trusts this long before re-reading it, so
- * partitions added while streaming are read within docs/api.md's 10 s.
+ * How often an SSE stream over a whole topic visits each partition while idle, at most, and
+ * how long it trusts the topic's partitions: the metadata cache's 5 s plus this stays within
+ * docs/api.md's 10 s for reading a partition added while streaming.
  */
-export const streamTopicMetadataMs = 5_000;
+export const streamTopicVisitMs = 5_000;
 
 /**
- * Partitions of one topic an SSE stream over the whole topic long-polls at once. A topic may
- * have 256 partitions; polling all at once would hold 256 subrequests per stream (the
- * platform allows 6 simultaneous open connections per invocation). The rest are read in turn.
+ * Long polls one SSE stream over a whole topic holds at once (the platform lets one
+ * invocation hold 6 connections open at once). A topic may have 256 partitions: more than this many are visited in turn, each poll waiting
+ * streamTopicVisitMs × this / partitions, so every partition is read at least every
+ * streamTopicVisitMs. An idle stream thus costs about partitions / 5 s reads per second (≈ 51
+ * at 256 partitions): large topics are cheaper streamed per partition or by WebSocket.
  */
 export const streamTopicPollsMax = 6;
 

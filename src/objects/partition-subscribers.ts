@@ -28,12 +28,15 @@ export const subscribeHeader = "Tributary-Subscribe";
 export interface SubscribeRequest extends RoutedCall {
   offset: "earliest" | "latest" | number;
   mode: SubscriberMode;
-  /** The scoped token's id, counted against streamsPerTokenMax; absent for the admin token and open mode. */
-  tokenId?: string;
+  /**
+   * The token's key (a hash of the request's credential, never the token), counted against
+   * streamsPerTokenMax; absent for the admin token and open mode.
+   */
+  tokenKey?: string;
 }
 
-/** How long a client told "too many streams for this token" waits before retrying: a stream usually lasts far longer. */
-const tooManyStreamsRetryAfterMs = 5_000;
+/** How long a client told "too many streams for this token" waits before retrying (as SSE's refusal). */
+const tooManyStreamsRetryAfterMs = 1_000;
 
 /** Close codes (docs/api.md, "WebSocket on a partition"). */
 export const closeCodes = { badMessage: 4400, topicDeleted: 4404, outOfRange: 4416, tooSlow: 4429, moved: 4503 } as const;
@@ -64,7 +67,7 @@ export class SubscriberCounters {
 }
 
 const subscriberTag = "subscriber";
-const tokenTag = (tokenId: string) => `token:${tokenId}`;
+const tokenTag = (tokenKey: string) => `token:${tokenKey}`;
 const encoder = new TextEncoder();
 
 /**
@@ -109,7 +112,7 @@ export class PartitionSubscribers {
     if (this.size >= streamsPerPartitionMax) {
       throw new TributaryError("BROKER_BUSY", `this partition has ${streamsPerPartitionMax} subscribers (streamsPerPartitionMax); retry shortly`);
     }
-    if (request.tokenId !== undefined && ctx.getWebSockets(tokenTag(request.tokenId)).length >= streamsPerTokenMax) {
+    if (request.tokenKey !== undefined && ctx.getWebSockets(tokenTag(request.tokenKey)).length >= streamsPerTokenMax) {
       throw new TributaryError(
         "THROTTLING_QUOTA_EXCEEDED",
         `this token holds ${streamsPerTokenMax} streams on this partition (streamsPerTokenMax)`,
@@ -124,7 +127,7 @@ export class PartitionSubscribers {
       });
     }
     const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
-    const tags = request.tokenId === undefined ? [subscriberTag] : [subscriberTag, tokenTag(request.tokenId)];
+    const tags = request.tokenKey === undefined ? [subscriberTag] : [subscriberTag, tokenTag(request.tokenKey)];
     ctx.acceptWebSocket(server, tags);
     const attachment: Attachment = { next, mode: request.mode, unreturned: 0, stalledSinceMs: null };
     server.serializeAttachment(attachment);

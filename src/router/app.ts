@@ -13,6 +13,7 @@ import { groupRoutes } from "./routes/groups.ts";
 import { partitionSocketRoutes } from "./routes/partition-socket.ts";
 import { faultRoutes } from "./routes/faults.ts";
 import { producerRoutes } from "./routes/producers.ts";
+import { readTokenRoutes } from "./routes/read-tokens.ts";
 import { recordRoutes } from "./routes/records.ts";
 import { tokenRoutes } from "./routes/tokens.ts";
 import { topicRoutes } from "./routes/topics.ts";
@@ -25,7 +26,7 @@ export function createApp(): Hono<RouterEnv> {
     "/v1/*",
     cors({
       origin: (origin, c) => corsOrigin(origin, (c.env as Env).CORS_ORIGINS),
-      allowHeaders: ["Authorization", "Content-Type", "Accept", clientRegionHeader],
+      allowHeaders: ["Authorization", "Content-Type", "Accept", "Last-Event-ID", clientRegionHeader],
       exposeHeaders: ["Retry-After", ...Object.values(fetchHeaders)],
       allowMethods: ["GET", "POST", "PATCH", "DELETE", "OPTIONS"],
       maxAge: 600,
@@ -39,6 +40,7 @@ export function createApp(): Hono<RouterEnv> {
   app.route("/v1/topics", binaryRecordRoutes);
   app.route("/v1/topics", recordRoutes);
   app.route("/v1/topics", writeTokenRoutes);
+  app.route("/v1/topics", readTokenRoutes);
   app.route("/v1/producers", producerRoutes);
   app.route("/v1/faults", faultRoutes);
   app.route("/v1/groups", groupRoutes);
