@@ -12,6 +12,8 @@ import type { RouteDoc } from "./route-doc.ts";
 
 const noContent = { 204: { description: "Done" } };
 const memberErrors = ["UNKNOWN_MEMBER_ID", "FENCED_MEMBER_EPOCH"] as const;
+/** High watermarks and offsets come from each partition's leader. */
+const leaderErrors = ["NOT_LEADER_OR_FOLLOWER", "LEADER_NOT_AVAILABLE"] as const;
 
 /** Consumer groups (docs/api.md, Consumer groups). */
 export const groupRouteDocs: readonly RouteDoc[] = [
@@ -39,7 +41,7 @@ export const groupRouteDocs: readonly RouteDoc[] = [
     summary: "Poll: heartbeat, commit the positions sent, read the assigned partitions",
     body: { json: pollSchema },
     responses: { 200: { description: "The records read and the positions after them", json: pollResponseSchema } },
-    errors: [...memberErrors, "TOPIC_AUTHORIZATION_FAILED", "UNKNOWN_TOPIC_OR_PARTITION", "NOT_LEADER_OR_FOLLOWER", "LEADER_NOT_AVAILABLE"],
+    errors: [...memberErrors, "TOPIC_AUTHORIZATION_FAILED", "UNKNOWN_TOPIC_OR_PARTITION", ...leaderErrors],
   },
   {
     method: "delete", path: "/v1/groups/:group/members/:memberId", tag: "groups", auth: "token", resource: "group", objects: true,
@@ -58,14 +60,14 @@ export const groupRouteDocs: readonly RouteDoc[] = [
     method: "get", path: "/v1/groups/:group/offsets", tag: "groups", auth: "token", resource: "group", objects: true,
     summary: "Committed offsets, high watermarks and lag",
     responses: { 200: { description: "Every partition of the subscribed topics and of those with commits", json: groupOffsetsSchema } },
-    errors: ["GROUP_ID_NOT_FOUND"],
+    errors: ["GROUP_ID_NOT_FOUND", ...leaderErrors],
   },
   {
     method: "post", path: "/v1/groups/:group/offsets/reset", tag: "groups", auth: "token", resource: "group", objects: true,
     summary: "Reset an empty group's offsets of a topic (or plan it: dryRun)",
     body: { json: resetOffsetsSchema },
     responses: { 200: { description: "The positions set (or planned)", json: resetOffsetsResponseSchema } },
-    errors: ["NON_EMPTY_GROUP", "UNKNOWN_TOPIC_OR_PARTITION", "TOPIC_AUTHORIZATION_FAILED"],
+    errors: ["NON_EMPTY_GROUP", "UNKNOWN_TOPIC_OR_PARTITION", "TOPIC_AUTHORIZATION_FAILED", ...leaderErrors],
   },
   {
     method: "get", path: "/v1/groups/:group", tag: "groups", auth: "token", resource: "group", objects: true,

@@ -15,8 +15,10 @@ import { accessTokenParam } from "../streams/streaming-read.ts";
 import type { RouteDoc } from "./route-doc.ts";
 
 const topicAnswer = { description: "The topic (API.md's Topic)", json: topicSchema };
+/** A call to a partition's leader: it moved (the router retries once) or is being elected. */
+const leaderErrors = ["NOT_LEADER_OR_FOLLOWER", "LEADER_NOT_AVAILABLE"] as const;
 const producerErrors = ["OUT_OF_ORDER_SEQUENCE_NUMBER", "DUPLICATE_SEQUENCE_NUMBER", "INVALID_PRODUCER_EPOCH"] as const;
-const writeErrors = ["INVALID_RECORD", "INVALID_TIMESTAMP", "MESSAGE_TOO_LARGE", "RECORD_LIST_TOO_LARGE", "NOT_ENOUGH_REPLICAS", ...producerErrors] as const;
+const writeErrors = ["INVALID_RECORD", "INVALID_TIMESTAMP", "MESSAGE_TOO_LARGE", "RECORD_LIST_TOO_LARGE", "NOT_ENOUGH_REPLICAS", ...leaderErrors, ...producerErrors] as const;
 const mintedToken = { description: "The token, its topic and when it expires", json: mintedTokenResponseSchema };
 const fetchQuery = ["offset", "maxRecords", "maxBytes", "waitMs"] as const;
 const streamQuery = ["offset", "encoding", accessTokenParam] as const;
@@ -44,21 +46,21 @@ export const topicRouteDocs: readonly RouteDoc[] = [
     method: "get", path: "/v1/topics/:topic", tag: "topics", auth: "token", resource: "topic", objects: true,
     summary: "Describe a topic",
     responses: { 200: topicAnswer },
-    errors: ["UNKNOWN_TOPIC_OR_PARTITION"],
+    errors: ["UNKNOWN_TOPIC_OR_PARTITION", ...leaderErrors],
   },
   {
     method: "patch", path: "/v1/topics/:topic/configs", tag: "topics", auth: "token", resource: "topic", objects: true,
     summary: "Alter a topic's configs (merged; null restores the default)",
     body: { json: alterConfigsSchema },
     responses: { 200: topicAnswer },
-    errors: ["UNKNOWN_TOPIC_OR_PARTITION", "INVALID_CONFIG"],
+    errors: ["UNKNOWN_TOPIC_OR_PARTITION", "INVALID_CONFIG", ...leaderErrors],
   },
   {
     method: "post", path: "/v1/topics/:topic/partitions", tag: "topics", auth: "token", resource: "topic", objects: true,
     summary: "Add partitions (to a larger total)",
     body: { json: createPartitionsSchema },
     responses: { 200: topicAnswer },
-    errors: ["UNKNOWN_TOPIC_OR_PARTITION", "INVALID_PARTITIONS"],
+    errors: ["UNKNOWN_TOPIC_OR_PARTITION", "INVALID_PARTITIONS", ...leaderErrors],
   },
   {
     method: "delete", path: "/v1/topics/:topic", tag: "topics", auth: "token", resource: "topic", objects: true,
@@ -110,7 +112,7 @@ export const topicRouteDocs: readonly RouteDoc[] = [
       200: { description: "The records (JSON), the batches (binary) or the stream (SSE)", json: fetchResponseSchema, recordBatches: true, eventStream: partitionEvents },
       101: { description: "WebSocket upgrade (`Upgrade: websocket`): see the description" },
     },
-    errors: ["UNKNOWN_TOPIC_OR_PARTITION", "OFFSET_OUT_OF_RANGE", "NOT_LEADER_OR_FOLLOWER", "LEADER_NOT_AVAILABLE"],
+    errors: ["UNKNOWN_TOPIC_OR_PARTITION", "OFFSET_OUT_OF_RANGE", ...leaderErrors],
   },
   {
     method: "get", path: "/v1/topics/:topic/records", tag: "records", auth: "streaming", resource: "topic", objects: true,
@@ -119,14 +121,14 @@ export const topicRouteDocs: readonly RouteDoc[] = [
     query: streamQuery,
     kinds: [{ kind: "SSE", headers: { accept: "text/event-stream" }, query: streamQuery }],
     responses: { 200: { description: "The stream", eventStream: topicEvents } },
-    errors: ["UNKNOWN_TOPIC_OR_PARTITION", "OFFSET_OUT_OF_RANGE"],
+    errors: ["UNKNOWN_TOPIC_OR_PARTITION", "OFFSET_OUT_OF_RANGE", ...leaderErrors],
   },
   {
     method: "get", path: "/v1/topics/:topic/partitions/:partition/offsets", tag: "records", auth: "token", resource: "topic", objects: true,
     summary: "An offset by position or time (Kafka's ListOffsets)",
     query: ["at"],
     responses: { 200: { description: "The offset", json: listOffsetResponseSchema } },
-    errors: ["UNKNOWN_TOPIC_OR_PARTITION", "NOT_LEADER_OR_FOLLOWER", "LEADER_NOT_AVAILABLE"],
+    errors: ["UNKNOWN_TOPIC_OR_PARTITION", ...leaderErrors],
   },
   {
     method: "post", path: "/v1/topics/:topic/write-tokens", tag: "tokens", auth: "token", resource: "topic", objects: true,
