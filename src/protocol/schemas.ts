@@ -183,7 +183,7 @@ export type ResetTarget = z.infer<typeof resetOffsetsSchema>["to"];
 /** `POST /v1/producers`: no body, or a JSON object (fields for later versions, ignored). */
 export const producerRequestSchema = z.looseObject({});
 
-/** `POST /v1/faults` (API.md, Fault injection; the faults in src/objects/replica-faults.ts). */
+/** `POST /v1/faults` (API.md, Fault injection): the faults themselves are src/objects/replica-faults.ts's. */
 export const faultRequestSchema = z.object({
   topic: z.string(),
   partition: z.number().int().nonnegative(),
@@ -191,3 +191,4 @@ export const faultRequestSchema = z.object({
   fault: z.enum(["down", "slow", "crash-after-write", "none"]),
   ms: z.number().int().nonnegative().max(60_000).optional(),
 });
+export type FaultRequest = z.infer<typeof faultRequestSchema>;
