@@ -11,7 +11,7 @@ import {
   topicSchema,
 } from "../../protocol/response-schemas.ts";
 import { alterConfigsSchema, createPartitionsSchema, createTopicSchema, produceRequestSchema } from "../../protocol/schemas.ts";
-import { accessTokenParam } from "../streams/streaming-read.ts";
+import { routeQueries } from "../query.ts";
 import type { RouteDoc } from "./route-doc.ts";
 
 const topicAnswer = { description: "The topic (API.md's Topic)", json: topicSchema };
@@ -20,8 +20,6 @@ const leaderErrors = ["NOT_LEADER_OR_FOLLOWER", "LEADER_NOT_AVAILABLE"] as const
 const producerErrors = ["OUT_OF_ORDER_SEQUENCE_NUMBER", "DUPLICATE_SEQUENCE_NUMBER", "INVALID_PRODUCER_EPOCH"] as const;
 const writeErrors = ["INVALID_RECORD", "INVALID_TIMESTAMP", "MESSAGE_TOO_LARGE", "RECORD_LIST_TOO_LARGE", "NOT_ENOUGH_REPLICAS", ...leaderErrors, ...producerErrors] as const;
 const mintedToken = { description: "The token, its topic and when it expires", json: mintedTokenResponseSchema };
-const fetchQuery = ["offset", "maxRecords", "maxBytes", "waitMs"] as const;
-const streamQuery = ["offset", "encoding", accessTokenParam] as const;
 
 const partitionEvents =
   "`event: records`, `id: <nextOffset>`, `data:` the JSON fetch answer; `event: error` with `data: {\"error\": {...}}` then the end; `: keepalive` comments. Resume with `Last-Event-ID`.";
@@ -83,7 +81,7 @@ export const topicRouteDocs: readonly RouteDoc[] = [
     method: "post", path: "/v1/topics/:topic/partitions/:partition/records", tag: "records", auth: "token", resource: "topic", objects: true,
     summary: "Produce Kafka record batches to one partition (binary transport)",
     description: `The body is one or more Kafka RecordBatch v2 batches, concatenated, with Content-Type \`${recordBatchContentType}\`; checked whole before anything is written, and written atomically.`,
-    query: ["acks"],
+    query: routeQueries.binaryProduce,
     body: { recordBatches: true },
     responses: {
       200: { description: "The offsets the batches' records got", json: binaryProduceResponseSchema },
@@ -102,11 +100,11 @@ export const topicRouteDocs: readonly RouteDoc[] = [
       "- `Upgrade: websocket`: a WebSocket (OpenAPI cannot describe one): `101 Switching Protocols`, then JSON text frames of the fetch answer's shape, or binary frames of record batches with the subprotocol `tributary.record-batch`; the client returns credit with `{\"credit\": <bytes>}` (docs/api.md, WebSocket on a partition).",
       "Streaming reads may carry the token as `?access_token=`.",
     ].join("\n"),
-    query: ["offset", "maxRecords", "maxBytes", "waitMs", "encoding", accessTokenParam],
+    query: [...new Set([...routeQueries.jsonFetch, ...routeQueries.binaryFetch, ...routeQueries.streamingRead])],
     kinds: [
-      { kind: "JSON", headers: {}, query: [...fetchQuery, "encoding"] },
-      { kind: "binary", headers: { accept: recordBatchContentType }, query: fetchQuery },
-      { kind: "SSE", headers: { accept: "text/event-stream" }, query: streamQuery },
+      { kind: "JSON", headers: {}, query: routeQueries.jsonFetch },
+      { kind: "binary", headers: { accept: recordBatchContentType }, query: routeQueries.binaryFetch },
+      { kind: "SSE", headers: { accept: "text/event-stream" }, query: routeQueries.streamingRead },
     ],
     responses: {
       200: { description: "The records (JSON), the batches (binary) or the stream (SSE)", json: fetchResponseSchema, recordBatches: true, eventStream: partitionEvents },
@@ -118,15 +116,15 @@ export const topicRouteDocs: readonly RouteDoc[] = [
     method: "get", path: "/v1/topics/:topic/records", tag: "records", auth: "streaming", resource: "topic", objects: true,
     summary: "Stream a whole topic (SSE)",
     description: "Only with `Accept: text/event-stream` (else 400): every partition merged, resumable with `Last-Event-ID`.",
-    query: streamQuery,
-    kinds: [{ kind: "SSE", headers: { accept: "text/event-stream" }, query: streamQuery }],
+    query: routeQueries.streamingRead,
+    kinds: [{ kind: "SSE", headers: { accept: "text/event-stream" }, query: routeQueries.streamingRead }],
     responses: { 200: { description: "The stream", eventStream: topicEvents } },
     errors: ["UNKNOWN_TOPIC_OR_PARTITION", "OFFSET_OUT_OF_RANGE", ...leaderErrors],
   },
   {
     method: "get", path: "/v1/topics/:topic/partitions/:partition/offsets", tag: "records", auth: "token", resource: "topic", objects: true,
     summary: "An offset by position or time (Kafka's ListOffsets)",
-    query: ["at"],
+    query: routeQueries.listOffsets,
     responses: { 200: { description: "The offset", json: listOffsetResponseSchema } },
     errors: ["UNKNOWN_TOPIC_OR_PARTITION", ...leaderErrors],
   },
