@@ -52,6 +52,9 @@ export interface ResponseDoc {
   other?: Record<string, Record<string, unknown>>;
 }
 
+/** A call to a partition's leader: it moved (the router retries once) or is being elected. */
+export const leaderErrors = ["NOT_LEADER_OR_FOLLOWER", "LEADER_NOT_AVAILABLE"] as const satisfies readonly ErrorCode[];
+
 /** `/v1/topics/:topic` → `/v1/topics/{topic}`. */
 export function openApiPath(honoPath: string): string {
   return honoPath.replace(/:(\w+)/g, "{$1}");

@@ -8,12 +8,10 @@ import {
   resetOffsetsResponseSchema,
 } from "../../protocol/response-schemas.ts";
 import { commitOffsetsSchema, heartbeatSchema, joinGroupSchema, pollSchema, resetOffsetsSchema } from "../../protocol/schemas.ts";
-import type { RouteDoc } from "./route-doc.ts";
+import { leaderErrors, type RouteDoc } from "./route-doc.ts";
 
 const noContent = { 204: { description: "Done" } };
 const memberErrors = ["UNKNOWN_MEMBER_ID", "FENCED_MEMBER_EPOCH"] as const;
-/** High watermarks and offsets come from each partition's leader. */
-const leaderErrors = ["NOT_LEADER_OR_FOLLOWER", "LEADER_NOT_AVAILABLE"] as const;
 
 /** Consumer groups (docs/api.md, Consumer groups). */
 export const groupRouteDocs: readonly RouteDoc[] = [

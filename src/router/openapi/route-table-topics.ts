@@ -12,11 +12,9 @@ import {
 } from "../../protocol/response-schemas.ts";
 import { alterConfigsSchema, createPartitionsSchema, createTopicSchema, produceRequestSchema } from "../../protocol/schemas.ts";
 import { routeQueries } from "../query.ts";
-import type { RouteDoc } from "./route-doc.ts";
+import { leaderErrors, type RouteDoc } from "./route-doc.ts";
 
 const topicAnswer = { description: "The topic (API.md's Topic)", json: topicSchema };
-/** A call to a partition's leader: it moved (the router retries once) or is being elected. */
-const leaderErrors = ["NOT_LEADER_OR_FOLLOWER", "LEADER_NOT_AVAILABLE"] as const;
 const producerErrors = ["OUT_OF_ORDER_SEQUENCE_NUMBER", "DUPLICATE_SEQUENCE_NUMBER", "INVALID_PRODUCER_EPOCH"] as const;
 const writeErrors = ["INVALID_RECORD", "INVALID_TIMESTAMP", "MESSAGE_TOO_LARGE", "RECORD_LIST_TOO_LARGE", "NOT_ENOUGH_REPLICAS", ...leaderErrors, ...producerErrors] as const;
 const mintedToken = { description: "The token, its topic and when it expires", json: mintedTokenResponseSchema };
