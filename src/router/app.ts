@@ -10,8 +10,9 @@ import { asTributaryError, errorResponse } from "./http-errors.ts";
 import { quotaMiddleware } from "./quotas.ts";
 import { binaryRecordRoutes } from "./routes/binary-records.ts";
 import { groupRoutes } from "./routes/groups.ts";
-import { partitionSocketRoutes } from "./routes/partition-socket.ts";
 import { faultRoutes } from "./routes/faults.ts";
+import { openApiRoutes } from "./routes/openapi.ts";
+import { partitionSocketRoutes } from "./routes/partition-socket.ts";
 import { producerRoutes } from "./routes/producers.ts";
 import { readTokenRoutes } from "./routes/read-tokens.ts";
 import { recordRoutes } from "./routes/records.ts";
@@ -45,6 +46,7 @@ export function createApp(): Hono<RouterEnv> {
   app.route("/v1/faults", faultRoutes);
   app.route("/v1/groups", groupRoutes);
   app.route("/v1/tokens", tokenRoutes);
+  app.route("/v1", openApiRoutes);
   // After authentication, as any route: a path served with other methods is 405 with Allow.
   const allowedMethods = allowedMethodsOf(app.routes);
   app.notFound((c) => {
