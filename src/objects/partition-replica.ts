@@ -6,23 +6,25 @@ import { TailCachedStore } from "../log/tail-cache.ts";
 import { unsealedBytesBound } from "../log/seal-plan.ts";
 import { PartitionLog, type ReadResult } from "../log/partition-log.ts";
 import { Waiters } from "../log/waiters.ts";
+import { recordsFrom, type PartitionTraffic } from "../metrics/partition-traffic.ts";
 import type { ReplicateReply, ReplicateRequest, TruncateReply, TruncateRequest } from "../replication/messages.ts";
 import { ReplicaNode, type ReplicaRole } from "../replication/replica-node.ts";
 import { CountedSql } from "./counted-sql.ts";
 import { defaultPartitionConfig, samePartitionConfig } from "./partition-config.ts";
 import { appendBytes, writeAppends } from "./leader-appends.ts";
-import type { AppendAnswer, AppendRequest, FetchRequest, OffsetQuery, PartitionAddress, ReplicaState, RoutedCall } from "./replica-api.ts";
+import type { AppendAnswer, AppendRequest, FetchRequest, OffsetQuery, PartitionAddress, PartitionMetrics, ReplicaState, RoutedCall } from "./replica-api.ts";
 import { debugStatsEnabled, ReplicaCounters, replicaDebugStats } from "./replica-debug-stats.ts";
 import { ReplicaFaults, type Fault } from "./replica-faults.ts";
 import { readReplicaIdentity, replicaIdentityMigration, writeReplicaIdentity, type ReplicaIdentity } from "./replica-identity.ts";
 import { ReplicationDriver } from "./replication-driver.ts";
+import { deletePartitionTraffic, openPartitionTraffic, partitionTrafficMigration, persistTrafficIfDue } from "./partition-traffic-store.ts";
 import { applyMigrations } from "./schema.ts";
 import { SegmentTier, segmentTierMigration, type TierSnapshot } from "./segment-tier.ts";
 import { batchBoundsMigration, logStoreMigrations, producerStateMigration, SqliteLogStore } from "./sqlite-log-store.ts";
 
-export type { AppendAnswer, AppendRequest, FetchRequest, OffsetQuery, PartitionAddress, ReplicaState, RoutedCall } from "./replica-api.ts";
+export type { AppendAnswer, AppendRequest, FetchRequest, OffsetQuery, PartitionAddress, PartitionMetrics, ReplicaState, RoutedCall } from "./replica-api.ts";
 
-const migrations = [logStoreMigrations[0]!, replicaIdentityMigration, segmentTierMigration, producerStateMigration, batchBoundsMigration];
+const migrations = [logStoreMigrations[0]!, replicaIdentityMigration, segmentTierMigration, producerStateMigration, batchBoundsMigration, partitionTrafficMigration];
 
 /**
  * One replica of one partition: leader or follower (ARCHITECTURE.md decisions 4–5). A thin
@@ -40,6 +42,8 @@ export class PartitionReplica extends DurableObject<Env> {
   #identity: ReplicaIdentity | undefined;
   #node: ReplicaNode | undefined;
   #tier: SegmentTier | undefined;
+  /** Traffic counters for GET /v1/metrics (src/metrics/partition-traffic.ts), persisted lazily. */
+  #traffic: PartitionTraffic | undefined;
   #maintaining: Promise<void> | undefined;
   /** The alarm's time as last read or set; null when none is set; undefined until read. */
   #alarmAtMs: number | null | undefined;
@@ -111,6 +115,7 @@ export class PartitionReplica extends DurableObject<Env> {
     if (outcomes.some((outcome) => outcome.ok && !outcome.value.duplicate)) {
       this.#readers.wakeAll();
       this.#replication.kick();
+      this.#countAppends(requests, outcomes);
     }
     return outcomes;
   }
@@ -128,7 +133,9 @@ export class PartitionReplica extends DurableObject<Env> {
       const log = node.log;
       if (request.offset >= log.logStartOffset && request.offset < log.localStartOffset && this.#tier) {
         const batches = await this.#tier.read(request.offset, limits);
-        return { batches, logStartOffset: log.logStartOffset, highWatermark: log.highWatermark };
+        const result = { batches, logStartOffset: log.logStartOffset, highWatermark: log.highWatermark };
+        this.#countFetch(request.offset, result);
+        return result;
       }
       let result = node.log.read(request.offset, limits);
       const deadline = Date.now() + (node.isLeader ? request.waitMs : 0);
@@ -136,6 +143,7 @@ export class PartitionReplica extends DurableObject<Env> {
         await this.#readers.wait(deadline - Date.now());
         result = this.#admitRouted(request, false).log.read(request.offset, limits);
       }
+      this.#countFetch(request.offset, result);
       return result;
     });
   }
@@ -173,6 +181,33 @@ export class PartitionReplica extends DurableObject<Env> {
     });
   }
 
+  /** This replica's numbers for GET /v1/metrics (docs/metrics.md). */
+  async metrics(request: PartitionAddress): Promise<Result<PartitionMetrics>> {
+    return toResult(async () => {
+      await this.#beforeCall();
+      const node = this.#admit(request);
+      const traffic = this.#traffic!;
+      const storage = node.log.storage();
+      const totals = this.#tier?.totals() ?? { segments: 0, bytes: 0 };
+      const nowMs = Date.now();
+      const answer: PartitionMetrics = {
+        logStartOffset: node.log.logStartOffset,
+        highWatermark: node.log.highWatermark,
+        logEndOffset: node.log.logEndOffset,
+        role: node.role.kind,
+        storage: { sqliteBatches: storage.batches, sqliteBytes: storage.bytes, r2Segments: totals.segments, r2Bytes: totals.bytes },
+        recordsAppended: traffic.recordsAppended(node.log.logEndOffset),
+        bytesAppended: traffic.bytesAppended,
+        fetches: traffic.fetches,
+        recordsFetched: traffic.recordsFetched,
+        subscribers: this.ctx.getWebSockets().length,
+        history: traffic.history(nowMs),
+      };
+      persistTrafficIfDue(this.#sql.storage, traffic, nowMs);
+      return answer;
+    });
+  }
+
   // ---- replication: leader → follower ------------------------------------------------
 
   async replicate(request: PartitionAddress & ReplicateRequest): Promise<Result<ReplicateReply>> {
@@ -180,7 +215,9 @@ export class PartitionReplica extends DurableObject<Env> {
       await this.#beforeCall();
       const node = this.#admit(request);
       const { role } = node;
+      const logEndBefore = node.log.logEndOffset;
       const reply = node.handleReplicate(request, Date.now());
+      this.#countReplicated(logEndBefore, request.batches);
       // The role is stored when a push changes it (a new leader or epoch), not with every push: a row saved per batch.
       if (node.role !== role) this.#persist();
       if (role.kind === "leader" && !node.isLeader) this.#replication.wake();
@@ -195,6 +232,7 @@ export class PartitionReplica extends DurableObject<Env> {
       const node = this.#admit(request);
       const { role } = node;
       const reply = node.handleTruncate(request);
+      this.#traffic?.observeLogEnd(node.log.logEndOffset);
       if (node.role !== role) this.#persist();
       return reply;
     });
@@ -254,6 +292,8 @@ export class PartitionReplica extends DurableObject<Env> {
     return toResult(async () => {
       await (this.#tier ?? new SegmentTier(this.#sql.storage, this.env.SEGMENTS, request.topicId, request.partition)).deleteAll();
       this.#store.deleteAll();
+      deletePartitionTraffic(this.#sql.storage);
+      this.#traffic = undefined;
       const role: ReplicaRole = { kind: "follower", leaderEpoch: -1, leader: undefined };
       this.#identity = { ...request, deleted: true, role, config: defaultPartitionConfig };
       writeReplicaIdentity(this.#sql.storage, this.#identity);
@@ -274,6 +314,7 @@ export class PartitionReplica extends DurableObject<Env> {
     try {
       await this.#replication.tick();
       await this.#maintain();
+      if (this.#traffic) persistTrafficIfDue(this.#sql.storage, this.#traffic, Date.now());
     } catch (error) {
       console.error("partition alarm failed", error);
       await this.#setAlarmBefore(Date.now() + replicationRetryMs);
@@ -328,6 +369,36 @@ export class PartitionReplica extends DurableObject<Env> {
     this.#tail = new TailCachedStore(this.#store, tailCacheBytesMax);
     this.#node = new ReplicaNode(identity.region, new PartitionLog(this.#tail), identity.role);
     this.#tier = new SegmentTier(this.#sql.storage, this.env.SEGMENTS, identity.topicId, identity.partition);
+    this.#traffic = openPartitionTraffic(this.#sql.storage, this.#node.log.logEndOffset, Date.now());
+  }
+
+  // ---- traffic counters (GET /v1/metrics): counted in memory, written with the call that finds them due
+
+  #countAppends(requests: readonly AppendRequest[], outcomes: readonly Settled<AppendAnswer>[]): void {
+    const node = this.#node;
+    if (!node || !this.#traffic) return;
+    const nowMs = Date.now();
+    outcomes.forEach((outcome, index) => {
+      if (!outcome.ok || outcome.value.duplicate) return;
+      this.#traffic!.appended(outcome.value.lastOffset - outcome.value.baseOffset + 1, appendBytes(requests[index]!), node.log.logEndOffset, nowMs);
+    });
+    persistTrafficIfDue(this.#sql.storage, this.#traffic, nowMs);
+  }
+
+  #countReplicated(logEndBefore: number, batches: readonly Uint8Array[]): void {
+    const node = this.#node;
+    if (!node || !this.#traffic || node.log.logEndOffset <= logEndBefore) return;
+    const nowMs = Date.now();
+    this.#traffic.appended(node.log.logEndOffset - logEndBefore, batches.reduce((sum, batch) => sum + batch.byteLength, 0), node.log.logEndOffset, nowMs);
+    persistTrafficIfDue(this.#sql.storage, this.#traffic, nowMs);
+  }
+
+  /** A fetch served: the records it carries from the offset asked for on. */
+  #countFetch(offset: number, result: ReadResult): void {
+    if (!this.#traffic) return;
+    const nowMs = Date.now();
+    this.#traffic.fetched(recordsFrom(offset, result.batches), nowMs);
+    persistTrafficIfDue(this.#sql.storage, this.#traffic, nowMs);
   }
 
   /** Sealing, retention and compaction — the cleaner — one run at a time, by the leader only (followers mirror its tier). */

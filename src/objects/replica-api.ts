@@ -3,6 +3,7 @@
  * method takes the replica's address and returns a Result.
  */
 import type { AppendResult } from "../log/partition-log.ts";
+import type { TrafficHistory } from "../metrics/partition-traffic.ts";
 import type { Acks } from "../protocol/schemas.ts";
 import type { PartitionState } from "../replication/partition-state.ts";
 import type { ReplicaRole } from "../replication/replica-node.ts";
@@ -55,4 +56,22 @@ export interface ReplicaState {
   storage: { sqliteBatches: number; sqliteBytes: number; r2Segments: number; r2Bytes: number };
   /** Only with TRIBUTARY_FAULTS=1 (tests and the benchmark): this object's counters since it started. */
   debug?: ReplicaDebugStats;
+}
+
+/** A replica's numbers for GET /v1/metrics (docs/metrics.md): its log, its tiers and its traffic counters. */
+export interface PartitionMetrics {
+  logStartOffset: number;
+  highWatermark: number;
+  logEndOffset: number;
+  role: ReplicaRole["kind"];
+  storage: ReplicaState["storage"];
+  /** Records this replica's log grew by since its counters began (exact across restarts: derived from offsets). */
+  recordsAppended: number;
+  /** Persisted lazily: a restart loses at most metricsPersistIntervalMs of these. */
+  bytesAppended: number;
+  fetches: number;
+  recordsFetched: number;
+  /** WebSockets this object holds now (ctx.getWebSockets()). */
+  subscribers: number;
+  history: TrafficHistory;
 }

@@ -1,0 +1,88 @@
+import { TributaryError, unwrap } from "../errors.ts";
+import { metricsFanOutConcurrencyMax, metricsGroupsMax, metricsPartitionsMax, metricsTopicsMax } from "../limits.ts";
+import type { Gathered, GatheredGroup, GatheredPartition } from "../metrics/cluster-families.ts";
+import { controllerStub, groupStub, replicaStub } from "../objects/stubs.ts";
+import type { PartitionPlacement, TopicMetadata } from "../topics/topic-metadata.ts";
+import { topicMetadata } from "./metadata-cache.ts";
+
+/**
+ * Gathers what GET /v1/metrics shows (docs/metrics.md) in one bounded fan-out: the topics in
+ * name order (their metadata from this isolate's cache), one `metrics()` call to each
+ * partition's leader, one `offsets()` call to each group's coordinator, at most
+ * metricsFanOutConcurrencyMax at once. Past the bounds (src/limits.ts) the rest is left out
+ * and counted; an object that does not answer is left out this time and counted too, so one
+ * unreachable leader never fails the whole scrape.
+ */
+export async function gatherMetrics(env: Env): Promise<Gathered> {
+  const controller = controllerStub(env);
+  const [topicList, groupList] = await Promise.all([controller.listTopics(), controller.listGroups()]);
+  const summaries = unwrap(topicList);
+  const groupEntries = unwrap(groupList);
+  const included = summaries.slice(0, metricsTopicsMax);
+  const omitted = {
+    topics: summaries.length - included.length,
+    partitions: summaries.slice(metricsTopicsMax).reduce((sum, topic) => sum + topic.partitions, 0),
+    groups: Math.max(0, groupEntries.length - metricsGroupsMax),
+  };
+  const unavailable = { partitions: 0, groups: 0 };
+
+  const topics = (await mapBounded(included, async (summary) => {
+    try {
+      return await topicMetadata(env, summary.name);
+    } catch (error) {
+      if (error instanceof TributaryError && error.code === "UNKNOWN_TOPIC_OR_PARTITION") return undefined; // deleted meanwhile
+      throw error;
+    }
+  })).filter((topic): topic is TopicMetadata => topic !== undefined);
+
+  const placements: { topic: TopicMetadata; placement: PartitionPlacement }[] = [];
+  for (const topic of topics) {
+    for (const placement of topic.partitions) {
+      if (placements.length < metricsPartitionsMax) placements.push({ topic, placement });
+      else omitted.partitions++;
+    }
+  }
+
+  // One fan-out after the other, so at most metricsFanOutConcurrencyMax calls are out at once.
+  const partitions = await mapBounded(placements, async ({ topic, placement }): Promise<GatheredPartition | undefined> => {
+      const { partition, leader, replicas, isr } = placement;
+      try {
+        const { role: _role, ...numbers } = unwrap(await replicaStub(env, topic.topicId, partition, leader).metrics({ topicId: topic.topicId, partition, region: leader }));
+        return { topic: topic.name, partition, replicas, isr, ...numbers };
+      } catch {
+        unavailable.partitions++;
+        return undefined;
+      }
+    });
+  const groups = await mapBounded(groupEntries.slice(0, metricsGroupsMax), async ({ group }): Promise<GatheredGroup | undefined> => {
+      try {
+        const offsets = unwrap(await groupStub(env, group).offsets(group));
+        const committed = offsets.flatMap(({ topic, partition, offset }) => (offset === null ? [] : [{ topic, partition, offset }]));
+        return { group, offsets: committed };
+      } catch (error) {
+        if (error instanceof TributaryError && error.code === "GROUP_ID_NOT_FOUND") return undefined; // deleted meanwhile
+        unavailable.groups++;
+        return undefined;
+      }
+    });
+  return {
+    partitions: partitions.filter((entry): entry is GatheredPartition => entry !== undefined),
+    groups: groups.filter((entry): entry is GatheredGroup => entry !== undefined),
+    omitted,
+    unavailable,
+  };
+}
+
+/** `action` over `items`, at most metricsFanOutConcurrencyMax at once, answers in the items' order. */
+async function mapBounded<Item, Answer>(items: readonly Item[], action: (item: Item) => Promise<Answer>): Promise<Answer[]> {
+  const answers = new Array<Answer>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      answers[index] = await action(items[index]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(metricsFanOutConcurrencyMax, items.length) }, worker));
+  return answers;
+}
