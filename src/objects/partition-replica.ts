@@ -6,7 +6,6 @@ import { TailCachedStore } from "../log/tail-cache.ts";
 import { unsealedBytesBound } from "../log/seal-plan.ts";
 import { PartitionLog, type ReadResult } from "../log/partition-log.ts";
 import { Waiters } from "../log/waiters.ts";
-import { recordsFrom, type PartitionTraffic } from "../metrics/partition-traffic.ts";
 import type { ReplicateReply, ReplicateRequest, TruncateReply, TruncateRequest } from "../replication/messages.ts";
 import { ReplicaNode, type ReplicaRole } from "../replication/replica-node.ts";
 import { CountedSql } from "./counted-sql.ts";
@@ -17,7 +16,7 @@ import { debugStatsEnabled, ReplicaCounters, replicaDebugStats } from "./replica
 import { ReplicaFaults, type Fault } from "./replica-faults.ts";
 import { readReplicaIdentity, replicaIdentityMigration, writeReplicaIdentity, type ReplicaIdentity } from "./replica-identity.ts";
 import { ReplicationDriver } from "./replication-driver.ts";
-import { deletePartitionTraffic, openPartitionTraffic, partitionTrafficMigration, persistTrafficIfDue } from "./partition-traffic-store.ts";
+import { deletePartitionTraffic, partitionTrafficMigration, ReplicaTraffic } from "./replica-traffic.ts";
 import { applyMigrations } from "./schema.ts";
 import { SegmentTier, segmentTierMigration, type TierSnapshot } from "./segment-tier.ts";
 import { batchBoundsMigration, logStoreMigrations, producerStateMigration, SqliteLogStore } from "./sqlite-log-store.ts";
@@ -43,7 +42,7 @@ export class PartitionReplica extends DurableObject<Env> {
   #node: ReplicaNode | undefined;
   #tier: SegmentTier | undefined;
   /** Traffic counters for GET /v1/metrics (src/metrics/partition-traffic.ts), persisted lazily. */
-  #traffic: PartitionTraffic | undefined;
+  #traffic: ReplicaTraffic | undefined;
   #maintaining: Promise<void> | undefined;
   /** The alarm's time as last read or set; null when none is set; undefined until read. */
   #alarmAtMs: number | null | undefined;
@@ -115,7 +114,7 @@ export class PartitionReplica extends DurableObject<Env> {
     if (outcomes.some((outcome) => outcome.ok && !outcome.value.duplicate)) {
       this.#readers.wakeAll();
       this.#replication.kick();
-      this.#countAppends(requests, outcomes);
+      if (node) this.#traffic?.appendedAsLeader(requests, outcomes, node.log.logEndOffset);
     }
     return outcomes;
   }
@@ -126,16 +125,14 @@ export class PartitionReplica extends DurableObject<Env> {
    * leader when it has nothing to give.
    */
   async read(request: FetchRequest): Promise<Result<ReadResult>> {
-    return toResult(async () => {
+    const answer = await toResult(async () => {
       await this.#beforeCall();
       const node = this.#admitRouted(request, false);
       const limits = { maxRecords: request.maxRecords, maxBytes: request.maxBytes };
       const log = node.log;
       if (request.offset >= log.logStartOffset && request.offset < log.localStartOffset && this.#tier) {
         const batches = await this.#tier.read(request.offset, limits);
-        const result = { batches, logStartOffset: log.logStartOffset, highWatermark: log.highWatermark };
-        this.#countFetch(request.offset, result);
-        return result;
+        return { batches, logStartOffset: log.logStartOffset, highWatermark: log.highWatermark };
       }
       let result = node.log.read(request.offset, limits);
       const deadline = Date.now() + (node.isLeader ? request.waitMs : 0);
@@ -143,9 +140,10 @@ export class PartitionReplica extends DurableObject<Env> {
         await this.#readers.wait(deadline - Date.now());
         result = this.#admitRouted(request, false).log.read(request.offset, limits);
       }
-      this.#countFetch(request.offset, result);
       return result;
     });
+    if (answer.ok) this.#traffic?.fetched(request.offset, answer.value); // GET /v1/metrics counts fetches served
+    return answer;
   }
 
   async listOffset(request: RoutedCall & { at: OffsetQuery }): Promise<Result<{ offset: number; timestamp?: number }>> {
@@ -186,7 +184,7 @@ export class PartitionReplica extends DurableObject<Env> {
     return toResult(async () => {
       await this.#beforeCall();
       const node = this.#admit(request);
-      const traffic = this.#traffic!;
+      const traffic = this.#traffic!.counters;
       const storage = node.log.storage();
       const totals = this.#tier?.totals() ?? { segments: 0, bytes: 0 };
       const nowMs = Date.now();
@@ -203,7 +201,7 @@ export class PartitionReplica extends DurableObject<Env> {
         subscribers: this.ctx.getWebSockets().length,
         history: traffic.history(nowMs),
       };
-      persistTrafficIfDue(this.#sql.storage, traffic, nowMs);
+      this.#traffic!.persistIfDue();
       return answer;
     });
   }
@@ -217,7 +215,7 @@ export class PartitionReplica extends DurableObject<Env> {
       const { role } = node;
       const logEndBefore = node.log.logEndOffset;
       const reply = node.handleReplicate(request, Date.now());
-      this.#countReplicated(logEndBefore, request.batches);
+      this.#traffic?.replicated(logEndBefore, node.log.logEndOffset, request.batches);
       // The role is stored when a push changes it (a new leader or epoch), not with every push: a row saved per batch.
       if (node.role !== role) this.#persist();
       if (role.kind === "leader" && !node.isLeader) this.#replication.wake();
@@ -232,7 +230,7 @@ export class PartitionReplica extends DurableObject<Env> {
       const node = this.#admit(request);
       const { role } = node;
       const reply = node.handleTruncate(request);
-      this.#traffic?.observeLogEnd(node.log.logEndOffset);
+      this.#traffic?.counters.observeLogEnd(node.log.logEndOffset);
       if (node.role !== role) this.#persist();
       return reply;
     });
@@ -314,7 +312,6 @@ export class PartitionReplica extends DurableObject<Env> {
     try {
       await this.#replication.tick();
       await this.#maintain();
-      if (this.#traffic) persistTrafficIfDue(this.#sql.storage, this.#traffic, Date.now());
     } catch (error) {
       console.error("partition alarm failed", error);
       await this.#setAlarmBefore(Date.now() + replicationRetryMs);
@@ -369,36 +366,7 @@ export class PartitionReplica extends DurableObject<Env> {
     this.#tail = new TailCachedStore(this.#store, tailCacheBytesMax);
     this.#node = new ReplicaNode(identity.region, new PartitionLog(this.#tail), identity.role);
     this.#tier = new SegmentTier(this.#sql.storage, this.env.SEGMENTS, identity.topicId, identity.partition);
-    this.#traffic = openPartitionTraffic(this.#sql.storage, this.#node.log.logEndOffset, Date.now());
-  }
-
-  // ---- traffic counters (GET /v1/metrics): counted in memory, written with the call that finds them due
-
-  #countAppends(requests: readonly AppendRequest[], outcomes: readonly Settled<AppendAnswer>[]): void {
-    const node = this.#node;
-    if (!node || !this.#traffic) return;
-    const nowMs = Date.now();
-    outcomes.forEach((outcome, index) => {
-      if (!outcome.ok || outcome.value.duplicate) return;
-      this.#traffic!.appended(outcome.value.lastOffset - outcome.value.baseOffset + 1, appendBytes(requests[index]!), node.log.logEndOffset, nowMs);
-    });
-    persistTrafficIfDue(this.#sql.storage, this.#traffic, nowMs);
-  }
-
-  #countReplicated(logEndBefore: number, batches: readonly Uint8Array[]): void {
-    const node = this.#node;
-    if (!node || !this.#traffic || node.log.logEndOffset <= logEndBefore) return;
-    const nowMs = Date.now();
-    this.#traffic.appended(node.log.logEndOffset - logEndBefore, batches.reduce((sum, batch) => sum + batch.byteLength, 0), node.log.logEndOffset, nowMs);
-    persistTrafficIfDue(this.#sql.storage, this.#traffic, nowMs);
-  }
-
-  /** A fetch served: the records it carries from the offset asked for on. */
-  #countFetch(offset: number, result: ReadResult): void {
-    if (!this.#traffic) return;
-    const nowMs = Date.now();
-    this.#traffic.fetched(recordsFrom(offset, result.batches), nowMs);
-    persistTrafficIfDue(this.#sql.storage, this.#traffic, nowMs);
+    this.#traffic = new ReplicaTraffic(this.#sql.storage, this.env.METRICS, identity, this.#node.log.logEndOffset);
   }
 
   /** Sealing, retention and compaction — the cleaner — one run at a time, by the leader only (followers mirror its tier). */

@@ -1,7 +1,8 @@
 import type { MiddlewareHandler } from "hono";
 import { matchedRoutes } from "hono/route";
 import type { Principal } from "../auth/principal.ts";
-import type { RouterCounters } from "../metrics/router-counters.ts";
+import { requestDataPoint } from "../metrics/analytics-points.ts";
+import type { RequestObservation, RouterCounters } from "../metrics/router-counters.ts";
 import type { RouterEnv } from "./context.ts";
 
 /**
@@ -9,7 +10,8 @@ import type { RouterEnv } from "./context.ts";
  * pattern (hono's, never the raw path, so the series stay few), status and latency; the
  * error code of an error answer; the token a 429 refused. Runs first, so it sees every
  * answer, refusals by authentication and quotas included. Kept in this isolate's memory
- * (src/metrics/router-counters.ts).
+ * (src/metrics/router-counters.ts). With a `METRICS` Analytics Engine binding, each request is
+ * also one data point (src/metrics/analytics-points.ts).
  */
 export function metricsMiddleware(counters: RouterCounters): MiddlewareHandler<RouterEnv> {
   return async function metricsMiddleware(c, next) {
@@ -18,14 +20,16 @@ export function metricsMiddleware(counters: RouterCounters): MiddlewareHandler<R
     const status = c.res.status;
     const responder = matchedRoutes(c)[c.req.routeIndex];
     const route = responder && responder.method !== "ALL" ? responder.path : "unmatched";
-    counters.observe({
+    const observation: RequestObservation = {
       method: c.req.method,
       route,
       status,
       durationSeconds: (Date.now() - startedMs) / 1000,
       ...(status >= 400 ? { errorCode: await errorCodeOf(c.res) } : {}),
       ...(status === 429 ? { throttledToken: tokenLabel(c.get("principal") as Principal | undefined) } : {}),
-    });
+    };
+    counters.observe(observation);
+    c.env.METRICS?.writeDataPoint(requestDataPoint(observation));
   };
 }
 

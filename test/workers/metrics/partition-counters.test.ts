@@ -1,5 +1,5 @@
 /**
- * A partition's lazily written counters (src/objects/partition-traffic-store.ts): what its row
+ * A partition's lazily written counters (src/objects/replica-traffic.ts): what its row
  * holds is what GET /v1/metrics shows after the object restarts; and a leader that does not
  * answer leaves its partition out of one gathering (counted) without failing the scrape.
  */
@@ -7,7 +7,7 @@ import { createExecutionContext, evictDurableObject, runInDurableObject, waitOnE
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { replicaName } from "../../../src/objects/stubs.ts";
-import { openPartitionTraffic, writePartitionTraffic } from "../../../src/objects/partition-traffic-store.ts";
+import { openPartitionTraffic, writePartitionTraffic } from "../../../src/objects/replica-traffic.ts";
 import { createApp } from "../../../src/router/app.ts";
 import { api, createTopic, produce, readResponse, uniqueTopic, type Topic } from "../support/http.ts";
 import { parseExposition, sampleValue } from "./support/parse-exposition.ts";

@@ -30,7 +30,7 @@ export function parseExposition(text: string): Map<string, ParsedFamily> {
       families.set(current.name, current);
     } else if (line.startsWith("# TYPE ")) {
       const [name, type] = line.slice(7).split(" ");
-      if (current?.name !== name) throw new Error(`TYPE for ${name} without its HELP right before`);
+      if (!current || current.name !== name) throw new Error(`TYPE for ${name} without its HELP right before`);
       current.type = type!;
     } else {
       const match = samplePattern.exec(line);
