@@ -15,8 +15,8 @@ import type { AppendAnswer, AppendRequest, FetchRequest, OffsetQuery, PartitionA
 import { debugStatsEnabled, ReplicaCounters, replicaDebugStats } from "./replica-debug-stats.ts";
 import { ReplicaFaults, type Fault } from "./replica-faults.ts";
 import { readReplicaIdentity, replicaIdentityMigration, writeReplicaIdentity, type ReplicaIdentity } from "./replica-identity.ts";
-import { ReplicationDriver } from "./replication-driver.ts";
 import { deletePartitionTraffic, partitionTrafficMigration, ReplicaTraffic } from "./replica-traffic.ts";
+import { ReplicationDriver } from "./replication-driver.ts";
 import { applyMigrations } from "./schema.ts";
 import { SegmentTier, segmentTierMigration, type TierSnapshot } from "./segment-tier.ts";
 import { batchBoundsMigration, logStoreMigrations, producerStateMigration, SqliteLogStore } from "./sqlite-log-store.ts";
