@@ -2,22 +2,29 @@ import { family, type MetricFamily } from "./exposition.ts";
 import { metricNames } from "./names.ts";
 import type { TrafficHistory } from "./partition-traffic.ts";
 
-/** One partition as gathered: the controller's placement and its leader's numbers. */
-export interface GatheredPartition {
-  topic: string;
-  partition: number;
-  replicas: readonly string[];
-  isr: readonly string[];
+/** A partition replica's numbers, as its object reports them (PartitionReplica.metrics()). */
+export interface PartitionNumbers {
   logStartOffset: number;
   highWatermark: number;
   logEndOffset: number;
   storage: { sqliteBatches: number; sqliteBytes: number; r2Segments: number; r2Bytes: number };
+  /** Records the replica's log grew by since its counters began (exact across restarts: derived from offsets). */
   recordsAppended: number;
+  /** Written lazily: a restart loses at most metricsPersistIntervalMs of these. */
   bytesAppended: number;
   fetches: number;
   recordsFetched: number;
+  /** WebSockets the object holds now (ctx.getWebSockets()). */
   subscribers: number;
   history: TrafficHistory;
+}
+
+/** One partition as gathered: the controller's placement and its leader's numbers. */
+export interface GatheredPartition extends PartitionNumbers {
+  topic: string;
+  partition: number;
+  replicas: readonly string[];
+  isr: readonly string[];
 }
 
 /** One group's committed offsets (partitions without a commit are left out). */

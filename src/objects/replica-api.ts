@@ -3,7 +3,7 @@
  * method takes the replica's address and returns a Result.
  */
 import type { AppendResult } from "../log/partition-log.ts";
-import type { TrafficHistory } from "../metrics/partition-traffic.ts";
+import type { PartitionNumbers } from "../metrics/cluster-families.ts";
 import type { Acks } from "../protocol/schemas.ts";
 import type { PartitionState } from "../replication/partition-state.ts";
 import type { ReplicaRole } from "../replication/replica-node.ts";
@@ -59,19 +59,6 @@ export interface ReplicaState {
 }
 
 /** A replica's numbers for GET /v1/metrics (docs/metrics.md): its log, its tiers and its traffic counters. */
-export interface PartitionMetrics {
-  logStartOffset: number;
-  highWatermark: number;
-  logEndOffset: number;
+export interface PartitionMetrics extends PartitionNumbers {
   role: ReplicaRole["kind"];
-  storage: ReplicaState["storage"];
-  /** Records this replica's log grew by since its counters began (exact across restarts: derived from offsets). */
-  recordsAppended: number;
-  /** Persisted lazily: a restart loses at most metricsPersistIntervalMs of these. */
-  bytesAppended: number;
-  fetches: number;
-  recordsFetched: number;
-  /** WebSockets this object holds now (ctx.getWebSockets()). */
-  subscribers: number;
-  history: TrafficHistory;
 }

@@ -3,6 +3,7 @@ import { metricsFanOutConcurrencyMax, metricsGroupsMax, metricsPartitionsMax, me
 import type { Gathered, GatheredGroup, GatheredPartition } from "../metrics/cluster-families.ts";
 import { controllerStub, groupStub, replicaStub } from "../objects/stubs.ts";
 import type { PartitionPlacement, TopicMetadata } from "../topics/topic-metadata.ts";
+import { mapBounded } from "./map-bounded.ts";
 import { topicMetadata } from "./metadata-cache.ts";
 
 /**
@@ -26,7 +27,7 @@ export async function gatherMetrics(env: Env): Promise<Gathered> {
   };
   const unavailable = { partitions: 0, groups: 0 };
 
-  const topics = (await mapBounded(included, async (summary) => {
+  const topics = (await mapBounded(included, metricsFanOutConcurrencyMax, async (summary) => {
     try {
       return await topicMetadata(env, summary.name);
     } catch (error) {
@@ -44,7 +45,7 @@ export async function gatherMetrics(env: Env): Promise<Gathered> {
   }
 
   // One fan-out after the other, so at most metricsFanOutConcurrencyMax calls are out at once.
-  const partitions = await mapBounded(placements, async ({ topic, placement }): Promise<GatheredPartition | undefined> => {
+  const partitions = await mapBounded(placements, metricsFanOutConcurrencyMax, async ({ topic, placement }): Promise<GatheredPartition | undefined> => {
       const { partition, leader, replicas, isr } = placement;
       try {
         const { role: _role, ...numbers } = unwrap(await replicaStub(env, topic.topicId, partition, leader).metrics({ topicId: topic.topicId, partition, region: leader }));
@@ -54,7 +55,7 @@ export async function gatherMetrics(env: Env): Promise<Gathered> {
         return undefined;
       }
     });
-  const groups = await mapBounded(groupEntries.slice(0, metricsGroupsMax), async ({ group }): Promise<GatheredGroup | undefined> => {
+  const groups = await mapBounded(groupEntries.slice(0, metricsGroupsMax), metricsFanOutConcurrencyMax, async ({ group }): Promise<GatheredGroup | undefined> => {
       try {
         const offsets = unwrap(await groupStub(env, group).offsets(group));
         const committed = offsets.flatMap(({ topic, partition, offset }) => (offset === null ? [] : [{ topic, partition, offset }]));
@@ -71,18 +72,4 @@ export async function gatherMetrics(env: Env): Promise<Gathered> {
     omitted,
     unavailable,
   };
-}
-
-/** `action` over `items`, at most metricsFanOutConcurrencyMax at once, answers in the items' order. */
-async function mapBounded<Item, Answer>(items: readonly Item[], action: (item: Item) => Promise<Answer>): Promise<Answer[]> {
-  const answers = new Array<Answer>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next++;
-      answers[index] = await action(items[index]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(metricsFanOutConcurrencyMax, items.length) }, worker));
-  return answers;
 }
