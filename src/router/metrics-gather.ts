@@ -45,31 +45,42 @@ export async function gatherMetrics(env: Env): Promise<Gathered> {
   }
 
   // One fan-out after the other, so at most metricsFanOutConcurrencyMax calls are out at once.
-  const partitions = await mapBounded(placements, metricsFanOutConcurrencyMax, async ({ topic, placement }): Promise<GatheredPartition | undefined> => {
-      const { partition, leader, replicas, isr } = placement;
-      try {
-        const { role: _role, ...numbers } = unwrap(await replicaStub(env, topic.topicId, partition, leader).metrics({ topicId: topic.topicId, partition, region: leader }));
-        return { topic: topic.name, partition, replicas, isr, ...numbers };
-      } catch {
-        unavailable.partitions++;
-        return undefined;
-      }
-    });
-  const groups = await mapBounded(groupEntries.slice(0, metricsGroupsMax), metricsFanOutConcurrencyMax, async ({ group }): Promise<GatheredGroup | undefined> => {
-      try {
-        const offsets = unwrap(await groupStub(env, group).offsets(group));
-        const committed = offsets.flatMap(({ topic, partition, offset }) => (offset === null ? [] : [{ topic, partition, offset }]));
-        return { group, offsets: committed };
-      } catch (error) {
-        if (error instanceof TributaryError && error.code === "GROUP_ID_NOT_FOUND") return undefined; // deleted meanwhile
-        unavailable.groups++;
-        return undefined;
-      }
-    });
+  const partitions = await mapBounded(placements, metricsFanOutConcurrencyMax, async ({ topic, placement }) => {
+    const gathered = await partitionNumbers(env, topic, placement);
+    if (gathered === undefined) unavailable.partitions++;
+    return gathered;
+  });
+  const groups = await mapBounded(groupEntries.slice(0, metricsGroupsMax), metricsFanOutConcurrencyMax, async ({ group }) => {
+    const gathered = await groupOffsets(env, group);
+    if (gathered === "unavailable") unavailable.groups++;
+    return gathered === "unavailable" ? undefined : gathered;
+  });
   return {
     partitions: partitions.filter((entry): entry is GatheredPartition => entry !== undefined),
     groups: groups.filter((entry): entry is GatheredGroup => entry !== undefined),
     omitted,
     unavailable,
   };
+}
+
+/** One partition's numbers from its leader; undefined when it does not answer. */
+async function partitionNumbers(env: Env, topic: TopicMetadata, placement: PartitionPlacement): Promise<GatheredPartition | undefined> {
+  const { partition, leader, replicas, isr } = placement;
+  try {
+    const { role: _role, ...numbers } = unwrap(await replicaStub(env, topic.topicId, partition, leader).metrics({ topicId: topic.topicId, partition, region: leader }));
+    return { topic: topic.name, partition, replicas, isr, ...numbers };
+  } catch {
+    return undefined;
+  }
+}
+
+/** A group's committed offsets from its coordinator (partitions without a commit left out); undefined for a group deleted meanwhile. */
+async function groupOffsets(env: Env, group: string): Promise<GatheredGroup | undefined | "unavailable"> {
+  try {
+    const offsets = unwrap(await groupStub(env, group).offsets(group));
+    return { group, offsets: offsets.flatMap(({ topic, partition, offset }) => (offset === null ? [] : [{ topic, partition, offset }])) };
+  } catch (error) {
+    if (error instanceof TributaryError && error.code === "GROUP_ID_NOT_FOUND") return undefined;
+    return "unavailable";
+  }
 }
