@@ -18,8 +18,8 @@ export function metricsMiddleware(counters: RouterCounters): MiddlewareHandler<R
     const startedMs = Date.now();
     await next();
     const status = c.res.status;
-    const responder = matchedRoutes(c)[c.req.routeIndex];
-    const route = responder && responder.method !== "ALL" ? responder.path : "unmatched";
+    // The route that serves this method and path, also when a middleware answered first (401, 429).
+    const route = matchedRoutes(c).find((matched) => matched.method !== "ALL")?.path ?? "unmatched";
     const observation: RequestObservation = {
       method: c.req.method,
       route,
