@@ -12,7 +12,7 @@ export interface RequestObservation {
   durationSeconds: number;
   /** The error's code when the answer is an error body. */
   errorCode?: string;
-  /** Who was throttled (429): a scoped token's id, or "admin"/"open"/"minted"; never a secret. */
+  /** Who was throttled (429): a scoped token's id (a minted token's parent), or "admin"/"open"; never a secret. */
   throttledToken?: string;
 }
 
@@ -57,7 +57,7 @@ export class RouterCounters {
       family(
         metricNames.routerThrottledRequests,
         "counter",
-        `Requests refused with 429 THROTTLING_QUOTA_EXCEEDED, by token id ("admin", "open" or "minted" for other credentials; "other" past ${metricsThrottledTokensMax} tokens). ${perIsolate}`,
+        `Requests refused with 429 THROTTLING_QUOTA_EXCEEDED, by scoped token id (a minted write or read token under the token that minted it; "admin" or "open" for those credentials; "other" past ${metricsThrottledTokensMax} tokens). ${perIsolate}`,
         [...this.#throttled].map(([token, value]) => ({ labels: { token }, value })),
       ),
       family(
