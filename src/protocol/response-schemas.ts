@@ -163,3 +163,27 @@ export function errorBodySchema(codes: readonly ErrorCode[]) {
 }
 
 export const anyErrorBodySchema = errorBodySchema(Object.keys(errorTable) as ErrorCode[]);
+
+/** GET /v1/metrics with `Accept: application/json`: the exposition's families, and 15 minutes of traffic per partition (docs/metrics.md). */
+export const metricsJsonResponseSchema = z.object({
+  generatedAt: timestampSchema,
+  families: z.array(
+    z.object({
+      name: z.string(),
+      type: z.enum(["gauge", "counter", "histogram"]),
+      help: z.string(),
+      samples: z.array(z.object({ name: z.string(), labels: z.record(z.string(), z.string()), value: z.number() })),
+    }),
+  ),
+  history: z.object({
+    partitions: z.array(
+      z.object({
+        topic: z.string(),
+        partition: z.number().int().nonnegative(),
+        minuteStartMs: z.array(timestampSchema),
+        recordsIn: z.array(z.number()),
+        recordsOut: z.array(z.number()),
+      }),
+    ),
+  }),
+});

@@ -2,6 +2,7 @@ import { createTokenSchema } from "../../auth/token-schemas.ts";
 import {
   createdTokenSchema,
   healthResponseSchema,
+  metricsJsonResponseSchema,
   openApiDocumentSchema,
   producerIdentitySchema,
   tokenListSchema,
@@ -50,15 +51,14 @@ export const operationRouteDocs: readonly RouteDoc[] = [
     responses: { 200: { description: "Healthy", json: healthResponseSchema } },
   },
   {
-    method: "get", path: "/v1/metrics", tag: "operations", auth: "token",
-    summary: "Metrics: Prometheus text, or JSON with `Accept: application/json`",
+    method: "get", path: "/v1/metrics", tag: "operations", auth: "token", resource: "cluster", objects: true,
+    summary: "Metrics: Prometheus text, or JSON with `Accept: application/json` (describe on the cluster)",
+    query: [],
     responses: {
       200: {
-        description: "The metrics in Prometheus's text exposition format, or their JSON twin",
-        other: {
-          "text/plain; version=0.0.4": { type: "string" },
-          "application/json": { type: "object" },
-        },
+        description: "The metrics in Prometheus's text exposition format, or their JSON twin (docs/metrics.md)",
+        json: metricsJsonResponseSchema,
+        other: { "text/plain; version=0.0.4": { type: "string" } },
       },
     },
   },
