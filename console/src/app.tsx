@@ -75,7 +75,7 @@ function TokenField(props: { token: string | null; onChange: (token: string | nu
     );
   }
   return (
-    <form class="token" aria-label="Token" onSubmit={(event) => { event.preventDefault(); props.onChange(String(new FormData(event.currentTarget as HTMLFormElement).get("token") ?? "")); }}>
+    <form class="token" aria-label="Authentication" onSubmit={(event) => { event.preventDefault(); props.onChange(String(new FormData(event.currentTarget as HTMLFormElement).get("token") ?? "")); }}>
       <label>Token <input name="token" type="password" autoComplete="off" placeholder="none: open local mode" /></label>{" "}
       <button type="submit">Use token</button>
     </form>

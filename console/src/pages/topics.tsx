@@ -118,8 +118,8 @@ function CreateTopicForm(props: { onCreated: (name: string) => void }) {
       <summary>Create a topic</summary>
       <form onSubmit={submit} class="grid-form" aria-label="Create a topic">
         <label>Name <input name="name" required autoComplete="off" /></label>
-        <label>Partitions <input name="partitions" type="number" min={1} value="1" required /></label>
-        <label>Replication factor <input name="replicationFactor" type="number" min={1} value="1" required /></label>
+        <label>Partitions <input name="partitions" type="number" min={1} defaultValue="1" required /></label>
+        <label>Replication factor <input name="replicationFactor" type="number" min={1} defaultValue="1" required /></label>
         <label class="wide">Configs, one <code>name=value</code> a line <textarea name="configs" rows={3} placeholder="retention.ms=86400000" /></label>
         <div class="wide"><button type="submit" disabled={busy}>Create topic</button></div>
         <ErrorMessage error={error} />
