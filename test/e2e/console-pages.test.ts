@@ -102,7 +102,7 @@ describe("the console against wrangler dev (open mode)", () => {
     await dark.page.getByRole("link", { name: topic }).waitFor();
     await dark.page.waitForLoadState("networkidle");
     await dark.screenshot("topics-dark");
-    const background = await dark.page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    const background = await dark.page.evaluate<string>("getComputedStyle(document.body).backgroundColor");
     expect(background).toBe("rgb(15, 17, 21)");
     expect(dark.problems()).toEqual([]);
     await dark.page.context().close();

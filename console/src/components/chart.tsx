@@ -2,6 +2,8 @@
 import { useEffect, useRef } from "preact/hooks";
 import uPlot from "uplot";
 
+const xSpanMinSeconds = 60;
+
 export interface ChartSeries {
   label: string;
   values: (number | null)[];
@@ -26,7 +28,8 @@ export function TimeChart(props: { title: string; times: number[]; series: Chart
         height,
         series: [{}, ...series.map((entry) => ({ label: entry.label, stroke: color(entry.colorVar), width: 2, value: (_: uPlot, v: number | null) => (v === null ? "—" : `${v.toFixed(2)} ${unit}`) }))],
         axes: [axis, { ...axis, size: 60 }],
-        scales: { y: { range: (_u, min, max) => [0, Math.max(max, min, 1)] } },
+        // A window of at least a minute, so one sample is a point on it rather than a chart of years.
+        scales: { x: { time: true, range: (_u, min, max) => (max - min < xSpanMinSeconds ? [max - xSpanMinSeconds, max] : [min, max]) }, y: { range: (_u, min, max) => [0, Math.max(max, min, 1)] } },
       },
       [times, ...series.map((entry) => entry.values)],
       element,
