@@ -28,8 +28,8 @@ export function path(strings: TemplateStringsArray, ...segments: (string | numbe
   return strings.reduce((out, text, index) => out + text + (index < segments.length ? encodeURIComponent(String(segments[index])) : ""), "");
 }
 
-export async function api<T>(method: string, url: string, body?: unknown, accept = "application/json"): Promise<T> {
-  const headers: Record<string, string> = { accept, ...authHeaders() };
+export async function api<T>(method: string, url: string, body?: unknown, extraHeaders: Record<string, string> = {}): Promise<T> {
+  const headers: Record<string, string> = { accept: "application/json", ...extraHeaders, ...authHeaders() };
   if (body !== undefined) headers["content-type"] = "application/json";
   const response = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   if (response.status === 204) return undefined as T;

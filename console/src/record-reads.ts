@@ -31,8 +31,14 @@ export async function startOffset(topic: string, partition: PartitionInfo, from:
   }
 }
 
-export async function fetchPartition(topic: string, partition: number, offset: number, maxRecords: number): Promise<{ records: ShownRecord[]; nextOffset: number }> {
-  const answer = await api<FetchAnswer>("GET", `${path`/v1/topics/${topic}/partitions/${partition}/records`}?offset=${offset}&maxRecords=${maxRecords}&encoding=base64`);
+/**
+ * One read of a partition, from its leader: `Tributary-Region` names the leader's region, so no
+ * follower (which learns the high watermark about a second later) serves it, and a record just
+ * produced from the form is there to show.
+ */
+export async function fetchPartition(topic: string, partition: number, offset: number, maxRecords: number, leaderRegion: string | undefined): Promise<{ records: ShownRecord[]; nextOffset: number }> {
+  const url = `${path`/v1/topics/${topic}/partitions/${partition}/records`}?offset=${offset}&maxRecords=${maxRecords}&encoding=base64`;
+  const answer = await api<FetchAnswer>("GET", url, undefined, leaderRegion === undefined ? {} : { "tributary-region": leaderRegion });
   return { records: answer.records.map((record) => ({ ...record, partition })), nextOffset: answer.nextOffset };
 }
 

@@ -32,7 +32,7 @@ describe("the console against wrangler dev (open mode)", () => {
   beforeAll(async () => {
     server = await startWranglerDev();
     tolerated = await notYetServed(server.url);
-    expect((await call("POST", "/v1/topics", { name: topic, partitions: 3 })).status).toBe(201);
+    expect((await call("POST", "/v1/topics", { name: topic, partitions: 3, replicationFactor: 3 })).status).toBe(201);
     const records = Array.from({ length: 9 }, (_, index) => ({
       key: `customer-${index % 3}`,
       value: JSON.stringify({ order: index, items: [{ sku: "A-1", quantity: index + 1 }] }),

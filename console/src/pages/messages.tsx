@@ -39,7 +39,7 @@ export function MessagesPage(props: { topic: string }) {
       const reads = await Promise.all(partitions.map(async (partition) => {
         const offset = await startOffset(props.topic, partition, next.from, readCount);
         if (offset >= partition.highWatermark) return { partition: partition.partition, records: [], nextOffset: offset };
-        return { partition: partition.partition, ...(await fetchPartition(props.topic, partition.partition, offset, readCount)) };
+        return { partition: partition.partition, ...(await fetchPartition(props.topic, partition.partition, offset, readCount, partition.leader)) };
       }));
       for (const read of reads) positions.current.set(read.partition, read.nextOffset);
       const merged = mergeRecords([], reads.flatMap((read) => read.records));
@@ -54,7 +54,8 @@ export function MessagesPage(props: { topic: string }) {
   /** Reads on from where each partition stopped. */
   const readMore = async () => {
     try {
-      const reads = await Promise.all([...positions.current].map(async ([partition, offset]) => ({ partition, ...(await fetchPartition(props.topic, partition, offset, readCount)) })));
+      const leaders = new Map(topic?.partitions.map((p) => [p.partition, p.leader]));
+      const reads = await Promise.all([...positions.current].map(async ([partition, offset]) => ({ partition, ...(await fetchPartition(props.topic, partition, offset, readCount, leaders.get(partition))) })));
       for (const read of reads) positions.current.set(read.partition, read.nextOffset);
       const more = reads.flatMap((read) => read.records);
       setRecords((shown) => mergeRecords(shown, more));
