@@ -16,6 +16,7 @@ import { eventStreamResponse } from "./sse-stream.ts";
 import { takeStreamSlot } from "./stream-slots.ts";
 import { accessTokenParam, acceptsEventStream } from "./streaming-read.ts";
 import { decodeTopicPositions, encodeTopicPositions } from "./topic-position-id.ts";
+import { mapBounded } from "../map-bounded.ts";
 
 interface Poll {
   settled: boolean;
@@ -101,20 +102,6 @@ class TopicStreamReader {
     const positions = Object.fromEntries(this.positions.map((offset, partition) => [String(partition), offset]));
     return { frames: recordsFrame(encodeTopicPositions(this.topic.topicId, this.positions), { records, positions }), fetchedBytes };
   }
-}
-
-/** Runs `task` over `items`, at most `limit` at a time, answering in order. */
-async function mapBounded<T, R>(items: readonly T[], limit: number, task: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await task(items[index]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
 }
 
 /**

@@ -114,6 +114,15 @@ const rows: Row[] = [
     allowed: "rightful",
   },
   { route: "POST /v1/groups/:group/members", call: () => ["POST", groupPath(group, "/members"), { body: { topics: [topic] } }], other: refusedGroup, allowed: "rightful" },
+  // Metrics show every topic and group: describe on the cluster (the rightful token has it, the other token not).
+  { route: "GET /v1/metrics", call: () => ["GET", "/v1/metrics", {}], other: refusedCluster, allowed: "rightful" },
+  {
+    // The JSON twin: an extra row (the route is covered above), so it needs no suffix of its own in the coverage check.
+    route: "GET /v1/metrics as JSON",
+    call: () => ["GET", "/v1/metrics", { headers: { accept: "application/json" } }],
+    other: refusedCluster,
+    allowed: "rightful",
+  },
   { route: "GET /v1/tokens", call: () => ["GET", "/v1/tokens", {}], other: refusedCluster, allowed: "admin" },
   { route: "POST /v1/tokens", call: () => ["POST", "/v1/tokens", { body: { rules: [allOn("topic", topic)] } }], other: refusedCluster, allowed: "admin" },
   { route: "DELETE /v1/tokens/:id", call: () => ["DELETE", `/v1/tokens/${"0".repeat(16)}`, {}], other: refusedCluster, allowed: "admin" },
@@ -174,8 +183,13 @@ beforeAll(async () => {
   memberId = joined.memberId;
   memberEpoch = joined.memberEpoch;
   await join(otherGroup, [otherTopic], { sessionTimeoutMs: 1_800_000 });
-  // The new topic's name starts with the topic's: a prefixed rule allows creating it.
-  const rightfulRules = [allOn("topic", topic), allOn("group", group), { resource: "topic", name: `${topic}-`, patternType: "prefixed", operations: ["create"] }];
+  // The new topic's name starts with the topic's: a prefixed rule allows creating it. Describe on the cluster: metrics.
+  const rightfulRules = [
+    allOn("topic", topic),
+    allOn("group", group),
+    { resource: "topic", name: `${topic}-`, patternType: "prefixed", operations: ["create"] },
+    { resource: "cluster", name: "tributary", patternType: "literal", operations: ["describe"] },
+  ];
   const rightful = await createToken({ name: "rightful", rules: rightfulRules });
   const other = await createToken({ name: "other", rules: [allOn("topic", otherTopic), allOn("group", otherGroup)] });
   const expired = await createToken({ name: "expired", rules: rightfulRules, expiresAt: Date.now() + 500 });
