@@ -12,6 +12,7 @@ import { metricsMiddleware } from "./metrics-middleware.ts";
 import { quotaMiddleware } from "./quotas.ts";
 import { binaryRecordRoutes } from "./routes/binary-records.ts";
 import { groupRoutes } from "./routes/groups.ts";
+import { openApiRoutes } from "./routes/openapi.ts";
 import { faultRoutes } from "./routes/faults.ts";
 import { metricsRoutes } from "./routes/metrics.ts";
 import { producerRoutes } from "./routes/producers.ts";
@@ -50,6 +51,7 @@ export function createApp(): Hono<RouterEnv> {
   app.route("/v1/groups", groupRoutes);
   app.route("/v1/tokens", tokenRoutes);
   app.route("/v1/metrics", metricsRoutes(counters));
+  app.route("/v1", openApiRoutes);
   // After authentication, as any route: a path served with other methods is 405 with Allow.
   const allowedMethods = allowedMethodsOf(app.routes);
   app.notFound((c) => {

@@ -7,14 +7,14 @@ import { clientRegion } from "../client-region.ts";
 import type { RouterEnv } from "../context.ts";
 import { topicMetadata } from "../metadata-cache.ts";
 import { payloadBytesOf, recordJson, type PartitionRecords } from "../partition-reads.ts";
-import { encodingParam, routeQuery } from "../query.ts";
+import { encodingParam, routeQueries, routeQuery } from "../query.ts";
 import { streamQuota } from "../quotas.ts";
 import { principalOf } from "../authorize.ts";
 import { currentTopic, readStreamed, startOffset } from "./partition-sse.ts";
 import { recordsFrame } from "./sse-format.ts";
 import { eventStreamResponse } from "./sse-stream.ts";
 import { takeStreamSlot } from "./stream-slots.ts";
-import { accessTokenParam, acceptsEventStream } from "./streaming-read.ts";
+import { acceptsEventStream } from "./streaming-read.ts";
 import { decodeTopicPositions, encodeTopicPositions } from "./topic-position-id.ts";
 import { mapBounded } from "../map-bounded.ts";
 
@@ -111,7 +111,7 @@ class TopicStreamReader {
  * (`earliest` or `latest`, the default).
  */
 export async function topicEventStream(c: Context<RouterEnv>, name: string): Promise<Response> {
-  const query = routeQuery(c.req.url, ["offset", "encoding", accessTokenParam]);
+  const query = routeQuery(c.req.url, routeQueries.streamingRead);
   if (!acceptsEventStream(c.req.header("accept"))) {
     throw new TributaryError("INVALID_REQUEST", "GET on a topic's records serves only Server-Sent Events (Accept: text/event-stream); fetch reads one partition: GET /v1/topics/{topic}/partitions/{partition}/records");
   }

@@ -6,6 +6,7 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { encodeRecordBatch } from "../../../src/protocol/record-batch.ts";
+import { publicPaths } from "../../../src/router/auth.ts";
 import { recordBatchContentType } from "../../../src/protocol/content-types.ts";
 import { groupPath, join, uniqueGroup } from "../groups/support/groups.ts";
 import { createTopic, produce, uniqueTopic, type ApiResponse } from "../support/http.ts";
@@ -212,7 +213,17 @@ beforeAll(async () => {
 describe("the authorization matrix", () => {
   it("covers every route the app serves", () => {
     const covered = new Set(rows.map((row) => row.route.replace(/ \((binary|SSE)\)$/, "")));
-    expect(appRoutes().filter((route) => route !== "GET /v1/health" && !covered.has(route))).toEqual([]);
+    const publicRoutes = publicPaths.map((path) => `GET ${path}`);
+    expect(appRoutes().filter((route) => !publicRoutes.includes(route) && !covered.has(route))).toEqual([]);
+  });
+
+  it("serves the public routes (health, the OpenAPI document) without a token, and with any", async () => {
+    expect(publicPaths).toEqual(["/v1/health", "/v1/openapi.json"]);
+    for (const path of publicPaths) {
+      for (const credential of [undefined, "garbage", tokens.expired, tokens.other]) {
+        expect({ path, credential, status: (await securedCall("GET", path, { token: credential })).status }).toEqual({ path, credential, status: 200 });
+      }
+    }
   });
 
   it.each(rows.map((row) => [row.route, row] as const))("%s: 401 without a valid token, the other token's refusal, nothing changed", async (_route, row) => {
