@@ -1,5 +1,6 @@
 /** Loaders several pages share: topic descriptions (bounded fan-out) and the metrics' history. */
 import { api, ApiError, path } from "./api.ts";
+import { storedToken } from "./session.ts";
 import type { MetricsAnswer, Topic, TopicSummary } from "./types.ts";
 
 /** Describe calls in flight at once when a page describes every topic (a browser allows ~6 per origin). */
@@ -28,9 +29,29 @@ export function listTopics(): Promise<TopicSummary[]> {
   return api<{ topics: TopicSummary[] }>("GET", "/v1/topics").then((answer) => answer.topics);
 }
 
+/**
+ * A refusal of the metrics for a token (403: it may not describe the cluster; 404: a Worker
+ * without the route): pages refreshing every few seconds do not ask again with that token.
+ */
+let metricsRefusal: { token: string | null; error: ApiError } | undefined;
+
 /** The metrics' JSON twin (`GET /v1/metrics`, Accept: application/json): rates for the charts. */
-export function loadMetrics(): Promise<MetricsAnswer> {
-  return api<MetricsAnswer>("GET", "/v1/metrics");
+export async function loadMetrics(): Promise<MetricsAnswer> {
+  const token = storedToken();
+  if (metricsRefusal !== undefined && metricsRefusal.token === token) throw metricsRefusal.error;
+  try {
+    return await api<MetricsAnswer>("GET", "/v1/metrics");
+  } catch (error) {
+    if (error instanceof ApiError && (error.status === 403 || error.status === 404)) metricsRefusal = { token, error };
+    throw error;
+  }
+}
+
+/** Why a page shows no rates. */
+export function missingRatesReason(error: unknown): string {
+  if (error instanceof ApiError && error.status === 403) return "Rates need a token that may describe the cluster (GET /v1/metrics).";
+  if (error instanceof ApiError && error.status === 404) return "This Worker serves no metrics (GET /v1/metrics), so no rates.";
+  return error === undefined ? "Loading rates…" : `No rates: ${error instanceof Error ? error.message : String(error)}`;
 }
 
 export function partitionBytes(topic: Topic | undefined): { sqlite: number; r2: number } | undefined {

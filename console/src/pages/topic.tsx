@@ -3,7 +3,7 @@ import { useState } from "preact/hooks";
 import { api, path } from "../api.ts";
 import { TimeChart } from "../components/chart.tsx";
 import { ErrorMessage, PageHeading, Status, useInterval, useLoad } from "../components/common.tsx";
-import { loadMetrics } from "../data.ts";
+import { loadMetrics, missingRatesReason } from "../data.ts";
 import { formatBytes } from "../format.ts";
 import { routeHref } from "../routes.ts";
 import { topicRates } from "../series.ts";
@@ -31,7 +31,7 @@ export function TopicPage(props: { topic: string }) {
       )}
       <h2>Throughput</h2>
       {metrics.data === undefined ? (
-        <p class="meta">{metrics.loading ? "Loading rates…" : "Rates need the metrics endpoint (GET /v1/metrics)."}</p>
+        <p class="meta">{missingRatesReason(metrics.error)}</p>
       ) : (
         <TimeChart
           title="Records per second, last 15 minutes (one-minute buckets)"

@@ -3,7 +3,7 @@ import { useState } from "preact/hooks";
 import { api, path } from "../api.ts";
 import { Sparkline } from "../components/chart.tsx";
 import { ConfirmButton, ErrorMessage, PageHeading, Status, useInterval, useLoad } from "../components/common.tsx";
-import { describeTopics, listTopics, loadMetrics, partitionBytes } from "../data.ts";
+import { describeTopics, listTopics, loadMetrics, missingRatesReason, partitionBytes } from "../data.ts";
 import { formatBytes, formatRate, parseConfigLines } from "../format.ts";
 import { routeHref } from "../routes.ts";
 import { topicRates } from "../series.ts";
@@ -41,6 +41,7 @@ export function TopicsPage() {
       <ErrorMessage error={actionError} />
       <ErrorMessage error={topics.error} />
       {topics.data === undefined && topics.loading && <Status>Loading topics…</Status>}
+      {metrics.data === undefined && metrics.error !== undefined && <p class="meta">{missingRatesReason(metrics.error)}</p>}
       {topics.data !== undefined && (
         <table>
           <caption class="visually-hidden">Topics</caption>
@@ -50,7 +51,7 @@ export function TopicsPage() {
           <tbody>
             {topics.data.list.length === 0 && <tr><td colSpan={7}>No topics yet{topics.data.list.length === 0 ? " (or none this token may describe)" : ""}.</td></tr>}
             {topics.data.list.map((summary) => (
-              <TopicRow key={summary.name} summary={summary} topic={topics.data!.described.get(summary.name)} metrics={metrics.data} onDelete={remove} />
+              <TopicRow key={summary.name} summary={summary} topic={topics.data!.described.get(summary.name)} metrics={metrics.data} ratesMissing={missingRatesReason(metrics.error)} onDelete={remove} />
             ))}
           </tbody>
         </table>
@@ -59,7 +60,7 @@ export function TopicsPage() {
   );
 }
 
-function TopicRow(props: { summary: { name: string; partitions: number; replicationFactor: number }; topic: Topic | undefined; metrics: MetricsAnswer | undefined; onDelete: (name: string) => Promise<void> }) {
+function TopicRow(props: { summary: { name: string; partitions: number; replicationFactor: number }; topic: Topic | undefined; metrics: MetricsAnswer | undefined; ratesMissing: string; onDelete: (name: string) => Promise<void> }) {
   const { summary } = props;
   const bytes = partitionBytes(props.topic);
   const rates = topicRates(props.metrics, summary.name).recordsInPerSecond;
@@ -71,7 +72,7 @@ function TopicRow(props: { summary: { name: string; partitions: number; replicat
       <td class="number">{bytes === undefined ? "—" : formatBytes(bytes.sqlite)}</td>
       <td class="number">{bytes === undefined ? "—" : formatBytes(bytes.r2)}</td>
       <td>
-        {props.metrics === undefined ? "—" : (
+        {props.metrics === undefined ? <span title={props.ratesMissing}>—</span> : (
           <span class="rate">
             <Sparkline values={rates} label={`records in per second over 15 minutes for ${summary.name}`} />
             {" "}{formatRate(rates.at(-1) ?? 0)}
