@@ -49,7 +49,7 @@ export function TimeChart(props: { title: string; times: number[]; series: Chart
 
   return (
     <figure class="chart">
-      <figcaption>{props.title}</figcaption>
+      <figcaption>{props.title}{times.length === 0 && " — no data yet"}</figcaption>
       <div ref={container} role="img" aria-label={`${props.title}: ${describeLast(times, series, unit)}`} />
     </figure>
   );

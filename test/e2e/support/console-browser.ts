@@ -16,22 +16,6 @@ export function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: chromiumPath, args: ["--no-sandbox"], headless: true });
 }
 
-/**
- * Routes the console calls that other parts of issue 17 add (the metrics' JSON twin, the
- * OpenAPI document): while this server does not serve one (404), the page's 404 for it is
- * expected — the console then shows that the route is missing — and is not a failure. Once the
- * route exists, any error from it counts again.
- */
-export async function notYetServed(url: string, token?: string): Promise<(requestUrl: string, status: number) => boolean> {
-  const missing = new Set<string>();
-  for (const path of ["/v1/metrics", "/v1/openapi.json"]) {
-    const response = await fetch(url + path, { headers: token === undefined ? {} : { authorization: `Bearer ${token}` } });
-    await response.body?.cancel();
-    if (response.status === 404) missing.add(path);
-  }
-  return (requestUrl, status) => status === 404 && missing.has(new URL(requestUrl).pathname);
-}
-
 export interface WatchedPage {
   page: Page;
   /** Everything that went wrong since the page opened (or since the last `clearProblems`). */
@@ -42,8 +26,8 @@ export interface WatchedPage {
 
 /**
  * A page that notes every console error, page error, failed request and 4xx/5xx answer.
- * `tolerated(url)` names requests whose 404 is expected (a route another part of the project
- * has not added yet); everything else counts.
+ * `tolerated(url, status)` names answers a test expects (the API's refusal it checks the page
+ * shows); everything else counts.
  */
 export async function watchedPage(browser: Browser, options: { colorScheme?: "light" | "dark"; tolerated?: (url: string, status: number) => boolean } = {}): Promise<WatchedPage> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, colorScheme: options.colorScheme ?? "light" });
