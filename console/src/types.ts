@@ -1,57 +1,36 @@
-/** The API's answers as the console reads them (docs/api.md). */
-export interface TopicSummary { name: string; partitions: number; replicationFactor: number }
+/**
+ * The API's answers as the console reads them (docs/api.md): the client's own types where they
+ * describe the JSON as it comes (types only: nothing of the client is bundled), and what
+ * differs in the browser — describe's `storage` and `configOverrides`, fetched records with
+ * base64 keys and values, the metrics' JSON twin.
+ */
+import type { GroupDescription, GroupOffset, GroupSummary, PartitionInfo as ClientPartitionInfo, RecordHeaders, Rule, Topic as ClientTopic, TokenInfo, TopicSummary } from "../../src/client/types.ts";
+
+export type { GroupOffset, GroupSummary, Rule, TokenInfo, TopicSummary };
+export type { Operation } from "../../src/client/types.ts";
+export type Group = GroupDescription;
+
 export interface PartitionStorage { sqliteBatches: number; sqliteBytes: number; r2Segments: number; r2Bytes: number }
-export interface PartitionInfo {
-  partition: number;
-  leader: string;
-  replicas: string[];
-  isr: string[];
-  logStartOffset: number;
-  highWatermark: number;
+export interface PartitionInfo extends ClientPartitionInfo {
   storage?: PartitionStorage;
 }
-export interface Topic {
-  name: string;
-  topicId: string;
-  replicationFactor: number;
-  configs: Record<string, string>;
+export interface Topic extends ClientTopic {
   configOverrides?: string[];
   partitions: PartitionInfo[];
 }
+/** A record as JSON fetch (`encoding=base64`) and SSE send it; `partition` on a whole topic's stream. */
 export interface FetchedRecord {
   partition?: number;
   offset: number;
   timestamp: number;
   key: string | null;
   value: string | null;
-  headers: Record<string, string | null>;
+  headers: RecordHeaders;
 }
 export interface FetchAnswer { records: FetchedRecord[]; nextOffset: number; highWatermark: number; logStartOffset: number }
-export interface GroupSummary { group: string; state: string; members: number }
-export interface Assignment { topic: string; partitions: number[] }
-export interface GroupMember {
-  memberId: string;
-  memberEpoch: number;
-  assignment: Assignment[];
-  clientId: string | null;
-  host: string | null;
-  lastHeartbeatAt: number;
-  sessionTimeoutMs: number;
-}
-export interface Group { group: string; state: string; assignor: string; members: GroupMember[] }
-export interface GroupOffset { topic: string; partition: number; offset: number | null; highWatermark: number; lag: number | null }
-export type Operation = "read" | "write" | "describe" | "create" | "alter" | "delete";
-export interface Rule { resource: "topic" | "group" | "cluster"; name: string; patternType: "literal" | "prefixed"; operations: Operation[] }
-export interface TokenInfo {
-  id: string;
-  name: string | null;
-  rules: Rule[];
-  expiresAt: number | null;
-  quotas?: Record<string, number> | null;
-}
 /** GET /v1/metrics with Accept: application/json (the metrics JSON twin). */
 export interface MetricsAnswer {
-  generatedAt: number | string;
+  generatedAt: number;
   families: { name: string; type: string; help: string; samples: { name: string; labels: Record<string, string>; value: number }[] }[];
   history: { partitions: { topic: string; partition: number; minuteStartMs: number[]; recordsIn: number[]; recordsOut: number[] }[] };
 }
