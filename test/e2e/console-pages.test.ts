@@ -93,6 +93,23 @@ describe("the console against wrangler dev (open mode)", () => {
     });
   }
 
+  it("is usable from the keyboard: a page opened focuses its heading; the skip link leads the navigation", async () => {
+    await open("#/topics", "Topics");
+    const page = watched.page;
+    const focused = () => page.evaluate<string>("document.activeElement.tagName + ' ' + document.activeElement.textContent");
+    await expect.poll(focused).toBe("H1 Topics");
+    await page.keyboard.press("Tab");
+    expect(await focused()).toBe("SUMMARY Create a topic");
+    // The first stop in the document is the skip link, then the navigation in order.
+    await page.getByRole("link", { name: "Skip to content" }).focus();
+    await page.keyboard.press("Tab");
+    expect(await focused()).toBe("A Topics");
+    await page.keyboard.press("Tab");
+    expect(await focused()).toBe("A Consumer groups");
+    await page.keyboard.press("Enter");
+    await expect.poll(focused).toBe("H1 Consumer groups");
+  });
+
   it("shows the topics page in dark mode too", async () => {
     const dark = await watchedPage(browser, { colorScheme: "dark" });
     await dark.page.goto(`${server.url}/#/topics`);
