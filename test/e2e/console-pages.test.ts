@@ -208,4 +208,38 @@ describe("the console against wrangler dev (open mode)", () => {
     await expect.poll(() => page.getByTestId("total-lag").textContent()).toBe(String(total));
     expect(watched.problems()).toEqual([]);
   });
+
+  it("resets an empty group's offsets (a dry run first), and the API has them", async () => {
+    watched.clearProblems();
+    await open(`#/groups/${group}`, `Group ${group}`);
+    const page = watched.page;
+    const form = page.getByRole("form", { name: "Reset offsets" });
+    await form.getByLabel("Topic", { exact: true }).fill(topic);
+    await form.getByRole("combobox", { name: "To", exact: true }).selectOption("earliest");
+    await form.getByRole("button", { name: "Dry run" }).click();
+    await page.getByRole("status").filter({ hasText: "Would set partition 0 → 0, partition 1 → 0, partition 2 → 0." }).waitFor();
+    expect((await call("GET", `/v1/groups/${group}/offsets`)).body.offsets[1].offset).toBe(3);
+    await form.getByRole("button", { name: "Reset offsets" }).click();
+    await page.getByRole("status").filter({ hasText: /^Set partition 0 → 0/ }).waitFor();
+    const offsets = (await call("GET", `/v1/groups/${group}/offsets`)).body.offsets as { offset: number | null }[];
+    expect(offsets.map((row) => row.offset)).toEqual([0, 0, 0]);
+    expect(watched.problems()).toEqual([]);
+  });
+
+  it("deletes a topic only once the deletion is confirmed", async () => {
+    watched.clearProblems();
+    await open("#/topics", "Topics");
+    const page = watched.page;
+    const row = page.getByRole("row").filter({ has: page.getByRole("link", { name: "payments" }) });
+    await row.getByRole("button", { name: "Delete" }).click();
+    await row.getByRole("button", { name: "Cancel" }).click();
+    expect((await call("GET", "/v1/topics/payments")).status).toBe(200);
+    await row.getByRole("button", { name: "Delete" }).click();
+    await expect.poll(() => page.evaluate<string>("document.activeElement.textContent")).toBe("Delete payments");
+    await page.keyboard.press("Enter");
+    await page.getByRole("status").filter({ hasText: "Deleted topic payments." }).waitFor();
+    expect((await call("GET", "/v1/topics/payments")).status).toBe(404);
+    await expect.poll(() => page.getByRole("link", { name: "payments" }).count()).toBe(0);
+    expect(watched.problems()).toEqual([]);
+  });
 });

@@ -104,6 +104,12 @@ describe("the console against a deployment with tokens", () => {
     await watched.screenshot("tokens-secret-once");
     await page.getByRole("button", { name: "Done" }).click();
     expect(await page.getByText(secret!).count()).toBe(0);
+    // Revoked from its row, after a confirmation: the API lists it no more.
+    const row = page.getByRole("row").filter({ has: page.getByRole("rowheader", { name: "ci-writer" }) });
+    await row.getByRole("button", { name: "Revoke" }).click();
+    await row.getByRole("button", { name: "Revoke ci-writer" }).click();
+    await expect.poll(() => row.count()).toBe(0);
+    expect(((await call("GET", "/v1/tokens")).body.tokens as { name: string }[]).map((token) => token.name)).toEqual(["shop-reader"]);
     expect(watched.problems()).toEqual([]);
     await page.context().close();
   });
