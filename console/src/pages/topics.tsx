@@ -6,6 +6,7 @@ import { ConfirmButton, ErrorMessage, PageHeading, Status, useInterval, useLoad 
 import { describeTopics, listTopics, loadMetrics, missingRatesReason, partitionBytes } from "../data.ts";
 import { formatBytes, formatRate, parseConfigLines } from "../format.ts";
 import { routeHref } from "../routes.ts";
+import { storedToken } from "../session.ts";
 import { topicRates } from "../series.ts";
 import type { MetricsAnswer, Topic } from "../types.ts";
 
@@ -49,7 +50,7 @@ export function TopicsPage() {
             <tr><th scope="col">Name</th><th scope="col" class="number">Partitions</th><th scope="col" class="number">Replication factor</th><th scope="col" class="number">SQLite</th><th scope="col" class="number">R2</th><th scope="col">Records in/s (15 min)</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr>
           </thead>
           <tbody>
-            {topics.data.list.length === 0 && <tr><td colSpan={7}>No topics yet{topics.data.list.length === 0 ? " (or none this token may describe)" : ""}.</td></tr>}
+            {topics.data.list.length === 0 && <tr><td colSpan={7}>{storedToken() === null ? "No topics yet." : "No topics this token may describe."}</td></tr>}
             {topics.data.list.map((summary) => (
               <TopicRow key={summary.name} summary={summary} topic={topics.data!.described.get(summary.name)} metrics={metrics.data} ratesMissing={missingRatesReason(metrics.error)} onDelete={remove} />
             ))}
