@@ -12,7 +12,8 @@ export default defineConfig({
         test: {
           name: "unit",
           environment: "node",
-          include: ["test/unit/**/*.test.ts"],
+          // The console's pure modules (console/test) run here too: Node has atob, TextDecoder and streams.
+          include: ["test/unit/**/*.test.ts", "console/test/**/*.test.ts"],
         },
       },
       {

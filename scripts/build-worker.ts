@@ -6,13 +6,16 @@
  *   wrangler deploy --dry-run --outdir <tmp>  ──►  dist/worker/index.js   (the ES module wrangler deploys)
  *   wrangler.toml (wrangler's own reader)     ──►  dist/worker/worker-config.json  (src/testing/worker-config.ts)
  *
- * A binding the Miniflare runner does not map (KV, D1, queues, services, assets, crons…)
- * stops the build with its name, instead of a runner that silently lacks it.
+ * `[assets]` (the web console, console/build.ts → dist/console/) is mapped: the runner serves
+ * the same files at `/` with the same `run_worker_first` rules, from the folder beside
+ * dist/worker/. A binding the Miniflare runner does not map (KV, D1, queues, services, an
+ * assets binding, crons…) stops the build with its name, instead of a runner that silently
+ * lacks it.
  */
 import { execFileSync } from "node:child_process";
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { unstable_getDurableObjectClassNameToUseSQLiteMap, unstable_readConfig } from "wrangler";
 import type { WorkerConfig } from "../src/testing/worker-config.ts";
@@ -24,7 +27,7 @@ const outDirectory = join(root, "dist", "worker");
 /** Fields of wrangler's config that would need a mapping in src/testing/worker-config.ts if they were ever used. */
 const unmappedFields = [
   "kv_namespaces", "d1_databases", "queues.producers", "queues.consumers", "services", "workflows",
-  "analytics_engine_datasets", "hyperdrive", "vectorize", "send_email", "ai", "browser", "assets",
+  "analytics_engine_datasets", "hyperdrive", "vectorize", "send_email", "ai", "browser", "assets.binding",
   "triggers.crons",
 ] as const;
 
@@ -51,7 +54,19 @@ function readWorkerConfig(): WorkerConfig {
     })),
     r2Buckets: config.r2_buckets.map((bucket: { binding: string; bucket_name?: string }) => ({ binding: bucket.binding, bucketName: bucket.bucket_name! })),
     vars: Object.fromEntries(vars),
+    ...(config.assets === undefined ? {} : { assets: assetsOf(config.assets) }),
   };
+}
+
+/** wrangler.toml's `[assets]`, its folder relative to dist/worker/ (where the runner finds worker-config.json). */
+function assetsOf(assets: { directory?: string; run_worker_first?: boolean | string[]; html_handling?: string; not_found_handling?: string }): NonNullable<WorkerConfig["assets"]> {
+  if (assets.directory === undefined) throw new Error("wrangler.toml: [assets] needs a directory");
+  const directory = resolve(root, assets.directory);
+  if (!directory.startsWith(join(root, "dist"))) throw new Error(`wrangler.toml: [assets] directory must be inside dist/ (it ships with the package): ${assets.directory}`);
+  if (assets.html_handling !== undefined || assets.not_found_handling !== undefined) {
+    throw new Error("wrangler.toml: [assets] html_handling / not_found_handling: map them in src/testing/worker-config.ts and scripts/build-worker.ts");
+  }
+  return { directory: relative(outDirectory, directory), runWorkerFirst: assets.run_worker_first ?? false };
 }
 
 function bundle(): void {

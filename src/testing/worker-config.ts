@@ -6,6 +6,7 @@
  * user's @cloudflare/vitest-plugin config (`tributaryWorker()`) all run.
  */
 import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { V4WorkerOptions } from "miniflare";
 
@@ -17,6 +18,8 @@ export interface WorkerConfig {
   durableObjects: { binding: string; className: string; sqlite: boolean }[];
   r2Buckets: { binding: string; bucketName: string }[];
   vars: Record<string, string>;
+  /** wrangler.toml's `[assets]` (the web console): the folder relative to dist/worker/, and which paths reach the Worker first. */
+  assets?: { directory: string; runWorkerFirst: boolean | string[] };
 }
 
 /**
@@ -49,7 +52,8 @@ export interface TributaryWorkerSettings {
 
 /**
  * Tributary as one Miniflare Worker: the built module, SQLite-backed Durable Objects and the
- * R2 bucket as wrangler.toml declares them, its vars overlaid with `vars`.
+ * R2 bucket as wrangler.toml declares them, the console's static assets at `/`, its vars
+ * overlaid with `vars`.
  */
 export function tributaryWorker(settings: TributaryWorkerSettings = {}): TributaryWorkerOptions {
   const config = readWorkerConfig();
@@ -67,5 +71,8 @@ export function tributaryWorker(settings: TributaryWorkerSettings = {}): Tributa
       config.durableObjects.map(({ binding, className, sqlite }) => [binding, { className, useSQLite: sqlite }]),
     ),
     r2Buckets: Object.fromEntries(config.r2Buckets.map(({ binding, bucketName }) => [binding, bucketName])),
+    ...(config.assets === undefined
+      ? {}
+      : { assets: { directory: resolve(workerDirectory, config.assets.directory), run_worker_first: config.assets.runWorkerFirst, routerConfig: { has_user_worker: true } } }),
   };
 }

@@ -1,0 +1,2 @@
+/** Stylesheets imported for their effect: esbuild bundles them into main.css. */
+declare module "*.css";

@@ -1,0 +1,48 @@
+/**
+ * The console's pages, addressed by the URL's hash (`#/topics/orders`), so every page is the
+ * one `index.html` the Worker's static assets serve at `/` and `/v1` stays the API's alone.
+ */
+export type Route =
+  | { page: "topics" }
+  | { page: "topic"; topic: string }
+  | { page: "messages"; topic: string }
+  | { page: "groups" }
+  | { page: "group"; group: string }
+  | { page: "tokens" }
+  | { page: "cluster" }
+  | { page: "api" }
+  | { page: "not-found"; hash: string };
+
+export function parseRoute(hash: string): Route {
+  const parts = hash.replace(/^#\/?/, "").split("/").filter((part) => part !== "").map(decodeSegment);
+  const [first, second, third] = parts;
+  if (first === undefined) return { page: "topics" };
+  if (first === "topics" && parts.length === 1) return { page: "topics" };
+  if (first === "topics" && second !== undefined && parts.length === 2) return { page: "topic", topic: second };
+  if (first === "topics" && second !== undefined && third === "messages" && parts.length === 3) return { page: "messages", topic: second };
+  if (first === "groups" && parts.length === 1) return { page: "groups" };
+  if (first === "groups" && second !== undefined && parts.length === 2) return { page: "group", group: second };
+  if ((first === "tokens" || first === "cluster" || first === "api") && parts.length === 1) return { page: first };
+  return { page: "not-found", hash };
+}
+
+export function routeHref(route: Exclude<Route, { page: "not-found" }>): string {
+  switch (route.page) {
+    case "topic":
+      return `#/topics/${encodeURIComponent(route.topic)}`;
+    case "messages":
+      return `#/topics/${encodeURIComponent(route.topic)}/messages`;
+    case "group":
+      return `#/groups/${encodeURIComponent(route.group)}`;
+    default:
+      return `#/${route.page}`;
+  }
+}
+
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}

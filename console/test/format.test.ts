@@ -1,0 +1,31 @@
+import { describe, expect, it } from "vitest";
+import { formatBytes, parseConfigLines, parseHeaderLines, renderPayload, toHex } from "../src/format.ts";
+
+const base64 = (text: string) => btoa(String.fromCharCode(...new TextEncoder().encode(text)));
+
+describe("console formatting", () => {
+  it("pretty-prints JSON values, keeps other text, and shows hex for bytes that are not UTF-8 or when asked", () => {
+    expect(renderPayload(base64('{"a":1,"b":[2]}'), "text")).toEqual({ kind: "json", text: '{\n  "a": 1,\n  "b": [\n    2\n  ]\n}' });
+    expect(renderPayload(base64("{not json"), "text")).toEqual({ kind: "text", text: "{not json" });
+    expect(renderPayload(base64("héllo"), "text")).toEqual({ kind: "text", text: "héllo" });
+    expect(renderPayload(btoa("\xff\xfe"), "text")).toEqual({ kind: "hex", text: "ff fe" });
+    expect(renderPayload(base64("ab"), "hex")).toEqual({ kind: "hex", text: "61 62" });
+    expect(renderPayload(null, "text")).toEqual({ kind: "null", text: "null" });
+    expect(renderPayload("", "text")).toEqual({ kind: "text", text: "" });
+  });
+
+  it("formats bytes in binary units", () => {
+    expect(formatBytes(0)).toBe("0 B");
+    expect(formatBytes(1023)).toBe("1023 B");
+    expect(formatBytes(1536)).toBe("1.5 KiB");
+    expect(formatBytes(200 * 1024 * 1024)).toBe("200 MiB");
+    expect(toHex(new Uint8Array([0, 15, 255]))).toBe("00 0f ff");
+  });
+
+  it("reads the forms' header and config lines, and says which line is wrong", () => {
+    expect(parseHeaderLines("trace-id: abc:1\n\n__proto__: x")).toEqual({ headers: JSON.parse('{"trace-id":"abc:1","__proto__":"x"}') });
+    expect(parseHeaderLines("ok: 1\nbroken")).toEqual({ error: 'header line 2 needs "name: value"' });
+    expect(parseConfigLines("retention.ms=1000\ncleanup.policy = compact")).toEqual({ configs: { "retention.ms": "1000", "cleanup.policy": "compact" } });
+    expect(parseConfigLines("=1")).toEqual({ error: 'config line 1 needs "name=value"' });
+  });
+});
