@@ -10,7 +10,11 @@ import { batchByteLength, readBatchHeader } from "../protocol/record-batch.ts";
  *   partition), lowered by what a truncation takes back so the counter never falls.
  * - bytes appended, fetches and records fetched are counted in memory and written at most
  *   once per metricsPersistIntervalMs (with the next call that finds them due): a restart
- *   loses at most that long's worth of them.
+ *   loses at most that long's worth of them. What the getters show is the last WRITTEN value,
+ *   never the newer in-memory one: a restart then never shows a counter lower than one shown
+ *   before it (Prometheus reads any decrease as a counter reset and would count the whole
+ *   value again). A scrape therefore writes what changed before it reads (one row per
+ *   partition per scrape, only after traffic).
  * - history: records in and out per minute, the last metricsHistoryMinutes minutes.
  */
 export interface TrafficSnapshot {
@@ -34,11 +38,14 @@ const minuteMs = 60_000;
 
 export class PartitionTraffic {
   #state: TrafficSnapshot;
+  /** What was last written (or read at the start): what the counters' getters show. */
+  #written: TrafficSnapshot;
   #dirty = false;
   #persistedAtMs: number;
 
   constructor(state: TrafficSnapshot, nowMs: number) {
     this.#state = { ...state, history: state.history.map((bucket) => [...bucket]) };
+    this.#written = this.snapshot();
     this.#persistedAtMs = nowMs;
   }
 
@@ -77,16 +84,19 @@ export class PartitionTraffic {
     return logEndOffset - this.#state.recordsBase;
   }
 
+  /** As last written (see above). */
   get bytesAppended(): number {
-    return this.#state.bytesAppended;
+    return this.#written.bytesAppended;
   }
 
+  /** As last written (see above). */
   get fetches(): number {
-    return this.#state.fetches;
+    return this.#written.fetches;
   }
 
+  /** As last written (see above). */
   get recordsFetched(): number {
-    return this.#state.recordsFetched;
+    return this.#written.recordsFetched;
   }
 
   /** The last metricsHistoryMinutes one-minute buckets up to the current one, oldest first, zeros where nothing happened. */
@@ -105,8 +115,13 @@ export class PartitionTraffic {
 
   /** What to write now, when something changed and the last write is metricsPersistIntervalMs old; else undefined. */
   due(nowMs: number): TrafficSnapshot | undefined {
-    if (!this.#dirty || nowMs - this.#persistedAtMs < metricsPersistIntervalMs) return undefined;
-    return this.snapshot();
+    if (nowMs - this.#persistedAtMs < metricsPersistIntervalMs) return undefined;
+    return this.changes();
+  }
+
+  /** What to write when something changed since the last write (a scrape writes it before showing it); else undefined. */
+  changes(): TrafficSnapshot | undefined {
+    return this.#dirty ? this.snapshot() : undefined;
   }
 
   snapshot(): TrafficSnapshot {
@@ -115,6 +130,7 @@ export class PartitionTraffic {
 
   /** The snapshot was written. */
   persisted(nowMs: number): void {
+    this.#written = this.snapshot();
     this.#dirty = false;
     this.#persistedAtMs = nowMs;
   }

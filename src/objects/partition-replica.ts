@@ -229,6 +229,8 @@ export class PartitionReplica extends DurableObject<Env> {
     return toResult(async () => {
       await this.#beforeCall();
       const node = this.#admit(request);
+      // Counters show what is written: write what changed first, so a restart never shows less.
+      this.#traffic!.persistChanges();
       const traffic = this.#traffic!.counters;
       const storage = node.log.storage();
       const totals = this.#tier?.totals() ?? { segments: 0, bytes: 0 };
@@ -246,7 +248,6 @@ export class PartitionReplica extends DurableObject<Env> {
         subscribers: this.ctx.getWebSockets().length,
         history: traffic.history(nowMs),
       };
-      this.#traffic!.persistIfDue();
       return answer;
     });
   }

@@ -123,6 +123,15 @@ export class ReplicaTraffic {
     persistTrafficIfDue(this.#sql, this.counters, Date.now());
   }
 
+  /** Writes the counters now if anything changed since the last write (a scrape: what it shows is then written). */
+  persistChanges(): void {
+    const nowMs = Date.now();
+    const changed = this.counters.changes();
+    if (!changed) return;
+    writePartitionTraffic(this.#sql, changed);
+    this.counters.persisted(nowMs);
+  }
+
   #appended(records: number, bytes: number, logEndOffset: number): void {
     const nowMs = Date.now();
     this.counters.appended(records, bytes, logEndOffset, nowMs);

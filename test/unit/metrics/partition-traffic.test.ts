@@ -16,7 +16,25 @@ describe("PartitionTraffic", () => {
     expect(traffic.recordsAppended(12)).toBe(5);
     traffic.appended(2, 200, 14, start);
     expect(traffic.recordsAppended(14)).toBe(7);
+    expect(traffic.bytesAppended).toBe(0); // shown once written
+    traffic.persisted(start);
     expect(traffic.bytesAppended).toBe(700);
+  });
+
+  it("shows counters as last written, so a restart from the written row never shows one lower", () => {
+    const traffic = new PartitionTraffic(PartitionTraffic.fresh(0), start);
+    traffic.fetched(4, start);
+    traffic.appended(2, 100, 2, start);
+    expect({ fetches: traffic.fetches, recordsFetched: traffic.recordsFetched, bytesAppended: traffic.bytesAppended }).toEqual({ fetches: 0, recordsFetched: 0, bytesAppended: 0 });
+    const written = traffic.changes()!;
+    traffic.persisted(start + 1);
+    const shown = { fetches: traffic.fetches, recordsFetched: traffic.recordsFetched, bytesAppended: traffic.bytesAppended };
+    expect(shown).toEqual({ fetches: 1, recordsFetched: 4, bytesAppended: 100 });
+    traffic.fetched(10, start + 2); // counted, not written: lost by a restart
+    expect(traffic.fetches).toBe(1);
+    const restarted = new PartitionTraffic(written, start + 3);
+    expect({ fetches: restarted.fetches, recordsFetched: restarted.recordsFetched, bytesAppended: restarted.bytesAppended }).toEqual(shown);
+    expect(traffic.changes()).toMatchObject({ fetches: 2, recordsFetched: 14 });
   });
 
   it("is due for a write only when something changed and the last write is metricsPersistIntervalMs old", () => {
