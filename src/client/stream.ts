@@ -21,7 +21,7 @@ import { waitBeforeRetry } from "./retry.ts";
 import type { Secret } from "./secret.ts";
 import { openSse, recordsOfFrame, type StreamConnection, type StreamEncoding, type StreamFrame } from "./stream-sse.ts";
 import { globalWebSocket, openWebSocket, type WebSocketConstructor } from "./stream-websocket.ts";
-import { path, type ApiRequest } from "./transport.ts";
+import { labelled, path, type ApiRequest } from "./transport.ts";
 
 export type { StreamEncoding } from "./stream-sse.ts";
 export type { WebSocketConstructor, WebSocketLike } from "./stream-websocket.ts";
@@ -115,6 +115,7 @@ async function* resuming(
     }
     if (failure === undefined) continue;
     if (signal?.aborted) throw signal.reason;
+    labelled(failure, rules.what);
     if (!(await rules.shouldRetry(failure))) throw failure;
     waitedMs += await waitBeforeRetry(failure, attempt++, waitedMs, { policy: context.policy, log: context.log, signal });
   }
