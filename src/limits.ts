@@ -299,6 +299,80 @@ export const bearerTokenLengthMax = 1_024;
 export const writeTokenTtlMsDefault = 10 * 60 * 1000;
 export const writeTokenTtlMsMax = 60 * 60 * 1000;
 
+/**
+ * Lifetime of a read token (docs/api.md, "Read tokens for browsers"): the same reasoning as a
+ * write token, since a page holds it and a query token appears in Cloudflare's URL logs.
+ */
+export const readTokenTtlMsDefault = 10 * 60 * 1000;
+export const readTokenTtlMsMax = 60 * 60 * 1000;
+
+// ---- Streaming reads (SSE and WebSocket) ------------------------------------------------
+
+/**
+ * Longest gap between two things an SSE stream sends while idle (and the longest before the
+ * first): proxies and browsers drop connections silent for ~30–100 s, so half of the
+ * shortest common timeout.
+ */
+export const streamKeepaliveIntervalMs = 15_000;
+
+/**
+ * The wait of each long poll an SSE stream makes: under the keep-alive interval, so that an
+ * idle stream's keep-alive (sent after each empty poll) goes out in time, with 5 s to spare
+ * for the poll's own latency.
+ */
+export const streamPollWaitMs = 10_000;
+
+/**
+ * How long the router holds one SSE stream before ending it (the client reconnects with
+ * Last-Event-ID). It bounds the work one request keeps alive in an isolate (a long poll
+ * every few seconds), lets deploys drain within minutes, and keeps the reconnect cost (one
+ * request) negligible against what the stream delivered.
+ */
+export const streamDurationMsMax = 5 * 60 * 1000;
+
+/**
+ * Streams one token may hold open at once: per router isolate for SSE, per partition object
+ * for WebSockets. Bounds what one credential (a leaked read token, a buggy page opening a
+ * stream per render) can pin in memory and in long polls. Past it: 429 THROTTLING_QUOTA_EXCEEDED.
+ */
+export const streamsPerTokenMax = 100;
+
+/**
+ * WebSocket subscribers one partition leader object holds. Each holds a socket and its
+ * window state in an object whose 128 MB its isolate shares, and a committed batch is sent
+ * to each in one pass. Past it the upgrade is 503 BROKER_BUSY (retriable).
+ */
+export const streamsPerPartitionMax = 1_000;
+
+/**
+ * A WebSocket's flow-control window: frame bytes the leader may have sent and not had
+ * credited back. Bounds what one slow subscriber makes the leader (and the socket's buffer)
+ * hold; one fetch answer's default size, so a caught-up reader never waits on credit.
+ */
+export const streamWindowBytes = 1 * MiB;
+
+/**
+ * How long a WebSocket may stay without room in its window while records wait before the
+ * leader closes it (4429): bounds how long a stalled reader occupies a subscriber slot.
+ */
+export const streamStalledMsMax = 60_000;
+
+/**
+ * How often an SSE stream over a whole topic visits each partition while idle, at most, and
+ * how long it trusts the topic's partitions: the metadata cache's 5 s plus this stays within
+ * docs/api.md's 10 s for reading a partition added while streaming.
+ */
+export const streamTopicVisitMs = 5_000;
+
+/**
+ * Long polls one SSE stream over a whole topic holds at once (the platform lets one
+ * invocation hold 6 connections open at once). A topic may have 256 partitions: more than this many are visited in turn, each poll waiting
+ * streamTopicVisitMs × this / partitions, so every partition is read at least every
+ * streamTopicVisitMs. An idle stream thus costs about partitions / 5 s reads per second (≈ 51
+ * at 256 partitions): large topics are cheaper streamed per partition or by WebSocket.
+ */
+export const streamTopicPollsMax = 6;
+
 // ---- Client quotas (per token) ------------------------------------------------------
 
 /**

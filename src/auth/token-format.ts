@@ -10,7 +10,10 @@ import { decodeBase64, encodeBase64 } from "../protocol/base64.ts";
  *   that nobody stores: the payload (base64url JSON) names the token it was minted from, the
  *   one topic it may write and its expiry; the signature is an HMAC-SHA256 keyed by the
  *   admin token, so rotating the admin token voids every write token.
- * - Both exist only under an admin token: a scoped token's row records the fingerprint of the
+ * - Read token: `trr_<payload>.<signature>` — the same, for reading and describing one topic
+ *   (docs/api.md, "Read tokens for browsers"), signed with a key of its own, so neither kind
+ *   can pass for the other.
+ * - All exist only under an admin token: a scoped token's row records the fingerprint of the
  *   admin token it was created under, and authenticates only under that one (so a token made
  *   before the deployment was secured, or under an admin token since rotated, is void).
  */
@@ -119,48 +122,73 @@ export function isTokenId(value: string): boolean {
   return tokenIdPattern.test(value);
 }
 
-/** What a write token says: minted from `parent` (a token id, or "admin"), for `topic`, until `expiresAt`. */
+/** What a write (or read) token says: minted from `parent` (a token id, or "admin"), for `topic`, until `expiresAt`. */
 export interface WriteTokenClaims {
   parent: string;
   topic: string;
   expiresAt: number;
 }
 
-/** The last signing key made, by admin token: a deployment has one admin token at a time. */
-let lastKey: { adminToken: string; key: Promise<CryptoKey> } | undefined;
+export type ReadTokenClaims = WriteTokenClaims;
 
-function signingKey(adminToken: string): Promise<CryptoKey> {
-  if (lastKey?.adminToken !== adminToken) {
-    const material = utf8.encode(`tributary write tokens v1\n${adminToken}`);
-    lastKey = { adminToken, key: crypto.subtle.importKey("raw", material, { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"]) };
-  }
-  return lastKey.key;
+/** The two kinds of signed topic token: each has its prefix and its own key (domain-separated). */
+type TopicTokenKind = "write" | "read";
+const topicTokenPrefixes: Record<TopicTokenKind, string> = { write: writePrefix, read: "trr_" };
+
+/** The last signing keys made, by admin token: a deployment has one admin token at a time. */
+let lastKeys: { adminToken: string; keys: Partial<Record<TopicTokenKind, Promise<CryptoKey>>> } | undefined;
+
+function signingKey(kind: TopicTokenKind, adminToken: string): Promise<CryptoKey> {
+  if (lastKeys?.adminToken !== adminToken) lastKeys = { adminToken, keys: {} };
+  const material = utf8.encode(`tributary ${kind} tokens v1\n${adminToken}`);
+  return (lastKeys.keys[kind] ??= crypto.subtle.importKey("raw", material, { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"]));
 }
 
-export async function signWriteToken(claims: WriteTokenClaims, adminToken: string): Promise<string> {
+async function signTopicToken(kind: TopicTokenKind, claims: WriteTokenClaims, adminToken: string): Promise<string> {
   const payload = base64url(utf8.encode(JSON.stringify({ p: claims.parent, t: claims.topic, e: claims.expiresAt })));
-  const signature = new Uint8Array(await crypto.subtle.sign("HMAC", await signingKey(adminToken), utf8.encode(payload)));
-  return `${writePrefix}${payload}.${base64url(signature)}`;
-}
-
-export function isWriteToken(token: string): boolean {
-  return token.startsWith(writePrefix);
+  const signature = new Uint8Array(await crypto.subtle.sign("HMAC", await signingKey(kind, adminToken), utf8.encode(payload)));
+  return `${topicTokenPrefixes[kind]}${payload}.${base64url(signature)}`;
 }
 
 /**
- * The claims of a write token whose signature is right (checked in constant time by Web
- * Crypto's verify), or undefined. Expiry is the caller's to check.
+ * The claims of a topic token of this kind whose signature is right (checked in constant
+ * time by Web Crypto's verify), or undefined. Expiry is the caller's to check.
  */
-export async function verifyWriteToken(token: string, adminToken: string): Promise<WriteTokenClaims | undefined> {
-  if (!token.startsWith(writePrefix)) return undefined;
-  const [payload, signatureText, extra] = token.slice(writePrefix.length).split(".");
+async function verifyTopicToken(kind: TopicTokenKind, token: string, adminToken: string): Promise<WriteTokenClaims | undefined> {
+  const prefix = topicTokenPrefixes[kind];
+  if (!token.startsWith(prefix)) return undefined;
+  const [payload, signatureText, extra] = token.slice(prefix.length).split(".");
   if (payload === undefined || signatureText === undefined || extra !== undefined) return undefined;
   const signature = fromBase64url(signatureText);
   if (signature === undefined || signature.byteLength !== 32) return undefined;
-  if (!(await crypto.subtle.verify("HMAC", await signingKey(adminToken), signature, utf8.encode(payload)))) return undefined;
+  if (!(await crypto.subtle.verify("HMAC", await signingKey(kind, adminToken), signature, utf8.encode(payload)))) return undefined;
   const json = fromBase64url(payload);
   if (json === undefined) return undefined;
   const claims = JSON.parse(new TextDecoder().decode(json)) as { p?: unknown; t?: unknown; e?: unknown };
   if (typeof claims.p !== "string" || typeof claims.t !== "string" || !Number.isSafeInteger(claims.e)) return undefined;
   return { parent: claims.p, topic: claims.t, expiresAt: claims.e as number };
+}
+
+export function signWriteToken(claims: WriteTokenClaims, adminToken: string): Promise<string> {
+  return signTopicToken("write", claims, adminToken);
+}
+
+export function isWriteToken(token: string): boolean {
+  return token.startsWith(topicTokenPrefixes.write);
+}
+
+export function verifyWriteToken(token: string, adminToken: string): Promise<WriteTokenClaims | undefined> {
+  return verifyTopicToken("write", token, adminToken);
+}
+
+export function signReadToken(claims: ReadTokenClaims, adminToken: string): Promise<string> {
+  return signTopicToken("read", claims, adminToken);
+}
+
+export function isReadToken(token: string): boolean {
+  return token.startsWith(topicTokenPrefixes.read);
+}
+
+export function verifyReadToken(token: string, adminToken: string): Promise<ReadTokenClaims | undefined> {
+  return verifyTopicToken("read", token, adminToken);
 }

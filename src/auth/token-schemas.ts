@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { quotaRatePerSecondMax, tokenNameLengthMax, tokenRulesMax, writeTokenTtlMsMax } from "../limits.ts";
+import { quotaRatePerSecondMax, tokenNameLengthMax, tokenRulesMax, readTokenTtlMsMax, writeTokenTtlMsMax } from "../limits.ts";
 import { operations, patternTypes, resourceTypes } from "./acl.ts";
 
 /** Request shapes of the token routes (API.md, Tokens; docs/api.md, Quotas and write tokens). */
@@ -29,4 +29,9 @@ export type CreateTokenRequest = z.infer<typeof createTokenSchema>;
 
 export const createWriteTokenSchema = z.strictObject({
   ttlMs: z.number().int().positive().max(writeTokenTtlMsMax).optional(),
+});
+
+/** `POST /v1/topics/{topic}/read-tokens` (docs/api.md, Read tokens for browsers). */
+export const createReadTokenSchema = z.strictObject({
+  ttlMs: z.number().int().positive().max(readTokenTtlMsMax).optional(),
 });

@@ -12,6 +12,7 @@ import { binaryRecordRoutes } from "./routes/binary-records.ts";
 import { groupRoutes } from "./routes/groups.ts";
 import { faultRoutes } from "./routes/faults.ts";
 import { producerRoutes } from "./routes/producers.ts";
+import { readTokenRoutes } from "./routes/read-tokens.ts";
 import { recordRoutes } from "./routes/records.ts";
 import { tokenRoutes } from "./routes/tokens.ts";
 import { topicRoutes } from "./routes/topics.ts";
@@ -37,6 +38,7 @@ export function createApp(): Hono<RouterEnv> {
   app.route("/v1/topics", binaryRecordRoutes);
   app.route("/v1/topics", recordRoutes);
   app.route("/v1/topics", writeTokenRoutes);
+  app.route("/v1/topics", readTokenRoutes);
   app.route("/v1/producers", producerRoutes);
   app.route("/v1/faults", faultRoutes);
   app.route("/v1/groups", groupRoutes);

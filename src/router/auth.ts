@@ -1,12 +1,14 @@
 import type { MiddlewareHandler } from "hono";
 import { allows } from "../auth/acl.ts";
 import type { Principal } from "../auth/principal.ts";
-import { adminTokenFingerprint, importTagKey, isWriteToken, parseScopedToken, verifyWriteToken } from "../auth/token-format.ts";
+import type { Operation } from "../auth/acl.ts";
+import { adminTokenFingerprint, importTagKey, isReadToken, isWriteToken, parseScopedToken, verifyReadToken, verifyWriteToken, type WriteTokenClaims } from "../auth/token-format.ts";
 import { TributaryError } from "../errors.ts";
 import { bearerTokenLengthMax } from "../limits.ts";
 import { controllerStub } from "../objects/stubs.ts";
 import type { TokenGrant } from "../objects/token-registry.ts";
 import type { RouterEnv } from "./context.ts";
+import { accessTokenParam, isStreamingRead } from "./streams/streaming-read.ts";
 import { TokenCache } from "./token-cache.ts";
 
 const utf8 = new TextEncoder();
@@ -51,30 +53,37 @@ function principalOf(grant: TokenGrant | null, now: number): Principal {
 }
 
 /**
- * A write token (docs/api.md): its signature, its expiry, and the token it was minted from,
- * which must still be live and still allow writing the topic — revoking that token voids its
- * write tokens within the cache's seconds. The write token's rules are that one topic's write.
+ * A write or read token (docs/api.md): its signature, its expiry, and the token it was minted
+ * from, which must still be live and still allow the operation on the topic — revoking that
+ * token voids the tokens minted from it within the cache's seconds. The minted token's rules
+ * are that one topic's write (a write token), or its read and describe (a read token).
  */
-async function writeTokenPrincipal(env: Env, token: string, adminToken: string, now: number): Promise<Principal> {
-  const claims = await verifyWriteToken(token, adminToken);
+async function topicTokenPrincipal(
+  env: Env,
+  claims: WriteTokenClaims | undefined,
+  operations: readonly Operation[],
+  adminToken: string,
+  now: number,
+): Promise<Principal> {
   if (claims === undefined || claims.expiresAt <= now) throw unauthenticated();
   let quotas = {};
   let expiresAt = claims.expiresAt;
   if (claims.parent !== "admin") {
     const fingerprint = await adminTokenFingerprint(adminToken);
     const parent = principalOf(await grants.get(`id:${fingerprint}:${claims.parent}`, now, () => controllerStub(env).tokenGrant(claims.parent, fingerprint)), now);
-    if (parent.kind !== "token" || !allows(parent.rules, "topic", claims.topic, "write")) throw unauthenticated();
+    if (parent.kind !== "token" || !allows(parent.rules, "topic", claims.topic, operations[0]!)) throw unauthenticated();
     quotas = parent.quotas;
     expiresAt = Math.min(expiresAt, parent.expiresAt ?? Infinity);
   }
-  const rules = [{ resource: "topic" as const, name: claims.topic, patternType: "literal" as const, operations: ["write" as const] }];
+  const rules = [{ resource: "topic" as const, name: claims.topic, patternType: "literal" as const, operations: [...operations] }];
   return { kind: "token", tokenId: claims.parent, rules, expiresAt, quotas };
 }
 
 async function resolvePrincipal(env: Env, token: string, adminToken: string): Promise<Principal> {
   const now = Date.now();
   if (secretsEqual(token, adminToken)) return { kind: "admin" };
-  if (isWriteToken(token)) return writeTokenPrincipal(env, token, adminToken, now);
+  if (isWriteToken(token)) return topicTokenPrincipal(env, await verifyWriteToken(token, adminToken), ["write"], adminToken, now);
+  if (isReadToken(token)) return topicTokenPrincipal(env, await verifyReadToken(token, adminToken), ["read", "describe"], adminToken, now);
   const scoped = await parseScopedToken(token, await tokenTagKey(env));
   if (scoped === undefined) throw unauthenticated();
   // Bound to the admin token it was created under: one made before this one, or while none was set, is refused.
@@ -85,15 +94,40 @@ async function resolvePrincipal(env: Env, token: string, adminToken: string): Pr
 }
 
 /**
+ * The bearer token of a request: the Authorization header, or — only for a streaming read
+ * (which browsers open without headers) — `?access_token=`. Any other request carrying that
+ * parameter is refused before anything else, as every route refuses a parameter it does not take.
+ */
+function requestToken(request: Request, header: string | undefined): string {
+  const url = request.url;
+  const query = url.includes("?") ? new URLSearchParams(url.slice(url.indexOf("?") + 1)) : undefined;
+  if (!query?.has(accessTokenParam)) return bearerToken(header);
+  if (!isStreamingRead(request)) {
+    throw new TributaryError("INVALID_REQUEST", `unknown query parameter "${accessTokenParam}": only streaming reads (SSE, WebSocket) take a token in the query; send Authorization: Bearer`, { parameter: accessTokenParam });
+  }
+  if (header !== undefined) return bearerToken(header);
+  const token = query.get(accessTokenParam)!;
+  return token.length > bearerTokenLengthMax ? "" : token.trim();
+}
+
+/** Which credential a request holds, for bounds per token (streams): never logged, never sent anywhere. */
+function credentialOf(principal: Principal, token: string): string {
+  if (principal.kind !== "token") return principal.kind;
+  return isWriteToken(token) || isReadToken(token) ? token : `token:${principal.tokenId}`;
+}
+
+/**
  * Authentication (API.md, Conventions and Tokens): with the `TRIBUTARY_ADMIN_TOKEN` secret
  * set, every /v1 request but health and CORS preflight needs `Authorization: Bearer <token>`
- * — the admin token, a scoped token or a write token — and the request carries its principal
- * to the routes, which authorize it (src/router/authorize.ts). Without the secret (local
- * development) every request is allowed and a warning is logged once.
+ * (or, on a streaming read, `?access_token=`) — the admin token, a scoped, write or read
+ * token — and the request carries its principal to the routes, which authorize it
+ * (src/router/authorize.ts). Without the secret (local development) every request is
+ * allowed and a warning is logged once.
  */
 export function authentication(): MiddlewareHandler<RouterEnv> {
   return async function authentication(c, next) {
     if (c.req.method === "OPTIONS" || c.req.path === "/v1/health") return next();
+    const token = requestToken(c.req.raw, c.req.header("authorization"));
     const adminToken = c.env.TRIBUTARY_ADMIN_TOKEN;
     if (!adminToken) {
       if (!warnedOpen) {
@@ -101,11 +135,13 @@ export function authentication(): MiddlewareHandler<RouterEnv> {
         console.warn("TRIBUTARY_ADMIN_TOKEN is not set: every request is allowed (local development only)");
       }
       c.set("principal", { kind: "open" });
+      c.set("credential", "open");
       return next();
     }
-    const token = bearerToken(c.req.header("authorization"));
     if (token === "") throw unauthenticated();
-    c.set("principal", await resolvePrincipal(c.env, token, adminToken));
+    const principal = await resolvePrincipal(c.env, token, adminToken);
+    c.set("principal", principal);
+    c.set("credential", credentialOf(principal, token));
     return next();
   };
 }

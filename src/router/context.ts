@@ -9,6 +9,8 @@ export interface RouterEnv {
   Bindings: Env;
   Variables: {
     principal: Principal;
+    /** The credential the request holds ("open", "admin", a token's id or a minted token), for per-token bounds. */
+    credential: string;
     producedBytes: number;
     fetchedBytes: number;
   };

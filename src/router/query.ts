@@ -7,7 +7,7 @@ import {
   fetchWaitMsMax,
 } from "../limits.ts";
 import type { OffsetQuery } from "../objects/replica-api.ts";
-import type { Acks } from "../protocol/schemas.ts";
+import { encodingSchema, type Acks, type Encoding } from "../protocol/schemas.ts";
 
 const integerPattern = /^-?\d{1,16}$/;
 
@@ -93,4 +93,11 @@ export function acksParam(text: string | undefined): Acks {
   if (text === "0") return 0;
   if (text === "1") return 1;
   throw new TributaryError("INVALID_REQUEST", "acks must be 0, 1 or all");
+}
+
+/** `encoding` of a JSON read: utf8 (the default) or base64. */
+export function encodingParam(text: string | undefined): Encoding {
+  const parsed = encodingSchema.safeParse(text ?? "utf8");
+  if (!parsed.success) throw new TributaryError("INVALID_REQUEST", "encoding must be utf8 or base64");
+  return parsed.data;
 }

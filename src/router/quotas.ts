@@ -40,6 +40,33 @@ export function quotaMiddleware(): MiddlewareHandler<RouterEnv> {
   };
 }
 
+/** What a streaming read reports after its answer has started: its fetched bytes, and whether to pause. */
+export interface StreamQuota {
+  /** Counts bytes a stream sent as a fetch's (flushed to the meter as any request's usage). */
+  record(fetchBytes: number): void;
+  /** How long the token's fetch quota is throttled from now (0: not), so the stream waits before its next poll. */
+  throttledMs(): number;
+}
+
+/**
+ * The fetch quota of a streaming read (SSE): the middleware above counts a request when its
+ * answer starts, before a stream sends anything, so the stream reports each event's bytes
+ * here and, while the token is throttled, waits before it polls again (Kafka throttles a
+ * fetch by delaying it). Undefined for a principal without quotas.
+ */
+export function streamQuota(env: Env, executionCtx: Pick<ExecutionContext, "waitUntil">, principal: Principal): StreamQuota | undefined {
+  if (principal.kind !== "token" || !hasQuotas(principal.quotas)) return undefined;
+  const { tokenId, quotas } = principal;
+  return {
+    record(fetchBytes) {
+      const view = viewOf(tokenId);
+      view.record({ fetchBytes }, quotas);
+      if (view.plan(quotas, Date.now()).action !== "none") executionCtx.waitUntil(followUp(env, tokenId, view, quotas));
+    },
+    throttledMs: () => viewOf(tokenId).throttledMs(["fetchBytes"], Date.now()),
+  };
+}
+
 const producePath = /^\/v1\/topics\/[^/]+\/(partitions\/[^/]+\/)?records$/;
 const fetchPath = /^\/v1\/topics\/[^/]+\/partitions\/[^/]+\/records$/;
 const pollPath = /^\/v1\/groups\/[^/]+\/members\/[^/]+\/poll$/;

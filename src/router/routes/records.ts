@@ -1,21 +1,18 @@
 import { Hono } from "hono";
 import { TributaryError } from "../../errors.ts";
 import { produceRecordsMax, produceRequestBytesMax } from "../../limits.ts";
-import { encodingSchema, produceRequestSchema, type Encoding } from "../../protocol/schemas.ts";
+import { produceRequestSchema } from "../../protocol/schemas.ts";
 import { clientRegion } from "../client-region.ts";
 import { topicMetadata } from "../metadata-cache.ts";
 import { listOffset, payloadBytesOf, readPartition, recordJson } from "../partition-reads.ts";
 import { produce } from "../produce.ts";
-import { fetchParams, offsetAtParam, partitionParam, routeQuery } from "../query.ts";
+import { encodingParam, fetchParams, offsetAtParam, partitionParam, routeQuery } from "../query.ts";
 import { parseJsonBody, readBodyBytes } from "../request-body.ts";
 import { authorize } from "../authorize.ts";
 import type { RouterEnv } from "../context.ts";
-
-function encodingParam(text: string | undefined): Encoding {
-  const parsed = encodingSchema.safeParse(text ?? "utf8");
-  if (!parsed.success) throw new TributaryError("INVALID_REQUEST", "encoding must be utf8 or base64");
-  return parsed.data;
-}
+import { partitionEventStream } from "../streams/partition-sse.ts";
+import { topicEventStream } from "../streams/topic-sse.ts";
+import { acceptsEventStream } from "../streams/streaming-read.ts";
 
 /** Produce, fetch from one partition, and offsets (API.md). */
 export const recordRoutes = new Hono<RouterEnv>()
@@ -34,6 +31,7 @@ export const recordRoutes = new Hono<RouterEnv>()
   .get("/:topic/partitions/:partition/records", async (c) => {
     authorize(c, "topic", c.req.param("topic"), "read");
     const partition = partitionParam(c.req.param("partition"));
+    if (acceptsEventStream(c.req.header("accept"))) return partitionEventStream(c, c.req.param("topic"), partition);
     const query = routeQuery(c.req.url, ["offset", "maxRecords", "maxBytes", "waitMs", "encoding"]);
     const options = fetchParams(query);
     const encoding = encodingParam(query.encoding);
@@ -46,6 +44,10 @@ export const recordRoutes = new Hono<RouterEnv>()
       highWatermark: read.highWatermark,
       logStartOffset: read.logStartOffset,
     });
+  })
+  .get("/:topic/records", async (c) => {
+    authorize(c, "topic", c.req.param("topic"), "read");
+    return topicEventStream(c, c.req.param("topic"));
   })
   .get("/:topic/partitions/:partition/offsets", async (c) => {
     authorize(c, "topic", c.req.param("topic"), "describe");

@@ -67,8 +67,29 @@ const rows: Row[] = [
     other: refusedTopic,
     allowed: "rightful",
   },
+  {
+    // A stream that would start is refused by its Last-Event-ID before it does, so this row's call ends.
+    route: "GET /v1/topics/:topic/partitions/:partition/records (SSE)",
+    call: () => ["GET", `/v1/topics/${topic}/partitions/0/records`, { headers: { accept: "text/event-stream", "last-event-id": "not-an-offset" } }],
+    other: refusedTopic,
+    allowed: "rightful",
+  },
+  {
+    // The whole-topic stream; without Accept: text/event-stream the rightful token gets 400, after authorization.
+    route: "GET /v1/topics/:topic/records",
+    call: () => ["GET", `/v1/topics/${topic}/records`, {}],
+    other: refusedTopic,
+    allowed: "rightful",
+  },
+  {
+    route: "GET /v1/topics/:topic/records (SSE)",
+    call: () => ["GET", `/v1/topics/${topic}/records`, { headers: { accept: "text/event-stream", "last-event-id": "not-an-id" } }],
+    other: refusedTopic,
+    allowed: "rightful",
+  },
   { route: "GET /v1/topics/:topic/partitions/:partition/offsets", call: () => ["GET", `/v1/topics/${topic}/partitions/0/offsets?at=latest`, {}], other: refusedTopic, allowed: "rightful" },
   { route: "POST /v1/topics/:topic/write-tokens", call: () => ["POST", `/v1/topics/${topic}/write-tokens`, {}], other: refusedTopic, allowed: "rightful" },
+  { route: "POST /v1/topics/:topic/read-tokens", call: () => ["POST", `/v1/topics/${topic}/read-tokens`, {}], other: refusedTopic, allowed: "rightful" },
   // KIP-679: write on any topic (the other token has it on its own) may initialise a producer id.
   { route: "POST /v1/producers", call: () => ["POST", "/v1/producers", {}], other: { status: 201 }, allowed: "rightful" },
   { route: "GET /v1/groups", call: () => ["GET", "/v1/groups", {}], other: { status: 200 }, allowed: "rightful" },
@@ -176,7 +197,7 @@ beforeAll(async () => {
 
 describe("the authorization matrix", () => {
   it("covers every route the app serves", () => {
-    const covered = new Set(rows.map((row) => row.route.replace(/ \(binary\)$/, "")));
+    const covered = new Set(rows.map((row) => row.route.replace(/ \((binary|SSE)\)$/, "")));
     expect(appRoutes().filter((route) => route !== "GET /v1/health" && !covered.has(route))).toEqual([]);
   });
 

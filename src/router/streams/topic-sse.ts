@@ -1,0 +1,140 @@
+import type { Context } from "hono";
+import { TributaryError } from "../../errors.ts";
+import { streamTopicPollsMax, streamTopicVisitMs } from "../../limits.ts";
+import type { Encoding } from "../../protocol/schemas.ts";
+import type { TopicMetadata } from "../../topics/topic-metadata.ts";
+import { clientRegion } from "../client-region.ts";
+import type { RouterEnv } from "../context.ts";
+import { topicMetadata } from "../metadata-cache.ts";
+import { payloadBytesOf, recordJson, type PartitionRecords } from "../partition-reads.ts";
+import { encodingParam, routeQuery } from "../query.ts";
+import { streamQuota } from "../quotas.ts";
+import { principalOf } from "../authorize.ts";
+import { currentTopic, readStreamed, startOffset } from "./partition-sse.ts";
+import { recordsFrame } from "./sse-format.ts";
+import { eventStreamResponse } from "./sse-stream.ts";
+import { takeStreamSlot } from "./stream-slots.ts";
+import { accessTokenParam, acceptsEventStream } from "./streaming-read.ts";
+import { decodeTopicPositions, encodeTopicPositions } from "./topic-position-id.ts";
+
+interface Poll {
+  settled: boolean;
+  outcome?: { read: PartitionRecords } | { error: unknown };
+  promise: Promise<void>;
+}
+
+/**
+ * Reads every partition of a topic for one stream, at most streamTopicPollsMax long polls at
+ * once (docs/api.md and src/limits.ts say what that costs). A poll stays in flight across
+ * steps until it answers, so a partition with records is never held up by idle ones, and
+ * nothing it read is lost; each partition has at most one poll, so positions only move
+ * forward, by what was sent. Partitions the topic gains are read from offset 0.
+ */
+class TopicStreamReader {
+  readonly #polls = new Map<number, Poll>();
+  #cursor = 0;
+
+  private readonly env: Env;
+  private topic: TopicMetadata;
+  private readonly region: string | undefined;
+  private readonly positions: number[];
+  private readonly encoding: Encoding;
+
+  constructor(env: Env, topic: TopicMetadata, region: string | undefined, positions: number[], encoding: Encoding) {
+    this.env = env;
+    this.topic = topic;
+    this.region = region;
+    this.positions = positions;
+    this.encoding = encoding;
+  }
+
+  async next(waitMs: number): Promise<{ frames: string; fetchedBytes: number }> {
+    const deadline = Date.now() + waitMs;
+    for (;;) {
+      this.topic = await currentTopic(this.env, this.topic);
+      while (this.positions.length < this.topic.partitions.length) this.positions.push(0);
+      const count = this.positions.length;
+      const pollWaitMs = Math.max(0, Math.min(deadline - Date.now(), Math.floor((streamTopicVisitMs * streamTopicPollsMax) / count), streamTopicVisitMs));
+      for (let visited = 0; this.#polls.size < Math.min(streamTopicPollsMax, count) && visited < count; visited++) {
+        const partition = this.#cursor;
+        this.#cursor = (this.#cursor + 1) % count;
+        if (!this.#polls.has(partition)) this.#start(partition, pollWaitMs);
+      }
+      await Promise.race([...this.#polls.values()].map((poll) => poll.promise));
+      const collected = this.#collect();
+      if (collected.frames !== "" || Date.now() >= deadline) return collected;
+    }
+  }
+
+  #start(partition: number, waitMs: number): void {
+    const streamed = { env: this.env, topic: this.topic, partition, region: this.region };
+    const poll: Poll = { settled: false, promise: Promise.resolve() };
+    poll.promise = readStreamed(streamed, this.positions[partition]!, waitMs).then(
+      (read) => void Object.assign(poll, { settled: true, outcome: { read } }),
+      (error: unknown) => void Object.assign(poll, { settled: true, outcome: { error } }),
+    );
+    this.#polls.set(partition, poll);
+  }
+
+  /** The answered polls as one `records` event ("" when none moved a position); a failed poll ends the stream. */
+  #collect(): { frames: string; fetchedBytes: number } {
+    const records = [];
+    let moved = false;
+    let fetchedBytes = 0;
+    for (const [partition, poll] of this.#polls) {
+      if (!poll.settled) continue;
+      this.#polls.delete(partition);
+      const outcome = poll.outcome!;
+      if ("error" in outcome) throw outcome.error;
+      const { read } = outcome;
+      fetchedBytes += payloadBytesOf(read.records);
+      for (const record of read.records) records.push({ partition, ...recordJson(record, this.encoding) });
+      if (read.nextOffset !== this.positions[partition]) moved = true;
+      this.positions[partition] = read.nextOffset;
+    }
+    if (!moved && records.length === 0) return { frames: "", fetchedBytes };
+    const positions = Object.fromEntries(this.positions.map((offset, partition) => [String(partition), offset]));
+    return { frames: recordsFrame(encodeTopicPositions(this.topic.topicId, this.positions), { records, positions }), fetchedBytes };
+  }
+}
+
+/** Runs `task` over `items`, at most `limit` at a time, answering in order. */
+async function mapBounded<T, R>(items: readonly T[], limit: number, task: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await task(items[index]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
+
+/**
+ * `GET /v1/topics/{topic}/records` (docs/api.md, "SSE on a whole topic"): only with `Accept:
+ * text/event-stream`. Refused before the stream, as JSON: parameters, an unknown topic, a
+ * `Last-Event-ID` this topic's stream did not send. The header wins over `offset`
+ * (`earliest` or `latest`, the default).
+ */
+export async function topicEventStream(c: Context<RouterEnv>, name: string): Promise<Response> {
+  const query = routeQuery(c.req.url, ["offset", "encoding", accessTokenParam]);
+  if (!acceptsEventStream(c.req.header("accept"))) {
+    throw new TributaryError("INVALID_REQUEST", "GET on a topic's records serves only Server-Sent Events (Accept: text/event-stream); fetch reads one partition: GET /v1/topics/{topic}/partitions/{partition}/records");
+  }
+  const encoding = encodingParam(query.encoding);
+  if (query.offset !== undefined && query.offset !== "earliest" && query.offset !== "latest") {
+    throw new TributaryError("INVALID_REQUEST", "offset of a topic stream must be earliest or latest (Last-Event-ID resumes at exact offsets)");
+  }
+  const topic = await topicMetadata(c.env, name);
+  const lastEventId = c.req.header("last-event-id");
+  const partitions = topic.partitions.map((placement) => placement.partition);
+  const positions =
+    lastEventId !== undefined
+      ? decodeTopicPositions(lastEventId, topic.topicId, partitions.length)
+      : await mapBounded(partitions, streamTopicPollsMax, (partition) => startOffset(c.env, topic, partition, query.offset));
+  const reader = new TopicStreamReader(c.env, topic, clientRegion(c.req.raw), positions, encoding);
+  const release = takeStreamSlot(c.get("credential"));
+  return eventStreamResponse(reader, { release, signal: c.req.raw.signal, quota: streamQuota(c.env, c.executionCtx, principalOf(c)) });
+}
