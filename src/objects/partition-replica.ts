@@ -4,7 +4,7 @@ import { appendBytesWaitingMax, appendsWaitingMax, replicationRetryMs, tailCache
 import { GroupCommit, type Settled } from "../log/group-commit.ts";
 import { TailCachedStore } from "../log/tail-cache.ts";
 import { unsealedBytesBound } from "../log/seal-plan.ts";
-import { PartitionLog, type ReadResult } from "../log/partition-log.ts";
+import { PartitionLog, type ReadLimits, type ReadResult } from "../log/partition-log.ts";
 import { Waiters } from "../log/waiters.ts";
 import type { ReplicateReply, ReplicateRequest, TruncateReply, TruncateRequest } from "../replication/messages.ts";
 import { ReplicaNode, type ReplicaRole } from "../replication/replica-node.ts";
@@ -16,6 +16,7 @@ import { debugStatsEnabled, ReplicaCounters, replicaDebugStats } from "./replica
 import { ReplicaFaults, type Fault } from "./replica-faults.ts";
 import { readReplicaIdentity, replicaIdentityMigration, writeReplicaIdentity, type ReplicaIdentity } from "./replica-identity.ts";
 import { ReplicationDriver } from "./replication-driver.ts";
+import { PartitionSubscribers, subscribeHeader, type SubscribedPartition, type SubscribeRequest } from "./partition-subscribers.ts";
 import { applyMigrations } from "./schema.ts";
 import { SegmentTier, segmentTierMigration, type TierSnapshot } from "./segment-tier.ts";
 import { batchBoundsMigration, logStoreMigrations, producerStateMigration, SqliteLogStore } from "./sqlite-log-store.ts";
@@ -46,6 +47,7 @@ export class PartitionReplica extends DurableObject<Env> {
   readonly #readers = new Waiters(waitersPerPartitionMax);
   readonly #faults = new ReplicaFaults();
   readonly #replication: ReplicationDriver;
+  readonly #subscribers: PartitionSubscribers;
   readonly #appends = new GroupCommit<AppendRequest, AppendAnswer>(
     { itemsMax: appendsWaitingMax, bytesMax: appendBytesWaitingMax },
     { write: (requests) => this.#writeAppends(requests), flush: () => this.ctx.storage.sync() },
@@ -61,7 +63,13 @@ export class PartitionReplica extends DurableObject<Env> {
       config: () => this.#identity!.config,
       tier: () => (this.#node && this.#tier ? { version: this.#tier.version, snapshot: () => this.#tier!.snapshot(this.#node!.log) } : undefined),
       persistRole: () => this.#persist(),
-      onProgress: () => this.#readers.wakeAll(),
+      onProgress: () => this.#onCommit(),
+      setAlarm: (atMs) => this.#setAlarmBefore(atMs),
+    });
+    this.#subscribers = new PartitionSubscribers({
+      ctx,
+      partition: () => this.#subscribedPartition(),
+      readCommitted: (offset, limits) => this.#readCommitted(this.#node!.log, offset, limits),
       setAlarm: (atMs) => this.#setAlarmBefore(atMs),
     });
     void ctx.blockConcurrencyWhile(async () => {
@@ -95,6 +103,7 @@ export class PartitionReplica extends DurableObject<Env> {
         throw new TributaryError("BROKER_BUSY", `this partition holds ${node.log.localBytes} unsealed bytes (bound ${bound}); retry shortly`);
       }
       const result = await this.#appends.submit(request, appendBytes(request));
+      if (!result.duplicate) void this.#subscribers.notify(); // durable now: subscribers get what was committed
       if (!result.duplicate && (this.#node?.log.localBytes ?? 0) >= request.config.segmentBytes) await this.#setAlarmBefore(Date.now()); // a segment is due
       this.#faults.afterWrite();
       if (request.acks === "all") await this.#replication.awaitAcknowledged(result.lastOffset + 1);
@@ -125,8 +134,7 @@ export class PartitionReplica extends DurableObject<Env> {
       const limits = { maxRecords: request.maxRecords, maxBytes: request.maxBytes };
       const log = node.log;
       if (request.offset >= log.logStartOffset && request.offset < log.localStartOffset && this.#tier) {
-        const batches = await this.#tier.read(request.offset, limits);
-        return { batches, logStartOffset: log.logStartOffset, highWatermark: log.highWatermark };
+        return this.#readCommitted(log, request.offset, limits);
       }
       let result = node.log.read(request.offset, limits);
       const deadline = Date.now() + (node.isLeader ? request.waitMs : 0);
@@ -136,6 +144,57 @@ export class PartitionReplica extends DurableObject<Env> {
       }
       return result;
     });
+  }
+
+  /** Committed batches from `offset`: from the sealed segments below the held batches, else from the log (tail cache, SQLite). */
+  async #readCommitted(log: PartitionLog, offset: number, limits: ReadLimits): Promise<ReadResult> {
+    if (offset >= log.logStartOffset && offset < log.localStartOffset && this.#tier) {
+      const batches = await this.#tier.read(offset, limits);
+      return { batches, logStartOffset: log.logStartOffset, highWatermark: log.highWatermark };
+    }
+    return log.read(offset, limits);
+  }
+
+  // ---- WebSocket subscribers (docs/api.md; src/objects/partition-subscribers.ts) -----------
+
+  /**
+   * A subscriber's upgrade, forwarded by the router with its routed call in the
+   * Tributary-Subscribe header. Refusals answer a JSON Result (the router turns it into the
+   * HTTP error); an unreachable replica (fault injection) fails the call as RPC does.
+   */
+  override async fetch(request: Request): Promise<Response> {
+    const result = await toResult(async () => {
+      await this.#beforeCall();
+      if (request.headers.get("Upgrade")?.toLowerCase() !== "websocket") throw new TributaryError("INVALID_REQUEST", "a partition object takes only WebSocket upgrades");
+      const subscribe = JSON.parse(request.headers.get(subscribeHeader) ?? "null") as SubscribeRequest;
+      const node = this.#admitRouted(subscribe);
+      return this.#subscribers.accept(subscribe, node.log);
+    });
+    return result.ok ? result.value : Response.json(result, { status: 400 });
+  }
+
+  override async webSocketMessage(socket: WebSocket, message: string | ArrayBuffer): Promise<void> {
+    await this.#subscribers.onMessage(socket, message);
+  }
+
+  override async webSocketClose(socket: WebSocket, code: number): Promise<void> {
+    this.#subscribers.onClose(socket, code);
+  }
+
+  override async webSocketError(socket: WebSocket): Promise<void> {
+    this.#subscribers.onClose(socket, 1011);
+  }
+
+  #subscribedPartition(): SubscribedPartition {
+    if (this.#identity?.deleted) return { kind: "deleted" };
+    const node = this.#node;
+    return node?.isLeader ? { kind: "leader", log: node.log } : { kind: "not-leader" };
+  }
+
+  /** The high watermark may have moved (a follower's answer, an ISR change) or the role changed: readers and subscribers learn it. */
+  #onCommit(): void {
+    this.#readers.wakeAll();
+    void this.#subscribers.notify();
   }
 
   async listOffset(request: RoutedCall & { at: OffsetQuery }): Promise<Result<{ offset: number; timestamp?: number }>> {
@@ -181,7 +240,7 @@ export class PartitionReplica extends DurableObject<Env> {
       const reply = node.handleReplicate(request, Date.now());
       this.#persist();
       if (wasLeader && !node.isLeader) this.#replication.wake();
-      this.#readers.wakeAll();
+      this.#onCommit();
       return reply;
     });
   }
@@ -257,6 +316,7 @@ export class PartitionReplica extends DurableObject<Env> {
       this.#tier = undefined;
       this.#readers.wakeAll();
       this.#replication.wake();
+      void this.#subscribers.notify(); // closed with 4404
     });
   }
 
@@ -268,6 +328,7 @@ export class PartitionReplica extends DurableObject<Env> {
     this.#counters.alarms++;
     this.#alarmAtMs = null; // this alarm has fired: none is set until one is armed again
     try {
+      await this.#subscribers.notify(); // subscribers stalled past streamStalledMsMax are closed
       await this.#replication.tick();
       await this.#maintain();
     } catch (error) {
@@ -310,6 +371,7 @@ export class PartitionReplica extends DurableObject<Env> {
         : node.becomeFollower(placement.leaderEpoch, placement.leader);
     if (roleChanged || configChanged) this.#persist();
     if (roleChanged) {
+      if (!node.isLeader) void this.#subscribers.notify(); // closed with 4503
       this.#replication.wake();
       this.#replication.kick();
     }
@@ -340,6 +402,7 @@ export class PartitionReplica extends DurableObject<Env> {
     const { sealed, nextCheckAtMs } = await tier.seal(node.log, config, Date.now());
     const retained = await tier.applyRetention(node.log, config, Date.now());
     const compacted = await tier.compact(config, Date.now());
+    if (retained) void this.#subscribers.notify(); // readers the log start passed are closed with 4416
     if (sealed > 0 || retained || compacted) {
       this.#persist();
       this.#replication.kick(); // followers learn the new tier
@@ -350,7 +413,8 @@ export class PartitionReplica extends DurableObject<Env> {
   #debugStats() {
     const waiters = this.#readers.size;
     const tailCacheBytes = this.#tail?.cachedBytes ?? 0;
-    return replicaDebugStats(this.#counters, { sqliteRowsWritten: this.#sql.rowsWritten, appends: this.#appends.stats(), tailCacheBytes, waiters });
+    const subscribers = { open: this.#subscribers.size, ...this.#subscribers.counters };
+    return replicaDebugStats(this.#counters, { sqliteRowsWritten: this.#sql.rowsWritten, appends: this.#appends.stats(), tailCacheBytes, waiters, subscribers });
   }
 
   #persist(): void {

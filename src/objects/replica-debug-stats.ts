@@ -22,6 +22,11 @@ export interface ReplicaDebugStats {
   /** The bounded structures that hold memory: the tail cache's bytes and the long-poll waiters. */
   tailCacheBytes: number;
   waiters: number;
+  /** WebSocket subscribers open now (held across hibernation), and since this instance started: frames and bytes pushed, log reads made for them (one per position, shared by every subscriber there). */
+  subscribers: number;
+  framesPushed: number;
+  bytesPushed: number;
+  subscriberReads: number;
 }
 
 /** The counters an object keeps itself (the rest it reads from its parts when asked). */
@@ -36,7 +41,13 @@ export function debugStatsEnabled(env: { TRIBUTARY_FAULTS?: string }): boolean {
 
 export function replicaDebugStats(
   counters: ReplicaCounters,
-  parts: { sqliteRowsWritten: number; appends: GroupCommitStats; tailCacheBytes: number; waiters: number },
+  parts: {
+    sqliteRowsWritten: number;
+    appends: GroupCommitStats;
+    tailCacheBytes: number;
+    waiters: number;
+    subscribers: { open: number; framesPushed: number; bytesPushed: number; reads: number };
+  },
 ): ReplicaDebugStats {
   return {
     requests: counters.requests,
@@ -48,5 +59,9 @@ export function replicaDebugStats(
     appendBytesWaiting: parts.appends.waitingBytes,
     tailCacheBytes: parts.tailCacheBytes,
     waiters: parts.waiters,
+    subscribers: parts.subscribers.open,
+    framesPushed: parts.subscribers.framesPushed,
+    bytesPushed: parts.subscribers.bytesPushed,
+    subscriberReads: parts.subscribers.reads,
   };
 }

@@ -10,6 +10,7 @@ import { asTributaryError, errorResponse } from "./http-errors.ts";
 import { quotaMiddleware } from "./quotas.ts";
 import { binaryRecordRoutes } from "./routes/binary-records.ts";
 import { groupRoutes } from "./routes/groups.ts";
+import { partitionSocketRoutes } from "./routes/partition-socket.ts";
 import { faultRoutes } from "./routes/faults.ts";
 import { producerRoutes } from "./routes/producers.ts";
 import { readTokenRoutes } from "./routes/read-tokens.ts";
@@ -35,6 +36,7 @@ export function createApp(): Hono<RouterEnv> {
   app.use("/v1/*", quotaMiddleware());
   app.get("/v1/health", (c) => c.json({ status: "ok" }));
   app.route("/v1/topics", topicRoutes);
+  app.route("/v1/topics", partitionSocketRoutes); // an Upgrade: websocket GET; others fall through
   app.route("/v1/topics", binaryRecordRoutes);
   app.route("/v1/topics", recordRoutes);
   app.route("/v1/topics", writeTokenRoutes);

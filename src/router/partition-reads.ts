@@ -2,9 +2,7 @@ import { recordsInWindow } from "../log/fetched-records.ts";
 import type { ReadResult } from "../log/partition-log.ts";
 import type { OffsetQuery } from "../objects/partition-replica.ts";
 import { replicaStub } from "../objects/stubs.ts";
-import { encodeBase64 } from "../protocol/base64.ts";
 import type { DecodedRecord } from "../protocol/record-batch.ts";
-import type { Encoding } from "../protocol/schemas.ts";
 import { recordPayloadBytes } from "../topics/record-rules.ts";
 import type { TopicMetadata } from "../topics/topic-metadata.ts";
 import { callLeader, placementOf, routedCall } from "./leader-calls.ts";
@@ -80,20 +78,4 @@ export async function listOffset(env: Env, topic: TopicMetadata, partition: numb
   return callLeader(env, topic, partition, (stub, call) => stub.listOffset({ ...call, at }), { retryUnreachable: true });
 }
 
-const utf8 = new TextDecoder();
-
-/** A record as API.md's JSON: keys and values as UTF-8 text or base64. */
-export function recordJson(record: DecodedRecord, encoding: Encoding) {
-  const text = (bytes: Uint8Array | null) =>
-    bytes === null ? null : encoding === "base64" ? encodeBase64(bytes) : utf8.decode(bytes);
-  return {
-    offset: record.offset,
-    timestamp: record.timestamp,
-    key: text(record.key),
-    value: text(record.value),
-    // fromEntries defines own properties, so a header named "__proto__" stays a header.
-    headers: Object.fromEntries(
-      record.headers.map((header) => [header.key, header.value === null ? null : utf8.decode(header.value)]),
-    ),
-  };
-}
+export { recordJson } from "../protocol/record-json.ts";

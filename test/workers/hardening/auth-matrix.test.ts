@@ -87,6 +87,13 @@ const rows: Row[] = [
     other: refusedTopic,
     allowed: "rightful",
   },
+  {
+    // WebSocket upgrade (docs/api.md, streaming reads): the same route with a header; the token in the Authorization header.
+    route: "GET /v1/topics/:topic/partitions/:partition/records (websocket)",
+    call: () => ["GET", `/v1/topics/${topic}/partitions/0/records?offset=0`, { headers: { upgrade: "websocket" } }],
+    other: refusedTopic,
+    allowed: "rightful",
+  },
   { route: "GET /v1/topics/:topic/partitions/:partition/offsets", call: () => ["GET", `/v1/topics/${topic}/partitions/0/offsets?at=latest`, {}], other: refusedTopic, allowed: "rightful" },
   { route: "POST /v1/topics/:topic/write-tokens", call: () => ["POST", `/v1/topics/${topic}/write-tokens`, {}], other: refusedTopic, allowed: "rightful" },
   { route: "POST /v1/topics/:topic/read-tokens", call: () => ["POST", `/v1/topics/${topic}/read-tokens`, {}], other: refusedTopic, allowed: "rightful" },
@@ -197,7 +204,7 @@ beforeAll(async () => {
 
 describe("the authorization matrix", () => {
   it("covers every route the app serves", () => {
-    const covered = new Set(rows.map((row) => row.route.replace(/ \((binary|SSE)\)$/, "")));
+    const covered = new Set(rows.map((row) => row.route.replace(/ \((binary|SSE|websocket)\)$/, "")));
     expect(appRoutes().filter((route) => route !== "GET /v1/health" && !covered.has(route))).toEqual([]);
   });
 

@@ -1,0 +1,337 @@
+import { TributaryError } from "../errors.ts";
+import { fetchMaxRecordsMax, streamsPerPartitionMax, streamsPerTokenMax, streamStalledMsMax, streamWindowBytes } from "../limits.ts";
+import { recordsInWindow } from "../log/fetched-records.ts";
+import type { PartitionLog, ReadLimits, ReadResult } from "../log/partition-log.ts";
+import {
+  afterCredit,
+  afterFrame,
+  parseCredit,
+  partsThatFit,
+  positionGroups,
+  readBytesFor,
+  stallDeadline,
+  withStall,
+  type SubscriberMode,
+  type SubscriberPosition,
+} from "../log/subscriber-window.ts";
+import { readBatchHeader } from "../protocol/record-batch.ts";
+import { recordJson } from "../protocol/record-json.ts";
+import type { RoutedCall } from "./replica-api.ts";
+
+/** The subprotocol of binary frames (docs/api.md). */
+export const recordBatchSubprotocol = "tributary.record-batch";
+
+/** The header carrying a router's subscribe request to the leader object's fetch(). */
+export const subscribeHeader = "Tributary-Subscribe";
+
+/** What the router sends with an upgrade: its routed call, where to start, the frames wanted, and who asks. */
+export interface SubscribeRequest extends RoutedCall {
+  offset: "earliest" | "latest" | number;
+  mode: SubscriberMode;
+  /** The scoped token's id, counted against streamsPerTokenMax; absent for the admin token and open mode. */
+  tokenId?: string;
+}
+
+/** How long a client told "too many streams for this token" waits before retrying: a stream usually lasts far longer. */
+const tooManyStreamsRetryAfterMs = 5_000;
+
+/** Close codes (docs/api.md, "WebSocket on a partition"). */
+export const closeCodes = { badMessage: 4400, topicDeleted: 4404, outOfRange: 4416, tooSlow: 4429, moved: 4503 } as const;
+
+/** What a socket keeps across hibernation (serializeAttachment, far below 2 KB). */
+interface Attachment extends SubscriberPosition {
+  tokenId: string | null;
+}
+
+/** Where the partition stands for its subscribers. */
+export type SubscribedPartition =
+  | { kind: "leader"; log: PartitionLog }
+  | { kind: "deleted" }
+  | { kind: "not-leader" };
+
+export interface SubscribersHost {
+  ctx: DurableObjectState;
+  partition(): SubscribedPartition;
+  /** Committed batches from `offset` (tail cache, SQLite or R2), as a leader's fetch reads them. */
+  readCommitted(offset: number, limits: ReadLimits): Promise<ReadResult>;
+  setAlarm(atMs: number): Promise<void>;
+}
+
+/** Counters for the debug statistics (src/objects/replica-debug-stats.ts). */
+export class SubscriberCounters {
+  framesPushed = 0;
+  bytesPushed = 0;
+  /** Reads of the log made for subscribers: one per group of subscribers at one position. */
+  reads = 0;
+}
+
+const subscriberTag = "subscriber";
+const tokenTag = (tokenId: string) => `token:${tokenId}`;
+const encoder = new TextEncoder();
+
+/**
+ * A partition leader's WebSocket subscribers (docs/api.md; ARCHITECTURE.md decisions 11–12),
+ * held with the hibernation API: every socket's position and credit live in its attachment,
+ * so an evicted object wakes with them. On each commit (`notify`) the leader reads each range
+ * once for all subscribers at that position and sends each the frame its credit allows;
+ * nothing is buffered per socket beyond the frame being sent. A subscriber without room while
+ * records wait for streamStalledMsMax is closed with 4429, found at a push or by the alarm.
+ */
+export class PartitionSubscribers {
+  readonly counters = new SubscriberCounters();
+  readonly #host: SubscribersHost;
+  #pushing: Promise<void> | undefined;
+  #again = false;
+
+  constructor(host: SubscribersHost) {
+    this.#host = host;
+  }
+
+  get size(): number {
+    return this.#host.ctx.getWebSockets(subscriberTag).length;
+  }
+
+  /** Accepts an upgrade as the leader: the limits first, then the socket, then a first push. */
+  accept(request: SubscribeRequest, log: PartitionLog): Response {
+    const ctx = this.#host.ctx;
+    if (this.size >= streamsPerPartitionMax) {
+      throw new TributaryError("BROKER_BUSY", `this partition has ${streamsPerPartitionMax} subscribers (streamsPerPartitionMax); retry shortly`);
+    }
+    if (request.tokenId !== undefined && ctx.getWebSockets(tokenTag(request.tokenId)).length >= streamsPerTokenMax) {
+      throw new TributaryError(
+        "THROTTLING_QUOTA_EXCEEDED",
+        `this token holds ${streamsPerTokenMax} streams on this partition (streamsPerTokenMax)`,
+        { retryAfterMs: tooManyStreamsRetryAfterMs },
+      );
+    }
+    const next = request.offset === "earliest" ? log.logStartOffset : request.offset === "latest" ? log.highWatermark : request.offset;
+    if (next < log.logStartOffset || next > log.logEndOffset) {
+      throw new TributaryError("OFFSET_OUT_OF_RANGE", `offset ${next} is outside the log [${log.logStartOffset}, ${log.logEndOffset}]`, {
+        logStartOffset: log.logStartOffset,
+        highWatermark: log.highWatermark,
+      });
+    }
+    const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
+    const tags = request.tokenId === undefined ? [subscriberTag] : [subscriberTag, tokenTag(request.tokenId)];
+    ctx.acceptWebSocket(server, tags);
+    const attachment: Attachment = { next, mode: request.mode, unreturned: 0, stalledSinceMs: null, tokenId: request.tokenId ?? null };
+    server.serializeAttachment(attachment);
+    void this.notify();
+    const headers = request.mode === "binary" ? { "Sec-WebSocket-Protocol": recordBatchSubprotocol } : undefined;
+    return new Response(null, { status: 101, webSocket: client, headers });
+  }
+
+  /** A client message: credit, or anything else (closed with 4400). */
+  onMessage(socket: WebSocket, message: string | ArrayBuffer): Promise<void> {
+    const credit = parseCredit(message);
+    if (credit === undefined) {
+      closeWithError(socket, closeCodes.badMessage, new TributaryError("INVALID_REQUEST", 'a subscriber sends only {"credit": <bytes>} messages'));
+      return Promise.resolve();
+    }
+    const attachment = attachmentOf(socket);
+    if (!attachment) return Promise.resolve();
+    socket.serializeAttachment({ ...attachment, ...afterCredit(attachment, credit) });
+    return this.notify();
+  }
+
+  /** A socket the client closed or that failed: the runtime drops it; nothing else is held for it. */
+  onClose(socket: WebSocket, code: number): void {
+    try {
+      socket.close(code === 1005 || code === 1006 ? 1000 : code, "closed");
+    } catch {
+      // already closed
+    }
+  }
+
+  /** Closes every subscriber with an error frame and a close code (a deleted topic, a lost leadership). */
+  closeAll(code: number, error: TributaryError): void {
+    for (const socket of this.#host.ctx.getWebSockets(subscriberTag)) closeWithError(socket, code, error);
+  }
+
+  /**
+   * Pushes what is committed to every subscriber with room, one run at a time: a notice
+   * during a run makes it run once more. Called on every commit, on credit, and by the alarm.
+   */
+  notify(): Promise<void> {
+    if (this.#pushing) {
+      this.#again = true;
+      return this.#pushing;
+    }
+    this.#pushing = (async () => {
+      try {
+        do {
+          this.#again = false;
+          await this.#push().catch((error: unknown) => console.error("pushing to subscribers failed; the next commit retries", error));
+        } while (this.#again);
+      } finally {
+        this.#pushing = undefined;
+      }
+    })();
+    return this.#pushing;
+  }
+
+  async #push(): Promise<void> {
+    if (this.size === 0) return;
+    const partition = this.#host.partition();
+    if (partition.kind === "deleted") return this.closeAll(closeCodes.topicDeleted, new TributaryError("UNKNOWN_TOPIC_OR_PARTITION", "this topic has been deleted"));
+    if (partition.kind === "not-leader") {
+      return this.closeAll(closeCodes.moved, new TributaryError("NOT_LEADER_OR_FOLLOWER", "this replica is no longer the partition's leader; reconnect"));
+    }
+    const log = partition.log;
+    for (let progressed = true; progressed; ) {
+      progressed = false;
+      const subscribers = this.#subscribers(log);
+      for (const [offset, sockets] of positionGroups(subscribers, log.highWatermark, streamWindowBytes)) {
+        const positions = sockets.map((socket) => attachmentOf(socket)!);
+        const read = await this.#host.readCommitted(offset, { maxRecords: fetchMaxRecordsMax, maxBytes: readBytesFor(positions, streamWindowBytes) });
+        this.counters.reads++;
+        const frames = new FrameParts(read, offset);
+        for (const socket of sockets) if (this.#send(socket, frames)) progressed = true;
+      }
+    }
+    await this.#checkStalls(log.highWatermark);
+  }
+
+  /** Every open subscriber with its position; those the log start moved past are closed (4416). */
+  #subscribers(log: PartitionLog): { id: WebSocket; position: Attachment }[] {
+    const subscribers: { id: WebSocket; position: Attachment }[] = [];
+    for (const socket of this.#host.ctx.getWebSockets(subscriberTag)) {
+      const position = attachmentOf(socket);
+      if (!position) continue;
+      if (position.next < log.logStartOffset) {
+        const message = `retention moved the log start to ${log.logStartOffset}, past offset ${position.next}`;
+        closeWithError(socket, closeCodes.outOfRange, new TributaryError("OFFSET_OUT_OF_RANGE", message, { logStartOffset: log.logStartOffset, highWatermark: log.highWatermark }));
+        continue;
+      }
+      subscribers.push({ id: socket, position });
+    }
+    return subscribers;
+  }
+
+  /** Sends one socket the frame its credit allows (read afresh: credit may have come during the read). */
+  #send(socket: WebSocket, frames: FrameParts): boolean {
+    const position = attachmentOf(socket);
+    if (!position || position.next !== frames.offset) return false;
+    const parts = partsThatFit(frames.count, position, streamWindowBytes, (count) => frames.bytes(position.mode, count));
+    if (parts === 0) return false;
+    const frame = frames.frame(position.mode, parts);
+    const bytes = typeof frame === "string" ? encoder.encode(frame).byteLength : frame.byteLength;
+    try {
+      socket.send(frame);
+    } catch {
+      return false; // closed meanwhile
+    }
+    socket.serializeAttachment({ ...position, ...afterFrame(position, bytes, frames.nextOffset(parts)) });
+    this.counters.framesPushed++;
+    this.counters.bytesPushed += bytes;
+    return true;
+  }
+
+  /** Updates each socket's stall clock; closes those stalled too long (4429); arms the alarm for the next deadline. */
+  async #checkStalls(highWatermark: number): Promise<void> {
+    const nowMs = Date.now();
+    let nextDeadline = Number.POSITIVE_INFINITY;
+    for (const socket of this.#host.ctx.getWebSockets(subscriberTag)) {
+      const position = attachmentOf(socket);
+      if (!position) continue;
+      const updated = withStall(position, highWatermark, nowMs);
+      if (updated !== position) socket.serializeAttachment(updated);
+      const deadline = stallDeadline(updated, streamStalledMsMax);
+      if (deadline === undefined) continue;
+      if (deadline <= nowMs) {
+        const message = `no credit returned for ${streamStalledMsMax} ms while records waited; reconnect from offset ${updated.next}`;
+        closeWithError(socket, closeCodes.tooSlow, new TributaryError("THROTTLING_QUOTA_EXCEEDED", message, { nextOffset: updated.next }));
+      } else {
+        nextDeadline = Math.min(nextDeadline, deadline);
+      }
+    }
+    if (nextDeadline !== Number.POSITIVE_INFINITY) await this.#host.setAlarm(nextDeadline);
+  }
+}
+
+function attachmentOf(socket: WebSocket): Attachment | undefined {
+  return (socket.deserializeAttachment() as Attachment | null) ?? undefined;
+}
+
+/** An error frame, then the close; the reason is the error code (a close reason is at most 123 bytes). */
+function closeWithError(socket: WebSocket, code: number, error: TributaryError): void {
+  try {
+    socket.send(JSON.stringify({ error: { ...error.data, code: error.code, message: error.message } }));
+    socket.close(code, error.code);
+  } catch {
+    // already closed
+  }
+}
+
+/**
+ * The frames one read makes, for every mode, built lazily and once: a frame is the first
+ * `count` batches read — binary: those batches as stored, concatenated; JSON: their records
+ * from the requested offset, below the high watermark.
+ */
+class FrameParts {
+  readonly offset: number;
+  readonly #read: ReadResult;
+  readonly #json = new Map<"utf8" | "base64", { texts: string[]; bytes: number[] }>();
+
+  constructor(read: ReadResult, offset: number) {
+    this.#read = read;
+    this.offset = offset;
+  }
+
+  get count(): number {
+    return this.#read.batches.length;
+  }
+
+  /** Where a reader continues after the first `count` batches (past a compaction gap too, never past the high watermark). */
+  nextOffset(count: number): number {
+    const header = readBatchHeader(this.#read.batches[count - 1]!);
+    return Math.min(header.baseOffset + header.lastOffsetDelta + 1, this.#read.highWatermark);
+  }
+
+  bytes(mode: SubscriberMode, count: number): number {
+    if (mode === "binary") return this.#read.batches.slice(0, count).reduce((sum, batch) => sum + batch.byteLength, 0);
+    const parts = this.#parts(mode);
+    const nonEmpty = parts.texts.slice(0, count).filter((text) => text !== "").length;
+    const records = parts.bytes.slice(0, count).reduce((sum, bytes) => sum + bytes, 0) + Math.max(0, nonEmpty - 1);
+    return records + encoder.encode(this.#envelope(count, "")).byteLength;
+  }
+
+  frame(mode: SubscriberMode, count: number): string | Uint8Array {
+    if (mode === "binary") return concat(this.#read.batches.slice(0, count));
+    const texts = this.#parts(mode).texts.slice(0, count).filter((text) => text !== "");
+    return this.#envelope(count, texts.join(","));
+  }
+
+  #envelope(count: number, records: string): string {
+    const { highWatermark, logStartOffset } = this.#read;
+    return `{"records":[${records}],"nextOffset":${this.nextOffset(count)},"highWatermark":${highWatermark},"logStartOffset":${logStartOffset}}`;
+  }
+
+  /** Each batch's records as JSON text (comma-separated), and its UTF-8 bytes. */
+  #parts(encoding: "utf8" | "base64"): { texts: string[]; bytes: number[] } {
+    let parts = this.#json.get(encoding);
+    if (!parts) {
+      parts = { texts: [], bytes: [] };
+      const window = { fromOffset: this.offset, untilOffset: this.#read.highWatermark, maxRecords: Number.MAX_SAFE_INTEGER, maxBytes: Number.MAX_SAFE_INTEGER };
+      for (const batch of this.#read.batches) {
+        const { records } = recordsInWindow([batch], window);
+        const text = records.map((record) => JSON.stringify(recordJson(record, encoding))).join(",");
+        parts.texts.push(text);
+        parts.bytes.push(encoder.encode(text).byteLength);
+      }
+      this.#json.set(encoding, parts);
+    }
+    return parts;
+  }
+}
+
+function concat(batches: readonly Uint8Array[]): Uint8Array {
+  if (batches.length === 1) return batches[0]!;
+  const out = new Uint8Array(batches.reduce((sum, batch) => sum + batch.byteLength, 0));
+  let at = 0;
+  for (const batch of batches) {
+    out.set(batch, at);
+    at += batch.byteLength;
+  }
+  return out;
+}

@@ -1,0 +1,99 @@
+/**
+ * Flow control of WebSocket subscribers (docs/api.md): a subscriber that returns no credit
+ * receives at most the window (1 MiB) and the leader holds nothing for it; credit brings the
+ * rest in window-sized steps; one left without room past streamStalledMsMax is closed with
+ * 4429. The stall bound is reached by moving the socket's stall start back (its
+ * attachment) and running the object's alarm — no wall-clock waits.
+ */
+import { env } from "cloudflare:workers";
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { unwrap } from "../../../src/errors.ts";
+import { streamStalledMsMax, streamWindowBytes } from "../../../src/limits.ts";
+import { replicaStub } from "../../../src/objects/stubs.ts";
+import { produceRetrying } from "../storage/support.ts";
+import { createTopic, describeTopic, uniqueTopic } from "../support/http.ts";
+import { open, type Subscriber } from "./websocket-support.ts";
+
+const recordBytes = 20_000;
+const records = 100; // 2 MB: twice the window
+
+async function fill(topic: string): Promise<void> {
+  for (let request = 0; request < records / 10; request++) {
+    const batch = Array.from({ length: 10 }, (_, index) => ({ value: `${request * 10 + index}:`.padEnd(recordBytes, "v"), partition: 0 }));
+    await produceRetrying(topic, { records: batch, acks: 1 });
+  }
+}
+
+function frameBytes(subscriber: Subscriber): number {
+  return subscriber.frames.reduce((sum, frame) => sum + (typeof frame === "string" ? new TextEncoder().encode(frame).byteLength : frame.byteLength), 0);
+}
+
+async function leaderOf(topic: string) {
+  const { topicId, partitions } = await describeTopic(topic);
+  const region = partitions[0]!.leader;
+  const stub = replicaStub(env, topicId, 0, region);
+  return { stub, debug: async () => unwrap(await stub.state({ topicId, partition: 0, region })).debug! };
+}
+
+/** Waits until the leader has pushed what it can: its push counter stops while the subscriber has everything pushed. */
+async function settled(subscriber: Subscriber, leader: Awaited<ReturnType<typeof leaderOf>>): Promise<void> {
+  const pushed = (await leader.debug()).bytesPushed;
+  await subscriber.until(() => frameBytes(subscriber) >= pushed);
+}
+
+describe("a subscriber that returns no credit", () => {
+  it("receives at most the window, then the rest as it returns credit, every record once", async () => {
+    const topic = uniqueTopic("ws-credit");
+    await createTopic(topic);
+    await fill(topic);
+    const leader = await leaderOf(topic);
+    const subscriber = await open(topic, 0, "?offset=earliest");
+    await subscriber.until(() => subscriber.values().length > 0);
+    await settled(subscriber, leader);
+    expect(frameBytes(subscriber)).toBeLessThanOrEqual(streamWindowBytes);
+    expect(frameBytes(subscriber)).toBeGreaterThan(streamWindowBytes - 11 * recordBytes); // within one batch (10 records) of it
+    const held = subscriber.values().length;
+    expect(held).toBeLessThan(records);
+    // More writes do not reach it either: nothing is queued for it.
+    await fill(topic);
+    await settled(subscriber, leader);
+    expect(subscriber.values().length).toBe(held);
+    expect((await leader.debug()).subscribers).toBe(1);
+
+    while (subscriber.values().length < 2 * records) {
+      const before = subscriber.frames.length;
+      subscriber.returnCredit();
+      await subscriber.until(() => subscriber.frames.length > before);
+      await settled(subscriber, leader);
+    }
+    expect(subscriber.values().map((value) => Number(value!.split(":")[0]))).toEqual([...Array(2 * records).keys()].map((index) => index % records));
+    expect(subscriber.closed).toBeUndefined();
+  });
+
+  it("is closed with 4429 and an error frame once stalled for streamStalledMsMax while records wait", async () => {
+    const topic = uniqueTopic("ws-stall");
+    await createTopic(topic);
+    await fill(topic);
+    const leader = await leaderOf(topic);
+    const slow = await open(topic, 0, "?offset=earliest");
+    const live = await open(topic, 0, "?offset=latest");
+    await slow.until(() => slow.values().length > 0);
+    await settled(slow, leader);
+    // The stall started when the push left it behind; move that start back past the bound.
+    await runInDurableObject(leader.stub, (_instance, state) => {
+      for (const socket of state.getWebSockets()) {
+        const attachment = socket.deserializeAttachment() as { stalledSinceMs: number | null };
+        if (attachment.stalledSinceMs !== null) socket.serializeAttachment({ ...attachment, stalledSinceMs: Date.now() - streamStalledMsMax });
+      }
+    });
+    expect(await runDurableObjectAlarm(leader.stub)).toBe(true); // the stall armed the alarm
+    expect(await slow.closedWith()).toEqual({ code: 4429, reason: "THROTTLING_QUOTA_EXCEEDED" });
+    const error = slow.jsonFrames().at(-1)!.error as unknown as { code: string; nextOffset: number };
+    expect(error.code).toBe("THROTTLING_QUOTA_EXCEEDED");
+    expect(error.nextOffset).toBe(slow.jsonFrames().at(-2)!.nextOffset);
+    // A caught-up subscriber is never stalled.
+    expect(live.closed).toBeUndefined();
+    expect((await leader.debug()).subscribers).toBe(1);
+  });
+});

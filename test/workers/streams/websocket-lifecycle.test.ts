@@ -1,0 +1,143 @@
+/**
+ * A WebSocket subscriber across its partition's life (docs/api.md): the leader object is
+ * evicted while idle and still delivers the next write (hibernation: the socket's state is
+ * its attachment); a leader change closes with 4503, deleting the topic with 4404, retention
+ * passing the subscriber with 4416; and the per-token bound before the upgrade.
+ */
+import { env } from "cloudflare:workers";
+import { createExecutionContext, evictDurableObject, runDurableObjectAlarm } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { streamsPerTokenMax } from "../../../src/limits.ts";
+import { replicaStub } from "../../../src/objects/stubs.ts";
+import { createApp } from "../../../src/router/app.ts";
+import { produceRetrying } from "../storage/support.ts";
+import { api, createTopic, describeTopic, expectError, readResponse, uniqueTopic } from "../support/http.ts";
+import { adminToken, allOn, createToken, securedEnv } from "../support/secured.ts";
+import { open, type Subscriber } from "./websocket-support.ts";
+
+async function produce(topic: string, values: string[]) {
+  const response = await api("POST", `/v1/topics/${topic}/records`, { records: values.map((value) => ({ value, partition: 0 })), acks: "all" });
+  expect(response.status, response.text).toBe(200);
+}
+
+async function leaderStub(topic: string) {
+  const { topicId, partitions } = await describeTopic(topic);
+  return replicaStub(env, topicId, 0, partitions[0]!.leader);
+}
+
+async function received(subscriber: Subscriber, count: number): Promise<void> {
+  await subscriber.until(() => subscriber.values().length >= count || subscriber.closed !== undefined);
+}
+
+describe("a subscriber's partition", () => {
+  it("is evicted while idle and still delivers the next write, from where the subscriber was", async () => {
+    const topic = uniqueTopic("ws-hibernate");
+    await createTopic(topic);
+    const subscriber = await open(topic, 0, "?offset=earliest");
+    await produce(topic, ["before"]);
+    await received(subscriber, 1);
+    await evictDurableObject(await leaderStub(topic));
+    await produce(topic, ["after-1", "after-2"]);
+    await received(subscriber, 3);
+    await evictDurableObject(await leaderStub(topic));
+    subscriber.returnCredit(); // a credit message wakes the evicted object too
+    await produce(topic, ["after-3"]);
+    await received(subscriber, 4);
+    expect(subscriber.values()).toEqual(["before", "after-1", "after-2", "after-3"]);
+    expect(subscriber.closed).toBeUndefined();
+  });
+
+  it("closes every subscriber with 4503 when the leader changes, so they reconnect to the new one", async () => {
+    const topic = uniqueTopic("ws-leader-change");
+    const created = await createTopic(topic, { replicationFactor: 3 });
+    const before = created.partitions[0]!.leader;
+    await produce(topic, ["one"]);
+    const subscribers = [await open(topic, 0, "?offset=earliest"), await open(topic, 0, "?offset=latest")];
+    await received(subscribers[0]!, 1);
+    expect((await api("POST", "/v1/faults", { topic, partition: 0, replica: before, fault: "down" })).status).toBe(204);
+    expectError(await api("POST", `/v1/topics/${topic}/records`, { records: [{ value: "lost?", partition: 0 }], acks: "all" }), 503, "LEADER_NOT_AVAILABLE");
+    const elected = (await describeTopic(topic)).partitions[0]!;
+    expect(elected.leader).not.toBe(before);
+    expect((await api("POST", "/v1/faults", { topic, partition: 0, replica: before, fault: "none" })).status).toBe(204);
+    // The new leader's pushes (retried by its alarm) fence the old one, which closes its subscribers.
+    const newLeader = replicaStub(env, created.topicId, 0, elected.leader);
+    for (let attempt = 0; attempt < 40 && subscribers.some((subscriber) => subscriber.closed === undefined); attempt++) {
+      await produce(topic, [`next-${attempt}`]);
+      await runDurableObjectAlarm(newLeader);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    for (const subscriber of subscribers) {
+      expect(await subscriber.closedWith()).toEqual({ code: 4503, reason: "NOT_LEADER_OR_FOLLOWER" });
+      expect(subscriber.jsonFrames().at(-1)!.error!.code).toBe("NOT_LEADER_OR_FOLLOWER");
+    }
+    // Reconnecting reaches the new leader, and reads on from where the first subscriber was.
+    const next = subscribers[0]!.jsonFrames().findLast((frame) => frame.nextOffset !== undefined)!.nextOffset!;
+    const again = await open(topic, 0, `?offset=${next}`);
+    await received(again, 1);
+    expect(again.jsonFrames()[0]!.records![0]!.offset).toBe(next);
+  });
+
+  it("closes subscribers with 4404 when the topic is deleted", async () => {
+    const topic = uniqueTopic("ws-deleted");
+    await createTopic(topic);
+    const subscriber = await open(topic, 0, "");
+    expect((await api("DELETE", `/v1/topics/${topic}`)).status).toBe(204);
+    expect(await subscriber.closedWith()).toEqual({ code: 4404, reason: "UNKNOWN_TOPIC_OR_PARTITION" });
+    expect(subscriber.jsonFrames().at(-1)!.error!.code).toBe("UNKNOWN_TOPIC_OR_PARTITION");
+  });
+
+  it("closes a subscriber with 4416 when retention moves the log start past it", async () => {
+    const topic = uniqueTopic("ws-retention");
+    await createTopic(topic, { configs: { "segment.bytes": "65536" } });
+    const old = Date.now() - 3_600_000;
+    // 400 records of 4,000 bytes (1.6 MB) in 64 KiB segments; the first 360 an hour old.
+    for (let request = 0; request < 40; request++) {
+      const records = Array.from({ length: 10 }, (_, index) => ({ value: "x".repeat(4_000), partition: 0, timestamp: request < 36 ? old : Date.now() }));
+      await produceRetrying(topic, { records, acks: 1 });
+    }
+    // Without credit it stops within its first 1 MiB (about 260 records), below the old ones' end.
+    const subscriber = await open(topic, 0, "?offset=earliest");
+    await subscriber.until(() => subscriber.values().length > 200);
+    for (let attempt = 0; attempt < 40 && (await describeTopic(topic)).partitions[0]!.storage.r2Segments < 20; attempt++) {
+      await runDurableObjectAlarm(await leaderStub(topic));
+    }
+    expect((await api("PATCH", `/v1/topics/${topic}/configs`, { configs: { "retention.ms": "600000" } })).status).toBe(200);
+    expect(await subscriber.closedWith()).toEqual({ code: 4416, reason: "OFFSET_OUT_OF_RANGE" });
+    const error = subscriber.jsonFrames().at(-1)!.error as unknown as { logStartOffset: number; highWatermark: number };
+    expect(error.logStartOffset).toBeGreaterThan(subscriber.values().length);
+    expect(error.highWatermark).toBe(400);
+  });
+});
+
+describe("streams per token", () => {
+  it(`refuses a token's upgrade past ${streamsPerTokenMax} on one partition with 429 and retryAfterMs`, async () => {
+    const topic = uniqueTopic("ws-per-token");
+    const app = createApp();
+    const call = async (token: string, init: { method?: string; body?: unknown; headers?: Record<string, string> } = {}) =>
+      app.request(
+        `http://tributary.test${init.body === undefined ? `/v1/topics/${topic}/partitions/0/records` : "/v1/topics"}`,
+        { method: init.method ?? "GET", headers: { authorization: `Bearer ${token}`, ...init.headers }, ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }) },
+        securedEnv,
+        createExecutionContext(),
+      );
+    const created = await call(adminToken, { method: "POST", body: { name: topic }, headers: { "content-type": "application/json" } });
+    expect(created.status).toBe(201);
+    const reader = await createToken({ rules: [allOn("topic", topic)] });
+    const other = await createToken({ rules: [allOn("topic", topic)] });
+    const sockets: WebSocket[] = [];
+    for (let index = 0; index < streamsPerTokenMax; index++) {
+      const response = await call(reader.token, { headers: { upgrade: "websocket" } });
+      expect(response.status).toBe(101);
+      response.webSocket!.accept();
+      sockets.push(response.webSocket!);
+    }
+    const refused = await readResponse(await call(reader.token, { headers: { upgrade: "websocket" } }));
+    expect(expectError(refused, 429, "THROTTLING_QUOTA_EXCEEDED").retryAfterMs).toBeGreaterThan(0);
+    // Another token is not counted against this one.
+    const allowed = await call(other.token, { headers: { upgrade: "websocket" } });
+    expect(allowed.status).toBe(101);
+    allowed.webSocket!.accept();
+    allowed.webSocket!.close(1000);
+    for (const socket of sockets) socket.close(1000);
+  });
+});
