@@ -102,11 +102,15 @@ export async function openWebSocket(options: WebSocketStreamOptions): Promise<St
     if (typeof event.data === "string" || event.data instanceof ArrayBuffer) frames.push(event.data);
     notify();
   });
-  socket.addEventListener("close", (event: { code: number; reason: string }) => {
-    closed = { code: event.code, reason: event.reason ?? "" };
+  const onClosed = (code: number, reason: string) => {
+    closed ??= { code, reason };
     signal?.removeEventListener("abort", onAbort);
     notify();
-  });
+  };
+  socket.addEventListener("close", (event: { code: number; reason: string }) => onClosed(event.code, event.reason ?? ""));
+  // A failed connection fires error, then close (1006) — but Node's WebSocket (undici) fires no
+  // close when the connection breaks during the handshake: the error alone ends the socket.
+  socket.addEventListener("error", () => onClosed(1006, "connection failed"));
   signal?.addEventListener("abort", onAbort, { once: true });
 
   await new Promise<void>((resolve, reject) => {
@@ -118,11 +122,13 @@ export async function openWebSocket(options: WebSocketStreamOptions): Promise<St
       clearTimeout(timer);
       resolve();
     });
-    socket.addEventListener("close", (event: { code: number }) => {
+    const failed = (code: number) => {
       clearTimeout(timer);
       if (signal?.aborted) return reject(signal.reason);
-      reject(new TributaryError("NETWORK_EXCEPTION", `${what}: the WebSocket handshake failed (close ${event.code})`, { server: what, cause: `close ${event.code}` }));
-    });
+      reject(new TributaryError("NETWORK_EXCEPTION", `${what}: the WebSocket handshake failed (close ${code})`, { server: what, cause: `close ${code}` }));
+    };
+    socket.addEventListener("close", (event: { code: number }) => failed(event.code));
+    socket.addEventListener("error", () => failed(1006));
   });
 
   let position = options.from;

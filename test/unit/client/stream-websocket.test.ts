@@ -138,6 +138,17 @@ describe("partition streams over a WebSocket", () => {
     expect(server.streams.sockets).toHaveLength(1);
   });
 
+  it("retries a handshake that failed with an error alone (no close event, as Node's WebSocket does)", async () => {
+    const { server, client, lines, produce } = socketClient();
+    await produce(["a"]);
+    server.streams.refuseSockets = "error only";
+    const pending = take(client.topic("t").partition(0).stream({ from: 0 }), 1);
+    await until(() => server.streams.sockets.length >= 2);
+    server.streams.refuseSockets = false;
+    expect((await pending).map((record) => text(record.value))).toEqual(["a"]);
+    expect(lines.some((line) => line.message.includes("the WebSocket handshake failed"))).toBe(true);
+  });
+
   it("puts a minted read token in the URL, never the client's own, and mints one per stream while it lives", async () => {
     const { server, client, produce } = socketClient({ token: "admin-secret" });
     server.token = "admin-secret";

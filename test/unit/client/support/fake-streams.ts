@@ -67,8 +67,11 @@ export class FakeStreams {
   windowBytes = 1024 * 1024;
   /** The constructor to give the client as `webSocket`. */
   readonly WebSocket: new (url: string, protocols?: string | string[]) => FakeSocket;
-  /** When set, a socket handshake fails (close 1006), as a refused upgrade looks to a client. */
-  refuseSockets = false;
+  /**
+   * When set, a socket handshake fails, as a refused upgrade looks to a client: `close` with
+   * 1006 after an error, or only the error (Node's WebSocket when the connection breaks).
+   */
+  refuseSockets: false | "close" | "error only" = false;
 
   constructor(source: StreamSource) {
     this.#source = source;
@@ -193,7 +196,8 @@ export class FakeSocket implements WebSocketLike {
     setTimeout(() => {
       const [, , , topic, , partition] = this.url.pathname.split("/").map(decodeURIComponent);
       const log = streams.source().log(topic!, Number(partition));
-      if (streams.refuseSockets || log === undefined) return this.#closed(1006, "");
+      if (streams.refuseSockets === "error only") return this.#emit("error", {});
+      if (streams.refuseSockets === "close" || log === undefined) return this.#closed(1006, "");
       this.protocol = asked.includes(recordBatchSubprotocol) ? recordBatchSubprotocol : "";
       this.readyState = 1;
       this.#emit("open", {});
