@@ -129,6 +129,15 @@ export const replicaCallTimeoutMs = 5_000;
 export const replicationRetryMs = 1_000;
 
 /**
+ * How long a leader's pushes to a follower must have been quiet before it sends the follower
+ * the high watermark the last push could not carry (ReplicaNode.syncDue "announce"): so a
+ * nearby reader (KIP-392) sees every acknowledged record within about this long after the
+ * last write, while a partition under steady writes pays no extra call (each push carries
+ * the high watermark), and an idle one nothing at all.
+ */
+export const highWatermarkAnnounceQuietMs = 1_000;
+
+/**
  * The longest an acks "all" produce waits for its ISR before answering a retriable
  * REQUEST_TIMED_OUT (Kafka's request.timeout.ms default is 30 s too). The records may still
  * become visible later; the producer retries.

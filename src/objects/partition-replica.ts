@@ -16,7 +16,7 @@ import { debugStatsEnabled, ReplicaCounters, replicaDebugStats } from "./replica
 import { ReplicaFaults, type Fault } from "./replica-faults.ts";
 import { readReplicaIdentity, replicaIdentityMigration, writeReplicaIdentity, type ReplicaIdentity } from "./replica-identity.ts";
 import { ReplicationDriver } from "./replication-driver.ts";
-import { PartitionSubscribers, subscribeHeader, type SubscribedPartition, type SubscribeRequest } from "./partition-subscribers.ts";
+import { PartitionSubscribers } from "./partition-subscribers.ts";
 import { applyMigrations } from "./schema.ts";
 import { SegmentTier, segmentTierMigration, type TierSnapshot } from "./segment-tier.ts";
 import { batchBoundsMigration, logStoreMigrations, producerStateMigration, SqliteLogStore } from "./sqlite-log-store.ts";
@@ -68,7 +68,7 @@ export class PartitionReplica extends DurableObject<Env> {
     });
     this.#subscribers = new PartitionSubscribers({
       ctx,
-      partition: () => this.#subscribedPartition(),
+      partition: () => (this.#identity?.deleted ? { kind: "deleted" } : this.#node?.isLeader ? { kind: "leader", log: this.#node.log } : { kind: "not-leader" }),
       readCommitted: (offset, limits) => this.#readCommitted(this.#node!.log, offset, limits),
       setAlarm: (atMs) => this.#setAlarmBefore(atMs),
     });
@@ -77,6 +77,8 @@ export class PartitionReplica extends DurableObject<Env> {
       this.#store = new SqliteLogStore(this.#sql.storage);
       this.#identity = readReplicaIdentity(this.#sql.storage);
       if (this.#identity && !this.#identity.deleted) this.#open(this.#identity);
+      // A leader waking with records it has not seen confirmed probes its followers now: its high watermark needs no new write.
+      this.#replication.kick();
     });
   }
 
@@ -157,20 +159,12 @@ export class PartitionReplica extends DurableObject<Env> {
 
   // ---- WebSocket subscribers (docs/api.md; src/objects/partition-subscribers.ts) -----------
 
-  /**
-   * A subscriber's upgrade, forwarded by the router with its routed call in the
-   * Tributary-Subscribe header. Refusals answer a JSON Result (the router turns it into the
-   * HTTP error); an unreachable replica (fault injection) fails the call as RPC does.
-   */
+  /** A subscriber's upgrade, forwarded by the router: accepted as the leader (src/objects/partition-subscribers.ts). */
   override async fetch(request: Request): Promise<Response> {
-    const result = await toResult(async () => {
+    return this.#subscribers.upgrade(request, async (subscribe) => {
       await this.#beforeCall();
-      if (request.headers.get("Upgrade")?.toLowerCase() !== "websocket") throw new TributaryError("INVALID_REQUEST", "a partition object takes only WebSocket upgrades");
-      const subscribe = JSON.parse(request.headers.get(subscribeHeader) ?? "null") as SubscribeRequest;
-      const node = this.#admitRouted(subscribe);
-      return this.#subscribers.accept(subscribe, node.log);
+      return this.#admitRouted(subscribe).log;
     });
-    return result.ok ? result.value : Response.json(result, { status: 400 });
   }
 
   override async webSocketMessage(socket: WebSocket, message: string | ArrayBuffer): Promise<void> {
@@ -183,12 +177,6 @@ export class PartitionReplica extends DurableObject<Env> {
 
   override async webSocketError(socket: WebSocket): Promise<void> {
     this.#subscribers.onClose(socket, 1011);
-  }
-
-  #subscribedPartition(): SubscribedPartition {
-    if (this.#identity?.deleted) return { kind: "deleted" };
-    const node = this.#node;
-    return node?.isLeader ? { kind: "leader", log: node.log } : { kind: "not-leader" };
   }
 
   /** The high watermark may have moved (a follower's answer, an ISR change) or the role changed: readers and subscribers learn it. */
@@ -236,10 +224,11 @@ export class PartitionReplica extends DurableObject<Env> {
     return toResult(async () => {
       await this.#beforeCall();
       const node = this.#admit(request);
-      const wasLeader = node.isLeader;
+      const { role } = node;
       const reply = node.handleReplicate(request, Date.now());
-      this.#persist();
-      if (wasLeader && !node.isLeader) this.#replication.wake();
+      // The role is stored when a push changes it (a new leader or epoch), not with every push: a row saved per batch.
+      if (node.role !== role) this.#persist();
+      if (role.kind === "leader" && !node.isLeader) this.#replication.wake();
       this.#onCommit();
       return reply;
     });
@@ -249,8 +238,9 @@ export class PartitionReplica extends DurableObject<Env> {
     return toResult(async () => {
       await this.#beforeCall();
       const node = this.#admit(request);
+      const { role } = node;
       const reply = node.handleTruncate(request);
-      this.#persist();
+      if (node.role !== role) this.#persist();
       return reply;
     });
   }
@@ -287,7 +277,7 @@ export class PartitionReplica extends DurableObject<Env> {
       if (request.leaderEpoch < node.leaderEpoch) return { kind: "fenced", leaderEpoch: node.leaderEpoch, leader: undefined };
       this.#tier!.install(node.log, request);
       this.#readers.wakeAll();
-      return { kind: "ok", logEndOffset: node.log.logEndOffset, leaderEpoch: request.leaderEpoch };
+      return { kind: "ok", logEndOffset: node.log.logEndOffset, leaderEpoch: request.leaderEpoch, highWatermark: node.log.highWatermark };
     });
   }
 

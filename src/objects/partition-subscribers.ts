@@ -1,4 +1,4 @@
-import { TributaryError } from "../errors.ts";
+import { toResult, TributaryError } from "../errors.ts";
 import { fetchMaxRecordsMax, streamsPerPartitionMax, streamsPerTokenMax, streamStalledMsMax, streamWindowBytes } from "../limits.ts";
 import { recordsInWindow } from "../log/fetched-records.ts";
 import type { PartitionLog, ReadLimits, ReadResult } from "../log/partition-log.ts";
@@ -89,6 +89,20 @@ export class PartitionSubscribers {
 
   get size(): number {
     return this.#host.ctx.getWebSockets(subscriberTag).length;
+  }
+
+  /**
+   * The upgrade the router forwards, its subscribe request in the Tributary-Subscribe header.
+   * `admit` checks the call as any routed call (and fails as an unreachable replica does).
+   * Refusals answer a JSON Result, which the router turns into the HTTP error.
+   */
+  async upgrade(request: Request, admit: (subscribe: SubscribeRequest) => Promise<PartitionLog>): Promise<Response> {
+    const result = await toResult(async () => {
+      if (request.headers.get("Upgrade")?.toLowerCase() !== "websocket") throw new TributaryError("INVALID_REQUEST", "a partition object takes only WebSocket upgrades");
+      const subscribe = JSON.parse(request.headers.get(subscribeHeader) ?? "null") as SubscribeRequest;
+      return this.accept(subscribe, await admit(subscribe));
+    });
+    return result.ok ? result.value : Response.json(result, { status: 400 });
   }
 
   /** Accepts an upgrade as the leader: the limits first, then the socket, then a first push. */

@@ -1,5 +1,5 @@
 import { TributaryError, unwrap, type Result } from "../errors.ts";
-import { produceAckTimeoutMs, replicaCallTimeoutMs, replicationPushBytesMax, replicationRetryMs } from "../limits.ts";
+import { highWatermarkAnnounceQuietMs, produceAckTimeoutMs, replicaCallTimeoutMs, replicationPushBytesMax, replicationRetryMs } from "../limits.ts";
 import { Waiters } from "../log/waiters.ts";
 import type { ReplicateReply } from "../replication/messages.ts";
 import type { PartitionState } from "../replication/partition-state.ts";
@@ -47,6 +47,14 @@ function stateIn(result: Result<PartitionState>): PartitionState | undefined {
  * should change, and waiters for acks "all". A failed push is not lost: the follower stays
  * behind, the object's alarm retries every replicationRetryMs, and a follower behind for
  * longer than replica.lag.time.max.ms leaves the ISR.
+ *
+ * The high watermark needs no new write to move (ReplicaNode.syncDue): a leader that wakes
+ * with records below its log end not yet confirmed — restarted, or newly elected — probes its
+ * followers at once (`kick`, which the object calls on waking); and once a follower's pushes
+ * have been quiet for highWatermarkAnnounceQuietMs, the alarm sends it the high watermark its
+ * last push could not carry. Every push loop arms the alarm before its first answer can
+ * acknowledge anything, so an object that dies mid-way is woken to finish. Once every
+ * follower holds the log and knows the high watermark, nothing is due and nothing re-arms.
  */
 export class ReplicationDriver {
   readonly #host: ReplicationHost;
@@ -54,27 +62,38 @@ export class ReplicationDriver {
   /** The tier version each follower has adopted. */
   readonly #tierSent = new Map<string, number>();
   readonly #progress = new Waiters(10_000);
+  /** When each follower last took a push with batches (this instance): announcements wait until pushes are quiet. */
+  readonly #lastPushMs = new Map<string, number>();
   #altering: Promise<void> | undefined;
 
   constructor(host: ReplicationHost) {
     this.#host = host;
   }
 
-  /** Starts a push loop for every follower that is behind and has none running. */
-  kick(): void {
+  /** Starts a push loop for every follower that is behind, lacks the tier or is due a probe, and has none running; returns those started. */
+  kick(): Promise<void>[] {
     const node = this.#host.node();
-    if (!node?.isLeader) return;
-    for (const follower of node.followers()) {
-      if ((!node.isBehind(follower) && !this.#tierBehind(follower)) || this.#pumps.has(follower)) continue;
-      const pump = this.#pump(follower).finally(() => this.#pumps.delete(follower));
-      this.#pumps.set(follower, pump);
-    }
+    if (!node?.isLeader) return [];
+    return node.followers()
+      .filter((follower) => !this.#pumps.has(follower) && (node.isBehind(follower) || this.#tierBehind(follower) || node.syncDue(follower) === "probe"))
+      .map((follower) => this.#startPump(follower, false));
   }
 
-  /** The alarm: retry pushes, reconsider the ISR, and re-arm while anything is pending. */
+  /**
+   * The alarm: retry pushes and probes, announce the high watermark where pushes are quiet,
+   * reconsider the ISR, and re-arm while anything is pending. It waits for the loops it
+   * started for one call's timeout at most: under steady writes a loop goes on pushing after
+   * the alarm has returned.
+   */
   async tick(): Promise<void> {
-    this.kick();
-    await Promise.allSettled([...this.#pumps.values()]);
+    const started = this.kick();
+    const node = this.#host.node();
+    for (const follower of node?.isLeader ? node.followers() : []) {
+      if (!this.#pumps.has(follower) && node!.syncDue(follower) === "announce" && this.#quietAtMs(follower) <= Date.now()) {
+        started.push(this.#startPump(follower, true));
+      }
+    }
+    await withTimeout(Promise.allSettled(started), replicaCallTimeoutMs).catch(() => undefined);
     await this.#alterIsrIfNeeded();
     await this.#armIfPending();
   }
@@ -118,8 +137,40 @@ export class ReplicationDriver {
     return tier !== undefined && tier.version > 0 && this.#tierSent.get(follower) !== tier.version;
   }
 
-  async #pump(follower: string): Promise<void> {
+  #startPump(follower: string, announce: boolean): Promise<void> {
+    const pump = this.#pump(follower, announce).finally(() => this.#pumps.delete(follower));
+    this.#pumps.set(follower, pump);
+    return pump;
+  }
+
+  /** When a follower's pushes will have been quiet long enough for an announcement. */
+  #quietAtMs(follower: string): number {
+    return (this.#lastPushMs.get(follower) ?? 0) + highWatermarkAnnounceQuietMs;
+  }
+
+  /**
+   * Pushes until the follower holds the log (probing first when due); with `announce` (the
+   * alarm's), then sends it the high watermark once. Any other loop arms the alarm first,
+   * without waiting for it (the output gate holds an acknowledgement until it is stored): so
+   * the follower is told the high watermark later, even if this object dies meanwhile.
+   */
+  async #pump(follower: string, announce: boolean): Promise<void> {
+    const armed = announce ? undefined : this.#host.setAlarm(Date.now() + highWatermarkAnnounceQuietMs);
+    try {
+      await this.#pushUntilCaughtUp(follower, announce);
+    } finally {
+      await armed;
+    }
+    // An alarm that fired while this loop ran found nothing to announce yet: the announcement is
+    // armed now. Not after the alarm's own loop: an announcement that failed is not retried.
+    if (!announce && this.#host.node()?.syncDue(follower) === "announce") {
+      await this.#host.setAlarm(Math.max(this.#quietAtMs(follower), Date.now()));
+    }
+  }
+
+  async #pushUntilCaughtUp(follower: string, announce: boolean): Promise<void> {
     const { topicId, partition } = this.#host.address();
+    let announcing = announce;
     for (;;) {
       const node = this.#host.node();
       const tier = this.#host.tier();
@@ -132,7 +183,7 @@ export class ReplicationDriver {
           const installed = await this.#call(
             stub.installTier({ topicId, partition, region: follower, leader: node.region, leaderEpoch: node.leaderEpoch, ...tier.snapshot() }),
           );
-          node.onReply(follower, installed, leaderEndAtSend);
+          node.onTierInstalled(follower, installed, leaderEndAtSend);
           this.#tierSent.set(follower, version);
         } catch {
           await this.#host.setAlarm(Date.now() + replicationRetryMs);
@@ -140,8 +191,10 @@ export class ReplicationDriver {
         }
         continue;
       }
-      const request = node.pushFor(follower, { maxBytes: replicationPushBytesMax });
-      if (!request) break;
+      const next = node.nextFor(follower, { maxBytes: replicationPushBytesMax }, announcing);
+      if (!next) break;
+      const { kind, request } = next;
+      if (kind === "announce") announcing = false; // once per alarm: under writes, pushes carry the high watermark
       let outcome: ReturnType<ReplicaNode["onReply"]>;
       try {
         const reply = await this.#call(stub.replicate({ topicId, partition, region: follower, ...request }));
@@ -151,9 +204,11 @@ export class ReplicationDriver {
           outcome = node.onReply(follower, truncated, leaderEndAtSend);
         }
       } catch {
-        await this.#host.setAlarm(Date.now() + replicationRetryMs); // unreachable or slow: the alarm retries
+        // Unreachable or slow: the alarm retries a push or a probe. Not an announcement: the follower's next push carries the high watermark.
+        if (kind !== "announce") await this.#host.setAlarm(Date.now() + replicationRetryMs);
         break;
       }
+      if (kind === "push") this.#lastPushMs.set(follower, Date.now());
       if (outcome.fenced) {
         this.#host.persistRole();
         this.wake();
@@ -205,11 +260,20 @@ export class ReplicationDriver {
     this.wake();
   }
 
-  /** Re-arms the alarm while a follower is behind or out of the ISR. */
+  /**
+   * Re-arms the alarm while a follower is behind, due a probe, or out of the ISR; and for an
+   * announcement that waits for a follower's pushes to be quiet (one that failed is not retried).
+   */
   async #armIfPending(): Promise<void> {
     const node = this.#host.node();
     if (node?.role.kind !== "leader") return;
-    const pending = node.followers().some((follower) => node.isBehind(follower)) || node.role.state.isr.length < node.role.state.replicas.length;
-    if (pending) await this.#host.setAlarm(Date.now() + replicationRetryMs);
+    const { isr, replicas } = node.role.state;
+    const followers = node.followers();
+    const pending = followers.some((follower) => node.isBehind(follower) || node.syncDue(follower) === "probe") || isr.length < replicas.length;
+    if (pending) return this.#host.setAlarm(Date.now() + replicationRetryMs);
+    const announceAt = followers
+      .filter((follower) => node.syncDue(follower) === "announce" && this.#quietAtMs(follower) > Date.now())
+      .map((follower) => this.#quietAtMs(follower));
+    if (announceAt.length > 0) await this.#host.setAlarm(Math.min(...announceAt));
   }
 }

@@ -8,14 +8,18 @@ export interface ReplicateRequest {
   prevLogEndOffset: number;
   /** The epoch of the leader's record just before prevLogEndOffset (-1 when none): the follower's must match (Raft's log-matching check). */
   prevEpoch: number;
-  /** Batches as the leader stores them (offsets and epochs set); may be empty (a high-watermark update). */
+  /** Batches as the leader stores them (offsets and epochs set); may be empty (a sync: ReplicaNode.syncFor). */
   batches: Uint8Array[];
   leaderHighWatermark: number;
 }
 
 export type ReplicateReply =
-  /** Appended (or truncated to the common point): the follower's log now ends here and matches the leader's up to it. `leaderEpoch` echoes the request's. */
-  | { kind: "ok"; logEndOffset: number; leaderEpoch: number }
+  /**
+   * Appended (or truncated to the common point): the follower's log now ends here and matches
+   * the leader's up to it. `leaderEpoch` echoes the request's; `highWatermark` is the one the
+   * follower now knows (what it serves nearby readers up to), so the leader can tell it a newer one.
+   */
+  | { kind: "ok"; logEndOffset: number; leaderEpoch: number; highWatermark: number }
   /** The follower knows a newer leader epoch: the sender is no longer the leader. */
   | { kind: "fenced"; leaderEpoch: number; leader: string | undefined }
   /** The follower's log does not end at prevLogEndOffset: the leader finds the divergence (KIP-101). */

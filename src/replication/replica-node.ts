@@ -19,7 +19,24 @@ interface FollowerProgress {
   heard: boolean;
   /** When the leader first saw it behind its log end, since it was last caught up. */
   behindSinceMs: number | undefined;
+  /** The high watermark the follower said it knows in its last "ok" (0 until it answers). */
+  highWatermark: number;
 }
+
+/**
+ * Why a follower is due a sync (an empty push at the leader's log end, carrying the high
+ * watermark; `syncFor`):
+ * - "probe": this leadership has not heard from it while records wait below the log end — a
+ *   restarted or newly elected leader learns where its followers are, and so re-establishes
+ *   its high watermark, without waiting for a new write (a Kafka leader learns it from its
+ *   followers' fetches); or it is believed at the log end (nothing left to push) without a
+ *   confirmed match there. Urgent: sent at once, retried.
+ * - "announce": it holds the leader's log (or has not answered this leadership) but knows an
+ *   older high watermark than the leader's, which only the next push would carry: a nearby
+ *   reader (KIP-392) would be told less than was acknowledged. Sent once pushes have stopped
+ *   for a while (the object's alarm), best effort.
+ */
+export type SyncReason = "probe" | "announce";
 
 /** Bounds one push: RPC messages stay far below the platform's 32 MiB. */
 export interface PushLimits {
@@ -75,7 +92,7 @@ export class ReplicaNode {
     this.#followers.clear();
     for (const replica of state.replicas) {
       if (replica === this.region) continue;
-      this.#followers.set(replica, { matchedEndOffset: 0, nextOffset: this.log.highWatermark, heard: false, behindSinceMs: undefined });
+      this.#followers.set(replica, { matchedEndOffset: 0, nextOffset: this.log.highWatermark, heard: false, behindSinceMs: undefined, highWatermark: 0 });
     }
   }
 
@@ -129,6 +146,53 @@ export class ReplicaNode {
     };
   }
 
+  /** Whether (and why) a follower is due a sync; undefined when it is not, or this replica does not lead. */
+  syncDue(follower: string): SyncReason | undefined {
+    const progress = this.#followers.get(follower);
+    if (this.#role.kind !== "leader" || !progress) return undefined;
+    const { highWatermark, logEndOffset } = this.log;
+    if (!progress.heard) {
+      if (highWatermark < logEndOffset) return "probe";
+      return highWatermark > 0 ? "announce" : undefined;
+    }
+    // Placed at the log end with nothing to push, but not confirmed there (a truncation or tier answer to check).
+    if (progress.nextOffset >= logEndOffset && progress.matchedEndOffset < logEndOffset) return "probe";
+    return progress.matchedEndOffset >= logEndOffset && progress.highWatermark < highWatermark ? "announce" : undefined;
+  }
+
+  /**
+   * A sync for a follower that is due one: no batches, at the leader's log end (as if the
+   * follower held all of it), with the high watermark. A follower whose log ends there with
+   * the same epoch answers "ok" — its log matches the leader's up to the end, as a push's
+   * check proves — and learns the high watermark; any other answers a mismatch, and the
+   * usual truncation and pushes follow.
+   */
+  syncFor(follower: string): ReplicateRequest | undefined {
+    if (this.syncDue(follower) === undefined) return undefined;
+    const end = this.log.logEndOffset;
+    return {
+      leader: this.region,
+      leaderEpoch: this.leaderEpoch,
+      prevLogEndOffset: end,
+      prevEpoch: end > this.log.logStartOffset ? this.log.epochAt(end - 1) : -1,
+      batches: [],
+      leaderHighWatermark: this.log.highWatermark,
+    };
+  }
+
+  /**
+   * What to send a follower next, as the object's push loop sends it: a probe when due, else
+   * what it lacks, else — with `announce` (the alarm's turn) — the high watermark when due.
+   */
+  nextFor(follower: string, limits: PushLimits, announce: boolean): { kind: "push" | SyncReason; request: ReplicateRequest } | undefined {
+    const due = this.syncDue(follower);
+    if (due === "probe") return { kind: due, request: this.syncFor(follower)! };
+    const push = this.pushFor(follower, limits);
+    if (push) return { kind: "push", request: push };
+    if (due === "announce" && announce) return { kind: due, request: this.syncFor(follower)! };
+    return undefined;
+  }
+
   /**
    * A follower's answer to a push or truncation. Returns the truncation to send when the
    * follower's log diverges, and whether this replica was fenced (it is no longer the leader).
@@ -160,9 +224,29 @@ export class ReplicaNode {
     }
     progress.nextOffset = reply.logEndOffset;
     progress.matchedEndOffset = Math.max(progress.matchedEndOffset, reply.logEndOffset);
+    progress.highWatermark = reply.highWatermark ?? 0; // absent from a follower still running the previous version (a deploy under way)
     if (progress.matchedEndOffset >= this.log.logEndOffset || reply.logEndOffset >= leaderEndAtSend) progress.behindSinceMs = undefined;
     this.#updateHighWatermark();
     return { fenced: false };
+  }
+
+  /**
+   * A follower's answer to adopting this leader's tier (its sealed segments). It says where
+   * its log ends, but adopting the tier checks nothing past the segments: beyond its own high
+   * watermark its log may diverge from this one (a tail from an older epoch). So the answer
+   * counts as a match only up to the follower's high watermark (records below a replica's high
+   * watermark are committed, the same on every replica) or what this leadership has already
+   * confirmed. Pushes go on from there, but not below this leader's held batches (the follower
+   * has adopted what lies below, and a push cannot start there: it would only be sent the tier
+   * again); a diverging tail is found as usual, by the push's check.
+   */
+  onTierInstalled(follower: string, reply: ReplicateReply, leaderEndAtSend: number): { truncate?: TruncateRequest; fenced: boolean } {
+    const progress = this.#followers.get(follower);
+    if (reply.kind !== "ok" || !progress) return this.onReply(follower, reply, leaderEndAtSend);
+    const proven = Math.min(reply.logEndOffset, Math.max(progress.matchedEndOffset, reply.highWatermark ?? 0)); // absent: see onReply
+    const outcome = this.onReply(follower, { ...reply, logEndOffset: proven }, leaderEndAtSend);
+    progress.nextOffset = Math.max(progress.nextOffset, Math.min(reply.logEndOffset, this.log.localStartOffset));
+    return outcome;
   }
 
   /**
@@ -229,7 +313,7 @@ export class ReplicaNode {
     }
     this.log.appendReplicated(request.batches, nowMs);
     this.log.advanceHighWatermark(request.leaderHighWatermark);
-    return { kind: "ok", logEndOffset: this.log.logEndOffset, leaderEpoch: request.leaderEpoch };
+    return { kind: "ok", logEndOffset: this.log.logEndOffset, leaderEpoch: request.leaderEpoch, highWatermark: this.log.highWatermark };
   }
 
   /**
@@ -259,7 +343,7 @@ export class ReplicaNode {
       }
     }
     log.truncateFrom(log.batchBoundaryAtOrBefore(Math.max(offset, log.localStartOffset)));
-    return { kind: "ok", logEndOffset: log.logEndOffset, leaderEpoch: request.leaderEpoch };
+    return { kind: "ok", logEndOffset: log.logEndOffset, leaderEpoch: request.leaderEpoch, highWatermark: log.highWatermark };
   }
 
   #mismatch(leaderEpoch: number, askEpoch: number): ReplicateReply {

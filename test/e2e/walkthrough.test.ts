@@ -139,6 +139,7 @@ describe("the README's curl walkthrough", () => {
       topicId: expect.any(String),
       replicationFactor: 1,
       configs: defaultConfigs,
+      configOverrides: [],
       partitions: [0, 1, 2].map((partition) => ({
         partition,
         leader: expect.any(String),

@@ -18,7 +18,9 @@
  *   onReply: the brief's literal flow) or one call per follower at a time, as an object
  *   awaiting each, with a timeout after which the answer is dropped and a new call may start.
  * - a crash keeps the store and loses the rest; a restart rebuilds the node from the role it
- *   persisted (replication-sim-replica.ts).
+ *   persisted (replication-sim-replica.ts), and a leader kicks its followers on waking.
+ * - a leader probes a follower it has not heard from while records wait on it, and its timer
+ *   (the alarm) tells caught-up followers the high watermark (ReplicaNode.syncDue).
  * - the controller: AlterPartition is compare-and-set; a leader unreachable (crashed, cut
  *   off, or cut from the controller) for detectMs is replaced by electLeader(unclean = false),
  *   and now and then it times out on a live one; the outcome goes to every replica as
@@ -34,11 +36,10 @@ import type { AckedWrite, CheckedWorld } from "./replication-sim-checks.ts";
 import { SimClients } from "./replication-sim-clients.ts";
 import { SimController } from "./replication-sim-controller.ts";
 import { LogView, ObservedStore } from "./replication-sim-log-view.ts";
-import { SimNetwork, controllerName, describeMessage, describeReply, describeState, reliable } from "./replication-sim-network.ts";
+import { SimNetwork, controllerName, describeMessage, describeReply, describeState } from "./replication-sim-network.ts";
 import type { Envelope, Message, SendContext } from "./replication-sim-network.ts";
 import { buildNode, copyRole, describeRole, reachable } from "./replication-sim-replica.ts";
 import type { SimReplica } from "./replication-sim-replica.ts";
-
 
 const allRegions = ["wnam", "enam", "weur", "apac", "oc"];
 
@@ -63,77 +64,80 @@ export interface SimCounts {
   /** Records removed by truncations, and those of them a replica had written as a leader. */
   truncatedRecords: number;
   deposedTails: number;
+  /** Syncs sent (ReplicaNode.syncDue): probes by restarted or new leaders, high watermark announcements. */
+  probes: number;
+  announcements: number;
+  /** Quiet phases in which a restarted leader re-established its high watermark without a write. */
+  quietRecoveries: number;
 }
 
-export class ReplicationSim {
+/** The world and its events; the phases that end a run (settling, quiet) are in replication-sim-phases.ts. */
+export class SimWorld {
   readonly log: string[] = [];
   readonly counts: SimCounts = {
     produced: 0, acked: 0, ackFailures: 0, lost: 0, duplicated: 0, crashes: 0, isolations: 0, elections: 0,
     fenced: 0, mismatches: 0, truncations: 0, isrShrinks: 0, isrExpansions: 0, alterRefused: 0, settles: 0,
-    controllerCuts: 0, truncatedRecords: 0, deposedTails: 0,
+    controllerCuts: 0, truncatedRecords: 0, deposedTails: 0, probes: 0, announcements: 0, quietRecoveries: 0,
   };
   readonly replicas: SimReplica[];
   readonly checks = new ReplicationChecks();
   readonly clients = new SimClients();
-  readonly #random: SeededRandom;
-  readonly #network: SimNetwork;
-  readonly #controller: SimController;
+  protected readonly random: SeededRandom;
+  protected readonly network: SimNetwork;
+  protected readonly controller: SimController;
   /** Per "leader>follower": the replication call in flight. */
   readonly #chains = new Map<string, { chain: number; sinceMs: number }>();
   #nextChain = 1;
+  /** Pushes and syncs sent by leaders. */
+  protected replicationCalls = 0;
   /** Every produce pushes at once, answers are never dropped (the brief's literal flow); else one call per follower. */
-  #pipelined: boolean;
+  protected pipelined: boolean;
   readonly #rpcTimeoutMs: number;
   readonly #minInsync: number;
-  readonly #lagMaxMs: number;
+  protected readonly lagMaxMs: number;
   readonly #detectMs: number;
   readonly #maxBytes: number;
-  #nowMs = 1_000_000;
+  protected nowMs = 1_000_000;
 
   constructor(seed: number) {
-    this.#random = new SeededRandom(seed);
-    const random = this.#random;
+    this.random = new SeededRandom(seed);
+    const random = this.random;
     const count = random.chance(0.2) ? 5 : 3;
     const regions = [...allRegions].sort(() => random.next() - 0.5).slice(0, count);
     this.#minInsync = random.int(1, count === 5 ? 3 : 2);
-    this.#lagMaxMs = random.int(200, 3_000);
+    this.lagMaxMs = random.int(200, 3_000);
     this.#detectMs = random.int(50, 2_000);
     this.#maxBytes = random.int(80, 600);
-    this.#pipelined = random.chance(0.4);
-    this.#network = new SimNetwork(random, {
+    this.pipelined = random.chance(0.4);
+    this.network = new SimNetwork(random, {
       lossRate: random.pick([0, 0.02, 0.1, 0.25]),
       duplicateRate: random.pick([0, 0.05, 0.15]),
       delayMaxMs: random.int(2, 150),
       stragglerRate: random.pick([0, 0.02, 0.08]),
     });
-    this.#rpcTimeoutMs = 50 + random.int(2, 6) * this.#network.faults.delayMaxMs;
-    this.#controller = new SimController(regions, this.#detectMs);
+    this.#rpcTimeoutMs = 50 + random.int(2, 6) * this.network.faults.delayMaxMs;
+    this.controller = new SimController(regions, this.#detectMs);
     this.replicas = regions.map((region) => {
       const store = new ObservedStore();
       const role: ReplicaRole = { kind: "follower", leaderEpoch: 0, leader: regions[0] };
       const node = buildNode(region, store, role);
       return { region, store, view: new LogView(store), node, crashed: false, isolated: false, cutFromController: false, incarnation: 1, persisted: role };
     });
-    this.replicas[0]!.node.becomeLeader(this.#controller.state);
+    this.replicas[0]!.node.becomeLeader(this.controller.state);
     this.#persistRoles();
-    const faults = this.#network.faults;
-    this.#say(
-      `world: ${describeState(this.#controller.state)} min.insync=${this.#minInsync} lag=${this.#lagMaxMs}ms detect=${this.#detectMs}ms ` +
-        `push≤${this.#maxBytes}B ${this.#pipelined ? "pipelined" : `one call per follower (timeout ${this.#rpcTimeoutMs}ms)`} loss=${faults.lossRate} dup=${faults.duplicateRate} delay≤${faults.delayMaxMs}ms stragglers=${faults.stragglerRate}`,
+    const faults = this.network.faults;
+    this.say(
+      `world: ${describeState(this.controller.state)} min.insync=${this.#minInsync} lag=${this.lagMaxMs}ms detect=${this.#detectMs}ms ` +
+        `push≤${this.#maxBytes}B ${this.pipelined ? "pipelined" : `one call per follower (timeout ${this.#rpcTimeoutMs}ms)`} loss=${faults.lossRate} dup=${faults.duplicateRate} delay≤${faults.delayMaxMs}ms stragglers=${faults.stragglerRate}`,
     );
-  }
-
-  run(steps: number): void {
-    for (let step = 0; step < steps; step++) this.step();
-    this.settle();
   }
 
   step(): void {
     const live = this.replicas.filter((replica) => !replica.crashed);
     const crashed = this.replicas.filter((replica) => replica.crashed);
     const isolated = live.filter((replica) => replica.isolated || replica.cutFromController);
-    const action = this.#random.weighted({
-      deliver: this.#network.size > 0 ? 60 : 0,
+    const action = this.random.weighted({
+      deliver: this.network.size > 0 ? 60 : 0,
       produce: 14,
       leaderTimer: 8,
       controllerTimer: 6,
@@ -144,123 +148,71 @@ export class ReplicationSim {
       heal: isolated.length > 0 ? 3 : 0,
       timeout: 1.5,
     });
-    this.#nowMs += this.#random.int(0, 5);
-    if (action === "deliver") this.#deliver(this.#network.next()!);
-    if (action === "produce") this.#produce();
+    this.nowMs += this.random.int(0, 5);
+    if (action === "deliver") this.#deliver(this.network.next()!);
+    if (action === "produce") this.produce();
     if (action === "leaderTimer") {
       const leaders = live.filter((replica) => replica.node.isLeader);
-      if (leaders.length > 0) this.#leaderTimer(this.#random.pick(leaders));
+      if (leaders.length > 0) this.leaderTimer(this.random.pick(leaders));
     }
-    if (action === "controllerTimer") this.#controllerTimer(this.#random.chance(0.3));
-    if (action === "sleep") this.#nowMs += this.#random.int(1, this.#lagMaxMs);
-    if (action === "crash") this.#crash(this.#random.chance(0.5) ? this.#replica(this.#controller.state.leader) : this.#random.pick(live));
-    if (action === "restart") this.#restart(this.#random.pick(crashed));
+    if (action === "controllerTimer") this.controllerTimer(this.random.chance(0.3));
+    if (action === "sleep") this.nowMs += this.random.int(1, this.lagMaxMs);
+    if (action === "crash") this.crash(this.random.chance(0.5) ? this.replica(this.controller.state.leader) : this.random.pick(live));
+    if (action === "restart") this.restart(this.random.pick(crashed));
     if (action === "isolate") {
-      const target = this.#random.chance(0.5) ? this.#replica(this.#controller.state.leader) : this.#random.pick(live);
+      const target = this.random.chance(0.5) ? this.replica(this.controller.state.leader) : this.random.pick(live);
       if (!target.crashed && !target.isolated && !target.cutFromController) {
-        if (this.#random.chance(0.5)) {
+        if (this.random.chance(0.5)) {
           target.isolated = true;
           this.counts.isolations += 1;
-          this.#say(`${target.region} is cut off from everyone`);
+          this.say(`${target.region} is cut off from everyone`);
         } else {
           target.cutFromController = true;
           this.counts.controllerCuts += 1;
-          this.#say(`${target.region} is cut off from the controller`);
+          this.say(`${target.region} is cut off from the controller`);
         }
       }
     }
     if (action === "heal") {
-      const target = this.#random.pick(isolated);
+      const target = this.random.pick(isolated);
       target.isolated = false;
       target.cutFromController = false;
-      this.#say(`${target.region} is reachable again`);
+      this.say(`${target.region} is reachable again`);
     }
     if (action === "timeout") {
-      this.#say(`controller times out on leader ${this.#controller.state.leader}`);
+      this.say(`controller times out on leader ${this.controller.state.leader}`);
       this.#elect();
     }
-    this.#afterStep();
-  }
-
-  /**
-   * Heals everything, then runs the protocol until the partition is whole again: every
-   * replica in the ISR with the leader's log, the high watermark at the log end; then one more
-   * acks-"all" write must be acknowledged, and every acknowledged write read back.
-   */
-  settle(): void {
-    this.#say("settle: network reliable, every replica restarted and reachable");
-    this.#network.faults = reliable;
-    this.#pipelined = false;
-    for (const replica of this.replicas) {
-      replica.isolated = false;
-      replica.cutFromController = false;
-      if (replica.crashed) this.#restart(replica);
-    }
-    this.#afterStep();
-    let final: string | undefined;
-    for (let round = 0; round < 200; round++) {
-      this.#controllerTimer(true);
-      this.#afterStep();
-      this.#deliverAll();
-      // Timers after the deliveries too: a follower is caught up only once a push's answer is in.
-      for (const replica of this.replicas.filter((candidate) => candidate.node.isLeader)) this.#leaderTimer(replica);
-      this.#afterStep();
-      this.#deliverAll();
-      this.#nowMs += Math.ceil(this.#lagMaxMs / 4);
-      if (final !== undefined && !this.clients.isPending(final) && !this.clients.isAcked(final)) {
-        // Refused on a healed partition: a liveness bug.
-        throw new Error(`settle: the healed partition refused ${final}: ${this.log.findLast((line) => line.includes(`produce ${final}`))}`);
-      }
-      const leader = this.#replica(this.#controller.state.leader).node;
-      if (final === undefined && leader.isLeader && leader.leaderEpoch === this.#controller.state.leaderEpoch) {
-        final = this.clients.value("final");
-        if (!this.#produce(this.#controller.state.leader, final, true)) {
-          // Not enough replicas in the ISR yet: an acks-1 write gets replication going.
-          final = undefined;
-          this.#produce(this.#controller.state.leader, this.clients.value("nudge"), false);
-        }
-      }
-      if (final !== undefined && this.clients.isAcked(final) && this.#whole()) {
-        this.clients.readBack(leader.log);
-        this.counts.settles += 1;
-        this.#say(`settled after ${round + 1} rounds: ${describeState(this.#controller.state)}, log end ${leader.log.logEndOffset}`);
-        return;
-      }
-    }
-    const leader = this.#replica(this.#controller.state.leader).node;
-    throw new Error(
-      `settle: the partition did not heal in 200 rounds: the controller has ${describeState(this.#controller.state)}; ` +
-        `its leader is ${leader.isLeader ? "leading" : "not leading"} at e${leader.leaderEpoch}, hw ${leader.log.highWatermark}`,
-    );
+    this.afterStep();
   }
 
   #countTruncation(replica: SimReplica, epochsBefore: { epoch: number; startOffset: number }[], endBefore: number): void {
     const end = replica.node.log.logEndOffset;
     this.counts.truncatedRecords += endBefore - end;
     const removed = epochsBefore.filter((start, index) => (epochsBefore[index + 1]?.startOffset ?? endBefore) > end);
-    if (removed.some((start) => this.#controller.electedLeaders.get(start.epoch) === replica.region)) this.counts.deposedTails += 1;
+    if (removed.some((start) => this.controller.electedLeaders.get(start.epoch) === replica.region)) this.counts.deposedTails += 1;
   }
 
-  #deliverAll(): void {
-    for (let deliveries = 0; deliveries < 500 && this.#network.size > 0; deliveries++) {
-      this.#deliver(this.#network.next()!);
-      this.#afterStep();
+  protected deliverAll(): void {
+    for (let deliveries = 0; deliveries < 500 && this.network.size > 0; deliveries++) {
+      this.#deliver(this.network.next()!);
+      this.afterStep();
     }
   }
 
   // ---- events ----------------------------------------------------------------------------
 
   #deliver(envelope: Envelope): void {
-    this.#nowMs = Math.max(this.#nowMs, envelope.deliverAtMs);
+    this.nowMs = Math.max(this.nowMs, envelope.deliverAtMs);
     const { from, to, message } = envelope;
     const line = `${from}→${to} ${describeMessage(message)}`;
     if (to === controllerName) {
-      if (this.#replica(from).cutFromController) return this.#say(`${line}: dropped (cut off)`);
+      if (this.replica(from).cutFromController) return this.say(`${line}: dropped (cut off)`);
       return this.#controllerReceives(from, message, line);
     }
-    const replica = this.#replica(to);
+    const replica = this.replica(to);
     const cut = replica.isolated || (from === controllerName && replica.cutFromController);
-    if (replica.crashed || cut) return this.#say(`${line}: dropped (${replica.crashed ? "crashed" : "cut off"})`);
+    if (replica.crashed || cut) return this.say(`${line}: dropped (${replica.crashed ? "crashed" : "cut off"})`);
     const { node } = replica;
     switch (message.kind) {
       case "replicate":
@@ -271,71 +223,76 @@ export class ReplicationSim {
         const reply = message.kind === "replicate" ? node.handleReplicate(message.request) : node.handleTruncate(message.request);
         if (reply.kind === "mismatch") this.counts.mismatches += 1;
         if (node.log.logEndOffset < endBefore) this.#countTruncation(replica, epochsBefore, endBefore);
-        this.#say(`${line} → ${describeReply(reply)} (log end ${node.log.logEndOffset}, hw ${node.log.highWatermark})`);
+        this.say(`${line} → ${describeReply(reply)} (log end ${node.log.logEndOffset}, hw ${node.log.highWatermark})`);
         return reported(reply);
       }
       case "reply": {
-        if (message.context.incarnation !== replica.incarnation) return this.#say(`${line}: dropped (sent before a restart)`);
+        if (message.context.incarnation !== replica.incarnation) return this.say(`${line}: dropped (sent before a restart)`);
         const chainKey = `${to}>${from}`;
         const current = this.#chains.get(chainKey)?.chain === message.context.chain;
         if (current) this.#chains.delete(chainKey);
-        else if (!this.#pipelined) return this.#say(`${line}: dropped (the call timed out)`);
+        else if (!this.pipelined) return this.say(`${line}: dropped (the call timed out)`);
         const result = node.onReply(from, message.reply, message.context.leaderEndAtSend);
-        this.#say(`${line} → hw ${node.log.highWatermark}${result.fenced ? ", fenced: now follows" : ""}${result.truncate ? ", asks to truncate" : ""}`);
+        this.say(`${line} → hw ${node.log.highWatermark}${result.fenced ? ", fenced: now follows" : ""}${result.truncate ? ", asks to truncate" : ""}`);
         if (result.fenced) this.counts.fenced += 1;
         if (result.truncate) {
           return this.#send(to, from, { kind: "truncate", request: result.truncate, context: this.#context(replica, from) });
         }
-        if (message.reply.kind === "ok" && node.isLeader && node.isBehind(from)) this.#push(replica, from);
+        if (message.reply.kind === "ok" && node.isLeader && (node.isBehind(from) || node.syncDue(from) === "probe")) this.#push(replica, from);
         return;
       }
       case "alterReply": {
-        if (message.incarnation !== replica.incarnation) return this.#say(`${line}: dropped (sent before a restart)`);
+        if (message.incarnation !== replica.incarnation) return this.say(`${line}: dropped (sent before a restart)`);
         const state = message.state ?? message.known;
-        if (!state) return this.#say(line);
+        if (!state) return this.say(line);
         const applied = node.becomeLeader(state);
-        return this.#say(`${line} → ${applied ? "applied" : "ignored"}`);
+        return this.say(`${line} → ${applied ? "applied" : "ignored"}`);
       }
       case "becomeLeader": {
         const applied = node.becomeLeader(message.state);
-        if (applied) for (const follower of node.followers()) this.#push(replica, follower);
-        return this.#say(`${line} → ${applied ? "applied" : "ignored"}`);
+        if (applied) this.#kick(replica);
+        return this.say(`${line} → ${applied ? "applied" : "ignored"}`);
       }
       case "becomeFollower":
-        return this.#say(`${line} → ${node.becomeFollower(message.leaderEpoch, message.leader) ? "applied" : "ignored"}`);
+        return this.say(`${line} → ${node.becomeFollower(message.leaderEpoch, message.leader) ? "applied" : "ignored"}`);
       case "alter":
         throw new Error(`an AlterPartition sent to replica ${to}`);
     }
   }
 
   /** A client's produce; the target is the leader the metadata names, or (stale metadata) any replica. */
-  #produce(target?: string, finalValue?: string, finalAcksAll = true): boolean {
-    const region = target ?? (this.#random.chance(0.85) ? this.#controller.state.leader : this.#random.pick(this.replicas).region);
-    const replica = this.#replica(region);
-    const acksAll = finalValue !== undefined ? finalAcksAll : this.#random.chance(0.8);
+  protected produce(target?: string, finalValue?: string, finalAcksAll = true): boolean {
+    const region = target ?? (this.random.chance(0.85) ? this.controller.state.leader : this.random.pick(this.replicas).region);
+    const replica = this.replica(region);
+    const acksAll = finalValue !== undefined ? finalAcksAll : this.random.chance(0.8);
     const values: string[][] = finalValue !== undefined
       ? [[finalValue]]
-      : Array.from({ length: this.#random.int(1, 2) }, () => Array.from({ length: this.#random.int(1, 3) }, () => this.clients.value()));
+      : Array.from({ length: this.random.int(1, 2) }, () => Array.from({ length: this.random.int(1, 3) }, () => this.clients.value()));
     const request = `produce acks=${acksAll ? "all" : "1"} [${values.map((batch) => batch.join(",")).join(" | ")}] to ${region}`;
-    if (replica.crashed || replica.isolated) return this.#say(`${request}: unreachable`), false;
+    if (replica.crashed || replica.isolated) return this.say(`${request}: unreachable`), false;
     const { node } = replica;
-    if (!node.isLeader) return this.#say(`${request}: NOT_LEADER_OR_FOLLOWER (e${node.leaderEpoch})`), false;
+    if (!node.isLeader) return this.say(`${request}: NOT_LEADER_OR_FOLLOWER (e${node.leaderEpoch})`), false;
     if (acksAll && node.inSyncReplicas.length < this.#minInsync) {
-      return this.#say(`${request}: NOT_ENOUGH_REPLICAS (isr [${node.inSyncReplicas.join(",")}])`), false;
+      return this.say(`${request}: NOT_ENOUGH_REPLICAS (isr [${node.inSyncReplicas.join(",")}])`), false;
     }
-    const { baseOffset, lastOffset } = node.appendAsLeader(this.clients.batches(values, this.#nowMs));
+    const { baseOffset, lastOffset } = node.appendAsLeader(this.clients.batches(values, this.nowMs));
     this.counts.produced += 1;
-    this.#say(`${request}: appended at ${baseOffset}..${lastOffset} in e${node.leaderEpoch}`);
-    if (acksAll) this.clients.wait(replica, baseOffset, lastOffset, values.flat(), this.#nowMs);
-    for (const follower of node.followers()) this.#push(replica, follower);
+    this.say(`${request}: appended at ${baseOffset}..${lastOffset} in e${node.leaderEpoch}`);
+    if (acksAll) this.clients.wait(replica, baseOffset, lastOffset, values.flat(), this.nowMs);
+    this.#kick(replica);
     return true;
   }
 
-  /** The leader's alarm: re-push to followers that are behind, and propose an ISR change. */
-  #leaderTimer(replica: SimReplica): void {
+  /** What the object does on a write, a new role or waking up: push to (or probe) every follower due it. */
+  #kick(replica: SimReplica): void {
+    for (const follower of replica.node.followers()) this.#push(replica, follower);
+  }
+
+  /** The leader's alarm: re-push to followers that are behind, probe or announce, and propose an ISR change. */
+  protected leaderTimer(replica: SimReplica): void {
     const { node } = replica;
-    for (const follower of node.followers()) if (node.isBehind(follower)) this.#push(replica, follower);
-    const isr = node.proposedIsr(this.#nowMs, this.#lagMaxMs);
+    for (const follower of node.followers()) this.#push(replica, follower, true);
+    const isr = node.proposedIsr(this.nowMs, this.lagMaxMs);
     if (isr === undefined || node.role.kind !== "leader") return;
     const { state } = node.role;
     if (isr.length < state.isr.length) this.counts.isrShrinks += 1;
@@ -345,23 +302,28 @@ export class ReplicationSim {
   }
 
   /**
-   * Pushes what the follower lacks. Unless pipelined, one call per follower at a time, as an
-   * object that awaits each: a new push waits for the call in flight, or for its timeout.
+   * Pushes what the follower lacks, probing first when due (ReplicaNode.syncDue); with
+   * `announce` (the alarm), a caught-up follower is told the high watermark. Unless pipelined,
+   * one call per follower at a time, as an object that awaits each: a new push waits for the
+   * call in flight, or for its timeout.
    */
-  #push(replica: SimReplica, follower: string): void {
+  #push(replica: SimReplica, follower: string, announce = false): void {
     const inFlight = this.#chains.get(`${replica.region}>${follower}`);
-    if (!this.#pipelined && inFlight && this.#nowMs - inFlight.sinceMs < this.#rpcTimeoutMs) return;
-    const request = replica.node.pushFor(follower, { maxBytes: this.#maxBytes });
-    if (request) this.#send(replica.region, follower, { kind: "replicate", request, context: this.#context(replica, follower) });
+    if (!this.pipelined && inFlight && this.nowMs - inFlight.sinceMs < this.#rpcTimeoutMs) return;
+    const next = replica.node.nextFor(follower, { maxBytes: this.#maxBytes }, announce);
+    if (!next) return;
+    if (next.kind !== "push") this.counts[next.kind === "probe" ? "probes" : "announcements"] += 1;
+    this.replicationCalls += 1;
+    this.#send(replica.region, follower, { kind: "replicate", request: next.request, context: this.#context(replica, follower) });
   }
 
   #controllerReceives(from: string, message: Message, line: string): void {
     if (message.kind !== "alter") throw new Error(`the controller got ${message.kind}`);
-    const outcome = this.#controller.alter(message.request);
-    if (outcome.accepted) this.#say(`${line} → accepted: ${describeState(outcome.state)}`);
+    const outcome = this.controller.alter(message.request);
+    if (outcome.accepted) this.say(`${line} → accepted: ${describeState(outcome.state)}`);
     else {
       this.counts.alterRefused += 1;
-      this.#say(`${line} → ${outcome.code}: ${outcome.message}`);
+      this.say(`${line} → ${outcome.code}: ${outcome.message}`);
     }
     const reply: Message = outcome.accepted
       ? { kind: "alterReply", state: outcome.state, known: undefined, error: undefined, incarnation: message.incarnation }
@@ -370,72 +332,68 @@ export class ReplicationSim {
   }
 
   /** The controller's timer: replaces a leader unreachable for detectMs; sometimes re-announces its state. */
-  #controllerTimer(announce: boolean): void {
-    const lostForMs = this.#controller.leaderLost(this.#nowMs, (region) => reachable(this.#replica(region)));
+  protected controllerTimer(announce: boolean): void {
+    const lostForMs = this.controller.leaderLost(this.nowMs, (region) => reachable(this.replica(region)));
     if (lostForMs !== undefined) {
-      this.#say(`controller: leader ${this.#controller.state.leader} unreachable for ${lostForMs}ms`);
+      this.say(`controller: leader ${this.controller.state.leader} unreachable for ${lostForMs}ms`);
       if (this.#elect()) return;
     }
     if (announce) this.#announce();
   }
 
   #elect(): boolean {
-    const next = this.#controller.elect((region) => reachable(this.#replica(region)));
-    if (!next) return this.#say(`controller: no replica of isr [${this.#controller.state.isr.join(",")}] can lead`), false;
+    const next = this.controller.elect((region) => reachable(this.replica(region)));
+    if (!next) return this.say(`controller: no replica of isr [${this.controller.state.isr.join(",")}] can lead`), false;
     this.counts.elections += 1;
-    this.#say(`controller elects ${describeState(next)}`);
+    this.say(`controller elects ${describeState(next)}`);
     this.#announce();
     return true;
   }
 
   #announce(): void {
-    for (const { to, message } of this.#controller.announcements()) this.#send(controllerName, to, message);
+    for (const { to, message } of this.controller.announcements()) this.#send(controllerName, to, message);
   }
 
-  #crash(replica: SimReplica): void {
+  protected crash(replica: SimReplica): void {
     if (replica.crashed) return;
     replica.crashed = true;
     this.counts.crashes += 1;
-    this.#say(`${replica.region} crashes (role ${describeRole(replica.persisted)}, log end ${replica.node.log.logEndOffset}, hw ${replica.node.log.highWatermark})`);
+    this.say(`${replica.region} crashes (role ${describeRole(replica.persisted)}, log end ${replica.node.log.logEndOffset}, hw ${replica.node.log.highWatermark})`);
   }
 
-  /** A new object over the same store, with the role it persisted (see the header). */
-  #restart(replica: SimReplica): void {
+  /**
+   * A new object over the same store, with the role it persisted (see the header). Its calls
+   * in flight died with the old one; a leader kicks its followers on waking, as the object does.
+   */
+  protected restart(replica: SimReplica): void {
     const role = replica.persisted;
     replica.incarnation += 1;
     replica.crashed = false;
     replica.node = buildNode(replica.region, replica.store, role);
-    this.#say(`${replica.region} restarts as ${describeRole(role)} (log end ${replica.node.log.logEndOffset}, hw ${replica.node.log.highWatermark})`);
+    for (const key of [...this.#chains.keys()]) if (key.startsWith(`${replica.region}>`)) this.#chains.delete(key);
+    this.say(`${replica.region} restarts as ${describeRole(role)} (log end ${replica.node.log.logEndOffset}, hw ${replica.node.log.highWatermark})`);
+    if (replica.node.isLeader) this.#kick(replica);
   }
 
   // ---- after every step --------------------------------------------------------------
 
-  #afterStep(): void {
-    const { acked, refused } = this.clients.answer((region) => this.#replica(region), this.#minInsync, this.#nowMs);
-    for (const write of acked) this.#say(`acknowledged ${describeWrite(write)}`);
-    for (const line of refused) this.#say(line);
+  protected afterStep(): void {
+    const { acked, refused } = this.clients.answer((region) => this.replica(region), this.#minInsync, this.nowMs);
+    for (const write of acked) this.say(`acknowledged ${describeWrite(write)}`);
+    for (const line of refused) this.say(line);
     this.counts.acked += acked.length;
     this.counts.ackFailures += refused.length;
     this.#persistRoles();
-    this.counts.lost = this.#network.lost;
-    this.counts.duplicated = this.#network.duplicated;
+    this.counts.lost = this.network.lost;
+    this.counts.duplicated = this.network.duplicated;
     this.counts.truncations = this.replicas.reduce((sum, replica) => sum + replica.store.truncations, 0);
-    const { state, electedLeaders } = this.#controller;
+    const { state, electedLeaders } = this.controller;
     const world: CheckedWorld = { replicas: this.replicas, controller: state, electedLeaders, acked: this.clients.acked };
     this.checks.check(world);
   }
 
   #persistRoles(): void {
     for (const replica of this.replicas) if (!replica.crashed) replica.persisted = copyRole(replica.node.role);
-  }
-
-  #whole(): boolean {
-    const leader = this.#replica(this.#controller.state.leader);
-    const { node } = leader;
-    const { state } = this.#controller;
-    if (!node.isLeader || node.leaderEpoch !== state.leaderEpoch || state.isr.length !== this.replicas.length) return false;
-    if (node.log.highWatermark !== node.log.logEndOffset) return false;
-    return this.replicas.every((replica) => replica.view.length === leader.view.length && replica.view.agreesBelow(leader.view, leader.view.length));
   }
 
   // ---- helpers -----------------------------------------------------------------------
@@ -452,27 +410,27 @@ export class ReplicationSim {
   /** A new call from the leader to a follower: what onReply will need, and its place as the follower's call in flight. */
   #context(replica: SimReplica, follower: string): SendContext {
     const chain = this.#nextChain++;
-    this.#chains.set(`${replica.region}>${follower}`, { chain, sinceMs: this.#nowMs });
-    return { sentAtMs: this.#nowMs, leaderEndAtSend: replica.node.log.logEndOffset, epoch: replica.node.leaderEpoch, incarnation: replica.incarnation, chain };
+    this.#chains.set(`${replica.region}>${follower}`, { chain, sinceMs: this.nowMs });
+    return { sentAtMs: this.nowMs, leaderEndAtSend: replica.node.log.logEndOffset, epoch: replica.node.leaderEpoch, incarnation: replica.incarnation, chain };
   }
 
   #send(from: string, to: string, message: Message): void {
-    const sender = from === controllerName ? undefined : this.#replica(from);
-    const receiver = to === controllerName ? undefined : this.#replica(to);
+    const sender = from === controllerName ? undefined : this.replica(from);
+    const receiver = to === controllerName ? undefined : this.replica(to);
     const line = `${from}→${to} sends ${describeMessage(message)}`;
     const controllerLink = from === controllerName || to === controllerName;
     const cut = sender?.isolated || receiver?.isolated || (controllerLink && (sender?.cutFromController || receiver?.cutFromController));
-    if (cut) return this.#say(`${line} (cut off)`);
-    this.#say(line + this.#network.send(from, to, message, this.#nowMs));
+    if (cut) return this.say(`${line} (cut off)`);
+    this.say(line + this.network.send(from, to, message, this.nowMs));
   }
 
-  #replica(region: string): SimReplica {
+  protected replica(region: string): SimReplica {
     const replica = this.replicas.find((candidate) => candidate.region === region);
     if (!replica) throw new Error(`no replica ${region}`);
     return replica;
   }
 
-  #say(line: string): void {
-    this.log.push(`[${this.#nowMs}] ${line}`);
+  protected say(line: string): void {
+    this.log.push(`[${this.nowMs}] ${line}`);
   }
 }

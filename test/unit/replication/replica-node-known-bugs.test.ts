@@ -149,6 +149,43 @@ describe("known bugs: follower progress and the high watermark", () => {
     expect(() => leader.proposedIsr(0, lagMs)).not.toThrow();
   });
 
+  it("9. a follower's answer to adopting the tier does not count its diverging tail as a match (found by reading; the sim has no tier)", () => {
+    // enam holds a, then x and y from epoch 0 that the leader of epoch 1 never had; it knows a high watermark of 1.
+    const enam = follower("enam", 0, undefined);
+    enam.log.append([batch("a")], 0);
+    enam.log.append([batch("x"), batch("y")], 0);
+    enam.log.advanceHighWatermark(1);
+    const leader = follower("wnam", 0, undefined);
+    leader.log.append([batch("a")], 0);
+    leaderOf(state("wnam", ["wnam"], 1, 1), 0, leader);
+    leader.appendAsLeader([batch("b")]);
+    // The object's installTier answers with the follower's log end and high watermark.
+    leader.onTierInstalled("enam", { kind: "ok", logEndOffset: 3, leaderEpoch: 1, highWatermark: 1 }, 2);
+    expect(leader.proposedIsr(0, lagMs)).toBeUndefined(); // not back in the ISR with "x" where the leader has "b"
+    sync(leader, enam, 0);
+    expect(records(enam)).toEqual(["a@e0", "b@e1"]);
+    expect(leader.proposedIsr(0, lagMs)).toEqual(["wnam", "enam"]);
+  });
+
+  it("9b. … nor sends the tier again and again when the follower's high watermark is below the leader's held batches", () => {
+    const leader = leaderOf(state("wnam", ["wnam", "enam"]));
+    const enam = follower("enam");
+    leader.appendAsLeader([batch("a")]);
+    sync(leader, enam, 0);
+    leader.appendAsLeader([batch("b")]);
+    sync(leader, enam, 0); // enam holds a and b but knows a high watermark of 1
+    expect([leader.log.highWatermark, enam.log.highWatermark]).toEqual([2, 1]);
+    leader.log.dropBefore(2); // both batches sealed: the leader holds none below 2
+    const restarted = new ReplicaNode("wnam", leader.log, leader.role);
+    restarted.onTierInstalled("enam", { kind: "ok", logEndOffset: 2, leaderEpoch: 0, highWatermark: 1 }, 2);
+    expect(restarted.needsTier("enam")).toBe(false);
+    // Believed at the log end but confirmed only up to 1: a probe confirms the rest, and the follower learns the high watermark.
+    expect(restarted.nextFor("enam", unlimited, false)?.kind).toBe("probe");
+    restarted.onReply("enam", enam.handleReplicate(restarted.syncFor("enam")!), 2);
+    expect([restarted.syncDue("enam"), enam.log.highWatermark]).toEqual([undefined, 2]);
+    expect(restarted.proposedIsr(10 * lagMs, lagMs)).toBeUndefined(); // caught up: stays in the ISR
+  });
+
   it("7. an answer to a push of an older epoch does not count in a later leadership (found by reading; the sim has not hit it)", () => {
     const wnam = leaderOf(state("wnam", ["wnam", "enam", "weur"]));
     const weur = follower("weur");

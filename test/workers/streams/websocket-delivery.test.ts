@@ -50,6 +50,36 @@ describe("a WebSocket subscriber", () => {
     subscriber.socket.close(1000);
   });
 
+  it("gets every record once, in order and committed only, from concurrent producers, as JSON and as binary", async () => {
+    const topic = uniqueTopic("ws-concurrent");
+    await createTopic(topic, { replicationFactor: 3 }); // the high watermark moves as followers answer
+    const json = await open(topic, 0, "?offset=earliest");
+    const binary = await open(topic, 0, "?offset=earliest", { "Sec-WebSocket-Protocol": recordBatchSubprotocol });
+    const requests = Array.from({ length: 12 }, (_, request) => Array.from({ length: 5 }, (_, index) => `${request}-${index}`));
+    await Promise.all(requests.map((values) => api("POST", `/v1/topics/${topic}/records`, { records: values.map((value) => ({ value, partition: 0 })), acks: 1 })));
+    await json.until(() => json.values().length >= 60);
+    const frames = json.jsonFrames();
+    const offsets = frames.flatMap((frame) => frame.records!.map((record) => record.offset));
+    expect(offsets).toEqual([...Array(60).keys()]);
+    for (const frame of frames) for (const record of frame.records!) expect(record.offset).toBeLessThan(frame.highWatermark!);
+    expect(new Set(json.values()).size).toBe(60);
+    const expected = await binaryFetch(topic, 0);
+    await binary.until(() => binary.binaryBytes().byteLength >= expected.byteLength);
+    expect(binary.binaryBytes()).toEqual(expected);
+    json.socket.close(1000);
+    binary.socket.close(1000);
+  });
+
+  it("upgrades a browser's request (with an Origin, as browsers send it)", async () => {
+    const topic = uniqueTopic("ws-origin");
+    await createTopic(topic);
+    const subscriber = await open(topic, 0, "", { Origin: "https://app.example" });
+    await produce(topic, ["hello"]);
+    await subscriber.until(() => subscriber.values().length >= 1);
+    expect(subscriber.values()).toEqual(["hello"]);
+    subscriber.socket.close(1000);
+  });
+
   it("starts at latest by default and sends only what is committed after it", async () => {
     const topic = uniqueTopic("ws-latest");
     await createTopic(topic);

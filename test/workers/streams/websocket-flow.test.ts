@@ -1,5 +1,6 @@
 /**
- * Flow control of WebSocket subscribers (docs/api.md): a subscriber that returns no credit
+ * Flow control of WebSocket subscribers (docs/api.md): one starting behind is caught up from
+ * the sealed segments and the rows in window-sized steps; a subscriber that returns no credit
  * receives at most the window (1 MiB) and the leader holds nothing for it; credit brings the
  * rest in window-sized steps; one left without room past streamStalledMsMax is closed with
  * 4429. The stall bound is reached by moving the socket's stall start back (its
@@ -41,6 +42,39 @@ async function settled(subscriber: Subscriber, leader: Awaited<ReturnType<typeof
   const pushed = (await leader.debug()).bytesPushed;
   await subscriber.until(() => frameBytes(subscriber) >= pushed);
 }
+
+describe("a subscriber starting behind", () => {
+  it("is caught up from sealed segments (R2) and the rows, in window-sized steps, every record once", async () => {
+    const topic = uniqueTopic("ws-tiers");
+    await createTopic(topic, { configs: { "segment.bytes": "65536" } });
+    const total = 600; // 600 × 4,000 bytes: 2.4 MB, mostly sealed
+    for (let request = 0; request < total / 10; request++) {
+      const batch = Array.from({ length: 10 }, (_, index) => ({ value: `${request * 10 + index}:`.padEnd(4_000, "s"), partition: 0 }));
+      await produceRetrying(topic, { records: batch, acks: 1 });
+    }
+    const leader = await leaderOf(topic);
+    for (let attempt = 0; attempt < 40 && (await describeTopic(topic)).partitions[0]!.storage.r2Segments < 30; attempt++) {
+      await runDurableObjectAlarm(leader.stub);
+    }
+    expect((await describeTopic(topic)).partitions[0]!.storage.r2Segments).toBeGreaterThanOrEqual(30);
+    const subscriber = await open(topic, 0, "?offset=earliest&encoding=base64");
+    let steps = 0;
+    let credited = 0;
+    while (subscriber.values().length < total) {
+      await subscriber.until(() => subscriber.frames.length > 0);
+      await settled(subscriber, leader);
+      expect(frameBytes(subscriber) - credited).toBeLessThanOrEqual(streamWindowBytes); // never more than the window unreturned
+      const before = subscriber.frames.length;
+      credited = frameBytes(subscriber);
+      subscriber.returnCredit();
+      steps++;
+      if (subscriber.values().length < total) await subscriber.until(() => subscriber.frames.length > before);
+    }
+    expect(steps).toBeGreaterThanOrEqual(3); // 2.4 MB (more as base64) through a 1 MiB window
+    expect(subscriber.values().map((value) => Number(atob(value!).split(":")[0]))).toEqual([...Array(total).keys()]);
+    subscriber.socket.close(1000);
+  });
+});
 
 describe("a subscriber that returns no credit", () => {
   it("receives at most the window, then the rest as it returns credit, every record once", async () => {

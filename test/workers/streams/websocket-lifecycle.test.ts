@@ -5,15 +5,16 @@
  * passing the subscriber with 4416; and the per-token bound before the upgrade.
  */
 import { env } from "cloudflare:workers";
-import { createExecutionContext, evictDurableObject, runDurableObjectAlarm } from "cloudflare:test";
+import { createExecutionContext, evictDurableObject, runDurableObjectAlarm, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { streamsPerTokenMax } from "../../../src/limits.ts";
+import { unwrap } from "../../../src/errors.ts";
+import { streamsPerPartitionMax, streamsPerTokenMax } from "../../../src/limits.ts";
 import { replicaStub } from "../../../src/objects/stubs.ts";
 import { createApp } from "../../../src/router/app.ts";
 import { produceRetrying } from "../storage/support.ts";
 import { api, createTopic, describeTopic, expectError, readResponse, uniqueTopic } from "../support/http.ts";
 import { adminToken, allOn, createToken, securedEnv } from "../support/secured.ts";
-import { open, type Subscriber } from "./websocket-support.ts";
+import { open, subscribe, type Subscriber } from "./websocket-support.ts";
 
 async function produce(topic: string, values: string[]) {
   const response = await api("POST", `/v1/topics/${topic}/records`, { records: values.map((value) => ({ value, partition: 0 })), acks: "all" });
@@ -23,6 +24,18 @@ async function produce(topic: string, values: string[]) {
 async function leaderStub(topic: string) {
   const { topicId, partitions } = await describeTopic(topic);
   return replicaStub(env, topicId, 0, partitions[0]!.leader);
+}
+
+/** Polls the leader's count of open subscribers (debug statistics) until `check` holds, bounded. */
+async function openSubscribersUntil(topic: string, check: (open: number) => boolean): Promise<void> {
+  const { topicId, partitions } = await describeTopic(topic);
+  const region = partitions[0]!.leader;
+  let open = -1;
+  for (let attempt = 0; attempt < 200 && !check(open); attempt++) {
+    if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 25));
+    open = unwrap(await replicaStub(env, topicId, 0, region).state({ topicId, partition: 0, region })).debug!.subscribers;
+  }
+  expect(check(open), `open subscribers: ${open}`).toBe(true);
 }
 
 async function received(subscriber: Subscriber, count: number): Promise<void> {
@@ -45,6 +58,7 @@ describe("a subscriber's partition", () => {
     await received(subscriber, 4);
     expect(subscriber.values()).toEqual(["before", "after-1", "after-2", "after-3"]);
     expect(subscriber.closed).toBeUndefined();
+    subscriber.socket.close(1000);
   });
 
   it("closes every subscriber with 4503 when the leader changes, so they reconnect to the new one", async () => {
@@ -75,6 +89,7 @@ describe("a subscriber's partition", () => {
     const again = await open(topic, 0, `?offset=${next}`);
     await received(again, 1);
     expect(again.jsonFrames()[0]!.records![0]!.offset).toBe(next);
+    again.socket.close(1000);
   });
 
   it("closes subscribers with 4404 when the topic is deleted", async () => {
@@ -109,17 +124,41 @@ describe("a subscriber's partition", () => {
   });
 });
 
+describe("subscribers per partition", () => {
+  it(`refuses an upgrade past ${streamsPerPartitionMax} on one partition with a retriable 503`, async () => {
+    const topic = uniqueTopic("ws-per-partition");
+    await createTopic(topic);
+    const subscribers: Subscriber[] = [];
+    for (let index = 0; index < streamsPerPartitionMax; index++) subscribers.push(await open(topic, 0, ""));
+    const refused = await subscribe(topic, 0, "");
+    expect(refused.subscriber).toBeUndefined();
+    if (!refused.subscriber) expectError(refused.refusal, 503, "BROKER_BUSY");
+    subscribers[0]!.socket.close(1000);
+    await subscribers[0]!.closedWith();
+    // The closed one's place is free again once the object has seen the close.
+    await openSubscribersUntil(topic, (open) => open < streamsPerPartitionMax);
+    const again = await open(topic, 0, "");
+    again.socket.close(1000);
+    for (const subscriber of subscribers) subscriber.socket.close(1000);
+    await openSubscribersUntil(topic, (open) => open === 0);
+  });
+});
+
 describe("streams per token", () => {
   it(`refuses a token's upgrade past ${streamsPerTokenMax} on one partition with 429 and retryAfterMs`, async () => {
     const topic = uniqueTopic("ws-per-token");
     const app = createApp();
-    const call = async (token: string, init: { method?: string; body?: unknown; headers?: Record<string, string> } = {}) =>
-      app.request(
+    const call = async (token: string, init: { method?: string; body?: unknown; headers?: Record<string, string> } = {}) => {
+      const ctx = createExecutionContext();
+      const response = await app.request(
         `http://tributary.test${init.body === undefined ? `/v1/topics/${topic}/partitions/0/records` : "/v1/topics"}`,
         { method: init.method ?? "GET", headers: { authorization: `Bearer ${token}`, ...init.headers }, ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }) },
         securedEnv,
-        createExecutionContext(),
+        ctx,
       );
+      await waitOnExecutionContext(ctx);
+      return response;
+    };
     const created = await call(adminToken, { method: "POST", body: { name: topic }, headers: { "content-type": "application/json" } });
     expect(created.status).toBe(201);
     const reader = await createToken({ rules: [allOn("topic", topic)] });
