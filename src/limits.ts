@@ -340,6 +340,15 @@ export const streamPollWaitMs = 10_000;
 export const streamDurationMsMax = 5 * 60 * 1000;
 
 /**
+ * Partition reads one SSE stream makes before the server ends it (the client reconnects with
+ * Last-Event-ID, as after streamDurationMsMax). Each read is a subrequest of the one
+ * invocation holding the stream, and the platform bounds those (1,000 on paid plans); a busy
+ * partition answers a poll per event, so without this a stream could meet that bound and die
+ * mid-event. The rest of the bound is left for metadata and token lookups.
+ */
+export const streamReadsMax = 900;
+
+/**
  * Streams one token may hold open at once: per router isolate for SSE, per partition object
  * for WebSockets. Bounds what one credential (a leaked read token, a buggy page opening a
  * stream per render) can pin in memory and in long polls. Past it: 429 THROTTLING_QUOTA_EXCEEDED.

@@ -26,7 +26,7 @@ export function createApp(): Hono<RouterEnv> {
     "/v1/*",
     cors({
       origin: (origin, c) => corsOrigin(origin, (c.env as Env).CORS_ORIGINS),
-      allowHeaders: ["Authorization", "Content-Type", "Accept", clientRegionHeader],
+      allowHeaders: ["Authorization", "Content-Type", "Accept", "Last-Event-ID", clientRegionHeader],
       exposeHeaders: ["Retry-After", ...Object.values(fetchHeaders)],
       allowMethods: ["GET", "POST", "PATCH", "DELETE", "OPTIONS"],
       maxAge: 600,

@@ -1,7 +1,6 @@
 import type { MiddlewareHandler } from "hono";
-import { allows } from "../auth/acl.ts";
+import { allows, type Operation } from "../auth/acl.ts";
 import type { Principal } from "../auth/principal.ts";
-import type { Operation } from "../auth/acl.ts";
 import { adminTokenFingerprint, importTagKey, isReadToken, isWriteToken, parseScopedToken, verifyReadToken, verifyWriteToken, type WriteTokenClaims } from "../auth/token-format.ts";
 import { TributaryError } from "../errors.ts";
 import { bearerTokenLengthMax } from "../limits.ts";

@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import { TributaryError } from "../../errors.ts";
-import { fetchMaxBytesDefault, fetchMaxRecordsDefault } from "../../limits.ts";
+import { fetchMaxBytesDefault, fetchMaxRecordsDefault, streamReadsMax } from "../../limits.ts";
 import type { Encoding } from "../../protocol/schemas.ts";
 import type { TopicMetadata } from "../../topics/topic-metadata.ts";
 import { clientRegion } from "../client-region.ts";
@@ -69,13 +69,30 @@ export async function partitionEventStream(c: Context<RouterEnv>, name: string, 
   const encoding = encodingParam(query.encoding);
   const lastEventId = c.req.header("last-event-id");
   const resumeAt = lastEventId === undefined ? undefined : integerParam("Last-Event-ID", lastEventId, { min: 0, max: Number.MAX_SAFE_INTEGER });
+  const release = takeStreamSlot(c.get("credential")); // past the bound: refused before any read
+  try {
+    return await startPartitionStream(c, name, partition, { encoding, resumeAt, offset: query.offset }, release);
+  } catch (error) {
+    release();
+    throw error;
+  }
+}
+
+async function startPartitionStream(
+  c: Context<RouterEnv>,
+  name: string,
+  partition: number,
+  start: { encoding: Encoding; resumeAt: number | undefined; offset: string | undefined },
+  release: () => void,
+): Promise<Response> {
+  const { encoding, resumeAt } = start;
   let topic = await topicMetadata(c.env, name);
   if (!topic.partitions[partition]) topic = await topicMetadata(c.env, name, { refresh: true }); // grown since cached?
   placementOf(topic, partition);
   const streamed: StreamedPartition = { env: c.env, topic, partition, region: clientRegion(c.req.raw) };
-  let offset = resumeAt ?? (await startOffset(c.env, topic, partition, query.offset));
+  let offset = resumeAt ?? (await startOffset(c.env, topic, partition, start.offset));
   let pending: PartitionRecords | undefined = await readStreamed(streamed, offset, 0);
-  const release = takeStreamSlot(c.get("credential"));
+  let reads = 2; // the start offset and the first read
   const source = {
     async next(waitMs: number) {
       let read = pending;
@@ -83,10 +100,12 @@ export async function partitionEventStream(c: Context<RouterEnv>, name: string, 
       if (read === undefined) {
         streamed.topic = await currentTopic(c.env, streamed.topic);
         read = await readStreamed(streamed, offset, waitMs);
+        reads++;
       }
-      if (read.nextOffset === offset && read.records.length === 0) return { frames: "" };
+      const end = reads >= streamReadsMax; // the client resumes from the last id
+      if (read.nextOffset === offset && read.records.length === 0) return { frames: "", end };
       offset = read.nextOffset;
-      return { frames: recordsFrame(String(read.nextOffset), partitionData(read, encoding)), fetchedBytes: payloadBytesOf(read.records) };
+      return { frames: recordsFrame(String(read.nextOffset), partitionData(read, encoding)), fetchedBytes: payloadBytesOf(read.records), end };
     },
   };
   return eventStreamResponse(source, { release, signal: c.req.raw.signal, quota: streamQuota(c.env, c.executionCtx, principalOf(c)) });

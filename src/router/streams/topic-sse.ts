@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import { TributaryError } from "../../errors.ts";
-import { streamTopicPollsMax, streamTopicVisitMs } from "../../limits.ts";
+import { streamReadsMax, streamTopicPollsMax, streamTopicVisitMs } from "../../limits.ts";
 import type { Encoding } from "../../protocol/schemas.ts";
 import type { TopicMetadata } from "../../topics/topic-metadata.ts";
 import { clientRegion } from "../client-region.ts";
@@ -33,6 +33,8 @@ interface Poll {
 class TopicStreamReader {
   readonly #polls = new Map<number, Poll>();
   #cursor = 0;
+  /** Reads started, the start's offset lookups included: past streamReadsMax the stream ends. */
+  reads = 0;
 
   private readonly env: Env;
   private topic: TopicMetadata;
@@ -48,18 +50,20 @@ class TopicStreamReader {
     this.encoding = encoding;
   }
 
-  async next(waitMs: number): Promise<{ frames: string; fetchedBytes: number }> {
+  async next(waitMs: number): Promise<{ frames: string; fetchedBytes: number; end?: boolean }> {
     const deadline = Date.now() + waitMs;
     for (;;) {
       this.topic = await currentTopic(this.env, this.topic);
       while (this.positions.length < this.topic.partitions.length) this.positions.push(0);
       const count = this.positions.length;
       const pollWaitMs = Math.max(0, Math.min(deadline - Date.now(), Math.floor((streamTopicVisitMs * streamTopicPollsMax) / count), streamTopicVisitMs));
-      for (let visited = 0; this.#polls.size < Math.min(streamTopicPollsMax, count) && visited < count; visited++) {
+      for (let visited = 0; this.#polls.size < Math.min(streamTopicPollsMax, count) && visited < count && this.reads < streamReadsMax; visited++) {
         const partition = this.#cursor;
         this.#cursor = (this.#cursor + 1) % count;
         if (!this.#polls.has(partition)) this.#start(partition, pollWaitMs);
       }
+      // Out of reads with none in flight: the end (the client resumes from the last id).
+      if (this.#polls.size === 0) return { frames: "", fetchedBytes: 0, end: true };
       await Promise.race([...this.#polls.values()].map((poll) => poll.promise));
       const collected = this.#collect();
       if (collected.frames !== "" || Date.now() >= deadline) return collected;
@@ -69,6 +73,7 @@ class TopicStreamReader {
   #start(partition: number, waitMs: number): void {
     const streamed = { env: this.env, topic: this.topic, partition, region: this.region };
     const poll: Poll = { settled: false, promise: Promise.resolve() };
+    this.reads++;
     poll.promise = readStreamed(streamed, this.positions[partition]!, waitMs).then(
       (read) => void Object.assign(poll, { settled: true, outcome: { read } }),
       (error: unknown) => void Object.assign(poll, { settled: true, outcome: { error } }),
@@ -127,14 +132,24 @@ export async function topicEventStream(c: Context<RouterEnv>, name: string): Pro
   if (query.offset !== undefined && query.offset !== "earliest" && query.offset !== "latest") {
     throw new TributaryError("INVALID_REQUEST", "offset of a topic stream must be earliest or latest (Last-Event-ID resumes at exact offsets)");
   }
+  const release = takeStreamSlot(c.get("credential")); // past the bound: refused before any read
+  try {
+    return await startTopicStream(c, name, query.offset, encoding, release);
+  } catch (error) {
+    release();
+    throw error;
+  }
+}
+
+async function startTopicStream(c: Context<RouterEnv>, name: string, offset: string | undefined, encoding: Encoding, release: () => void): Promise<Response> {
   const topic = await topicMetadata(c.env, name);
   const lastEventId = c.req.header("last-event-id");
   const partitions = topic.partitions.map((placement) => placement.partition);
   const positions =
     lastEventId !== undefined
       ? decodeTopicPositions(lastEventId, topic.topicId, partitions.length)
-      : await mapBounded(partitions, streamTopicPollsMax, (partition) => startOffset(c.env, topic, partition, query.offset));
+      : await mapBounded(partitions, streamTopicPollsMax, (partition) => startOffset(c.env, topic, partition, offset));
   const reader = new TopicStreamReader(c.env, topic, clientRegion(c.req.raw), positions, encoding);
-  const release = takeStreamSlot(c.get("credential"));
+  reader.reads = lastEventId === undefined ? partitions.length : 0;
   return eventStreamResponse(reader, { release, signal: c.req.raw.signal, quota: streamQuota(c.env, c.executionCtx, principalOf(c)) });
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { adminTokenFingerprint, importTagKey, isAdminTokenFingerprint, isTokenId, isWriteToken, newScopedToken, parseScopedToken, sha256Hex, signWriteToken, verifyWriteToken } from "../../../src/auth/token-format.ts";
+import { adminTokenFingerprint, importTagKey, isAdminTokenFingerprint, isReadToken, isTokenId, isWriteToken, newScopedToken, parseScopedToken, sha256Hex, signReadToken, signWriteToken, verifyReadToken, verifyWriteToken } from "../../../src/auth/token-format.ts";
 
 const tagKey = await importTagKey(new Uint8Array(32).fill(7));
 const otherKey = await importTagKey(new Uint8Array(32).fill(8));
@@ -96,5 +96,26 @@ describe("write tokens", () => {
 
   it.each(["trw_", "trw_.", "trw_a.b.c", "trw_!!.??", "trb_x"])("refuse %s", async (token) => {
     expect(await verifyWriteToken(token, "k")).toBeUndefined();
+  });
+});
+
+describe("read tokens", () => {
+  const claims = { parent: "admin", topic: "clicks", expiresAt: 1_800_000_000_000 };
+
+  it("verify with the key they were signed with, and only as read tokens", async () => {
+    const token = await signReadToken(claims, "k");
+    expect(isReadToken(token)).toBe(true);
+    expect(isWriteToken(token)).toBe(false);
+    expect(await verifyReadToken(token, "k")).toEqual(claims);
+    expect(await verifyReadToken(token, "k2")).toBeUndefined();
+    expect(await verifyWriteToken(token, "k")).toBeUndefined();
+  });
+
+  it("are signed with a key of their own: neither kind passes for the other under the other's prefix", async () => {
+    const read = await signReadToken(claims, "k");
+    const write = await signWriteToken(claims, "k");
+    expect(read.slice(4)).not.toBe(write.slice(4));
+    expect(await verifyWriteToken(`trw_${read.slice(4)}`, "k")).toBeUndefined();
+    expect(await verifyReadToken(`trr_${write.slice(4)}`, "k")).toBeUndefined();
   });
 });

@@ -136,6 +136,13 @@ describe("?access_token=", () => {
     expect(refused.text).not.toContain(elsewhere.token);
   });
 
+  it("lets a page on another origin resume a stream: CORS preflight allows Last-Event-ID", async () => {
+    const preflight = await securedCall("OPTIONS", "/v1/topics/t/records", {
+      headers: { origin: "https://shop.example", "access-control-request-method": "GET", "access-control-request-headers": "last-event-id" },
+    });
+    expect(preflight.headers.get("access-control-allow-headers")?.toLowerCase()).toContain("last-event-id");
+  });
+
   it("is refused (400 INVALID_REQUEST naming it) on every request that is not a streaming read, before anything is done", async () => {
     const topic = uniqueTopic("query-token-elsewhere");
     await createTopic(topic);

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { streamsPerTokenMax } from "../../../src/limits.ts";
 import { api, createTopic, expectError, produce, readResponse, uniqueTopic } from "../support/http.ts";
 import { allOn, createToken, securedCall } from "../support/secured.ts";
-import { openStream, readRecords, stream, type SseReader } from "./support.ts";
+import { openStream, readRecords, SseReader, stream } from "./support.ts";
 
 const recordsPath = (topic: string, query = "") => `/v1/topics/${topic}/partitions/0/records${query}`;
 
@@ -132,17 +132,39 @@ describe("SSE on a partition", () => {
     expectError(response, 429, "THROTTLING_QUOTA_EXCEEDED");
   });
 
-  it(`holds at most ${streamsPerTokenMax} streams per token, and frees a slot when a client goes away`, async () => {
+  it(`holds at most ${streamsPerTokenMax} streams per token, and frees a slot when a client goes away or a stream is refused`, async () => {
     const topic = uniqueTopic("sse-slots");
     await createTopic(topic);
     const { token } = await createToken({ rules: [allOn("topic", topic)] });
     const readers: SseReader[] = [];
-    for (let index = 0; index < streamsPerTokenMax; index++) readers.push(await stream(recordsPath(topic), { token }));
+    for (let index = 0; index < streamsPerTokenMax - 1; index++) readers.push(await stream(recordsPath(topic), { token }));
+    // Streams refused before they start give their slot back.
+    for (let attempt = 0; attempt < 3; attempt++) expectError(await readResponse(await openStream(recordsPath(topic, "?offset=9"), { token })), 416, "OFFSET_OUT_OF_RANGE");
+    readers.push(await stream(recordsPath(topic), { token }));
     const refused = expectError(await readResponse(await openStream(recordsPath(topic), { token })), 429, "THROTTLING_QUOTA_EXCEEDED");
     expect(refused.retryAfterMs).toBeGreaterThan(0);
     await readers.pop()!.close();
     const again = await stream(recordsPath(topic), { token });
     readers.push(again);
+    await Promise.all(readers.map((reader) => reader.close()));
+  });
+
+  it("frees the slot of a client that went away through workerd's HTTP pipeline (the stream was cancelled, so it polls no more)", async () => {
+    const topic = uniqueTopic("sse-gone");
+    await createTopic(topic);
+    // An open deployment counts as one credential: fill its slots through the Worker's own fetch handler.
+    const readers: SseReader[] = [];
+    for (let index = 0; index < streamsPerTokenMax; index++) readers.push(await stream(recordsPath(topic)));
+    expectError(await readResponse(await openStream(recordsPath(topic))), 429, "THROTTLING_QUOTA_EXCEEDED");
+    await readers.pop()!.close();
+    let again = await openStream(recordsPath(topic));
+    for (let attempt = 0; attempt < 100 && again.status === 429; attempt++) {
+      await again.text();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      again = await openStream(recordsPath(topic));
+    }
+    expect(again.status).toBe(200);
+    readers.push(new SseReader(again));
     await Promise.all(readers.map((reader) => reader.close()));
   });
 });
