@@ -63,7 +63,17 @@ const cleanEndMsMin = 1_000;
 /** A read token minted for WebSockets is used until this long before it expires. */
 const readTokenMarginMs = 60_000;
 
-const eventStream = "text/event-stream";
+/** An SSE stream's request: `offset` until an event was seen, then (winning over it) `Last-Event-ID`. */
+function streamRequest(recordsPath: string, offset: string | number, encoding: StreamEncoding, lastEventId: string | undefined, signal?: AbortSignal): ApiRequest {
+  return {
+    method: "GET",
+    path: recordsPath,
+    query: { offset, encoding },
+    accept: "text/event-stream",
+    headers: lastEventId === undefined ? undefined : { "last-event-id": lastEventId },
+    signal,
+  };
+}
 
 function checkEncoding(encoding: unknown): StreamEncoding {
   if (encoding === undefined) return "base64";
@@ -164,14 +174,7 @@ async function* partitionRecords(
   // "latest" is fixed to an offset first: a reconnect before the first frame then loses nothing.
   let position: number | "earliest" = stream.from === "latest" ? await calls.latestOffset(partition, signal) : stream.from;
   let lastEventId: string | undefined;
-  const sseRequest = (): ApiRequest => ({
-    method: "GET",
-    path: recordsPath,
-    query: { offset: position, encoding },
-    accept: eventStream,
-    headers: lastEventId === undefined ? undefined : { "last-event-id": lastEventId },
-    signal,
-  });
+  const sseRequest = () => streamRequest(recordsPath, position, encoding, lastEventId, signal);
   const sse = () =>
     openSse({
       transport: context.transport,
@@ -257,14 +260,7 @@ async function* topicRecords(
   const open = () =>
     openSse({
       transport: context.transport,
-      request: {
-        method: "GET",
-        path: recordsPath,
-        query: { offset: from, encoding },
-        accept: eventStream,
-        headers: lastEventId === undefined ? undefined : { "last-event-id": lastEventId },
-        signal,
-      },
+      request: streamRequest(recordsPath, from, encoding, lastEventId, signal),
       frame: (event, data) => {
         const records = recordsOfFrame(data.records, topic, (record) => record.partition ?? -1, positions, encoding);
         const next = new Map<number, number>();

@@ -4,8 +4,9 @@
  * reconnect; typed errors for what retrying cannot fix.
  */
 import { describe, expect, it } from "vitest";
-import { TributaryError, type ConsumedMessage, type LogFields } from "../../../src/client/index.ts";
+import { TributaryError, type LogFields } from "../../../src/client/index.ts";
 import { fakeClient, text } from "./support/client.ts";
+import { take } from "./support/streams.ts";
 
 function recordingLogger() {
   const lines: { message: string; fields?: LogFields }[] = [];
@@ -14,15 +15,6 @@ function recordingLogger() {
 }
 
 /** The first `count` records of a stream (then it is ended). */
-async function take(stream: AsyncIterable<ConsumedMessage>, count: number, onRecord?: (record: ConsumedMessage, index: number) => void | Promise<void>): Promise<ConsumedMessage[]> {
-  const taken: ConsumedMessage[] = [];
-  for await (const record of stream) {
-    taken.push(record);
-    await onRecord?.(record, taken.length - 1);
-    if (taken.length === count) break;
-  }
-  return taken;
-}
 
 const produce = (client: ReturnType<typeof fakeClient>["client"], values: string[], partition = 0) =>
   client.topic("t").produce(values.map((value) => ({ value, partition })));

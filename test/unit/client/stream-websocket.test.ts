@@ -5,10 +5,11 @@
  * a read token (never the client's own) in the URL.
  */
 import { describe, expect, it } from "vitest";
-import { Tributary, TributaryError, type ConsumedMessage, type LogFields, type TributaryConfig } from "../../../src/client/index.ts";
+import { Tributary, TributaryError, type LogFields, type TributaryConfig } from "../../../src/client/index.ts";
 import { recordBatchSubprotocol } from "../../../src/client/stream-websocket.ts";
 import type { FakeSocket } from "./support/fake-streams.ts";
 import { text } from "./support/client.ts";
+import { take } from "./support/streams.ts";
 import { FakeServer } from "./support/fake-server.ts";
 
 function socketClient(config: Partial<TributaryConfig> = {}) {
@@ -31,15 +32,6 @@ function socketClient(config: Partial<TributaryConfig> = {}) {
 
 const tick = (ms = 10) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function take(stream: AsyncIterable<ConsumedMessage>, count: number, onRecord?: (record: ConsumedMessage, index: number) => void | Promise<void>) {
-  const taken: ConsumedMessage[] = [];
-  for await (const record of stream) {
-    taken.push(record);
-    await onRecord?.(record, taken.length - 1);
-    if (taken.length === count) break;
-  }
-  return taken;
-}
 
 async function until(condition: () => boolean): Promise<void> {
   for (let i = 0; i < 500 && !condition(); i++) await tick(2);
