@@ -110,12 +110,9 @@ export interface SseStreamOptions {
 
 /** Opens the stream (throws the server's refusal as a TributaryError) and reads it frame by frame. */
 export async function openSse(options: SseStreamOptions): Promise<StreamConnection> {
-  const { transport, frame } = options;
+  const { transport, frame, request } = options;
   const idleMs = options.idleMs ?? sseIdleMs;
-  const closing = new AbortController();
-  const outer = options.request.signal;
-  const signal = outer ? AbortSignal.any([outer, closing.signal]) : closing.signal;
-  const request: ApiRequest = { ...options.request, signal };
+  const outer = request.signal;
   const response = await transport.open(request);
   const what = `${request.method} ${request.path}`;
   if (response.body === null) throw new TributaryError("UNKNOWN_SERVER_ERROR", `${what}: an event stream without a body`);
@@ -123,14 +120,20 @@ export async function openSse(options: SseStreamOptions): Promise<StreamConnecti
   const parser = new SseParser();
   const queued: ServerSentEvent[] = [];
   let idle = false;
+  // The body is ended by cancelling its reader: an abort that reaches fetch through a derived
+  // signal (AbortSignal.any) does not always end a body already being read under Node.
+  const cancel = () => void reader.cancel().catch(() => {});
+  outer?.addEventListener("abort", cancel, { once: true });
 
   const read = async (): Promise<boolean> => {
     const timer = setTimeout(() => {
       idle = true;
-      closing.abort(new Error("idle"));
+      cancel();
     }, idleMs);
     try {
       const { done, value } = await reader.read();
+      if (outer?.aborted) throw outer.reason;
+      if (idle) throw new TributaryError("REQUEST_TIMED_OUT", `${what}: nothing came for ${idleMs} ms (not even a keep-alive)`);
       if (done) {
         parser.end();
         return false;
@@ -139,7 +142,7 @@ export async function openSse(options: SseStreamOptions): Promise<StreamConnecti
       return true;
     } catch (error) {
       if (outer?.aborted) throw outer.reason;
-      if (idle) throw new TributaryError("REQUEST_TIMED_OUT", `${what}: nothing came for ${idleMs} ms (not even a keep-alive)`);
+      if (error instanceof TributaryError) throw error;
       throw transport.streamFailure(request, error);
     } finally {
       clearTimeout(timer);
@@ -166,8 +169,8 @@ export async function openSse(options: SseStreamOptions): Promise<StreamConnecti
       }
     },
     close() {
-      closing.abort(new Error("closed"));
-      reader.cancel().catch(() => {});
+      outer?.removeEventListener("abort", cancel);
+      cancel();
     },
   };
 }

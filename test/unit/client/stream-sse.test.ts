@@ -6,6 +6,8 @@
 import { describe, expect, it } from "vitest";
 import { TributaryError, type LogFields } from "../../../src/client/index.ts";
 import { fakeClient, text } from "./support/client.ts";
+import { openSse } from "../../../src/client/stream-sse.ts";
+import { Transport } from "../../../src/client/transport.ts";
 import { take } from "./support/streams.ts";
 
 function recordingLogger() {
@@ -116,6 +118,20 @@ describe("partition streams over SSE", () => {
     await new Promise((resolve) => setTimeout(resolve, 20));
     stop.abort(new Error("enough"));
     await expect(pending).rejects.toThrow("enough");
+  });
+
+  it("takes a stream silent for too long (not even a keep-alive) for a dead connection: a retriable error", async () => {
+    const { server } = fakeClient();
+    server.createTopic("t");
+    const transport = new Transport({ baseUrl: "http://tributary.test", server: "http://tributary.test", token: undefined, fetch: server.fetch, requestTimeoutMs: 1_000 });
+    const connection = await openSse({
+      transport,
+      request: { method: "GET", path: "/v1/topics/t/partitions/0/records", query: { offset: 0 }, accept: "text/event-stream" },
+      frame: () => ({ records: [], resumeId: "", positions: new Map() }),
+      idleMs: 30,
+    });
+    await expect(connection.next()).rejects.toMatchObject({ code: "REQUEST_TIMED_OUT", retriable: true });
+    connection.close();
   });
 
   it("checks its options when called", () => {

@@ -145,7 +145,13 @@ export class FakeStreams {
     });
   }
 
-  #eventStream(signal: AbortSignal, nextFrame: () => { id: string; data: unknown } | undefined): Response {
+  /**
+   * An event stream that ends only when its reader cancels it, not when the request's signal
+   * aborts: Node's fetch does not always end a body being read on an abort (stream-sse.ts).
+   */
+  #eventStream(_requestSignal: AbortSignal, nextFrame: () => { id: string; data: unknown } | undefined): Response {
+    const cancelled = new AbortController();
+    const signal = cancelled.signal;
     const limits = { ...this.sse };
     const errorEvent = this.sse.errorEvent;
     this.sse.errorEvent = undefined;
@@ -170,6 +176,7 @@ export class FakeStreams {
           await this.waitForChange(signal);
         }
       },
+      cancel: () => cancelled.abort(),
     });
     return new Response(stream, { headers: { "content-type": "text/event-stream" } });
   }
