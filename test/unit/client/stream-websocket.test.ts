@@ -4,7 +4,7 @@
  * next offset on 4429/4503/1000/1001/a broken connection, typed errors on 4404/4416/4400, and
  * a read token (never the client's own) in the URL.
  */
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { Tributary, TributaryError, type LogFields, type TributaryConfig } from "../../../src/client/index.ts";
 import { recordBatchSubprotocol } from "../../../src/client/stream-websocket.ts";
 import type { FakeSocket } from "./support/fake-streams.ts";
@@ -156,6 +156,20 @@ describe("partition streams over a WebSocket", () => {
     expect(tokens[1]).toBe(tokens[0]);
     expect(server.requestsTo(/read-tokens$/, "POST")).toHaveLength(1);
     expect(server.streams.sockets.every((socket) => !socket.url.toString().includes("admin-secret"))).toBe(true);
+  });
+
+  it("auto takes the runtime's global WebSocket when the client calls its URL with the global fetch", async () => {
+    const { server, produce } = socketClient();
+    await produce(["a"]);
+    vi.stubGlobal("WebSocket", server.streams.WebSocket);
+    try {
+      const plain = new Tributary({ url: "http://tributary.test", logLevel: "nothing" });
+      const records = await take(plain.topic("t").partition(0).stream({ from: 0 }), 1);
+      expect(records.map((record) => text(record.value))).toEqual(["a"]);
+      expect(server.streams.sockets).toHaveLength(1);
+    } finally {
+      vi.unstubAllGlobals();
+    }
   });
 
   it("auto uses the configured WebSocket; sse keeps to SSE", async () => {
