@@ -28,20 +28,21 @@ export const subscribeHeader = "Tributary-Subscribe";
 export interface SubscribeRequest extends RoutedCall {
   offset: "earliest" | "latest" | number;
   mode: SubscriberMode;
-  /** The scoped token's id, counted against streamsPerTokenMax; absent for the admin token and open mode. */
-  tokenId?: string;
+  /**
+   * The token's key (a hash of the request's credential, never the token), counted against
+   * streamsPerTokenMax; absent for the admin token and open mode.
+   */
+  tokenKey?: string;
 }
 
-/** How long a client told "too many streams for this token" waits before retrying: a stream usually lasts far longer. */
-const tooManyStreamsRetryAfterMs = 5_000;
+/** How long a client told "too many streams for this token" waits before retrying (as SSE's refusal). */
+const tooManyStreamsRetryAfterMs = 1_000;
 
 /** Close codes (docs/api.md, "WebSocket on a partition"). */
 export const closeCodes = { badMessage: 4400, topicDeleted: 4404, outOfRange: 4416, tooSlow: 4429, moved: 4503 } as const;
 
-/** What a socket keeps across hibernation (serializeAttachment, far below 2 KB). */
-interface Attachment extends SubscriberPosition {
-  tokenId: string | null;
-}
+/** What a socket keeps across hibernation (serializeAttachment, far below 2 KB); its token is in its tags. */
+type Attachment = SubscriberPosition;
 
 /** Where the partition stands for its subscribers. */
 export type SubscribedPartition =
@@ -66,7 +67,7 @@ export class SubscriberCounters {
 }
 
 const subscriberTag = "subscriber";
-const tokenTag = (tokenId: string) => `token:${tokenId}`;
+const tokenTag = (tokenKey: string) => `token:${tokenKey}`;
 const encoder = new TextEncoder();
 
 /**
@@ -111,7 +112,7 @@ export class PartitionSubscribers {
     if (this.size >= streamsPerPartitionMax) {
       throw new TributaryError("BROKER_BUSY", `this partition has ${streamsPerPartitionMax} subscribers (streamsPerPartitionMax); retry shortly`);
     }
-    if (request.tokenId !== undefined && ctx.getWebSockets(tokenTag(request.tokenId)).length >= streamsPerTokenMax) {
+    if (request.tokenKey !== undefined && ctx.getWebSockets(tokenTag(request.tokenKey)).length >= streamsPerTokenMax) {
       throw new TributaryError(
         "THROTTLING_QUOTA_EXCEEDED",
         `this token holds ${streamsPerTokenMax} streams on this partition (streamsPerTokenMax)`,
@@ -126,9 +127,9 @@ export class PartitionSubscribers {
       });
     }
     const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
-    const tags = request.tokenId === undefined ? [subscriberTag] : [subscriberTag, tokenTag(request.tokenId)];
+    const tags = request.tokenKey === undefined ? [subscriberTag] : [subscriberTag, tokenTag(request.tokenKey)];
     ctx.acceptWebSocket(server, tags);
-    const attachment: Attachment = { next, mode: request.mode, unreturned: 0, stalledSinceMs: null, tokenId: request.tokenId ?? null };
+    const attachment: Attachment = { next, mode: request.mode, unreturned: 0, stalledSinceMs: null };
     server.serializeAttachment(attachment);
     void this.notify();
     const headers = request.mode === "binary" ? { "Sec-WebSocket-Protocol": recordBatchSubprotocol } : undefined;
@@ -144,7 +145,7 @@ export class PartitionSubscribers {
     }
     const attachment = attachmentOf(socket);
     if (!attachment) return Promise.resolve();
-    socket.serializeAttachment({ ...attachment, ...afterCredit(attachment, credit) });
+    socket.serializeAttachment(afterCredit(attachment, credit));
     return this.notify();
   }
 
@@ -235,7 +236,7 @@ export class PartitionSubscribers {
     } catch {
       return false; // closed meanwhile
     }
-    socket.serializeAttachment({ ...position, ...afterFrame(position, bytes, frames.nextOffset(parts)) });
+    socket.serializeAttachment(afterFrame(position, bytes, frames.nextOffset(parts)));
     this.counters.framesPushed++;
     this.counters.bytesPushed += bytes;
     return true;
@@ -267,9 +268,14 @@ function attachmentOf(socket: WebSocket): Attachment | undefined {
   return (socket.deserializeAttachment() as Attachment | null) ?? undefined;
 }
 
-/** An error frame, then the close; the reason is the error code (a close reason is at most 123 bytes). */
+/**
+ * An error frame, then the close; the reason is the error code (a close reason is at most 123
+ * bytes). The attachment is cleared first, so a socket still listed while its close completes
+ * is no subscriber any more.
+ */
 function closeWithError(socket: WebSocket, code: number, error: TributaryError): void {
   try {
+    socket.serializeAttachment(null);
     socket.send(JSON.stringify({ error: { ...error.data, code: error.code, message: error.message } }));
     socket.close(code, error.code);
   } catch {

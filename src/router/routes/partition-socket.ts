@@ -1,4 +1,5 @@
 import { Hono } from "hono";
+import { sha256Hex } from "../../auth/token-format.ts";
 import { ok, TributaryError, type Result } from "../../errors.ts";
 import { recordBatchSubprotocol, subscribeHeader, type SubscribeRequest } from "../../objects/partition-subscribers.ts";
 import { encodingSchema } from "../../protocol/schemas.ts";
@@ -39,15 +40,15 @@ export const partitionSocketRoutes = new Hono<RouterEnv>().get("/:topic/partitio
   const query = routeQuery(c.req.url, ["offset", "encoding", "access_token"]);
   const offset = streamOffsetParam(query.offset);
   const mode = subscriberMode(c.req.header("sec-websocket-protocol"), query.encoding);
-  const principal = principalOf(c);
-  const tokenId = principal.kind === "token" ? principal.tokenId : undefined;
+  // Streams per token: keyed as SSE's (a scoped token, or each write or read token), by a hash sent to the object.
+  const tokenKey = principalOf(c).kind === "token" ? await sha256Hex(`tributary stream key v1\n${c.get("credential")}`) : undefined;
   const topic = await topicMetadata(c.env, c.req.param("topic"));
   return callLeader(
     c.env,
     topic,
     partition,
     async (stub, call): Promise<Result<Response>> => {
-      const subscribe: SubscribeRequest = { ...call, offset, mode, ...(tokenId === undefined ? {} : { tokenId }) };
+      const subscribe: SubscribeRequest = { ...call, offset, mode, ...(tokenKey === undefined ? {} : { tokenKey }) };
       const headers = { Upgrade: "websocket", [subscribeHeader]: JSON.stringify(subscribe) };
       const response = await stub.fetch(new Request("https://partition.internal/subscribe", { headers }));
       if (response.status === 101) return ok(response);

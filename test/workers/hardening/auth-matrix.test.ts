@@ -68,6 +68,13 @@ const rows: Row[] = [
     allowed: "rightful",
   },
   {
+    // WebSocket upgrade (docs/api.md, streaming reads): the same route with a header; the token in the Authorization header.
+    route: "GET /v1/topics/:topic/partitions/:partition/records (websocket)",
+    call: () => ["GET", `/v1/topics/${topic}/partitions/0/records?offset=0`, { headers: { upgrade: "websocket" } }],
+    other: refusedTopic,
+    allowed: "rightful",
+  },
+  {
     // A stream that would start is refused by its Last-Event-ID before it does, so this row's call ends.
     route: "GET /v1/topics/:topic/partitions/:partition/records (SSE)",
     call: () => ["GET", `/v1/topics/${topic}/partitions/0/records`, { headers: { accept: "text/event-stream", "last-event-id": "not-an-offset" } }],
@@ -84,13 +91,6 @@ const rows: Row[] = [
   {
     route: "GET /v1/topics/:topic/records (SSE)",
     call: () => ["GET", `/v1/topics/${topic}/records`, { headers: { accept: "text/event-stream", "last-event-id": "not-an-id" } }],
-    other: refusedTopic,
-    allowed: "rightful",
-  },
-  {
-    // WebSocket upgrade (docs/api.md, streaming reads): the same route with a header; the token in the Authorization header.
-    route: "GET /v1/topics/:topic/partitions/:partition/records (websocket)",
-    call: () => ["GET", `/v1/topics/${topic}/partitions/0/records?offset=0`, { headers: { upgrade: "websocket" } }],
     other: refusedTopic,
     allowed: "rightful",
   },

@@ -14,7 +14,7 @@ import { createApp } from "../../../src/router/app.ts";
 import { produceRetrying } from "../storage/support.ts";
 import { api, createTopic, describeTopic, expectError, readResponse, uniqueTopic } from "../support/http.ts";
 import { adminToken, allOn, createToken, securedEnv } from "../support/secured.ts";
-import { open, subscribe, type Subscriber } from "./websocket-support.ts";
+import { open, subscribe, Subscriber } from "./websocket-support.ts";
 
 async function produce(topic: string, values: string[]) {
   const response = await api("POST", `/v1/topics/${topic}/records`, { records: values.map((value) => ({ value, partition: 0 })), acks: "all" });
@@ -145,6 +145,31 @@ describe("subscribers per partition", () => {
 });
 
 describe("streams per token", () => {
+  it("opens with a browser's read token in ?access_token= (no headers); none is 401", async () => {
+    const topic = uniqueTopic("ws-read-token");
+    const app = createApp();
+    const call = async (path: string, init: RequestInit) => {
+      const ctx = createExecutionContext();
+      const response = await app.request(`http://tributary.test${path}`, init, securedEnv, ctx);
+      await waitOnExecutionContext(ctx);
+      return response;
+    };
+    const json = { "content-type": "application/json" };
+    expect((await call("/v1/topics", { method: "POST", headers: { authorization: `Bearer ${adminToken}`, ...json }, body: JSON.stringify({ name: topic }) })).status).toBe(201);
+    const reader = await createToken({ rules: [allOn("topic", topic)] });
+    const minted = await readResponse(await call(`/v1/topics/${topic}/read-tokens`, { method: "POST", headers: { authorization: `Bearer ${reader.token}` } }));
+    expect(minted.status, minted.text).toBe(201);
+    const path = `/v1/topics/${topic}/partitions/0/records?access_token=${encodeURIComponent(minted.body.token)}`;
+    const opened = await call(path, { headers: { upgrade: "websocket" } });
+    expect(opened.status).toBe(101);
+    const subscriber = new Subscriber(opened.webSocket!);
+    expect((await call(`/v1/topics/${topic}/records`, { method: "POST", headers: { authorization: `Bearer ${reader.token}`, ...json }, body: JSON.stringify({ records: [{ value: "seen", partition: 0 }] }) })).status).toBe(200);
+    await received(subscriber, 1);
+    expect(subscriber.values()).toEqual(["seen"]);
+    subscriber.socket.close(1000);
+    expectError(await readResponse(await call(`/v1/topics/${topic}/partitions/0/records`, { headers: { upgrade: "websocket" } })), 401, "UNAUTHENTICATED");
+  });
+
   it(`refuses a token's upgrade past ${streamsPerTokenMax} on one partition with 429 and retryAfterMs`, async () => {
     const topic = uniqueTopic("ws-per-token");
     const app = createApp();
