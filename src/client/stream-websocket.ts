@@ -50,7 +50,7 @@ interface Closed {
 }
 
 /** What a close means for the stream: undefined for a clean end, else the error to throw (or retry). */
-function closeOutcome(closed: Closed, errorFrame: unknown, what: string): TributaryError | undefined {
+function closeOutcome(closed: Closed, errorFrame: unknown, what: string, server: string): TributaryError | undefined {
   const { code, reason } = closed;
   if (code === 4429 || code === 1000 || code === 1001) return undefined;
   const said = reason === "" ? "" : ` (${reason})`;
@@ -60,7 +60,7 @@ function closeOutcome(closed: Closed, errorFrame: unknown, what: string): Tribut
     return new TributaryError(byCode[code], `${what}: the server closed the stream with ${code}${said}`);
   }
   if (code === 4503) return new TributaryError("LEADER_NOT_AVAILABLE", `${what}: the partition's leader changed or moved (4503${said})`);
-  return new TributaryError("NETWORK_EXCEPTION", `${what}: the WebSocket closed with ${code}${said}`, { server: what, cause: `close ${code}` });
+  return new TributaryError("NETWORK_EXCEPTION", `${what}: the WebSocket closed with ${code}${said}`, { server, cause: `close ${code}` });
 }
 
 /** The offset after the last batch of a binary frame (control batches included), or `from` when it holds none past it. */
@@ -77,8 +77,9 @@ export interface WebSocketStreamOptions {
   partition: number;
   /** The next offset the consumer needs: records below it are skipped. */
   from: number;
-  /** How names the connection in errors and retry lines ("GET /v1/topics/…/records"). */
+  /** How errors and retry lines name the connection ("GET /v1/topics/…/records") and the server (its origin). */
   what: string;
+  server: string;
   openTimeoutMs: number;
   signal?: AbortSignal;
 }
@@ -125,7 +126,7 @@ export async function openWebSocket(options: WebSocketStreamOptions): Promise<St
     const failed = (code: number) => {
       clearTimeout(timer);
       if (signal?.aborted) return reject(signal.reason);
-      reject(new TributaryError("NETWORK_EXCEPTION", `${what}: the WebSocket handshake failed (close ${code})`, { server: what, cause: `close ${code}` }));
+      reject(new TributaryError("NETWORK_EXCEPTION", `${what}: the WebSocket handshake failed (close ${code})`, { server: options.server, cause: `close ${code}` }));
     };
     socket.addEventListener("close", (event: { code: number }) => failed(event.code));
     socket.addEventListener("error", () => failed(1006));
@@ -170,7 +171,7 @@ export async function openWebSocket(options: WebSocketStreamOptions): Promise<St
           continue;
         }
         if (closed !== undefined) {
-          const error = closeOutcome(closed, errorFrame, what);
+          const error = closeOutcome(closed, errorFrame, what, options.server);
           if (error !== undefined) throw error;
           return undefined;
         }

@@ -113,7 +113,7 @@ async function* resuming(
           frame.processed?.();
         }
         if (!delivered && Date.now() - openedAt < cleanEndMsMin) {
-          failure = new TributaryError("NETWORK_EXCEPTION", `${rules.what}: the server ended the stream at once`, { server: rules.what, cause: "ended at once" });
+          failure = new TributaryError("NETWORK_EXCEPTION", `${rules.what}: the server ended the stream at once`, { server: context.transport.server, cause: "ended at once" });
         } else {
           logReconnect(context.log, rules.what);
         }
@@ -198,6 +198,7 @@ async function* partitionRecords(
         partition,
         from: typeof offset === "number" ? offset : 0,
         what,
+        server: context.transport.server,
         openTimeoutMs: context.requestTimeoutMs,
         signal,
       });

@@ -118,6 +118,11 @@ export class Transport {
     return url.toString();
   }
 
+  /** How errors name the server: the URL's origin, or "(service binding)". */
+  get server(): string {
+    return this.#options.server;
+  }
+
   /** Whether requests carry a token. */
   get hasToken(): boolean {
     return this.#options.token !== undefined;
