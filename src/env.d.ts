@@ -12,6 +12,11 @@ interface TributaryOptionalEnv {
    * description (docs/api.md; the benchmark sets both).
    */
   TRIBUTARY_DEBUG_STATS?: string;
+  /**
+   * Optional Workers Analytics Engine dataset: when bound, the router and partition objects
+   * write data points (docs/metrics.md); wrangler.toml shows the binding commented out.
+   */
+  METRICS?: AnalyticsEngineDataset;
 }
 
 interface Env extends TributaryOptionalEnv {}

@@ -447,3 +447,51 @@ export const quotaTokensPerIsolateMax = 10_000;
  * next request of the token picks up where it stopped.
  */
 export const quotaFlushStepsMax = 16;
+
+// ---- Metrics (docs/metrics.md) ------------------------------------------------------
+
+/**
+ * How long a router isolate reuses the metrics it gathered (GET /v1/metrics): each gathering
+ * calls every partition leader and group coordinator, so scrapes every few seconds from
+ * several Prometheus servers and console tabs cost one fan-out per isolate per period.
+ */
+export const metricsCacheMs = 5_000;
+
+/**
+ * Calls one gathering makes at once (partition leaders, group coordinators): enough to gather
+ * hundreds of partitions in a few round trips without one scrape flooding the objects.
+ */
+export const metricsFanOutConcurrencyMax = 16;
+
+/**
+ * Topics, partitions and groups one gathering covers (in name order; the rest are left out and
+ * counted in tributary_metrics_omitted). Each costs one subrequest (a topic's metadata, a
+ * partition leader, a group coordinator), and the platform bounds an invocation's subrequests
+ * (1,000 on paid plans): 128 + 512 + 256 plus the two listings stay under it.
+ */
+export const metricsTopicsMax = 128;
+export const metricsPartitionsMax = 512;
+export const metricsGroupsMax = 256;
+
+/**
+ * How often a partition object writes its lazily kept counters (bytes appended, fetches,
+ * records fetched, the per-minute history) when they changed: one row per minute per busy
+ * partition instead of one per request. A restart loses at most this long's worth of them.
+ */
+export const metricsPersistIntervalMs = 60_000;
+
+/** One-minute buckets of records in and out a partition keeps for the console's charts. */
+export const metricsHistoryMinutes = 15;
+
+/**
+ * Tokens one router isolate counts throttled requests for, each its own series; past it the
+ * rest share the token="other" series, so a flood of tokens cannot grow the isolate's memory
+ * or the exposition without bound (tokensMax is 10,000).
+ */
+export const metricsThrottledTokensMax = 1_000;
+
+/**
+ * The router's latency histogram's buckets, in seconds: from a cached read (a few ms) to a
+ * long poll's whole wait (fetchWaitMsMax); fixed, so every isolate's series add up.
+ */
+export const requestDurationBucketsSeconds = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30] as const;

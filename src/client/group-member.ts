@@ -39,7 +39,8 @@ export interface PolledRecord {
   timestamp: number;
   key: string | null;
   value: string | null;
-  headers: Record<string, string>;
+  /** A record written by a Kafka client may hold a null header value. */
+  headers: Record<string, string | null>;
 }
 
 export interface PollAnswer {

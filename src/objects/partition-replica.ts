@@ -11,19 +11,20 @@ import { ReplicaNode, type ReplicaRole } from "../replication/replica-node.ts";
 import { CountedSql } from "./counted-sql.ts";
 import { defaultPartitionConfig, samePartitionConfig } from "./partition-config.ts";
 import { appendBytes, writeAppends } from "./leader-appends.ts";
-import type { AppendAnswer, AppendRequest, FetchRequest, OffsetQuery, PartitionAddress, ReplicaState, RoutedCall } from "./replica-api.ts";
+import type { AppendAnswer, AppendRequest, FetchRequest, OffsetQuery, PartitionAddress, PartitionMetrics, ReplicaState, RoutedCall } from "./replica-api.ts";
 import { debugStatsEnabled, ReplicaCounters, replicaDebugStats } from "./replica-debug-stats.ts";
 import { ReplicaFaults, type Fault } from "./replica-faults.ts";
 import { readReplicaIdentity, replicaIdentityMigration, writeReplicaIdentity, type ReplicaIdentity } from "./replica-identity.ts";
+import { deletePartitionTraffic, partitionTrafficMigration, ReplicaTraffic } from "./replica-traffic.ts";
 import { ReplicationDriver } from "./replication-driver.ts";
 import { PartitionSubscribers } from "./partition-subscribers.ts";
 import { applyMigrations } from "./schema.ts";
 import { SegmentTier, segmentTierMigration, type TierSnapshot } from "./segment-tier.ts";
 import { batchBoundsMigration, logStoreMigrations, producerStateMigration, SqliteLogStore } from "./sqlite-log-store.ts";
 
-export type { AppendAnswer, AppendRequest, FetchRequest, OffsetQuery, PartitionAddress, ReplicaState, RoutedCall } from "./replica-api.ts";
+export type { AppendAnswer, AppendRequest, FetchRequest, OffsetQuery, PartitionAddress, PartitionMetrics, ReplicaState, RoutedCall } from "./replica-api.ts";
 
-const migrations = [logStoreMigrations[0]!, replicaIdentityMigration, segmentTierMigration, producerStateMigration, batchBoundsMigration];
+const migrations = [logStoreMigrations[0]!, replicaIdentityMigration, segmentTierMigration, producerStateMigration, batchBoundsMigration, partitionTrafficMigration];
 
 /**
  * One replica of one partition: leader or follower (ARCHITECTURE.md decisions 4–5). A thin
@@ -41,6 +42,8 @@ export class PartitionReplica extends DurableObject<Env> {
   #identity: ReplicaIdentity | undefined;
   #node: ReplicaNode | undefined;
   #tier: SegmentTier | undefined;
+  /** Traffic counters for GET /v1/metrics (src/metrics/partition-traffic.ts), persisted lazily. */
+  #traffic: ReplicaTraffic | undefined;
   #maintaining: Promise<void> | undefined;
   /** The alarm's time as last read or set; null when none is set; undefined until read. */
   #alarmAtMs: number | null | undefined;
@@ -120,6 +123,7 @@ export class PartitionReplica extends DurableObject<Env> {
     if (outcomes.some((outcome) => outcome.ok && !outcome.value.duplicate)) {
       this.#readers.wakeAll();
       this.#replication.kick();
+      if (node) this.#traffic?.appendedAsLeader(requests, outcomes, node.log.logEndOffset);
     }
     return outcomes;
   }
@@ -130,7 +134,7 @@ export class PartitionReplica extends DurableObject<Env> {
    * leader when it has nothing to give.
    */
   async read(request: FetchRequest): Promise<Result<ReadResult>> {
-    return toResult(async () => {
+    const answer = await toResult(async () => {
       await this.#beforeCall();
       const node = this.#admitRouted(request, false);
       const limits = { maxRecords: request.maxRecords, maxBytes: request.maxBytes };
@@ -146,6 +150,8 @@ export class PartitionReplica extends DurableObject<Env> {
       }
       return result;
     });
+    if (answer.ok) this.#traffic?.fetched(request.offset, answer.value); // GET /v1/metrics counts fetches served
+    return answer;
   }
 
   /** Committed batches from `offset`: from the sealed segments below the held batches, else from the log (tail cache, SQLite). */
@@ -218,6 +224,33 @@ export class PartitionReplica extends DurableObject<Env> {
     });
   }
 
+  /** This replica's numbers for GET /v1/metrics (docs/metrics.md). */
+  async metrics(request: PartitionAddress): Promise<Result<PartitionMetrics>> {
+    return toResult(async () => {
+      await this.#beforeCall();
+      const node = this.#admit(request);
+      const traffic = this.#traffic!.counters;
+      const storage = node.log.storage();
+      const totals = this.#tier?.totals() ?? { segments: 0, bytes: 0 };
+      const nowMs = Date.now();
+      const answer: PartitionMetrics = {
+        logStartOffset: node.log.logStartOffset,
+        highWatermark: node.log.highWatermark,
+        logEndOffset: node.log.logEndOffset,
+        role: node.role.kind,
+        storage: { sqliteBatches: storage.batches, sqliteBytes: storage.bytes, r2Segments: totals.segments, r2Bytes: totals.bytes },
+        recordsAppended: traffic.recordsAppended(node.log.logEndOffset),
+        bytesAppended: traffic.bytesAppended,
+        fetches: traffic.fetches,
+        recordsFetched: traffic.recordsFetched,
+        subscribers: this.ctx.getWebSockets().length,
+        history: traffic.history(nowMs),
+      };
+      this.#traffic!.persistIfDue();
+      return answer;
+    });
+  }
+
   // ---- replication: leader → follower ------------------------------------------------
 
   async replicate(request: PartitionAddress & ReplicateRequest): Promise<Result<ReplicateReply>> {
@@ -225,7 +258,9 @@ export class PartitionReplica extends DurableObject<Env> {
       await this.#beforeCall();
       const node = this.#admit(request);
       const { role } = node;
+      const logEndBefore = node.log.logEndOffset;
       const reply = node.handleReplicate(request, Date.now());
+      this.#traffic?.replicated(logEndBefore, node.log.logEndOffset, request.batches);
       // The role is stored when a push changes it (a new leader or epoch), not with every push: a row saved per batch.
       if (node.role !== role) this.#persist();
       if (role.kind === "leader" && !node.isLeader) this.#replication.wake();
@@ -240,6 +275,7 @@ export class PartitionReplica extends DurableObject<Env> {
       const node = this.#admit(request);
       const { role } = node;
       const reply = node.handleTruncate(request);
+      this.#traffic?.counters.observeLogEnd(node.log.logEndOffset);
       if (node.role !== role) this.#persist();
       return reply;
     });
@@ -299,6 +335,8 @@ export class PartitionReplica extends DurableObject<Env> {
     return toResult(async () => {
       await (this.#tier ?? new SegmentTier(this.#sql.storage, this.env.SEGMENTS, request.topicId, request.partition)).deleteAll();
       this.#store.deleteAll();
+      deletePartitionTraffic(this.#sql.storage);
+      this.#traffic = undefined;
       const role: ReplicaRole = { kind: "follower", leaderEpoch: -1, leader: undefined };
       this.#identity = { ...request, deleted: true, role, config: defaultPartitionConfig };
       writeReplicaIdentity(this.#sql.storage, this.#identity);
@@ -376,6 +414,7 @@ export class PartitionReplica extends DurableObject<Env> {
     this.#tail = new TailCachedStore(this.#store, tailCacheBytesMax);
     this.#node = new ReplicaNode(identity.region, new PartitionLog(this.#tail), identity.role);
     this.#tier = new SegmentTier(this.#sql.storage, this.env.SEGMENTS, identity.topicId, identity.partition);
+    this.#traffic = new ReplicaTraffic(this.#sql.storage, this.env.METRICS, identity, this.#node.log.logEndOffset);
   }
 
   /** Sealing, retention and compaction — the cleaner — one run at a time, by the leader only (followers mirror its tier). */

@@ -3,6 +3,7 @@
  * method takes the replica's address and returns a Result.
  */
 import type { AppendResult } from "../log/partition-log.ts";
+import type { PartitionNumbers } from "../metrics/cluster-families.ts";
 import type { Acks } from "../protocol/schemas.ts";
 import type { PartitionState } from "../replication/partition-state.ts";
 import type { ReplicaRole } from "../replication/replica-node.ts";
@@ -55,4 +56,9 @@ export interface ReplicaState {
   storage: { sqliteBatches: number; sqliteBytes: number; r2Segments: number; r2Bytes: number };
   /** Only with TRIBUTARY_FAULTS=1 (tests and the benchmark): this object's counters since it started. */
   debug?: ReplicaDebugStats;
+}
+
+/** A replica's numbers for GET /v1/metrics (docs/metrics.md): its log, its tiers and its traffic counters. */
+export interface PartitionMetrics extends PartitionNumbers {
+  role: ReplicaRole["kind"];
 }

@@ -1,4 +1,5 @@
 import { TributaryError } from "../errors.ts";
+import type { FaultRequest } from "../protocol/schemas.ts";
 
 /**
  * Fault injection (API.md, "Fault injection"): a documented feature for local resilience
@@ -8,9 +9,7 @@ import { TributaryError } from "../errors.ts";
  * - crash-after-write: its next append is stored, then its reply is lost;
  * - none: back to normal.
  */
-export type Fault = "down" | "slow" | "crash-after-write" | "none";
-
-export const faultNames: readonly Fault[] = ["down", "slow", "crash-after-write", "none"];
+export type Fault = FaultRequest["fault"];
 
 /** What a caller sees from a replica that is down: a failed call, not an error value. */
 export class ReplicaUnreachable extends Error {

@@ -29,20 +29,24 @@ export type Acks = z.infer<typeof acksSchema>;
  * A JSON object of string values as its entries, keeping every own key: `z.record` drops a
  * key named "__proto__", which is a legal header name and must not vanish silently.
  */
-const stringEntriesSchema = z.unknown().transform((value, ctx): [string, string][] => {
-  const entries = value !== null && typeof value === "object" && !Array.isArray(value) ? Object.entries(value) : undefined;
-  if (!entries || entries.some(([, entry]) => typeof entry !== "string")) {
-    ctx.addIssue({ code: "custom", message: "expected an object of string values" });
-    return z.NEVER;
-  }
-  return entries as [string, string][];
-});
+const stringEntriesSchema = z
+  .unknown()
+  .transform((value, ctx): [string, string][] => {
+    const entries = value !== null && typeof value === "object" && !Array.isArray(value) ? Object.entries(value) : undefined;
+    if (!entries || entries.some(([, entry]) => typeof entry !== "string")) {
+      ctx.addIssue({ code: "custom", message: "expected an object of string values" });
+      return z.NEVER;
+    }
+    return entries as [string, string][];
+  })
+  // Its JSON Schema (GET /v1/openapi.json), which zod cannot derive from a transform.
+  .meta({ type: "object", additionalProperties: { type: "string" } });
 
 /** Any JSON object, every own key kept (z.record would drop "__proto__"); its entries are checked where the rules live. */
 const jsonObjectSchema = z.custom<Record<string, unknown>>(
   (value) => value !== null && typeof value === "object" && !Array.isArray(value),
   { error: "expected an object" },
-);
+).meta({ type: "object" });
 
 export const produceRecordSchema = z.object({
   key: z.string().nullable().optional(),
@@ -74,6 +78,7 @@ export const produceRequestSchema = z.object({
         Object.values(value).every((sequence) => Number.isInteger(sequence) && sequence >= 0 && sequence <= sequenceMax),
       { error: `expected an object of sequences (integers from 0 to ${sequenceMax})` },
     )
+    .meta({ type: "object", additionalProperties: { type: "integer", minimum: 0, maximum: sequenceMax } })
     .optional(),
 });
 export type ProduceRequest = z.infer<typeof produceRequestSchema>;
@@ -174,3 +179,16 @@ export const resetOffsetsSchema = z.object({
   dryRun: z.boolean().optional(),
 });
 export type ResetTarget = z.infer<typeof resetOffsetsSchema>["to"];
+
+/** `POST /v1/producers`: no body, or a JSON object (fields for later versions, ignored). */
+export const producerRequestSchema = z.looseObject({});
+
+/** `POST /v1/faults` (API.md, Fault injection): the faults themselves are src/objects/replica-faults.ts's. */
+export const faultRequestSchema = z.object({
+  topic: z.string(),
+  partition: z.number().int().nonnegative(),
+  replica: z.string(),
+  fault: z.enum(["down", "slow", "crash-after-write", "none"]),
+  ms: z.number().int().nonnegative().max(60_000).optional(),
+});
+export type FaultRequest = z.infer<typeof faultRequestSchema>;

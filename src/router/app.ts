@@ -7,11 +7,15 @@ import { authentication } from "./auth.ts";
 import { clientRegionHeader } from "./client-region.ts";
 import type { RouterEnv } from "./context.ts";
 import { asTributaryError, errorResponse } from "./http-errors.ts";
+import { RouterCounters } from "../metrics/router-counters.ts";
+import { metricsMiddleware } from "./metrics-middleware.ts";
 import { quotaMiddleware } from "./quotas.ts";
 import { binaryRecordRoutes } from "./routes/binary-records.ts";
 import { groupRoutes } from "./routes/groups.ts";
-import { partitionSocketRoutes } from "./routes/partition-socket.ts";
 import { faultRoutes } from "./routes/faults.ts";
+import { metricsRoutes } from "./routes/metrics.ts";
+import { openApiRoutes } from "./routes/openapi.ts";
+import { partitionSocketRoutes } from "./routes/partition-socket.ts";
 import { producerRoutes } from "./routes/producers.ts";
 import { readTokenRoutes } from "./routes/read-tokens.ts";
 import { recordRoutes } from "./routes/records.ts";
@@ -22,6 +26,9 @@ import { writeTokenRoutes } from "./routes/write-tokens.ts";
 /** The router Worker's HTTP API (API.md): stateless; every piece of state lives in an object. */
 export function createApp(): Hono<RouterEnv> {
   const app = new Hono<RouterEnv>();
+  // This app's (this isolate's) request counters for GET /v1/metrics; first, so it sees every answer.
+  const counters = new RouterCounters();
+  app.use("/v1/*", metricsMiddleware(counters));
   app.use(
     "/v1/*",
     cors({
@@ -45,6 +52,8 @@ export function createApp(): Hono<RouterEnv> {
   app.route("/v1/faults", faultRoutes);
   app.route("/v1/groups", groupRoutes);
   app.route("/v1/tokens", tokenRoutes);
+  app.route("/v1", openApiRoutes);
+  app.route("/v1/metrics", metricsRoutes(counters));
   // After authentication, as any route: a path served with other methods is 405 with Allow.
   const allowedMethods = allowedMethodsOf(app.routes);
   app.notFound((c) => {

@@ -116,8 +116,14 @@ function credentialOf(principal: Principal, token: string): string {
 }
 
 /**
+ * The paths whose GET needs no token: health, and the OpenAPI document (it describes the API,
+ * the same for every deployment, and holds no data). Every other path's answers do.
+ */
+export const publicPaths: readonly string[] = ["/v1/health", "/v1/openapi.json"];
+
+/**
  * Authentication (API.md, Conventions and Tokens): with the `TRIBUTARY_ADMIN_TOKEN` secret
- * set, every /v1 request but health and CORS preflight needs `Authorization: Bearer <token>`
+ * set, every /v1 request but the public paths and CORS preflight needs `Authorization: Bearer <token>`
  * (or, on a streaming read, `?access_token=`) — the admin token, a scoped, write or read
  * token — and the request carries its principal to the routes, which authorize it
  * (src/router/authorize.ts). Without the secret (local development) every request is
@@ -125,7 +131,7 @@ function credentialOf(principal: Principal, token: string): string {
  */
 export function authentication(): MiddlewareHandler<RouterEnv> {
   return async function authentication(c, next) {
-    if (c.req.method === "OPTIONS" || c.req.path === "/v1/health") return next();
+    if (c.req.method === "OPTIONS" || publicPaths.includes(c.req.path)) return next();
     const token = requestToken(c.req.raw, c.req.header("authorization"));
     const adminToken = c.env.TRIBUTARY_ADMIN_TOKEN;
     if (!adminToken) {

@@ -8,8 +8,23 @@ import {
 } from "../limits.ts";
 import type { OffsetQuery } from "../objects/replica-api.ts";
 import { encodingSchema, type Acks, type Encoding } from "../protocol/schemas.ts";
+import { accessTokenParam } from "./streams/streaming-read.ts";
 
 const integerPattern = /^-?\d{1,16}$/;
+
+/**
+ * The query parameters of the routes that take any (docs/api.md, Conventions; every other
+ * route takes none): what each passes to `routeQuery`, and what GET /v1/openapi.json lists
+ * for it (src/router/openapi/), from this one place.
+ */
+export const routeQueries = {
+  jsonFetch: ["offset", "maxRecords", "maxBytes", "waitMs", "encoding"],
+  binaryFetch: ["offset", "maxRecords", "maxBytes", "waitMs"],
+  binaryProduce: ["acks"],
+  listOffsets: ["at"],
+  /** SSE and WebSocket, on a partition or a whole topic. */
+  streamingRead: ["offset", "encoding", accessTokenParam],
+} as const;
 
 /** How much of an unknown parameter's name an error message repeats. */
 const parameterNameCharsShown = 64;

@@ -10,7 +10,7 @@ import { topicMetadata } from "../metadata-cache.ts";
 import { placementOf } from "../leader-calls.ts";
 import { readPartitionBatches } from "../partition-reads.ts";
 import { checkInSyncReplicas } from "../produce.ts";
-import { acksParam, fetchParams, partitionParam, routeQuery } from "../query.ts";
+import { acksParam, fetchParams, partitionParam, routeQueries, routeQuery } from "../query.ts";
 import { readBodyBytes } from "../request-body.ts";
 import { authorize } from "../authorize.ts";
 import type { RouterEnv } from "../context.ts";
@@ -32,7 +32,7 @@ function nextOffsetAfter(batches: readonly Uint8Array[], offset: number, highWat
 export const binaryRecordRoutes = new Hono<RouterEnv>()
   .post("/:topic/partitions/:partition/records", async (c) => {
     authorize(c, "topic", c.req.param("topic"), "write");
-    const acks = acksParam(routeQuery(c.req.url, ["acks"]).acks);
+    const acks = acksParam(routeQuery(c.req.url, routeQueries.binaryProduce).acks);
     if (!isRecordBatchType(c.req.header("content-type"))) {
       throw new TributaryError(
         "INVALID_REQUEST",
@@ -63,7 +63,7 @@ export const binaryRecordRoutes = new Hono<RouterEnv>()
     if (!isRecordBatchType(c.req.header("accept"))) return next();
     authorize(c, "topic", c.req.param("topic"), "read");
     const partition = partitionParam(c.req.param("partition"));
-    const options = fetchParams(routeQuery(c.req.url, ["offset", "maxRecords", "maxBytes", "waitMs"]));
+    const options = fetchParams(routeQuery(c.req.url, routeQueries.binaryFetch));
     const topic = await topicMetadata(c.env, c.req.param("topic"));
     const read = await readPartitionBatches(c.env, topic, partition, options, clientRegion(c.req.raw));
     c.set("fetchedBytes", read.batches.reduce((sum, batch) => sum + batch.byteLength, 0));

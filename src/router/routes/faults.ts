@@ -1,23 +1,15 @@
 import { Hono } from "hono";
-import { z } from "zod";
 import { TributaryError, unwrap } from "../../errors.ts";
 import { adminRequestBytesMax } from "../../limits.ts";
-import { checkFaultsEnabled, faultNames } from "../../objects/replica-faults.ts";
+import { checkFaultsEnabled } from "../../objects/replica-faults.ts";
 import { replicaStub } from "../../objects/stubs.ts";
+import { faultRequestSchema } from "../../protocol/schemas.ts";
 import { placementOf } from "../leader-calls.ts";
 import { topicMetadata } from "../metadata-cache.ts";
 import { routeQuery } from "../query.ts";
 import { readJsonBody } from "../request-body.ts";
 import { authorizeAdmin } from "../authorize.ts";
 import type { RouterEnv } from "../context.ts";
-
-const faultSchema = z.object({
-  topic: z.string(),
-  partition: z.number().int().nonnegative(),
-  replica: z.string(),
-  fault: z.enum(faultNames as ["down", "slow", "crash-after-write", "none"]),
-  ms: z.number().int().nonnegative().max(60_000).optional(),
-});
 
 /**
  * Fault injection (API.md): only when the Worker variable TRIBUTARY_FAULTS is "1" — a
@@ -32,7 +24,7 @@ export const faultRoutes = new Hono<RouterEnv>()
   .post("/", async (c) => {
     authorizeAdmin(c, "inject faults");
     routeQuery(c.req.url, []);
-    const request = await readJsonBody(c.req.raw, faultSchema, { maxBytes: adminRequestBytesMax });
+    const request = await readJsonBody(c.req.raw, faultRequestSchema, { maxBytes: adminRequestBytesMax });
     const topic = await topicMetadata(c.env, request.topic);
     const placement = placementOf(topic, request.partition);
     if (!placement.replicas.includes(request.replica)) {

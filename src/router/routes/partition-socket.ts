@@ -8,7 +8,7 @@ import { authorize, principalOf } from "../authorize.ts";
 import type { RouterEnv } from "../context.ts";
 import { callLeader } from "../leader-calls.ts";
 import { topicMetadata } from "../metadata-cache.ts";
-import { integerParam, partitionParam, routeQuery } from "../query.ts";
+import { integerParam, partitionParam, routeQueries, routeQuery } from "../query.ts";
 
 /** `offset` of a stream: earliest, latest (the default) or an offset (one outside the log is the partition's 416). */
 function streamOffsetParam(text: string | undefined): SubscribeRequest["offset"] {
@@ -37,7 +37,7 @@ export const partitionSocketRoutes = new Hono<RouterEnv>().get("/:topic/partitio
   authorize(c, "topic", c.req.param("topic"), "read");
   const partition = partitionParam(c.req.param("partition"));
   // access_token: a browser's token (docs/api.md, read tokens), taken by the authentication middleware.
-  const query = routeQuery(c.req.url, ["offset", "encoding", "access_token"]);
+  const query = routeQuery(c.req.url, routeQueries.streamingRead);
   const offset = streamOffsetParam(query.offset);
   const mode = subscriberMode(c.req.header("sec-websocket-protocol"), query.encoding);
   // Streams per token: keyed as SSE's (a scoped token, or each write or read token), by a hash sent to the object.

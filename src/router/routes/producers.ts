@@ -1,15 +1,12 @@
 import { Hono } from "hono";
-import { z } from "zod";
 import { unwrap } from "../../errors.ts";
 import { adminRequestBytesMax } from "../../limits.ts";
 import { controllerStub } from "../../objects/stubs.ts";
+import { producerRequestSchema } from "../../protocol/schemas.ts";
 import { authorizeIdempotentWrite } from "../authorize.ts";
 import type { RouterEnv } from "../context.ts";
 import { routeQuery } from "../query.ts";
 import { readJsonBody } from "../request-body.ts";
-
-/** The body is optional: nothing, or a JSON object (fields for later versions, ignored). */
-const producerRequestSchema = z.looseObject({});
 
 /**
  * `POST /v1/producers` (API.md, Produce): an idempotent producer's id and epoch, from the

@@ -6,7 +6,7 @@ import { clientRegion } from "../client-region.ts";
 import { topicMetadata } from "../metadata-cache.ts";
 import { listOffset, payloadBytesOf, readPartition, recordJson } from "../partition-reads.ts";
 import { produce } from "../produce.ts";
-import { encodingParam, fetchParams, offsetAtParam, partitionParam, routeQuery } from "../query.ts";
+import { encodingParam, fetchParams, offsetAtParam, partitionParam, routeQueries, routeQuery } from "../query.ts";
 import { parseJsonBody, readBodyBytes } from "../request-body.ts";
 import { authorize } from "../authorize.ts";
 import type { RouterEnv } from "../context.ts";
@@ -32,7 +32,7 @@ export const recordRoutes = new Hono<RouterEnv>()
     authorize(c, "topic", c.req.param("topic"), "read");
     const partition = partitionParam(c.req.param("partition"));
     if (acceptsEventStream(c.req.header("accept"))) return partitionEventStream(c, c.req.param("topic"), partition);
-    const query = routeQuery(c.req.url, ["offset", "maxRecords", "maxBytes", "waitMs", "encoding"]);
+    const query = routeQuery(c.req.url, routeQueries.jsonFetch);
     const options = fetchParams(query);
     const encoding = encodingParam(query.encoding);
     const topic = await topicMetadata(c.env, c.req.param("topic"));
@@ -52,7 +52,7 @@ export const recordRoutes = new Hono<RouterEnv>()
   .get("/:topic/partitions/:partition/offsets", async (c) => {
     authorize(c, "topic", c.req.param("topic"), "describe");
     const partition = partitionParam(c.req.param("partition"));
-    const at = offsetAtParam(routeQuery(c.req.url, ["at"]).at);
+    const at = offsetAtParam(routeQuery(c.req.url, routeQueries.listOffsets).at);
     const answer = await listOffset(c.env, await topicMetadata(c.env, c.req.param("topic")), partition, at);
     return c.json(answer);
   });

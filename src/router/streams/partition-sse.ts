@@ -8,13 +8,12 @@ import type { RouterEnv } from "../context.ts";
 import { placementOf } from "../leader-calls.ts";
 import { topicMetadata } from "../metadata-cache.ts";
 import { listOffset, payloadBytesOf, readPartition, recordJson, type PartitionRecords } from "../partition-reads.ts";
-import { encodingParam, integerParam, routeQuery } from "../query.ts";
+import { encodingParam, integerParam, routeQueries, routeQuery } from "../query.ts";
 import { streamQuota } from "../quotas.ts";
 import { principalOf } from "../authorize.ts";
 import { recordsFrame } from "./sse-format.ts";
 import { eventStreamResponse } from "./sse-stream.ts";
 import { takeStreamSlot } from "./stream-slots.ts";
-import { accessTokenParam } from "./streaming-read.ts";
 
 /** One partition's reads for a stream: the records a fetch with default bounds returns. */
 export interface StreamedPartition {
@@ -65,7 +64,7 @@ function partitionData(read: PartitionRecords, encoding: Encoding) {
  * each long poll that brings records is one `records` event whose id is the next offset.
  */
 export async function partitionEventStream(c: Context<RouterEnv>, name: string, partition: number): Promise<Response> {
-  const query = routeQuery(c.req.url, ["offset", "encoding", accessTokenParam]);
+  const query = routeQuery(c.req.url, routeQueries.streamingRead);
   const encoding = encodingParam(query.encoding);
   const lastEventId = c.req.header("last-event-id");
   const resumeAt = lastEventId === undefined ? undefined : integerParam("Last-Event-ID", lastEventId, { min: 0, max: Number.MAX_SAFE_INTEGER });

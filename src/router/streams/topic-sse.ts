@@ -7,15 +7,16 @@ import { clientRegion } from "../client-region.ts";
 import type { RouterEnv } from "../context.ts";
 import { topicMetadata } from "../metadata-cache.ts";
 import { payloadBytesOf, recordJson, type PartitionRecords } from "../partition-reads.ts";
-import { encodingParam, routeQuery } from "../query.ts";
+import { encodingParam, routeQueries, routeQuery } from "../query.ts";
 import { streamQuota } from "../quotas.ts";
 import { principalOf } from "../authorize.ts";
 import { currentTopic, readStreamed, startOffset } from "./partition-sse.ts";
 import { recordsFrame } from "./sse-format.ts";
 import { eventStreamResponse } from "./sse-stream.ts";
 import { takeStreamSlot } from "./stream-slots.ts";
-import { accessTokenParam, acceptsEventStream } from "./streaming-read.ts";
+import { acceptsEventStream } from "./streaming-read.ts";
 import { decodeTopicPositions, encodeTopicPositions } from "./topic-position-id.ts";
+import { mapBounded } from "../map-bounded.ts";
 
 interface Poll {
   settled: boolean;
@@ -103,20 +104,6 @@ class TopicStreamReader {
   }
 }
 
-/** Runs `task` over `items`, at most `limit` at a time, answering in order. */
-async function mapBounded<T, R>(items: readonly T[], limit: number, task: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await task(items[index]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
-}
-
 /**
  * `GET /v1/topics/{topic}/records` (docs/api.md, "SSE on a whole topic"): only with `Accept:
  * text/event-stream`. Refused before the stream, as JSON: parameters, an unknown topic, a
@@ -124,7 +111,7 @@ async function mapBounded<T, R>(items: readonly T[], limit: number, task: (item:
  * (`earliest` or `latest`, the default).
  */
 export async function topicEventStream(c: Context<RouterEnv>, name: string): Promise<Response> {
-  const query = routeQuery(c.req.url, ["offset", "encoding", accessTokenParam]);
+  const query = routeQuery(c.req.url, routeQueries.streamingRead);
   if (!acceptsEventStream(c.req.header("accept"))) {
     throw new TributaryError("INVALID_REQUEST", "GET on a topic's records serves only Server-Sent Events (Accept: text/event-stream); fetch reads one partition: GET /v1/topics/{topic}/partitions/{partition}/records");
   }

@@ -6,6 +6,7 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { encodeRecordBatch } from "../../../src/protocol/record-batch.ts";
+import { publicPaths } from "../../../src/router/auth.ts";
 import { recordBatchContentType } from "../../../src/protocol/content-types.ts";
 import { groupPath, join, uniqueGroup } from "../groups/support/groups.ts";
 import { createTopic, produce, uniqueTopic, type ApiResponse } from "../support/http.ts";
@@ -121,6 +122,15 @@ const rows: Row[] = [
     allowed: "rightful",
   },
   { route: "POST /v1/groups/:group/members", call: () => ["POST", groupPath(group, "/members"), { body: { topics: [topic] } }], other: refusedGroup, allowed: "rightful" },
+  // Metrics show every topic and group: describe on the cluster (the rightful token has it, the other token not).
+  { route: "GET /v1/metrics", call: () => ["GET", "/v1/metrics", {}], other: refusedCluster, allowed: "rightful" },
+  {
+    // The JSON twin: an extra row (the route is covered above), so it needs no suffix of its own in the coverage check.
+    route: "GET /v1/metrics as JSON",
+    call: () => ["GET", "/v1/metrics", { headers: { accept: "application/json" } }],
+    other: refusedCluster,
+    allowed: "rightful",
+  },
   { route: "GET /v1/tokens", call: () => ["GET", "/v1/tokens", {}], other: refusedCluster, allowed: "admin" },
   { route: "POST /v1/tokens", call: () => ["POST", "/v1/tokens", { body: { rules: [allOn("topic", topic)] } }], other: refusedCluster, allowed: "admin" },
   { route: "DELETE /v1/tokens/:id", call: () => ["DELETE", `/v1/tokens/${"0".repeat(16)}`, {}], other: refusedCluster, allowed: "admin" },
@@ -181,8 +191,13 @@ beforeAll(async () => {
   memberId = joined.memberId;
   memberEpoch = joined.memberEpoch;
   await join(otherGroup, [otherTopic], { sessionTimeoutMs: 1_800_000 });
-  // The new topic's name starts with the topic's: a prefixed rule allows creating it.
-  const rightfulRules = [allOn("topic", topic), allOn("group", group), { resource: "topic", name: `${topic}-`, patternType: "prefixed", operations: ["create"] }];
+  // The new topic's name starts with the topic's: a prefixed rule allows creating it. Describe on the cluster: metrics.
+  const rightfulRules = [
+    allOn("topic", topic),
+    allOn("group", group),
+    { resource: "topic", name: `${topic}-`, patternType: "prefixed", operations: ["create"] },
+    { resource: "cluster", name: "tributary", patternType: "literal", operations: ["describe"] },
+  ];
   const rightful = await createToken({ name: "rightful", rules: rightfulRules });
   const other = await createToken({ name: "other", rules: [allOn("topic", otherTopic), allOn("group", otherGroup)] });
   const expired = await createToken({ name: "expired", rules: rightfulRules, expiresAt: Date.now() + 500 });
@@ -205,7 +220,17 @@ beforeAll(async () => {
 describe("the authorization matrix", () => {
   it("covers every route the app serves", () => {
     const covered = new Set(rows.map((row) => row.route.replace(/ \((binary|SSE|websocket)\)$/, "")));
-    expect(appRoutes().filter((route) => route !== "GET /v1/health" && !covered.has(route))).toEqual([]);
+    const publicRoutes = publicPaths.map((path) => `GET ${path}`);
+    expect(appRoutes().filter((route) => !publicRoutes.includes(route) && !covered.has(route))).toEqual([]);
+  });
+
+  it("serves the public routes (health, the OpenAPI document) without a token, and with any", async () => {
+    expect(publicPaths).toEqual(["/v1/health", "/v1/openapi.json"]);
+    for (const path of publicPaths) {
+      for (const credential of [undefined, "garbage", tokens.expired, tokens.other]) {
+        expect({ path, credential, status: (await securedCall("GET", path, { token: credential })).status }).toEqual({ path, credential, status: 200 });
+      }
+    }
   });
 
   it.each(rows.map((row) => [row.route, row] as const))("%s: 401 without a valid token, the other token's refusal, nothing changed", async (_route, row) => {

@@ -1,0 +1,189 @@
+import { z } from "zod";
+import { errorTable, type ErrorCode } from "../errors.ts";
+
+/**
+ * Response shapes of the HTTP API (API.md, docs/api.md), the one place they are written as
+ * code: GET /v1/openapi.json's response schemas are generated from these (src/router/openapi/),
+ * test/e2e/openapi-responses.test.ts checks the router's real answers against that document,
+ * and test/unit/openapi/client-types.test.ts checks the client's types against these. Objects
+ * are closed (zod's output JSON Schema says `additionalProperties: false`), so a field the
+ * router adds or drops fails those tests until it is written here.
+ */
+
+const offsetSchema = z.number().int();
+const timestampSchema = z.number().int().meta({ description: "ms since the Unix epoch" });
+
+export const healthResponseSchema = z.object({ status: z.literal("ok") });
+
+export const partitionInfoSchema = z.object({
+  partition: z.number().int().nonnegative(),
+  leader: z.string().meta({ description: "a region name, e.g. weur" }),
+  replicas: z.array(z.string()),
+  isr: z.array(z.string()),
+  logStartOffset: offsetSchema,
+  highWatermark: offsetSchema,
+  storage: z
+    .object({ sqliteBatches: z.number().int(), sqliteBytes: z.number().int(), r2Segments: z.number().int(), r2Bytes: z.number().int() })
+    .meta({ description: "where the partition's bytes live (an addition)" }),
+  debug: z
+    .record(z.string(), z.number())
+    .optional()
+    .meta({ description: "only with TRIBUTARY_FAULTS=1 and TRIBUTARY_DEBUG_STATS=1; not a stable API" }),
+});
+
+/** API.md's Topic, with the additions docs/api.md lists. */
+export const topicSchema = z
+  .object({
+    name: z.string(),
+    topicId: z.string(),
+    replicationFactor: z.number().int(),
+    configs: z.record(z.string(), z.string()).meta({ description: "every config with its effective value" }),
+    configOverrides: z.array(z.string()).meta({ description: "the configs set on the topic rather than defaulted, sorted" }),
+    partitions: z.array(partitionInfoSchema),
+  });
+
+export const topicSummarySchema = z.object({ name: z.string(), partitions: z.number().int(), replicationFactor: z.number().int() });
+export const topicListSchema = z.object({ topics: z.array(topicSummarySchema) });
+
+export const produceResponseSchema = z.object({
+  offsets: z.array(z.object({ partition: z.number().int(), offset: offsetSchema, timestamp: timestampSchema })),
+});
+
+/** `acks: 0`: accepted, nothing known yet. */
+export const acceptedResponseSchema = z.object({});
+
+export const binaryProduceResponseSchema = z.object({
+  partition: z.number().int(),
+  baseOffset: offsetSchema,
+  lastOffset: offsetSchema,
+  timestamp: timestampSchema.optional().meta({ description: "the append time, on a LogAppendTime topic" }),
+});
+
+const headersSchema = z.record(z.string(), z.string().nullable()).meta({ description: "header values as UTF-8 strings (null where a Kafka client wrote none)" });
+
+export const fetchedRecordSchema = z
+  .object({
+    offset: offsetSchema,
+    timestamp: timestampSchema,
+    key: z.string().nullable(),
+    value: z.string().nullable(),
+    headers: headersSchema,
+  });
+
+export const fetchResponseSchema = z
+  .object({ records: z.array(fetchedRecordSchema), nextOffset: offsetSchema, highWatermark: offsetSchema, logStartOffset: offsetSchema });
+
+export const listOffsetResponseSchema = z.object({
+  offset: offsetSchema,
+  timestamp: timestampSchema.optional().meta({ description: "present when the offset was found by time" }),
+});
+
+export const mintedTokenResponseSchema = z.object({ token: z.string(), topic: z.string(), expiresAt: timestampSchema });
+
+export const producerIdentitySchema = z.object({ producerId: z.number().int().nonnegative(), producerEpoch: z.number().int().nonnegative() });
+
+// ---- Consumer groups ------------------------------------------------------------------
+
+const assignmentSchema = z.array(z.object({ topic: z.string(), partitions: z.array(z.number().int()) }));
+const positionSchema = z.object({ topic: z.string(), partition: z.number().int(), offset: offsetSchema });
+
+export const memberResponseSchema = z.object({ memberEpoch: z.number().int(), assignment: assignmentSchema, heartbeatIntervalMs: z.number().int() });
+export const joinResponseSchema = memberResponseSchema.extend({ memberId: z.string() });
+
+export const pollResponseSchema = memberResponseSchema.extend({
+  records: z.array(fetchedRecordSchema.extend({ topic: z.string(), partition: z.number().int() })),
+  positions: z.array(positionSchema),
+});
+
+export const groupListSchema = z.object({
+  groups: z.array(z.object({ group: z.string(), state: z.string(), members: z.number().int() })),
+});
+
+export const groupDescriptionSchema = z.object({
+  group: z.string(),
+  state: z.enum(["Empty", "Reconciling", "Stable"]),
+  assignor: z.enum(["uniform", "range"]),
+  members: z.array(
+    z.object({
+      memberId: z.string(),
+      memberEpoch: z.number().int(),
+      assignment: assignmentSchema,
+      clientId: z.string().nullable(),
+      host: z.string().nullable(),
+      lastHeartbeatAt: timestampSchema,
+      sessionTimeoutMs: z.number().int(),
+    }),
+  ),
+});
+
+export const groupOffsetsSchema = z.object({
+  offsets: z.array(
+    z.object({ topic: z.string(), partition: z.number().int(), offset: offsetSchema.nullable(), highWatermark: offsetSchema, lag: z.number().int().nullable() }),
+  ),
+});
+
+export const resetOffsetsResponseSchema = z.object({ offsets: z.array(positionSchema) });
+
+// ---- Tokens ---------------------------------------------------------------------------
+
+const ruleViewSchema = z.object({
+  resource: z.enum(["topic", "group", "cluster"]),
+  name: z.string(),
+  patternType: z.enum(["literal", "prefixed"]),
+  operations: z.array(z.enum(["read", "write", "describe", "create", "alter", "delete"])),
+});
+const quotasViewSchema = z.object({
+  produceBytesPerSecond: z.number().int().optional(),
+  fetchBytesPerSecond: z.number().int().optional(),
+  requestsPerSecond: z.number().int().optional(),
+});
+
+export const tokenViewSchema = z
+  .object({ id: z.string(), name: z.string().nullable(), rules: z.array(ruleViewSchema), expiresAt: timestampSchema.nullable(), quotas: quotasViewSchema });
+export const tokenListSchema = z.object({ tokens: z.array(tokenViewSchema) });
+export const createdTokenSchema = tokenViewSchema.extend({ token: z.string().meta({ description: "the secret, shown only here" }) });
+
+/** GET /v1/openapi.json: an OpenAPI 3.1 document (its own shape is OpenAPI's; test/unit/openapi/ validates it). */
+export const openApiDocumentSchema = z.looseObject({
+  openapi: z.string(),
+  info: z.looseObject({ title: z.string(), version: z.string() }),
+  paths: z.record(z.string(), z.looseObject({})),
+});
+
+// ---- Errors ---------------------------------------------------------------------------
+
+/**
+ * API.md's error body: `{"error": {"code", "message", ...data}}`. The data fields vary by
+ * code (`logStartOffset`, `allow`, `retryAfterMs`, `parameter`, ...), so the object is open.
+ */
+export function errorBodySchema(codes: readonly ErrorCode[]) {
+  return z.object({
+    error: z.looseObject({ code: z.enum(codes as [ErrorCode, ...ErrorCode[]]), message: z.string() }),
+  });
+}
+
+export const anyErrorBodySchema = errorBodySchema(Object.keys(errorTable) as ErrorCode[]);
+
+/** GET /v1/metrics with `Accept: application/json`: the exposition's families, and 15 minutes of traffic per partition (docs/metrics.md). */
+export const metricsJsonResponseSchema = z.object({
+  generatedAt: timestampSchema,
+  families: z.array(
+    z.object({
+      name: z.string(),
+      type: z.enum(["gauge", "counter", "histogram"]),
+      help: z.string(),
+      samples: z.array(z.object({ name: z.string(), labels: z.record(z.string(), z.string()), value: z.number() })),
+    }),
+  ),
+  history: z.object({
+    partitions: z.array(
+      z.object({
+        topic: z.string(),
+        partition: z.number().int().nonnegative(),
+        minuteStartMs: z.array(timestampSchema),
+        recordsIn: z.array(z.number()),
+        recordsOut: z.array(z.number()),
+      }),
+    ),
+  }),
+});

@@ -1,0 +1,50 @@
+import {
+  fetchMaxBytesDefault,
+  fetchMaxBytesMax,
+  fetchMaxRecordsDefault,
+  fetchMaxRecordsMax,
+  fetchWaitMsMax,
+} from "../../limits.ts";
+import { accessTokenParam } from "../streams/streaming-read.ts";
+
+/**
+ * Every query parameter a route takes (docs/api.md, Conventions), as the document describes
+ * it; the bounds are src/limits.ts's, as src/router/query.ts enforces them. Which route takes
+ * which is in the route table, and test/workers/openapi/query-parameters.test.ts checks each
+ * route's list against the router's own refusal of any other parameter.
+ */
+export const queryParameters: Record<string, { description: string; schema: Record<string, unknown> }> = {
+  offset: {
+    description:
+      "Fetch: the offset to read from (required). Streaming reads: `earliest`, `latest` (the default) or an offset on a partition; `earliest` or `latest` on a whole topic.",
+    schema: { type: "string", pattern: "^(earliest|latest|-?[0-9]{1,16})$" },
+  },
+  maxRecords: {
+    description: "At most this many records (whole batches on a binary fetch); the first is always returned.",
+    schema: { type: "integer", minimum: 1, maximum: fetchMaxRecordsMax, default: fetchMaxRecordsDefault },
+  },
+  maxBytes: {
+    description: "At most this many bytes of keys, values and headers (whole batches on a binary fetch).",
+    schema: { type: "integer", minimum: 1, maximum: fetchMaxBytesMax, default: fetchMaxBytesDefault },
+  },
+  waitMs: {
+    description: "At the high watermark, wait this long for a record before answering empty.",
+    schema: { type: "integer", minimum: 0, maximum: fetchWaitMsMax, default: 0 },
+  },
+  encoding: {
+    description: "How keys and values are written in JSON answers.",
+    schema: { type: "string", enum: ["utf8", "base64"], default: "utf8" },
+  },
+  at: {
+    description: "`earliest`, `latest`, or a timestamp in ms: the first offset whose record timestamp is at or after it.",
+    schema: { type: "string", pattern: "^(earliest|latest|[0-9]{1,16})$" },
+  },
+  acks: {
+    description: "`0` (answer 202 at once), `1` (the leader stored it) or `all` (the in-sync replicas did).",
+    schema: { type: "string", enum: ["0", "1", "all"], default: "all" },
+  },
+  [accessTokenParam]: {
+    description: "The bearer token of a streaming read (SSE, WebSocket), which browsers open without headers; an Authorization header wins. Refused on every other request.",
+    schema: { type: "string" },
+  },
+};

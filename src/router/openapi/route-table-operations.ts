@@ -1,0 +1,72 @@
+import { createTokenSchema } from "../../auth/token-schemas.ts";
+import {
+  createdTokenSchema,
+  healthResponseSchema,
+  metricsJsonResponseSchema,
+  openApiDocumentSchema,
+  producerIdentitySchema,
+  tokenListSchema,
+} from "../../protocol/response-schemas.ts";
+import { faultRequestSchema, producerRequestSchema } from "../../protocol/schemas.ts";
+import type { RouteDoc } from "./route-doc.ts";
+
+/** Idempotent producers, scoped tokens, fault injection, health, metrics and this document (docs/api.md). */
+export const operationRouteDocs: readonly RouteDoc[] = [
+  {
+    method: "post", path: "/v1/producers", tag: "records", auth: "token", resource: "cluster", objects: true,
+    summary: "An idempotent producer's id and epoch (Kafka's InitProducerId)",
+    description: "Needs `write` on any topic, or on the cluster (KIP-679).",
+    body: { json: producerRequestSchema, optional: true },
+    responses: { 201: { description: "A producer id never handed out before, at epoch 0", json: producerIdentitySchema } },
+  },
+  {
+    method: "post", path: "/v1/tokens", tag: "tokens", auth: "token", resource: "cluster", objects: true,
+    summary: "Create a scoped token (admin token only)",
+    body: { json: createTokenSchema },
+    responses: { 201: { description: "The token, with its secret (shown only here)", json: createdTokenSchema } },
+    errors: ["SECURITY_DISABLED"],
+  },
+  {
+    method: "get", path: "/v1/tokens", tag: "tokens", auth: "token", resource: "cluster", objects: true,
+    summary: "List scoped tokens, oldest first, never a secret (admin token only)",
+    responses: { 200: { description: "The tokens", json: tokenListSchema } },
+  },
+  {
+    method: "delete", path: "/v1/tokens/:id", tag: "tokens", auth: "token", resource: "cluster", objects: true,
+    summary: "Revoke a scoped token (admin token only)",
+    responses: { 204: { description: "Revoked" } },
+    errors: ["NOT_FOUND"],
+  },
+  {
+    method: "post", path: "/v1/faults", tag: "operations", auth: "token", resource: "cluster", objects: true,
+    summary: "Inject a fault into a replica (only with TRIBUTARY_FAULTS=1; admin token only)",
+    description: "Without the Worker variable `TRIBUTARY_FAULTS=1` the path does not exist: 404 NOT_FOUND for every method.",
+    body: { json: faultRequestSchema },
+    responses: { 204: { description: "Set" } },
+    errors: ["NOT_FOUND", "UNKNOWN_TOPIC_OR_PARTITION"],
+  },
+  {
+    method: "get", path: "/v1/health", tag: "operations", auth: "none",
+    summary: "Health (no token; ignores query parameters)",
+    responses: { 200: { description: "Healthy", json: healthResponseSchema } },
+  },
+  {
+    method: "get", path: "/v1/metrics", tag: "operations", auth: "token", resource: "cluster", objects: true,
+    summary: "Metrics: Prometheus text, or JSON with `Accept: application/json` (describe on the cluster)",
+    query: [],
+    responses: {
+      200: {
+        description: "The metrics in Prometheus's text exposition format, or their JSON twin (docs/metrics.md)",
+        json: metricsJsonResponseSchema,
+        other: { "text/plain; version=0.0.4": { type: "string" } },
+      },
+    },
+  },
+  {
+    method: "get", path: "/v1/openapi.json", tag: "operations", auth: "none",
+    summary: "This document: OpenAPI 3.1 for every route (no token)",
+    description: "Needs no token: it describes the API, the same for every deployment, and holds no data (as GET /v1/health and docs/api.md).",
+    query: [],
+    responses: { 200: { description: "The OpenAPI 3.1 document", json: openApiDocumentSchema } },
+  },
+];

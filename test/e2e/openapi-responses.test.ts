@@ -1,0 +1,197 @@
+/**
+ * The router's real answers agree with GET /v1/openapi.json (issue 17): against a real
+ * `wrangler dev`, the TypeScript client (and plain requests, for the routes it does not call)
+ * exercise every route with a JSON answer; every response is recorded at the client's `fetch`
+ * and validated with ajv against the document the server itself serves — the schema of its
+ * route, status and content type. The document's objects are closed, so a field the router
+ * adds or drops, or a status it answers that the document does not list, fails here.
+ */
+import { Ajv2020 } from "ajv/dist/2020.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { isTributaryError, Tributary, type ConsumedMessage } from "../../src/client/index.ts";
+import { encodeRecordBatch } from "../../src/protocol/record-batch.ts";
+import { recordBatchContentType } from "../../src/protocol/content-types.ts";
+import { startWranglerDev, type DevServer } from "./support/wrangler-dev.ts";
+
+interface Recorded {
+  method: string;
+  path: string;
+  status: number;
+  contentType: string;
+  text: string;
+}
+
+type MediaTypes = Record<string, { schema: Record<string, unknown> }>;
+type Operation = { responses: Record<string, { content?: MediaTypes }> };
+type OpenApi = { paths: Record<string, Record<string, Operation>> };
+
+/** Documented answers no request here can get, and why. */
+const notExercised: Record<string, string> = {};
+
+describe("the router's answers agree with its OpenAPI document", () => {
+  const adminToken = `e2e-admin-${crypto.randomUUID()}`;
+  const recorded: Recorded[] = [];
+  const reading: Promise<void>[] = [];
+  let server: DevServer;
+  let client: Tributary;
+
+  /** Every request of this test goes through here: the answer is recorded as it came. */
+  const recordingFetch = async (request: Request): Promise<Response> => {
+    const response = await fetch(request);
+    const copy = response.clone();
+    reading.push(
+      copy.text().then((text) => {
+        recorded.push({ method: request.method, path: new URL(request.url).pathname, status: response.status, contentType: response.headers.get("content-type") ?? "", text });
+      }),
+    );
+    return response;
+  };
+
+  /** A request the client has no method for. */
+  const call = (method: string, path: string, options: { json?: unknown; bytes?: Uint8Array; headers?: Record<string, string>; token?: string | null } = {}) => {
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.token !== null) headers.authorization = `Bearer ${options.token ?? adminToken}`;
+    if (options.json !== undefined) headers["content-type"] = "application/json";
+    const body = options.json !== undefined ? JSON.stringify(options.json) : options.bytes;
+    return recordingFetch(new Request(`${server.url}${path}`, { method, headers, body }));
+  };
+
+  beforeAll(async () => {
+    server = await startWranglerDev({ vars: { TRIBUTARY_ADMIN_TOKEN: adminToken } });
+    client = new Tributary({ url: server.url, token: adminToken, fetch: recordingFetch });
+  });
+
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it("answers every route as the document says", async () => {
+    const topics = client.admin().topics;
+    await topics.create({ name: "docs", partitions: 2, configs: { "retention.ms": "3600000" } });
+    await topics.create({ name: "stamped", configs: { "message.timestamp.type": "LogAppendTime" } });
+    expect(isTributaryError(await topics.create({ name: "docs" }).catch((error: unknown) => error), "TOPIC_ALREADY_EXISTS")).toBe(true);
+    await topics.list();
+    await topics.alterConfigs("docs", { "retention.ms": null });
+    await topics.createPartitions("docs", 3);
+
+    const topic = client.topic("docs");
+    await topic.describe();
+    const [written] = await topic.produce([{ key: "k", value: "v", headers: { trace: "t-1" } }]);
+    await topic.fetch(written!.partition, written!.offset);
+    await topic.offset(written!.partition, "earliest");
+    await call("GET", `/v1/topics/docs/partitions/${written!.partition}/offsets?at=0`);
+    await topic.writeToken({ ttlMs: 60_000 });
+    await call("POST", "/v1/topics/docs/read-tokens", { json: { ttlMs: 60_000 } });
+    expect(isTributaryError(await topic.fetch(0, 1_000_000).catch((error: unknown) => error), "OFFSET_OUT_OF_RANGE")).toBe(true);
+
+    // JSON produce and fetch, acks 0 on both transports, an append-time topic's binary answer.
+    await call("POST", "/v1/topics/docs/records", { json: { records: [{ key: "a", value: "1", headers: { h: "x" } }, { value: null }] } });
+    await call("POST", "/v1/topics/docs/records", { json: { records: [{ value: "fire and forget" }], acks: 0 } });
+    await call("GET", "/v1/topics/docs/partitions/0/records?offset=0&encoding=base64");
+    const batch = encodeRecordBatch([{ key: null, value: new TextEncoder().encode("b"), headers: [], timestamp: Date.now() }]);
+    const binary = { bytes: batch, headers: { "content-type": recordBatchContentType } };
+    await call("POST", "/v1/topics/docs/partitions/0/records?acks=0", binary);
+    await call("POST", "/v1/topics/stamped/partitions/0/records", binary);
+    await call("POST", "/v1/topics/nope/records", { json: { records: [{ value: "x" }] } });
+
+    // An idempotent producer: POST /v1/producers, then binary produce.
+    const producer = client.producer({ idempotent: true });
+    await producer.send({ topic: "docs", messages: [{ key: "p", value: "idempotent" }] });
+    await producer.close();
+
+    // A group: join, poll, heartbeat, commit and leave through the client's consumer; the rest by hand.
+    const consumer = client.consumer({ groupId: "docs-readers", maxWaitTimeInMs: 200 });
+    await consumer.subscribe({ topics: ["docs"], fromBeginning: true });
+    const seen: ConsumedMessage[] = [];
+    await consumer.run({ eachMessage: async ({ message }) => void seen.push(message) });
+    for (const deadline = Date.now() + 30_000; seen.length < 4; ) {
+      expect(Date.now(), `4 records (got ${seen.length})`).toBeLessThan(deadline);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const groups = client.admin().groups;
+    await groups.describe("docs-readers");
+    await consumer.disconnect();
+    const joined = (await (await call("POST", "/v1/groups/by-hand/members", { json: { topics: ["docs"], clientId: "openapi" } })).json()) as { memberId: string; memberEpoch: number };
+    await call("POST", `/v1/groups/by-hand/members/${joined.memberId}/heartbeat`, { json: { memberEpoch: joined.memberEpoch } });
+    await call("POST", `/v1/groups/by-hand/members/${joined.memberId}/poll`, { json: { memberEpoch: joined.memberEpoch, encoding: "base64" } });
+    await call("DELETE", `/v1/groups/by-hand/members/${joined.memberId}`);
+    await groups.list();
+    await call("GET", "/v1/metrics", { headers: { accept: "application/json" } });
+    await call("GET", "/v1/metrics");
+    await groups.offsets("docs-readers");
+    await groups.resetOffsets("docs-readers", { topic: "docs", to: "earliest", dryRun: true });
+    await groups.resetOffsets("docs-readers", { topic: "docs", to: { offset: 1 } });
+    await groups.commitOffsets("docs-readers", [{ topic: "docs", partition: 0, offset: 1 }]);
+    await groups.delete("docs-readers");
+    await call("GET", "/v1/groups/docs-readers");
+
+    // Tokens, then what a secured deployment answers without one, and the public routes.
+    const tokens = client.admin().tokens;
+    const created = await tokens.create({ name: "docs", rules: [{ resource: "topic", name: "docs", patternType: "literal", operations: ["read"] }], quotas: { requestsPerSecond: 100 } });
+    await tokens.list();
+    await tokens.revoke(created.id);
+    await call("GET", "/v1/topics", { token: null });
+    await call("PUT", "/v1/topics");
+    await call("GET", "/v1/health", { token: null });
+    await call("GET", "/v1/openapi.json", { token: null });
+    await call("GET", "/v1/openapi.json?unknown=1", { token: null });
+    await topics.delete("stamped");
+    await Promise.all(reading);
+
+    const document = JSON.parse(recorded.find((entry) => entry.path === "/v1/openapi.json" && entry.status === 200)!.text) as OpenApi;
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    const problems: string[] = [];
+    const covered = new Set<string>();
+    for (const entry of recorded) {
+      const found = operationOf(document, entry.method, entry.path);
+      if (found === undefined) {
+        // Only the deliberate 405 (a method the path is not served with) has no operation.
+        if (entry.status !== 405) problems.push(`${entry.method} ${entry.path}: no operation in the document`);
+        continue;
+      }
+      const where = `${entry.method} ${found.template} ${entry.status}`;
+      covered.add(where);
+      const answer = found.operation.responses[String(entry.status)];
+      if (answer === undefined) {
+        problems.push(`${where}: status not in the document (${entry.text.slice(0, 200)})`);
+        continue;
+      }
+      const media = entry.contentType.split(";")[0]!.trim();
+      if (entry.status === 204 || entry.status === 101) {
+        if (entry.text !== "") problems.push(`${where}: a body where the document has none`);
+        continue;
+      }
+      // A declared type may carry parameters (Prometheus's `text/plain; version=0.0.4`).
+      const declared = Object.entries(answer.content ?? {}).find(([type]) => type.split(";")[0]!.trim() === media)?.[1];
+      if (declared === undefined) {
+        problems.push(`${where}: content type ${media} not in the document`);
+        continue;
+      }
+      if (media !== "application/json") continue;
+      const validate = ajv.compile(declared.schema);
+      if (!validate(JSON.parse(entry.text))) problems.push(`${where}: ${(validate.errors ?? []).map((error) => `${error.instancePath} ${error.message} ${JSON.stringify(error.params)}`).join("; ")}`);
+    }
+    expect(problems).toEqual([]);
+
+    // Every JSON success the document lists was exercised (so a new route needs a request here).
+    const jsonSuccesses = Object.entries(document.paths).flatMap(([template, methods]) =>
+      Object.entries(methods).flatMap(([method, operation]) =>
+        Object.entries(operation.responses)
+          .filter(([status, answer]) => status.startsWith("2") && answer.content?.["application/json"] !== undefined)
+          .map(([status]) => `${method.toUpperCase()} ${template} ${status}`),
+      ),
+    );
+    expect(jsonSuccesses.filter((where) => !covered.has(where) && !(where in notExercised))).toEqual([]);
+    expect(covered.size).toBeGreaterThan(30);
+  });
+});
+
+/** The document's operation for a request: the path template that matches it with this method. */
+function operationOf(document: OpenApi, method: string, path: string): { template: string; operation: Operation } | undefined {
+  for (const [template, methods] of Object.entries(document.paths)) {
+    const pattern = new RegExp(`^${template.replace(/\./g, "\\.").replace(/\{\w+\}/g, "[^/]+")}$`);
+    const operation = methods[method.toLowerCase()];
+    if (operation !== undefined && pattern.test(path)) return { template, operation };
+  }
+  return undefined;
+}
