@@ -74,7 +74,7 @@ export async function consumeCommand(context: CommandContext): Promise<void> {
   return consumePartition(context, topic, partition, max);
 }
 
-/** Where a stream starts: --offset (a number only for one partition), else --from-beginning's earliest, else latest. */
+/** Where a read starts: --offset (a number only for one partition), else --from-beginning's earliest, else latest. */
 function streamStart(context: CommandContext, partition: number | undefined): "earliest" | "latest" | number {
   const text = stringValue(context.values, "offset");
   if (text !== undefined && /^\d+$/.test(text)) {
@@ -138,11 +138,8 @@ async function followStream(context: CommandContext, topic: string, partition: n
 }
 
 async function startOffset(context: CommandContext, topic: string, partition: number): Promise<number> {
-  const text = stringValue(context.values, "offset");
-  if (text !== undefined && /^\d+$/.test(text)) return Number(text);
-  if (text !== undefined && text !== "earliest" && text !== "latest") throw new UsageError("--offset takes a number, earliest or latest");
-  const at = text ?? (context.values["from-beginning"] === true ? "earliest" : "latest");
-  return (await context.client.topic(topic).offset(partition, at as "earliest" | "latest")).offset;
+  const start = streamStart(context, partition);
+  return typeof start === "number" ? start : (await context.client.topic(topic).offset(partition, start)).offset;
 }
 
 async function consumePartition(context: CommandContext, topic: string, partition: number, max: number | undefined): Promise<void> {
