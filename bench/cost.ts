@@ -43,11 +43,12 @@ export async function leaderCounters(endpoint: Endpoint, topic: string): Promise
 
 /**
  * The cost of the work between two readings, per unit. The reading after counts its own call
- * to each leader (describe asks every leader for its state), which is taken off.
+ * to each leader (describe asks every leader for its state), which is taken off, as are
+ * `excludedRequests` (a fan-out row's producer: what is left is its subscribers' cost).
  */
-export function costBetween(before: LeaderCounters, after: LeaderCounters, units: number, per: CostFigure["per"]): CostFigure | undefined {
+export function costBetween(before: LeaderCounters, after: LeaderCounters, units: number, per: CostFigure["per"], excludedRequests = 0): CostFigure | undefined {
   if (units <= 0) return undefined;
-  const requests = after.requests + after.alarms - (before.requests + before.alarms) - after.partitions;
+  const requests = after.requests + after.alarms - (before.requests + before.alarms) - after.partitions - excludedRequests;
   const scale = per === "1,000 records" ? 1000 : 1;
   return {
     per,
@@ -73,7 +74,7 @@ export function costTable(results: readonly { scenario: { id: string; transport:
     ...rows.map(({ scenario, cost }) => {
       const baselineUnits =
         scenario.measure === "consume" ? "0.1 request, 0 rows"
-        : scenario.measure === "end-to-end-latency" ? "—"
+        : ["end-to-end-latency", "stream-latency", "tail-read", "fan-out"].includes(scenario.measure) ? "—"
         : "1 request, 1 row";
       const leadersOnly = scenario.replicationFactor > 1 ? " (leader only)" : "";
       return `| ${scenario.transport}: ${scenario.label} | ${cost!.per} | ${costText(cost!.objectRequests)}${leadersOnly} | ${costText(cost!.sqliteRowsWritten)}${leadersOnly} | ${baselineUnits} |`;

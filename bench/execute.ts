@@ -19,6 +19,7 @@ import {
 import { costBetween, leaderCounters, type CostFigure, type LeaderCounters } from "./cost.ts";
 import { describeRun, figureOf, isThroughput, measureWithCpu, type MeasuredRun, type Run } from "./measured-run.ts";
 import { keyBytes, keyFor, makeRecords, valueBytes, type BenchRecord } from "./payloads.ts";
+import { FanOut, fanOutSubscribers, measureFanOut, measureStreamLatency, measureTailRead, type TailState } from "./streams.ts";
 import type { ResultLookup, RowResult, Scenario } from "./scenarios.ts";
 import { transports, type Acks, type ProduceBody, type ServerName, type TransportName } from "./transports.ts";
 
@@ -88,6 +89,9 @@ class RowRunner implements Executor {
   readonly #payloads = buildPayloads();
   readonly #createdTopics = new Set<string>();
   readonly #endToEndStates = new Map<string, EndToEndState>();
+  readonly #tailStates = new Map<string, TailState>();
+  /** A fan-out row's subscribers, connected at its first (warm-up) run and kept until the row ends. */
+  readonly #fans = new Map<string, FanOut>();
 
   constructor(settings: Settings, endpoints: (transport: TransportName) => Record<ServerName, Endpoint>, progress: (line: string) => void) {
     this.#settings = settings;
@@ -134,9 +138,37 @@ class RowRunner implements Executor {
     const refused = await this.#prepare(servers[server], scenario);
     if (refused !== undefined) return `skipped: ${refused}`;
     await this.#measureOnce(servers[server], scenario, this.#settings.warmupSeconds);
-    return around(async () =>
-      describeRun(await measureWithCpu(servers, server, () => this.#measureOnce(servers[server], scenario, this.#settings.seconds))),
-    );
+    try {
+      return await around(async () =>
+        describeRun(await measureWithCpu(servers, server, () => this.#measureOnce(servers[server], scenario, this.#settings.seconds))),
+      );
+    } finally {
+      this.#closeFan(servers[server], scenario);
+    }
+  }
+
+  #closeFan(endpoint: Endpoint, scenario: Scenario): void {
+    const key = `${endpoint.server}/${scenario.topic}`;
+    this.#fans.get(key)?.close();
+    this.#fans.delete(key);
+  }
+
+  async #tailState(endpoint: Endpoint, scenario: Scenario): Promise<TailState> {
+    const key = `${endpoint.server}/${scenario.topic}`;
+    let state = this.#tailStates.get(key);
+    if (!state) {
+      const probe = await fetchRecords(endpoint, scenario.topic, { partition: 0, offset: 0, maxRecords: 1, waitMs: 0, detail: "positions" });
+      this.#tailStates.set(key, (state = { logEnd: probe.highWatermark, readerOffset: probe.highWatermark }));
+    }
+    return state;
+  }
+
+  async #fanOut(endpoint: Endpoint, scenario: Scenario, body: ProduceBody, seconds: number): Promise<Run> {
+    const state = await this.#tailState(endpoint, scenario);
+    const key = `${endpoint.server}/${scenario.topic}`;
+    let fan = this.#fans.get(key);
+    if (!fan) this.#fans.set(key, (fan = await FanOut.open(endpoint, scenario.topic, state.logEnd, fanOutSubscribers)));
+    return measureFanOut(endpoint, scenario.topic, body, fan, state, seconds);
   }
 
   async runRow(scenario: Scenario, lookup: ResultLookup): Promise<RowResult> {
@@ -165,7 +197,10 @@ class RowRunner implements Executor {
       : scenario.baseline === "none" ? undefined
       : lookup(scenario.baseline.sameAs)?.baseline;
     const countersAfter = countersBefore && (await leaderCounters(servers.tributary, scenario.topic));
-    const cost = countersBefore && countersAfter && costOfRuns(countersBefore, countersAfter, runs.tributary);
+    this.#closeFan(servers.tributary, scenario);
+    // A fan-out row's cost is its subscribers': the producer's requests are taken off.
+    const excluded = scenario.measure === "fan-out" ? runs.tributary.reduce((sum, { run }) => sum + (isThroughput(run) ? run.requests : 0), 0) : 0;
+    const cost = countersBefore && countersAfter && costOfRuns(countersBefore, countersAfter, runs.tributary, excluded);
     return { scenario, tributary: figureOf(runs.tributary), baseline, ...(cost ? { cost } : {}) };
   }
 
@@ -202,13 +237,23 @@ class RowRunner implements Executor {
         if (!state) this.#endToEndStates.set(key, (state = { nextOffset: 0, nextSequence: 0 }));
         return measureEndToEnd(endpoint, scenario.topic, bodies.endToEnd, endToEndKeyPrefix, state, seconds);
       }
+      case "stream-latency": {
+        const key = `${endpoint.server}/${scenario.topic}`;
+        let state = this.#endToEndStates.get(key);
+        if (!state) this.#endToEndStates.set(key, (state = { nextOffset: 0, nextSequence: 0 }));
+        return measureStreamLatency(endpoint, scenario.topic, bodies.endToEnd, endToEndKeyPrefix, state, seconds, scenario.stream!);
+      }
+      case "tail-read":
+        return this.#tailState(endpoint, scenario).then((state) => measureTailRead(endpoint, scenario.topic, bodies.batch["1"]!, state, seconds));
+      case "fan-out":
+        return this.#fanOut(endpoint, scenario, bodies.batch["1"]!, seconds);
     }
   }
 }
 
 /** Cost per 1,000 records (throughput rows) or per record (latency rows: one request each) over the row's runs. */
-function costOfRuns(before: LeaderCounters, after: LeaderCounters, runs: readonly MeasuredRun[]): CostFigure | undefined {
+function costOfRuns(before: LeaderCounters, after: LeaderCounters, runs: readonly MeasuredRun[], excludedRequests = 0): CostFigure | undefined {
   const throughput = runs.every((measured) => isThroughput(measured.run));
   const units = runs.reduce((sum, { run }) => sum + (isThroughput(run) ? run.records : run.samples), 0);
-  return costBetween(before, after, units, throughput ? "1,000 records" : "record");
+  return costBetween(before, after, units, throughput ? "1,000 records" : "record", excludedRequests);
 }

@@ -31,7 +31,8 @@ const usage = `usage: npm run bench -- [--quick] [--runs N] [--seconds S] [--war
   --runs N      measured runs per row (the figure is their median)
   --seconds S   length of one run
   --warmup S    unmeasured run per server before each row
-  --only TEXT   only rows whose id contains TEXT (e.g. json.produce, consume, latency, startup)
+  --only TEXT   only rows whose id contains TEXT, or one of several comma-separated
+                (e.g. json.produce, consume, latency, startup, or tail-read,fan-out)
   --no-write    print the table but leave bench/RESULTS.md as it is
   --wrangler-defaults
                 keep wrangler dev's local trace collector and request log on, as \`npm start\` has them
@@ -179,8 +180,8 @@ async function main(): Promise<void> {
   const { settings, mode, only, write, wranglerDefaults, profile: profiled, soakMinutes } = parseOptions();
   if (profiled !== undefined) return profile(profiled, settings, wranglerDefaults);
   if (soakMinutes !== undefined) return soak(soakMinutes, write, wranglerDefaults);
-  const rows = scenarioTable().filter((scenario) => only === undefined || scenario.id.includes(only));
-  const startupIds = startupRows.map((row) => row.id).filter((id) => only === undefined || id.includes(only));
+  const rows = scenarioTable().filter((scenario) => only === undefined || only.split(",").some((text) => scenario.id.includes(text)));
+  const startupIds = startupRows.map((row) => row.id).filter((id) => only === undefined || only.split(",").some((text) => id.includes(text)));
   if (rows.length === 0 && startupIds.length === 0) throw new Error(`no row id contains "${only}"`);
   if (rows.length === 0) {
     const startedAt = performance.now();

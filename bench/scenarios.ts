@@ -7,7 +7,7 @@
 import type { CostFigure } from "./cost.ts";
 import { transports, type Acks, type TransportName } from "./transports.ts";
 
-export type Measure = "produce" | "consume" | "produce-latency" | "end-to-end-latency";
+export type Measure = "produce" | "consume" | "produce-latency" | "end-to-end-latency" | "stream-latency" | "tail-read" | "fan-out";
 
 /** What a row's figures are: medians over the runs. Throughput rows fill the rates, latency rows the percentiles. */
 export interface Figure {
@@ -67,6 +67,8 @@ export interface Scenario {
   recordsPerRequest: number;
   inFlight: number;
   acks: Acks;
+  /** Streaming rows (bench/streams.ts): how the subscriber reads. */
+  stream?: "sse" | "websocket";
   /** "measure": the baseline runs this row too; { sameAs }: compared with that row's baseline figure; "none": no matching baseline. */
   baseline: "measure" | { sameAs: string } | "none";
   targets: TargetRule[];
@@ -105,6 +107,26 @@ function p99AtMostBaselineTimes(factor: number): TargetRule {
   };
 }
 
+/** The streaming rows' latency bound: no worse than long-polling (the same transport's end-to-end row). */
+function p99AtMostRow(otherId: string, otherLabel: string): TargetRule {
+  return {
+    text: `p99 ≤ ${otherLabel} p99`,
+    met: (row, lookup) => {
+      const ours = row.tributary?.p99Ms;
+      const theirs = lookup(otherId)?.tributary?.p99Ms;
+      return ours === undefined || theirs === undefined ? undefined : ours <= theirs;
+    },
+  };
+}
+
+/** Object requests per 1,000 records delivered to subscribers, the producer's own taken off (execute.ts). */
+function subscriberRequestsBelow(bound: number): TargetRule {
+  return {
+    text: `< ${bound} object requests per 1,000 delivered`,
+    met: (row) => (row.cost === undefined ? undefined : row.cost.objectRequests < bound),
+  };
+}
+
 function atLeastShareOfRow(share: number, otherId: string, otherLabel: string): TargetRule {
   return {
     text: `≥ ${share} × ${otherLabel}`,
@@ -134,6 +156,11 @@ function targetsFor(transport: TransportName, key: string): TargetRule[] {
       return binary ? [atLeastRecordsPerSecond(550_000), atLeastBaselineShare(0.8)] : [atLeastRecordsPerSecond(400_000)];
     case "produce-latency":
       return [p99AtMostBaselineTimes(1.3)];
+    case "stream-latency.sse":
+    case "stream-latency.websocket":
+      return [p99AtMostRow(`${transport}.end-to-end-latency`, "long poll")];
+    case "fan-out.websocket":
+      return [atLeastShareOfRow(10, `${transport}.tail-read.long-poll`, "one long-polling reader"), subscriberRequestsBelow(0.01)];
     default:
       return [];
   }
@@ -166,6 +193,17 @@ function rowsFor(transport: TransportName): Scenario[] {
       ...base, key: "end-to-end-latency", measure: "end-to-end-latency", label: "end-to-end latency, produce → long poll",
       topic: topic("e2e"), recordsPerRequest: 1, baseline: "measure",
     },
+    // Streams (bench/streams.ts): SSE with the JSON producer, WebSockets with the binary one; Tributary only.
+    ...(transport === "json"
+      ? [{ ...base, key: "stream-latency.sse", measure: "stream-latency" as const, stream: "sse" as const, label: "end-to-end latency, produce → SSE subscriber", topic: topic("sse"), recordsPerRequest: 1, baseline: "none" as const }]
+      : [
+          { ...base, key: "stream-latency.websocket", measure: "stream-latency" as const, stream: "websocket" as const, label: "end-to-end latency, produce → WebSocket subscriber", topic: topic("ws"), recordsPerRequest: 1, baseline: "none" as const },
+          { ...base, key: "tail-read.long-poll", measure: "tail-read" as const, label: "one long-polling reader at the head, producer 1 in flight", topic: topic("tail"), baseline: "none" as const },
+          {
+            ...base, key: "fan-out.websocket", measure: "fan-out" as const, stream: "websocket" as const,
+            label: "fan-out to 100 WebSocket subscribers (records delivered), producer 1 in flight", topic: topic("fan-out"), baseline: "none" as const,
+          },
+        ]),
   ];
   return rows.map(({ key, ...row }) => ({ ...row, id: `${transport}.${key}`, targets: targetsFor(transport, key) }));
 }

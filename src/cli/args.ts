@@ -50,7 +50,7 @@ export const allOptions = {
   topic: option("string"),
   to: option("string"),
   execute: option("boolean"),
-  // tokens, topics write-token
+  // tokens, topics write-token and read-token
   name: option("string"),
   rule: option("string", { multiple: true }),
   "expires-in": option("string"),

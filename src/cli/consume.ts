@@ -1,9 +1,11 @@
 /**
- * `tributary consume <topic>`: from one partition (--partition, binary fetch) or through a
- * consumer group (--group; the group commits what was printed, after it was printed). Prints
- * each value on its own line (the bytes as stored), or JSON lines with --json. Stops at the
- * end of what is there, unless --follow; or after --max records; or on Ctrl-C (gracefully:
- * a group member commits and leaves).
+ * `tributary consume <topic>`: from one partition (--partition, binary fetch; with --follow, the
+ * partition's stream), from the whole topic (--follow alone: the topic's SSE stream, every
+ * partition merged) or through a consumer group (--group; the group commits what was printed,
+ * after it was printed, and keeps polling: membership needs heartbeats, which a stream has no
+ * place for). Prints each value on its own line (the bytes as stored), or JSON lines with
+ * --json. Stops at the end of what is there, unless --follow; or after --max records; or on
+ * Ctrl-C (gracefully: a group member commits and leaves).
  */
 import type { ConsumedMessage, FetchedRecord } from "../client/index.ts";
 import { encodeBase64 } from "../protocol/base64.ts";
@@ -57,21 +59,87 @@ export async function consumeCommand(context: CommandContext): Promise<void> {
   if (extra.length > 0) throw new UsageError(`unexpected arguments: ${extra.join(" ")}`);
   const group = stringValue(context.values, "group");
   const partition = integerValue(context.values, "partition", 0, partitionsPerTopicMax - 1);
-  if ((group === undefined) === (partition === undefined)) throw new UsageError("give --group or --partition (one of them)");
+  const follow = context.values.follow === true;
+  if (group !== undefined && partition !== undefined) throw new UsageError("give --group or --partition (one of them)");
+  if (group === undefined && partition === undefined && !follow) {
+    throw new UsageError("give --group or --partition (one of them), or --follow to follow every partition of the topic");
+  }
   if (group !== undefined && stringValue(context.values, "offset") !== undefined) {
     throw new UsageError("--offset is for --partition; a group starts at its committed offsets (see groups reset)");
   }
   const max = integerValue(context.values, "max", 1);
   if (group !== undefined) return consumeGroup(context, topic, group, max);
-  return consumePartition(context, topic, partition!, max);
+  if (partition === undefined) return followStream(context, topic, undefined, max);
+  if (follow) return followStream(context, topic, partition, max);
+  return consumePartition(context, topic, partition, max);
+}
+
+/** Where a read starts: --offset (a number only for one partition), else --from-beginning's earliest, else latest. */
+function streamStart(context: CommandContext, partition: number | undefined): "earliest" | "latest" | number {
+  const text = stringValue(context.values, "offset");
+  if (text !== undefined && /^\d+$/.test(text)) {
+    if (partition === undefined) throw new UsageError("--offset N is for --partition; following the whole topic starts at earliest or latest");
+    return Number(text);
+  }
+  if (text !== undefined && text !== "earliest" && text !== "latest") throw new UsageError("--offset takes a number, earliest or latest");
+  return (text as "earliest" | "latest" | undefined) ?? (context.values["from-beginning"] === true ? "earliest" : "latest");
+}
+
+/** Resolves on the next macrotask: the records a stream had at hand are all taken by then. */
+const nothingAtHand = Symbol("nothing at hand");
+const macrotask = () => new Promise<typeof nothingAtHand>((resolve) => setImmediate(() => resolve(nothingAtHand)));
+/** Records printed in one write at most, when a stream keeps them coming. */
+const printBatchRecordsMax = 10_000;
+
+/**
+ * --follow on a partition (its stream: SSE, through the CLI's fetch) or on the whole topic (the
+ * topic's SSE stream). A stream resumes by itself across disconnects and server restarts —
+ * retrying without end, a line on stderr per retry — so only Ctrl-C, --max, a closed output
+ * or an error retrying cannot fix ends it. The records a stream has at hand are printed in one
+ * write (one per frame, about), as a fetch's are.
+ */
+async function followStream(context: CommandContext, topic: string, partition: number | undefined, max: number | undefined): Promise<void> {
+  const from = streamStart(context, partition);
+  const stop = new AbortController();
+  const unsubscribe = context.io.onInterrupt(() => stop.abort(new Error("interrupted")));
+  const handle = context.client.topic(topic);
+  const stream =
+    partition === undefined
+      ? handle.stream({ from: from as "earliest" | "latest", signal: stop.signal })
+      : handle.partition(partition).stream({ from, signal: stop.signal });
+  const format = formatter(context);
+  let pending: Printable[] = [];
+  let printed = 0;
+  let next = stream.next();
+  try {
+    while (max === undefined || printed + pending.length < max) {
+      const result = pending.length === 0 ? await next : await Promise.race([next, macrotask()]);
+      if (result === nothingAtHand || pending.length >= printBatchRecordsMax) {
+        await print(context, pending, format);
+        printed += pending.length;
+        pending = [];
+        if (result === nothingAtHand) continue;
+      }
+      if (result.done) break;
+      pending.push(result.value);
+      next = stream.next();
+    }
+    await print(context, pending, format);
+  } catch (error) {
+    if (!stop.signal.aborted) throw error;
+    await print(context, pending, format);
+  } finally {
+    unsubscribe();
+    // Ends the read in flight (a generator's return waits for it), then the stream.
+    if (!stop.signal.aborted) stop.abort(new Error("done"));
+    next.catch(() => {});
+    await stream.return(undefined).catch(() => {});
+  }
 }
 
 async function startOffset(context: CommandContext, topic: string, partition: number): Promise<number> {
-  const text = stringValue(context.values, "offset");
-  if (text !== undefined && /^\d+$/.test(text)) return Number(text);
-  if (text !== undefined && text !== "earliest" && text !== "latest") throw new UsageError("--offset takes a number, earliest or latest");
-  const at = text ?? (context.values["from-beginning"] === true ? "earliest" : "latest");
-  return (await context.client.topic(topic).offset(partition, at as "earliest" | "latest")).offset;
+  const start = streamStart(context, partition);
+  return typeof start === "number" ? start : (await context.client.topic(topic).offset(partition, start)).offset;
 }
 
 async function consumePartition(context: CommandContext, topic: string, partition: number, max: number | undefined): Promise<void> {

@@ -1,6 +1,6 @@
-/** `tributary topics list|create|describe|alter|delete|write-token`. */
-import type { PartitionInfo, Topic } from "../client/index.ts";
-import { partitionsPerTopicMax, replicationFactorMax, writeTokenTtlMsMax } from "../limits.ts";
+/** `tributary topics list|create|describe|alter|delete|write-token|read-token`. */
+import type { PartitionInfo, Topic, WriteToken } from "../client/index.ts";
+import { partitionsPerTopicMax, readTokenTtlMsMax, replicationFactorMax, writeTokenTtlMsMax } from "../limits.ts";
 import { configValues, durationValue, integerValue, UsageError, type OptionName } from "./args.ts";
 import { output, type CommandContext } from "./context.ts";
 import { countOf, formatBytes, renderTable } from "./table.ts";
@@ -12,6 +12,7 @@ export const topicsOptions: Record<string, OptionName[]> = {
   alter: ["config", "delete-config", "partitions"],
   delete: [],
   "write-token": ["ttl", "quiet"],
+  "read-token": ["ttl", "quiet"],
 };
 
 function topicName(context: CommandContext): string {
@@ -100,13 +101,21 @@ export async function topicsCommand(subcommand: string, context: CommandContext)
     case "write-token": {
       const name = topicName(context);
       const minted = await context.client.topic(name).writeToken({ ttlMs: durationValue(context.values, "ttl", { ms: writeTokenTtlMsMax, why: "a write token's longest life" }) });
-      const token = minted.token.reveal();
-      if (context.values.quiet === true && !context.json) return output(context, null, () => `${token}\n`);
-      return output(context, { ...minted, token }, () =>
-        `write token for topic ${minted.topic} (produce only), expires ${new Date(minted.expiresAt).toISOString()}:\n${token}\n`,
-      );
+      return printMinted(context, minted, "write token", "produce only");
+    }
+    case "read-token": {
+      const name = topicName(context);
+      const minted = await context.client.topic(name).readToken({ ttlMs: durationValue(context.values, "ttl", { ms: readTokenTtlMsMax, why: "a read token's longest life" }) });
+      return printMinted(context, minted, "read token", "read and describe only; for ?access_token= on a stream");
     }
     default:
       throw new UsageError(`unknown command: topics ${subcommand}`);
   }
+}
+
+/** A minted browser token: under a line saying what it may do and when it expires; `--quiet` the token alone. */
+function printMinted(context: CommandContext, minted: WriteToken, kind: string, scope: string): Promise<void> {
+  const token = minted.token.reveal();
+  if (context.values.quiet === true && !context.json) return output(context, null, () => `${token}\n`);
+  return output(context, { ...minted, token }, () => `${kind} for topic ${minted.topic} (${scope}), expires ${new Date(minted.expiresAt).toISOString()}:\n${token}\n`);
 }

@@ -11,6 +11,8 @@ usage: tributary [--url URL] [--token TOKEN] [--json] <command>
   topics delete <topic>
   topics write-token <topic> [--ttl DURATION] [--quiet]
       a short-lived token that may only produce to the topic (for a web page)
+  topics read-token <topic> [--ttl DURATION] [--quiet]
+      a short-lived token that may only read the topic (a page's ?access_token= on a stream)
 
   produce <topic> [--file PATH] [--key-separator SEP] [--partition N] [--acks 0|1|all]
                   [--linger-ms N] [--batch-bytes N] [--quiet]
@@ -18,9 +20,10 @@ usage: tributary [--url URL] [--token TOKEN] [--json] <command>
       stopped early (a bad line, a refused request, Ctrl-C), it says what was acknowledged and
       the line to resume from
 
-  consume <topic> (--group G | --partition N [--offset N|earliest|latest])
+  consume <topic> (--group G | --partition N [--offset N|earliest|latest] | --follow)
                   [--from-beginning] [--follow] [--max N] [--json] [--base64] [--wait-ms N]
-      values, one per line; --json: JSON lines with key, headers, partition, offset, timestamp
+      values, one per line; --json: JSON lines with key, headers, partition, offset, timestamp;
+      --follow without --group streams (a partition, or with neither option every partition)
 
   groups list
   groups describe <group>

@@ -17,7 +17,8 @@ export {
   type Batch,
 } from "./consumer.ts";
 export type { ConsumerEvents } from "./consumer-events.ts";
-export { TopicHandle, type FetchOptions, type ProduceOptions, type WriteTokenOptions } from "./topic.ts";
+export { TopicHandle, PartitionHandle, type FetchOptions, type ProduceOptions, type WriteTokenOptions, type ReadTokenOptions } from "./topic.ts";
+export type { PartitionStreamOptions, TopicStreamOptions, StreamEncoding, WebSocketConstructor, WebSocketLike } from "./stream.ts";
 export { textOf, type Message, type ConsumedMessage, type KeyInput, type ValueInput, type HeadersInput } from "./records.ts";
 export { TributaryError, isRetriable, isTributaryError, type ErrorCode, type ErrorDataFor, type ErrorDataByCode } from "./errors.ts";
 /** For the service binding's RPC methods (src/service.ts): a Result's error value back into a TributaryError. */

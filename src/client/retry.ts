@@ -107,12 +107,22 @@ export async function withRetries<T>(operation: (attempt: number) => Promise<T>,
     } catch (error) {
       if (options.signal?.aborted) throw options.signal.reason;
       if ((!options.forever && attempt >= options.policy.retries) || !(await shouldRetry(error, attempt))) throw error;
-      const delayMs = retryDelayMs(error, attempt, options);
-      waitedMs += delayMs;
-      logRetry(options.log, error, attempt, delayMs, waitedMs >= retryWarnAfterMs ? "warn" : "info");
-      await sleep(delayMs, options.signal);
+      waitedMs += await waitBeforeRetry(error, attempt, waitedMs, options);
     }
   }
+}
+
+/**
+ * One retry's wait, logged as every retry is: for a loop that retries by itself (a stream
+ * reconnecting after a dropped connection) with the same policy and lines as `withRetries`.
+ * `waitedMs` is what the loop has waited so far; resolves with this wait's length. Throws the
+ * error when it is a quota throttle longer than the policy waits, or the signal's reason.
+ */
+export async function waitBeforeRetry(error: unknown, attempt: number, waitedMs: number, options: RetryOptions): Promise<number> {
+  const delayMs = retryDelayMs(error, attempt, options);
+  logRetry(options.log, error, attempt, delayMs, waitedMs + delayMs >= retryWarnAfterMs ? "warn" : "info");
+  await sleep(delayMs, options.signal);
+  return delayMs;
 }
 
 /** One line per retry: which request, after what, which attempt, and how long until the next. */

@@ -7,13 +7,14 @@ import { TributaryError } from "../errors.ts";
 import { fetchHeaders, recordBatchContentType } from "../protocol/content-types.ts";
 import { partitionForKey } from "../protocol/partitioner.ts";
 import type { RecordInput } from "../protocol/record-batch.ts";
-import { batchBytesMax, partitionRetryRule, requestBytesMax, splitIntoBatches, writePartition, type WriteContext } from "./partition-write.ts";
-import { decodeFetchedBatches, partitionOf, recordBytes, toRecordInput, type Message } from "./records.ts";
+import { batchBytesMax, partitionRetryRule, requestBytesMax, splitIntoBatches, writePartition } from "./partition-write.ts";
+import { decodeFetchedBatches, partitionOf, recordBytes, toRecordInput, type ConsumedMessage, type Message } from "./records.ts";
 import { withRetries } from "./retry.ts";
 import { path } from "./transport.ts";
 import { Secret } from "./secret.ts";
 import { StickyPartitioner } from "./sticky-partitioner.ts";
-import type { Acks, FetchResult, RecordMetadata, Topic, WriteToken } from "./types.ts";
+import { partitionStream, topicStream, type PartitionStreamOptions, type StreamContext, type TopicStreamOptions } from "./stream.ts";
+import type { Acks, FetchResult, ReadToken, RecordMetadata, Topic, WriteToken } from "./types.ts";
 
 export interface FetchOptions {
   /** 1–10000, default 500 (whole batches are counted). */
@@ -35,6 +36,8 @@ export interface WriteTokenOptions {
   /** How long the token lives, in ms; the server's default is 10 minutes, its maximum an hour. */
   ttlMs?: number;
 }
+
+export type ReadTokenOptions = WriteTokenOptions;
 
 export interface ProduceOptions {
   acks?: Acks;
@@ -69,10 +72,10 @@ function headerNumber(headers: Headers, name: string): number {
 }
 
 export class TopicHandle {
-  readonly #context: WriteContext;
+  readonly #context: StreamContext;
   readonly name: string;
 
-  constructor(context: WriteContext, name: string) {
+  constructor(context: StreamContext, name: string) {
     if (typeof name !== "string" || name === "") throw new TypeError("a topic name is a non-empty string");
     this.#context = context;
     this.name = name;
@@ -176,19 +179,84 @@ export class TopicHandle {
   /**
    * A short-lived token that may only produce to this topic, for a web page to hold instead
    * of a long-lived secret (docs/api.md, "Browser write tokens"). The caller needs `write` on the topic;
-   * the token lives at most as long as the caller's own token and dies with it. Retried on
-   * retriable errors: the server stores nothing, so a lost answer only leaves an unused token.
+   * the token lives at most as long as the caller's own token and dies with it.
    */
   async writeToken(options: WriteTokenOptions = {}): Promise<WriteToken> {
+    return this.#mintToken("write-tokens", options);
+  }
+
+  /**
+   * A short-lived token that may only read and describe this topic (docs/api.md, "Read tokens
+   * for browsers"): what a page passes as `?access_token=` to an `EventSource` or a WebSocket.
+   * The caller needs `read` on the topic; as a write token, it lives at most an hour and never
+   * longer than the caller's own token.
+   */
+  async readToken(options: ReadTokenOptions = {}): Promise<ReadToken> {
+    return this.#mintToken("read-tokens", options);
+  }
+
+  /** One partition as a resource: `topic("orders").partition(2).stream({ from: "earliest" })`. */
+  partition(partition: number): PartitionHandle {
+    if (!Number.isSafeInteger(partition) || partition < 0) throw new TypeError("a partition is an integer >= 0");
+    return new PartitionHandle(this, this.#context, partition);
+  }
+
+  /**
+   * Every partition's records as they are committed, merged (SSE on the whole topic), as an
+   * async iterator that resumes across disconnects with nothing lost or repeated.
+   * `for await (const record of topic.stream({ from: "earliest" })) …` (docs/client.md, "Streams").
+   */
+  stream(options: TopicStreamOptions = {}): AsyncGenerator<ConsumedMessage, void, undefined> {
+    return topicStream(this.#context, this.name, options);
+  }
+
+  /** Retried on retriable errors: the server stores nothing, so a lost answer only leaves an unused token. */
+  async #mintToken(kind: "write-tokens" | "read-tokens", options: WriteTokenOptions): Promise<WriteToken> {
     const answer = await withRetries(
       () =>
         this.#context.transport.json<{ token: string; topic: string; expiresAt: number }>({
           method: "POST",
-          path: path("topics", this.name, "write-tokens"),
+          path: path("topics", this.name, kind),
           json: options.ttlMs === undefined ? {} : { ttlMs: options.ttlMs },
         }),
       { policy: this.#context.policy, log: this.#context.log },
     );
     return { token: new Secret(answer.token), topic: answer.topic, expiresAt: answer.expiresAt };
+  }
+}
+
+/** One partition of a topic: `topic("orders").partition(2)`. */
+export class PartitionHandle {
+  readonly #topic: TopicHandle;
+  readonly #context: StreamContext;
+  readonly partition: number;
+
+  constructor(topic: TopicHandle, context: StreamContext, partition: number) {
+    this.#topic = topic;
+    this.#context = context;
+    this.partition = partition;
+  }
+
+  get topic(): string {
+    return this.#topic.name;
+  }
+
+  /**
+   * The partition's records as they are committed, as an async iterator that resumes across
+   * disconnects (and server restarts) with nothing lost or repeated: over a WebSocket where
+   * the runtime has one, else SSE (docs/client.md, "Streams").
+   */
+  stream(options: PartitionStreamOptions = {}): AsyncGenerator<ConsumedMessage, void, undefined> {
+    const topic = this.#topic;
+    return partitionStream(
+      this.#context,
+      {
+        latestOffset: async (partition) => (await topic.offset(partition, "latest")).offset,
+        readToken: () => topic.readToken(),
+      },
+      topic.name,
+      this.partition,
+      options,
+    );
   }
 }

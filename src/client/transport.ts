@@ -38,6 +38,8 @@ export interface ApiRequest {
   bytes?: Uint8Array;
   contentType?: string;
   accept?: string;
+  /** Other request headers (a stream's `Last-Event-ID`). */
+  headers?: Record<string, string>;
   /** Added to the request timeout: a long poll's own wait. */
   waitMs?: number;
   signal?: AbortSignal;
@@ -74,6 +76,58 @@ export class Transport {
     }
   }
 
+  /**
+   * Opens an answer that streams (server-sent events): the request timeout applies until its
+   * headers come, not to the body, which the caller reads for as long as it wants and ends
+   * with `request.signal`. A failure before the body is a TributaryError, as `call`'s.
+   */
+  async open(request: ApiRequest): Promise<Response> {
+    const what = `${request.method} ${request.path}`;
+    const timeout = new AbortController();
+    const timer = setTimeout(() => timeout.abort(new DOMException("no answer in time", "TimeoutError")), this.#options.requestTimeoutMs);
+    const signal = request.signal ? AbortSignal.any([request.signal, timeout.signal]) : timeout.signal;
+    try {
+      const response = await this.#options.fetch(this.#build(request, signal));
+      if (!response.ok) throw labelled(await errorFromResponse(response), what);
+      return response;
+    } catch (error) {
+      throw labelled(this.#failure(what, error, request.signal, timeout.signal), what);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** A failure while reading an opened stream's body: the caller's abort stays one; a broken connection is NETWORK_EXCEPTION. */
+  streamFailure(request: ApiRequest, error: unknown): unknown {
+    const what = `${request.method} ${request.path}`;
+    if (request.signal?.aborted) return request.signal.reason;
+    if (error instanceof TributaryError) return labelled(error, what);
+    return labelled(networkError(what, this.#options.server, error), what);
+  }
+
+  /** Whether calls go through a service binding (which has no WebSocket to open). */
+  get viaBinding(): boolean {
+    return this.#options.baseUrl === bindingBaseUrl;
+  }
+
+  /** The ws:// or wss:// URL of a path under the base URL, with its query. */
+  webSocketUrl(path: string, query: Record<string, string | number | undefined>): string {
+    const url = new URL(this.#options.baseUrl + path);
+    url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
+    for (const [name, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(name, String(value));
+    return url.toString();
+  }
+
+  /** How errors name the server: the URL's origin, or "(service binding)". */
+  get server(): string {
+    return this.#options.server;
+  }
+
+  /** Whether requests carry a token. */
+  get hasToken(): boolean {
+    return this.#options.token !== undefined;
+  }
+
   async json<T>(request: ApiRequest): Promise<T> {
     return this.call(request, async (response) => {
       const text = await response.text();
@@ -91,7 +145,7 @@ export class Transport {
     for (const [name, value] of Object.entries(request.query ?? {})) {
       if (value !== undefined) url.searchParams.set(name, String(value));
     }
-    const headers = new Headers();
+    const headers = new Headers(request.headers);
     const token = this.#options.token;
     if (token) headers.set("authorization", `Bearer ${token.reveal()}`);
     if (request.accept) headers.set("accept", request.accept);
@@ -124,7 +178,8 @@ export class Transport {
 /** The request each error came from ("GET /v1/topics"), for retry lines; never its query or headers. */
 const requestOfError = new WeakMap<object, string>();
 
-function labelled(error: unknown, what: string): unknown {
+/** Remembers that `error` came from the request `what` ("GET /v1/topics"), for `failedRequest`. */
+export function labelled(error: unknown, what: string): unknown {
   if (error !== null && typeof error === "object" && !requestOfError.has(error)) requestOfError.set(error, what);
   return error;
 }

@@ -15,6 +15,7 @@ import { MetadataCache, metadataMaxAgeMsMax } from "./metadata.ts";
 import { Producer, type ProducerOptions } from "./producer.ts";
 import { retryPolicy, type RetryPolicy } from "./retry.ts";
 import { inspectSymbol, redacted, Secret } from "./secret.ts";
+import type { WebSocketConstructor } from "./stream.ts";
 import { TopicHandle } from "./topic.ts";
 import { bindingBaseUrl, Transport, type FetcherLike, type FetchFunction } from "./transport.ts";
 
@@ -27,6 +28,12 @@ export interface TributaryConfig {
   binding?: FetcherLike;
   /** A fetch to use instead of the global one (a proxy, a test double). */
   fetch?: FetchFunction;
+  /**
+   * A WebSocket class for streams, instead of the runtime's (a test double; on Node 20, which
+   * has none, the `ws` package's). Without one, streams use the global WebSocket, unless calls
+   * go through `fetch` or `binding` (which a socket would bypass): then SSE.
+   */
+  webSocket?: WebSocketConstructor;
   /** Per request, beyond any long-poll wait. Default 30000. */
   requestTimeoutMs?: number;
   /** The one backoff policy (retry.ts), for every retried call. */
@@ -54,6 +61,7 @@ export class Tributary {
   readonly #metadata: MetadataCache;
   readonly #policy: RetryPolicy;
   readonly #log: ClientLog;
+  readonly #streams: { webSocket: WebSocketConstructor | undefined; customFetch: boolean; requestTimeoutMs: number };
   /** Frozen, with the token as a Secret: safe to log. */
   readonly config: Readonly<RedactedConfig>;
 
@@ -68,6 +76,8 @@ export class Tributary {
     if (!Number.isSafeInteger(requestTimeoutMs) || requestTimeoutMs <= 0) throw new RangeError("requestTimeoutMs must be a positive integer");
     this.#policy = retryPolicy(config.retry);
     this.#log = new ClientLog(config.logger, config.logLevel);
+    if (config.webSocket !== undefined && typeof config.webSocket !== "function") throw new TypeError("webSocket must be a WebSocket class");
+    this.#streams = { webSocket: config.webSocket, customFetch: config.fetch !== undefined, requestTimeoutMs };
     const send: FetchFunction = binding
       ? (request) => binding.fetch(request)
       : (config.fetch ?? ((request) => globalThis.fetch(request)));
@@ -99,7 +109,7 @@ export class Tributary {
     return new Consumer(member, { policy: this.#policy, log: this.#log }, options, listTopics);
   }
 
-  /** One topic as a resource: `topic("orders").produce([...])`, `.fetch(partition, offset)`. */
+  /** One topic as a resource: `topic("orders").produce([...])`, `.fetch(partition, offset)`, `.partition(p).stream()`. */
   topic(name: string): TopicHandle {
     return new TopicHandle(this.#context(), name);
   }
@@ -117,7 +127,7 @@ export class Tributary {
   }
 
   #context() {
-    return { transport: this.#transport, metadata: this.#metadata, policy: this.#policy, log: this.#log };
+    return { transport: this.#transport, metadata: this.#metadata, policy: this.#policy, log: this.#log, ...this.#streams };
   }
 }
 

@@ -167,3 +167,9 @@ export interface WriteToken {
   /** ms since the epoch. */
   expiresAt: number;
 }
+
+/**
+ * A browser read token (`topic(name).readToken()`): it may only read and describe `topic`,
+ * until `expiresAt` — what a page passes as `?access_token=` to a stream. `token` is a `Secret`.
+ */
+export type ReadToken = WriteToken;

@@ -13,6 +13,7 @@ import { makeRecords } from "../../bench/payloads.ts";
 import { printedTable, resultsMarkdown, sectionOf, soakHeading } from "../../bench/report.ts";
 import { scenarioTable, type RowResult } from "../../bench/scenarios.ts";
 import { runSoak, soakMarkdown } from "../../bench/soak.ts";
+import { FanOut, measureFanOut, measureStreamLatency, measureTailRead } from "../../bench/streams.ts";
 import { measureStartup, startupMarkdown, startupRows } from "../../bench/startup.ts";
 import { transports, type ServerName, type TransportName } from "../../bench/transports.ts";
 import { startWranglerDev, type DevServer } from "./support/wrangler-dev.ts";
@@ -66,6 +67,40 @@ describe("the benchmark's code against wrangler dev", () => {
     expect(costTable([row])).toContain(scenario.label);
     const markdown = resultsMarkdown({ date: "d", machine: "m", versions: "v", commit: "c" }, { mode: "quick", lines: [], durationSeconds: 1 }, [row], lookup);
     expect(markdown).toContain("## What it costs");
+  });
+
+  it("measures the streaming rows: SSE and WebSocket latency, a long-polling tail reader, fan-out to WebSocket subscribers and its cost", async () => {
+    const target = endpoint("binary");
+    const records = makeRecords(100);
+    const bodyFor = (sequence: number) => target.transport.produceBody([{ key: `s${String(sequence).padStart(15, "0")}`, value: records[0]!.value }], 1);
+    for (const transport of ["sse", "websocket"] as const) {
+      const topic = `smoke-stream-${transport}`;
+      expect(await createTopic(target, topic, 1, 1)).toBeUndefined();
+      const latency = await measureStreamLatency(target, topic, bodyFor, "s", { nextOffset: 0, nextSequence: 0 }, 0.3, transport);
+      expect(latency.samples).toBeGreaterThan(0);
+      expect(latency.p99Ms).toBeGreaterThan(0);
+    }
+    const body = target.transport.produceBody(records, 1);
+    expect(await createTopic(target, "smoke-tail", 1, 1)).toBeUndefined();
+    const tail = await measureTailRead(target, "smoke-tail", body, { logEnd: 0, readerOffset: 0 }, 0.3);
+    expect(tail.records).toBe(tail.requests * 100);
+
+    expect(await createTopic(target, "smoke-fan-out", 1, 1)).toBeUndefined();
+    const fan = await FanOut.open(target, "smoke-fan-out", 0, 3);
+    try {
+      const before = (await leaderCounters(target, "smoke-fan-out"))!;
+      const delivered = await measureFanOut(target, "smoke-fan-out", body, fan, { logEnd: 0, readerOffset: 0 }, 0.3);
+      const after = (await leaderCounters(target, "smoke-fan-out"))!;
+      // Every subscriber got every record produced.
+      expect(delivered.records).toBe(delivered.requests * 100 * 3);
+      const cost = costBetween(before, after, delivered.records, "1,000 records", delivered.requests)!;
+      expect(cost.objectRequests).toBeGreaterThanOrEqual(0);
+      const scenario = scenarioTable().find((row) => row.id === "binary.fan-out.websocket")!;
+      const row: RowResult = { scenario, tributary: figureOf([{ run: delivered }]), cost };
+      expect(printedTable([row], () => undefined)).toContain(scenario.label);
+    } finally {
+      fan.close();
+    }
   });
 
   it("runs a short soak, sampling memory and the partition's bounded structures", async () => {

@@ -18,6 +18,7 @@ import { encodeBase64 } from "../../../../src/protocol/base64.ts";
 import { fetchHeaders } from "../../../../src/protocol/content-types.ts";
 import { setBaseOffset, splitBatches, type DecodedRecord } from "../../../../src/protocol/record-batch.ts";
 import { decodeRecordBatch } from "../../../../src/protocol/record-batch-decode.ts";
+import { FakeStreams } from "./fake-streams.ts";
 import { FakeTokens, type FakePrincipal } from "./fake-tokens.ts";
 import { apiError, json } from "./responses.ts";
 
@@ -77,6 +78,11 @@ export class FakeServer {
   /** Set to a token to require `Authorization: Bearer <token>` (the admin token) or a token created here. */
   token: string | undefined;
   readonly tokens = new FakeTokens();
+  /** SSE and WebSocket streams over the stored batches (fake-streams.ts). */
+  readonly streams = new FakeStreams({
+    log: (topic, partition) => this.topics.get(topic)?.logs[partition],
+    partitions: (topic) => this.topics.get(topic)?.logs.length,
+  });
 
   /** While true, every request fails as a refused connection does under Node's fetch. */
   down = false;
@@ -133,7 +139,7 @@ export class FakeServer {
     if (fault?.kind === "delay") await new Promise((resolve) => setTimeout(resolve, fault.ms));
     let response: Response;
     try {
-      response = this.#route(recorded);
+      response = this.#stream(request, url, recorded) ?? this.#route(recorded);
     } catch (error) {
       if (error instanceof HttpError) response = error.response;
       else throw error;
@@ -141,6 +147,19 @@ export class FakeServer {
     if (fault?.kind === "drop-after") throw new TypeError("fetch failed (response dropped by the fake)");
     if (recorded.path.endsWith("/poll") && response.ok) await new Promise((resolve) => setTimeout(resolve, 5));
     return response;
+  }
+
+  /** An SSE request (docs/api.md, "Streaming reads"), authenticated by its header or `?access_token=`; else undefined. */
+  #stream(request: Request, url: URL, recorded: RecordedRequest): Response | undefined {
+    if (request.method !== "GET" || request.headers.get("accept") !== "text/event-stream") return undefined;
+    const accessToken = url.searchParams.get("access_token");
+    const headers = new Headers(request.headers);
+    if (accessToken !== null) headers.set("authorization", `Bearer ${accessToken}`);
+    const refused = this.#route({ ...recorded, method: "HEAD", headers });
+    if (!refused.ok) return refused;
+    const [, , , name, sub, partition] = url.pathname.split("/").map(decodeURIComponent);
+    if (sub === "records") return this.streams.topicSse(name!, url, request.headers, request.signal);
+    return this.streams.partitionSse(name!, Number(partition), url, request.headers, request.signal);
   }
 
   #route(request: RecordedRequest): Response {
@@ -169,6 +188,8 @@ export class FakeServer {
       const topic = this.topics.get(name);
       if (!topic) return apiError(404, "UNKNOWN_TOPIC_OR_PARTITION", `no topic ${name}`);
       if (sub === "write-tokens" && request.method === "POST") return this.tokens.mintWriteToken(principal, name, body().ttlMs);
+      if (sub === "read-tokens" && request.method === "POST") return this.tokens.mintWriteToken(principal, name, body().ttlMs, Date.now(), "read");
+      if (request.method === "HEAD" && sub === "records") return json(200, {}); // a topic stream's checks passed (#stream)
       if (sub === undefined && request.method === "GET") return json(200, this.#view(topic));
       if (sub === undefined && request.method === "DELETE") {
         this.topics.delete(name);
@@ -186,6 +207,7 @@ export class FakeServer {
       const partition = Number(partitionText);
       const log = topic.logs[partition];
       if (!log) return apiError(404, "UNKNOWN_TOPIC_OR_PARTITION", `topic ${name} has no partition ${partitionText}`);
+      if (request.method === "HEAD") return json(200, {}); // a partition stream's checks passed (#stream)
       if (leaf === "records" && request.method === "POST") return this.#produce(log, partition, request);
       if (leaf === "records" && request.method === "GET") return this.#fetch(log, request);
       if (leaf === "offsets") {
@@ -210,7 +232,7 @@ export class FakeServer {
     if (resource === "topics" && name !== undefined) {
       let operation: Operation = "describe";
       if (sub === "write-tokens" || (leaf === "records" && method === "POST")) operation = "write";
-      else if (leaf === "records" || leaf === "offsets") operation = "read";
+      else if (leaf === "records" || leaf === "offsets" || sub === "read-tokens" || sub === "records") operation = "read";
       else if (sub === "configs" || sub === "partitions") operation = "alter";
       else if (method === "DELETE") operation = "delete";
       return this.tokens.refuse(principal, "topic", name, operation);
@@ -255,6 +277,7 @@ export class FakeServer {
     }
     const baseOffset = endOf(log);
     log.push(...stored);
+    this.streams.wake();
     if (acks === "0") return json(202, {});
     return json(200, { partition, baseOffset, lastOffset: next - 1 });
   }

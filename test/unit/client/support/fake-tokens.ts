@@ -27,7 +27,8 @@ const authorizationCodes: Record<ResourceType, string> = {
 export class FakeTokens {
   /** By bearer string. */
   readonly #scoped = new Map<string, FakeToken>();
-  readonly #write = new Map<string, { parent: string; topic: string; expiresAt: number }>();
+  /** Browser write (`trw_`) and read (`trr_`) tokens, by bearer string. */
+  readonly #write = new Map<string, { parent: string; topic: string; expiresAt: number; operation: Operation }>();
   #nextId = 1;
 
   /** Who sent `bearer` when the admin token is `adminToken`; undefined: 401. */
@@ -38,7 +39,7 @@ export class FakeTokens {
     if (write !== undefined) {
       const parent = write.parent === "admin" ? undefined : [...this.#scoped.values()].find((t) => t.id === write.parent);
       if (write.expiresAt <= now || (write.parent !== "admin" && parent === undefined)) return undefined;
-      return { kind: "token", id: write.parent, rules: [{ resource: "topic", name: write.topic, patternType: "literal", operations: ["write"] }] };
+      return { kind: "token", id: write.parent, rules: [{ resource: "topic", name: write.topic, patternType: "literal", operations: [write.operation] }] };
     }
     const scoped = this.#scoped.get(token);
     if (scoped === undefined || (scoped.expiresAt !== null && scoped.expiresAt <= now)) return undefined;
@@ -79,10 +80,10 @@ export class FakeTokens {
   }
 
   /** POST /v1/topics/{topic}/write-tokens, once the caller's write on the topic is checked. */
-  mintWriteToken(principal: FakePrincipal, topic: string, ttlMs = 600_000, now = Date.now()): Response {
-    const token = `trw_${crypto.randomUUID()}`;
+  mintWriteToken(principal: FakePrincipal, topic: string, ttlMs = 600_000, now = Date.now(), operation: "write" | "read" = "write"): Response {
+    const token = `${operation === "write" ? "trw" : "trr"}_${crypto.randomUUID()}`;
     const expiresAt = now + ttlMs;
-    this.#write.set(token, { parent: principal.kind === "admin" ? "admin" : principal.id, topic, expiresAt });
+    this.#write.set(token, { parent: principal.kind === "admin" ? "admin" : principal.id, topic, expiresAt, operation });
     return json(201, { token, topic, expiresAt });
   }
 }
