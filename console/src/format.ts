@@ -12,6 +12,11 @@ export function formatBytes(bytes: number): string {
   return unit === 0 ? `${value} B` : `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
 }
 
+/** "1 batch", "3 batches": a count with its noun, singular for one. */
+export function formatCount(count: number, singular: string, plural = `${singular}s`): string {
+  return `${count.toLocaleString("en-US")} ${count === 1 ? singular : plural}`;
+}
+
 export function formatRate(perSecond: number): string {
   if (perSecond === 0) return "0";
   if (perSecond < 10) return perSecond.toFixed(2);

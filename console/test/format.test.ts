@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatBytes, parseConfigLines, parseHeaderLines, renderPayload, toHex } from "../src/format.ts";
+import { formatBytes, formatCount, parseConfigLines, parseHeaderLines, renderPayload, toHex } from "../src/format.ts";
 
 const base64 = (text: string) => btoa(String.fromCharCode(...new TextEncoder().encode(text)));
 
@@ -27,5 +27,13 @@ describe("console formatting", () => {
     expect(parseHeaderLines("ok: 1\nbroken")).toEqual({ error: 'header line 2 needs "name: value"' });
     expect(parseConfigLines("retention.ms=1000\ncleanup.policy = compact")).toEqual({ configs: { "retention.ms": "1000", "cleanup.policy": "compact" } });
     expect(parseConfigLines("=1")).toEqual({ error: 'config line 1 needs "name=value"' });
+  });
+});
+
+describe("formatCount", () => {
+  it("says one in the singular and any other count in the plural, with thousands separators", () => {
+    expect(formatCount(1, "batch", "batches")).toBe("1 batch");
+    expect(formatCount(0, "segment")).toBe("0 segments");
+    expect(formatCount(12_345, "segment")).toBe("12,345 segments");
   });
 });

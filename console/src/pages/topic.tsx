@@ -4,7 +4,7 @@ import { api, path } from "../api.ts";
 import { TimeChart } from "../components/chart.tsx";
 import { ErrorMessage, PageHeading, Status, useInterval, useLoad } from "../components/common.tsx";
 import { loadMetrics, missingRatesReason } from "../data.ts";
-import { formatBytes } from "../format.ts";
+import { formatBytes, formatCount } from "../format.ts";
 import { routeHref } from "../routes.ts";
 import { topicRates } from "../series.ts";
 import type { MetricsAnswer, PartitionInfo, Topic } from "../types.ts";
@@ -68,8 +68,8 @@ function PartitionTable(props: { partitions: PartitionInfo[] }) {
               </td>
               <td class="number">{partition.logStartOffset}</td>
               <td class="number">{partition.highWatermark}</td>
-              <td class="number">{partition.storage === undefined ? "—" : `${formatBytes(partition.storage.sqliteBytes)} (${partition.storage.sqliteBatches} batches)`}</td>
-              <td class="number">{partition.storage === undefined ? "—" : `${formatBytes(partition.storage.r2Bytes)} (${partition.storage.r2Segments} segments)`}</td>
+              <td class="number">{partition.storage === undefined ? "—" : `${formatBytes(partition.storage.sqliteBytes)} (${formatCount(partition.storage.sqliteBatches, "batch", "batches")})`}</td>
+              <td class="number">{partition.storage === undefined ? "—" : `${formatBytes(partition.storage.r2Bytes)} (${formatCount(partition.storage.r2Segments, "segment")})`}</td>
             </tr>
           );
         })}
