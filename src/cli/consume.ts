@@ -9,6 +9,7 @@
  */
 import type { ConsumedMessage, FetchedRecord } from "../client/index.ts";
 import { encodeBase64 } from "../protocol/base64.ts";
+import { concatBytes } from "../protocol/bytes.ts";
 import { fetchWaitMsMax, partitionsPerTopicMax, sessionTimeoutMsMax, sessionTimeoutMsMin } from "../limits.ts";
 import { integerValue, stringValue, UsageError, type OptionName } from "./args.ts";
 import type { CommandContext } from "./context.ts";
@@ -43,14 +44,7 @@ function formatter(context: CommandContext): (record: Printable) => Uint8Array[]
 /** Writes records as one chunk (one write per fetched batch keeps a 100,000-record run fast). */
 async function print(context: CommandContext, records: Printable[], format: (record: Printable) => Uint8Array[]): Promise<void> {
   if (records.length === 0) return;
-  const parts = records.flatMap(format);
-  const chunk = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    chunk.set(part, at);
-    at += part.length;
-  }
-  await write(context.io.stdout, chunk);
+  await write(context.io.stdout, concatBytes(records.flatMap(format)));
 }
 
 export async function consumeCommand(context: CommandContext): Promise<void> {

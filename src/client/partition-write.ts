@@ -6,6 +6,7 @@
  * stay those of the first attempt. Shared by the producer and `topic(...).produce`.
  */
 import { TributaryError, isRetriable } from "../errors.ts";
+import { concatBytes } from "../protocol/bytes.ts";
 import { recordBatchContentType } from "../protocol/content-types.ts";
 import { encodedRecordSize, encodeRecordBatch, type RecordInput } from "../protocol/record-batch.ts";
 import { isTributaryError } from "./errors.ts";
@@ -71,17 +72,6 @@ export function splitIntoBatches(records: readonly RecordInput[], batchBytes: nu
   return batches;
 }
 
-function concatenate(parts: Uint8Array[]): Uint8Array {
-  if (parts.length === 1) return parts[0]!;
-  const body = new Uint8Array(parts.reduce((total, part) => total + part.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    body.set(part, at);
-    at += part.length;
-  }
-  return body;
-}
-
 /**
  * The retry rule of a partition write: the error table's retriable codes; NOT_LEADER_OR_FOLLOWER
  * also drops the cached metadata; UNKNOWN_TOPIC_OR_PARTITION is retried only when fresh
@@ -112,7 +102,7 @@ export async function writePartition(
     if (identity) sequence = incrementSequence(sequence, records.length);
     return encodeRecordBatch(records, options);
   });
-  const body = concatenate(encoded);
+  const body = concatBytes(encoded);
   const answer = await withRetries(
     () =>
       context.transport.json<BinaryProduceAnswer>({

@@ -14,6 +14,7 @@ import {
   type SubscriberMode,
   type SubscriberPosition,
 } from "../log/subscriber-window.ts";
+import { concatBytes } from "../protocol/bytes.ts";
 import { readBatchHeader } from "../protocol/record-batch.ts";
 import { recordJson } from "../protocol/record-json.ts";
 import type { RoutedCall } from "./replica-api.ts";
@@ -317,7 +318,7 @@ class FrameParts {
   }
 
   frame(mode: SubscriberMode, count: number): string | Uint8Array {
-    if (mode === "binary") return concat(this.#read.batches.slice(0, count));
+    if (mode === "binary") return concatBytes(this.#read.batches.slice(0, count));
     const texts = this.#parts(mode).texts.slice(0, count).filter((text) => text !== "");
     return this.#envelope(count, texts.join(","));
   }
@@ -343,15 +344,4 @@ class FrameParts {
     }
     return parts;
   }
-}
-
-function concat(batches: readonly Uint8Array[]): Uint8Array {
-  if (batches.length === 1) return batches[0]!;
-  const out = new Uint8Array(batches.reduce((sum, batch) => sum + batch.byteLength, 0));
-  let at = 0;
-  for (const batch of batches) {
-    out.set(batch, at);
-    at += batch.byteLength;
-  }
-  return out;
 }

@@ -5,6 +5,7 @@
  */
 import { exports } from "cloudflare:workers";
 import { expect } from "vitest";
+import { concatBytes } from "../../../src/protocol/bytes.ts";
 import { baseUrl, readResponse, type ApiResponse } from "../support/http.ts";
 
 export const recordBatchSubprotocol = "tributary.record-batch";
@@ -56,14 +57,7 @@ export class Subscriber {
   }
 
   binaryBytes(): Uint8Array {
-    const parts = this.frames.filter((frame): frame is ArrayBuffer => typeof frame !== "string").map((frame) => new Uint8Array(frame));
-    const out = new Uint8Array(parts.reduce((sum, part) => sum + part.byteLength, 0));
-    let at = 0;
-    for (const part of parts) {
-      out.set(part, at);
-      at += part.byteLength;
-    }
-    return out;
+    return concatBytes(this.frames.filter((frame): frame is ArrayBuffer => typeof frame !== "string").map((frame) => new Uint8Array(frame)));
   }
 
   /** Returns credit for every frame received so far (its bytes), once. */
