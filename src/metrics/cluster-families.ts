@@ -10,11 +10,11 @@ export interface PartitionNumbers {
   storage: { sqliteBatches: number; sqliteBytes: number; r2Segments: number; r2Bytes: number };
   /** Records the replica's log grew by since its counters began (exact across restarts: derived from offsets). */
   recordsAppended: number;
-  /** Written lazily: a restart loses at most metricsPersistIntervalMs of these. */
+  /** As last written (lazily, and by every scrape): a restart loses at most metricsPersistIntervalMs of these. */
   bytesAppended: number;
   fetches: number;
   recordsFetched: number;
-  /** WebSockets the object holds now (ctx.getWebSockets()). */
+  /** WebSocket subscribers the object holds now. */
   subscribers: number;
   history: TrafficHistory;
 }

@@ -139,9 +139,7 @@ export class PartitionReplica extends DurableObject<Env> {
       const node = this.#admitRouted(request, false);
       const limits = { maxRecords: request.maxRecords, maxBytes: request.maxBytes };
       const log = node.log;
-      if (request.offset >= log.logStartOffset && request.offset < log.localStartOffset && this.#tier) {
-        return this.#readCommitted(log, request.offset, limits);
-      }
+      if (request.offset < log.localStartOffset) return this.#readCommitted(log, request.offset, limits); // sealed: nothing to wait for
       let result = node.log.read(request.offset, limits);
       const deadline = Date.now() + (node.isLeader ? request.waitMs : 0);
       while (result.batches.length === 0 && Date.now() < deadline) {
@@ -229,26 +227,7 @@ export class PartitionReplica extends DurableObject<Env> {
     return toResult(async () => {
       await this.#beforeCall();
       const node = this.#admit(request);
-      // Counters show what is written: write what changed first, so a restart never shows less.
-      this.#traffic!.persistChanges();
-      const traffic = this.#traffic!.counters;
-      const storage = node.log.storage();
-      const totals = this.#tier?.totals() ?? { segments: 0, bytes: 0 };
-      const nowMs = Date.now();
-      const answer: PartitionMetrics = {
-        logStartOffset: node.log.logStartOffset,
-        highWatermark: node.log.highWatermark,
-        logEndOffset: node.log.logEndOffset,
-        role: node.role.kind,
-        storage: { sqliteBatches: storage.batches, sqliteBytes: storage.bytes, r2Segments: totals.segments, r2Bytes: totals.bytes },
-        recordsAppended: traffic.recordsAppended(node.log.logEndOffset),
-        bytesAppended: traffic.bytesAppended,
-        fetches: traffic.fetches,
-        recordsFetched: traffic.recordsFetched,
-        subscribers: this.ctx.getWebSockets().length,
-        history: traffic.history(nowMs),
-      };
-      return answer;
+      return this.#traffic!.metrics(node, this.#tier?.totals() ?? { segments: 0, bytes: 0 }, this.#subscribers.size);
     });
   }
 

@@ -169,6 +169,8 @@ export class PartitionSubscribers {
    * during a run makes it run once more. Called on every commit, on credit, and by the alarm.
    */
   notify(): Promise<void> {
+    // Every append calls this: with no subscriber (the usual case) it is one lookup, no run.
+    if (!this.#pushing && this.size === 0) return Promise.resolve();
     if (this.#pushing) {
       this.#again = true;
       return this.#pushing;

@@ -3,7 +3,8 @@ import type { ReadResult } from "../log/partition-log.ts";
 import { partitionDataPoint } from "../metrics/analytics-points.ts";
 import { PartitionTraffic, recordsFrom, type TrafficSnapshot } from "../metrics/partition-traffic.ts";
 import { appendBytes } from "./leader-appends.ts";
-import type { AppendAnswer, AppendRequest } from "./replica-api.ts";
+import type { ReplicaNode } from "../replication/replica-node.ts";
+import type { AppendAnswer, AppendRequest, PartitionMetrics } from "./replica-api.ts";
 
 /**
  * A partition replica's traffic counters (src/metrics/partition-traffic.ts) in its SQLite:
@@ -121,6 +122,29 @@ export class ReplicaTraffic {
 
   persistIfDue(): void {
     persistTrafficIfDue(this.#sql, this.counters, Date.now());
+  }
+
+  /**
+   * The replica's numbers for GET /v1/metrics. Counters show what is written, so what changed
+   * is written first: a restart then never shows less than a scrape saw.
+   */
+  metrics(node: ReplicaNode, tierTotals: { segments: number; bytes: number }, subscribers: number): PartitionMetrics {
+    this.persistChanges();
+    const log = node.log;
+    const storage = log.storage();
+    return {
+      logStartOffset: log.logStartOffset,
+      highWatermark: log.highWatermark,
+      logEndOffset: log.logEndOffset,
+      role: node.role.kind,
+      storage: { sqliteBatches: storage.batches, sqliteBytes: storage.bytes, r2Segments: tierTotals.segments, r2Bytes: tierTotals.bytes },
+      recordsAppended: this.counters.recordsAppended(log.logEndOffset),
+      bytesAppended: this.counters.bytesAppended,
+      fetches: this.counters.fetches,
+      recordsFetched: this.counters.recordsFetched,
+      subscribers,
+      history: this.counters.history(Date.now()),
+    };
   }
 
   /** Writes the counters now if anything changed since the last write (a scrape: what it shows is then written). */
