@@ -40,6 +40,8 @@ export interface SharePartitionConfig {
   deliveryCountLimit: number;
   /** Whether a dead-letter topic is configured: archiving then goes through "dead-lettering". */
   deadLetter: boolean;
+  /** The in-flight window's bound; shareInFlightRecordsMax unless a simulation makes it small. */
+  inFlightRecordsMax?: number;
 }
 
 /** One offset of the window. */
@@ -183,7 +185,7 @@ export class SharePartition {
       const record = this.#records[index]!;
       if (record.state === "available") lock(record, this.#start + index);
     }
-    const windowEnd = Math.min(this.#highWatermark, this.#start + shareInFlightRecordsMax);
+    const windowEnd = Math.min(this.#highWatermark, this.#start + (config.inFlightRecordsMax ?? shareInFlightRecordsMax));
     while (acquired.length < request.maxRecords && this.endOffset < windowEnd) {
       const record: InFlightRecord = { state: "available", deliveryCount: 0, lease: null, untilMs: null, reason: null };
       this.#records.push(record);
