@@ -172,6 +172,7 @@ export class SharePartitionState extends DurableObject<Env> {
       if (stored?.partition?.hasAcquired(Date.now())) throw nonEmpty(stored.key);
       this.#stored = null;
       await this.ctx.storage.deleteAll();
+      applyMigrations(this.#sql.storage, migrations); // this instance lives on: a later fetch starts over
     });
   }
 
