@@ -59,7 +59,10 @@ export class ShareSim {
   /** Offsets written to the dead-letter topic (at least once each). */
   readonly #deadLetterTopic = new Set<number>();
 
-  constructor(readonly seed: number) {
+  readonly seed: number;
+
+  constructor(seed: number) {
+    this.seed = seed;
     this.#random = new SeededRandom(seed);
     const random = this.#random;
     this.#config = {
