@@ -539,5 +539,13 @@ export const shareDeadLetterClaimMs = 30_000;
 /** Records one router dead-letters per request (one read and one append each way), so a backlog drains over requests, bounded each. */
 export const shareDeadLettersPerRequestMax = 500;
 
+/**
+ * Partitions one share fetch asks to acquire per round (a random choice each time, so every
+ * partition is asked over a few fetches), besides those whose acknowledgements ride along:
+ * each costs a call to its share-partition and one or two reads of its leader, and an
+ * invocation's subrequests are bounded (1,000 on paid plans) over all rounds of a long poll.
+ */
+export const shareFetchPartitionsPerRoundMax = 16;
+
 /** Rounds of acquire-then-wait in one share fetch's long poll (each wait ends at the deadline, a lock's expiry or new records). */
 export const shareFetchWaitRoundsMax = 8;

@@ -1,5 +1,5 @@
 import { unwrap } from "../errors.ts";
-import { shareFetchWaitRoundsMax } from "../limits.ts";
+import { shareFetchPartitionsPerRoundMax, shareFetchWaitRoundsMax } from "../limits.ts";
 import type { LeaseAcknowledgement, ShareAcquireAnswer, SharePartitionKey } from "../objects/share-partition-api.ts";
 import { sharePartitionStub } from "../objects/stubs.ts";
 import type { DecodedRecord } from "../protocol/record-batch.ts";
@@ -30,6 +30,9 @@ import { readAcquired } from "./share-reads.ts";
  * Records waiting for their dead-letter write that a share-partition hands out on the way are
  * written (share-dead-letters.ts) before the answer; a failed write is retried by a later request.
  */
+
+/** Waves of acquisitions in one round: the first, the partitions not asked yet, and a few more for those that had more. */
+const acquireWavesMax = 4;
 
 /** What a share-partition's acquisition came to, on its way through the fetch. */
 interface Acquisition {
@@ -88,28 +91,33 @@ export async function shareFetch(env: Env, group: string, request: ShareFetchReq
 
 /**
  * Asks the targets, in a random order, to acquire up to `maxRecords` in all: as many at once as
- * records are wanted (each its share), then the ones not asked yet with what is still wanted.
- * A partition with acknowledgements riding along is asked in the first wave whatever its share.
+ * records are wanted (each its share), then the ones not asked yet with what is still wanted —
+ * at most shareFetchPartitionsPerRoundMax of them — and then again those that gave their whole
+ * share (they may have more). A partition with acknowledgements riding along is asked in the
+ * first wave whatever its share.
  */
 async function acquireRound(env: Env, targets: readonly Target[], lease: string, maxRecords: number, results: AcknowledgeResult[]): Promise<Acquisition[]> {
   const order = shuffled(targets);
   const acquisitions: Acquisition[] = [];
   let wanted = maxRecords;
+  let wave = order.filter((target) => target.acknowledgements);
+  const rest = order.filter((target) => !target.acknowledgements).slice(0, shareFetchPartitionsPerRoundMax);
   let next = 0;
-  const withAcknowledgements = order.filter((target) => target.acknowledgements);
-  let wave = [...withAcknowledgements];
-  const rest = order.filter((target) => !target.acknowledgements);
-  while (wave.length > 0 || (wanted > 0 && next < rest.length)) {
+  let full: Target[] = [];
+  for (let waves = 0; waves < acquireWavesMax; waves++) {
     const fresh = rest.slice(next, next + Math.max(0, wanted - wave.length));
     next += fresh.length;
     wave = [...wave, ...fresh];
+    if (wave.length === 0 && wanted > 0) wave = full.splice(0, wanted).map(({ topic, key }) => ({ topic, key }));
+    if (wave.length === 0) break;
     const shares = spread(wanted, wave.length);
     const answers = await Promise.all(wave.map((target, index) => acquireFrom(env, target, lease, shares[index]!, results)));
-    for (const acquisition of answers) {
-      if (acquisition === undefined) continue;
+    answers.forEach((acquisition, index) => {
+      if (acquisition === undefined) return;
       acquisitions.push(acquisition);
       wanted -= acquisition.answer.records.length;
-    }
+      if (shares[index]! > 0 && acquisition.answer.records.length === shares[index]) full.push(wave[index]!);
+    });
     wave = [];
   }
   return acquisitions;

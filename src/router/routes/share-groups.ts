@@ -1,17 +1,16 @@
 import { Hono } from "hono";
 import { TributaryError, unwrap } from "../../errors.ts";
 import { adminRequestBytesMax, groupIdLengthMax } from "../../limits.ts";
-import type { SharePartitionKey } from "../../objects/share-partition-api.ts";
 import { shareGroupIndexStub, shareGroupStub, sharePartitionStub } from "../../objects/stubs.ts";
 import { shareAcknowledgeSchema, shareFetchSchema, shareGroupConfigsSchema, shareResetSchema } from "../../protocol/share-schemas.ts";
-import type { TopicMetadata } from "../../topics/topic-metadata.ts";
 import { authorize, authorizeTopics, may, principalOf } from "../authorize.ts";
 import type { RouterEnv } from "../context.ts";
 import { listOffset } from "../partition-reads.ts";
-import { topicMetadata, withTopic } from "../metadata-cache.ts";
+import { withTopic } from "../metadata-cache.ts";
 import { routeQuery } from "../query.ts";
 import { readJsonBody } from "../request-body.ts";
 import { shareAcknowledge, sharePartitionKey } from "../share-acknowledge.ts";
+import { alterShareGroupConfigs, deleteShareGroup, describeShareGroup, refuseWhileAcquired } from "../share-group-admin.ts";
 import { shareFetch } from "../share-fetch.ts";
 import { resetPartitions, resolveReset } from "./groups.ts";
 
@@ -58,17 +57,9 @@ export const shareGroupRoutes = new Hono<RouterEnv>()
     authorize(c, "group", group, "alter");
     const body = await readJsonBody(c.req.raw, shareGroupConfigsSchema, { maxBytes: adminRequestBytesMax });
     const deadLetterTopic = body.configs["dead.letter.topic"];
-    if (typeof deadLetterTopic === "string") {
-      // Its consumers write there on the group's behalf: whoever names it must be allowed to write it.
-      authorize(c, "topic", deadLetterTopic, "write");
-      await topicMetadata(c.env, deadLetterTopic).catch((error: unknown) => {
-        if (error instanceof TributaryError && error.code === "UNKNOWN_TOPIC_OR_PARTITION") {
-          throw new TributaryError("INVALID_CONFIG", `config dead.letter.topic must name an existing topic; ${JSON.stringify(deadLetterTopic)} does not exist`);
-        }
-        throw error;
-      });
-    }
-    const configs = unwrap(await shareGroupStub(c.env, group).alterConfigs(group, body.configs));
+    // Its consumers write there on the group's behalf: whoever names it must be allowed to write it.
+    if (typeof deadLetterTopic === "string") authorize(c, "topic", deadLetterTopic, "write");
+    const configs = await alterShareGroupConfigs(c.env, group, body.configs);
     return c.json({ group, configs });
   })
   .post("/:group/offsets/reset", async (c) => {
@@ -98,55 +89,14 @@ export const shareGroupRoutes = new Hono<RouterEnv>()
     routeQuery(c.req.url, []);
     const group = groupParam(c.req.param("group"));
     authorize(c, "group", group, "describe");
-    const view = unwrap(await shareGroupStub(c.env, group).view(group));
     const principal = principalOf(c);
-    const visible = view.partitions.filter((key) => may(principal, "topic", key.topic, "describe"));
-    const described = await Promise.all(visible.map((key) => describePartition(c.env, key)));
-    const partitions = described.filter((entry) => entry !== undefined);
-    return c.json({ group, configs: view.configs, partitions });
+    return c.json(await describeShareGroup(c.env, group, (key) => may(principal, "topic", key.topic, "describe")));
   })
   .delete("/:group", async (c) => {
     routeQuery(c.req.url, []);
     const group = groupParam(c.req.param("group"));
     authorize(c, "group", group, "delete");
-    const view = unwrap(await shareGroupStub(c.env, group).view(group));
-    await refuseWhileAcquired(c.env, view.partitions);
-    for (const key of view.partitions) unwrap(await sharePartitionStub(c.env, key).clear());
-    unwrap(await shareGroupStub(c.env, group).deleteGroup(group));
+    await deleteShareGroup(c.env, group);
     return c.body(null, 204);
   });
 
-/**
- * One share-partition as describe shows it (its topic's current incarnation only), with the
- * records available past its end counted to the partition's high watermark now.
- */
-async function describePartition(env: Env, key: SharePartitionKey) {
-  const topic = await currentTopic(env, key.topic);
-  if (topic?.topicId !== key.topicId || topic.partitions[key.partition] === undefined) return undefined;
-  const highWatermark = (await listOffset(env, topic, key.partition, "latest")).offset;
-  const state = unwrap(await sharePartitionStub(env, key).describe(highWatermark));
-  if (state === null) return undefined;
-  const { topicId: _, ...view } = state;
-  return view;
-}
-
-async function currentTopic(env: Env, name: string): Promise<TopicMetadata | undefined> {
-  try {
-    return await topicMetadata(env, name);
-  } catch (error) {
-    if (error instanceof TributaryError && error.code === "UNKNOWN_TOPIC_OR_PARTITION") return undefined;
-    throw error;
-  }
-}
-
-/** 409 NON_EMPTY_GROUP, before anything changes, while a record of these share-partitions is acquired. */
-async function refuseWhileAcquired(env: Env, keys: readonly SharePartitionKey[]): Promise<void> {
-  const states = await Promise.all(keys.map((key) => sharePartitionStub(env, key).describe().then(unwrap)));
-  const busy = states.find((state) => state !== null && state.acquired > 0);
-  if (busy) {
-    throw new TributaryError("NON_EMPTY_GROUP", `the share group holds acquired records of ${busy.topic} partition ${busy.partition}; wait for them to be acknowledged or their locks to expire`, {
-      topic: busy.topic,
-      partition: busy.partition,
-    });
-  }
-}
