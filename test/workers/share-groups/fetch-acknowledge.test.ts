@@ -61,6 +61,20 @@ describe("share fetch and acknowledge", () => {
     expect((await describeShareGroup(group)).partitions[0]).toMatchObject({ startOffset: 3, acquired: 0 });
   });
 
+  it("answers within maxBytes and gives the rest back uncounted", async () => {
+    const topic = uniqueTopic("share-bytes");
+    await createTopic(topic, { partitions: 1 });
+    await produce(topic, [{ value: "x".repeat(100) }, { value: "y".repeat(100) }, { value: "z".repeat(100) }]);
+    const group = await earliestGroup("bytes");
+    const first = await shareFetch(group, { topics: [topic], maxBytes: 150 });
+    expect(first.records.map((record) => record.offset)).toEqual([0]); // the first record always; the second would pass maxBytes
+    const second = await shareFetch(group, { topics: [topic] });
+    expect(second.records.map(({ offset, deliveryCount }) => ({ offset, deliveryCount }))).toEqual([
+      { offset: 1, deliveryCount: 1 },
+      { offset: 2, deliveryCount: 1 },
+    ]);
+  });
+
   it("refuses unknown topics and bad bodies", async () => {
     const group = uniqueShareGroup("bad");
     expectError(await shareFetchRaw(group, { topics: [uniqueTopic("nope")] }), 404, "UNKNOWN_TOPIC_OR_PARTITION");
