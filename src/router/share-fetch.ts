@@ -1,4 +1,4 @@
-import { unwrap } from "../errors.ts";
+import { TributaryError, unwrap } from "../errors.ts";
 import { shareFetchPartitionsPerRoundMax, shareFetchWaitRoundsMax } from "../limits.ts";
 import type { LeaseAcknowledgement, ShareAcquireAnswer, SharePartitionKey } from "../objects/share-partition-api.ts";
 import { sharePartitionStub } from "../objects/stubs.ts";
@@ -146,7 +146,7 @@ async function acquireFrom(env: Env, target: Target, lease: string, maxRecords: 
   }
   if (maxRecords > answer.records.length && answer.endOffset >= answer.highWatermark) {
     // It knows no record past its end: is there one now? (A read of one record, never a wait.)
-    const probe = await readPartition(env, topic, key.partition, { offset: answer.endOffset, maxRecords: 1, maxBytes: 1, waitMs: 0 }).catch(() => undefined);
+    const probe = await probeEnd(env, topic, key.partition, answer.endOffset);
     if (probe !== undefined && probe.highWatermark > answer.endOffset) {
       const more: ShareAcquireAnswer = unwrap(
         await stub().acquire(key, { lease, maxRecords: maxRecords - answer.records.length, highWatermark: probe.highWatermark, logStartOffset: probe.logStartOffset }),
@@ -155,6 +155,20 @@ async function acquireFrom(env: Env, target: Target, lease: string, maxRecords: 
     }
   }
   return { topic, key, answer };
+}
+
+/**
+ * The partition's high watermark and log start, read at `offset` (one record, no wait). An
+ * offset below the log start (retention deleted records never delivered) answers them from
+ * the refusal; a failed read answers undefined (the next fetch tries again).
+ */
+async function probeEnd(env: Env, topic: TopicMetadata, partition: number, offset: number): Promise<{ highWatermark: number; logStartOffset: number } | undefined> {
+  try {
+    return await readPartition(env, topic, partition, { offset, maxRecords: 1, maxBytes: 1, waitMs: 0 });
+  } catch (error) {
+    if (error instanceof TributaryError && error.code === "OFFSET_OUT_OF_RANGE") return error.data as { highWatermark: number; logStartOffset: number };
+    return undefined;
+  }
 }
 
 /**
