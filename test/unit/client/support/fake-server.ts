@@ -18,6 +18,7 @@ import { encodeBase64 } from "../../../../src/protocol/base64.ts";
 import { fetchHeaders } from "../../../../src/protocol/content-types.ts";
 import { setBaseOffset, splitBatches, type DecodedRecord } from "../../../../src/protocol/record-batch.ts";
 import { decodeRecordBatch } from "../../../../src/protocol/record-batch-decode.ts";
+import { FakeShareGroups } from "./fake-share-groups.ts";
 import { FakeStreams } from "./fake-streams.ts";
 import { FakeTokens, type FakePrincipal } from "./fake-tokens.ts";
 import { apiError, json } from "./responses.ts";
@@ -84,6 +85,12 @@ export class FakeServer {
     partitions: (topic) => this.topics.get(topic)?.logs.length,
   });
 
+  /** Share groups over the stored batches (fake-share-groups.ts). */
+  readonly shareGroups = new FakeShareGroups({
+    records: (topic, partition) => (this.topics.get(topic)?.logs[partition] === undefined ? undefined : this.records(topic, partition)),
+    partitions: (topic) => this.topics.get(topic)?.logs.length,
+  });
+
   /** While true, every request fails as a refused connection does under Node's fetch. */
   down = false;
   /** "METHOD /path" of each request refused while down. */
@@ -146,6 +153,8 @@ export class FakeServer {
     }
     if (fault?.kind === "drop-after") throw new TypeError("fetch failed (response dropped by the fake)");
     if (recorded.path.endsWith("/poll") && response.ok) await new Promise((resolve) => setTimeout(resolve, 5));
+    // A share fetch waits a little, as a long poll would: a consumer with nothing to do does not spin.
+    if (/^\/v1\/share-groups\/[^/]+\/fetch$/.test(recorded.path) && response.ok) await new Promise((resolve) => setTimeout(resolve, 5));
     return response;
   }
 
@@ -216,6 +225,7 @@ export class FakeServer {
       }
     }
     if (resource === "groups") return this.#groups(request, parts.slice(1), body);
+    if (resource === "share-groups") return this.shareGroups.route(request.method, parts.slice(1), body);
     return apiError(404, "NOT_FOUND", `no route for ${request.method} ${request.path}`);
   }
 
