@@ -14,14 +14,13 @@
  */
 import type { Operation } from "../../../../src/auth/acl.ts";
 import { ConsumerGroup, type Assignment } from "../../../../src/group/index.ts";
-import { encodeBase64 } from "../../../../src/protocol/base64.ts";
 import { fetchHeaders } from "../../../../src/protocol/content-types.ts";
 import { setBaseOffset, splitBatches, type DecodedRecord } from "../../../../src/protocol/record-batch.ts";
 import { decodeRecordBatch } from "../../../../src/protocol/record-batch-decode.ts";
 import { FakeShareGroups } from "./fake-share-groups.ts";
 import { FakeStreams } from "./fake-streams.ts";
 import { FakeTokens, type FakePrincipal } from "./fake-tokens.ts";
-import { apiError, json } from "./responses.ts";
+import { apiError, base64Record, json } from "./responses.ts";
 
 interface StoredBatch {
   bytes: Uint8Array;
@@ -412,15 +411,7 @@ export class FakeServer {
         if (!paused.has(key)) {
           for (const record of this.records(topic, partition)) {
             if (record.offset < offset || records.length >= maxRecords) continue;
-            records.push({
-              topic,
-              partition,
-              offset: record.offset,
-              timestamp: record.timestamp,
-              key: record.key === null ? null : encodeBase64(record.key),
-              value: record.value === null ? null : encodeBase64(record.value),
-              headers: Object.fromEntries(record.headers.map((h) => [h.key, new TextDecoder().decode(h.value ?? new Uint8Array())])),
-            });
+            records.push(base64Record(topic, partition, record));
             offset = record.offset + 1;
           }
         }

@@ -5,9 +5,8 @@
  * `delivery.count.limit`, and the admin routes (list, describe, configs, reset, delete).
  * Time: `expireLeases()` lets every lock run out at once, so tests need no waiting.
  */
-import { encodeBase64 } from "../../../../src/protocol/base64.ts";
 import type { DecodedRecord } from "../../../../src/protocol/record-batch.ts";
-import { apiError, json } from "./responses.ts";
+import { apiError, base64Record, json } from "./responses.ts";
 
 type AckType = "accept" | "release" | "reject";
 
@@ -214,16 +213,7 @@ export class FakeShareGroups {
           state.state = "acquired";
           state.lease = lease;
           state.deliveryCount++;
-          records.push({
-            topic,
-            partition,
-            offset: record.offset,
-            timestamp: record.timestamp,
-            key: record.key === null ? null : encodeBase64(record.key),
-            value: record.value === null ? null : encodeBase64(record.value),
-            headers: Object.fromEntries(record.headers.map((h) => [h.key, new TextDecoder().decode(h.value ?? new Uint8Array())])),
-            deliveryCount: state.deliveryCount,
-          });
+          records.push({ ...base64Record(topic, partition, record), deliveryCount: state.deliveryCount });
         }
       }
     }
