@@ -39,8 +39,8 @@ interface FetchAnswer {
   records: (PolledRecord & { deliveryCount: number })[];
   lease?: string | null;
   leaseExpiresAt?: number | null;
-  /** Per-partition results of the acknowledgements that rode along. */
-  acknowledgements?: ShareAcknowledgementResult[];
+  /** Per-partition results of the acknowledgements that rode along (present when some did). */
+  results?: ShareAcknowledgementResult[];
 }
 
 export interface ShareConsumerContext {
@@ -210,7 +210,7 @@ export class ShareConsumer {
       for (const ack of acknowledgements) this.#acks.refused(ack.topic, ack.partition, ack.offsets.length, { code, message: String(message) });
       return this.#fetch([], how);
     }
-    this.#acks.settle(acknowledgements, answer.acknowledgements);
+    this.#acks.settle(acknowledgements, answer.results);
     if (answer.lease != null && answer.records.length > 0) this.#acks.hold(answer.lease, answer.leaseExpiresAt ?? Number.POSITIVE_INFINITY, answer.records);
     this.#events.emit("fetch", { records: answer.records.length });
     return answer;

@@ -6,7 +6,7 @@
  */
 import type { ClientLog } from "./logger.ts";
 import { withRetries, type RetryPolicy } from "./retry.ts";
-import type { ShareGroupDescription, ShareGroupSummary, ShareResetRequest } from "./share-types.ts";
+import type { ShareGroupConfigs, ShareGroupDescription, ShareGroupSummary, ShareResetRequest } from "./share-types.ts";
 import { path, type Transport } from "./transport.ts";
 import type { Position } from "./types.ts";
 
@@ -41,8 +41,8 @@ export class ShareGroupsAdmin {
    * default): `record.lock.duration.ms`, `delivery.count.limit`, `auto.offset.reset`,
    * `dead.letter.topic`. Creates the group when it has none yet.
    */
-  async alterConfigs(group: string, configs: Record<string, string | number | null>): Promise<ShareGroupDescription> {
-    return this.#context.transport.json<ShareGroupDescription>({ method: "PATCH", path: path("share-groups", group, "configs"), json: { configs } });
+  async alterConfigs(group: string, configs: Record<string, string | number | null>): Promise<ShareGroupConfigs> {
+    return this.#context.transport.json<ShareGroupConfigs>({ method: "PATCH", path: path("share-groups", group, "configs"), json: { configs } });
   }
 
   /**

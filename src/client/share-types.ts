@@ -55,15 +55,15 @@ export interface ShareConsumerEvents {
 export interface SharePartitionState {
   topic: string;
   partition: number;
-  /** The first offset the group still tracks: below it everything is done for the group. */
+  /** Every record below it is accepted or archived. */
   startOffset: number;
-  /** The first offset the group has not fetched yet. */
+  /** The next record never fetched. */
   endOffset: number;
-  /** Records between startOffset and endOffset waiting for a consumer. */
+  /** Records from startOffset to endOffset waiting for a consumer. */
   available: number;
   /** Records locked by a fetch's lease. */
   acquired: number;
-  /** Records accepted, rejected or delivered `delivery.count.limit` times. */
+  /** Records archived (rejected, or delivered `delivery.count.limit` times) since the share-partition started. */
   archived: number;
 }
 
@@ -77,7 +77,12 @@ export interface ShareGroupDescription {
 /** One share group as `GET /v1/share-groups` lists it. */
 export interface ShareGroupSummary {
   group: string;
-  [field: string]: unknown;
+}
+
+/** A share group's configs after a change: every config with its effective value. */
+export interface ShareGroupConfigs {
+  group: string;
+  configs: Record<string, string>;
 }
 
 export interface ShareResetRequest {

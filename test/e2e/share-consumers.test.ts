@@ -80,10 +80,16 @@ describe("share groups against wrangler dev", () => {
     expect(fromCli.every((record) => record.value === `job-${record.offset * 2 + record.partition}`)).toBe(true);
     expect(fromCli.length).toBeGreaterThan(0);
     const described = await admin.shareGroups.describe("workers");
-    expect(described.partitions.map(({ topic, partition, available, acquired, archived }) => ({ topic, partition, available, acquired, archived }))).toEqual([
-      { topic: "jobs", partition: 0, available: 0, acquired: 0, archived: recordCount / 2 },
-      { topic: "jobs", partition: 1, available: 0, acquired: 0, archived: recordCount / 2 },
-    ]);
+    // All accepted: nothing available, acquired or archived, and each start past its last record.
+    expect(described.partitions).toMatchObject([0, 1].map((partition) => ({
+      topic: "jobs",
+      partition,
+      startOffset: recordCount / 2,
+      endOffset: recordCount / 2,
+      available: 0,
+      acquired: 0,
+      archived: 0,
+    })));
   });
 
   it("delivers a record whose handler threw again with a higher deliveryCount, and a rejected one never again", async () => {
@@ -113,7 +119,7 @@ describe("share groups against wrangler dev", () => {
     expect(deliveries.filter(([offset]) => offset !== 3 && offset !== 5).every(([, count]) => count === 1)).toBe(true);
     expect(new Set(deliveries.map(([offset]) => offset)).size).toBe(10);
     const [partition] = (await admin.shareGroups.describe("retries")).partitions;
-    expect(partition).toMatchObject({ available: 0, acquired: 0, archived: 10 });
+    expect(partition).toMatchObject({ startOffset: 10, endOffset: 10, available: 0, acquired: 0, archived: 1 }); // the rejected one
   });
 
   it("share-groups describe, reset (the plan, then --execute) and delete through the CLI", async () => {
@@ -121,7 +127,7 @@ describe("share groups against wrangler dev", () => {
     expect(described.code, described.stderr).toBe(0);
     expect(described.stdout.toString()).toMatch(/^share group workers\n/);
     expect(described.stdout.toString()).toMatch(/auto\.offset\.reset\s+earliest\n/);
-    expect(described.stdout.toString()).toMatch(new RegExp(`jobs\\s+0\\s+\\d+\\s+\\d+\\s+0\\s+0\\s+${recordCount / 2}\\n`));
+    expect(described.stdout.toString()).toMatch(/TOPIC\s+PARTITION\s+START\s+END\s+AVAILABLE\s+ACQUIRED\s+ARCHIVED\njobs\s+0\s+1000\s+1000\s+0\s+0\s+0\njobs\s+1\s+1000\s+1000\s+0\s+0\s+0\n$/);
 
     const plan = await runCli(server.url, ["share-groups", "reset", "workers", "--topic", "jobs", "--to", String(recordCount / 2 - 5)]);
     expect(plan.code, plan.stderr).toBe(0);

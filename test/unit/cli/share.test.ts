@@ -28,7 +28,10 @@ describe("tributary share consume", () => {
     expect(run.stdout.toString().split("\n").filter(Boolean).sort()).toEqual(["job-0", "job-1", "job-2", "job-3", "job-4", "job-5"]);
     expect(applied(server)).toEqual(["0@0:accept", "0@1:accept", "0@2:accept", "1@0:accept", "1@1:accept", "1@2:accept"]);
     const described = JSON.parse((await cli(server, ["--json", "share-groups", "describe", "workers"])).stdout.toString());
-    expect(described.partitions).toMatchObject([{ archived: 3, acquired: 0 }, { archived: 3, acquired: 0 }]);
+    expect(described.partitions).toMatchObject([
+      { partition: 0, startOffset: 3, endOffset: 3, available: 0, acquired: 0 },
+      { partition: 1, startOffset: 3, endOffset: 3, available: 0, acquired: 0 },
+    ]);
   });
 
   it("--max N: fetches at most N, prints them with their delivery count (--json) and accepts them", async () => {
@@ -112,7 +115,7 @@ describe("tributary share-groups", () => {
     const described = (await cli(server, ["share-groups", "describe", "workers"])).stdout.toString();
     expect(described).toMatch(/^share group workers\n\nCONFIG\s+VALUE\n/);
     expect(described).toMatch(/delivery\.count\.limit\s+3\n/);
-    expect(described).toMatch(/TOPIC\s+PARTITION\s+START\s+END\s+AVAILABLE\s+ACQUIRED\s+ARCHIVED\njobs\s+0\s+0\s+1\s+0\s+0\s+1\n$/);
+    expect(described).toMatch(/TOPIC\s+PARTITION\s+START\s+END\s+AVAILABLE\s+ACQUIRED\s+ARCHIVED\njobs\s+0\s+1\s+1\s+0\s+0\s+0\n$/);
   });
 
   it("reset shows the plan unless --execute, then moves the start; delete removes the group", async () => {

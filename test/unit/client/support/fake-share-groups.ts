@@ -11,7 +11,8 @@ import { apiError, base64Record, json } from "./responses.ts";
 type AckType = "accept" | "release" | "reject";
 
 interface RecordState {
-  state: "available" | "acquired" | "archived";
+  /** accepted: done for the group; archived: rejected, or delivered `delivery.count.limit` times. */
+  state: "available" | "acquired" | "accepted" | "archived";
   lease?: string;
   deliveryCount: number;
 }
@@ -80,7 +81,7 @@ export class FakeShareGroups {
         if (value === null) delete group.configs[key];
         else group.configs[key] = String(value);
       }
-      return json(200, this.#describe(name, group));
+      return json(200, { group: name, configs: { ...defaults, ...group.configs } });
     }
     const group = this.#group(name, false);
     if (group === undefined) return apiError(404, "GROUP_ID_NOT_FOUND", `no share group ${name}`);
@@ -171,11 +172,12 @@ export class FakeShareGroups {
         for (const offset of ack.offsets) {
           const record = p!.records.get(offset)!;
           record.lease = undefined;
-          // accept and reject archive; release makes it available again, unless it reached the delivery limit.
-          record.state = ack.type === "release" && record.deliveryCount < limit ? "available" : "archived";
+          // release makes it available again, unless it reached the delivery limit.
+          record.state = ack.type === "accept" ? "accepted" : ack.type === "release" && record.deliveryCount < limit ? "available" : "archived";
           this.applied.push({ group: name, topic, partition, offset, type: ack.type, via });
         }
       }
+      advanceStart(p!);
       return { topic, partition };
     });
   }
@@ -219,6 +221,14 @@ export class FakeShareGroups {
     }
     const leaseExpiresAt = Date.now() + lockMs;
     if (records.length > 0) group.leases.set(lease, leaseExpiresAt);
-    return json(200, { records, lease, leaseExpiresAt, ...(results === undefined ? {} : { acknowledgements: results }) });
+    return json(200, { records, lease, leaseExpiresAt, ...(results === undefined ? {} : { results }) });
+  }
+}
+
+/** The start moves past every record accepted or archived, as the server's does (docs/api.md). */
+function advanceStart(p: SharePartition): void {
+  for (let state = p.records.get(p.startOffset); state?.state === "accepted" || state?.state === "archived"; state = p.records.get(p.startOffset)) {
+    p.records.delete(p.startOffset);
+    p.startOffset++;
   }
 }
