@@ -180,8 +180,11 @@ export class ShareConsumer {
   async #untilAcknowledged(): Promise<void> {
     while (this.#running && this.#acks.unacknowledged > 0) {
       const expiry = this.#acks.nextExpiry()!;
-      const untilExpiry = sleep(Math.max(0, expiry - Date.now()), this.#abort.signal).catch(() => undefined);
+      // The expiry timer ends with the wait, so waits of many acknowledgements leave no timers behind.
+      const waited = new AbortController();
+      const untilExpiry = sleep(Math.max(0, expiry - Date.now()), AbortSignal.any([this.#abort.signal, waited.signal])).catch(() => undefined);
       await Promise.race([this.#acks.nextAcknowledgement(), untilExpiry]);
+      waited.abort();
       this.#acks.dropExpired(Date.now());
     }
   }

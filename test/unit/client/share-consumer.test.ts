@@ -219,6 +219,21 @@ describe("shareConsumer: explicit acknowledgement", () => {
   });
 });
 
+describe("shareConsumer: explicit acknowledgement, leases", () => {
+  it("fetches again once the lease of records never acknowledged expired, and gets them again", async () => {
+    const { server, client, lines } = await seeded(2);
+    await client.admin().shareGroups.alterConfigs("workers", { "record.lock.duration.ms": "40" }); // the fake takes any lock
+    const consumer = client.shareConsumer({ group: "workers", topics: ["jobs"], acknowledgement: "explicit" });
+    const deliveries: [number, number][] = [];
+    await consumer.run({ eachMessage: ({ message }) => void deliveries.push([message.offset, message.deliveryCount]) });
+    await until(() => deliveries.length === 4, "the records again");
+    await consumer.stop();
+    expect(deliveries).toEqual([[0, 1], [1, 1], [0, 2], [1, 2]]);
+    expect(lines).toContainEqual({ level: "warn", message: "the lease of 2 record(s) expired before they were acknowledged; the server delivers them again" });
+    expect(shareFetches(server)[1].acknowledgements).toBeUndefined();
+  });
+});
+
 describe("shareConsumer: failures", () => {
   it("retries a fetch that failed with a retriable error, logging the retry", async () => {
     const { server, client, lines } = await seeded(1);
