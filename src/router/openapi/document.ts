@@ -7,9 +7,11 @@ import { openApiPath, pathParameters, type ResponseDoc, type RouteDoc } from "./
 import { groupRouteDocs } from "./route-table-groups.ts";
 import { operationRouteDocs } from "./route-table-operations.ts";
 import { topicRouteDocs } from "./route-table-topics.ts";
+// Share groups (issue 15).
+import { shareGroupRouteDocs } from "./route-table-share-groups.ts";
 
 /** Every route of the HTTP API (the app's routes, and GET /v1/metrics). */
-export const routeDocs: readonly RouteDoc[] = [...topicRouteDocs, ...groupRouteDocs, ...operationRouteDocs];
+export const routeDocs: readonly RouteDoc[] = [...topicRouteDocs, ...groupRouteDocs, ...operationRouteDocs, ...shareGroupRouteDocs];
 
 type JsonSchema = Record<string, unknown>;
 
