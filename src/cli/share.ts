@@ -62,7 +62,8 @@ export async function shareCommand(subcommand: string, context: CommandContext):
   const ack = ackType(context);
   const max = integerValue(context.values, "max", 1);
   const follow = context.values.follow === true;
-  const waitMs = integerValue(context.values, "wait-ms", 0, fetchWaitMsMax) ?? (follow ? 10_000 : 1_000);
+  // Ctrl-C lets the fetch in flight finish (what it acquired is then released): a follower waits 5 s at most.
+  const waitMs = integerValue(context.values, "wait-ms", 0, fetchWaitMsMax) ?? (follow ? 5_000 : 1_000);
   const consumer = context.client.shareConsumer({ group, topics, maxWaitTimeInMs: waitMs, maxRecords: Math.min(max ?? fetchRecordsMax, fetchRecordsMax) });
   const format = formatter(context);
   let printed = 0;

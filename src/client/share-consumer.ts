@@ -127,8 +127,9 @@ export class ShareConsumer {
   /**
    * Stops: handlers at work finish (and are acknowledged), records not handed to a handler and
    * records not acknowledged are released, and every acknowledgement is sent. A fetch in flight
-   * is cut short: records it may have acquired come back when their lock expires. Inside a
-   * handler, call it without `await` (it waits for the handler).
+   * is let finish (up to `maxWaitTimeInMs`), so that what it acquired is released too rather
+   * than locked until its lease expires; a retry's wait is cut short. Inside a handler, call it
+   * without `await` (it waits for the handler).
    */
   async stop(): Promise<void> {
     this.#stopped = true;
@@ -199,7 +200,8 @@ export class ShareConsumer {
           path: path("share-groups", group, "fetch"),
           json: { topics, maxRecords, maxBytes, waitMs: how.waitMs, encoding: "base64", ...(acknowledgements.length > 0 ? { acknowledgements } : {}) },
           waitMs: how.waitMs,
-          signal: this.#abort.signal,
+          // No signal: stop() lets a fetch in flight finish and releases what it acquired. Cut
+          // short, the server could still acquire records for it that no one would acknowledge.
         }),
       { policy: this.#context.policy, log: this.#context.log, signal: this.#abort.signal, forever: how.forever },
     );

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { RejectRecord, type ShareMessage } from "../../../src/client/index.ts";
+import { RejectRecord, type ShareConsumer, type ShareMessage } from "../../../src/client/index.ts";
 import { fakeClient, text } from "./support/client.ts";
 import type { FakeServer } from "./support/fake-server.ts";
 
@@ -124,6 +124,28 @@ describe("shareConsumer: implicit acknowledgement", () => {
     ]);
     const [partition] = (await client.admin().shareGroups.describe("workers")).partitions;
     expect(partition).toMatchObject({ startOffset: 3, endOffset: 10, available: 7, acquired: 0, archived: 0 });
+  });
+
+  it("on stop during a fetch: lets the fetch finish and releases what it acquired, unhandled", async () => {
+    let consumer: ShareConsumer | undefined;
+    let fetches = 0;
+    const setup = fakeClient({
+      fetch: (request) => {
+        // The second fetch: the consumer is told to stop while it is on its way.
+        if (request.url.endsWith("/share-groups/workers/fetch") && ++fetches === 2) void consumer!.stop();
+        return setup.server.fetch(request);
+      },
+    });
+    const { server, client } = setup;
+    server.createTopic("jobs", 1);
+    await client.topic("jobs").produce(Array.from({ length: 4 }, (_, i) => ({ value: `job-${i}`, partition: 0 })));
+    await client.admin().shareGroups.alterConfigs("workers", { "auto.offset.reset": "earliest" });
+    consumer = client.shareConsumer({ group: "workers", topics: ["jobs"], maxRecords: 2 });
+    const seen: number[] = [];
+    await consumer.run({ eachMessage: ({ message }) => void seen.push(message.offset) });
+    await consumer.done();
+    expect(seen).toEqual([0, 1]);
+    expect(applied(server).map((a) => [a.offset, a.type, a.via])).toEqual([[0, "accept", "fetch"], [1, "accept", "fetch"], [2, "release", "acknowledge"], [3, "release", "acknowledge"]]);
   });
 
   it("logs an acknowledgement refused because its lease expired, does not throw, and the record comes again", async () => {
