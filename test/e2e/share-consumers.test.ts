@@ -56,7 +56,7 @@ describe("share groups against wrangler dev", () => {
     const perConsumer = [0, 0, 0];
     const consumers: ShareConsumer[] = [];
     for (let index = 0; index < 3; index++) {
-      const consumer = client.shareConsumer({ group: "workers", topics: ["jobs"], maxRecords: 100, concurrency: index + 1 });
+      const consumer = client.shareConsumer({ group: "workers", topics: ["jobs"], maxRecords: 100, concurrency: index + 1, maxWaitTimeInMs: 1_000 });
       await consumer.run({
         eachMessage: async ({ partition, message }) => {
           const id = `${partition}@${message.offset}`;
