@@ -72,6 +72,8 @@ export class ShareConsumer {
   #running = false;
   #stopped = false;
   #abort = new AbortController();
+  /** run()'s first fetch: a stop() meanwhile waits for it, then for the loop that releases what it got. */
+  #starting: Promise<FetchAnswer> | undefined;
   #loop: Promise<void> | undefined;
 
   constructor(context: ShareConsumerContext, options: ShareConsumerOptions) {
@@ -87,13 +89,14 @@ export class ShareConsumer {
    * consumes until `stop()`; resolves once the first fetch answered. `done()` follows the rest.
    */
   async run(config: ShareRunConfig): Promise<void> {
-    if (this.#loop) throw new Error("the share consumer is already running");
+    if (this.#starting) throw new Error("the share consumer is already running");
     if (this.#stopped) throw new Error("the share consumer was stopped; create another to consume again");
     if (typeof config?.eachMessage !== "function") throw new TypeError("run: eachMessage is required");
     this.#running = true;
+    this.#starting = this.#fetch([], { waitMs: 0, forever: false });
     let first: FetchAnswer;
     try {
-      first = await this.#fetch([], { waitMs: 0, forever: false });
+      first = await this.#starting;
     } catch (error) {
       this.#running = false;
       throw error;
@@ -135,6 +138,7 @@ export class ShareConsumer {
     this.#stopped = true;
     this.#running = false;
     this.#abort.abort(new Error("the share consumer is stopping"));
+    await this.#starting?.catch(() => undefined);
     await this.#loop?.catch(() => undefined);
   }
 
