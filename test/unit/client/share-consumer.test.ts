@@ -126,13 +126,19 @@ describe("shareConsumer: implicit acknowledgement", () => {
     expect(partition).toMatchObject({ startOffset: 3, endOffset: 10, available: 7, acquired: 0, archived: 0 });
   });
 
-  it("on stop during a fetch: lets the fetch finish and releases what it acquired, unhandled", async () => {
+  it.each([
+    { stopAt: 2, handled: [0, 1], expected: [[0, "accept", "fetch"], [1, "accept", "fetch"], [2, "release", "acknowledge"], [3, "release", "acknowledge"]] },
+    { stopAt: 1, handled: [], expected: [[0, "release", "acknowledge"], [1, "release", "acknowledge"]] }, // run()'s own fetch
+  ])("on stop during fetch $stopAt: lets the fetch finish, and stop() resolves once what it acquired was released, unhandled", async ({ stopAt, handled, expected }) => {
     let consumer: ShareConsumer | undefined;
+    let stopping: Promise<void> | undefined;
     let fetches = 0;
     const setup = fakeClient({
-      fetch: (request) => {
-        // The second fetch: the consumer is told to stop while it is on its way.
-        if (request.url.endsWith("/share-groups/workers/fetch") && ++fetches === 2) void consumer!.stop();
+      fetch: async (request) => {
+        // The consumer is told to stop while this fetch is on its way (a tick after it left).
+        if (request.url.endsWith("/share-groups/workers/fetch") && ++fetches === stopAt) {
+          await new Promise<void>((resolve) => setTimeout(() => resolve(void (stopping = consumer!.stop()))));
+        }
         return setup.server.fetch(request);
       },
     });
@@ -143,9 +149,10 @@ describe("shareConsumer: implicit acknowledgement", () => {
     consumer = client.shareConsumer({ group: "workers", topics: ["jobs"], maxRecords: 2 });
     const seen: number[] = [];
     await consumer.run({ eachMessage: ({ message }) => void seen.push(message.offset) });
-    await consumer.done();
-    expect(seen).toEqual([0, 1]);
-    expect(applied(server).map((a) => [a.offset, a.type, a.via])).toEqual([[0, "accept", "fetch"], [1, "accept", "fetch"], [2, "release", "acknowledge"], [3, "release", "acknowledge"]]);
+    await until(() => stopping !== undefined, "the stop");
+    await stopping;
+    expect(seen).toEqual(handled);
+    expect(applied(server).map((a) => [a.offset, a.type, a.via])).toEqual(expected);
   });
 
   it("logs an acknowledgement refused because its lease expired, does not throw, and the record comes again", async () => {
