@@ -35,7 +35,8 @@ import { path, type Transport } from "./transport.ts";
 
 export { RejectRecord } from "./share-acks.ts";
 
-interface FetchAnswer {
+/** A share fetch's answer, as the consumer reads it (checked against the router's schema in test/unit/client/share-types.test.ts). */
+export interface FetchAnswer {
   records: (PolledRecord & { deliveryCount: number })[];
   lease?: string | null;
   leaseExpiresAt?: number | null;

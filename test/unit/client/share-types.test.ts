@@ -13,10 +13,12 @@ import type {
   ShareResetRequest,
 } from "../../../src/client/index.ts";
 import type { LeasedAcknowledgement } from "../../../src/client/share-acks.ts";
+import type { FetchAnswer } from "../../../src/client/share-consumer.ts";
 import type {
   shareAcknowledgeResultsSchema,
   shareAcknowledgementSchema,
   shareFetchAcknowledgementSchema,
+  shareFetchResponseSchema,
   shareGroupConfigsResponseSchema,
   shareGroupDescriptionSchema,
   shareGroupListSchema,
@@ -31,6 +33,7 @@ describe("share types", () => {
   });
 
   it("reads the router's answers", () => {
+    expectTypeOf<z.output<typeof shareFetchResponseSchema>>().toExtend<FetchAnswer>();
     expectTypeOf<z.infer<typeof shareAcknowledgeResultsSchema>[number]>().toExtend<ShareAcknowledgementResult>();
     expectTypeOf<z.infer<typeof shareGroupDescriptionSchema>>().toExtend<ShareGroupDescription>();
     expectTypeOf<ShareGroupConfigs>().toEqualTypeOf<z.infer<typeof shareGroupConfigsResponseSchema>>();
