@@ -44,14 +44,10 @@ describe("share groups against wrangler dev", () => {
     await producer.send({ topic: "jobs", messages: Array.from({ length: recordCount }, (_, i) => ({ value: `job-${i}`, partition: i % 2 })) });
     await producer.close();
 
-    // The CLI first, so that it holds some records before the others compete for them.
-    const cli = spawnCli(server.url, ["share", "consume", "workers", "--topic", "jobs", "--follow", "--json"]);
-    started.push(cli);
-    let cliOutput = "";
-    cli.child.stdout!.on("data", (chunk: Buffer) => (cliOutput += chunk.toString()));
-    const cliRecords = () => cliOutput.split("\n").filter((line) => line !== "").map((line) => JSON.parse(line) as { partition: number; offset: number; value: string });
-    await until(() => cliRecords().length > 0, "the CLI's first record");
-
+    // Each consumer's first fetch holds records while its handler waits for the CLI to print one:
+    // all four then hold records of the group at once, and each handles some.
+    let openGate = () => {};
+    const gate = new Promise<void>((resolve) => (openGate = resolve));
     const handled = new Map<string, number>(); // "partition@offset" → handler runs in this process
     const perConsumer = [0, 0, 0];
     const consumers: ShareConsumer[] = [];
@@ -59,6 +55,7 @@ describe("share groups against wrangler dev", () => {
       const consumer = client.shareConsumer({ group: "workers", topics: ["jobs"], maxRecords: 100, concurrency: index + 1, maxWaitTimeInMs: 1_000 });
       await consumer.run({
         eachMessage: async ({ partition, message }) => {
+          await gate;
           const id = `${partition}@${message.offset}`;
           handled.set(id, (handled.get(id) ?? 0) + 1);
           perConsumer[index]!++;
@@ -66,6 +63,13 @@ describe("share groups against wrangler dev", () => {
       });
       consumers.push(consumer);
     }
+    const cli = spawnCli(server.url, ["share", "consume", "workers", "--topic", "jobs", "--follow", "--json"]);
+    started.push(cli);
+    let cliOutput = "";
+    cli.child.stdout!.on("data", (chunk: Buffer) => (cliOutput += chunk.toString()));
+    const cliRecords = () => cliOutput.split("\n").filter((line) => line !== "").map((line) => JSON.parse(line) as { partition: number; offset: number; value: string });
+    await until(() => cliRecords().length > 0, "the CLI's first record");
+    openGate();
     await until(() => handled.size + cliRecords().length >= recordCount, `${recordCount} records handled`);
     await Promise.all(consumers.map((consumer) => consumer.stop()));
     await Promise.all(consumers.map((consumer) => consumer.done()));
@@ -79,6 +83,7 @@ describe("share groups against wrangler dev", () => {
     expect(all.sort()).toEqual(expected.sort()); // every record, none twice
     expect(fromCli.every((record) => record.value === `job-${record.offset * 2 + record.partition}`)).toBe(true);
     expect(fromCli.length).toBeGreaterThan(0);
+    expect(perConsumer.every((count) => count > 0), `records per consumer: ${perConsumer.join(", ")}`).toBe(true);
     const described = await admin.shareGroups.describe("workers");
     // All accepted: nothing available, acquired or archived, and each start past its last record.
     expect(described.partitions).toMatchObject([0, 1].map((partition) => ({
