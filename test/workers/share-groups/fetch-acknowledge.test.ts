@@ -75,6 +75,33 @@ describe("share fetch and acknowledge", () => {
     ]);
   });
 
+  it("spreads a fetch over the partitions that have records, up to maxRecords", async () => {
+    const topic = uniqueTopic("share-spread");
+    await createTopic(topic, { partitions: 3 });
+    await produce(topic, Array.from({ length: 12 }, (_, index) => ({ value: `v${index}`, partition: 1 + (index % 2) })));
+    const group = await earliestGroup("spread");
+    const answer = await shareFetch(group, { topics: [topic], maxRecords: 10 });
+    expect(answer.records).toHaveLength(10);
+    expect(new Set(answer.records.map((record) => record.partition))).toEqual(new Set([1, 2]));
+    expect((await shareFetch(group, { topics: [topic], maxRecords: 10 })).records).toHaveLength(2);
+  });
+
+  it("applies acknowledgements riding along for a topic the fetch does not name", async () => {
+    const acked = uniqueTopic("share-ride-a");
+    const fetched = uniqueTopic("share-ride-b");
+    await createTopic(acked, { partitions: 1 });
+    await createTopic(fetched, { partitions: 1 });
+    await produce(acked, [{ value: "a" }]);
+    await produce(fetched, [{ value: "b" }]);
+    const group = await earliestGroup("ride-other");
+    const first = await shareFetch(group, { topics: [acked] });
+    const second = await shareFetch(group, { topics: [fetched], acknowledgements: acksOf(first.records, "accept").map((ack) => ({ ...ack, lease: first.lease })) });
+    expect(second.results).toEqual([{ topic: acked, partition: 0 }]);
+    expect(second.records.map((record) => record.value)).toEqual(["b"]);
+    const described = await describeShareGroup(group);
+    expect(described.partitions.find((partition) => partition.topic === acked)).toMatchObject({ startOffset: 1, acquired: 0 });
+  });
+
   it("refuses unknown topics and bad bodies", async () => {
     const group = uniqueShareGroup("bad");
     expectError(await shareFetchRaw(group, { topics: [uniqueTopic("nope")] }), 404, "UNKNOWN_TOPIC_OR_PARTITION");
