@@ -63,6 +63,8 @@ export const allOptions = {
   port: option("string"),
   host: option("string"),
   "admin-token": option("string"),
+  // share consume
+  ack: option("string"),
 } satisfies Record<string, OptionSpec>;
 
 export type OptionName = keyof typeof allOptions;

@@ -20,9 +20,10 @@ export const consumeOptions: OptionName[] = ["group", "partition", "offset", "fr
 const newline = new Uint8Array([0x0a]);
 const utf8 = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true });
 
-type Printable = FetchedRecord & { partition: number; topic: string };
+/** A record to print; a share group's record also says how many times it was delivered. */
+export type Printable = FetchedRecord & { partition: number; topic: string; deliveryCount?: number };
 
-function formatter(context: CommandContext): (record: Printable) => Uint8Array[] {
+export function formatter(context: CommandContext): (record: Printable) => Uint8Array[] {
   if (!context.json) return (record) => [record.value ?? new Uint8Array(0), newline];
   const text = context.values.base64 === true ? (bytes: Uint8Array | null) => (bytes === null ? null : encodeBase64(bytes)) : (bytes: Uint8Array | null) => (bytes === null ? null : utf8.decode(bytes));
   const encoder = new TextEncoder();
@@ -36,13 +37,14 @@ function formatter(context: CommandContext): (record: Printable) => Uint8Array[]
         key: text(record.key),
         value: text(record.value),
         headers: record.headers,
+        deliveryCount: record.deliveryCount, // absent (undefined) but for share groups
       }) + "\n",
     ),
   ];
 }
 
 /** Writes records as one chunk (one write per fetched batch keeps a 100,000-record run fast). */
-async function print(context: CommandContext, records: Printable[], format: (record: Printable) => Uint8Array[]): Promise<void> {
+export async function print(context: CommandContext, records: Printable[], format: (record: Printable) => Uint8Array[]): Promise<void> {
   if (records.length === 0) return;
   await write(context.io.stdout, concatBytes(records.flatMap(format)));
 }

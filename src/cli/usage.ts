@@ -32,6 +32,17 @@ usage: tributary [--url URL] [--token TOKEN] [--json] <command>
       shows the new offsets; --execute writes them (the group must have no members)
   groups delete <group>
 
+  share consume <group> --topic T[,T2...] [--max N] [--follow] [--ack accept|release|reject]
+                [--json] [--base64] [--wait-ms N]
+      a share group's records (any number of consumers share its partitions), printed as consume
+      prints them; each acknowledged (--ack, default accept) once printed, the rest released
+  share-groups list
+  share-groups describe <group>
+  share-groups alter <group> [--config name=value]... [--delete-config name]...
+  share-groups reset <group> --topic T --to earliest|latest|<offset>|@<timestamp ms> [--partitions 0,2] [--execute]
+      shows the new start offsets; --execute moves them (no record of the group may be acquired)
+  share-groups delete <group>
+
   tokens create --rule RESOURCE:NAME:literal|prefixed:OPERATION,... [--rule ...]...
                 [--name N] [--expires-in DURATION] [--produce-bytes-per-second N]
                 [--fetch-bytes-per-second N] [--requests-per-second N] [--quiet]

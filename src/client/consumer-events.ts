@@ -14,22 +14,23 @@ export interface ConsumerEvents {
 
 type Listener = (payload: never) => void;
 
-export class EventHub {
-  readonly #listeners = new Map<keyof ConsumerEvents, Set<Listener>>();
+/** A consumer's listeners by event; `Events` maps each event's name to its payload (ConsumerEvents, ShareConsumerEvents). */
+export class EventHub<Events extends object = ConsumerEvents> {
+  readonly #listeners = new Map<keyof Events, Set<Listener>>();
 
-  on<Event extends keyof ConsumerEvents>(event: Event, listener: (payload: ConsumerEvents[Event]) => void): () => void {
+  on<Event extends keyof Events>(event: Event, listener: (payload: Events[Event]) => void): () => void {
     const set = this.#listeners.get(event) ?? new Set<Listener>();
     set.add(listener as Listener);
     this.#listeners.set(event, set);
     return () => set.delete(listener as Listener);
   }
 
-  emit<Event extends keyof ConsumerEvents>(event: Event, payload: ConsumerEvents[Event]): void {
+  emit<Event extends keyof Events>(event: Event, payload: Events[Event]): void {
     for (const listener of this.#listeners.get(event) ?? []) {
       try {
-        (listener as (payload: ConsumerEvents[Event]) => void)(payload);
+        (listener as (payload: Events[Event]) => void)(payload);
       } catch (error) {
-        console.error(`a consumer ${event} listener threw`, error);
+        console.error(`a consumer ${String(event)} listener threw`, error);
       }
     }
   }

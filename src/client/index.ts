@@ -29,3 +29,7 @@ export { Secret } from "./secret.ts";
 export type { Logger, LogFields, LogLevel } from "./logger.ts";
 export type { FetcherLike, FetchFunction } from "./transport.ts";
 export type * from "./types.ts";
+/** Share groups (KIP-932): the share consumer, its acknowledgements, the group administration. */
+export { ShareConsumer, RejectRecord } from "./share-consumer.ts";
+export { ShareGroupsAdmin } from "./share-groups-admin.ts";
+export type * from "./share-types.ts";

@@ -14,6 +14,8 @@ import { ClientLog, type Logger, type LogLevel } from "./logger.ts";
 import { MetadataCache, metadataMaxAgeMsMax } from "./metadata.ts";
 import { Producer, type ProducerOptions } from "./producer.ts";
 import { retryPolicy, type RetryPolicy } from "./retry.ts";
+import { ShareConsumer } from "./share-consumer.ts";
+import type { ShareConsumerOptions } from "./share-types.ts";
 import { inspectSymbol, redacted, Secret } from "./secret.ts";
 import type { WebSocketConstructor } from "./stream.ts";
 import { TopicHandle } from "./topic.ts";
@@ -107,6 +109,14 @@ export class Tributary {
     const member = new GroupMember(this.#transport, this.#policy, options, this.#log);
     const listTopics = async () => (await this.admin().topics.list()).map((topic) => topic.name);
     return new Consumer(member, { policy: this.#policy, log: this.#log }, options, listTopics);
+  }
+
+  /**
+   * A share consumer (KIP-932): consumers of one share group work the same partitions together,
+   * each record acknowledged on its own (share-consumer.ts).
+   */
+  shareConsumer(options: ShareConsumerOptions): ShareConsumer {
+    return new ShareConsumer({ transport: this.#transport, policy: this.#policy, log: this.#log }, options);
   }
 
   /** One topic as a resource: `topic("orders").produce([...])`, `.fetch(partition, offset)`, `.partition(p).stream()`. */

@@ -20,7 +20,7 @@ describe("client types", () => {
 
   it("exports the documented entry points", () => {
     expect(Object.keys(client).sort()).toEqual(
-      ["Admin", "Consumer", "GroupsAdmin", "PartitionHandle", "Producer", "Secret", "TokensAdmin", "TopicHandle", "TopicsAdmin", "Tributary", "TributaryError", "backoffMs", "defaultRetryPolicy", "isRetriable", "isTributaryError", "textOf", "unwrapResult"].sort(),
+      ["Admin", "Consumer", "GroupsAdmin", "PartitionHandle", "Producer", "RejectRecord", "Secret", "ShareConsumer", "ShareGroupsAdmin", "TokensAdmin", "TopicHandle", "TopicsAdmin", "Tributary", "TributaryError", "backoffMs", "defaultRetryPolicy", "isRetriable", "isTributaryError", "textOf", "unwrapResult"].sort(),
     );
   });
 });

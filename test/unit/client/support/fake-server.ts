@@ -14,13 +14,13 @@
  */
 import type { Operation } from "../../../../src/auth/acl.ts";
 import { ConsumerGroup, type Assignment } from "../../../../src/group/index.ts";
-import { encodeBase64 } from "../../../../src/protocol/base64.ts";
 import { fetchHeaders } from "../../../../src/protocol/content-types.ts";
 import { setBaseOffset, splitBatches, type DecodedRecord } from "../../../../src/protocol/record-batch.ts";
 import { decodeRecordBatch } from "../../../../src/protocol/record-batch-decode.ts";
+import { FakeShareGroups } from "./fake-share-groups.ts";
 import { FakeStreams } from "./fake-streams.ts";
 import { FakeTokens, type FakePrincipal } from "./fake-tokens.ts";
-import { apiError, json } from "./responses.ts";
+import { apiError, base64Record, json } from "./responses.ts";
 
 interface StoredBatch {
   bytes: Uint8Array;
@@ -81,6 +81,12 @@ export class FakeServer {
   /** SSE and WebSocket streams over the stored batches (fake-streams.ts). */
   readonly streams = new FakeStreams({
     log: (topic, partition) => this.topics.get(topic)?.logs[partition],
+    partitions: (topic) => this.topics.get(topic)?.logs.length,
+  });
+
+  /** Share groups over the stored batches (fake-share-groups.ts). */
+  readonly shareGroups = new FakeShareGroups({
+    records: (topic, partition) => (this.topics.get(topic)?.logs[partition] === undefined ? undefined : this.records(topic, partition)),
     partitions: (topic) => this.topics.get(topic)?.logs.length,
   });
 
@@ -146,6 +152,8 @@ export class FakeServer {
     }
     if (fault?.kind === "drop-after") throw new TypeError("fetch failed (response dropped by the fake)");
     if (recorded.path.endsWith("/poll") && response.ok) await new Promise((resolve) => setTimeout(resolve, 5));
+    // A share fetch waits a little, as a long poll would: a consumer with nothing to do does not spin.
+    if (/^\/v1\/share-groups\/[^/]+\/fetch$/.test(recorded.path) && response.ok) await new Promise((resolve) => setTimeout(resolve, 5));
     return response;
   }
 
@@ -216,6 +224,7 @@ export class FakeServer {
       }
     }
     if (resource === "groups") return this.#groups(request, parts.slice(1), body);
+    if (resource === "share-groups") return this.shareGroups.route(request.method, parts.slice(1), body);
     return apiError(404, "NOT_FOUND", `no route for ${request.method} ${request.path}`);
   }
 
@@ -402,15 +411,7 @@ export class FakeServer {
         if (!paused.has(key)) {
           for (const record of this.records(topic, partition)) {
             if (record.offset < offset || records.length >= maxRecords) continue;
-            records.push({
-              topic,
-              partition,
-              offset: record.offset,
-              timestamp: record.timestamp,
-              key: record.key === null ? null : encodeBase64(record.key),
-              value: record.value === null ? null : encodeBase64(record.value),
-              headers: Object.fromEntries(record.headers.map((h) => [h.key, new TextDecoder().decode(h.value ?? new Uint8Array())])),
-            });
+            records.push(base64Record(topic, partition, record));
             offset = record.offset + 1;
           }
         }
