@@ -2,8 +2,8 @@ import {
   groupDescriptionSchema,
   groupListSchema,
   groupOffsetsSchema,
+  heartbeatResponseSchema,
   joinResponseSchema,
-  memberResponseSchema,
   pollResponseSchema,
   resetOffsetsResponseSchema,
 } from "../../protocol/response-schemas.ts";
@@ -31,7 +31,7 @@ export const groupRouteDocs: readonly RouteDoc[] = [
     method: "post", path: "/v1/groups/:group/members/:memberId/heartbeat", tag: "groups", auth: "token", resource: "group", objects: true,
     summary: "Heartbeat: keep the membership, learn the assignment",
     body: { json: heartbeatSchema },
-    responses: { 200: { description: "The member's epoch and assignment", json: memberResponseSchema } },
+    responses: { 200: { description: "The member's epoch and assignment", json: heartbeatResponseSchema } },
     errors: memberErrors,
   },
   {
