@@ -141,7 +141,16 @@ export class GatewayConnection {
         this.#inFlight -= 1;
       }
       if (this.#closed) return;
-      if (body !== noAnswer) this.#socket.write(writeResponse(answerHeader, body));
+      if (body !== noAnswer) {
+        let bytes: Uint8Array;
+        try {
+          bytes = writeResponse(answerHeader, body);
+        } catch (error) {
+          this.#fail(`${schemaName(header.apiKey)} v${header.apiVersion}: the answer does not encode: ${error instanceof Error ? error.message : String(error)}`);
+          return;
+        }
+        this.#socket.write(bytes);
+      }
       this.#resumeIfRoom();
     });
   }

@@ -133,38 +133,48 @@ export class ByteWriter {
   }
 
   int8(value: number): void {
-    this.#view.setInt8(this.#room(1), value);
+    const at = this.#room(1);
+    this.#view.setInt8(at, value);
   }
   int16(value: number): void {
-    this.#view.setInt16(this.#room(2), value);
+    const at = this.#room(2);
+    this.#view.setInt16(at, value);
   }
   uint16(value: number): void {
-    this.#view.setUint16(this.#room(2), value);
+    const at = this.#room(2);
+    this.#view.setUint16(at, value);
   }
   int32(value: number): void {
-    this.#view.setInt32(this.#room(4), value);
+    const at = this.#room(4);
+    this.#view.setInt32(at, value);
   }
   uint32(value: number): void {
-    this.#view.setUint32(this.#room(4), value);
+    const at = this.#room(4);
+    this.#view.setUint32(at, value);
   }
   int64(value: bigint): void {
-    this.#view.setBigInt64(this.#room(8), value);
+    const at = this.#room(8);
+    this.#view.setBigInt64(at, value);
   }
   float64(value: number): void {
-    this.#view.setFloat64(this.#room(8), value);
+    const at = this.#room(8);
+    this.#view.setFloat64(at, value);
   }
 
   uvarint(value: number): void {
     let rest = value;
     while (rest >= 0x80) {
-      this.#bytes[this.#room(1)] = (rest & 0x7f) | 0x80;
+      const at = this.#room(1);
+      this.#bytes[at] = (rest & 0x7f) | 0x80;
       rest = Math.floor(rest / 128);
     }
-    this.#bytes[this.#room(1)] = rest;
+    const at = this.#room(1);
+    this.#bytes[at] = rest;
   }
 
   raw(bytes: Uint8Array): void {
-    this.#bytes.set(bytes, this.#room(bytes.length));
+    const at = this.#room(bytes.length);
+    this.#bytes.set(bytes, at);
   }
 
   length_(length: number | null, compact: boolean, wide: boolean): void {
