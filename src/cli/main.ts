@@ -12,6 +12,7 @@ import { commandWords, parseCommand, stringValue, UsageError, type OptionName } 
 import { stderrLogger } from "./retry-log.ts";
 import { consumeCommand, consumeOptions } from "./consume.ts";
 import type { CommandContext } from "./context.ts";
+import { gatewayCommand, gatewayOptions } from "./gateway.ts";
 import { groupsCommand, groupsOptions } from "./groups.ts";
 import { Interrupted, OutputClosed, type CliIo } from "./io.ts";
 import { produceCommand, produceOptions } from "./produce.ts";
@@ -60,6 +61,8 @@ function resolveCommand(words: string[]): Command {
       return { words: 1, options: consumeOptions, run: (context) => consumeCommand(context) };
     case "serve":
       return { words: 1, options: serveOptions, run: (context) => serveCommand(context) };
+    case "gateway":
+      return { words: 1, options: gatewayOptions, run: (context) => gatewayCommand(context) };
     default:
       throw new UsageError(`unknown command: ${command}`);
   }
