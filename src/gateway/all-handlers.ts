@@ -4,5 +4,6 @@
  */
 import type { GatewayHandlers } from "./handler-types.ts";
 import { coreHandlers } from "./handlers/index.ts";
+import { groupHandlers } from "./groups/index.ts";
 
-export const gatewayHandlers: GatewayHandlers = { ...coreHandlers };
+export const gatewayHandlers: GatewayHandlers = { ...coreHandlers, ...groupHandlers };

@@ -32,7 +32,8 @@ describe("gateway group handlers against wrangler dev", () => {
 
   /** Calls the handler of `apiKey` as the connection loop would, at `apiVersion`. */
   function call(apiKey: number, apiVersion: number, request: unknown): Promise<any> {
-    const context: GatewayRequestContext = {
+    // The group handlers use neither the SASL state nor the Metadata session.
+    const context = {
       tributary,
       transport,
       apiVersion,
@@ -40,8 +41,9 @@ describe("gateway group handlers against wrangler dev", () => {
       clientHost: "/127.0.0.1",
       connectionId: 1,
       onClose: () => {},
-    };
-    return (groupHandlers[apiKey] as Handler)(request, context);
+      broker: { nodeId: 0, host: "127.0.0.1", port: 9092, clusterId: "handlers-test", autoCreateTopics: false },
+    } satisfies Omit<GatewayRequestContext, "session" | "sasl">;
+    return (groupHandlers[apiKey] as Handler)(request, context as unknown as GatewayRequestContext);
   }
 
   const protocols = (name: string, owned: { topic: string; partitions: number[] }[] | null) => [

@@ -9,7 +9,7 @@ import { Kafka, logLevel, type Consumer } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Tributary } from "../../src/client/index.ts";
 import { buildCli } from "./support/cli.ts";
-import { startGatewayProcess, type GatewayProcess } from "./support/gateway-process.ts";
+import { startGateway, type GatewayProcess } from "./support/gateway.ts";
 import { Ledger, produceNumbered, waitUntil } from "./support/group-ledger.ts";
 import { startWranglerDev, type DevServer } from "./support/wrangler-dev.ts";
 
@@ -25,12 +25,12 @@ describe("kafkajs consumer groups through the gateway", () => {
     buildCli();
     server = await startWranglerDev();
     tributary = new Tributary({ url: server.url });
-    gateways.push(await startGatewayProcess(server.url), await startGatewayProcess(server.url));
+    gateways.push(await startGateway(server.url), await startGateway(server.url));
   }, 120_000);
 
   afterAll(async () => {
     await Promise.all(consumers.map((consumer) => consumer.disconnect().catch(() => {})));
-    for (const gateway of gateways) gateway.kill();
+    await Promise.all(gateways.map((gateway) => gateway.stop("SIGKILL")));
     await server?.stop();
   });
 
@@ -39,7 +39,7 @@ describe("kafkajs consumer groups through the gateway", () => {
   }
 
   /** A consumer that records every message it processes, a little slowly so rebalances land mid-stream. */
-  async function startConsumer(name: string, groupId: string, topic: string, ledger: Ledger, brokers = [gateways[0]!.broker]): Promise<Consumer> {
+  async function startConsumer(name: string, groupId: string, topic: string, ledger: Ledger, brokers = [gateways[0]!.address]): Promise<Consumer> {
     const consumer = kafka(brokers, name).consumer({ groupId, sessionTimeout: 10_000, heartbeatInterval: 300, rebalanceTimeout: 10_000 });
     consumers.push(consumer);
     await consumer.connect();
@@ -82,7 +82,7 @@ describe("kafkajs consumer groups through the gateway", () => {
       [0, 1, 2, 3, 4, 5].map((partition) => ({ topic, partition, offset: 200, highWatermark: 200, lag: 0 })),
     );
 
-    const admin = kafka([gateways[1]!.broker], "admin").admin();
+    const admin = kafka([gateways[1]!.address], "admin").admin();
     await admin.connect();
     try {
       expect((await admin.listGroups()).groups).toContainEqual({ groupId, protocolType: "consumer" });
@@ -105,9 +105,9 @@ describe("kafkajs consumer groups through the gateway", () => {
     await produceNumbered(tributary, topic, 2, 300);
     const ledger = new Ledger();
     const [doomed, survivor] = gateways as [GatewayProcess, GatewayProcess];
-    await startConsumer("f1", groupId, topic, ledger, [doomed.broker, survivor.broker]);
+    await startConsumer("f1", groupId, topic, ledger, [doomed.address, survivor.address]);
     await ledger.waitFor(100, 30_000, "before the kill");
-    doomed.kill();
+    await doomed.stop("SIGKILL");
     await produceNumbered(tributary, topic, 2, 100, 300);
     await ledger.waitFor(800, 60_000, "after the kill");
     const committed = await tributary.admin().groups.offsets(groupId);
