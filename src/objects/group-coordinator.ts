@@ -84,9 +84,11 @@ export class GroupCoordinator extends DurableObject<Env> {
 
   async heartbeat(group: string, memberId: string, request: HeartbeatRequest): Promise<Result<MemberResponse | ClassicHeartbeatResponse>> {
     return this.#change(group, async () => {
-      const meta = await this.#meta(this.#group.subscribedTopics());
+      const topics = Array.isArray(request?.topics) ? request.topics.filter((topic) => typeof topic === "string") : [];
+      const meta = await this.#meta([...this.#group.subscribedTopics(), ...topics]);
       if (request.classic === true) return this.#group.classicHeartbeat(memberId, request.memberEpoch, topicsMetaOf(meta), Date.now());
-      return this.#group.heartbeat(memberId, { memberEpoch: request.memberEpoch, ownedPartitions: request.ownedPartitions }, topicsMetaOf(meta), Date.now());
+      const { memberEpoch, ownedPartitions } = request;
+      return this.#group.heartbeat(memberId, { memberEpoch, ownedPartitions, topics: request.topics }, topicsMetaOf(meta), Date.now());
     });
   }
 

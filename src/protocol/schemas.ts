@@ -141,6 +141,8 @@ export const joinGroupSchema = z.object({
 export const heartbeatSchema = z.object({
   memberEpoch: memberEpochSchema,
   ownedPartitions: assignmentSchema.optional(),
+  /** A new subscription (a classic member's rejoin carries its subscription); omitted keeps the current one. */
+  topics: z.array(z.string().min(1)).min(1).max(subscribedTopicsMax).optional(),
   /** A classic member's heartbeat (Kafka's JoinGroup protocol, the gateway's members): nothing moves; the answer says whether to rejoin. */
   classic: z.boolean().optional(),
 });

@@ -157,6 +157,13 @@ describe("gateway group handlers against wrangler dev", () => {
     expect((await call(11, 5, { ...base, protocolType: "connect", protocols: protocols("range", null) })).errorCode).toBe(23);
     expect((await call(11, 5, { ...base, protocolType: "consumer", protocols: [{ name: "range", metadata: new Uint8Array([9]) }] })).errorCode).toBe(23);
     expect((await call(11, 5, { ...base, sessionTimeoutMs: 1_000, protocolType: "consumer", protocols: protocols("range", null) })).errorCode).toBe(26);
+    const missing = [{ name: "range", metadata: encodeSubscription({ topics: ["no-such-topic"] }) }];
+    expect((await call(11, 3, { ...base, protocolType: "consumer", protocols: missing })).errorCode).toBe(3);
+    // A topic Tributary does not have is left out of the subscription, as Kafka assigns nothing of it.
+    const some = [{ name: "range", metadata: encodeSubscription({ topics: ["no-such-topic", "classic"] }) }];
+    const joined = await call(11, 3, { ...base, protocolType: "consumer", protocols: some });
+    expect(joined.errorCode).toBe(0);
+    expect(await sync("refused", joined.memberId, joined.generationId)).toEqual([0, 1, 2, 3, 4, 5]);
     expect((await join("refused", "no-such-member")).errorCode).toBe(25);
     expect((await join("refused", "no-such-member", "cooperative-sticky", [])).errorCode).toBe(25);
   });

@@ -33,7 +33,7 @@ export function heartbeatMember(
   context: GatewayRequestContext,
   group: string,
   memberId: string,
-  body: { memberEpoch: number; ownedPartitions?: Assignment },
+  body: { memberEpoch: number; ownedPartitions?: Assignment; topics?: string[] },
 ): Promise<MemberAnswer> {
   return context.transport.json({ method: "POST", path: path("groups", group, "members", memberId, "heartbeat"), json: body });
 }

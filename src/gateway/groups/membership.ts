@@ -43,7 +43,7 @@ export async function joinGroup(request: JoinGroupRequest, context: GatewayReque
       return joinAnswer(0, joined.memberId, joined.memberEpoch, chosen.name);
     }
     const answer = plan === "rejoin-eager"
-      ? await heartbeatMember(context, request.groupId, request.memberId, { memberEpoch: 0 })
+      ? await rejoinEager(request.groupId, request.memberId, chosen, context)
       : await rejoinCooperative(request.groupId, request.memberId, chosen, context);
     return joinAnswer(0, request.memberId, answer.memberEpoch, chosen.name);
   } catch (error) {
@@ -65,19 +65,15 @@ function joinAnswer(errorCode: number, memberId: string, generationId: number, p
   };
 }
 
-/** Joins with the subscription's topics; topics Tributary does not have are left out (Kafka assigns nothing of them either). */
+/** Joins with the subscription's topics. */
 async function joinNew(request: JoinGroupRequest, chosen: ChosenProtocol, context: GatewayRequestContext) {
-  let topics = [...new Set(chosen.subscription.topics)];
   const settings = { sessionTimeoutMs: request.sessionTimeoutMs, assignor: assignorFor(chosen.name), clientId: context.clientId ?? undefined };
-  try {
-    return await joinMember(context, request.groupId, { topics, ...settings });
-  } catch (error) {
-    const unknown = error instanceof TributaryError && error.code === "UNKNOWN_TOPIC_OR_PARTITION" ? error.data.topics : undefined;
-    if (!Array.isArray(unknown)) throw error;
-    topics = topics.filter((topic) => !unknown.includes(topic));
-    if (topics.length === 0) throw error;
-    return joinMember(context, request.groupId, { topics, ...settings });
-  }
+  return withKnownTopics(chosen.subscription.topics, (topics) => joinMember(context, request.groupId, { topics, ...settings }));
+}
+
+/** An eager member rejoins from nothing (epoch 0), with its subscription as it is now. */
+async function rejoinEager(group: string, memberId: string, chosen: ChosenProtocol, context: GatewayRequestContext): Promise<MemberAnswer> {
+  return withKnownTopics(chosen.subscription.topics, (topics) => heartbeatMember(context, group, memberId, { memberEpoch: 0, topics }));
 }
 
 /**
@@ -92,7 +88,25 @@ async function rejoinCooperative(group: string, memberId: string, chosen: Chosen
   });
   const member = described.members.find((entry) => entry.memberId === memberId);
   if (member === undefined) throw new TributaryError("UNKNOWN_MEMBER_ID", `no member ${memberId} in group ${group}`);
-  return heartbeatMember(context, group, memberId, { memberEpoch: member.memberEpoch, ownedPartitions: chosen.subscription.ownedPartitions });
+  const { ownedPartitions } = chosen.subscription;
+  return withKnownTopics(chosen.subscription.topics, (topics) => heartbeatMember(context, group, memberId, { memberEpoch: member.memberEpoch, ownedPartitions, topics }));
+}
+
+/**
+ * Runs a join or rejoin with the subscription's topics; when Tributary has some of them not,
+ * once more without those (Kafka assigns nothing of a missing topic either). None left: the
+ * refusal stands.
+ */
+async function withKnownTopics<T>(subscribed: readonly string[], call: (topics: string[]) => Promise<T>): Promise<T> {
+  const topics = [...new Set(subscribed)];
+  try {
+    return await call(topics);
+  } catch (error) {
+    const unknown = error instanceof TributaryError && error.code === "UNKNOWN_TOPIC_OR_PARTITION" ? error.data.topics : undefined;
+    const known = Array.isArray(unknown) ? topics.filter((topic) => !unknown.includes(topic)) : [];
+    if (known.length === 0) throw error;
+    return call(known);
+  }
 }
 
 export async function syncGroup(request: SyncGroupRequest, context: GatewayRequestContext): Promise<SyncGroupResponse> {

@@ -44,4 +44,19 @@ describe("classic members", () => {
     expectError(await heartbeatRaw(group, member.memberId, { memberEpoch: member.memberEpoch + 1, classic: true }), 409, "FENCED_MEMBER_EPOCH");
     expectError(await commitRaw(group, { classic: true, offsets: [{ topic, partition: 0, offset: 1 }] }), 400, "INVALID_REQUEST");
   });
+
+  it("a heartbeat with topics changes the subscription; unknown topics are refused and change nothing", async () => {
+    const orders = await topicWith(2, "subscribe-orders");
+    const audit = await topicWith(1, "subscribe-audit");
+    const group = uniqueGroup("subscribe");
+    const member = await join(group, [orders]);
+    const moved = await heartbeat(group, member.memberId, { memberEpoch: 0, topics: [audit] });
+    expect(moved.assignment).toEqual([{ topic: audit, partitions: [0] }]);
+    expectError(await heartbeatRaw(group, member.memberId, { memberEpoch: moved.memberEpoch, topics: [audit, "no-such-topic"] }), 404, "UNKNOWN_TOPIC_OR_PARTITION");
+    const both = await heartbeat(group, member.memberId, { memberEpoch: moved.memberEpoch, topics: [orders, audit] });
+    expect(both.assignment).toEqual([
+      { topic: orders, partitions: [0, 1] },
+      { topic: audit, partitions: [0] },
+    ].sort((a, b) => (a.topic < b.topic ? -1 : 1)));
+  });
 });
