@@ -8,7 +8,8 @@
  * moves nothing), so a generation stays valid from a JoinGroup until the next one.
  */
 import { sessionTimeoutMsMax, sessionTimeoutMsMin } from "../../limits.ts";
-import { ConsumerProtocolError, decodeSubscription } from "./consumer-protocol.ts";
+import { MalformedInput } from "../protocol/primitives.ts";
+import { decodeSubscription } from "./consumer-protocol.ts";
 import type { Subscription } from "./consumer-protocol.ts";
 
 /** The only protocol type the bridge speaks: Kafka consumers' (Kafka Connect's "connect" is not bridged). */
@@ -34,7 +35,7 @@ export function chooseProtocol(protocols: readonly { name: string; metadata: Uin
       const subscription = decodeSubscription(metadata);
       if (subscription.topics.length > 0) return { name, subscription, cooperative: cooperativeProtocols.has(name) };
     } catch (error) {
-      if (!(error instanceof ConsumerProtocolError)) throw error;
+      if (!(error instanceof MalformedInput)) throw error;
     }
   }
   return null;

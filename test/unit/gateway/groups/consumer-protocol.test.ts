@@ -6,8 +6,8 @@
 import { createRequire } from "node:module";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { MalformedInput } from "../../../../src/gateway/protocol/primitives.ts";
 import {
-  ConsumerProtocolError,
   decodeAssignment,
   decodeSubscription,
   encodeAssignment,
@@ -66,16 +66,16 @@ describe("Subscription", () => {
     expect(decodeSubscription(topicsOnly)).toMatchObject({ version: 1, topics: ["t"], ownedPartitions: [], generationId: -1 });
   });
 
-  it("refuses truncated, negative or oversized counts with ConsumerProtocolError, never anything else", () => {
+  it("refuses truncated, negative or oversized counts with MalformedInput, never anything else", () => {
     for (const bad of ["", "00", "0000ffffffff", "00007fffffff", "0000000000010005", "ffff00000000"]) {
-      expect(() => decodeSubscription(Buffer.from(bad, "hex")), bad).toThrow(ConsumerProtocolError);
+      expect(() => decodeSubscription(Buffer.from(bad, "hex")), bad).toThrow(MalformedInput);
     }
     fc.assert(
       fc.property(fc.uint8Array({ maxLength: 64 }), (bytes) => {
         try {
           decodeSubscription(bytes);
         } catch (error) {
-          expect(error).toBeInstanceOf(ConsumerProtocolError);
+          expect(error).toBeInstanceOf(MalformedInput);
         }
       }),
     );
