@@ -1,0 +1,146 @@
+/**
+ * Issue 16 with librdkafka (Debian's kcat, /usr/bin/kcat) and raw sockets, through
+ * `tributary gateway` in front of a `wrangler dev` that requires tokens: the gateway refuses to
+ * start without one; kcat lists metadata (-L), produces keyed records with librdkafka's
+ * murmur2_random partitioner (-P) and consumes them (-C -e); a client's SASL PLAIN password is
+ * its token (a wrong one is refused); an unknown ApiVersions version gets Kafka's v0 answer; an
+ * oversized or malformed frame closes only its own connection with one log line; SIGTERM exits 0.
+ */
+import { execFile } from "node:child_process";
+import { connect, type Socket } from "node:net";
+import { promisify } from "node:util";
+import { Kafka, logLevel } from "kafkajs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Tributary } from "../../src/client/index.ts";
+import { readResponse, writeRequest } from "../../src/gateway/protocol/messages.ts";
+import { partitionForKey } from "../../src/protocol/partitioner.ts";
+import { buildCli, runCli } from "./support/cli.ts";
+import { startGateway, type GatewayProcess } from "./support/gateway.ts";
+import { freePort, startWranglerDev, type DevServer } from "./support/wrangler-dev.ts";
+
+const run = promisify(execFile);
+const adminToken = "gateway-e2e-admin-token-0123456789abcdef";
+const kcat = (args: string[], input?: string) =>
+  new Promise<{ stdout: string; stderr: string }>((resolve, reject) => {
+    const child = execFile("/usr/bin/kcat", args, { timeout: 30_000 }, (error, stdout, stderr) => (error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve({ stdout, stderr })));
+    child.stdin!.end(input ?? "");
+  });
+
+/** One raw connection: write bytes, collect what comes back, know when it closed. */
+function rawConnection(port: number): Promise<{ socket: Socket; received: () => Buffer; closed: Promise<void> }> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, "127.0.0.1");
+    const chunks: Buffer[] = [];
+    socket.on("data", (chunk) => chunks.push(chunk));
+    socket.on("error", () => {});
+    const closed = new Promise<void>((done) => socket.once("close", () => done()));
+    socket.once("connect", () => resolve({ socket, received: () => Buffer.concat(chunks), closed }));
+    socket.once("error", reject);
+  });
+}
+
+async function apiVersionsRoundTrip(port: number, apiVersion: number): Promise<Record<string, unknown>> {
+  const { socket, received } = await rawConnection(port);
+  socket.write(writeRequest({ apiKey: 18, apiVersion, correlationId: 7, clientId: "raw" }, { clientSoftwareName: "raw", clientSoftwareVersion: "1" }));
+  await expect.poll(() => received().length >= 4 && received().length >= 4 + received().readInt32BE(0)).toBe(true);
+  socket.destroy();
+  const frame = received();
+  // The answer to an unknown version is written at v0, whatever was asked.
+  const answer = readResponse(new Uint8Array(frame.subarray(4, 4 + frame.readInt32BE(0))), 18, apiVersion > 3 ? 0 : apiVersion);
+  if (!answer.ok) throw new Error(answer.error);
+  expect(answer.value.correlationId).toBe(7);
+  return answer.value.body;
+}
+
+describe("kcat and raw sockets through tributary gateway (a deployment with tokens)", () => {
+  let server: DevServer;
+  let gateway: GatewayProcess;
+  let client: Tributary;
+
+  beforeAll(async () => {
+    buildCli();
+    server = await startWranglerDev({ vars: { TRIBUTARY_ADMIN_TOKEN: adminToken } });
+    client = new Tributary({ url: server.url, token: adminToken });
+    gateway = await startGateway(server.url, { token: adminToken });
+  });
+
+  afterAll(async () => {
+    await gateway?.stop("SIGKILL");
+    await server?.stop();
+  });
+
+  it("refuses to start without a token, saying why", async () => {
+    const port = await freePort();
+    const result = await runCli(server.url, ["gateway", "--listen", `127.0.0.1:${port}`]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("needs a token");
+  });
+
+  it("kcat lists metadata, produces keyed records where murmur2_random puts them, and consumes them", async () => {
+    await client.admin().topics.create({ name: "kcat-orders", partitions: 3 });
+    const listing = await kcat(["-b", gateway.address, "-L"]);
+    expect(listing.stdout).toContain(`broker 0 at ${gateway.address} (controller)`);
+    expect(listing.stdout).toContain('topic "kcat-orders" with 3 partitions');
+
+    const keys = Array.from({ length: 12 }, (_, i) => `k${i}`);
+    await kcat(["-b", gateway.address, "-P", "-t", "kcat-orders", "-K", ":", "-X", "partitioner=murmur2_random"], keys.map((key) => `${key}:value-${key}\n`).join(""));
+    for (const key of keys) {
+      const partition = partitionForKey(new TextEncoder().encode(key), 3);
+      const { records } = await client.topic("kcat-orders").fetch(partition, 0, { maxRecords: 100 });
+      expect(records.map((record) => new TextDecoder().decode(record.key!))).toContain(key);
+    }
+
+    const consumed = await kcat(["-b", gateway.address, "-C", "-t", "kcat-orders", "-o", "beginning", "-e", "-f", "%k=%s\n"]);
+    expect(consumed.stdout.trim().split("\n").sort()).toEqual(keys.map((key) => `${key}=value-${key}`).sort());
+  });
+
+  it("a client's SASL PLAIN password is its token: the right one works, a wrong one is refused", async () => {
+    const sasl = (password: string) =>
+      new Kafka({ brokers: [gateway.address], clientId: "sasl", logLevel: logLevel.NOTHING, retry: { retries: 0 }, sasl: { mechanism: "plain", username: "anyone", password } });
+    const good = sasl(adminToken).admin();
+    await good.connect();
+    expect(await good.listTopics()).toContain("kcat-orders");
+    await good.disconnect();
+    const bad = sasl("not-a-token").admin();
+    await expect(bad.connect()).rejects.toThrow(/SASL|authentication/i);
+  });
+
+  it("an ApiVersions version it does not know gets a v0 answer with UNSUPPORTED_VERSION and the ranges", async () => {
+    const known = await apiVersionsRoundTrip(gateway.port, 3);
+    expect(known.errorCode).toBe(0);
+    const unknown = await apiVersionsRoundTrip(gateway.port, 9);
+    expect(unknown.errorCode).toBe(35);
+    expect(unknown.apiKeys).toEqual(known.apiKeys);
+    expect(unknown.apiKeys).toEqual(expect.arrayContaining([{ apiKey: 0, minVersion: 3, maxVersion: 9 }, { apiKey: 1, minVersion: 4, maxVersion: 12 }]));
+  });
+
+  it("an oversized or malformed frame closes only its own connection, with one log line each", async () => {
+    const bystander = await rawConnection(gateway.port);
+    const oversized = await rawConnection(gateway.port);
+    const header = Buffer.alloc(4);
+    header.writeInt32BE(512 * 1024 * 1024);
+    oversized.socket.write(header);
+    await oversized.closed;
+    const malformed = await rawConnection(gateway.port);
+    // A Metadata v1 request whose topic array says 1000 entries and ends there.
+    const body = Buffer.from([0, 3, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 3, 0xe8]);
+    const frame = Buffer.alloc(4);
+    frame.writeInt32BE(body.length);
+    malformed.socket.write(Buffer.concat([frame, body]));
+    await malformed.closed;
+    await expect.poll(() => gateway.stderr()).toMatch(/over the bound[\s\S]*malformed request/);
+    expect(gateway.stderr().trim().split("\n")).toHaveLength(2);
+    // The gateway and the connection beside them go on.
+    expect(bystander.socket.destroyed).toBe(false);
+    bystander.socket.destroy();
+    expect((await kcat(["-b", gateway.address, "-L", "-t", "kcat-orders"])).stdout).toContain("kcat-orders");
+  });
+
+  it("SIGTERM stops it: in-flight answered, exit 0", async () => {
+    const second = await startGateway(server.url, { token: adminToken });
+    const { stdout } = await run("/usr/bin/kcat", ["-b", second.address, "-L"], { timeout: 30_000 });
+    expect(stdout).toContain("1 brokers");
+    expect(await second.stop("SIGTERM")).toBe(0);
+    expect(second.stdout()).toContain("SIGTERM: stopping");
+  });
+});
