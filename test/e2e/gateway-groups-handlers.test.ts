@@ -165,6 +165,11 @@ describe("gateway group handlers against wrangler dev", () => {
     expect(joined.errorCode).toBe(0);
     expect(await sync("refused", joined.memberId, joined.generationId)).toEqual([0, 1, 2, 3, 4, 5]);
     expect((await join("refused", "no-such-member")).errorCode).toBe(25);
+    expect(await beat("refused", "", 1)).toBe(25);
+    expect(await beat("", "no-such-member", 1)).toBe(24);
+    expect((await call(13, 3, { groupId: "refused", members: [{ memberId: "", groupInstanceId: "static-1" }] })).members).toEqual([
+      { memberId: "", groupInstanceId: "static-1", errorCode: 25 },
+    ]);
     expect((await join("refused", "no-such-member", "cooperative-sticky", [])).errorCode).toBe(25);
   });
 });

@@ -109,8 +109,21 @@ async function withKnownTopics<T>(subscribed: readonly string[], call: (topics: 
   }
 }
 
+/** What a request naming no group or no member is answered, before any call (Kafka's codes for them). */
+function unnamed(groupId: string, memberId: string): number {
+  if (groupId === "") return kafkaCodes.INVALID_GROUP_ID;
+  return memberId === "" ? kafkaCodes.UNKNOWN_MEMBER_ID : 0;
+}
+
+/** A check-in at the member's generation, or the Kafka code that answers it. */
+function checkIn(request: { groupId: string; memberId: string; generationId: number }, context: GatewayRequestContext) {
+  const refused = unnamed(request.groupId, request.memberId);
+  if (refused !== 0) return Promise.resolve({ value: undefined, errorCode: refused });
+  return orKafkaCode(() => checkInMember(context, request.groupId, request.memberId, request.generationId));
+}
+
 export async function syncGroup(request: SyncGroupRequest, context: GatewayRequestContext): Promise<SyncGroupResponse> {
-  const checked = await orKafkaCode(() => checkInMember(context, request.groupId, request.memberId, request.generationId));
+  const checked = await checkIn(request, context);
   return {
     throttleTimeMs: 0,
     errorCode: checked.errorCode,
@@ -121,7 +134,7 @@ export async function syncGroup(request: SyncGroupRequest, context: GatewayReque
 }
 
 export async function heartbeat(request: HeartbeatRequest, context: GatewayRequestContext): Promise<HeartbeatResponse> {
-  const checked = await orKafkaCode(() => checkInMember(context, request.groupId, request.memberId, request.generationId));
+  const checked = await checkIn(request, context);
   const errorCode = checked.value?.rebalance === true ? kafkaCodes.REBALANCE_IN_PROGRESS : checked.errorCode;
   return { throttleTimeMs: 0, errorCode };
 }
@@ -130,7 +143,8 @@ export async function leaveGroup(request: LeaveGroupRequest, context: GatewayReq
   const leaving = request.members ?? (request.memberId === undefined ? [] : [{ memberId: request.memberId, groupInstanceId: null }]);
   const members = await Promise.all(
     leaving.map(async ({ memberId, groupInstanceId }) => {
-      const left = await orKafkaCode(() => leaveMember(context, request.groupId, memberId));
+      const refused = unnamed(request.groupId, memberId);
+      const left = refused !== 0 ? { errorCode: refused } : await orKafkaCode(() => leaveMember(context, request.groupId, memberId));
       return { memberId, groupInstanceId, errorCode: left.errorCode };
     }),
   );

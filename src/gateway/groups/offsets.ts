@@ -26,7 +26,8 @@ export async function offsetCommit(request: OffsetCommitRequest, context: Gatewa
   const memberId = request.memberId ?? "";
   const valid = offsets.every(({ offset }) => Number.isSafeInteger(offset) && offset >= 0);
   let errorCode: number = kafkaCodes.NONE;
-  if (!valid) errorCode = kafkaCodes.INVALID_REQUEST;
+  if (request.groupId === "") errorCode = kafkaCodes.INVALID_GROUP_ID;
+  else if (!valid) errorCode = kafkaCodes.INVALID_REQUEST;
   else if (offsets.length > 0) {
     const member = generation >= 0 && memberId !== "" ? { memberId, memberEpoch: generation, classic: true } : {};
     errorCode = (await orKafkaCode(() => commitOffsets(context, request.groupId, { ...member, offsets }))).errorCode;
