@@ -4,9 +4,13 @@
  * start without one; kcat lists metadata (-L), produces keyed records with librdkafka's
  * murmur2_random partitioner (-P) and consumes them (-C -e); a client's SASL PLAIN password is
  * its token (a wrong one is refused); an unknown ApiVersions version gets Kafka's v0 answer; an
- * oversized or malformed frame closes only its own connection with one log line; SIGTERM exits 0.
+ * oversized or malformed frame closes only its own connection with one log line; a connection past
+ * --max-connections is closed at once; --tls-cert/--tls-key serve kcat over TLS; SIGTERM exits 0.
  */
-import { execFile } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { connect, type Socket } from "node:net";
 import { promisify } from "node:util";
 import { Kafka, logLevel } from "kafkajs";
@@ -14,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Tributary } from "../../src/client/index.ts";
 import { readResponse, writeRequest } from "../../src/gateway/protocol/messages.ts";
 import { partitionForKey } from "../../src/protocol/partitioner.ts";
+import { encodeRecordBatch } from "../../src/protocol/record-batch.ts";
 import { buildCli, runCli } from "./support/cli.ts";
 import { startGateway, type GatewayProcess } from "./support/gateway.ts";
 import { freePort, startWranglerDev, type DevServer } from "./support/wrangler-dev.ts";
@@ -114,6 +119,21 @@ describe("kcat and raw sockets through tributary gateway (a deployment with toke
     expect(unknown.apiKeys).toEqual(expect.arrayContaining([{ apiKey: 0, minVersion: 3, maxVersion: 9 }, { apiKey: 1, minVersion: 4, maxVersion: 12 }]));
   });
 
+  it("a produce with acks=0 is written and answered with nothing: the next answer is the next request's", async () => {
+    await client.admin().topics.create({ name: "acks-zero", partitions: 1 });
+    const { socket, received } = await rawConnection(gateway.port);
+    const batch = encodeRecordBatch([{ key: null, value: new TextEncoder().encode("fire and forget"), headers: [], timestamp: Date.now() }]);
+    socket.write(writeRequest({ apiKey: 0, apiVersion: 7, correlationId: 1, clientId: "raw" }, { transactionalId: null, acks: 0, timeoutMs: 1000, topicData: [{ name: "acks-zero", partitionData: [{ index: 0, records: batch }] }] }));
+    socket.write(writeRequest({ apiKey: 18, apiVersion: 0, correlationId: 2, clientId: "raw" }, {}));
+    await expect.poll(() => received().length >= 4 && received().length >= 4 + received().readInt32BE(0)).toBe(true);
+    const frame = received();
+    expect(frame.length).toBe(4 + frame.readInt32BE(0)); // one answer only
+    expect(frame.readInt32BE(4)).toBe(2);
+    socket.destroy();
+    const { records } = await client.topic("acks-zero").fetch(0, 0);
+    expect(records.map((record) => new TextDecoder().decode(record.value!))).toEqual(["fire and forget"]);
+  });
+
   it("an oversized or malformed frame closes only its own connection, with one log line each", async () => {
     const bystander = await rawConnection(gateway.port);
     const oversized = await rawConnection(gateway.port);
@@ -134,6 +154,38 @@ describe("kcat and raw sockets through tributary gateway (a deployment with toke
     expect(bystander.socket.destroyed).toBe(false);
     bystander.socket.destroy();
     expect((await kcat(["-b", gateway.address, "-L", "-t", "kcat-orders"])).stdout).toContain("kcat-orders");
+  });
+
+  it("a connection past --max-connections is closed at once, with a line; the others go on", async () => {
+    const limited = await startGateway(server.url, { token: adminToken, args: ["--max-connections", "1"] });
+    try {
+      const first = await rawConnection(limited.port);
+      const second = await rawConnection(limited.port);
+      await second.closed;
+      expect(limited.stderr()).toContain("1 connections already open (--max-connections)");
+      expect(first.socket.destroyed).toBe(false);
+      first.socket.destroy();
+      await first.closed;
+      await expect.poll(async () => (await kcat(["-b", limited.address, "-L"]).catch(() => ({ stdout: "" }))).stdout).toContain("1 brokers");
+    } finally {
+      await limited.stop();
+    }
+  });
+
+  it("--tls-cert and --tls-key: kcat connects over TLS", async () => {
+    const directory = mkdtempSync(join(tmpdir(), "gateway-tls-"));
+    const cert = join(directory, "cert.pem");
+    const key = join(directory, "key.pem");
+    execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", key, "-out", cert], { stdio: "pipe" });
+    const secure = await startGateway(server.url, { token: adminToken, args: ["--tls-cert", cert, "--tls-key", key] });
+    try {
+      expect(secure.stdout()).toContain("Kafka gateway on TLS");
+      const listing = await kcat(["-b", secure.address, "-X", "security.protocol=ssl", "-X", `ssl.ca.location=${cert}`, "-L", "-t", "kcat-orders"]);
+      expect(listing.stdout).toContain('topic "kcat-orders" with 3 partitions');
+    } finally {
+      await secure.stop();
+      rmSync(directory, { recursive: true, force: true });
+    }
   });
 
   it("SIGTERM stops it: in-flight answered, exit 0", async () => {
