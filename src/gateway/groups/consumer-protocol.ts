@@ -21,8 +21,7 @@
  * Bounded: counts are checked against the bytes left before anything is allocated. Bad bytes
  * throw MalformedInput (the codec's primitives, ../protocol/primitives.ts).
  */
-import type { Assignment } from "../../group/assignment.ts";
-import { normalizeAssignment } from "../../group/assignment.ts";
+import type { Assignment } from "../../client/types.ts";
 import { ByteReader, ByteWriter, MalformedInput } from "../protocol/primitives.ts";
 
 export interface Subscription {
@@ -83,7 +82,7 @@ export function decodeAssignment(bytes: Uint8Array): { version: number; assignme
 function readTopicPartitions(reader: ByteReader): Assignment {
   const entries = readArray(reader, () => ({ topic: requiredString(reader), partitions: readArray(reader, () => reader.int32(), 4) }));
   if (entries.some(({ partitions }) => partitions.some((partition) => partition < 0))) throw new MalformedInput("a negative partition number");
-  return normalizeAssignment(entries);
+  return entries;
 }
 
 function writeTopicPartitions(writer: ByteWriter, assignment: Assignment): void {

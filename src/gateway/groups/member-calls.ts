@@ -4,7 +4,7 @@
  * commit. Through the connection's own credentials, so Tributary's ACLs apply as they do to
  * any member.
  */
-import type { Assignment } from "../../group/assignment.ts";
+import type { Assignment } from "../../client/types.ts";
 import { path } from "../../client/transport.ts";
 import type { GatewayRequestContext } from "../handler-types.ts";
 

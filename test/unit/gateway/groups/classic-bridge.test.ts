@@ -24,7 +24,7 @@ describe("chooseProtocol", () => {
     const metadata = encodeSubscription({ topics: ["orders"], ownedPartitions: [{ topic: "orders", partitions: [3, 1] }] }, 1);
     expect(chooseProtocol([{ name: "cooperative-sticky", metadata }])).toMatchObject({
       cooperative: true,
-      subscription: { ownedPartitions: [{ topic: "orders", partitions: [1, 3] }] },
+      subscription: { ownedPartitions: [{ topic: "orders", partitions: [3, 1] }] },
     });
     expect(chooseProtocol([{ name: "RoundRobinAssigner", metadata }])?.cooperative).toBe(false);
   });

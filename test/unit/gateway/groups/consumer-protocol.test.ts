@@ -49,7 +49,7 @@ describe("Subscription", () => {
       version: 3,
       topics: ["t"],
       userData: null,
-      ownedPartitions: [{ topic: "t", partitions: [0, 2] }],
+      ownedPartitions: [{ topic: "t", partitions: [2, 0] }],
       generationId: 7,
       rackId: "r1",
     });
