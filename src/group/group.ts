@@ -153,9 +153,10 @@ export class ConsumerGroup {
   }
 
   /**
-   * A classic member's heartbeat (Kafka's JoinGroup/SyncGroup protocol, bridged by the gateway): at its
-   * current epoch only, it records contact and partition growth but moves nothing; `rebalance`
-   * says the member must rejoin (its assignment would change, or it holds partitions to give up).
+   * A classic member's heartbeat (Kafka's JoinGroup/SyncGroup protocol, bridged by the
+   * gateway): at its current epoch only, it records contact and partition growth but moves
+   * nothing; `rebalance` says the member must rejoin (its assignment would change, or it holds
+   * partitions to give up).
    */
   classicHeartbeat(memberId: string, memberEpoch: number, topicsMeta: TopicsMeta, nowMs: number): ClassicHeartbeatResponse {
     const member = this.#requireMember(memberId);
@@ -201,7 +202,9 @@ export class ConsumerGroup {
   /**
    * May this member commit offsets for these partitions? Epoch as the heartbeat rule (current
    * or previous), and only partitions of its current assignment; otherwise FENCED_MEMBER_EPOCH.
-   * Changes nothing: a commit is not a heartbeat.
+   * A classic member (`classic`): its current epoch only, and the partitions it is giving up
+   * count as its own (they are, until it shows it let go). Changes nothing: a commit is not a
+   * heartbeat.
    */
   checkCommit(memberId: string, memberEpoch: number, partitions: readonly TopicPartition[], options: { classic?: boolean } = {}): void {
     if (!Number.isSafeInteger(memberEpoch) || memberEpoch < 0) throw invalid("memberEpoch must be an integer >= 0");

@@ -32,7 +32,7 @@ export const groupRouteDocs: readonly RouteDoc[] = [
     summary: "Heartbeat: keep the membership, learn the assignment",
     body: { json: heartbeatSchema },
     responses: { 200: { description: "The member's epoch and assignment", json: heartbeatResponseSchema } },
-    errors: memberErrors,
+    errors: [...memberErrors, "UNKNOWN_TOPIC_OR_PARTITION", "TOPIC_AUTHORIZATION_FAILED"],
   },
   {
     method: "post", path: "/v1/groups/:group/members/:memberId/poll", tag: "groups", auth: "token", resource: "group", objects: true,
