@@ -3,11 +3,13 @@
  * (issue 16) against Tributary's own client on the same workloads in the same run, one
  * partition, Tributary under wrangler dev and `tributary gateway` as its own process:
  *
- *   produce   batches of 100 records of 100 B, one in flight: kafkajs through the gateway vs the
- *             client's producer (binary, direct HTTP); records/s (target ≥ 0.8×)
- *   consume   the same 20,000 records read from offset 0: kafkajs's consumer through the gateway
- *             when the gateway serves groups, else @platformatic/kafka's group-less fetch, vs the
- *             client's binary fetch; records/s (target ≥ 0.8×)
+ *   produce   batches of 100 records of 100 B, one in flight, acks=all: kafkajs through the
+ *             gateway vs the client's producer (binary, direct HTTP), in turns of 250 ms;
+ *             records/s (target ≥ 0.8×)
+ *   consume   the same 20,000 records read from offset 0, three times each in turns: kafkajs's
+ *             consumer through the gateway when the gateway serves groups, else
+ *             @platformatic/kafka's group-less fetch, vs the client's binary fetch; the median
+ *             records/s (target ≥ 0.8×)
  *   latency   one record per request, acks=all, one at a time: p50/p99 through the gateway and
  *             direct; the p99 the gateway adds (target ≤ 2 ms)
  *   memory    the gateway process's resident size, sampled through the run; with
@@ -17,6 +19,7 @@
  * Writes the "## Kafka gateway" section of bench/RESULTS.md (unless --no-write).
  */
 import { readFileSync } from "node:fs";
+import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import { Consumer as PlatformaticConsumer } from "@platformatic/kafka";
 import { Kafka, logLevel, type Producer as KafkaProducer } from "kafkajs";
@@ -34,6 +37,8 @@ const valueBytes = 100;
 const consumeRecords = 20_000;
 const latencySamples = 300;
 const memorySampleMs = 500;
+const sliceMs = 250;
+const consumeRounds = 3;
 
 const value = Buffer.alloc(valueBytes, "x");
 const messages = Array.from({ length: batchRecords }, () => ({ value }));
@@ -49,12 +54,19 @@ function residentBytes(pid: number | undefined): number | undefined {
   }
 }
 
-async function forSeconds(seconds: number, step: () => Promise<number>): Promise<number> {
-  const end = performance.now() + seconds * 1000;
-  const start = performance.now();
-  let records = 0;
-  while (performance.now() < end) records += await step();
-  return records / ((performance.now() - start) / 1000);
+/** Both ways in turns of `sliceMs` for `seconds` each, so that a machine whose load shifts weighs on both alike; records/s of each. */
+async function alternating(seconds: number, first: () => Promise<number>, second: () => Promise<number>): Promise<[number, number]> {
+  const records = [0, 0];
+  const elapsed = [0, 0];
+  const steps = [first, second];
+  while (elapsed[0]! < seconds * 1000 || elapsed[1]! < seconds * 1000) {
+    for (const side of [0, 1]) {
+      const start = performance.now();
+      while (performance.now() - start < sliceMs) records[side]! += await steps[side]!();
+      elapsed[side]! += performance.now() - start;
+    }
+  }
+  return [(records[0]! / elapsed[0]!) * 1000, (records[1]! / elapsed[1]!) * 1000];
 }
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
@@ -87,7 +99,7 @@ async function latencies(gatewaySend: () => Promise<unknown>, directSend: () => 
 }
 
 /** Reads `total` records of partition 0 from offset 0 through the gateway; answers records/s. */
-async function kafkaConsume(gateway: GatewayProcess, kafka: Kafka, topic: string, total: number): Promise<{ rate: number; how: string }> {
+async function kafkaConsume(fetcher: PlatformaticConsumer, kafka: Kafka, topic: string, total: number): Promise<{ rate: number; how: string }> {
   const start = performance.now();
   if (gatewayHandlers[apiKeys.JoinGroup] !== undefined) {
     const consumer = kafka.consumer({ groupId: `bench-${topic}`, maxBytes: 4 * 1024 * 1024 });
@@ -107,27 +119,22 @@ async function kafkaConsume(gateway: GatewayProcess, kafka: Kafka, topic: string
     await consumer.disconnect();
     return { rate, how: "kafkajs consumer (group)" };
   }
-  const consumer = new PlatformaticConsumer({ groupId: "unused", clientId: "bench", bootstrapBrokers: [gateway.address] });
   let offset = 0n;
   let read = 0;
-  try {
-    while (read < total) {
-      const answer = await consumer.fetch({
+  while (read < total) {
+    const answer = await fetcher.fetch({
         node: 0,
         maxWaitTime: 100,
-        topics: [{ topicId: topic, partitions: [{ partition: 0, currentLeaderEpoch: -1, fetchOffset: offset, lastFetchedEpoch: -1, partitionMaxBytes: 4 * 1024 * 1024 }] }],
-      });
-      for (const batch of answer.responses[0]!.partitions[0]!.records ?? []) {
-        for (const record of batch.records) {
-          const at = batch.firstOffset + BigInt(record.offsetDelta);
-          if (at < offset) continue;
-          read += 1;
-          offset = at + 1n;
-        }
+      topics: [{ topicId: topic, partitions: [{ partition: 0, currentLeaderEpoch: -1, fetchOffset: offset, lastFetchedEpoch: -1, partitionMaxBytes: 4 * 1024 * 1024 }] }],
+    });
+    for (const batch of answer.responses[0]!.partitions[0]!.records ?? []) {
+      for (const record of batch.records) {
+        const at = batch.firstOffset + BigInt(record.offsetDelta);
+        if (at < offset) continue;
+        read += 1;
+        offset = at + 1n;
       }
     }
-  } finally {
-    await consumer.close();
   }
   return { rate: read / ((performance.now() - start) / 1000), how: "@platformatic/kafka fetch (no group: the gateway serves none in this build)" };
 }
@@ -175,23 +182,39 @@ export async function gatewayBench(options: GatewayBenchOptions): Promise<void> 
     await producer.connect();
     // Both sides plain (not idempotent), acks=all: the same work per batch.
     const clientProducer = client.producer({ lingerMs: 0, idempotent: false });
+    // Made once, as a consumer is: its connection and metadata are not part of what is measured.
+    const fetcher = new PlatformaticConsumer({ groupId: "unused", clientId: "bench", bootstrapBrokers: [gateway.address] });
+    await fetcher.metadata({ topics: ["gw-consume"] });
 
-    progress(`produce: ${options.seconds} s each`);
-    const kafkaProduce = await forSeconds(options.seconds, async () => {
-      await producer.send({ topic: "gw-produce-kafka", acks: -1, messages });
-      return batchRecords;
-    });
-    const directProduce = await forSeconds(options.seconds, async () => {
-      await clientProducer.send({ topic: "gw-produce-client", messages });
-      return batchRecords;
-    });
+    progress(`produce: ${options.seconds} s each, in turns`);
+    const [kafkaProduce, directProduce] = await alternating(
+      options.seconds,
+      async () => {
+        await producer.send({ topic: "gw-produce-kafka", acks: -1, messages });
+        return batchRecords;
+      },
+      async () => {
+        await clientProducer.send({ topic: "gw-produce-client", messages });
+        return batchRecords;
+      },
+    );
 
     progress(`consume: ${consumeRecords} records each`);
     for (let sent = 0; sent < consumeRecords; sent += 1_000) {
       await clientProducer.send({ topic: "gw-consume", messages: Array.from({ length: 1_000 }, () => ({ value })) });
     }
-    const kafkaRead = await kafkaConsume(gateway, kafka, "gw-consume", consumeRecords);
-    const directRead = await clientConsume(client, "gw-consume", consumeRecords);
+    const kafkaRates: number[] = [];
+    const directRates: number[] = [];
+    let how = "";
+    for (let round = 0; round < consumeRounds; round++) {
+      const read = await kafkaConsume(fetcher, kafka, "gw-consume", consumeRecords);
+      kafkaRates.push(read.rate);
+      how = read.how;
+      directRates.push(await clientConsume(client, "gw-consume", consumeRecords));
+    }
+    const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+    const kafkaRead = { rate: median(kafkaRates), how };
+    const directRead = median(directRates);
 
     progress(`latency: ${latencySamples} single-record produces each`);
     const one = [{ value }];
@@ -209,11 +232,10 @@ export async function gatewayBench(options: GatewayBenchOptions): Promise<void> 
       let rounds = 0;
       while (performance.now() < end) {
         await producer.send({ topic: "gw-soak", acks: -1, messages });
-        await kafkaConsume(gateway, kafka, "gw-consume", batchRecords * 10);
+        await kafkaConsume(fetcher, kafka, "gw-consume", batchRecords * 10);
         rounds += 1;
       }
       const third = Math.floor(memory.length / 3);
-      const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
       const warm = Math.floor(memory.length * 0.2);
       const first = median(memory.slice(warm, warm + third));
       const last = median(memory.slice(-third));
@@ -222,15 +244,17 @@ export async function gatewayBench(options: GatewayBenchOptions): Promise<void> 
     }
     await producer.disconnect();
     await clientProducer.close();
+    await fetcher.close();
 
     const ratio = (a: number, b: number) => (a / b).toFixed(2);
     const rows = [
       `| row | through the gateway | Tributary's client | ratio | target |`,
       `|---|---:|---:|---:|---|`,
-      `| produce, records/s (batches of ${batchRecords} × ${valueBytes} B, 1 in flight, acks=all; kafkajs) | ${Math.round(kafkaProduce).toLocaleString("en")} | ${Math.round(directProduce).toLocaleString("en")} | ${ratio(kafkaProduce, directProduce)} | ≥ 0.8 |`,
-      `| consume, records/s (${consumeRecords.toLocaleString("en")} records from offset 0; ${kafkaRead.how}) | ${Math.round(kafkaRead.rate).toLocaleString("en")} | ${Math.round(directRead).toLocaleString("en")} | ${ratio(kafkaRead.rate, directRead)} | ≥ 0.8 |`,
+      `| produce, records/s (batches of ${batchRecords} × ${valueBytes} B, 1 in flight, acks=all, in turns; kafkajs) | ${Math.round(kafkaProduce).toLocaleString("en")} | ${Math.round(directProduce).toLocaleString("en")} | ${ratio(kafkaProduce, directProduce)} | ≥ 0.8 |`,
+      `| consume, records/s (${consumeRecords.toLocaleString("en")} records from offset 0, median of ${consumeRounds} in turns; ${kafkaRead.how}) | ${Math.round(kafkaRead.rate).toLocaleString("en")} | ${Math.round(directRead).toLocaleString("en")} | ${ratio(kafkaRead.rate, directRead)} | ≥ 0.8 |`,
       `| single-record produce latency p50 / p99, ms (kafkajs acks=all vs the client's topic.produce, alternating) | ${latency.gateway.p50.toFixed(2)} / ${latency.gateway.p99.toFixed(2)} | ${latency.direct.p50.toFixed(2)} / ${latency.direct.p99.toFixed(2)} | added p99 ${(latency.gateway.p99 - latency.direct.p99).toFixed(2)} ms (paired differences p50 ${latency.added.p50.toFixed(2)}, p99 ${latency.added.p99.toFixed(2)}) | ≤ 2 ms added |`,
     ];
+    const load = `Machine load average while it ran: ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores (other work on the machine weighs on every figure; the turns keep the ratios fair).`;
     const memoryLine = memory.length === 0 ? "Gateway memory: not sampled (no /proc)." : `Gateway resident size over the run: ${mib(Math.min(...memory))} – ${mib(Math.max(...memory))} (${memory.length} samples).`;
     const environment = describeEnvironment();
     const section = [
@@ -241,6 +265,8 @@ export async function gatewayBench(options: GatewayBenchOptions): Promise<void> 
       ...rows,
       "",
       memoryLine,
+      "",
+      load,
       ...(soakLine ? ["", soakLine] : []),
     ].join("\n");
     console.log(`\n${section}\n`);

@@ -125,7 +125,9 @@ export class GatewayConnection {
         return this.#fail(`unsupported request: ${schemaName(header.apiKey)} v${header.apiVersion}`);
       }
       const context = this.#context(header);
-      answer = (handler as (request: unknown, context: GatewayRequestContext) => Promise<Record<string, unknown> | typeof noAnswer>)(request.body, context);
+      const answering = handler as (request: unknown, context: GatewayRequestContext) => Promise<Record<string, unknown> | typeof noAnswer>;
+      // Through a promise: a handler that throws before its first await closes the connection as any other failure.
+      answer = Promise.resolve().then(() => answering(request.body, context));
     }
     this.#inFlight += 1;
     if (this.#inFlight >= gatewayInFlightRequestsMax) this.#socket.pause();

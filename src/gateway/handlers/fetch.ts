@@ -18,6 +18,7 @@ import { isStaleMetadata } from "./stale.ts";
 interface FetchRequest {
   maxWaitMs: number;
   minBytes: number;
+  maxBytes?: number;
   topics: { topic: string; partitions: { partition: number; fetchOffset: bigint; partitionMaxBytes: number }[] }[];
 }
 
@@ -43,8 +44,10 @@ interface Wanted {
 const empty = new Uint8Array(0);
 
 export async function fetch(request: FetchRequest, context: GatewayRequestContext): Promise<Record<string, unknown>> {
+  // Partitions are read in parallel, so the request's MaxBytes bounds each of them (Kafka's KIP-74 lets an answer exceed it).
+  const requestMaxBytes = request.maxBytes ?? fetchMaxBytesMax;
   const wanted: Wanted[] = request.topics.flatMap(({ topic, partitions }) =>
-    partitions.map((p) => ({ topic, partition: p.partition, offset: Number(p.fetchOffset), maxBytes: Math.min(Math.max(p.partitionMaxBytes, 1), fetchMaxBytesMax) })),
+    partitions.map((p) => ({ topic, partition: p.partition, offset: Number(p.fetchOffset), maxBytes: Math.min(Math.max(Math.min(p.partitionMaxBytes, requestMaxBytes), 1), fetchMaxBytesMax) })),
   );
   const answers = await Promise.all(wanted.map((one) => fetchPartition(one, 0, context)));
   const minBytes = Math.max(request.minBytes, 1);
