@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Tributary } from "../../src/client/index.ts";
 import { buildCli } from "./support/cli.ts";
 import { startGateway, type GatewayProcess } from "./support/gateway.ts";
-import { Ledger, produceNumbered, waitUntil } from "./support/group-ledger.ts";
+import { Ledger, threeMembersComeAndGo, waitUntil } from "./support/group-ledger.ts";
 import { startWranglerDev, type DevServer } from "./support/wrangler-dev.ts";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -114,27 +114,12 @@ describe("@platformatic/kafka consumer groups through the gateway", () => {
   }
 
   it("three consumers over six partitions: members come and go, every record processed exactly once, offsets committed", async () => {
-    const topic = "platformatic-group";
     const groupId = "platformatic-three";
-    await tributary.admin().topics.create({ name: topic, partitions: 6 });
-    await produceNumbered(tributary, topic, 6, 100);
-    const ledger = new Ledger();
-    await startMember("p1", groupId, topic, ledger);
-    await ledger.waitFor(100, 30_000, "p1 alone");
-    const p2 = await startMember("p2", groupId, topic, ledger);
-    await ledger.waitFor(250, 30_000, "p1 and p2");
-    await startMember("p3", groupId, topic, ledger);
-    await ledger.waitFor(600, 30_000, "the first 600");
-    await produceNumbered(tributary, topic, 6, 50, 100);
-    await ledger.waitFor(900, 30_000, "all three");
-    await p2.close();
-    await produceNumbered(tributary, topic, 6, 50, 150);
-    await ledger.waitFor(1_200, 30_000, "p1 and p3 after p2 left");
-    expect(ledger.duplicates).toEqual([]);
-    expect(ledger.consumers()).toEqual(new Set(["p1", "p2", "p3"]));
-    expect(await tributary.admin().groups.offsets(groupId)).toEqual(
-      [0, 1, 2, 3, 4, 5].map((partition) => ({ topic, partition, offset: 200, highWatermark: 200, lag: 0 })),
-    );
+    const start = async (name: string, topic: string, ledger: Ledger) => {
+      const member = await startMember(name, groupId, topic, ledger);
+      return { leave: () => member.close() };
+    };
+    await threeMembersComeAndGo(tributary, ["p1", "p2", "p3"], start, "platformatic-group", groupId);
     const described = await tributary.admin().groups.describe(groupId);
     expect(described.members.map(({ clientId }) => clientId).sort()).toEqual(["p1", "p3"]);
     await waitUntil(async () => (await tributary.admin().groups.describe(groupId)).state === "Stable", 20_000, "the group settles");

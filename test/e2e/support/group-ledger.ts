@@ -52,3 +52,40 @@ export async function waitUntil(condition: () => boolean | Promise<boolean>, tim
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
+
+/**
+ * The issue's group scenario on a fresh six-partition topic: 600 records; one member, then a
+ * second, then a third join while they are processed; 300 more; the second leaves; 300 more.
+ * Then every record was processed exactly once (no member died), by all three, and the
+ * group's committed offsets reach the end of every partition.
+ */
+export async function threeMembersComeAndGo(
+  tributary: Tributary,
+  names: readonly [string, string, string],
+  start: (name: string, topic: string, ledger: Ledger) => Promise<{ leave(): Promise<void> }>,
+  topic: string,
+  groupId: string,
+): Promise<void> {
+  const [first, second, third] = names;
+  await tributary.admin().topics.create({ name: topic, partitions: 6 });
+  await produceNumbered(tributary, topic, 6, 100);
+  const ledger = new Ledger();
+  await start(first, topic, ledger);
+  await ledger.waitFor(100, 30_000, `${first} alone`);
+  const leaving = await start(second, topic, ledger);
+  await ledger.waitFor(250, 30_000, `${first} and ${second}`);
+  await start(third, topic, ledger);
+  await ledger.waitFor(600, 30_000, "the first 600");
+  await produceNumbered(tributary, topic, 6, 50, 100);
+  await ledger.waitFor(900, 30_000, "all three");
+  await leaving.leave();
+  await produceNumbered(tributary, topic, 6, 50, 150);
+  await ledger.waitFor(1_200, 30_000, `${first} and ${third} after ${second} left`);
+  expect(ledger.duplicates).toEqual([]);
+  expect(ledger.consumers()).toEqual(new Set(names));
+  const atTheEnd = async () => (await tributary.admin().groups.offsets(groupId)).every(({ offset }) => offset === 200);
+  await waitUntil(atTheEnd, 20_000, "every offset committed to the end");
+  expect(await tributary.admin().groups.offsets(groupId)).toEqual(
+    [0, 1, 2, 3, 4, 5].map((partition) => ({ topic, partition, offset: 200, highWatermark: 200, lag: 0 })),
+  );
+}
