@@ -1,6 +1,6 @@
 /**
- * One group, three kinds of member (issue 16): librdkafka (`kcat -G`, cooperative-sticky)
- * and kafkajs through the gateway, and an HTTP member through Tributary's own client. They
+ * One group, three kinds of member (issue 16): librdkafka (`kcat -G`, one cooperative-sticky,
+ * one eager with librdkafka's default range,roundrobin) and kafkajs through the gateway, and an HTTP member through Tributary's own client. They
  * share the six partitions, hand them over as members come and go, and together process every
  * record; the group's committed offsets reach the end. Needs /usr/bin/kcat (Debian's kcat).
  */
@@ -16,11 +16,15 @@ import { startWranglerDev, type DevServer } from "./support/wrangler-dev.ts";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** `kcat -G` printing "partition offset" per record into the ledger; SIGTERM closes it (commit, leave). */
-function startKcat(broker: string, groupId: string, topic: string, ledger: Ledger): { child: ChildProcess; stderr(): string; exited: Promise<number | null> } {
+/**
+ * `kcat -G` printing "partition offset" per record into the ledger as `name`, with librdkafka's
+ * `strategy` (its default, range and roundrobin, is eager); SIGTERM closes it (commit, leave).
+ */
+function startKcat(name: string, strategy: string, broker: string, groupId: string, topic: string, ledger: Ledger): { child: ChildProcess; stderr(): string; exited: Promise<number | null> } {
   const child = spawn("/usr/bin/kcat", [
     "-b", broker, "-G", groupId,
-    "-X", "partition.assignment.strategy=cooperative-sticky",
+    "-X", `partition.assignment.strategy=${strategy}`,
+    "-X", `client.id=${name}`,
     "-X", "auto.offset.reset=earliest",
     "-X", "session.timeout.ms=10000",
     "-X", "heartbeat.interval.ms=300",
@@ -35,7 +39,7 @@ function startKcat(broker: string, groupId: string, topic: string, ledger: Ledge
     pending = lines.pop()!;
     for (const line of lines) {
       const [partition, offset] = line.trim().split(" ");
-      if (partition !== undefined && offset !== undefined) ledger.record("kcat", Number(partition), offset);
+      if (partition !== undefined && offset !== undefined) ledger.record(name, Number(partition), offset);
     }
   });
   child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
@@ -43,7 +47,7 @@ function startKcat(broker: string, groupId: string, topic: string, ledger: Ledge
   return { child, stderr: () => stderr, exited };
 }
 
-describe("kcat (cooperative-sticky), kafkajs and an HTTP member in one group", () => {
+describe("kcat (cooperative-sticky and eager), kafkajs and an HTTP member in one group", () => {
   let server: DevServer;
   let tributary: Tributary;
   let gateway: GatewayProcess;
@@ -81,9 +85,12 @@ describe("kcat (cooperative-sticky), kafkajs and an HTTP member in one group", (
     });
     await ledger.waitFor(50, 30_000, "kafkajs alone");
 
-    const kcat = startKcat(gateway.address, groupId, topic, ledger);
+    const kcat = startKcat("kcat", "cooperative-sticky", gateway.address, groupId, topic, ledger);
     stops.push(async () => kcat.child.kill("SIGKILL"));
     await waitUntil(async () => (await tributary.admin().groups.describe(groupId)).members.length === 2, 30_000, "kcat joined");
+    const eager = startKcat("kcat-eager", "range,roundrobin", gateway.address, groupId, topic, ledger);
+    stops.push(async () => eager.child.kill("SIGKILL"));
+    await waitUntil(async () => (await tributary.admin().groups.describe(groupId)).members.length === 3, 30_000, "the eager kcat joined");
 
     const http: TributaryConsumer = tributary.consumer({ groupId, sessionTimeoutMs: 10_000, clientId: "http" });
     stops.push(() => http.disconnect());
@@ -94,16 +101,18 @@ describe("kcat (cooperative-sticky), kafkajs and an HTTP member in one group", (
         await sleep(5);
       },
     });
-    await waitUntil(async () => (await tributary.admin().groups.describe(groupId)).members.length === 3, 30_000, "the HTTP member joined");
+    await waitUntil(async () => (await tributary.admin().groups.describe(groupId)).members.length === 4, 30_000, "the HTTP member joined");
     await produceNumbered(tributary, topic, 6, 100, 100);
     await ledger.waitFor(1_200, 60_000, "all three members");
-    expect(ledger.consumers()).toEqual(new Set(["kafkajs", "kcat", "http"]));
+    expect(ledger.consumers()).toEqual(new Set(["kafkajs", "kcat", "kcat-eager", "http"]));
     const described = await tributary.admin().groups.describe(groupId);
-    expect(described.members.map(({ clientId }) => clientId).sort()).toEqual(["http", "kafkajs", "rdkafka"]);
+    expect(described.members.map(({ clientId }) => clientId).sort()).toEqual(["http", "kafkajs", "kcat", "kcat-eager"]);
 
-    // kcat leaves (SIGTERM: it revokes, commits and leaves); the others take its partitions over.
+    // The kcats leave (SIGTERM: they revoke, commit and leave); the others take their partitions over.
     kcat.child.kill("SIGTERM");
+    eager.child.kill("SIGTERM");
     expect(await kcat.exited).toBe(0);
+    expect(await eager.exited).toBe(0);
     await produceNumbered(tributary, topic, 6, 50, 200);
     await ledger.waitFor(1_500, 60_000, "after kcat left");
     const committed = async () => (await tributary.admin().groups.offsets(groupId)).every(({ offset }) => offset === 250);
