@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Tributary } from "../../src/client/index.ts";
+import { Secret } from "../../src/client/secret.ts";
 import { Transport } from "../../src/client/transport.ts";
 import { decodeAssignment, encodeSubscription } from "../../src/gateway/groups/consumer-protocol.ts";
 import { groupHandlers } from "../../src/gateway/groups/index.ts";
@@ -14,28 +15,37 @@ import { startWranglerDev, type DevServer } from "./support/wrangler-dev.ts";
 
 type Handler = (request: unknown, context: GatewayRequestContext) => Promise<any>;
 
+const adminToken = "gateway-groups-handlers-admin-token";
+
 describe("gateway group handlers against wrangler dev", () => {
   let server: DevServer;
   let tributary: Tributary;
   let transport: Transport;
 
   beforeAll(async () => {
-    server = await startWranglerDev();
-    tributary = new Tributary({ url: server.url });
-    transport = new Transport({ baseUrl: server.url, server: server.url, token: undefined, fetch: (request) => fetch(request), requestTimeoutMs: 30_000 });
+    server = await startWranglerDev({ vars: { TRIBUTARY_ADMIN_TOKEN: adminToken } });
+    [tributary, transport] = credentials(adminToken);
     await tributary.admin().topics.create({ name: "classic", partitions: 6 });
   }, 120_000);
+
+  /** The client and transport of a connection whose SASL password is `token`. */
+  function credentials(token: string): [Tributary, Transport] {
+    return [
+      new Tributary({ url: server.url, token }),
+      new Transport({ baseUrl: server.url, server: server.url, token: new Secret(token), fetch: (request) => fetch(request), requestTimeoutMs: 30_000 }),
+    ];
+  }
 
   afterAll(async () => {
     await server?.stop();
   });
 
   /** Calls the handler of `apiKey` as the connection loop would, at `apiVersion`. */
-  function call(apiKey: number, apiVersion: number, request: unknown): Promise<any> {
+  function call(apiKey: number, apiVersion: number, request: unknown, as: [Tributary, Transport] = [tributary, transport]): Promise<any> {
     // The group handlers use neither the SASL state nor the Metadata session.
     const context = {
-      tributary,
-      transport,
+      tributary: as[0],
+      transport: as[1],
       apiVersion,
       clientId: "handlers-test",
       clientHost: "/127.0.0.1",
@@ -171,5 +181,19 @@ describe("gateway group handlers against wrangler dev", () => {
       { memberId: "", groupInstanceId: "static-1", errorCode: 25 },
     ]);
     expect((await join("refused", "no-such-member", "cooperative-sticky", [])).errorCode).toBe(25);
+  });
+
+  it("answers what the connection's token may not do with GROUP_ and TOPIC_AUTHORIZATION_FAILED", async () => {
+    const admin = tributary.admin().tokens;
+    const rule = (resource: "topic" | "group", name: string) => ({ resource, name, patternType: "literal" as const, operations: ["read" as const] });
+    const topicOnly = credentials((await admin.create({ rules: [rule("topic", "classic")] })).token.reveal());
+    const groupOnly = credentials((await admin.create({ rules: [rule("group", "guarded")] })).token.reveal());
+    const joining = { groupId: "guarded", sessionTimeoutMs: 30_000, memberId: "", groupInstanceId: null, protocolType: "consumer", protocols: protocols("range", null) };
+    expect((await call(11, 3, joining, topicOnly)).errorCode).toBe(30);
+    expect((await call(11, 3, joining, groupOnly)).errorCode).toBe(29);
+    expect((await call(12, 4, { groupId: "guarded", generationId: 1, memberId: "m", groupInstanceId: null }, topicOnly)).errorCode).toBe(30);
+    expect((await call(9, 5, { groupId: "guarded", topics: null, requireStable: false }, topicOnly)).errorCode).toBe(30);
+    expect((await call(15, 5, { groups: ["guarded"], includeAuthorizedOperations: false }, topicOnly)).groups[0].errorCode).toBe(30);
+    expect((await call(42, 2, { groupsNames: ["guarded"] }, groupOnly)).results[0].errorCode).toBe(30);
   });
 });
