@@ -11,6 +11,7 @@ import { Transport } from "../../src/client/transport.ts";
 import { decodeAssignment, encodeSubscription } from "../../src/gateway/groups/consumer-protocol.ts";
 import { groupHandlers } from "../../src/gateway/groups/index.ts";
 import type { GatewayRequestContext } from "../../src/gateway/handler-types.ts";
+import { writeResponse } from "../../src/gateway/protocol/messages.ts";
 import { startWranglerDev, type DevServer } from "./support/wrangler-dev.ts";
 
 type Handler = (request: unknown, context: GatewayRequestContext) => Promise<any>;
@@ -41,7 +42,7 @@ describe("gateway group handlers against wrangler dev", () => {
   });
 
   /** Calls the handler of `apiKey` as the connection loop would, at `apiVersion`. */
-  function call(apiKey: number, apiVersion: number, request: unknown, as: [Tributary, Transport] = [tributary, transport]): Promise<any> {
+  async function call(apiKey: number, apiVersion: number, request: unknown, as: [Tributary, Transport] = [tributary, transport]): Promise<any> {
     // The group handlers use neither the SASL state nor the Metadata session.
     const context = {
       tributary: as[0],
@@ -53,7 +54,10 @@ describe("gateway group handlers against wrangler dev", () => {
       onClose: () => {},
       broker: { nodeId: 0, host: "127.0.0.1", port: 9092, clusterId: "handlers-test", autoCreateTopics: false },
     } satisfies Omit<GatewayRequestContext, "session" | "sasl">;
-    return (groupHandlers[apiKey] as Handler)(request, context as unknown as GatewayRequestContext);
+    const answer = await (groupHandlers[apiKey] as Handler)(request, context as unknown as GatewayRequestContext);
+    // Every answer must encode at its version, as the connection loop writes it.
+    expect(writeResponse({ apiKey, apiVersion, correlationId: 1 }, answer).length).toBeGreaterThan(0);
+    return answer;
   }
 
   const protocols = (name: string, owned: { topic: string; partitions: number[] }[] | null) => [
