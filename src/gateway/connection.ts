@@ -144,14 +144,16 @@ export class GatewayConnection {
       }
       if (this.#closed) return;
       if (body !== noAnswer) {
-        let bytes: Uint8Array;
+        let chunks: Uint8Array[];
         try {
-          bytes = writeResponse(answerHeader, body);
+          chunks = writeResponse(answerHeader, body);
         } catch (error) {
           this.#fail(`${schemaName(header.apiKey)} v${header.apiVersion}: the answer does not encode: ${error instanceof Error ? error.message : String(error)}`);
           return;
         }
-        this.#socket.write(bytes);
+        this.#socket.cork();
+        for (const chunk of chunks) this.#socket.write(chunk);
+        this.#socket.uncork();
       }
       this.#resumeIfRoom();
     });
