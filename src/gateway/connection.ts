@@ -43,6 +43,8 @@ export class GatewayConnection {
   #token: string | undefined;
   #session: Session;
   #inFlight = 0;
+  /** Whole frames read while the bound was reached, dispatched as answers go (the socket is paused meanwhile). */
+  readonly #waiting: Uint8Array[] = [];
   #tail: Promise<void> = Promise.resolve();
   #closed = false;
   #draining = false;
@@ -101,10 +103,14 @@ export class GatewayConnection {
     if (this.#closed) return;
     const read = this.#reader.push(chunk);
     if (!read.ok) return this.#fail(read.error);
-    for (const frame of read.frames) {
-      if (this.#closed) return;
-      this.#dispatch(frame);
-    }
+    this.#waiting.push(...read.frames);
+    this.#pump();
+  }
+
+  /** Dispatches waiting frames while fewer than the bound are in flight; reads the socket again only when none wait. */
+  #pump(): void {
+    while (!this.#closed && this.#waiting.length > 0 && this.#inFlight < gatewayInFlightRequestsMax) this.#dispatch(this.#waiting.shift()!);
+    if (this.#waiting.length > 0) this.#socket.pause();
   }
 
   #dispatch(frame: Uint8Array): void {
@@ -144,14 +150,16 @@ export class GatewayConnection {
       }
       if (this.#closed) return;
       if (body !== noAnswer) {
-        let bytes: Uint8Array;
+        let chunks: Uint8Array[];
         try {
-          bytes = writeResponse(answerHeader, body);
+          chunks = writeResponse(answerHeader, body);
         } catch (error) {
           this.#fail(`${schemaName(header.apiKey)} v${header.apiVersion}: the answer does not encode: ${error instanceof Error ? error.message : String(error)}`);
           return;
         }
-        this.#socket.write(bytes);
+        this.#socket.cork();
+        for (const chunk of chunks) this.#socket.write(chunk);
+        this.#socket.uncork();
       }
       this.#resumeIfRoom();
     });
@@ -166,7 +174,8 @@ export class GatewayConnection {
       return;
     }
     if (this.#draining) return;
-    if (this.#inFlight < gatewayInFlightRequestsMax && this.#socket.writableLength <= gatewayBufferedBytesMax) this.#socket.resume();
+    this.#pump();
+    if (this.#waiting.length === 0 && this.#inFlight < gatewayInFlightRequestsMax && this.#socket.writableLength <= gatewayBufferedBytesMax) this.#socket.resume();
     else this.#socket.pause();
   }
 

@@ -99,6 +99,13 @@ describe("kcat and raw sockets through tributary gateway (a deployment with toke
     expect(consumed.stdout.trim().split("\n").sort()).toEqual(keys.map((key) => `${key}=value-${key}`).sort());
   });
 
+  it("librdkafka's idempotent producer (InitProducerId, sequences) writes through it", async () => {
+    await client.admin().topics.create({ name: "kcat-idempotent", partitions: 1 });
+    await kcat(["-b", gateway.address, "-P", "-t", "kcat-idempotent", "-X", "enable.idempotence=true"], "one\ntwo\nthree\n");
+    const { records } = await client.topic("kcat-idempotent").fetch(0, 0);
+    expect(records.map((record) => new TextDecoder().decode(record.value!))).toEqual(["one", "two", "three"]);
+  });
+
   it("a client's SASL PLAIN password is its token: the right one works, a wrong one is refused", async () => {
     const sasl = (password: string) =>
       new Kafka({ brokers: [gateway.address], clientId: "sasl", logLevel: logLevel.NOTHING, retry: { retries: 0 }, sasl: { mechanism: "plain", username: "anyone", password } });

@@ -60,15 +60,15 @@ export function schemaName(apiKey: number): string {
   return messageSchemas.get(apiKey)?.name ?? `API ${apiKey}`;
 }
 
-/** A whole response frame, size first. */
-export function writeResponse(header: { apiKey: number; apiVersion: number; correlationId: number }, body: Record<string, unknown>): Uint8Array {
+/** A whole response frame, size first, as pieces to write in turn (record batches are not copied). */
+export function writeResponse(header: { apiKey: number; apiVersion: number; correlationId: number }, body: Record<string, unknown>): Uint8Array[] {
   const writer = new ByteWriter(256);
   writer.int32(0);
   writer.int32(header.correlationId);
   if (header.apiKey !== apiKeys.ApiVersions && isFlexible(header.apiKey, header.apiVersion)) writer.uvarint(0);
   messageCodec(messageSchemas.get(header.apiKey)!, header.apiVersion).writeResponse(writer, body);
-  writer.patchInt32(0, writer.length - 4);
-  return writer.finish();
+  writer.patchFirstInt32(writer.length - 4);
+  return writer.chunks();
 }
 
 /** A whole request frame, size first (tests, the bench: the gateway itself only reads requests). */
@@ -81,7 +81,7 @@ export function writeRequest(header: RequestHeader, body: Record<string, unknown
   writer.string(header.clientId, false);
   if (isFlexible(header.apiKey, header.apiVersion)) writer.uvarint(0);
   messageCodec(messageSchemas.get(header.apiKey)!, header.apiVersion).writeRequest(writer, body);
-  writer.patchInt32(0, writer.length - 4);
+  writer.patchFirstInt32(writer.length - 4);
   return writer.finish();
 }
 

@@ -105,11 +105,21 @@ export class ByteReader {
   }
 }
 
-/** Appends to a buffer that grows by doubling; `finish` answers the bytes written. */
+/** Raw byte runs at least this long are kept by reference, not copied (a fetch's record batches). */
+const referencedBytesMin = 4096;
+
+/**
+ * Appends to a buffer that grows by doubling; a long raw run (a fetch's record batches) is
+ * kept by reference between the buffer's segments instead of copied into it. `chunks` answers
+ * the bytes written as those pieces (for a socket write), `finish` as one array.
+ */
 export class ByteWriter {
   #bytes: Uint8Array;
   #view: DataView;
   #at = 0;
+  /** Finished pieces before the current buffer, and their length. */
+  readonly #done: Uint8Array[] = [];
+  #doneLength = 0;
 
   constructor(capacity = 256) {
     this.#bytes = new Uint8Array(capacity);
@@ -117,7 +127,7 @@ export class ByteWriter {
   }
 
   get length(): number {
-    return this.#at;
+    return this.#doneLength + this.#at;
   }
 
   #room(count: number): number {
@@ -173,6 +183,14 @@ export class ByteWriter {
   }
 
   raw(bytes: Uint8Array): void {
+    if (bytes.length >= referencedBytesMin) {
+      this.#done.push(this.#bytes.subarray(0, this.#at), bytes);
+      this.#doneLength += this.#at + bytes.length;
+      this.#bytes = new Uint8Array(Math.max(256, this.#bytes.length - this.#at));
+      this.#view = new DataView(this.#bytes.buffer);
+      this.#at = 0;
+      return;
+    }
     const at = this.#room(bytes.length);
     this.#bytes.set(bytes, at);
   }
@@ -195,12 +213,24 @@ export class ByteWriter {
     if (value !== null) this.raw(value);
   }
 
-  /** Overwrites 4 bytes already written (a frame's size). */
-  patchInt32(at: number, value: number): void {
-    this.#view.setInt32(at, value);
+  /** Overwrites the first 4 bytes written (a frame's size). */
+  patchFirstInt32(value: number): void {
+    const first = this.#done[0] ?? this.#bytes;
+    new DataView(first.buffer, first.byteOffset, 4).setInt32(0, value);
+  }
+
+  chunks(): Uint8Array[] {
+    return [...this.#done, this.#bytes.subarray(0, this.#at)].filter((chunk) => chunk.length > 0);
   }
 
   finish(): Uint8Array {
-    return this.#bytes.subarray(0, this.#at);
+    if (this.#done.length === 0) return this.#bytes.subarray(0, this.#at);
+    const whole = new Uint8Array(this.length);
+    let at = 0;
+    for (const chunk of this.chunks()) {
+      whole.set(chunk, at);
+      at += chunk.length;
+    }
+    return whole;
   }
 }

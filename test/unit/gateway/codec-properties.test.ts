@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { messageCodec } from "../../../src/gateway/protocol/codec.ts";
 import { messageSchemas } from "../../../src/gateway/protocol/apis.ts";
 import { FrameReader } from "../../../src/gateway/protocol/frames.ts";
-import { readRequest, writeRequest } from "../../../src/gateway/protocol/messages.ts";
+import { readRequest, readResponse, writeRequest, writeResponse } from "../../../src/gateway/protocol/messages.ts";
 import { ByteReader, ByteWriter } from "../../../src/gateway/protocol/primitives.ts";
 import { inVersions, type FieldSpec, type MessageSchema, type PrimitiveType } from "../../../src/gateway/protocol/schema.ts";
 
@@ -119,6 +119,27 @@ describe("the codec over every layout and version", () => {
         expect(typeof readRequest(frame).ok).toBe("boolean");
       }),
       { numRuns: 5_000 },
+    );
+  });
+});
+
+describe("large byte runs", () => {
+  it("are written by reference (record batches are not copied) and read back the same", () => {
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 0, max: 20_000 }), { minLength: 1, maxLength: 4 }), (sizes) => {
+        const batches = sizes.map((size, i) => new Uint8Array(size).fill(i + 1));
+        const body = {
+          responses: [{ topic: "t", partitions: batches.map((records, partitionIndex) => ({ partitionIndex, errorCode: 0, highWatermark: 1n, lastStableOffset: 1n, logStartOffset: 0n, abortedTransactions: [], preferredReadReplica: -1, records })) }],
+        };
+        const chunks = writeResponse({ apiKey: 1, apiVersion: 12, correlationId: 5 }, body);
+        for (const records of batches.filter((records) => records.length >= 4096)) expect(chunks).toContain(records);
+        const frame = Uint8Array.from(chunks.flatMap((chunk) => [...chunk]));
+        expect(new DataView(frame.buffer).getInt32(0)).toBe(frame.length - 4);
+        const read = readResponse(frame.subarray(4), 1, 12);
+        if (!read.ok) throw new Error(read.error);
+        expect((read.value.body.responses as { partitions: { records: Uint8Array }[] }[])[0]!.partitions.map((p) => p.records)).toEqual(batches);
+      }),
+      { numRuns: 50 },
     );
   });
 });
