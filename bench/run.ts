@@ -17,6 +17,7 @@ import type { Endpoint } from "./client.ts";
 import { createExecutor, type Settings } from "./execute.ts";
 import { profileRow } from "./profile.ts";
 import { costTable } from "./cost.ts";
+import { gatewayBench } from "./gateway.ts";
 import { describeEnvironment, printedTable, resultsMarkdown, soakHeading, startupHeading, writeResults, writeSection } from "./report.ts";
 import { runSoak, soakMarkdown } from "./soak.ts";
 import { scenarioTable, type RowResult } from "./scenarios.ts";
@@ -28,6 +29,7 @@ import { shareRowId, shareSection } from "./share.ts"; // share groups (issue 15
 const usage = `usage: npm run bench -- [--quick] [--runs N] [--seconds S] [--warmup S] [--only TEXT] [--no-write] [--wrangler-defaults]
        npm run bench -- --profile ROW [--seconds S]
        npm run bench -- --soak MINUTES [--no-write]
+       npm run bench -- --gateway [--seconds S] [--gateway-soak MINUTES] [--no-write]
   --quick       3 runs of 0.5 s per row and server instead of 3 of 4 s (about 1 minute instead of 6)
   --runs N      measured runs per row (the figure is their median)
   --seconds S   length of one run
@@ -42,7 +44,9 @@ const usage = `usage: npm run bench -- [--quick] [--runs N] [--seconds S] [--war
                 profiler and print where its isolate spends CPU (bench/profile.ts); writes nothing
   --soak MINUTES
                 produce and consume on Tributary alone for MINUTES (1 to 60), sampling memory, and say
-                whether it stays flat (bench/soak.ts); writes its section of bench/RESULTS.md`;
+                whether it stays flat (bench/soak.ts); writes its section of bench/RESULTS.md
+  --gateway     the Kafka gateway against Tributary's own client (bench/gateway.ts); with
+                --gateway-soak MINUTES, its memory over a sustained run; writes its section`;
 
 /**
  * Run lengths. 26 row-server pairs (8 rows a transport, 5 of them measured on the baseline
@@ -69,6 +73,8 @@ interface Options {
   wranglerDefaults: boolean;
   profile?: string;
   soakMinutes?: number;
+  /** --gateway: the Kafka gateway's rows (bench/gateway.ts). */
+  gateway?: { seconds: number; soakMinutes: number | undefined };
 }
 
 function parseOptions(): Options {
@@ -83,6 +89,8 @@ function parseOptions(): Options {
       "wrangler-defaults": { type: "boolean", default: false },
       profile: { type: "string" },
       soak: { type: "string" },
+      gateway: { type: "boolean", default: false },
+      "gateway-soak": { type: "string" },
       help: { type: "boolean", default: false },
     },
   });
@@ -110,6 +118,9 @@ function parseOptions(): Options {
     wranglerDefaults: values["wrangler-defaults"],
     profile: values.profile,
     ...(values.soak === undefined ? {} : { soakMinutes: number(values.soak, 10, 0.05, 60, "soak") }),
+    ...(values.gateway
+      ? { gateway: { seconds: number(values.seconds, fullRunSeconds, 0.2, 60, "seconds"), soakMinutes: values["gateway-soak"] === undefined ? undefined : number(values["gateway-soak"], 10, 0.05, 60, "gateway-soak") } }
+      : {}),
   };
 }
 
@@ -178,7 +189,12 @@ async function startup(ids: StartupRowId[], runs: number, write: boolean, progre
 }
 
 async function main(): Promise<void> {
-  const { settings, mode, only, write, wranglerDefaults, profile: profiled, soakMinutes } = parseOptions();
+  const { settings, mode, only, write, wranglerDefaults, profile: profiled, soakMinutes, gateway } = parseOptions();
+  if (gateway !== undefined) {
+    const startedAt = performance.now();
+    const progress = (line: string) => console.error(`[bench ${((performance.now() - startedAt) / 1000).toFixed(0).padStart(3)} s] ${line}`);
+    return gatewayBench({ ...gateway, write, wranglerDefaults, progress });
+  }
   if (profiled !== undefined) return profile(profiled, settings, wranglerDefaults);
   if (soakMinutes !== undefined) return soak(soakMinutes, write, wranglerDefaults);
   const rows = scenarioTable().filter((scenario) => only === undefined || only.split(",").some((text) => scenario.id.includes(text)));

@@ -550,3 +550,35 @@ export const shareFetchPartitionsPerRoundMax = 16;
 
 /** Rounds of acquire-then-wait in one share fetch's long poll (each wait ends at the deadline, a lock's expiry or new records). */
 export const shareFetchWaitRoundsMax = 8;
+// ---------------------------------------------------------------------------------------------
+// Kafka gateway (`tributary gateway`, src/gateway/): what one gateway process holds per client.
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * The largest request frame the gateway reads (Kafka's socket.request.max.bytes is 100 MiB):
+ * a produce request holds at most what one binary produce takes (produceRequestBytesMax) plus
+ * its headers; a larger announced size closes the connection before any byte is buffered.
+ */
+export const gatewayFrameBytesMax = produceRequestBytesMax + 1 * MiB;
+
+/**
+ * Requests of one connection read and not yet answered: past it the gateway stops reading the
+ * socket until an answer goes out (Kafka's clients keep at most 5 in flight by default; a
+ * consumer's fetch long poll holds one).
+ */
+export const gatewayInFlightRequestsMax = 32;
+
+/** Answers queued to a client that does not read them: past it the gateway stops reading that client's requests. */
+export const gatewayBufferedBytesMax = 64 * MiB;
+
+/** A connection with nothing in flight and nothing received for this long is closed (Kafka's connections.max.idle.ms is 10 minutes). */
+export const gatewayIdleMs = 10 * 60_000;
+
+/** Client connections one gateway holds at once by default (`--max-connections`); one more is closed at once. */
+export const gatewayConnectionsMax = 1_000;
+
+/** After SIGINT/SIGTERM, in-flight requests get this long to be answered before the gateway exits. */
+export const gatewayDrainMs = 10_000;
+
+/** How long the gateway trusts a topic listing for Metadata (API.md's propagation bound). */
+export const gatewayMetadataMaxAgeMs = 5_000;

@@ -65,6 +65,13 @@ export const allOptions = {
   "admin-token": option("string"),
   // share consume
   ack: option("string"),
+  // gateway
+  listen: option("string"),
+  advertise: option("string"),
+  "tls-cert": option("string"),
+  "tls-key": option("string"),
+  "auto-create-topics": option("boolean"),
+  "max-connections": option("string"),
 } satisfies Record<string, OptionSpec>;
 
 export type OptionName = keyof typeof allOptions;

@@ -12,6 +12,7 @@ import { commandWords, parseCommand, stringValue, UsageError, type OptionName } 
 import { stderrLogger } from "./retry-log.ts";
 import { consumeCommand, consumeOptions } from "./consume.ts";
 import type { CommandContext } from "./context.ts";
+import { gatewayCommand, gatewayOptions } from "./gateway.ts";
 import { groupsCommand, groupsOptions } from "./groups.ts";
 import { Interrupted, OutputClosed, type CliIo } from "./io.ts";
 import { produceCommand, produceOptions } from "./produce.ts";
@@ -66,6 +67,8 @@ function resolveCommand(words: string[]): Command {
       return grouped(shareOptions, shareCommand);
     case "share-groups":
       return grouped(shareGroupsOptions, shareGroupsCommand);
+    case "gateway":
+      return { words: 1, options: gatewayOptions, run: (context) => gatewayCommand(context) };
     default:
       throw new UsageError(`unknown command: ${command}`);
   }

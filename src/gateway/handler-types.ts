@@ -11,6 +11,7 @@
  */
 import type { Tributary } from "../client/tributary.ts";
 import type { Transport } from "../client/transport.ts";
+import type { Session } from "./session.ts";
 
 /** What a handler knows of the connection its request came on. */
 export interface GatewayRequestContext {
@@ -28,6 +29,31 @@ export interface GatewayRequestContext {
   readonly connectionId: number;
   /** Registers a function run once when the connection closes (for per-connection state). */
   onClose(listener: () => void): void;
+  /** The gateway as its clients see it: the one broker (node 0), controller and coordinator. */
+  readonly broker: BrokerInfo;
+  /** This connection's credentials' session: the topic listing Metadata answers from (`invalidate()` after a change). */
+  readonly session: Session;
+  /** SASL on this connection (SaslHandshake, SaslAuthenticate). */
+  readonly sasl: SaslState;
+}
+
+/** What Metadata and FindCoordinator say of the gateway. */
+export interface BrokerInfo {
+  readonly nodeId: 0;
+  /** The advertised address (`--advertise`, else `--listen`). */
+  readonly host: string;
+  readonly port: number;
+  /** Stable per deployment: the same through every gateway pointed at the same URL. */
+  readonly clusterId: string;
+  /** `--auto-create-topics`: Metadata creates a topic it is asked about (when the client allows it). */
+  readonly autoCreateTopics: boolean;
+}
+
+export interface SaslState {
+  /** The mechanism SaslHandshake chose, null before one. */
+  mechanism: string | null;
+  /** Makes `token` (undefined: the gateway's own) this connection's credentials; answers a Kafka error code (0 when accepted). */
+  authenticate(token: string | undefined): Promise<number>;
 }
 
 /** Answers one decoded request. Throwing closes the connection (logged); answer Kafka error codes instead. */

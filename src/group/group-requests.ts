@@ -32,12 +32,19 @@ export interface HeartbeatRequest {
   ownedPartitions?: Assignment | null;
   /** A new subscription; omitted keeps the current one. */
   topics?: readonly string[] | null;
+  /** A classic member's heartbeat (ConsumerGroup.classicHeartbeat): nothing moves. */
+  classic?: boolean | null;
 }
 
 export interface MemberResponse {
   memberEpoch: number;
   assignment: Assignment;
   heartbeatIntervalMs: number;
+}
+
+/** A classic member's heartbeat answer: `rebalance` tells it to rejoin (Kafka's REBALANCE_IN_PROGRESS). */
+export interface ClassicHeartbeatResponse extends MemberResponse {
+  rebalance: boolean;
 }
 
 export interface JoinResponse extends MemberResponse {

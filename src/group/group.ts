@@ -25,7 +25,7 @@ import { assignorNameDefault, assignorNames, assignors } from "./assignor.ts";
 import type { AssignorName } from "./assignor.ts";
 import { groupTopicsMax, memberIdAttemptsMax, membersPerGroupMax } from "../limits.ts";
 import { invalid, parseHeartbeat, parseJoin } from "./group-requests.ts";
-import type { HeartbeatRequest, JoinRequest, JoinResponse, MemberResponse } from "./group-requests.ts";
+import type { ClassicHeartbeatResponse, HeartbeatRequest, JoinRequest, JoinResponse, MemberResponse } from "./group-requests.ts";
 import {
   copyAssignment,
   copyGroupState,
@@ -152,6 +152,21 @@ export class ConsumerGroup {
     return this.#response(member);
   }
 
+  /**
+   * A classic member's heartbeat (Kafka's JoinGroup/SyncGroup protocol, bridged by the
+   * gateway): at its current epoch only, it records contact and partition growth but moves
+   * nothing; `rebalance` says the member must rejoin (its assignment would change, or it holds
+   * partitions to give up).
+   */
+  classicHeartbeat(memberId: string, memberEpoch: number, topicsMeta: TopicsMeta, nowMs: number): ClassicHeartbeatResponse {
+    const member = this.#requireMember(memberId);
+    if (memberEpoch !== member.memberEpoch) throw fenced(memberId, memberEpoch);
+    member.lastContactMs = nowMs;
+    if (this.#refreshTopics(topicsMeta)) this.#recomputeTargets();
+    const rebalance = member.pendingRevocation.length > 0 || this.needsReconciliation(memberId);
+    return { ...this.#response(member), rebalance };
+  }
+
   /** The member leaves; its partitions are free at once (others pick them up as they heartbeat). */
   leave(memberId: string): void {
     this.#requireMember(memberId);
@@ -187,18 +202,22 @@ export class ConsumerGroup {
   /**
    * May this member commit offsets for these partitions? Epoch as the heartbeat rule (current
    * or previous), and only partitions of its current assignment; otherwise FENCED_MEMBER_EPOCH.
-   * Changes nothing: a commit is not a heartbeat.
+   * A classic member (`classic`): its current epoch only, and the partitions it is giving up
+   * count as its own (they are, until it shows it let go). Changes nothing: a commit is not a
+   * heartbeat.
    */
-  checkCommit(memberId: string, memberEpoch: number, partitions: readonly TopicPartition[]): void {
+  checkCommit(memberId: string, memberEpoch: number, partitions: readonly TopicPartition[], options: { classic?: boolean } = {}): void {
     if (!Number.isSafeInteger(memberEpoch) || memberEpoch < 0) throw invalid("memberEpoch must be an integer >= 0");
     if (!partitions.every((entry) => typeof entry.topic === "string" && isPartitionNumber(entry.partition))) {
       throw invalid("partitions must be {topic, partition} with partition an integer >= 0");
     }
     const member = this.#requireMember(memberId);
-    if (memberEpoch !== member.memberEpoch && memberEpoch !== member.previousMemberEpoch) {
+    const classic = options.classic === true;
+    if (memberEpoch !== member.memberEpoch && (classic || memberEpoch !== member.previousMemberEpoch)) {
       throw fenced(memberId, memberEpoch);
     }
-    const assigned = assignmentKeys(member.assignment);
+    // A classic member (Kafka's JoinGroup protocol) commits what it gives up before it rejoins: still its own.
+    const assigned = assignmentKeys(classic ? [...member.assignment, ...member.pendingRevocation] : member.assignment);
     const notAssigned = partitions.filter(({ topic, partition }) => !assigned.has(partitionKey(topic, partition)));
     if (notAssigned.length > 0) {
       const list = notAssigned.map(({ topic, partition }) => ({ topic, partition }));

@@ -6,7 +6,7 @@ export type { Assignor, AssignorInput, AssignorMember, AssignorName } from "./as
 export { assignorNameDefault, assignorNames, assignors, isAssignorName } from "./assignor.ts";
 export { ConsumerGroup } from "./group.ts";
 export type { GroupDeps, GroupDescription, GroupStatus, MemberDescription } from "./group.ts";
-export type { HeartbeatRequest, JoinRequest, JoinResponse, MemberResponse } from "./group-requests.ts";
+export type { ClassicHeartbeatResponse, HeartbeatRequest, JoinRequest, JoinResponse, MemberResponse } from "./group-requests.ts";
 export { emptyGroupState, groupStateVersion, heartbeatIntervalMsFor } from "./group-state.ts";
 export type { AutoOffsetReset, GroupState, MemberState, TopicState } from "./group-state.ts";
 export { contactPersistLagMsFor, PersistedContacts } from "./member-contacts.ts";

@@ -33,6 +33,8 @@ export interface PollStart extends MemberResponse {
 export interface CommitRequest {
   memberId?: string;
   memberEpoch?: number;
+  /** A classic member's commit (ConsumerGroup.checkCommit): current epoch, partitions it still owns. */
+  classic?: boolean;
   offsets: Position[];
 }
 

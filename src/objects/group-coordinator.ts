@@ -2,7 +2,7 @@ import { DurableObject } from "cloudflare:workers";
 import { TributaryError, toResult, type Result } from "../errors.ts";
 import { compareStrings } from "../group/assignment.ts";
 import { ConsumerGroup, normalizeAssignment, PersistedContacts } from "../group/index.ts";
-import type { Assignment, GroupDescription, GroupState, HeartbeatRequest, JoinRequest, JoinResponse, MemberResponse } from "../group/index.ts";
+import type { Assignment, ClassicHeartbeatResponse, GroupDescription, GroupState, HeartbeatRequest, JoinRequest, JoinResponse, MemberResponse } from "../group/index.ts";
 import { fetchWaitMsMax, membersPerGroupMax } from "../limits.ts";
 import type { TopicMetadata } from "../topics/topic-metadata.ts";
 import type {
@@ -82,10 +82,13 @@ export class GroupCoordinator extends DurableObject<Env> {
     });
   }
 
-  async heartbeat(group: string, memberId: string, request: HeartbeatRequest): Promise<Result<MemberResponse>> {
+  async heartbeat(group: string, memberId: string, request: HeartbeatRequest): Promise<Result<MemberResponse | ClassicHeartbeatResponse>> {
     return this.#change(group, async () => {
-      const meta = await this.#meta(this.#group.subscribedTopics());
-      return this.#group.heartbeat(memberId, { memberEpoch: request.memberEpoch, ownedPartitions: request.ownedPartitions }, topicsMetaOf(meta), Date.now());
+      const topics = Array.isArray(request?.topics) ? request.topics.filter((topic) => typeof topic === "string") : [];
+      const meta = await this.#meta([...this.#group.subscribedTopics(), ...topics]);
+      if (request.classic === true) return this.#group.classicHeartbeat(memberId, request.memberEpoch, topicsMetaOf(meta), Date.now());
+      const { memberEpoch, ownedPartitions } = request;
+      return this.#group.heartbeat(memberId, { memberEpoch, ownedPartitions, topics: request.topics }, topicsMetaOf(meta), Date.now());
     });
   }
 
@@ -142,8 +145,9 @@ export class GroupCoordinator extends DurableObject<Env> {
       const meta = await this.#meta(request.offsets.map((position) => position.topic));
       if (request.memberId !== undefined) {
         if (request.memberEpoch === undefined) throw invalid("memberEpoch is required with memberId");
-        this.#group.checkCommit(request.memberId, request.memberEpoch, request.offsets);
+        this.#group.checkCommit(request.memberId, request.memberEpoch, request.offsets, { classic: request.classic });
       } else {
+        if (request.classic !== undefined) throw invalid("classic needs a memberId");
         if (request.memberEpoch !== undefined) throw invalid("memberEpoch needs a memberId");
         this.#requireEmpty("commit offsets without a member");
       }

@@ -88,6 +88,9 @@ const assignmentSchema = z.array(z.object({ topic: z.string(), partitions: z.arr
 const positionSchema = z.object({ topic: z.string(), partition: z.number().int(), offset: offsetSchema });
 
 export const memberResponseSchema = z.object({ memberEpoch: z.number().int(), assignment: assignmentSchema, heartbeatIntervalMs: z.number().int() });
+
+/** Only a `classic: true` heartbeat answers `rebalance`: the member must rejoin (its assignment would change, or it holds partitions to give up). */
+export const heartbeatResponseSchema = memberResponseSchema.extend({ rebalance: z.boolean().optional() });
 export const joinResponseSchema = memberResponseSchema.extend({ memberId: z.string() });
 
 export const pollResponseSchema = memberResponseSchema.extend({

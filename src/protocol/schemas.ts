@@ -141,6 +141,10 @@ export const joinGroupSchema = z.object({
 export const heartbeatSchema = z.object({
   memberEpoch: memberEpochSchema,
   ownedPartitions: assignmentSchema.optional(),
+  /** A new subscription (a classic member's rejoin carries its subscription); omitted keeps the current one. */
+  topics: z.array(z.string().min(1)).min(1).max(subscribedTopicsMax).optional(),
+  /** A classic member's heartbeat (Kafka's JoinGroup protocol, the gateway's members): nothing moves; the answer says whether to rejoin. */
+  classic: z.boolean().optional(),
 });
 
 export const pollSchema = z.object({
@@ -158,6 +162,8 @@ export type PollRequest = z.infer<typeof pollSchema>;
 export const commitOffsetsSchema = z.object({
   memberId: z.string().min(1).optional(),
   memberEpoch: memberEpochSchema.optional(),
+  /** A classic member's commit: at its current epoch, for partitions it still owns (also those it is giving up). */
+  classic: z.boolean().optional(),
   offsets: positionsSchema.refine((positions) => positions.length > 0, { error: "offsets holds at least one position" }),
 });
 

@@ -1,5 +1,6 @@
 /**
- * A seeded world around one ConsumerGroup: simulated consumers join, heartbeat, lose
+ * A seeded world around one ConsumerGroup: simulated consumers join, heartbeat (some as the
+ * gateway's classic members: check in, commit what they hold, rejoin when told), lose
  * responses, leave, crash silently, pause past their session and come back, change
  * subscriptions; topics grow; a fake clock runs the object's alarm; the coordinator restarts
  * from the row it persisted (as the object writes it: when the revision moves, and contact
@@ -39,6 +40,7 @@ export interface SimCounts {
   settles: number;
   staleMetadata: number;
   restarts: number;
+  classicRebalances: number;
 }
 
 const topicNames = ["t0", "t1", "t2"];
@@ -62,6 +64,7 @@ export class GroupSim {
     settles: 0,
     staleMetadata: 0,
     restarts: 0,
+    classicRebalances: 0,
   };
   readonly #random: SeededRandom;
   readonly #generateMemberId: () => string;
@@ -112,6 +115,7 @@ export class GroupSim {
     const action = this.#random.weighted({
       join: this.#clients.length < clientsMax ? 8 : 0,
       heartbeat: live.length > 0 ? 40 : 0,
+      classicCheckIn: live.length > 0 ? 10 : 0,
       lostHeartbeat: live.length > 0 ? 8 : 0,
       leave: live.length > 0 ? 3 : 0,
       crash: live.length > 0 ? 3 : 0,
@@ -126,6 +130,7 @@ export class GroupSim {
     if (action === "join") this.#join(this.#newClient());
     if (action === "heartbeat") this.#heartbeat(this.#random.pick(live), false);
     if (action === "lostHeartbeat") this.#heartbeat(this.#random.pick(live), true);
+    if (action === "classicCheckIn") this.#classicCheckIn(this.#random.pick(live));
     if (action === "subscribe") this.#heartbeat(this.#random.pick(live), false, this.#random.pick(this.#subscriptions));
     if (action === "leave") this.#leave(this.#random.pick(live));
     if (action === "crash" || action === "pause") {
@@ -225,6 +230,37 @@ export class GroupSim {
         // Fenced or forgotten: give up everything; rejoin with epoch 0, or join anew.
         Object.assign(client, { epoch: 0, owned: [], memberId: error.code === "UNKNOWN_MEMBER_ID" ? null : memberId });
       }
+    });
+  }
+
+  /**
+   * As the Kafka gateway's classic members: a check-in that moves nothing, then a commit of all
+   * the client holds (always its own); told to rebalance, the client gives everything up
+   * (eager) and rejoins with epoch 0 at its next heartbeat.
+   */
+  #classicCheckIn(client: Client): void {
+    if (client.memberId === null || client.epoch === 0) return this.#heartbeat(client, false);
+    const memberId = client.memberId;
+    this.#checked(() => {
+      let rebalance: boolean;
+      try {
+        rebalance = this.#group.classicHeartbeat(memberId, client.epoch, this.#meta(), this.#nowMs).rebalance;
+        this.#heardAt.set(memberId, this.#nowMs);
+      } catch (error) {
+        if (!(error instanceof TributaryError)) throw error;
+        this.#say(`${client.name} classic check-in e${client.epoch} → ${error.code}`);
+        if (error.code === "FENCED_MEMBER_EPOCH") this.counts.fenced += 1;
+        else if (error.code === "UNKNOWN_MEMBER_ID") this.counts.unknownMember += 1;
+        else throw error;
+        Object.assign(client, { epoch: 0, owned: [], memberId: error.code === "UNKNOWN_MEMBER_ID" ? null : memberId });
+        return;
+      }
+      const held = client.owned.flatMap(({ topic, partitions }) => partitions.map((partition) => ({ topic, partition })));
+      this.#group.checkCommit(memberId, client.epoch, held, { classic: true });
+      this.#say(`${client.name} classic check-in e${client.epoch}, commits ${format(client.owned)} → ${rebalance ? "rebalance" : "stay"}`);
+      if (!rebalance) return;
+      this.counts.classicRebalances += 1;
+      Object.assign(client, { epoch: 0, owned: [] });
     });
   }
 

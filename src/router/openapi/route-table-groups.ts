@@ -2,8 +2,8 @@ import {
   groupDescriptionSchema,
   groupListSchema,
   groupOffsetsSchema,
+  heartbeatResponseSchema,
   joinResponseSchema,
-  memberResponseSchema,
   pollResponseSchema,
   resetOffsetsResponseSchema,
 } from "../../protocol/response-schemas.ts";
@@ -31,8 +31,8 @@ export const groupRouteDocs: readonly RouteDoc[] = [
     method: "post", path: "/v1/groups/:group/members/:memberId/heartbeat", tag: "groups", auth: "token", resource: "group", objects: true,
     summary: "Heartbeat: keep the membership, learn the assignment",
     body: { json: heartbeatSchema },
-    responses: { 200: { description: "The member's epoch and assignment", json: memberResponseSchema } },
-    errors: memberErrors,
+    responses: { 200: { description: "The member's epoch and assignment", json: heartbeatResponseSchema } },
+    errors: [...memberErrors, "UNKNOWN_TOPIC_OR_PARTITION", "TOPIC_AUTHORIZATION_FAILED"],
   },
   {
     method: "post", path: "/v1/groups/:group/members/:memberId/poll", tag: "groups", auth: "token", resource: "group", objects: true,

@@ -51,6 +51,7 @@ export const groupRoutes = new Hono<RouterEnv>()
     const group = groupParam(c.req.param("group"));
     authorize(c, "group", group, "read");
     const body = await readJsonBody(c.req.raw, heartbeatSchema, { maxBytes: adminRequestBytesMax });
+    if (body.topics !== undefined) authorizeTopics(c, body.topics, "read");
     return c.json(unwrap(await groupStub(c.env, group).heartbeat(group, c.req.param("memberId"), body)));
   })
   .post("/:group/members/:memberId/poll", async (c) => {

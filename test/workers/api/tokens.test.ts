@@ -156,6 +156,9 @@ describe("a token's rules", () => {
     // Nor poll the member's partitions.
     const polled = await securedCall("POST", groupPath(group, `/members/${joined.body.memberId}/poll`), { token: groupOnly, body: { memberEpoch: joined.body.memberEpoch } });
     expectError(polled, 403, "TOPIC_AUTHORIZATION_FAILED");
+    // Nor subscribe, by a heartbeat's topics, to a topic it may not read.
+    const resubscribe = { memberEpoch: 0, topics: [topic, secret] };
+    expectError(await securedCall("POST", groupPath(group, `/members/${joined.body.memberId}/heartbeat`), { token, body: resubscribe }), 403, "TOPIC_AUTHORIZATION_FAILED");
   });
 
   it("let a cluster create rule create any topic", async () => {

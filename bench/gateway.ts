@@ -1,0 +1,291 @@
+/**
+ * `npm run bench -- --gateway [--seconds S] [--gateway-soak MINUTES]`: the Kafka gateway
+ * (issue 16) against Tributary's own client on the same workloads in the same run, one
+ * partition, Tributary under wrangler dev and `tributary gateway` as its own process:
+ *
+ *   produce   batches of 100 records of 100 B, one in flight, acks=all: kafkajs through the
+ *             gateway vs the client's producer (binary, direct HTTP), in turns of 250 ms;
+ *             records/s (target ≥ 0.8×)
+ *   consume   the same 20,000 records read from offset 0, three times each in turns after a
+ *             warm-up read: kafkajs's
+ *             consumer through the gateway when the gateway serves groups, else
+ *             @platformatic/kafka's group-less fetch, vs the client's binary fetch; the median
+ *             records/s (target ≥ 0.8×)
+ *   latency   one record per request, acks=all, one at a time: p50/p99 through the gateway and
+ *             direct; the p99 the gateway adds (target ≤ 2 ms)
+ *   memory    the gateway process's resident size, sampled through the run; with
+ *             --gateway-soak MINUTES, produce and consume through it for that long and say
+ *             whether it stays flat (last third's median within 20% of the first third's)
+ *
+ * Writes the "## Kafka gateway" section of bench/RESULTS.md (unless --no-write).
+ */
+import { readFileSync } from "node:fs";
+import { cpus, loadavg } from "node:os";
+import { join } from "node:path";
+import { Consumer as PlatformaticConsumer } from "@platformatic/kafka";
+import { Kafka, logLevel, type Producer as KafkaProducer } from "kafkajs";
+import { Tributary } from "../src/client/index.ts";
+import { gatewayHandlers } from "../src/gateway/all-handlers.ts";
+import { apiKeys } from "../src/gateway/protocol/apis.ts";
+import { buildCli } from "../test/e2e/support/cli.ts";
+import { startGateway, type GatewayProcess } from "../test/e2e/support/gateway.ts";
+import { repositoryRoot } from "../test/e2e/support/wrangler-dev.ts";
+import { describeEnvironment, gatewayHeading, writeSection } from "./report.ts";
+import { startServer } from "./servers.ts";
+
+const batchRecords = 100;
+const valueBytes = 100;
+const consumeRecords = 20_000;
+const latencySamples = 300;
+const memorySampleMs = 500;
+const sliceMs = 250;
+const consumeRounds = 3;
+
+const value = Buffer.alloc(valueBytes, "x");
+const messages = Array.from({ length: batchRecords }, () => ({ value }));
+
+/** The gateway process's resident set size in bytes (Linux /proc), or undefined. */
+function residentBytes(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return match ? Number(match[1]) * 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Both ways in turns of `sliceMs` for `seconds` each, so that a machine whose load shifts weighs on both alike; records/s of each. */
+async function alternating(seconds: number, first: () => Promise<number>, second: () => Promise<number>): Promise<[number, number]> {
+  const records = [0, 0];
+  const elapsed = [0, 0];
+  const steps = [first, second];
+  while (elapsed[0]! < seconds * 1000 || elapsed[1]! < seconds * 1000) {
+    for (const side of [0, 1]) {
+      const start = performance.now();
+      while (performance.now() - start < sliceMs) records[side]! += await steps[side]!();
+      elapsed[side]! += performance.now() - start;
+    }
+  }
+  return [(records[0]! / elapsed[0]!) * 1000, (records[1]! / elapsed[1]!) * 1000];
+}
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+
+/**
+ * Alternates the two ways one request at a time, so that whatever else loads the machine
+ * weighs on both alike; answers each way's p50/p99 and the p50/p99 of the paired differences.
+ */
+async function latencies(gatewaySend: () => Promise<unknown>, directSend: () => Promise<unknown>) {
+  for (let i = 0; i < 20; i++) await Promise.all([gatewaySend(), directSend()]);
+  const gateway: number[] = [];
+  const direct: number[] = [];
+  const added: number[] = [];
+  for (let i = 0; i < latencySamples; i++) {
+    let start = performance.now();
+    await gatewaySend();
+    const throughGateway = performance.now() - start;
+    start = performance.now();
+    await directSend();
+    const straight = performance.now() - start;
+    gateway.push(throughGateway);
+    direct.push(straight);
+    added.push(throughGateway - straight);
+  }
+  const summary = (samples: number[]) => {
+    samples.sort((a, b) => a - b);
+    return { p50: percentile(samples, 50), p99: percentile(samples, 99) };
+  };
+  return { gateway: summary(gateway), direct: summary(direct), added: summary(added) };
+}
+
+/** Reads `total` records of partition 0 from offset 0 through the gateway; answers records/s. */
+async function kafkaConsume(fetcher: PlatformaticConsumer, kafka: Kafka, topic: string, total: number): Promise<{ rate: number; how: string }> {
+  const start = performance.now();
+  if (gatewayHandlers[apiKeys.JoinGroup] !== undefined) {
+    const consumer = kafka.consumer({ groupId: `bench-${topic}`, maxBytes: 4 * 1024 * 1024 });
+    await consumer.connect();
+    await consumer.subscribe({ topic, fromBeginning: true });
+    let read = 0;
+    const begun = performance.now();
+    await new Promise<void>((resolve) => {
+      void consumer.run({
+        eachBatch: async ({ batch }) => {
+          read += batch.messages.length;
+          if (read >= total) resolve();
+        },
+      });
+    });
+    const rate = read / ((performance.now() - begun) / 1000);
+    await consumer.disconnect();
+    return { rate, how: "kafkajs consumer (group)" };
+  }
+  let offset = 0n;
+  let read = 0;
+  while (read < total) {
+    const answer = await fetcher.fetch({
+        node: 0,
+        maxWaitTime: 100,
+      topics: [{ topicId: topic, partitions: [{ partition: 0, currentLeaderEpoch: -1, fetchOffset: offset, lastFetchedEpoch: -1, partitionMaxBytes: 4 * 1024 * 1024 }] }],
+    });
+    for (const batch of answer.responses[0]!.partitions[0]!.records ?? []) {
+      for (const record of batch.records) {
+        const at = batch.firstOffset + BigInt(record.offsetDelta);
+        if (at < offset) continue;
+        read += 1;
+        offset = at + 1n;
+      }
+    }
+  }
+  return { rate: read / ((performance.now() - start) / 1000), how: "@platformatic/kafka fetch (no group: the gateway serves none in this build)" };
+}
+
+async function clientConsume(client: Tributary, topic: string, total: number): Promise<number> {
+  const start = performance.now();
+  let offset = 0;
+  let read = 0;
+  while (read < total) {
+    const answer = await client.topic(topic).fetch(0, offset, { maxRecords: 10_000, maxBytes: 4 * 1024 * 1024 });
+    read += answer.records.length;
+    offset = answer.nextOffset;
+  }
+  return read / ((performance.now() - start) / 1000);
+}
+
+export interface GatewayBenchOptions {
+  seconds: number;
+  soakMinutes?: number;
+  write: boolean;
+  wranglerDefaults: boolean;
+  progress(line: string): void;
+}
+
+export async function gatewayBench(options: GatewayBenchOptions): Promise<void> {
+  const { progress } = options;
+  process.env.KAFKAJS_NO_PARTITIONER_WARNING = "1";
+  progress("building the CLI and starting Tributary under wrangler dev");
+  buildCli();
+  const server = await startServer("tributary", options.wranglerDefaults);
+  let gateway: GatewayProcess | undefined;
+  const memory: number[] = [];
+  let sampler: NodeJS.Timeout | undefined;
+  try {
+    gateway = await startGateway(server.url);
+    sampler = setInterval(() => {
+      const bytes = residentBytes(gateway?.child.pid);
+      if (bytes !== undefined) memory.push(bytes);
+    }, memorySampleMs);
+    progress(`gateway on ${gateway.address} for ${server.url}`);
+    const client = new Tributary({ url: server.url });
+    const kafka = new Kafka({ brokers: [gateway.address], clientId: "bench", logLevel: logLevel.NOTHING });
+    for (const name of ["gw-produce-kafka", "gw-produce-client", "gw-consume", "gw-latency"]) await client.admin().topics.create({ name, partitions: 1 });
+    const producer: KafkaProducer = kafka.producer({ allowAutoTopicCreation: false });
+    await producer.connect();
+    // Both sides plain (not idempotent), acks=all: the same work per batch.
+    const clientProducer = client.producer({ lingerMs: 0, idempotent: false });
+    // Made once, as a consumer is: its connection and metadata are not part of what is measured.
+    const fetcher = new PlatformaticConsumer({ groupId: "unused", clientId: "bench", bootstrapBrokers: [gateway.address] });
+    await fetcher.metadata({ topics: ["gw-consume"] });
+
+    progress(`produce: ${options.seconds} s each, in turns`);
+    const [kafkaProduce, directProduce] = await alternating(
+      options.seconds,
+      async () => {
+        await producer.send({ topic: "gw-produce-kafka", acks: -1, messages });
+        return batchRecords;
+      },
+      async () => {
+        await clientProducer.send({ topic: "gw-produce-client", messages });
+        return batchRecords;
+      },
+    );
+
+    progress(`consume: ${consumeRecords} records each`);
+    for (let sent = 0; sent < consumeRecords; sent += 1_000) {
+      await clientProducer.send({ topic: "gw-consume", messages: Array.from({ length: 1_000 }, () => ({ value })) });
+    }
+    // One untimed read each first: the decoders' code is cold on the first.
+    await kafkaConsume(fetcher, kafka, "gw-consume", consumeRecords);
+    await clientConsume(client, "gw-consume", consumeRecords);
+    const kafkaRates: number[] = [];
+    const directRates: number[] = [];
+    let how = "";
+    for (let round = 0; round < consumeRounds; round++) {
+      const read = await kafkaConsume(fetcher, kafka, "gw-consume", consumeRecords);
+      kafkaRates.push(read.rate);
+      how = read.how;
+      directRates.push(await clientConsume(client, "gw-consume", consumeRecords));
+    }
+    const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+    const kafkaRead = { rate: median(kafkaRates), how };
+    const directRead = median(directRates);
+
+    progress(`latency: ${latencySamples} single-record produces each`);
+    const one = [{ value }];
+    const latency = await latencies(
+      () => producer.send({ topic: "gw-latency", acks: -1, messages: one }),
+      () => client.topic("gw-latency").produce(one),
+    );
+
+    let soakLine = "";
+    if (options.soakMinutes !== undefined) {
+      progress(`soak: produce and consume through the gateway for ${options.soakMinutes} min`);
+      memory.length = 0;
+      const end = performance.now() + options.soakMinutes * 60_000;
+      await client.admin().topics.create({ name: "gw-soak", partitions: 1 });
+      let rounds = 0;
+      while (performance.now() < end) {
+        await producer.send({ topic: "gw-soak", acks: -1, messages });
+        await kafkaConsume(fetcher, kafka, "gw-consume", batchRecords * 10);
+        rounds += 1;
+      }
+      const third = Math.floor(memory.length / 3);
+      const warm = Math.floor(memory.length * 0.2);
+      const first = median(memory.slice(warm, warm + third));
+      const last = median(memory.slice(-third));
+      const flat = last <= first * 1.2;
+      soakLine = `Soak: ${options.soakMinutes} min, ${rounds} rounds of a 100-record produce and a 1,000-record read through the gateway; resident size median ${mib(first)} (first third after warm-up) → ${mib(last)} (last third): ${flat ? "flat" : "GROWING"}.`;
+    }
+    await producer.disconnect();
+    await clientProducer.close();
+    await fetcher.close();
+
+    const ratio = (a: number, b: number) => (a / b).toFixed(2);
+    const rows = [
+      `| row | through the gateway | Tributary's client | ratio | target |`,
+      `|---|---:|---:|---:|---|`,
+      `| produce, records/s (batches of ${batchRecords} × ${valueBytes} B, 1 in flight, acks=all, in turns; kafkajs) | ${Math.round(kafkaProduce).toLocaleString("en")} | ${Math.round(directProduce).toLocaleString("en")} | ${ratio(kafkaProduce, directProduce)} | ≥ 0.8 |`,
+      `| consume, records/s (${consumeRecords.toLocaleString("en")} records from offset 0, median of ${consumeRounds} in turns; ${kafkaRead.how}) | ${Math.round(kafkaRead.rate).toLocaleString("en")} | ${Math.round(directRead).toLocaleString("en")} | ${ratio(kafkaRead.rate, directRead)} | ≥ 0.8 |`,
+      `| single-record produce latency p50 / p99, ms (kafkajs acks=all vs the client's topic.produce, alternating) | ${latency.gateway.p50.toFixed(2)} / ${latency.gateway.p99.toFixed(2)} | ${latency.direct.p50.toFixed(2)} / ${latency.direct.p99.toFixed(2)} | added p99 ${(latency.gateway.p99 - latency.direct.p99).toFixed(2)} ms (paired differences p50 ${latency.added.p50.toFixed(2)}, p99 ${latency.added.p99.toFixed(2)}) | ≤ 2 ms added |`,
+    ];
+    const load = `Machine load average while it ran: ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores (other work on the machine weighs on every figure; the turns keep the ratios fair).`;
+    const memoryLine = memory.length === 0 ? "Gateway memory: not sampled (no /proc)." : `Gateway resident size over the run: ${mib(Math.min(...memory))} – ${mib(Math.max(...memory))} (${memory.length} samples).`;
+    const environment = describeEnvironment();
+    const section = [
+      gatewayHeading,
+      "",
+      `\`npm run bench -- --gateway --seconds ${options.seconds}${options.soakMinutes === undefined ? "" : ` --gateway-soak ${options.soakMinutes}`}\` on ${environment.date} (commit ${environment.commit}): Tributary under wrangler dev, \`tributary gateway\` as its own process, clients in the bench process, one partition (bench/gateway.ts).`,
+      "",
+      ...rows,
+      "",
+      memoryLine,
+      "",
+      load,
+      ...(soakLine ? ["", soakLine] : []),
+    ].join("\n");
+    console.log(`\n${section}\n`);
+    if (options.write) {
+      const path = join(repositoryRoot, "bench", "RESULTS.md");
+      writeSection(path, gatewayHeading, section);
+      progress(`wrote the gateway section of ${path}`);
+    }
+  } finally {
+    clearInterval(sampler);
+    await gateway?.stop();
+    await server.stop();
+  }
+}
+
+function mib(bytes: number): string {
+  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+}

@@ -1,0 +1,237 @@
+/**
+ * One client connection: frames in, each request decoded and handed to its handler, answers
+ * written in request order (Kafka's one rule of ordering per connection), nothing written for
+ * a produce with acks=0. Bounded: a frame over gatewayFrameBytesMax or one that does not decode
+ * closes this connection (one log line) and nothing else; past gatewayInFlightRequestsMax
+ * unanswered requests, or gatewayBufferedBytesMax of answers the client has not read, the
+ * socket is not read until that drops; a connection idle for gatewayIdleMs is closed.
+ *
+ *   socket ─► FrameReader ─► readRequest ─► handler (async) ─┐
+ *   socket ◄─ write in order ◄─ writeResponse ◄───────────────┘
+ */
+import type { Socket } from "node:net";
+import { gatewayBufferedBytesMax, gatewayIdleMs, gatewayInFlightRequestsMax } from "../limits.ts";
+import { apiVersionsAnswer } from "./handlers/api-versions.ts";
+import type { BrokerInfo, GatewayHandlers, GatewayRequestContext, SaslState } from "./handler-types.ts";
+import { kafkaErrors } from "./kafka-errors.ts";
+import { apiKeys } from "./protocol/apis.ts";
+import { noAnswer } from "./no-answer.ts";
+import { FrameReader } from "./protocol/frames.ts";
+import { readRequest, schemaName, writeResponse, type RequestHeader } from "./protocol/messages.ts";
+import type { Session, Sessions } from "./session.ts";
+
+export interface ConnectionOptions {
+  handlers: GatewayHandlers;
+  broker: BrokerInfo;
+  sessions: Sessions;
+  /** The gateway's own token (`--token`), used until the client authenticates with SASL. */
+  token: string | undefined;
+  maxFrameBytes: number;
+  /** A line about a connection closed for an error. */
+  log(line: string): void;
+  /** Checks a token against the deployment: a Kafka error code, 0 when it is accepted. */
+  checkToken(session: Session): Promise<number>;
+}
+
+export class GatewayConnection {
+  readonly id: number;
+  readonly #socket: Socket;
+  readonly #options: ConnectionOptions;
+  readonly #reader: FrameReader;
+  readonly #clientHost: string;
+  readonly #closeListeners: (() => void)[] = [];
+  #token: string | undefined;
+  #session: Session;
+  #inFlight = 0;
+  /** Whole frames read while the bound was reached, dispatched as answers go (the socket is paused meanwhile). */
+  readonly #waiting: Uint8Array[] = [];
+  #tail: Promise<void> = Promise.resolve();
+  #closed = false;
+  #draining = false;
+  #idle: (() => void) | undefined;
+
+  constructor(socket: Socket, id: number, options: ConnectionOptions) {
+    this.id = id;
+    this.#socket = socket;
+    this.#options = options;
+    this.#reader = new FrameReader(options.maxFrameBytes);
+    this.#clientHost = `/${socket.remoteAddress ?? "unknown"}`;
+    this.#token = options.token;
+    this.#session = options.sessions.acquire(this.#token);
+    socket.setNoDelay(true);
+    socket.setTimeout(gatewayIdleMs);
+    socket.on("timeout", () => {
+      if (this.#inFlight === 0) socket.destroy();
+    });
+    socket.on("data", (chunk: Buffer) => this.#onData(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength)));
+    socket.on("drain", () => this.#resumeIfRoom());
+    socket.on("error", () => {}); // 'close' follows; a reset by the client is not the gateway's error
+    socket.on("close", () => this.#onClose());
+  }
+
+  /** Requests read and not yet answered. */
+  get inFlight(): number {
+    return this.#inFlight;
+  }
+
+  /** Stops reading requests; answers what is in flight, then ends the connection. */
+  drain(): Promise<void> {
+    this.#draining = true;
+    this.#socket.pause();
+    return new Promise((resolve) => {
+      const done = () => {
+        if (!this.#closed) this.#socket.end();
+        resolve();
+      };
+      if (this.#inFlight === 0 || this.#closed) done();
+      else this.#idle = done;
+    });
+  }
+
+  /** Ends the connection now. */
+  destroy(): void {
+    this.#socket.destroy();
+  }
+
+  #fail(reason: string): void {
+    if (this.#closed) return;
+    this.#options.log(`connection ${this.id} from ${this.#socket.remoteAddress}:${this.#socket.remotePort} closed: ${reason}`);
+    this.#socket.destroy();
+  }
+
+  #onData(chunk: Uint8Array): void {
+    if (this.#closed) return;
+    const read = this.#reader.push(chunk);
+    if (!read.ok) return this.#fail(read.error);
+    this.#waiting.push(...read.frames);
+    this.#pump();
+  }
+
+  /** Dispatches waiting frames while fewer than the bound are in flight; reads the socket again only when none wait. */
+  #pump(): void {
+    while (!this.#closed && this.#waiting.length > 0 && this.#inFlight < gatewayInFlightRequestsMax) this.#dispatch(this.#waiting.shift()!);
+    if (this.#waiting.length > 0) this.#socket.pause();
+  }
+
+  #dispatch(frame: Uint8Array): void {
+    const read = readRequest(frame);
+    if (!read.ok) return this.#fail(`malformed request: ${read.error}`);
+    const request = read.value;
+    const { header } = request;
+    let answer: Promise<Record<string, unknown> | typeof noAnswer>;
+    let answerHeader: RequestHeader = header;
+    if (header.apiKey === apiKeys.ApiVersions) {
+      // An ApiVersions version the gateway does not know gets a v0 answer listing what it knows (as Kafka does).
+      const supported = request.kind === "request";
+      if (!supported) answerHeader = { ...header, apiVersion: 0 };
+      answer = Promise.resolve(apiVersionsAnswer(this.#options.handlers, supported ? kafkaErrors.NONE : kafkaErrors.UNSUPPORTED_VERSION));
+    } else {
+      const handler = this.#options.handlers[header.apiKey];
+      if (request.kind === "unsupported" || handler === undefined) {
+        return this.#fail(`unsupported request: ${schemaName(header.apiKey)} v${header.apiVersion}`);
+      }
+      const context = this.#context(header);
+      const answering = handler as (request: unknown, context: GatewayRequestContext) => Promise<Record<string, unknown> | typeof noAnswer>;
+      // Through a promise: a handler that throws before its first await closes the connection as any other failure.
+      answer = Promise.resolve().then(() => answering(request.body, context));
+    }
+    this.#inFlight += 1;
+    if (this.#inFlight >= gatewayInFlightRequestsMax) this.#socket.pause();
+    // Answers leave in request order: each waits for the one before it.
+    this.#tail = this.#tail.then(async () => {
+      let body: Record<string, unknown> | typeof noAnswer;
+      try {
+        body = await answer;
+      } catch (error) {
+        this.#fail(`${schemaName(header.apiKey)} v${header.apiVersion} failed: ${error instanceof Error ? error.message : String(error)}`);
+        return;
+      } finally {
+        this.#inFlight -= 1;
+      }
+      if (this.#closed) return;
+      if (body !== noAnswer) {
+        let chunks: Uint8Array[];
+        try {
+          chunks = writeResponse(answerHeader, body);
+        } catch (error) {
+          this.#fail(`${schemaName(header.apiKey)} v${header.apiVersion}: the answer does not encode: ${error instanceof Error ? error.message : String(error)}`);
+          return;
+        }
+        this.#socket.cork();
+        for (const chunk of chunks) this.#socket.write(chunk);
+        this.#socket.uncork();
+      }
+      this.#resumeIfRoom();
+    });
+  }
+
+  #resumeIfRoom(): void {
+    if (this.#closed) return;
+    if (this.#inFlight === 0 && this.#idle !== undefined) {
+      const idle = this.#idle;
+      this.#idle = undefined;
+      idle();
+      return;
+    }
+    if (this.#draining) return;
+    this.#pump();
+    if (this.#waiting.length === 0 && this.#inFlight < gatewayInFlightRequestsMax && this.#socket.writableLength <= gatewayBufferedBytesMax) this.#socket.resume();
+    else this.#socket.pause();
+  }
+
+  #context(header: RequestHeader): GatewayRequestContext {
+    const session = this.#session;
+    const sasl = this.#sasl;
+    return {
+      tributary: session.tributary,
+      transport: session.transport,
+      session,
+      apiVersion: header.apiVersion,
+      clientId: header.clientId,
+      clientHost: this.#clientHost,
+      connectionId: this.id,
+      broker: this.#options.broker,
+      onClose: (listener) => {
+        if (this.#closed) listener();
+        else this.#closeListeners.push(listener);
+      },
+      sasl,
+    };
+  }
+
+  /** The connection's SASL state, as handlers see it. */
+  readonly #sasl: SaslState = {
+    mechanism: null,
+    authenticate: (token) => this.#authenticate(token),
+  };
+
+  async #authenticate(token: string | undefined): Promise<number> {
+    const wanted = token ?? this.#options.token;
+    const session = this.#options.sessions.acquire(wanted);
+    const code = await this.#options.checkToken(session);
+    if (code !== kafkaErrors.NONE || this.#closed) {
+      this.#options.sessions.release(wanted, session);
+      return code;
+    }
+    this.#options.sessions.release(this.#token, this.#session);
+    this.#token = wanted;
+    this.#session = session;
+    return code;
+  }
+
+  #onClose(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#options.sessions.release(this.#token, this.#session);
+    for (const listener of this.#closeListeners.splice(0)) {
+      try {
+        listener();
+      } catch {
+        // a listener's failure must not keep the others from running
+      }
+    }
+    const idle = this.#idle;
+    this.#idle = undefined;
+    idle?.();
+  }
+}

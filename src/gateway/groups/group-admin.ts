@@ -1,0 +1,74 @@
+/**
+ * ListGroups, DescribeGroups and DeleteGroups on the coordinator's groups. Every Tributary
+ * group is a Kafka "consumer" group (KIP-848's type) whatever its members speak. ListGroups
+ * shows the consumer-group state names (Empty, Reconciling, Stable); DescribeGroups, a
+ * classic API, the classic ones (Reconciling is PreparingRebalance), the assignor as the
+ * protocol, and each member's subscription as the topics of its assignment.
+ */
+import type { GatewayRequestContext } from "../handler-types.ts";
+import { classicGroupState, consumerProtocolType } from "./classic-bridge.ts";
+import { encodeAssignment, encodeSubscription } from "./consumer-protocol.ts";
+import { kafkaCodes, orKafkaCode } from "./kafka-codes.ts";
+import type {
+  DeleteGroupsRequest,
+  DeleteGroupsResponse,
+  DescribedGroup,
+  DescribeGroupsRequest,
+  DescribeGroupsResponse,
+  ListGroupsRequest,
+  ListGroupsResponse,
+} from "./messages.ts";
+
+/** Kafka's answer when authorized operations were not asked for. */
+const authorizedOperationsOmitted = -2147483648;
+const groupType = "consumer";
+
+export async function listGroups(request: ListGroupsRequest, context: GatewayRequestContext): Promise<ListGroupsResponse> {
+  const listed = await orKafkaCode(() => context.tributary.admin().groups.list());
+  const states = new Set((request.statesFilter ?? []).map((state) => state.toLowerCase()));
+  const types = new Set((request.typesFilter ?? []).map((type) => type.toLowerCase()));
+  const groups = (listed.value ?? [])
+    .filter(({ state }) => states.size === 0 || states.has(state.toLowerCase()))
+    .filter(() => types.size === 0 || types.has(groupType))
+    .map(({ group, state }) => ({ groupId: group, protocolType: consumerProtocolType, groupState: state, groupType }));
+  return { throttleTimeMs: 0, errorCode: listed.errorCode, groups };
+}
+
+export async function describeGroups(request: DescribeGroupsRequest, context: GatewayRequestContext): Promise<DescribeGroupsResponse> {
+  const groups = await Promise.all(request.groups.map((groupId) => describeOne(groupId, context)));
+  return { throttleTimeMs: 0, groups };
+}
+
+async function describeOne(groupId: string, context: GatewayRequestContext): Promise<DescribedGroup> {
+  const described = await orKafkaCode(() => context.tributary.admin().groups.describe(groupId));
+  const base = { groupId, protocolType: "", protocolData: "", members: [], authorizedOperations: authorizedOperationsOmitted };
+  // Kafka describes a group it does not know as Dead, without an error.
+  if (described.errorCode === kafkaCodes.GROUP_ID_NOT_FOUND) return { ...base, errorCode: 0, groupState: "Dead" };
+  if (described.value === undefined) return { ...base, errorCode: described.errorCode, groupState: "" };
+  const { state, assignor, members } = described.value;
+  return {
+    ...base,
+    errorCode: 0,
+    groupState: classicGroupState(state),
+    protocolType: consumerProtocolType,
+    protocolData: assignor,
+    members: members.map((member) => ({
+      memberId: member.memberId,
+      groupInstanceId: null,
+      clientId: member.clientId ?? "",
+      clientHost: member.host ?? "",
+      memberMetadata: encodeSubscription({ topics: member.assignment.map(({ topic }) => topic) }),
+      memberAssignment: encodeAssignment(member.assignment),
+    })),
+  };
+}
+
+export async function deleteGroups(request: DeleteGroupsRequest, context: GatewayRequestContext): Promise<DeleteGroupsResponse> {
+  const results = await Promise.all(
+    request.groupsNames.map(async (groupId) => ({
+      groupId,
+      errorCode: (await orKafkaCode(() => context.tributary.admin().groups.delete(groupId))).errorCode,
+    })),
+  );
+  return { throttleTimeMs: 0, results };
+}

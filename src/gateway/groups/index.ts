@@ -1,0 +1,32 @@
+/**
+ * The gateway's consumer-group handlers (docs/gateway.md, Consumer groups): classic Kafka
+ * consumers bridged onto Tributary's server-side coordinator, by Kafka API key.
+ */
+import type { GatewayHandlers } from "../handler-types.ts";
+import { deleteGroups, describeGroups, listGroups } from "./group-admin.ts";
+import { heartbeat, joinGroup, leaveGroup, syncGroup } from "./membership.ts";
+import { offsetCommit, offsetFetch } from "./offsets.ts";
+
+export const groupApiKeys = {
+  offsetCommit: 8,
+  offsetFetch: 9,
+  joinGroup: 11,
+  heartbeat: 12,
+  leaveGroup: 13,
+  syncGroup: 14,
+  describeGroups: 15,
+  listGroups: 16,
+  deleteGroups: 42,
+} as const;
+
+export const groupHandlers: GatewayHandlers = {
+  [groupApiKeys.offsetCommit]: offsetCommit,
+  [groupApiKeys.offsetFetch]: offsetFetch,
+  [groupApiKeys.joinGroup]: joinGroup,
+  [groupApiKeys.heartbeat]: heartbeat,
+  [groupApiKeys.leaveGroup]: leaveGroup,
+  [groupApiKeys.syncGroup]: syncGroup,
+  [groupApiKeys.describeGroups]: describeGroups,
+  [groupApiKeys.listGroups]: listGroups,
+  [groupApiKeys.deleteGroups]: deleteGroups,
+};

@@ -1,0 +1,84 @@
+/**
+ * OffsetCommit and OffsetFetch on the coordinator's committed offsets, the very ones
+ * `GET /v1/groups/{group}/offsets` and the CLI show. A member commits with its generation
+ * (its member epoch) as a classic member: accepted at that generation, for the partitions it
+ * still owns, until it rejoins. A commit with generation -1 and no member comes from outside
+ * the group (admin tools, a consumer with manual assignment): accepted while the group is empty.
+ * Tributary keeps no commit metadata or leader epoch: OffsetFetch answers "" and -1.
+ */
+import type { GatewayRequestContext } from "../handler-types.ts";
+import { kafkaCodes, orKafkaCode } from "./kafka-codes.ts";
+import { commitOffsets } from "./member-calls.ts";
+import type {
+  OffsetCommitRequest,
+  OffsetCommitResponse,
+  OffsetFetchRequest,
+  OffsetFetchResponse,
+  OffsetFetchTopicAnswer,
+  OffsetFetchTopics,
+} from "./messages.ts";
+
+export async function offsetCommit(request: OffsetCommitRequest, context: GatewayRequestContext): Promise<OffsetCommitResponse> {
+  const offsets = request.topics.flatMap(({ name, partitions }) =>
+    partitions.map(({ partitionIndex, committedOffset }) => ({ topic: name, partition: partitionIndex, offset: Number(committedOffset) })),
+  );
+  const generation = request.generationIdOrMemberEpoch ?? -1;
+  const memberId = request.memberId ?? "";
+  const valid = offsets.every(({ offset }) => Number.isSafeInteger(offset) && offset >= 0);
+  let errorCode: number = kafkaCodes.NONE;
+  if (request.groupId === "") errorCode = kafkaCodes.INVALID_GROUP_ID;
+  else if (!valid) errorCode = kafkaCodes.INVALID_REQUEST;
+  else if (offsets.length > 0) {
+    const member = generation >= 0 && memberId !== "" ? { memberId, memberEpoch: generation, classic: true } : {};
+    errorCode = (await orKafkaCode(() => commitOffsets(context, request.groupId, { ...member, offsets }))).errorCode;
+    // Kafka's answer to a commit from outside a group that has members.
+    if (errorCode === kafkaCodes.NON_EMPTY_GROUP) errorCode = kafkaCodes.UNKNOWN_MEMBER_ID;
+  }
+  return {
+    throttleTimeMs: 0,
+    topics: request.topics.map(({ name, partitions }) => ({
+      name,
+      partitions: partitions.map(({ partitionIndex }) => ({ partitionIndex, errorCode })),
+    })),
+  };
+}
+
+export async function offsetFetch(request: OffsetFetchRequest, context: GatewayRequestContext): Promise<OffsetFetchResponse> {
+  if (request.groups !== undefined) {
+    const groups = await Promise.all(
+      request.groups.map(async ({ groupId, topics }) => ({ groupId, ...(await fetchGroup(groupId, topics, context)) })),
+    );
+    return { throttleTimeMs: 0, groups };
+  }
+  const answer = await fetchGroup(request.groupId ?? "", request.topics ?? null, context);
+  return { throttleTimeMs: 0, topics: answer.topics, errorCode: answer.errorCode };
+}
+
+/** One group's committed offsets for the named partitions (all committed ones when `topics` is null); -1 where none is. */
+async function fetchGroup(group: string, topics: OffsetFetchTopics[] | null, context: GatewayRequestContext) {
+  const listed = await orKafkaCode(() => context.tributary.admin().groups.offsets(group));
+  // An unknown group has committed nothing: Kafka answers -1 for every partition, no error.
+  if (listed.errorCode !== 0 && listed.errorCode !== kafkaCodes.GROUP_ID_NOT_FOUND) return { topics: [], errorCode: listed.errorCode };
+  const committed = new Map<string, number>();
+  for (const { topic, partition, offset } of listed.value ?? []) if (offset !== null) committed.set(`${partition}:${topic}`, offset);
+  const wanted = topics ?? committedTopics(listed.value ?? []);
+  const answer: OffsetFetchTopicAnswer[] = wanted.map(({ name, partitionIndexes }) => ({
+    name,
+    partitions: partitionIndexes.map((partitionIndex) => ({
+      partitionIndex,
+      committedOffset: BigInt(committed.get(`${partitionIndex}:${name}`) ?? -1),
+      committedLeaderEpoch: -1,
+      metadata: "",
+      errorCode: 0,
+    })),
+  }));
+  return { topics: answer, errorCode: 0 };
+}
+
+function committedTopics(offsets: readonly { topic: string; partition: number; offset: number | null }[]): OffsetFetchTopics[] {
+  const byTopic = new Map<string, number[]>();
+  for (const { topic, partition, offset } of offsets) {
+    if (offset !== null) byTopic.set(topic, [...(byTopic.get(topic) ?? []), partition]);
+  }
+  return [...byTopic].map(([name, partitionIndexes]) => ({ name, partitionIndexes }));
+}

@@ -1,0 +1,34 @@
+/**
+ * The gateway's own handlers by API key (everything but consumer groups, which
+ * src/gateway/groups/ adds). ApiVersions is answered by the connection itself.
+ */
+import type { GatewayHandler, GatewayHandlers } from "../handler-types.ts";
+import { apiKeys } from "../protocol/apis.ts";
+import { alterConfigs, describeConfigs, incrementalAlterConfigs } from "./configs.ts";
+import { fetch } from "./fetch.ts";
+import { findCoordinator } from "./find-coordinator.ts";
+import { initProducerId } from "./init-producer-id.ts";
+import { listOffsets } from "./list-offsets.ts";
+import { metadata } from "./metadata.ts";
+import { produce } from "./produce.ts";
+import { saslAuthenticate, saslHandshake } from "./sasl.ts";
+import { createPartitions, createTopics, deleteTopics } from "./topics-admin.ts";
+
+const handler = <Request>(answer: GatewayHandler<Request, unknown>) => answer as GatewayHandler<never, unknown>;
+
+export const coreHandlers: GatewayHandlers = {
+  [apiKeys.Produce]: handler(produce),
+  [apiKeys.Fetch]: handler(fetch),
+  [apiKeys.ListOffsets]: handler(listOffsets),
+  [apiKeys.Metadata]: handler(metadata),
+  [apiKeys.FindCoordinator]: handler(findCoordinator),
+  [apiKeys.SaslHandshake]: handler(saslHandshake),
+  [apiKeys.SaslAuthenticate]: handler(saslAuthenticate),
+  [apiKeys.CreateTopics]: handler(createTopics),
+  [apiKeys.DeleteTopics]: handler(deleteTopics),
+  [apiKeys.InitProducerId]: handler(initProducerId),
+  [apiKeys.DescribeConfigs]: handler(describeConfigs),
+  [apiKeys.AlterConfigs]: handler(alterConfigs),
+  [apiKeys.CreatePartitions]: handler(createPartitions),
+  [apiKeys.IncrementalAlterConfigs]: handler(incrementalAlterConfigs),
+};

@@ -1,0 +1,43 @@
+/**
+ * ListOffsets: timestamp −2 is the earliest offset, −1 the latest (the high watermark), any
+ * other the first offset whose timestamp is at or after it (`GET …/offsets?at=`); none found
+ * answers offset −1, as Kafka does.
+ */
+import { path } from "../../client/transport.ts";
+import type { GatewayRequestContext } from "../handler-types.ts";
+import { kafkaErrorCode, kafkaErrors, throttleTimeMs } from "../kafka-errors.ts";
+import { isStaleMetadata } from "./stale.ts";
+
+interface ListOffsetsRequest {
+  topics: { name: string; partitions: { partitionIndex: number; timestamp: bigint }[] }[];
+}
+
+export async function listOffsets(request: ListOffsetsRequest, context: GatewayRequestContext): Promise<Record<string, unknown>> {
+  let throttle = 0;
+  const topics = await Promise.all(
+    request.topics.map(async ({ name, partitions }) => ({
+      name,
+      partitions: await Promise.all(
+        partitions.map(async ({ partitionIndex, timestamp }) => {
+          const at = timestamp === -2n ? "earliest" : timestamp === -1n ? "latest" : timestamp >= 0n ? String(timestamp) : undefined;
+          if (at === undefined) return { partitionIndex, errorCode: kafkaErrors.INVALID_REQUEST, timestamp: -1n, offset: -1n, leaderEpoch: -1 };
+          try {
+            const answer = await context.transport.json<{ offset: number; timestamp?: number }>({
+              method: "GET",
+              path: path("topics", name, "partitions", partitionIndex, "offsets"),
+              query: { at },
+            });
+            const byTime = at !== "earliest" && at !== "latest";
+            if (byTime && answer.timestamp === undefined) return { partitionIndex, errorCode: kafkaErrors.NONE, timestamp: -1n, offset: -1n, leaderEpoch: -1 };
+            return { partitionIndex, errorCode: kafkaErrors.NONE, timestamp: BigInt(answer.timestamp ?? -1), offset: BigInt(answer.offset), leaderEpoch: 0 };
+          } catch (error) {
+            if (isStaleMetadata(error)) context.session.invalidate();
+            throttle = Math.max(throttle, throttleTimeMs(error));
+            return { partitionIndex, errorCode: kafkaErrorCode(error), timestamp: -1n, offset: -1n, leaderEpoch: -1 };
+          }
+        }),
+      ),
+    })),
+  );
+  return { throttleTimeMs: throttle, topics };
+}

@@ -1,0 +1,86 @@
+/**
+ * Metadata: the gateway is the only broker (node 0), the controller and the leader of every
+ * partition; topics and their partition counts come from the session's listing (≤ 5 s old,
+ * asked again when a requested topic is missing from it). With `--auto-create-topics`, a topic
+ * asked about and allowed by the client is created (one partition, as Kafka's num.partitions).
+ */
+import { TributaryError } from "../../errors.ts";
+import type { GatewayRequestContext } from "../handler-types.ts";
+import { kafkaErrorCode, kafkaErrors } from "../kafka-errors.ts";
+import type { TopicSummary } from "../../client/types.ts";
+
+interface MetadataRequest {
+  topics: { name: string | null }[] | null;
+  allowAutoTopicCreation?: boolean;
+}
+
+/** Kafka's "not asked for" authorized operations. */
+const operationsNotAsked = -2147483648;
+const zeroUuid = new Uint8Array(16);
+
+export async function metadata(request: MetadataRequest, context: GatewayRequestContext): Promise<Record<string, unknown>> {
+  const { broker, session } = context;
+  // v0 asks for every topic with an empty list; later versions with null.
+  const all = request.topics === null || (context.apiVersion === 0 && request.topics.length === 0);
+  let listing = await session.topics();
+  const names = all ? listing.map((topic) => topic.name) : request.topics!.map((topic) => topic.name ?? "");
+  if (!all && names.some((name) => !listing.some((topic) => topic.name === name))) listing = await session.topics(true);
+  const topics = [];
+  for (const name of names) {
+    let found = listing.find((topic) => topic.name === name);
+    let errorCode: number = kafkaErrors.NONE;
+    if (found === undefined && broker.autoCreateTopics && request.allowAutoTopicCreation !== false && name !== "") {
+      const created = await autoCreate(name, context);
+      if (typeof created === "number") errorCode = created;
+      else found = created;
+    } else if (found === undefined) {
+      errorCode = kafkaErrors.UNKNOWN_TOPIC_OR_PARTITION;
+    }
+    topics.push(topicEntry(name, found, errorCode));
+  }
+  return {
+    throttleTimeMs: 0,
+    brokers: [{ nodeId: broker.nodeId, host: broker.host, port: broker.port, rack: null }],
+    clusterId: broker.clusterId,
+    controllerId: broker.nodeId,
+    topics,
+    clusterAuthorizedOperations: operationsNotAsked,
+  };
+}
+
+function topicEntry(name: string, topic: TopicSummary | undefined, errorCode: number): Record<string, unknown> {
+  const count = topic?.partitions ?? 0;
+  return {
+    errorCode,
+    name,
+    topicId: zeroUuid,
+    isInternal: false,
+    partitions: Array.from({ length: count }, (_, partitionIndex) => ({
+      errorCode: kafkaErrors.NONE,
+      partitionIndex,
+      leaderId: 0,
+      leaderEpoch: 0,
+      replicaNodes: [0],
+      isrNodes: [0],
+      offlineReplicas: [],
+    })),
+    topicAuthorizedOperations: operationsNotAsked,
+  };
+}
+
+/** Creates the topic; a race with another creator is fine (it exists either way). */
+async function autoCreate(name: string, context: GatewayRequestContext): Promise<TopicSummary | number> {
+  try {
+    const topic = await context.tributary.admin().topics.create({ name, partitions: 1 });
+    context.session.invalidate();
+    return { name: topic.name, partitions: topic.partitions.length, replicationFactor: topic.replicationFactor };
+  } catch (error) {
+    if (error instanceof TributaryError && error.code === "TOPIC_ALREADY_EXISTS") {
+      const again = (await context.session.topics(true)).find((topic) => topic.name === name);
+      if (again !== undefined) return again;
+    }
+    // A topic being created answers LEADER_NOT_AVAILABLE in Kafka: the client asks again.
+    const code = kafkaErrorCode(error);
+    return code === kafkaErrors.TOPIC_ALREADY_EXISTS ? kafkaErrors.LEADER_NOT_AVAILABLE : code;
+  }
+}

@@ -1,0 +1,37 @@
+/** Every message layout the codec knows, by API key. */
+import * as admin from "./messages-admin.ts";
+import * as core from "./messages-core.ts";
+import * as groups from "./messages-groups.ts";
+import type { MessageSchema } from "./schema.ts";
+
+export const messageSchemas: ReadonlyMap<number, MessageSchema> = new Map(
+  [...Object.values(core), ...Object.values(admin), ...Object.values(groups)].map((schema) => [schema.apiKey, schema]),
+);
+
+/** API keys by name, for handler tables (`[apiKeys.Produce]: …`). */
+export const apiKeys = {
+  Produce: 0,
+  Fetch: 1,
+  ListOffsets: 2,
+  Metadata: 3,
+  OffsetCommit: 8,
+  OffsetFetch: 9,
+  FindCoordinator: 10,
+  JoinGroup: 11,
+  Heartbeat: 12,
+  LeaveGroup: 13,
+  SyncGroup: 14,
+  DescribeGroups: 15,
+  ListGroups: 16,
+  SaslHandshake: 17,
+  ApiVersions: 18,
+  CreateTopics: 19,
+  DeleteTopics: 20,
+  InitProducerId: 22,
+  DescribeConfigs: 32,
+  AlterConfigs: 33,
+  SaslAuthenticate: 36,
+  CreatePartitions: 37,
+  DeleteGroups: 42,
+  IncrementalAlterConfigs: 44,
+} as const;

@@ -1,0 +1,194 @@
+/**
+ * Message layouts of the topic and config administration APIs (see messages-core.ts for where
+ * they come from).
+ */
+import type { MessageSchema } from "./schema.ts";
+
+export const createTopics: MessageSchema = {
+  apiKey: 19,
+  name: "CreateTopics",
+  versions: [0, 7],
+  flexibleFrom: 5,
+  request: [
+    ["topics", "[]struct", "0+", { fields: [
+      ["name", "string", "0+"],
+      ["numPartitions", "int32", "0+"],
+      ["replicationFactor", "int16", "0+"],
+      ["assignments", "[]struct", "0+", { fields: [
+        ["partitionIndex", "int32", "0+"],
+        ["brokerIds", "[]int32", "0+"],
+      ] }],
+      ["configs", "[]struct", "0+", { fields: [
+        ["name", "string", "0+"],
+        ["value", "string", "0+", { nullable: "0+" }],
+      ] }],
+    ] }],
+    ["timeoutMs", "int32", "0+", { default: "60000" }],
+    ["validateOnly", "bool", "1+", { default: "false" }],
+  ],
+  response: [
+    ["throttleTimeMs", "int32", "2+"],
+    ["topics", "[]struct", "0+", { fields: [
+      ["name", "string", "0+"],
+      ["topicId", "uuid", "7+"],
+      ["errorCode", "int16", "0+"],
+      ["errorMessage", "string", "1+", { nullable: "0+" }],
+      ["topicConfigErrorCode", "int16", "5+", { tag: 0, tagged: "5+" }],
+      ["numPartitions", "int32", "5+", { default: "-1" }],
+      ["replicationFactor", "int16", "5+", { default: "-1" }],
+      ["configs", "[]struct", "5+", { nullable: "5+", fields: [
+        ["name", "string", "5+"],
+        ["value", "string", "5+", { nullable: "5+" }],
+        ["readOnly", "bool", "5+"],
+        ["configSource", "int8", "5+", { default: "-1" }],
+        ["isSensitive", "bool", "5+"],
+      ] }],
+    ] }],
+  ],
+};
+
+export const deleteTopics: MessageSchema = {
+  apiKey: 20,
+  name: "DeleteTopics",
+  versions: [0, 6],
+  flexibleFrom: 4,
+  request: [
+    ["topics", "[]struct", "6+", { fields: [
+      ["name", "string", "6+", { nullable: "6+", default: "null" }],
+      ["topicId", "uuid", "6+"],
+    ] }],
+    ["topicNames", "[]string", "0-5"],
+    ["timeoutMs", "int32", "0+"],
+  ],
+  response: [
+    ["throttleTimeMs", "int32", "1+"],
+    ["responses", "[]struct", "0+", { fields: [
+      ["name", "string", "0+", { nullable: "6+" }],
+      ["topicId", "uuid", "6+"],
+      ["errorCode", "int16", "0+"],
+      ["errorMessage", "string", "5+", { nullable: "5+", default: "null" }],
+    ] }],
+  ],
+};
+
+export const createPartitions: MessageSchema = {
+  apiKey: 37,
+  name: "CreatePartitions",
+  versions: [0, 3],
+  flexibleFrom: 2,
+  request: [
+    ["topics", "[]struct", "0+", { fields: [
+      ["name", "string", "0+"],
+      ["count", "int32", "0+"],
+      ["assignments", "[]struct", "0+", { nullable: "0+", fields: [
+        ["brokerIds", "[]int32", "0+"],
+      ] }],
+    ] }],
+    ["timeoutMs", "int32", "0+"],
+    ["validateOnly", "bool", "0+"],
+  ],
+  response: [
+    ["throttleTimeMs", "int32", "0+"],
+    ["results", "[]struct", "0+", { fields: [
+      ["name", "string", "0+"],
+      ["errorCode", "int16", "0+"],
+      ["errorMessage", "string", "0+", { nullable: "0+", default: "null" }],
+    ] }],
+  ],
+};
+
+export const describeConfigs: MessageSchema = {
+  apiKey: 32,
+  name: "DescribeConfigs",
+  versions: [0, 4],
+  flexibleFrom: 4,
+  request: [
+    ["resources", "[]struct", "0+", { fields: [
+      ["resourceType", "int8", "0+"],
+      ["resourceName", "string", "0+"],
+      ["configurationKeys", "[]string", "0+", { nullable: "0+" }],
+    ] }],
+    ["includeSynonyms", "bool", "1+", { default: "false" }],
+    ["includeDocumentation", "bool", "3+", { default: "false" }],
+  ],
+  response: [
+    ["throttleTimeMs", "int32", "0+"],
+    ["results", "[]struct", "0+", { fields: [
+      ["errorCode", "int16", "0+"],
+      ["errorMessage", "string", "0+", { nullable: "0+" }],
+      ["resourceType", "int8", "0+"],
+      ["resourceName", "string", "0+"],
+      ["configs", "[]struct", "0+", { fields: [
+        ["name", "string", "0+"],
+        ["value", "string", "0+", { nullable: "0+" }],
+        ["readOnly", "bool", "0+"],
+        ["isDefault", "bool", "0"],
+        ["configSource", "int8", "1+", { default: "-1" }],
+        ["isSensitive", "bool", "0+"],
+        ["synonyms", "[]struct", "1+", { fields: [
+          ["name", "string", "1+"],
+          ["value", "string", "1+", { nullable: "0+" }],
+          ["source", "int8", "1+"],
+        ] }],
+        ["configType", "int8", "3+", { default: "0" }],
+        ["documentation", "string", "3+", { nullable: "0+" }],
+      ] }],
+    ] }],
+  ],
+};
+
+export const alterConfigs: MessageSchema = {
+  apiKey: 33,
+  name: "AlterConfigs",
+  versions: [0, 2],
+  flexibleFrom: 2,
+  request: [
+    ["resources", "[]struct", "0+", { fields: [
+      ["resourceType", "int8", "0+"],
+      ["resourceName", "string", "0+"],
+      ["configs", "[]struct", "0+", { fields: [
+        ["name", "string", "0+"],
+        ["value", "string", "0+", { nullable: "0+" }],
+      ] }],
+    ] }],
+    ["validateOnly", "bool", "0+"],
+  ],
+  response: [
+    ["throttleTimeMs", "int32", "0+"],
+    ["responses", "[]struct", "0+", { fields: [
+      ["errorCode", "int16", "0+"],
+      ["errorMessage", "string", "0+", { nullable: "0+" }],
+      ["resourceType", "int8", "0+"],
+      ["resourceName", "string", "0+"],
+    ] }],
+  ],
+};
+
+export const incrementalAlterConfigs: MessageSchema = {
+  apiKey: 44,
+  name: "IncrementalAlterConfigs",
+  versions: [0, 1],
+  flexibleFrom: 1,
+  request: [
+    ["resources", "[]struct", "0+", { fields: [
+      ["resourceType", "int8", "0+"],
+      ["resourceName", "string", "0+"],
+      ["configs", "[]struct", "0+", { fields: [
+        ["name", "string", "0+"],
+        ["configOperation", "int8", "0+"],
+        ["value", "string", "0+", { nullable: "0+" }],
+      ] }],
+    ] }],
+    ["validateOnly", "bool", "0+"],
+  ],
+  response: [
+    ["throttleTimeMs", "int32", "0+"],
+    ["responses", "[]struct", "0+", { fields: [
+      ["errorCode", "int16", "0+"],
+      ["errorMessage", "string", "0+", { nullable: "0+" }],
+      ["resourceType", "int8", "0+"],
+      ["resourceName", "string", "0+"],
+    ] }],
+  ],
+};
+

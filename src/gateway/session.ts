@@ -1,0 +1,88 @@
+/**
+ * What the gateway holds per credential (its own `--token`, or a client's SASL PLAIN password):
+ * the client for that token, its transport for routes the client does not wrap, and the topic
+ * listing Metadata answers from — trusted for at most 5 s (gatewayMetadataMaxAgeMs), dropped at
+ * once when an answer says it is stale. Sessions are shared by the connections with the same
+ * token and forgotten when the last one closes.
+ */
+import { Secret } from "../client/secret.ts";
+import { Transport } from "../client/transport.ts";
+import { Tributary } from "../client/tributary.ts";
+import type { TopicSummary } from "../client/types.ts";
+import { gatewayMetadataMaxAgeMs } from "../limits.ts";
+
+export interface SessionOptions {
+  url: string;
+  /** How long a call to Tributary may take beyond its own long-poll wait. */
+  requestTimeoutMs: number;
+}
+
+export class Session {
+  readonly tributary: Tributary;
+  readonly transport: Transport;
+  #listing: { topics: TopicSummary[]; atMs: number } | undefined;
+  #loading: Promise<TopicSummary[]> | undefined;
+  users = 0;
+
+  constructor(options: SessionOptions, token: string | undefined) {
+    const secret = token === undefined || token === "" ? undefined : new Secret(token);
+    this.tributary = new Tributary({ url: options.url, token: secret, requestTimeoutMs: options.requestTimeoutMs, logLevel: "nothing" });
+    this.transport = new Transport({
+      baseUrl: this.tributary.config.url,
+      server: new URL(this.tributary.config.url).origin,
+      token: secret,
+      fetch: (request) => globalThis.fetch(request),
+      requestTimeoutMs: options.requestTimeoutMs,
+    });
+  }
+
+  /** Every topic the token may describe, at most 5 s old (`refresh`: asked again now). */
+  async topics(refresh = false): Promise<TopicSummary[]> {
+    const listing = this.#listing;
+    if (!refresh && listing !== undefined && Date.now() - listing.atMs <= gatewayMetadataMaxAgeMs) return listing.topics;
+    if (this.#loading === undefined) {
+      this.#loading = this.tributary
+        .admin()
+        .topics.list()
+        .then((topics) => {
+          this.#listing = { topics, atMs: Date.now() };
+          return topics;
+        })
+        .finally(() => (this.#loading = undefined));
+    }
+    return this.#loading;
+  }
+
+  /** Forgets the listing: a topic was created, deleted or grown, or an answer said it was stale. */
+  invalidate(): void {
+    this.#listing = undefined;
+  }
+}
+
+/** Sessions by token (the empty string: no token). */
+export class Sessions {
+  readonly #options: SessionOptions;
+  readonly #byToken = new Map<string, Session>();
+
+  constructor(options: SessionOptions) {
+    this.#options = options;
+  }
+
+  /** The session of `token`, counted as used until `release`. */
+  acquire(token: string | undefined): Session {
+    const key = token ?? "";
+    let session = this.#byToken.get(key);
+    if (session === undefined) {
+      session = new Session(this.#options, token);
+      this.#byToken.set(key, session);
+    }
+    session.users += 1;
+    return session;
+  }
+
+  release(token: string | undefined, session: Session): void {
+    session.users -= 1;
+    const key = token ?? "";
+    if (session.users <= 0 && this.#byToken.get(key) === session) this.#byToken.delete(key);
+  }
+}

@@ -1,0 +1,140 @@
+/**
+ * The connection loop (src/gateway/connection.ts) over a real loopback socket, with handlers
+ * written for the test (no Tributary is called): answers leave in request order whatever order
+ * the handlers finish in; past gatewayInFlightRequestsMax unanswered requests no further one is
+ * read until an answer goes; a handler that fails closes only its own connection, with a line.
+ */
+import { connect, createServer, type Server, type Socket } from "node:net";
+import { afterEach, describe, expect, it } from "vitest";
+import { GatewayConnection } from "../../../src/gateway/connection.ts";
+import type { GatewayHandlers } from "../../../src/gateway/handler-types.ts";
+import { gatewayInFlightRequestsMax } from "../../../src/limits.ts";
+import { readResponse, writeRequest } from "../../../src/gateway/protocol/messages.ts";
+import { Sessions } from "../../../src/gateway/session.ts";
+
+const broker = { nodeId: 0 as const, host: "127.0.0.1", port: 9092, clusterId: "test-cluster", autoCreateTopics: false };
+let server: Server | undefined;
+const clients: Socket[] = [];
+
+afterEach(async () => {
+  for (const client of clients.splice(0)) client.destroy();
+  await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+  server = undefined;
+});
+
+async function serve(handlers: GatewayHandlers, log: string[]): Promise<number> {
+  const sessions = new Sessions({ url: "http://127.0.0.1:1", requestTimeoutMs: 1000 });
+  let id = 0;
+  server = createServer((socket) => {
+    new GatewayConnection(socket, ++id, { handlers, broker, sessions, token: undefined, maxFrameBytes: 1 << 20, log: (line) => log.push(line), checkToken: async () => 0 });
+  });
+  await new Promise<void>((resolve) => server!.listen(0, "127.0.0.1", resolve));
+  return (server.address() as { port: number }).port;
+}
+
+/** A client that collects answers (correlation ids of FindCoordinator v0 answers). */
+async function client(port: number) {
+  const socket = connect(port, "127.0.0.1");
+  clients.push(socket);
+  await new Promise((resolve) => socket.once("connect", resolve));
+  let buffer = Buffer.alloc(0);
+  const answers: { correlationId: number; host: string }[] = [];
+  socket.on("data", (chunk) => {
+    buffer = Buffer.concat([buffer, chunk]);
+    while (buffer.length >= 4 && buffer.length >= 4 + buffer.readInt32BE(0)) {
+      const frame = buffer.subarray(4, 4 + buffer.readInt32BE(0));
+      buffer = buffer.subarray(4 + frame.length);
+      const read = readResponse(new Uint8Array(frame), 10, 0);
+      if (!read.ok) throw new Error(read.error);
+      answers.push({ correlationId: read.value.correlationId, host: read.value.body.host as string });
+    }
+  });
+  const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
+  socket.on("error", () => {});
+  const ask = (correlationId: number, key: string) => socket.write(writeRequest({ apiKey: 10, apiVersion: 0, correlationId, clientId: "t" }, { key }));
+  return { answers, ask, closed, socket };
+}
+
+const answer = (host: string) => ({ throttleTimeMs: 0, errorCode: 0, errorMessage: null, nodeId: 0, host, port: 9092 });
+
+describe("the connection loop", () => {
+  it("answers in request order when handlers finish out of order", async () => {
+    const release = new Map<string, () => void>();
+    const handlers: GatewayHandlers = {
+      10: (async (request: { key: string }) => {
+        await new Promise<void>((resolve) => release.set(request.key, resolve));
+        return answer(request.key);
+      }) as never,
+    };
+    const c = await client(await serve(handlers, []));
+    for (const [i, key] of ["a", "b", "c"].entries()) c.ask(i + 1, key);
+    await expect.poll(() => release.size).toBe(3);
+    release.get("c")!();
+    release.get("b")!();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(c.answers).toEqual([]);
+    release.get("a")!();
+    await expect.poll(() => c.answers.length).toBe(3);
+    expect(c.answers).toEqual([
+      { correlationId: 1, host: "a" },
+      { correlationId: 2, host: "b" },
+      { correlationId: 3, host: "c" },
+    ]);
+  });
+
+  it(`reads no request past ${gatewayInFlightRequestsMax} unanswered ones until an answer goes`, async () => {
+    const waiting: (() => void)[] = [];
+    let started = 0;
+    const handlers: GatewayHandlers = {
+      10: (async (request: { key: string }) => {
+        started += 1;
+        await new Promise<void>((resolve) => waiting.push(resolve));
+        return answer(request.key);
+      }) as never,
+    };
+    const c = await client(await serve(handlers, []));
+    // All in one write: even frames that came in one chunk wait for room.
+    c.socket.cork();
+    for (let i = 1; i <= gatewayInFlightRequestsMax + 8; i++) c.ask(i, `k${i}`);
+    c.socket.uncork();
+    await expect.poll(() => started).toBe(gatewayInFlightRequestsMax);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(started).toBe(gatewayInFlightRequestsMax);
+    waiting.shift()!();
+    await expect.poll(() => started).toBe(gatewayInFlightRequestsMax + 1);
+    // Answering every request lets the rest in, a free place at a time.
+    await expect
+      .poll(() => {
+        while (waiting.length > 0) waiting.shift()!();
+        return c.answers.length;
+      })
+      .toBe(gatewayInFlightRequestsMax + 8);
+    expect(c.answers.map((a) => a.correlationId)).toEqual(Array.from({ length: gatewayInFlightRequestsMax + 8 }, (_, i) => i + 1));
+  });
+
+  it("a failing handler closes only its own connection, with one line", async () => {
+    const log: string[] = [];
+    const handlers: GatewayHandlers = {
+      10: (async (request: { key: string }) => {
+        if (request.key === "boom") throw new Error("the handler failed");
+        return answer(request.key);
+      }) as never,
+    };
+    const port = await serve(handlers, log);
+    const failing = await client(port);
+    const other = await client(port);
+    failing.ask(1, "boom");
+    await failing.closed;
+    expect(log).toEqual([expect.stringMatching(/^connection 1 from 127\.0\.0\.1:\d+ closed: FindCoordinator v0 failed: the handler failed$/)]);
+    other.ask(7, "fine");
+    await expect.poll(() => other.answers).toEqual([{ correlationId: 7, host: "fine" }]);
+  });
+
+  it("an API without a handler closes the connection, as Kafka does", async () => {
+    const log: string[] = [];
+    const c = await client(await serve({}, log));
+    c.ask(1, "x");
+    await c.closed;
+    expect(log).toEqual([expect.stringContaining("unsupported request: FindCoordinator v0")]);
+  });
+});
