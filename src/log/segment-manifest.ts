@@ -154,7 +154,7 @@ function firstRunEndingAtOrAfter(index: readonly SegmentIndexEntry[], offset: nu
  * left gaps. Undefined when no record at or after `offset` is in this segment.
  */
 export function byteRangeFor(
-  entry: SegmentManifestEntry,
+  entry: Pick<SegmentManifestEntry, "index">,
   offset: number,
   maxBytes: number,
   maxRecords: number,

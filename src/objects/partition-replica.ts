@@ -410,7 +410,7 @@ export class PartitionReplica extends DurableObject<Env> {
     const config = this.#identity.config;
     const { sealed, nextCheckAtMs } = await tier.seal(node.log, config, Date.now());
     const retained = await tier.applyRetention(node.log, config, Date.now());
-    const compacted = await tier.compact(config, Date.now());
+    const compacted = await tier.compact(node.log, config, Date.now());
     if (retained) void this.#subscribers.notify(); // readers the log start passed are closed with 4416
     if (sealed > 0 || retained || compacted) {
       this.#persist();

@@ -15,6 +15,7 @@ import {
   segmentObjectKey,
   type SegmentManifestEntry,
 } from "../log/segment-manifest.ts";
+import { publishedManifest, sealedManifestKey } from "../log/sealed-manifest.ts";
 import { splitBatches } from "../protocol/record-batch.ts";
 import { decodeRecordBatch } from "../protocol/record-batch-decode.ts";
 
@@ -73,6 +74,8 @@ export class SegmentTier {
   /** Since when the first held batch has waited to be sealed (segment.ms counts from here; reset on restart). */
   #heldSinceMs = Date.now();
   #version = 0;
+  /** The version last published to R2 for readers (src/log/sealed-manifest.ts); a restart assumes the last one was. */
+  #publishedVersion = 0;
 
   constructor(sql: SqlStorage, bucket: SegmentBucket, topicId: string, partition: number) {
     this.#sql = sql;
@@ -104,6 +107,13 @@ export class SegmentTier {
    * passed). Returns how many segments were sealed and when to look again.
    */
   async seal(log: PartitionLog, config: TierConfig, nowMs: number): Promise<{ sealed: number; nextCheckAtMs: number | undefined }> {
+    const result = await this.#sealSegments(log, config, nowMs);
+    // New segments (or a publication a failure left behind) go to readers: the objects exist by now.
+    if (this.#version !== this.#publishedVersion) await this.#publish(this.#manifest, log.logStartOffset, log.highWatermark, this.#version);
+    return result;
+  }
+
+  async #sealSegments(log: PartitionLog, config: TierConfig, nowMs: number): Promise<{ sealed: number; nextCheckAtMs: number | undefined }> {
     let sealed = 0;
     for (; sealed < sealsPerPassMax; sealed++) {
       const sizes = [...takeWhileLazy(log.heldBatchSizes(), log.highWatermark)];
@@ -153,8 +163,12 @@ export class SegmentTier {
       activeBytes: log.localBytes,
     });
     if (plan.logStartOffset === undefined) return false;
-    // The log start moves first: once it has, nothing reads the objects, so deleting them can follow.
-    this.#manifest = replaceSegments(this.#manifest, plan.deleted, []);
+    // Readers learn the new start before it moves here: a router that read the manifest before this
+    // publication reads as of then; one after it never serves below the new start.
+    const next = replaceSegments(this.#manifest, plan.deleted, []);
+    await this.#publish(next, plan.logStartOffset, log.highWatermark, this.#version + 1);
+    // The log start moves next: once it has, nothing reads the objects, so deleting them can follow.
+    this.#manifest = next;
     for (const entry of plan.deleted) this.#sql.exec("DELETE FROM segments WHERE base_offset = ?", entry.baseOffset);
     log.advanceLogStart(plan.logStartOffset);
     this.#version++;
@@ -191,7 +205,7 @@ export class SegmentTier {
    * change. The active (SQLite) segment is never compacted. Runs when segments were sealed
    * since the last pass. Returns whether the manifest changed.
    */
-  async compact(config: TierConfig, nowMs: number): Promise<boolean> {
+  async compact(log: PartitionLog, config: TierConfig, nowMs: number): Promise<boolean> {
     if (!config.compactEnabled || this.#manifest.length === 0) return false;
     const state = this.#compactionState();
     const manifest = this.#manifest;
@@ -220,8 +234,11 @@ export class SegmentTier {
       this.#writeCompactionState({ nextGeneration: generation + 1, firstDirtyOffset: keyMap.mappedEndOffset });
       return false;
     }
+    // Readers learn the new generation before the old one can go.
+    const next = replaceSegments(this.#manifest, replaced, added);
+    await this.#publish(next, log.logStartOffset, log.highWatermark, this.#version + 1);
     // One synchronous block: the manifest swap and the rows behind it commit together.
-    this.#manifest = replaceSegments(this.#manifest, replaced, added);
+    this.#manifest = next;
     for (const entry of replaced) this.#sql.exec("DELETE FROM segments WHERE base_offset = ?", entry.baseOffset);
     for (const entry of added) this.#sql.exec("INSERT OR REPLACE INTO segments (base_offset, entry) VALUES (?, ?)", entry.baseOffset, JSON.stringify(entry));
     this.#writeCompactionState({ nextGeneration: generation + 1, firstDirtyOffset: keyMap.mappedEndOffset });
@@ -289,8 +306,9 @@ export class SegmentTier {
     this.#version++;
   }
 
-  /** Deletes every object of this partition (topic deletion). */
+  /** Deletes every object of this partition (topic deletion): the published manifest first, so readers stop at once. */
   async deleteAll(): Promise<void> {
+    await this.#bucket.delete(sealedManifestKey(this.#topicId, this.#partition));
     for (let round = 0; round < 1_000; round++) {
       const listed = await this.#bucket.list({ prefix: this.#prefix, limit: 1_000 });
       if (listed.objects.length > 0) await this.#bucket.delete(listed.objects.map((object) => object.key));
@@ -298,6 +316,19 @@ export class SegmentTier {
     }
     this.#sql.exec("DELETE FROM segments");
     this.#manifest = [];
+  }
+
+  /**
+   * Writes the manifest readers use (src/router/sealed-reads.ts): the one this tier holds at
+   * `version` (the current one, or the next about to be committed). A failure throws: the caller's step (retention, compaction) stops before it
+   * changes anything readers could still be using.
+   */
+  async #publish(manifest: readonly SegmentManifestEntry[], logStartOffset: number, highWatermark: number, version: number): Promise<void> {
+    const published = publishedManifest(manifest, logStartOffset, highWatermark);
+    await this.#bucket.put(sealedManifestKey(this.#topicId, this.#partition), JSON.stringify(published), {
+      httpMetadata: { contentType: "application/json" },
+    });
+    this.#publishedVersion = version;
   }
 
   /** Create-only put; an object already there with the same checksum is this seal retried, and succeeds. */
