@@ -4,7 +4,7 @@
  * the object would, and stays exact across a seal, a compaction swap and a retention step
  * while a reader is mid-log.
  */
-import { env } from "cloudflare:workers";
+import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { sealedManifestKey } from "../../../src/log/sealed-manifest.ts";
 import { routedCall } from "../../../src/router/leader-calls.ts";
@@ -15,7 +15,6 @@ import { decodeRecordBatch } from "../../../src/protocol/record-batch-decode.ts"
 import { splitBatches } from "../../../src/protocol/record-batch.ts";
 import { eventually, produceRetrying } from "./support.ts";
 import { api, baseUrl, concat, createTopic, describeTopic, expectError, uniqueTopic } from "../support/http.ts";
-import { exports } from "cloudflare:workers";
 
 const mib = 1024 * 1024;
 const utf8 = new TextDecoder();
@@ -63,7 +62,7 @@ async function objectRead(topic: string, offset: number, maxRecords = 10_000): P
   const metadata = await topicMetadata(env, topic);
   const call = routedCall(metadata, 0, metadata.partitions[0]!.leader);
   const answer = await replicaStub(env, metadata.topicId, 0, call.region).read({ ...call, offset, maxRecords, maxBytes: 8 * mib, waitMs: 0 });
-  if (!answer.ok) throw new Error(answer.error.message);
+  if (!answer.ok) throw new Error(`the object refused the read: ${JSON.stringify(answer)}`);
   return concat(...answer.value.batches);
 }
 
