@@ -224,7 +224,9 @@ export const soakHeading = "## Soak run";
 export const startupHeading = "## Startup";
 /** The streaming rows' recorded run (issue 14), written by hand from `--only latency,tail-read,fan-out`: kept until a full run measures them in the tables. */
 export const streamingHeading = "## Streaming reads";
-const keptHeadings = [startupHeading, soakHeading, streamingHeading];
+/** The catch-up reads' section (bench/sealed-reads.ts, issue 19), measured after the table's rows. */
+export const sealedReadsHeading = "## Catch-up reads from R2";
+const keptHeadings = [startupHeading, soakHeading, streamingHeading, sealedReadsHeading];
 
 /** The text of `heading`'s section in `markdown`, exactly (up to the next "## " or the end), or undefined. */
 export function sectionOf(markdown: string, heading: string): string | undefined {

@@ -23,6 +23,7 @@ import { scenarioTable, type RowResult } from "./scenarios.ts";
 import { startServer, startServers } from "./servers.ts";
 import { measureStartup, startupMarkdown, startupRows, type StartupRowId } from "./startup.ts";
 import { transports, type ServerName, type TransportName } from "./transports.ts";
+import { runSealedReads, selectedSealedReadRows } from "./sealed-reads.ts"; // issue 19: catch-up reads from R2
 
 const usage = `usage: npm run bench -- [--quick] [--runs N] [--seconds S] [--warmup S] [--only TEXT] [--no-write] [--wrangler-defaults]
        npm run bench -- --profile ROW [--seconds S]
@@ -182,9 +183,11 @@ async function main(): Promise<void> {
   if (soakMinutes !== undefined) return soak(soakMinutes, write, wranglerDefaults);
   const rows = scenarioTable().filter((scenario) => only === undefined || only.split(",").some((text) => scenario.id.includes(text)));
   const startupIds = startupRows.map((row) => row.id).filter((id) => only === undefined || only.split(",").some((text) => id.includes(text)));
-  if (rows.length === 0 && startupIds.length === 0) throw new Error(`no row id contains "${only}"`);
+  const sealedReadIds = selectedSealedReadRows(only); // issue 19 (bench/sealed-reads.ts)
+  if (rows.length === 0 && startupIds.length === 0 && sealedReadIds.length === 0) throw new Error(`no row id contains "${only}"`);
   if (rows.length === 0) {
     const startedAt = performance.now();
+    await runSealedReads(sealedReadIds, settings.runs, write, wranglerDefaults, (line) => console.error(`[bench ${((performance.now() - startedAt) / 1000).toFixed(0).padStart(3)} s] ${line}`));
     return startup(startupIds, settings.runs, write, (line) => console.error(`[bench ${((performance.now() - startedAt) / 1000).toFixed(0).padStart(3)} s] ${line}`));
   }
   const measuredRows = rows.filter((scenario) => transports[scenario.transport].unavailable() === undefined);
@@ -233,6 +236,7 @@ async function main(): Promise<void> {
     clearTimeout(watchdog);
     await Promise.all([servers.tributary.stop(), servers.baseline.stop()]);
   }
+  await runSealedReads(sealedReadIds, settings.runs, write, wranglerDefaults, progress); // issue 19
   await startup(startupIds, settings.runs, write, progress);
 }
 

@@ -16,6 +16,7 @@
  * the manifest was published with: at or above every sealed offset, possibly below today's
  * (docs/api.md).
  */
+import { waitUntil } from "cloudflare:workers";
 import {
   sealedIndexRunsCachedMax,
   sealedManifestSegmentsCachedMax,
@@ -41,6 +42,8 @@ import { WeightedLru } from "./weighted-lru.ts";
 export interface SealedStorage {
   bucket: Pick<R2Bucket, "get">;
   cache: Cache | undefined;
+  /** Runs a cache write after the answer (the invocation's waitUntil); without it the read awaits the write. */
+  defer?: (promise: Promise<unknown>) => void;
 }
 
 export interface SealedReadOptions {
@@ -65,9 +68,9 @@ const indexes = new WeightedLru<SegmentIndexEntry[]>(Number.MAX_SAFE_INTEGER, se
 const cacheOrigin = "https://sealed-segments.tributary.invalid/";
 const immutableHeaders = { "Content-Type": "application/octet-stream", "Cache-Control": "public, max-age=31536000, immutable" };
 
-/** The bucket of env and the default cache (absent outside workerd). */
+/** The bucket of env, the default cache (absent outside workerd), cache writes after the answer. */
 export function sealedStorage(env: Env): SealedStorage {
-  return { bucket: env.SEGMENTS, cache: typeof caches === "undefined" ? undefined : caches.default };
+  return { bucket: env.SEGMENTS, cache: typeof caches === "undefined" ? undefined : caches.default, defer: waitUntil };
 }
 
 /**
@@ -168,6 +171,10 @@ async function readRange(storage: SealedStorage, objectKey: string, position: nu
   if (object === null) return undefined;
   const bytes = new Uint8Array(await object.arrayBuffer());
   if (bytes.length !== length) throw new Error(`${objectKey}: ${bytes.length} bytes at ${position}, expected ${length}`);
-  await storage.cache?.put(cacheKey, new Response(bytes.slice(), { headers: immutableHeaders }));
+  if (storage.cache) {
+    const written = storage.cache.put(cacheKey, new Response(bytes.slice(), { headers: immutableHeaders })).catch((error: unknown) => console.error(`caching ${cacheKey} failed`, error));
+    if (storage.defer) storage.defer(written);
+    else await written;
+  }
   return bytes;
 }
