@@ -13,7 +13,10 @@ import { replicaStub } from "../../../src/objects/stubs.ts";
 import { recordBatchContentType } from "../../../src/protocol/content-types.ts";
 import { decodeRecordBatch } from "../../../src/protocol/record-batch-decode.ts";
 import { splitBatches } from "../../../src/protocol/record-batch.ts";
+import { createExecutionContext } from "cloudflare:test";
+import { TributaryService } from "../../../src/service.ts";
 import { eventually, produceRetrying } from "./support.ts";
+import { readRecords, stream } from "../streams/support.ts";
 import { api, baseUrl, concat, createTopic, describeTopic, expectError, uniqueTopic } from "../support/http.ts";
 
 const mib = 1024 * 1024;
@@ -187,5 +190,31 @@ describe("sealed reads from R2", () => {
     expect(resumed.logStartOffset).toBe(after.logStartOffset);
     expect(checkedRecords(resumed.bytes, after.logStartOffset)[0]).toBe(after.logStartOffset);
     expect(resumed.bytes).toEqual(await objectRead(topic, after.logStartOffset, 10_000));
+  });
+
+  it("serve an SSE stream and the service binding's fetches from R2 the same way, with no partition object request for the sealed part", async () => {
+    const topic = await sealedTopic("sealed-stream", {}, 600);
+    const service = new TributaryService(createExecutionContext(), env);
+    const expected = await objectRead(topic, 250, 100);
+    const before = await leaderRequests(topic);
+    const batches = await service.fetchBatches(topic, 0, { offset: 250, maxRecords: 100, maxBytes: 8 * mib });
+    expect(batches.ok).toBe(true);
+    if (batches.ok) {
+      expect(batches.value.batches).toEqual(expected);
+      expect(batches.value).toMatchObject({ highWatermark: 600, logStartOffset: 0 });
+    }
+    const json = await service.fetchRecords(topic, 0, { offset: 10, maxRecords: 5 });
+    expect(json.ok && (json.value as { records: { offset: number; value: string }[] }).records.map((record) => record.value)).toEqual([10, 11, 12, 13, 14].map(valueAt));
+    expect((await leaderRequests(topic)) - before).toBe(1);
+
+    const beforeStream = await leaderRequests(topic);
+    const reader = await stream(`/v1/topics/${topic}/partitions/0/records?offset=0`);
+    const { records } = await readRecords(reader, 600);
+    await reader.close();
+    expect(records.map((record: { offset: number }) => record.offset)).toEqual([...Array(600).keys()]);
+    for (const record of records) expect(record.value).toBe(valueAt(record.offset));
+    // The sealed records came from R2 (the object would have served at least two polls): the call
+    // reading the counter, and at most the stream's long poll at the sealed end, reached the object.
+    expect((await leaderRequests(topic)) - beforeStream).toBeLessThanOrEqual(2);
   });
 });
