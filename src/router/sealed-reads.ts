@@ -13,8 +13,9 @@
  * are read (a swap in between) is retried once with a fresh manifest, then the fetch goes to
  * the partition object. A fetch past the sealed range goes to the object without asking R2
  * while the copy is younger than sealedManifestTtlMs. The answer's highWatermark is the one
- * the manifest was published with: at or above every sealed offset, possibly below today's
- * (docs/api.md).
+ * the manifest was published with: possibly below today's (docs/api.md), but always above the
+ * answer's end — a fetch that would reach it goes to the partition object, so no reader is
+ * told it has caught up by a stale high watermark.
  */
 import { waitUntil } from "cloudflare:workers";
 import {
@@ -90,11 +91,12 @@ export async function readSealedBatches(storage: SealedStorage, topicId: string,
       const manifest = await revalidatedManifest(storage, key);
       const segment = manifest && planSealedRead(manifest, options.offset);
       if (!manifest || !segment) return undefined;
-      const batches = await readSegment(storage, segment, options);
+      const batches = await readSegment(storage, segment, manifest.highWatermark, options);
       if (batches === undefined) {
         sealedReadStats.segmentsGone++;
         continue;
       }
+      if (batches === "object") return undefined;
       if (batches.length === 0) break;
       sealedReadStats.served++;
       return { batches, logStartOffset: manifest.logStartOffset, highWatermark: manifest.highWatermark };
@@ -135,12 +137,18 @@ function parseOrUndefined(text: string, key: string): PublishedManifest | undefi
   }
 }
 
-/** The batches of `segment` from `offset` within the limits; undefined when its object is gone. */
-async function readSegment(storage: SealedStorage, segment: PublishedSegment, options: SealedReadOptions): Promise<Uint8Array[] | undefined> {
+/**
+ * The batches of `segment` from `offset` within the limits; undefined when its object is gone;
+ * "object" when they would reach the manifest's high watermark: an answer that ends there
+ * would tell the reader it has caught up, so the partition object gives it, with the current
+ * high watermark (once per pass over the log).
+ */
+async function readSegment(storage: SealedStorage, segment: PublishedSegment, highWatermark: number, options: SealedReadOptions): Promise<Uint8Array[] | "object" | undefined> {
   const index = await segmentIndex(storage, segment);
   if (index === undefined) return undefined;
   const range = byteRangeFor({ index }, options.offset, options.maxBytes, options.maxRecords);
   if (range === undefined) return [];
+  if (range.nextOffset >= highWatermark) return "object";
   const bytes = await readRange(storage, segment.objectKey, range.position, range.length);
   if (bytes === undefined) return undefined;
   return [...splitBatches(bytes)].map(({ start, end }) => bytes.subarray(start, end));
