@@ -77,8 +77,12 @@ export class SegmentTier {
   /** The version last published to R2 for readers (src/log/sealed-manifest.ts); a restart assumes the last one was. */
   #publishedVersion = 0;
 
-  constructor(sql: SqlStorage, bucket: SegmentBucket, topicId: string, partition: number) {
+  /** The epoch this replica leads (or last knew): a publication never replaces a newer leader's. */
+  readonly #leaderEpoch: () => number;
+
+  constructor(sql: SqlStorage, bucket: SegmentBucket, topicId: string, partition: number, leaderEpoch: () => number = () => 0) {
     this.#sql = sql;
+    this.#leaderEpoch = leaderEpoch;
     this.#bucket = bucket;
     this.#topicId = topicId;
     this.#partition = partition;
@@ -320,14 +324,24 @@ export class SegmentTier {
 
   /**
    * Writes the manifest readers use (src/router/sealed-reads.ts): the one this tier holds at
-   * `version` (the current one, or the next about to be committed). A failure throws: the caller's step (retention, compaction) stops before it
-   * changes anything readers could still be using.
+   * `version` (the current one, or the next about to be committed). A failure throws: the
+   * caller's step (retention, compaction) stops before it changes anything readers could still
+   * be using. Fenced like the log: the object carries the publisher's leader epoch, a deposed
+   * leader (an epoch below the published one) never replaces its successor's, and the put is
+   * conditional on the object it checked.
    */
   async #publish(manifest: readonly SegmentManifestEntry[], logStartOffset: number, highWatermark: number, version: number): Promise<void> {
-    const published = publishedManifest(manifest, logStartOffset, highWatermark);
-    await this.#bucket.put(sealedManifestKey(this.#topicId, this.#partition), JSON.stringify(published), {
+    const key = sealedManifestKey(this.#topicId, this.#partition);
+    const epoch = this.#leaderEpoch();
+    const current = await this.#bucket.head(key);
+    const publishedEpoch = Number(current?.customMetadata?.leaderEpoch ?? -1);
+    if (publishedEpoch > epoch) throw new Error(`${key} was published by leader epoch ${publishedEpoch}; this replica's is ${epoch}`);
+    const written = await this.#bucket.put(key, JSON.stringify(publishedManifest(manifest, logStartOffset, highWatermark)), {
+      onlyIf: current ? { etagMatches: current.etag } : { etagDoesNotMatch: "*" },
       httpMetadata: { contentType: "application/json" },
+      customMetadata: { leaderEpoch: String(epoch) },
     });
+    if (!written) throw new Error(`${key} changed while this replica published it`);
     this.#publishedVersion = version;
   }
 
