@@ -56,15 +56,20 @@ export async function runSealedReads(ids: readonly SealedReadRowId[], runs: numb
   }
 }
 
-/** Records in each topic: 20 fetches of about 10,000 a pass. */
-const recordsPerTopic = 200_000;
+/** The rows' sizes: 200,000 records a topic, 20 fetches of about 10,000 a pass (smaller in the smoke test). */
+export interface SealedReadSizes {
+  recordsPerTopic: number;
+  recordsPerFetchMax: number;
+}
+
+const defaultSizes: SealedReadSizes = { recordsPerTopic: 200_000, recordsPerFetchMax: 10_000 };
 const recordsPerRequest = 1_000;
-const recordsPerFetchMax = 10_000;
 const mib = 1024 * 1024;
 
 interface Pass {
   seconds: number;
   objectRequestsPer1000: number;
+  recordsPerFetch: number;
 }
 
 export interface SealedReadFigure {
@@ -84,7 +89,7 @@ async function partitionState(endpoint: Endpoint, topic: string) {
   return described.partitions[0]!;
 }
 
-async function fill(endpoint: Endpoint, topic: string, configs: Record<string, string>): Promise<void> {
+async function fill(endpoint: Endpoint, topic: string, recordsPerTopic: number, configs: Record<string, string>): Promise<void> {
   const refused = await createTopic(endpoint, topic, 1, 1, configs);
   if (refused) throw new Error(`create ${topic}: ${refused}`);
   const body = endpoint.transport.produceBody(makeRecords(recordsPerRequest), 1);
@@ -92,7 +97,7 @@ async function fill(endpoint: Endpoint, topic: string, configs: Record<string, s
 }
 
 /** Runs the leader's cleaner (a config change does) until every committed batch is sealed. */
-async function sealAll(endpoint: Endpoint, topic: string): Promise<number> {
+async function sealAll(endpoint: Endpoint, topic: string, recordsPerTopic: number): Promise<number> {
   for (let attempt = 0; attempt < 100; attempt++) {
     const state = await partitionState(endpoint, topic);
     if (state.storage.sqliteBatches === 0 && state.highWatermark === recordsPerTopic) return state.storage.r2Segments;
@@ -108,7 +113,7 @@ async function sealAll(endpoint: Endpoint, topic: string): Promise<number> {
 }
 
 /** One pass from offset 0 to the end, with the leader's requests counted around it. */
-async function consumePass(endpoint: Endpoint, topic: string, recordsPerFetch: number): Promise<Pass> {
+async function consumePass(endpoint: Endpoint, topic: string, recordsPerTopic: number, recordsPerFetch: number): Promise<Pass> {
   const before = await leaderCounters(endpoint, topic);
   const startedAt = performance.now();
   let offset = 0;
@@ -120,7 +125,7 @@ async function consumePass(endpoint: Endpoint, topic: string, recordsPerFetch: n
   const seconds = (performance.now() - startedAt) / 1000;
   const after = await leaderCounters(endpoint, topic);
   const cost = before && after ? costBetween(before, after, recordsPerTopic, "1,000 records") : undefined;
-  return { seconds, objectRequestsPer1000: cost?.objectRequests ?? Number.NaN };
+  return { seconds, objectRequestsPer1000: cost?.objectRequests ?? Number.NaN, recordsPerFetch };
 }
 
 export async function measureSealedReads(
@@ -128,7 +133,9 @@ export async function measureSealedReads(
   ids: readonly SealedReadRowId[],
   runs: number,
   progress: (line: string) => void,
+  sizes: SealedReadSizes = defaultSizes,
 ): Promise<SealedReadFigure[]> {
+  const { recordsPerTopic, recordsPerFetchMax } = sizes;
   const figures: SealedReadFigure[] = [];
   const suffix = Date.now().toString(36);
   for (const row of sealedReadRows) {
@@ -137,22 +144,21 @@ export async function measureSealedReads(
     const sealed = `sealed-reads-${row.transport}-sealed-${suffix}`;
     const tail = `sealed-reads-${row.transport}-tail-${suffix}`;
     progress(`${row.id}: producing ${recordsPerTopic} records into each of two topics`);
-    await fill(endpoint, sealed, { "segment.ms": "1000" });
-    await fill(endpoint, tail, { "segment.bytes": String(64 * mib) });
-    const segments = await sealAll(endpoint, sealed);
+    await fill(endpoint, sealed, recordsPerTopic, { "segment.ms": "1000" });
+    await fill(endpoint, tail, recordsPerTopic, { "segment.bytes": String(64 * mib) });
+    const segments = await sealAll(endpoint, sealed, recordsPerTopic);
     const tailState = await partitionState(endpoint, tail);
     if (tailState.storage.r2Segments !== 0) throw new Error(`${tail}: ${tailState.storage.r2Segments} segments sealed; the tail row would read R2`);
     const figure: SealedReadFigure = { id: row.id, transport: row.transport, records: recordsPerTopic, segments, tail: [], fromR2: [], fromCache: [] };
-    await consumePass(endpoint, tail, recordsPerFetchMax);
-    await consumePass(endpoint, sealed, recordsPerFetchMax);
+    await consumePass(endpoint, tail, recordsPerTopic, recordsPerFetchMax);
+    await consumePass(endpoint, sealed, recordsPerTopic, recordsPerFetchMax);
     for (let run = 1; run <= runs; run++) {
       const perFetch = recordsPerFetchMax - 10 * run;
-      figure.tail.push(await consumePass(endpoint, tail, perFetch));
-      figure.fromR2.push(await consumePass(endpoint, sealed, perFetch));
-      figure.fromCache.push(await consumePass(endpoint, sealed, perFetch));
+      figure.tail.push(await consumePass(endpoint, tail, recordsPerTopic, perFetch));
+      figure.fromR2.push(await consumePass(endpoint, sealed, recordsPerTopic, perFetch));
+      figure.fromCache.push(await consumePass(endpoint, sealed, recordsPerTopic, perFetch));
     }
-    const tailRate = rate(median(figure.tail));
-    progress(`${row.id}: ${tailRate} records/s from the tail, ${rate(median(figure.fromR2))} from R2, ${rate(median(figure.fromCache))} through the Cache API`);
+    progress(`${row.id}: ${rate(figure, median(figure.tail))} records/s from the tail, ${rate(figure, median(figure.fromR2))} from R2, ${rate(figure, median(figure.fromCache))} through the Cache API`);
     figures.push(figure);
   }
   return figures;
@@ -163,12 +169,12 @@ function median(passes: readonly Pass[]): Pass {
   return sorted[Math.floor(sorted.length / 2)]!;
 }
 
-function rate(pass: Pass): number {
-  return Math.round(recordsPerTopic / pass.seconds);
+function rate(figure: SealedReadFigure, pass: Pass): number {
+  return Math.round(figure.records / pass.seconds);
 }
 
-function ratio(pass: Pass, tail: Pass): string {
-  return `${(rate(pass) / rate(tail)).toFixed(2)} ×`;
+function ratio(figure: SealedReadFigure, pass: Pass, tail: Pass): string {
+  return `${(rate(figure, pass) / rate(figure, tail)).toFixed(2)} ×`;
 }
 
 function requests(pass: Pass): string {
@@ -180,7 +186,7 @@ export function sealedReadsMarkdown(figures: readonly SealedReadFigure[], date: 
     sealedReadsHeading,
     "",
     `${date}, commit ${commit}. Issue 19's targets: a fully sealed log consumed with ≤ 0.02 partition object requests per 1,000 records, at ≥ 0.8 × the records/s of the same records read from the tail. ` +
-      `${recordsPerTopic.toLocaleString("en-US")} records of 16 + 200 B per topic, about ${recordsPerFetchMax.toLocaleString("en-US")} a fetch, one fetch in flight, the answer read whole but not decoded; medians of the runs, after a warm-up pass over each topic (bench/sealed-reads.ts).`,
+      `${(figures[0]?.records ?? 0).toLocaleString("en-US")} records of 16 + 200 B per topic, about ${(figures[0]?.tail[0]?.recordsPerFetch ?? 0).toLocaleString("en-US")} a fetch, one fetch in flight, the answer read whole but not decoded; medians of the runs, after a warm-up pass over each topic (bench/sealed-reads.ts).`,
     "",
     "| row | served by | records/s | × tail | object requests / 1,000 records |",
     "|---|---|---:|---:|---:|",
@@ -189,9 +195,9 @@ export function sealedReadsMarkdown(figures: readonly SealedReadFigure[], date: 
     const tail = median(figure.tail);
     const fromR2 = median(figure.fromR2);
     const fromCache = median(figure.fromCache);
-    lines.push(`| ${figure.id} | the partition object (tail) | ${rate(tail).toLocaleString("en-US")} | 1.00 × | ${requests(tail)} |`);
-    lines.push(`| ${figure.id} | the router from R2 (${figure.segments} segments, every range a cache miss) | ${rate(fromR2).toLocaleString("en-US")} | ${ratio(fromR2, tail)} | ${requests(fromR2)} |`);
-    lines.push(`| ${figure.id} | the router from the Cache API (the same ranges again) | ${rate(fromCache).toLocaleString("en-US")} | ${ratio(fromCache, tail)} | ${requests(fromCache)} |`);
+    lines.push(`| ${figure.id} | the partition object (tail) | ${rate(figure, tail).toLocaleString("en-US")} | 1.00 × | ${requests(tail)} |`);
+    lines.push(`| ${figure.id} | the router from R2 (${figure.segments} segments, every range a cache miss) | ${rate(figure, fromR2).toLocaleString("en-US")} | ${ratio(figure, fromR2, tail)} | ${requests(fromR2)} |`);
+    lines.push(`| ${figure.id} | the router from the Cache API (the same ranges again) | ${rate(figure, fromCache).toLocaleString("en-US")} | ${ratio(figure, fromCache, tail)} | ${requests(fromCache)} |`);
   }
   return lines.join("\n");
 }
