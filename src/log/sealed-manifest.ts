@@ -16,7 +16,7 @@
  * that read the manifest at time t serves what the log held at t.
  */
 import { segmentFooterBytes, segmentIndexEntryBytes, type SegmentIndexEntry } from "./segment-format.ts";
-import type { SegmentManifest } from "./segment-manifest.ts";
+import { findSegment, type SegmentManifest } from "./segment-manifest.ts";
 
 export const sealedManifestFormat = 1;
 
@@ -112,15 +112,7 @@ export function sealedEndOffset(manifest: PublishedManifest): number {
  */
 export function planSealedRead(manifest: PublishedManifest, offset: number): PublishedSegment | undefined {
   if (offset < manifest.logStartOffset) return undefined;
-  const segments = manifest.segments;
-  let low = 0;
-  let high = segments.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (segments[middle]!.lastOffset < offset) low = middle + 1;
-    else high = middle;
-  }
-  return segments[low];
+  return findSegment(manifest.segments, offset);
 }
 
 /** The index decoded from a segment's tail must describe the segment the manifest lists. */
