@@ -100,11 +100,6 @@ export function parsePublishedManifest(text: string): PublishedManifest {
   return manifest as PublishedManifest;
 }
 
-/** The last sealed offset + 1 the manifest knows: fetches at or past it belong to the partition object. */
-export function sealedEndOffset(manifest: PublishedManifest): number {
-  return (manifest.segments.at(-1)?.lastOffset ?? manifest.logStartOffset - 1) + 1;
-}
-
 /**
  * Where a fetch at `offset` is served: by the segment holding it (or the first after it,
  * across a range compaction emptied), or by the partition object — for an offset below the
