@@ -76,6 +76,8 @@ export class SegmentTier {
   #version = 0;
   /** The version last published to R2 for readers (src/log/sealed-manifest.ts); a restart assumes the last one was. */
   #publishedVersion = 0;
+  /** The etag of the manifest object this replica last wrote (null: none there), undefined until it has. */
+  #publishedEtag: string | null | undefined;
 
   /** The epoch this replica leads (or last knew): a publication never replaces a newer leader's. */
   readonly #leaderEpoch: () => number;
@@ -333,16 +335,29 @@ export class SegmentTier {
   async #publish(manifest: readonly SegmentManifestEntry[], logStartOffset: number, highWatermark: number, version: number): Promise<void> {
     const key = sealedManifestKey(this.#topicId, this.#partition);
     const epoch = this.#leaderEpoch();
-    const current = await this.#bucket.head(key);
-    const publishedEpoch = Number(current?.customMetadata?.leaderEpoch ?? -1);
-    if (publishedEpoch > epoch) throw new Error(`${key} was published by leader epoch ${publishedEpoch}; this replica's is ${epoch}`);
-    const written = await this.#bucket.put(key, JSON.stringify(publishedManifest(manifest, logStartOffset, highWatermark)), {
-      onlyIf: current ? { etagMatches: current.etag } : { etagDoesNotMatch: "*" },
-      httpMetadata: { contentType: "application/json" },
-      customMetadata: { leaderEpoch: String(epoch) },
-    });
-    if (!written) throw new Error(`${key} changed while this replica published it`);
-    this.#publishedVersion = version;
+    const body = JSON.stringify(publishedManifest(manifest, logStartOffset, highWatermark));
+    // The etag of this replica's last publication spares a head; a put that finds another object looks again, once.
+    let expected = this.#publishedEtag;
+    for (let attempt = 0; attempt < 2; attempt++) {
+      if (expected === undefined) {
+        const current = await this.#bucket.head(key);
+        const publishedEpoch = Number(current?.customMetadata?.leaderEpoch ?? -1);
+        if (publishedEpoch > epoch) throw new Error(`${key} was published by leader epoch ${publishedEpoch}; this replica's is ${epoch}`);
+        expected = current?.etag ?? null;
+      }
+      const written = await this.#bucket.put(key, body, {
+        onlyIf: expected === null ? { etagDoesNotMatch: "*" } : { etagMatches: expected },
+        httpMetadata: { contentType: "application/json" },
+        customMetadata: { leaderEpoch: String(epoch) },
+      });
+      if (written) {
+        this.#publishedEtag = written.etag;
+        this.#publishedVersion = version;
+        return;
+      }
+      expected = undefined;
+    }
+    throw new Error(`${key} changed while this replica published it`);
   }
 
   /** Create-only put; an object already there with the same checksum is this seal retried, and succeeds. */

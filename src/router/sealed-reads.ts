@@ -6,8 +6,9 @@
  * segment indexes; in front of R2, Cloudflare's Cache API holds immutable segment ranges,
  * keyed by object key and range.
  *
- * Freshness: a fetch inside the sealed range revalidates the manifest first (a conditional
- * R2 read that carries no body when nothing changed), so it serves the log as of that read —
+ * Freshness: a fetch inside the sealed range revalidates the manifest (a conditional R2 read
+ * that carries no body when nothing changed; the segment read the cached copy plans runs
+ * beside it and is kept only when the copy is confirmed), so it serves the log as of that read —
  * never below the log start then, never a segment retention or compaction had already
  * swapped out (the leader publishes before it deletes). A segment gone by the time its bytes
  * are read (a swap in between) is retried once with a fresh manifest, then the fetch goes to
@@ -88,10 +89,15 @@ export async function readSealedBatches(storage: SealedStorage, topicId: string,
   }
   try {
     for (let attempt = 0; attempt < sealedReadAttemptsMax; attempt++) {
+      // The read the copy in hand plans starts at once, beside the revalidation: used only if
+      // the manifest turns out unchanged (the same etag: current throughout, so was its segment).
+      const known = manifests.get(key)?.manifest;
+      const guess = known && planSealedRead(known, options.offset);
+      const early = guess ? readSegment(storage, guess, known.highWatermark, options).catch(() => undefined) : undefined;
       const manifest = await revalidatedManifest(storage, key);
       const segment = manifest && planSealedRead(manifest, options.offset);
       if (!manifest || !segment) return undefined;
-      const batches = await readSegment(storage, segment, manifest.highWatermark, options);
+      const batches = early && manifest === known ? await early : await readSegment(storage, segment, manifest.highWatermark, options);
       if (batches === undefined) {
         sealedReadStats.segmentsGone++;
         continue;
