@@ -226,7 +226,9 @@ export const startupHeading = "## Startup";
 export const streamingHeading = "## Streaming reads";
 /** The Kafka gateway's section (bench/gateway.ts, `--gateway`), kept by the other runs. */
 export const gatewayHeading = "## Kafka gateway";
-const keptHeadings = [startupHeading, soakHeading, streamingHeading, gatewayHeading];
+/** The catch-up reads' section (bench/sealed-reads.ts, issue 19), measured after the table's rows. */
+export const sealedReadsHeading = "## Catch-up reads from R2";
+const keptHeadings = [startupHeading, soakHeading, streamingHeading, gatewayHeading, sealedReadsHeading];
 
 /** The text of `heading`'s section in `markdown`, exactly (up to the next "## " or the end), or undefined. */
 export function sectionOf(markdown: string, heading: string): string | undefined {

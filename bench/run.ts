@@ -25,6 +25,7 @@ import { startServer, startServers } from "./servers.ts";
 import { measureStartup, startupMarkdown, startupRows, type StartupRowId } from "./startup.ts";
 import { transports, type ServerName, type TransportName } from "./transports.ts";
 import { shareRowId, shareSection } from "./share.ts"; // share groups (issue 15): its own server and section
+import { runSealedReads, selectedSealedReadRows } from "./sealed-reads.ts"; // issue 19: catch-up reads from R2
 
 const usage = `usage: npm run bench -- [--quick] [--runs N] [--seconds S] [--warmup S] [--only TEXT] [--no-write] [--wrangler-defaults]
        npm run bench -- --profile ROW [--seconds S]
@@ -200,11 +201,13 @@ async function main(): Promise<void> {
   const rows = scenarioTable().filter((scenario) => only === undefined || only.split(",").some((text) => scenario.id.includes(text)));
   const startupIds = startupRows.map((row) => row.id).filter((id) => only === undefined || only.split(",").some((text) => id.includes(text)));
   const shareWanted = only === undefined || only.split(",").some((text) => shareRowId.includes(text));
-  if (rows.length === 0 && startupIds.length === 0 && !shareWanted) throw new Error(`no row id contains "${only}"`);
+  const sealedReadIds = selectedSealedReadRows(only); // issue 19 (bench/sealed-reads.ts)
+  if (rows.length === 0 && startupIds.length === 0 && !shareWanted && sealedReadIds.length === 0) throw new Error(`no row id contains "${only}"`);
   if (rows.length === 0) {
     const startedAt = performance.now();
     const log = (line: string) => console.error(`[bench ${((performance.now() - startedAt) / 1000).toFixed(0).padStart(3)} s] ${line}`);
     if (shareWanted) await shareSection(settings.runs, write, wranglerDefaults, log);
+    await runSealedReads(sealedReadIds, settings.runs, write, wranglerDefaults, log);
     return startup(startupIds, settings.runs, write, log);
   }
   const measuredRows = rows.filter((scenario) => transports[scenario.transport].unavailable() === undefined);
@@ -254,6 +257,7 @@ async function main(): Promise<void> {
     await Promise.all([servers.tributary.stop(), servers.baseline.stop()]);
   }
   if (shareWanted) await shareSection(settings.runs, write, wranglerDefaults, progress);
+  await runSealedReads(sealedReadIds, settings.runs, write, wranglerDefaults, progress); // issue 19
   await startup(startupIds, settings.runs, write, progress);
 }
 

@@ -582,3 +582,37 @@ export const gatewayDrainMs = 10_000;
 
 /** How long the gateway trusts a topic listing for Metadata (API.md's propagation bound). */
 export const gatewayMetadataMaxAgeMs = 5_000;
+// ---- Catch-up reads from R2 in the router (src/router/sealed-reads.ts) ----------------
+
+/**
+ * How long a router isolate trusts its copy of a partition's published manifest for fetches
+ * past what it lists (or of a partition that published none): such fetches go to the
+ * partition object without asking R2, and a segment sealed meanwhile is served by the object
+ * until the copy is this old — correct, only dearer. A fetch inside the sealed range always
+ * revalidates the copy first (a conditional R2 read, no body when unchanged), so the copy's
+ * age never lets a deleted segment or an offset below the log start be served.
+ */
+export const sealedManifestTtlMs = 5_000;
+
+/** Partitions whose published manifest one router isolate keeps (least recently used goes first). */
+export const sealedManifestsCachedMax = 1_024;
+
+/**
+ * Segments listed across the manifests one isolate keeps: ~200 bytes of memory each, so
+ * ~10 MB of an isolate's 128 MB at most; past it the least recently used manifests go.
+ */
+export const sealedManifestSegmentsCachedMax = 50_000;
+
+/**
+ * Index runs of sealed segments one isolate keeps decoded (immutable, keyed by object):
+ * ~100 bytes each, ~6.5 MB; an 8 MiB segment of small batches has ~2,000 runs, so the
+ * indexes of ~30 such segments. Past it the least recently used indexes go.
+ */
+export const sealedIndexRunsCachedMax = 65_536;
+
+/**
+ * Tries of one R2-served fetch: the first, and one more with a freshly read manifest when a
+ * segment object was gone (retention or compaction swapped it meanwhile); then the partition
+ * object serves the fetch.
+ */
+export const sealedReadAttemptsMax = 2;

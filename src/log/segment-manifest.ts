@@ -122,7 +122,7 @@ export function nextGeneration(manifest: SegmentManifest): number {
 }
 
 /** The first entry whose range ends at or after `offset`: the one holding it, or the first after a gap. */
-export function findSegment(manifest: SegmentManifest, offset: number): SegmentManifestEntry | undefined {
+export function findSegment<Entry extends Pick<SegmentManifestEntry, "lastOffset">>(manifest: readonly Entry[], offset: number): Entry | undefined {
   let low = 0;
   let high = manifest.length;
   while (low < high) {
@@ -154,7 +154,7 @@ function firstRunEndingAtOrAfter(index: readonly SegmentIndexEntry[], offset: nu
  * left gaps. Undefined when no record at or after `offset` is in this segment.
  */
 export function byteRangeFor(
-  entry: SegmentManifestEntry,
+  entry: Pick<SegmentManifestEntry, "index">,
   offset: number,
   maxBytes: number,
   maxRecords: number,

@@ -393,7 +393,7 @@ export class PartitionReplica extends DurableObject<Env> {
     // Followers' progress is not persisted: a leader restarting learns it again from their answers.
     this.#tail = new TailCachedStore(this.#store, tailCacheBytesMax);
     this.#node = new ReplicaNode(identity.region, new PartitionLog(this.#tail), identity.role);
-    this.#tier = new SegmentTier(this.#sql.storage, this.env.SEGMENTS, identity.topicId, identity.partition);
+    this.#tier = new SegmentTier(this.#sql.storage, this.env.SEGMENTS, identity.topicId, identity.partition, () => this.#node?.leaderEpoch ?? -1);
     this.#traffic = new ReplicaTraffic(this.#sql.storage, this.env.METRICS, identity, this.#node.log.logEndOffset);
   }
 
@@ -410,7 +410,7 @@ export class PartitionReplica extends DurableObject<Env> {
     const config = this.#identity.config;
     const { sealed, nextCheckAtMs } = await tier.seal(node.log, config, Date.now());
     const retained = await tier.applyRetention(node.log, config, Date.now());
-    const compacted = await tier.compact(config, Date.now());
+    const compacted = await tier.compact(node.log, config, Date.now());
     if (retained) void this.#subscribers.notify(); // readers the log start passed are closed with 4416
     if (sealed > 0 || retained || compacted) {
       this.#persist();

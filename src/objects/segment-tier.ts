@@ -15,6 +15,7 @@ import {
   segmentObjectKey,
   type SegmentManifestEntry,
 } from "../log/segment-manifest.ts";
+import { publishedManifest, sealedManifestKey } from "../log/sealed-manifest.ts";
 import { splitBatches } from "../protocol/record-batch.ts";
 import { decodeRecordBatch } from "../protocol/record-batch-decode.ts";
 
@@ -73,9 +74,17 @@ export class SegmentTier {
   /** Since when the first held batch has waited to be sealed (segment.ms counts from here; reset on restart). */
   #heldSinceMs = Date.now();
   #version = 0;
+  /** The version last published to R2 for readers (src/log/sealed-manifest.ts); a restart assumes the last one was. */
+  #publishedVersion = 0;
+  /** The etag of the manifest object this replica last wrote (null: none there), undefined until it has. */
+  #publishedEtag: string | null | undefined;
 
-  constructor(sql: SqlStorage, bucket: SegmentBucket, topicId: string, partition: number) {
+  /** The epoch this replica leads (or last knew): a publication never replaces a newer leader's. */
+  readonly #leaderEpoch: () => number;
+
+  constructor(sql: SqlStorage, bucket: SegmentBucket, topicId: string, partition: number, leaderEpoch: () => number = () => 0) {
     this.#sql = sql;
+    this.#leaderEpoch = leaderEpoch;
     this.#bucket = bucket;
     this.#topicId = topicId;
     this.#partition = partition;
@@ -104,6 +113,13 @@ export class SegmentTier {
    * passed). Returns how many segments were sealed and when to look again.
    */
   async seal(log: PartitionLog, config: TierConfig, nowMs: number): Promise<{ sealed: number; nextCheckAtMs: number | undefined }> {
+    const result = await this.#sealSegments(log, config, nowMs);
+    // New segments (or a publication a failure left behind) go to readers: the objects exist by now.
+    if (this.#version !== this.#publishedVersion) await this.#publish(this.#manifest, log.logStartOffset, log.highWatermark, this.#version);
+    return result;
+  }
+
+  async #sealSegments(log: PartitionLog, config: TierConfig, nowMs: number): Promise<{ sealed: number; nextCheckAtMs: number | undefined }> {
     let sealed = 0;
     for (; sealed < sealsPerPassMax; sealed++) {
       const sizes = [...takeWhileLazy(log.heldBatchSizes(), log.highWatermark)];
@@ -153,8 +169,12 @@ export class SegmentTier {
       activeBytes: log.localBytes,
     });
     if (plan.logStartOffset === undefined) return false;
-    // The log start moves first: once it has, nothing reads the objects, so deleting them can follow.
-    this.#manifest = replaceSegments(this.#manifest, plan.deleted, []);
+    // Readers learn the new start before it moves here: a router that read the manifest before this
+    // publication reads as of then; one after it never serves below the new start.
+    const next = replaceSegments(this.#manifest, plan.deleted, []);
+    await this.#publish(next, plan.logStartOffset, log.highWatermark, this.#version + 1);
+    // The log start moves next: once it has, nothing reads the objects, so deleting them can follow.
+    this.#manifest = next;
     for (const entry of plan.deleted) this.#sql.exec("DELETE FROM segments WHERE base_offset = ?", entry.baseOffset);
     log.advanceLogStart(plan.logStartOffset);
     this.#version++;
@@ -191,7 +211,7 @@ export class SegmentTier {
    * change. The active (SQLite) segment is never compacted. Runs when segments were sealed
    * since the last pass. Returns whether the manifest changed.
    */
-  async compact(config: TierConfig, nowMs: number): Promise<boolean> {
+  async compact(log: PartitionLog, config: TierConfig, nowMs: number): Promise<boolean> {
     if (!config.compactEnabled || this.#manifest.length === 0) return false;
     const state = this.#compactionState();
     const manifest = this.#manifest;
@@ -220,8 +240,11 @@ export class SegmentTier {
       this.#writeCompactionState({ nextGeneration: generation + 1, firstDirtyOffset: keyMap.mappedEndOffset });
       return false;
     }
+    // Readers learn the new generation before the old one can go.
+    const next = replaceSegments(this.#manifest, replaced, added);
+    await this.#publish(next, log.logStartOffset, log.highWatermark, this.#version + 1);
     // One synchronous block: the manifest swap and the rows behind it commit together.
-    this.#manifest = replaceSegments(this.#manifest, replaced, added);
+    this.#manifest = next;
     for (const entry of replaced) this.#sql.exec("DELETE FROM segments WHERE base_offset = ?", entry.baseOffset);
     for (const entry of added) this.#sql.exec("INSERT OR REPLACE INTO segments (base_offset, entry) VALUES (?, ?)", entry.baseOffset, JSON.stringify(entry));
     this.#writeCompactionState({ nextGeneration: generation + 1, firstDirtyOffset: keyMap.mappedEndOffset });
@@ -289,8 +312,9 @@ export class SegmentTier {
     this.#version++;
   }
 
-  /** Deletes every object of this partition (topic deletion). */
+  /** Deletes every object of this partition (topic deletion): the published manifest first, so readers stop at once. */
   async deleteAll(): Promise<void> {
+    await this.#bucket.delete(sealedManifestKey(this.#topicId, this.#partition));
     for (let round = 0; round < 1_000; round++) {
       const listed = await this.#bucket.list({ prefix: this.#prefix, limit: 1_000 });
       if (listed.objects.length > 0) await this.#bucket.delete(listed.objects.map((object) => object.key));
@@ -298,6 +322,42 @@ export class SegmentTier {
     }
     this.#sql.exec("DELETE FROM segments");
     this.#manifest = [];
+  }
+
+  /**
+   * Writes the manifest readers use (src/router/sealed-reads.ts): the one this tier holds at
+   * `version` (the current one, or the next about to be committed). A failure throws: the
+   * caller's step (retention, compaction) stops before it changes anything readers could still
+   * be using. Fenced like the log: the object carries the publisher's leader epoch, a deposed
+   * leader (an epoch below the published one) never replaces its successor's, and the put is
+   * conditional on the object it checked.
+   */
+  async #publish(manifest: readonly SegmentManifestEntry[], logStartOffset: number, highWatermark: number, version: number): Promise<void> {
+    const key = sealedManifestKey(this.#topicId, this.#partition);
+    const epoch = this.#leaderEpoch();
+    const body = JSON.stringify(publishedManifest(manifest, logStartOffset, highWatermark));
+    // The etag of this replica's last publication spares a head; a put that finds another object looks again, once.
+    let expected = this.#publishedEtag;
+    for (let attempt = 0; attempt < 2; attempt++) {
+      if (expected === undefined) {
+        const current = await this.#bucket.head(key);
+        const publishedEpoch = Number(current?.customMetadata?.leaderEpoch ?? -1);
+        if (publishedEpoch > epoch) throw new Error(`${key} was published by leader epoch ${publishedEpoch}; this replica's is ${epoch}`);
+        expected = current?.etag ?? null;
+      }
+      const written = await this.#bucket.put(key, body, {
+        onlyIf: expected === null ? { etagDoesNotMatch: "*" } : { etagMatches: expected },
+        httpMetadata: { contentType: "application/json" },
+        customMetadata: { leaderEpoch: String(epoch) },
+      });
+      if (written) {
+        this.#publishedEtag = written.etag;
+        this.#publishedVersion = version;
+        return;
+      }
+      expected = undefined;
+    }
+    throw new Error(`${key} changed while this replica published it`);
   }
 
   /** Create-only put; an object already there with the same checksum is this seal retried, and succeeds. */

@@ -6,6 +6,7 @@ import type { DecodedRecord } from "../protocol/record-batch.ts";
 import { recordPayloadBytes } from "../topics/record-rules.ts";
 import type { TopicMetadata } from "../topics/topic-metadata.ts";
 import { callLeader, placementOf, routedCall } from "./leader-calls.ts";
+import { readSealedBatches, sealedStorage } from "./sealed-reads.ts";
 
 export interface ReadOptions {
   offset: number;
@@ -22,10 +23,11 @@ export interface PartitionRecords {
 }
 
 /**
- * Reads whole stored batches of one partition: from an in-sync follower in the caller's
- * region when there is one (Kafka's KIP-392), up to the high watermark it knows; when it has
- * nothing to give (or does not answer), from the leader, which long-polls. So a reader never
- * sees a spurious 416 from a follower that is behind.
+ * Reads whole stored batches of one partition: from R2 when the offset is in a sealed segment
+ * (src/router/sealed-reads.ts: no request to any partition object); else from an in-sync
+ * follower in the caller's region when there is one (Kafka's KIP-392), up to the high
+ * watermark it knows; when it has nothing to give (or does not answer), from the leader,
+ * which long-polls. So a reader never sees a spurious 416 from a follower that is behind.
  */
 export async function readPartitionBatches(
   env: Env,
@@ -35,6 +37,8 @@ export async function readPartitionBatches(
   clientRegion?: string,
 ): Promise<ReadResult> {
   const placement = placementOf(topic, partition);
+  const sealed = await readSealedBatches(sealedStorage(env), topic.topicId, partition, options);
+  if (sealed) return sealed;
   if (clientRegion && clientRegion !== placement.leader && placement.isr.includes(clientRegion)) {
     try {
       const call = { ...routedCall(topic, partition, clientRegion), ...options, waitMs: 0 };

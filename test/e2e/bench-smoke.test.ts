@@ -10,8 +10,9 @@ import { costBetween, costTable, leaderCounters } from "../../bench/cost.ts";
 import { measureConsume, measureProduce, measureProduceLatency } from "../../bench/measure.ts";
 import { figureOf, measureWithCpu } from "../../bench/measured-run.ts";
 import { makeRecords } from "../../bench/payloads.ts";
-import { printedTable, resultsMarkdown, sectionOf, soakHeading } from "../../bench/report.ts";
+import { printedTable, resultsMarkdown, sealedReadsHeading, sectionOf, soakHeading } from "../../bench/report.ts";
 import { scenarioTable, type RowResult } from "../../bench/scenarios.ts";
+import { measureSealedReads, sealedReadsMarkdown } from "../../bench/sealed-reads.ts";
 import { runSoak, soakMarkdown } from "../../bench/soak.ts";
 import { FanOut, measureFanOut, measureStreamLatency, measureTailRead } from "../../bench/streams.ts";
 import { measureStartup, startupMarkdown, startupRows } from "../../bench/startup.ts";
@@ -109,6 +110,18 @@ describe("the benchmark's code against wrangler dev", () => {
     expect(result.samples.at(-1)!.produced).toBeGreaterThan(0);
     const section = soakMarkdown(result, "d", "c");
     expect(sectionOf(`# x\n\n${section}`, soakHeading)).toBe(section);
+  });
+
+  // Issue 19 (bench/sealed-reads.ts): a small sealed log read through the router from R2.
+  it("measures catch-up reads from R2 against the tail, with the partition leader's requests", async () => {
+    const figures = await measureSealedReads(endpoint, ["sealed-reads.binary"], 1, () => {}, { recordsPerTopic: 5_000, recordsPerFetchMax: 1_000 });
+    const figure = figures[0]!;
+    expect(figure.segments).toBeGreaterThan(0);
+    // Five fetches a pass: the tail's all reach the object; from R2, only the one reaching the sealed end.
+    expect(figure.tail[0]!.objectRequestsPer1000).toBeGreaterThanOrEqual(1);
+    expect(figure.fromR2[0]!.objectRequestsPer1000).toBeLessThan(figure.tail[0]!.objectRequestsPer1000);
+    const section = sealedReadsMarkdown(figures, "d", "c");
+    expect(sectionOf(`# x\n\n${section}`, sealedReadsHeading)).toBe(section);
   });
 });
 

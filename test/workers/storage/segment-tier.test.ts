@@ -81,3 +81,29 @@ describe("SegmentTier and R2 failures", () => {
     });
   });
 });
+
+describe("SegmentTier's published manifest (src/log/sealed-manifest.ts)", () => {
+  it("is written with each seal and the leader's epoch, and a deposed leader never replaces its successor's", async () => {
+    await withLog(async (log, sql, topicId) => {
+      const { parsePublishedManifest, sealedManifestKey } = await import("../../../src/log/sealed-manifest.ts");
+      const key = sealedManifestKey(topicId, 0);
+      const deposed = new SegmentTier(sql, env.SEGMENTS, topicId, 0, () => 1);
+      expect((await deposed.seal(log, config, Date.now())).sealed).toBe(1);
+      const first = await env.SEGMENTS.get(key);
+      expect(first?.customMetadata?.leaderEpoch).toBe("1");
+      expect(parsePublishedManifest(await first!.text()).segments.map((segment) => segment.objectKey)).toEqual(deposed.manifest.map((entry) => entry.objectKey));
+      // The successor (epoch 2) publishes; then the deposed leader's next publication is refused.
+      const successor = new SegmentTier(sql, env.SEGMENTS, topicId, 0, () => 2);
+      for (let index = 100; index < 200; index++) {
+        log.append([encodeRecordBatch([{ key: utf8.encode(`k${index}`), value: new Uint8Array(1_000).fill(index), headers: [], timestamp: 1_000 + index }])], 0, { commit: true });
+      }
+      expect((await successor.seal(log, config, Date.now())).sealed).toBeGreaterThan(0);
+      const published = await env.SEGMENTS.get(key);
+      expect(published?.customMetadata?.leaderEpoch).toBe("2");
+      const successorText = await published!.text();
+      await expect(deposed.applyRetention(log, { ...config, deleteEnabled: true, retentionBytes: 0 }, Date.now())).rejects.toThrow(/leader epoch 2/);
+      expect(await (await env.SEGMENTS.get(key))!.text()).toBe(successorText);
+      expect(log.logStartOffset).toBe(0); // refused before the log start moved
+    });
+  });
+});
