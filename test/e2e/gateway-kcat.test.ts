@@ -24,6 +24,8 @@ import { startGateway, type GatewayProcess } from "./support/gateway.ts";
 import { freePort, startWranglerDev, type DevServer } from "./support/wrangler-dev.ts";
 
 const run = promisify(execFile);
+/** How long a poll waits for what must come: the machine may be busy with other test runs. */
+const patient = { timeout: 15_000, interval: 20 };
 const adminToken = "gateway-e2e-admin-token-0123456789abcdef";
 const kcat = (args: string[], input?: string) =>
   new Promise<{ stdout: string; stderr: string }>((resolve, reject) => {
@@ -47,7 +49,7 @@ function rawConnection(port: number): Promise<{ socket: Socket; received: () => 
 async function apiVersionsRoundTrip(port: number, apiVersion: number): Promise<Record<string, unknown>> {
   const { socket, received } = await rawConnection(port);
   socket.write(writeRequest({ apiKey: 18, apiVersion, correlationId: 7, clientId: "raw" }, { clientSoftwareName: "raw", clientSoftwareVersion: "1" }));
-  await expect.poll(() => received().length >= 4 && received().length >= 4 + received().readInt32BE(0)).toBe(true);
+  await expect.poll(() => received().length >= 4 && received().length >= 4 + received().readInt32BE(0), patient).toBe(true);
   socket.destroy();
   const frame = received();
   // The answer to an unknown version is written at v0, whatever was asked.
@@ -132,7 +134,7 @@ describe("kcat and raw sockets through tributary gateway (a deployment with toke
     const batch = encodeRecordBatch([{ key: null, value: new TextEncoder().encode("fire and forget"), headers: [], timestamp: Date.now() }]);
     socket.write(writeRequest({ apiKey: 0, apiVersion: 7, correlationId: 1, clientId: "raw" }, { transactionalId: null, acks: 0, timeoutMs: 1000, topicData: [{ name: "acks-zero", partitionData: [{ index: 0, records: batch }] }] }));
     socket.write(writeRequest({ apiKey: 18, apiVersion: 0, correlationId: 2, clientId: "raw" }, {}));
-    await expect.poll(() => received().length >= 4 && received().length >= 4 + received().readInt32BE(0)).toBe(true);
+    await expect.poll(() => received().length >= 4 && received().length >= 4 + received().readInt32BE(0), patient).toBe(true);
     const frame = received();
     expect(frame.length).toBe(4 + frame.readInt32BE(0)); // one answer only
     expect(frame.readInt32BE(4)).toBe(2);
@@ -155,7 +157,7 @@ describe("kcat and raw sockets through tributary gateway (a deployment with toke
     frame.writeInt32BE(body.length);
     malformed.socket.write(Buffer.concat([frame, body]));
     await malformed.closed;
-    await expect.poll(() => gateway.stderr()).toMatch(/over the bound[\s\S]*malformed request/);
+    await expect.poll(() => gateway.stderr(), patient).toMatch(/over the bound[\s\S]*malformed request/);
     expect(gateway.stderr().trim().split("\n")).toHaveLength(2);
     // The gateway and the connection beside them go on.
     expect(bystander.socket.destroyed).toBe(false);
@@ -173,7 +175,7 @@ describe("kcat and raw sockets through tributary gateway (a deployment with toke
       expect(first.socket.destroyed).toBe(false);
       first.socket.destroy();
       await first.closed;
-      await expect.poll(async () => (await kcat(["-b", limited.address, "-L"]).catch(() => ({ stdout: "" }))).stdout).toContain("1 brokers");
+      await expect.poll(async () => (await kcat(["-b", limited.address, "-L"]).catch(() => ({ stdout: "" }))).stdout, patient).toContain("1 brokers");
     } finally {
       await limited.stop();
     }

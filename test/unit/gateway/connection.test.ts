@@ -12,6 +12,8 @@ import { gatewayInFlightRequestsMax } from "../../../src/limits.ts";
 import { readResponse, writeRequest } from "../../../src/gateway/protocol/messages.ts";
 import { Sessions } from "../../../src/gateway/session.ts";
 
+/** How long a poll waits for what must come: the machine may be busy with other test runs. */
+const patient = { timeout: 15_000, interval: 10 };
 const broker = { nodeId: 0 as const, host: "127.0.0.1", port: 9092, clusterId: "test-cluster", autoCreateTopics: false };
 let server: Server | undefined;
 const clients: Socket[] = [];
@@ -57,7 +59,7 @@ async function client(port: number) {
 
 const answer = (host: string) => ({ throttleTimeMs: 0, errorCode: 0, errorMessage: null, nodeId: 0, host, port: 9092 });
 
-describe("the connection loop", () => {
+describe("the connection loop", { timeout: 30_000 }, () => {
   it("answers in request order when handlers finish out of order", async () => {
     const release = new Map<string, () => void>();
     const handlers: GatewayHandlers = {
@@ -68,13 +70,13 @@ describe("the connection loop", () => {
     };
     const c = await client(await serve(handlers, []));
     for (const [i, key] of ["a", "b", "c"].entries()) c.ask(i + 1, key);
-    await expect.poll(() => release.size).toBe(3);
+    await expect.poll(() => release.size, patient).toBe(3);
     release.get("c")!();
     release.get("b")!();
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(c.answers).toEqual([]);
     release.get("a")!();
-    await expect.poll(() => c.answers.length).toBe(3);
+    await expect.poll(() => c.answers.length, patient).toBe(3);
     expect(c.answers).toEqual([
       { correlationId: 1, host: "a" },
       { correlationId: 2, host: "b" },
@@ -97,17 +99,17 @@ describe("the connection loop", () => {
     c.socket.cork();
     for (let i = 1; i <= gatewayInFlightRequestsMax + 8; i++) c.ask(i, `k${i}`);
     c.socket.uncork();
-    await expect.poll(() => started).toBe(gatewayInFlightRequestsMax);
+    await expect.poll(() => started, patient).toBe(gatewayInFlightRequestsMax);
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(started).toBe(gatewayInFlightRequestsMax);
     waiting.shift()!();
-    await expect.poll(() => started).toBe(gatewayInFlightRequestsMax + 1);
+    await expect.poll(() => started, patient).toBe(gatewayInFlightRequestsMax + 1);
     // Answering every request lets the rest in, a free place at a time.
     await expect
       .poll(() => {
         while (waiting.length > 0) waiting.shift()!();
         return c.answers.length;
-      })
+      }, patient)
       .toBe(gatewayInFlightRequestsMax + 8);
     expect(c.answers.map((a) => a.correlationId)).toEqual(Array.from({ length: gatewayInFlightRequestsMax + 8 }, (_, i) => i + 1));
   });
@@ -127,7 +129,7 @@ describe("the connection loop", () => {
     await failing.closed;
     expect(log).toEqual([expect.stringMatching(/^connection 1 from 127\.0\.0\.1:\d+ closed: FindCoordinator v0 failed: the handler failed$/)]);
     other.ask(7, "fine");
-    await expect.poll(() => other.answers).toEqual([{ correlationId: 7, host: "fine" }]);
+    await expect.poll(() => other.answers, patient).toEqual([{ correlationId: 7, host: "fine" }]);
   });
 
   it("an API without a handler closes the connection, as Kafka does", async () => {
