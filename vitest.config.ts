@@ -29,7 +29,12 @@ export default defineConfig({
           cloudflareTest({
             wrangler: { configPath: "./wrangler.toml" },
             // Every variable the Worker reads, whatever a developer's .dev.vars or .env holds.
-            miniflare: { bindings: workersLayerVariables },
+            miniflare: {
+              bindings: workersLayerVariables,
+              // Push subscriptions' service target (test/workers/subscriptions/).
+              serviceBindings: { PUSH_TARGET: "push-target" },
+              workers: [{ name: "push-target", modules: true, scriptPath: "test/workers/subscriptions/support/push-target.js", compatibilityDate: "2026-11-01" }],
+            },
           }),
         ],
         test: {

@@ -495,3 +495,44 @@ export const metricsThrottledTokensMax = 1_000;
  * long poll's whole wait (fetchWaitMsMax); fixed, so every isolate's series add up.
  */
 export const requestDurationBucketsSeconds = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30] as const;
+
+// ---- Subscriptions: Tributary pushes to a webhook or a Worker (docs/api.md, Subscriptions) ----
+
+/** A subscription's name: as a topic's (it names a share group and an object), Kafka's 249 characters. */
+export const subscriptionNameLengthMax = 249;
+
+/** Records one delivery carries at most: a webhook body of up to this many records stays a few MiB. */
+export const subscriptionBatchSizeMax = 1_000;
+
+/** Bytes of record payload one delivery reads at most (a single larger record still goes alone). */
+export const subscriptionBatchBytesMax = 4 * 1024 * 1024;
+
+/** The longest wait for a batch to fill, and the longest delay between retries of the same records (Queues' bounds). */
+export const subscriptionWaitMsMax = 60_000;
+export const subscriptionRetryDelayMsMax = 60_000;
+
+/** Batches one subscription delivers at once (across partitions in ordered mode). */
+export const subscriptionInFlightMax = 64;
+export const subscriptionInFlightDefault = 8;
+
+/** A target's answer time: a webhook or Worker that takes longer has failed this delivery (it is retried). */
+export const subscriptionDeliveryTimeoutMs = 30_000;
+
+/** Bytes of a webhook's answer read for acknowledgements; a longer body is only a 2xx. */
+export const subscriptionAnswerBytesMax = 1024 * 1024;
+
+/** Subscriptions a deployment holds: the listing answers them all in one response. */
+export const subscriptionsMax = 1_000;
+
+/** A secret's length, and the characters of a target's error kept as `lastError`. */
+export const subscriptionSecretLengthMax = 256;
+export const subscriptionErrorLengthMax = 500;
+
+/**
+ * Deliveries one alarm run makes before it re-arms the alarm for at once: a subscription far
+ * behind yields to other calls (pause, delete, wakes) and never meets the alarm's wall-time limit.
+ */
+export const subscriptionDeliveriesPerRunMax = 200;
+
+/** Subscriptions one partition wakes when it commits records (rows in the leader's SQLite). */
+export const partitionWakeupsMax = 1_000;

@@ -56,3 +56,14 @@ export function groupStub(env: Env, group: string): DurableObjectStub<import("./
 export function quotaMeterStub(env: Env, tokenId: string): DurableObjectStub<import("./quota-meter.ts").QuotaMeter> {
   return env.QUOTAS.get(env.QUOTAS.idFromName(tokenId));
 }
+
+/**
+ * A push subscription's object: one per subscription, named by its name (docs/api.md,
+ * Subscriptions). The listing lives in one more object of the namespace, under a name no
+ * subscription can have (names hold no "/").
+ */
+export function subscriptionStub(env: Env, name: string): DurableObjectStub<import("./subscription.ts").Subscription> {
+  return env.SUBSCRIPTIONS.get(env.SUBSCRIPTIONS.idFromName(name));
+}
+
+export const subscriptionIndexName = "/index";
