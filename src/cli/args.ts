@@ -63,6 +63,18 @@ export const allOptions = {
   port: option("string"),
   host: option("string"),
   "admin-token": option("string"),
+  // subscriptions create (src/cli/subscriptions.ts)
+  mode: option("string"),
+  webhook: option("string"),
+  secret: option("string"),
+  service: option("string"),
+  from: option("string"),
+  "batch-size": option("string"),
+  "max-wait": option("string"),
+  "max-in-flight": option("string"),
+  "retry-delay": option("string"),
+  "delivery-limit": option("string"),
+  "dead-letter-topic": option("string"),
 } satisfies Record<string, OptionSpec>;
 
 export type OptionName = keyof typeof allOptions;

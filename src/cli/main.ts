@@ -16,6 +16,7 @@ import { groupsCommand, groupsOptions } from "./groups.ts";
 import { Interrupted, OutputClosed, type CliIo } from "./io.ts";
 import { produceCommand, produceOptions } from "./produce.ts";
 import { serveCommand, serveOptions } from "./serve.ts";
+import { subscriptionsCommand, subscriptionsOptions } from "./subscriptions.ts";
 import { tokensCommand, tokensOptions } from "./tokens.ts";
 import { topicsCommand, topicsOptions } from "./topics.ts";
 import { usage } from "./usage.ts";
@@ -60,6 +61,8 @@ function resolveCommand(words: string[]): Command {
       return { words: 1, options: consumeOptions, run: (context) => consumeCommand(context) };
     case "serve":
       return { words: 1, options: serveOptions, run: (context) => serveCommand(context) };
+    case "subscriptions":
+      return grouped(subscriptionsOptions, subscriptionsCommand);
     default:
       throw new UsageError(`unknown command: ${command}`);
   }

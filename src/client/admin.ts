@@ -8,6 +8,7 @@ import type { ClientLog } from "./logger.ts";
 import type { MetadataCache } from "./metadata.ts";
 import { withRetries, type RetryPolicy } from "./retry.ts";
 import { Secret } from "./secret.ts";
+import { SubscriptionsAdmin } from "./subscriptions-admin.ts";
 import { path, type Transport } from "./transport.ts";
 import type {
   CreatedToken,
@@ -156,10 +157,13 @@ export class Admin {
   readonly topics: TopicsAdmin;
   readonly groups: GroupsAdmin;
   readonly tokens: TokensAdmin;
+  /** Push subscriptions (src/client/subscriptions-admin.ts). */
+  readonly subscriptions: SubscriptionsAdmin;
 
   constructor(context: AdminContext) {
     this.topics = new TopicsAdmin(context);
     this.groups = new GroupsAdmin(context);
     this.tokens = new TokensAdmin(context);
+    this.subscriptions = new SubscriptionsAdmin(context);
   }
 }

@@ -29,3 +29,7 @@ export { Secret } from "./secret.ts";
 export type { Logger, LogFields, LogLevel } from "./logger.ts";
 export type { FetcherLike, FetchFunction } from "./transport.ts";
 export type * from "./types.ts";
+// Push subscriptions: their administration, and a webhook receiver's signature check.
+export { SubscriptionsAdmin, type CreateSubscriptionRequest, type UpdateSubscriptionRequest, type Subscription, type SubscriptionDescription } from "./subscriptions-admin.ts";
+export { verifyWebhookSignature, signatureHeader } from "../protocol/webhook-signature.ts";
+export type { DeliveryBatch, DeliveryRecord } from "../protocol/subscription-schemas.ts";

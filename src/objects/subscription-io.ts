@@ -10,7 +10,7 @@ import type { DeliveryBatch } from "../subscriptions/delivery-batch.ts";
 import type { DeliveryOutcome } from "../subscriptions/delivery-plan.ts";
 import { deadLetterRecord, type DeadLetterSource } from "../subscriptions/dead-letter-records.ts";
 import { checkWebhookUrl } from "../subscriptions/target-origins.ts";
-import { signatureHeader, signWebhook } from "../subscriptions/webhook-signature.ts";
+import { signatureHeader, signWebhook } from "../protocol/webhook-signature.ts";
 import type { TopicMetadata } from "../topics/topic-metadata.ts";
 
 /**

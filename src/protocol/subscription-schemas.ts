@@ -128,3 +128,25 @@ export const subscriptionDescriptionSchema = z.strictObject({
   ),
 });
 export type SubscriptionDescription = z.infer<typeof subscriptionDescriptionSchema>;
+
+/**
+ * What a target receives: a webhook as its JSON body, a Worker as the argument of
+ * `deliver(batch)`. Keys, values and headers as UTF-8 text (a fetch's default encoding);
+ * `deliveryCount` is 1 on a record's first delivery and grows with each redelivery of the
+ * same offsets.
+ */
+export interface DeliveryRecord {
+  partition: number;
+  offset: number;
+  timestamp: number;
+  key: string | null;
+  value: string | null;
+  headers: Record<string, string | null>;
+  deliveryCount: number;
+}
+
+export interface DeliveryBatch {
+  subscription: string;
+  topic: string;
+  records: DeliveryRecord[];
+}

@@ -6,7 +6,7 @@ import { isDue, settle, startBatch, type PartitionCursor } from "../../../src/su
 import { deadLetterRecord } from "../../../src/subscriptions/dead-letter-records.ts";
 import { retryDelayMs } from "../../../src/subscriptions/retry-backoff.ts";
 import { checkWebhookUrl } from "../../../src/subscriptions/target-origins.ts";
-import { parseSignature, signWebhook, verifyWebhookSignature } from "../../../src/subscriptions/webhook-signature.ts";
+import { parseSignature, signWebhook, verifyWebhookSignature } from "../../../src/protocol/webhook-signature.ts";
 
 describe("retry backoff", () => {
   it("waits retryDelayMs after the first delivery, doubling per retry, at most 60 s", () => {
