@@ -224,7 +224,9 @@ export const soakHeading = "## Soak run";
 export const startupHeading = "## Startup";
 /** The streaming rows' recorded run (issue 14), written by hand from `--only latency,tail-read,fan-out`: kept until a full run measures them in the tables. */
 export const streamingHeading = "## Streaming reads";
-const keptHeadings = [startupHeading, soakHeading, streamingHeading];
+/** Push subscriptions' rows (bench/push.ts), their own section. */
+export const pushHeading = "## Push subscriptions";
+const keptHeadings = [startupHeading, soakHeading, streamingHeading, pushHeading];
 
 /** The text of `heading`'s section in `markdown`, exactly (up to the next "## " or the end), or undefined. */
 export function sectionOf(markdown: string, heading: string): string | undefined {

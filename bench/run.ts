@@ -22,6 +22,7 @@ import { runSoak, soakMarkdown } from "./soak.ts";
 import { scenarioTable, type RowResult } from "./scenarios.ts";
 import { startServer, startServers } from "./servers.ts";
 import { measureStartup, startupMarkdown, startupRows, type StartupRowId } from "./startup.ts";
+import { pushRowsMatching, runPushRows } from "./push.ts";
 import { transports, type ServerName, type TransportName } from "./transports.ts";
 
 const usage = `usage: npm run bench -- [--quick] [--runs N] [--seconds S] [--warmup S] [--only TEXT] [--no-write] [--wrangler-defaults]
@@ -182,10 +183,13 @@ async function main(): Promise<void> {
   if (soakMinutes !== undefined) return soak(soakMinutes, write, wranglerDefaults);
   const rows = scenarioTable().filter((scenario) => only === undefined || only.split(",").some((text) => scenario.id.includes(text)));
   const startupIds = startupRows.map((row) => row.id).filter((id) => only === undefined || only.split(",").some((text) => id.includes(text)));
-  if (rows.length === 0 && startupIds.length === 0) throw new Error(`no row id contains "${only}"`);
+  const pushIds = pushRowsMatching(only); // push subscriptions (bench/push.ts)
+  if (rows.length === 0 && startupIds.length === 0 && pushIds.length === 0) throw new Error(`no row id contains "${only}"`);
   if (rows.length === 0) {
     const startedAt = performance.now();
-    return startup(startupIds, settings.runs, write, (line) => console.error(`[bench ${((performance.now() - startedAt) / 1000).toFixed(0).padStart(3)} s] ${line}`));
+    const progress = (line: string) => console.error(`[bench ${((performance.now() - startedAt) / 1000).toFixed(0).padStart(3)} s] ${line}`);
+    await startup(startupIds, settings.runs, write, progress);
+    return runPushRows(pushIds, write, progress);
   }
   const measuredRows = rows.filter((scenario) => transports[scenario.transport].unavailable() === undefined);
   const boundSeconds =
@@ -234,6 +238,7 @@ async function main(): Promise<void> {
     await Promise.all([servers.tributary.stop(), servers.baseline.stop()]);
   }
   await startup(startupIds, settings.runs, write, progress);
+  await runPushRows(pushIds, write, progress);
 }
 
 // Ctrl-C and friends: exit, and the exit hooks (test/e2e/support/wrangler-dev.ts, servers.ts)
