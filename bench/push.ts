@@ -18,8 +18,8 @@ import { freePort, repositoryRoot, startDevServer, withoutLocalVariableFiles, ty
 import { describeEnvironment, pushHeading, writeSection } from "./report.ts";
 
 export const pushRows = [
-  { id: "push.worker", label: "Push to a Worker over a service binding (ordered, batch 100, one partition)", records: 50_000 },
-  { id: "push.webhook", label: "Push to a webhook on loopback (node:http, ordered, batch 100, one partition)", records: 20_000 },
+  { id: "push.worker", label: "Push to a Worker over a service binding (ordered, batch 100, one partition)", records: 200_000 },
+  { id: "push.webhook", label: "Push to a webhook on loopback (node:http, ordered, batch 100, one partition)", records: 50_000 },
 ] as const;
 
 export type PushRowId = (typeof pushRows)[number]["id"];

@@ -536,3 +536,20 @@ export const subscriptionDeliveriesPerRunMax = 200;
 
 /** Subscriptions one partition wakes when it commits records (rows in the leader's SQLite). */
 export const partitionWakeupsMax = 1_000;
+
+/**
+ * Records a subscription reads ahead of its batches, per partition, kept in its object's
+ * memory: a stored batch is read and decoded once, not once per delivery of `batchSize`
+ * records (a producer's batch often holds hundreds). A read brings at most
+ * subscriptionReadAheadBytes of payload (one larger record alone), so a subscription over
+ * 64 partitions keeps at most 32 MiB, within an object's 128 MB.
+ */
+export const subscriptionReadAheadRecords = 2_000;
+export const subscriptionReadAheadBytes = 512 * 1024;
+
+/**
+ * How often a subscription writes the positions its target accepted, as a Kafka consumer's
+ * auto.commit.interval.ms (5 s there): a write per batch would hold each next delivery until it
+ * is durable. A restart redelivers at most this long's accepted batches (at least once).
+ */
+export const subscriptionCommitIntervalMs = 1_000;

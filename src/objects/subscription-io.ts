@@ -21,9 +21,9 @@ import type { TopicMetadata } from "../topics/topic-metadata.ts";
  * service binding.
  */
 
-/** Records at `offset` (whole stored batches' records, up to `maxRecords`), without waiting. */
-export async function readRecords(env: Env, topic: TopicMetadata, partition: number, offset: number, maxRecords: number) {
-  return readPartition(env, topic, partition, { offset, maxRecords, maxBytes: subscriptionBatchBytesMax, waitMs: 0 });
+/** Records at `offset` (whole stored batches' records, up to `maxRecords` and `maxBytes` of payload), without waiting. */
+export async function readRecords(env: Env, topic: TopicMetadata, partition: number, offset: number, maxRecords: number, maxBytes = subscriptionBatchBytesMax) {
+  return readPartition(env, topic, partition, { offset, maxRecords, maxBytes, waitMs: 0 });
 }
 
 export async function offsetAt(env: Env, topic: TopicMetadata, partition: number, at: "earliest" | "latest"): Promise<number> {

@@ -1,6 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { TributaryError, toResult, type Result } from "../errors.ts";
-import { subscriptionDeliveriesPerRunMax, subscriptionsMax } from "../limits.ts";
+import { subscriptionCommitIntervalMs, subscriptionDeliveriesPerRunMax, subscriptionErrorLengthMax, subscriptionReadAheadBytes, subscriptionReadAheadRecords, subscriptionsMax } from "../limits.ts";
+import type { DecodedRecord } from "../protocol/record-batch.ts";
 import type { CreateSubscription, PatchSubscription, SubscriptionAnswer, SubscriptionDescription } from "../protocol/subscription-schemas.ts";
 import { topicMetadata } from "../router/metadata-cache.ts";
 import { deliveryBatch } from "../subscriptions/delivery-batch.ts";
@@ -9,7 +10,9 @@ import type { TopicMetadata } from "../topics/topic-metadata.ts";
 import type { WakeRequest } from "./partition-wakeups.ts";
 import { applyMigrations } from "./schema.ts";
 import { deliver, offsetAt, readRecords, unwatchPartition, watchPartition, writeDeadLetters } from "./subscription-io.ts";
-import { publicSettings, SubscriptionStore, subscriptionMigrations, type SubscriptionSettings } from "./subscription-store.ts";
+import { publicSettings, SubscriptionStore, subscriptionMigrations, type SubscriptionCounters, type SubscriptionSettings } from "./subscription-store.ts";
+
+type SubscriptionCounts = Pick<SubscriptionCounters, "delivered" | "retried" | "deadLettered">;
 
 /** What one partition's step did: delivered a batch, found nothing (now watched), or waits for a retry. */
 type Step = "delivered" | "idle" | "waiting";
@@ -29,6 +32,13 @@ export class Subscription extends DurableObject<Env> {
   readonly #cursors = new Map<number, PartitionCursor>();
   /** Partitions caught up and watched: no step until their leader wakes them. In memory: a restart reads each once. */
   readonly #idle = new Set<number>();
+  /** Records read beyond the batch in flight, per partition (#readAhead); memory only. */
+  readonly #readAheads = new Map<number, { records: DecodedRecord[]; nextOffset: number }>();
+  /** Settled since the last commit (#settled, #commit). */
+  readonly #dirty = new Set<number>();
+  #pending: SubscriptionCounts = { delivered: 0, retried: 0, deadLettered: 0 };
+  #pendingError: { message: string; atMs: number } | undefined;
+  #committedAtMs = 0;
   /** Bumped by delete: a run in progress starts no delivery after it. */
   #generation = 0;
   #alarmAtMs: number | null = null;
@@ -83,8 +93,21 @@ export class Subscription extends DurableObject<Env> {
         }),
       );
       const lag = partitions.reduce((sum, entry) => sum + (entry.highWatermark === null ? 0 : Math.max(0, entry.highWatermark - entry.position)), 0);
-      return { ...publicSettings(settings), ...this.#store.counters(), lag, partitions };
+      return { ...publicSettings(settings), ...this.#counters(), lag, partitions };
     });
+  }
+
+  /** The stored counters with those not yet committed (#settled). */
+  #counters(): SubscriptionCounters {
+    const stored = this.#store.counters();
+    const error = this.#pendingError;
+    return {
+      delivered: stored.delivered + this.#pending.delivered,
+      retried: stored.retried + this.#pending.retried,
+      deadLettered: stored.deadLettered + this.#pending.deadLettered,
+      lastError: error ? error.message.slice(0, subscriptionErrorLengthMax) : stored.lastError,
+      lastErrorAt: error ? error.atMs : stored.lastErrorAt,
+    };
   }
 
   async update(patch: PatchSubscription): Promise<Result<SubscriptionAnswer>> {
@@ -94,6 +117,7 @@ export class Subscription extends DurableObject<Env> {
       for (const [field, value] of Object.entries(patch)) if (value !== undefined) Object.assign(settings, { [field]: value });
       this.#store.writeSettings(settings);
       this.#settings = settings;
+      this.#commit(); // a pause leaves the positions written
       if (!settings.paused) {
         this.#idle.clear(); // resumed (or re-targeted): each partition reads once, then waits for its leader again
         await this.#armAlarm(Date.now());
@@ -112,6 +136,10 @@ export class Subscription extends DurableObject<Env> {
       this.#settings = undefined;
       this.#cursors.clear();
       this.#idle.clear();
+      this.#readAheads.clear();
+      this.#dirty.clear();
+      this.#pending = { delivered: 0, retried: 0, deadLettered: 0 };
+      this.#pendingError = undefined;
       await this.ctx.storage.deleteAlarm();
       this.#alarmAtMs = null;
       await this.ctx.storage.deleteAll();
@@ -151,7 +179,8 @@ export class Subscription extends DurableObject<Env> {
       // A run that cannot reach the topic retries later; the platform retries a throwing alarm only a few times.
       const settings = this.#settings;
       if (!settings) return;
-      this.#store.count({}, { message: error instanceof Error ? error.message : String(error), atMs: Date.now() });
+      this.#pendingError = { message: error instanceof Error ? error.message : String(error), atMs: Date.now() };
+      this.#commit();
       await this.#armAlarm(Date.now() + Math.max(settings.retryDelayMs, 1_000));
     }
   }
@@ -176,6 +205,7 @@ export class Subscription extends DurableObject<Env> {
       if (!results.includes("delivered")) break;
     }
     if (this.#generation !== generation) return;
+    this.#commit();
     await this.#armNext();
   }
 
@@ -195,18 +225,19 @@ export class Subscription extends DurableObject<Env> {
     let cursor = this.#cursors.get(partition)!;
     let records;
     if (cursor.inFlight === null) {
-      const read = await readRecords(this.env, topic, partition, cursor.position, settings.batchSize);
+      const read = await this.#readAhead(topic, partition, cursor.position);
       if (this.#generation !== generation) return "idle";
       if (read.records.length === 0) {
-        if (read.nextOffset > cursor.position) return this.#advance({ ...cursor, position: read.nextOffset });
+        if (read.nextOffset > cursor.position) return this.#settled({ ...cursor, position: read.nextOffset }, {}, undefined, "delivered");
         const highWatermark = await watchPartition(this.env, topic, partition, settings.name, cursor.position);
         if (highWatermark <= cursor.position && this.#cursors.get(partition) === cursor) this.#idle.add(partition);
         return "idle";
       }
-      records = read.records;
-      cursor = startBatch(cursor, records.map((record) => record.offset), read.nextOffset);
-      if (this.#generation !== generation) return "idle";
-      this.#store.writeCursor(cursor); // before delivering: a restart redelivers these offsets
+      records = read.records.slice(0, settings.batchSize);
+      const endOffset = read.records[records.length]?.offset ?? read.nextOffset;
+      cursor = startBatch(cursor, records.map((record) => record.offset), endOffset);
+      // Not written before its first delivery: a restarted object forms the same batch again
+      // from the stored position (the same offsets, unless batchSize changed meanwhile).
       this.#cursors.set(partition, cursor);
     } else {
       const batch = cursor.inFlight;
@@ -232,22 +263,46 @@ export class Subscription extends DurableObject<Env> {
         // Not written: the records stay in flight (delivered again later), nothing is lost.
         const message = `dead-letter topic ${deadLetterTopic}: ${error instanceof Error ? error.message : String(error)}`;
         if (this.#generation !== generation) return "delivered";
-        this.#store.count({}, { message, atMs: now });
         const retryAtMs = settlement.cursor.inFlight?.retryAtMs ?? now + Math.max(settings.retryDelayMs, 1_000);
-        return this.#advance({ ...cursor, inFlight: { ...cursor.inFlight!, retryAtMs } }, "waiting");
+        return this.#settled({ ...cursor, inFlight: { ...cursor.inFlight!, retryAtMs } }, {}, { message, atMs: now }, "waiting");
       }
       deadLettered += letters.offsets.length;
     }
     if (this.#generation !== generation) return "delivered";
     const error = outcome.kind === "failed" ? { message: outcome.error, atMs: now } : undefined;
-    this.#store.count({ delivered: settlement.accepted, retried: settlement.retried, deadLettered }, error);
-    return this.#advance(settlement.cursor, settlement.cursor.inFlight ? "waiting" : "delivered");
+    const counts = { delivered: settlement.accepted, retried: settlement.retried, deadLettered };
+    return this.#settled(settlement.cursor, counts, error, settlement.cursor.inFlight ? "waiting" : "delivered");
   }
 
-  #advance(cursor: PartitionCursor, step: Step = "delivered"): Step {
-    this.#store.writeCursor(cursor);
+  /**
+   * A partition's new cursor and counts, kept in memory and written at most once per
+   * subscriptionCommitIntervalMs (as a Kafka consumer's auto-commit), at the end of each run,
+   * and at once when a batch stays in flight or records were dead-lettered: a write per batch
+   * would hold each next delivery until it is durable. A restart redelivers at most that
+   * interval's accepted batches — at least once, as promised.
+   */
+  #settled(cursor: PartitionCursor, counts: Partial<SubscriptionCounts>, error: { message: string; atMs: number } | undefined, step: Step): Step {
     this.#cursors.set(cursor.partition, cursor);
+    this.#dirty.add(cursor.partition);
+    this.#pending.delivered += counts.delivered ?? 0;
+    this.#pending.retried += counts.retried ?? 0;
+    this.#pending.deadLettered += counts.deadLettered ?? 0;
+    if (error) this.#pendingError = error;
+    const urgent = cursor.inFlight !== null || (counts.deadLettered ?? 0) > 0;
+    if (urgent || Date.now() - this.#committedAtMs >= subscriptionCommitIntervalMs) this.#commit();
     return step;
+  }
+
+  /** Writes the cursors and counts kept since the last commit (#settled). */
+  #commit(): void {
+    if (!this.#settings) return; // deleted: nothing is written into the emptied storage
+    for (const partition of this.#dirty) this.#store.writeCursor(this.#cursors.get(partition)!);
+    const { delivered, retried, deadLettered } = this.#pending;
+    if (delivered + retried + deadLettered > 0 || this.#pendingError) this.#store.count(this.#pending, this.#pendingError);
+    this.#dirty.clear();
+    this.#pending = { delivered: 0, retried: 0, deadLettered: 0 };
+    this.#pendingError = undefined;
+    this.#committedAtMs = Date.now();
   }
 
   // ---- The listing (the index object) -------------------------------------------------------
@@ -265,6 +320,22 @@ export class Subscription extends DurableObject<Env> {
 
   async removeListing(name: string): Promise<Result<void>> {
     return toResult(async () => this.#store.unlist(name));
+  }
+
+  /**
+   * Records from `position`: what an earlier read brought beyond its batch (kept in memory,
+   * src/limits.ts subscriptionReadAheadRecords), else a new read of up to that many records.
+   */
+  async #readAhead(topic: TopicMetadata, partition: number, position: number): Promise<{ records: DecodedRecord[]; nextOffset: number }> {
+    const kept = this.#readAheads.get(partition);
+    if (kept) {
+      const from = kept.records.findIndex((record) => record.offset >= position);
+      if (from >= 0) return { records: kept.records.slice(from), nextOffset: kept.nextOffset };
+      this.#readAheads.delete(partition);
+    }
+    const read = await readRecords(this.env, topic, partition, position, subscriptionReadAheadRecords, subscriptionReadAheadBytes);
+    if (read.records.length > 0) this.#readAheads.set(partition, { records: read.records, nextOffset: read.nextOffset });
+    return read;
   }
 
   #existing(): SubscriptionSettings {
