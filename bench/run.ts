@@ -24,6 +24,7 @@ import { startServer, startServers } from "./servers.ts";
 import { measureStartup, startupMarkdown, startupRows, type StartupRowId } from "./startup.ts";
 import { pushRowsMatching, runPushRows } from "./push.ts";
 import { transports, type ServerName, type TransportName } from "./transports.ts";
+import { shareRowId, shareSection } from "./share.ts"; // share groups (issue 15): its own server and section
 
 const usage = `usage: npm run bench -- [--quick] [--runs N] [--seconds S] [--warmup S] [--only TEXT] [--no-write] [--wrangler-defaults]
        npm run bench -- --profile ROW [--seconds S]
@@ -183,13 +184,15 @@ async function main(): Promise<void> {
   if (soakMinutes !== undefined) return soak(soakMinutes, write, wranglerDefaults);
   const rows = scenarioTable().filter((scenario) => only === undefined || only.split(",").some((text) => scenario.id.includes(text)));
   const startupIds = startupRows.map((row) => row.id).filter((id) => only === undefined || only.split(",").some((text) => id.includes(text)));
+  const shareWanted = only === undefined || only.split(",").some((text) => shareRowId.includes(text));
   const pushIds = pushRowsMatching(only); // push subscriptions (bench/push.ts)
-  if (rows.length === 0 && startupIds.length === 0 && pushIds.length === 0) throw new Error(`no row id contains "${only}"`);
+  if (rows.length === 0 && startupIds.length === 0 && !shareWanted && pushIds.length === 0) throw new Error(`no row id contains "${only}"`);
   if (rows.length === 0) {
     const startedAt = performance.now();
-    const progress = (line: string) => console.error(`[bench ${((performance.now() - startedAt) / 1000).toFixed(0).padStart(3)} s] ${line}`);
-    await startup(startupIds, settings.runs, write, progress);
-    return runPushRows(pushIds, write, progress);
+    const log = (line: string) => console.error(`[bench ${((performance.now() - startedAt) / 1000).toFixed(0).padStart(3)} s] ${line}`);
+    if (shareWanted) await shareSection(settings.runs, write, wranglerDefaults, log);
+    await startup(startupIds, settings.runs, write, log);
+    return runPushRows(pushIds, write, log);
   }
   const measuredRows = rows.filter((scenario) => transports[scenario.transport].unavailable() === undefined);
   const boundSeconds =
@@ -237,6 +240,7 @@ async function main(): Promise<void> {
     clearTimeout(watchdog);
     await Promise.all([servers.tributary.stop(), servers.baseline.stop()]);
   }
+  if (shareWanted) await shareSection(settings.runs, write, wranglerDefaults, progress);
   await startup(startupIds, settings.runs, write, progress);
   await runPushRows(pushIds, write, progress);
 }

@@ -28,6 +28,8 @@ export const errorTable = {
   OUT_OF_ORDER_SEQUENCE_NUMBER: { status: 409, retriable: false },
   DUPLICATE_SEQUENCE_NUMBER: { status: 409, retriable: false },
   INVALID_PRODUCER_EPOCH: { status: 409, retriable: false },
+  // Share groups (issue 15): an acknowledgement for records the lease does not hold (unknown or expired lease, or not acquired by it).
+  INVALID_RECORD_STATE: { status: 409, retriable: false },
   MESSAGE_TOO_LARGE: { status: 413, retriable: false },
   RECORD_LIST_TOO_LARGE: { status: 413, retriable: false },
   OFFSET_OUT_OF_RANGE: { status: 416, retriable: false },

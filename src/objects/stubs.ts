@@ -57,6 +57,34 @@ export function quotaMeterStub(env: Env, tokenId: string): DurableObjectStub<imp
   return env.QUOTAS.get(env.QUOTAS.idFromName(tokenId));
 }
 
+// ---- Share groups (issue 15) ---------------------------------------------------------------
+
+/** A share group's object (configs, its share-partitions): one per group, named by the group name. */
+export function shareGroupStub(env: Env, group: string): DurableObjectStub<import("./share-group.ts").ShareGroup> {
+  return env.SHARE_GROUPS.get(env.SHARE_GROUPS.idFromName(group));
+}
+
+/** The one index of share groups (GET /v1/share-groups). */
+export function shareGroupIndexStub(env: Env): DurableObjectStub<import("./share-group.ts").ShareGroupIndex> {
+  return env.SHARE_GROUP_INDEX.get(env.SHARE_GROUP_INDEX.idFromName("share-groups"));
+}
+
+/** A share-partition's name: the group and the topic incarnation's partition, unambiguous whatever the group name holds. */
+export function sharePartitionName(group: string, topicId: string, partition: number): string {
+  return JSON.stringify([group, topicId, partition]);
+}
+
+/**
+ * A share-partition's state object (ARCHITECTURE.md decision 13), created near the partition's
+ * leader (its region as the locationHint, counted only when the object is first created).
+ */
+export function sharePartitionStub(
+  env: Env,
+  key: { group: string; topicId: string; partition: number; region: string },
+): DurableObjectStub<import("./share-partition-state.ts").SharePartitionState> {
+  const id = env.SHARE_PARTITIONS.idFromName(sharePartitionName(key.group, key.topicId, key.partition));
+  return env.SHARE_PARTITIONS.get(id, { locationHint: key.region as DurableObjectLocationHint });
+}
 /**
  * A push subscription's object: one per subscription, named by its name (docs/api.md,
  * Subscriptions). The listing lives in one more object of the namespace, under a name no

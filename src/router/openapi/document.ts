@@ -7,10 +7,12 @@ import { openApiPath, pathParameters, type ResponseDoc, type RouteDoc } from "./
 import { groupRouteDocs } from "./route-table-groups.ts";
 import { operationRouteDocs } from "./route-table-operations.ts";
 import { topicRouteDocs } from "./route-table-topics.ts";
+// Share groups (issue 15).
+import { shareGroupRouteDocs } from "./route-table-share-groups.ts";
 import { subscriptionRouteDocs } from "./route-table-subscriptions.ts";
 
 /** Every route of the HTTP API (the app's routes, and GET /v1/metrics). */
-export const routeDocs: readonly RouteDoc[] = [...topicRouteDocs, ...groupRouteDocs, ...operationRouteDocs,
+export const routeDocs: readonly RouteDoc[] = [...topicRouteDocs, ...groupRouteDocs, ...operationRouteDocs, ...shareGroupRouteDocs,
   ...subscriptionRouteDocs];
 
 type JsonSchema = Record<string, unknown>;

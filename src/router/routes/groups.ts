@@ -159,7 +159,7 @@ function clientHost(request: Request): string | null {
 }
 
 /** The partitions a reset names (all of the topic's when it names none); one the topic lacks is refused, nothing written. */
-function resetPartitions(topic: TopicMetadata, named: readonly number[] | undefined): number[] {
+export function resetPartitions(topic: TopicMetadata, named: readonly number[] | undefined): number[] {
   const all = topic.partitions.map(({ partition }) => partition);
   if (named === undefined) return all;
   const missing = named.filter((partition) => partition >= all.length);
@@ -174,7 +174,7 @@ function resetPartitions(topic: TopicMetadata, named: readonly number[] | undefi
  * the first offset at or after a timestamp (the high watermark when none is), or a given
  * offset clamped into [logStartOffset, highWatermark] (as Kafka's kafka-consumer-groups does).
  */
-async function resolveReset(env: Env, topic: TopicMetadata, to: ResetTarget, partitions: readonly number[]): Promise<{ partition: number; offset: number }[]> {
+export async function resolveReset(env: Env, topic: TopicMetadata, to: ResetTarget, partitions: readonly number[]): Promise<{ partition: number; offset: number }[]> {
   return Promise.all(
     partitions.map(async (partition) => {
       if (typeof to === "string" || "timestamp" in to) {

@@ -44,6 +44,7 @@ const refusedTopic = { status: 403, code: "TOPIC_AUTHORIZATION_FAILED" };
 const refusedGroup = { status: 403, code: "GROUP_AUTHORIZATION_FAILED" };
 const refusedCluster = { status: 403, code: "CLUSTER_AUTHORIZATION_FAILED" };
 const member = () => `/members/${memberId}`;
+const shareGroupPath = (name: string, rest = "") => `/v1/share-groups/${name}${rest}`;
 const batch = () => encodeRecordBatch([{ key: null, value: utf8.encode("b"), headers: [], timestamp: Date.now() }]);
 
 // In the order the rightful token runs them at the end: destructive routes last.
@@ -123,6 +124,22 @@ const rows: Row[] = [
     allowed: "rightful",
   },
   { route: "POST /v1/groups/:group/members", call: () => ["POST", groupPath(group, "/members"), { body: { topics: [topic] } }], other: refusedGroup, allowed: "rightful" },
+  // Share groups (issue 15): the group resource, as consumer groups; their topics' read.
+  { route: "GET /v1/share-groups", call: () => ["GET", "/v1/share-groups", {}], other: { status: 200 }, allowed: "rightful" },
+  {
+    route: "PATCH /v1/share-groups/:group/configs",
+    call: () => ["PATCH", shareGroupPath(group, "/configs"), { body: { configs: { "auto.offset.reset": "earliest" } } }],
+    other: refusedGroup,
+    allowed: "rightful",
+  },
+  { route: "GET /v1/share-groups/:group", call: () => ["GET", shareGroupPath(group), {}], other: refusedGroup, allowed: "rightful" },
+  { route: "POST /v1/share-groups/:group/fetch", call: () => ["POST", shareGroupPath(group, "/fetch"), { body: { topics: [topic] } }], other: refusedGroup, allowed: "rightful" },
+  {
+    route: "POST /v1/share-groups/:group/acknowledge",
+    call: () => ["POST", shareGroupPath(group, "/acknowledge"), { body: { lease: "l", acknowledgements: [{ topic, partition: 0, offsets: [0], type: "accept" }] } }],
+    other: refusedGroup,
+    allowed: "rightful",
+  },
   // Metrics show every topic and group: describe on the cluster (the rightful token has it, the other token not).
   { route: "GET /v1/metrics", call: () => ["GET", "/v1/metrics", {}], other: refusedCluster, allowed: "rightful" },
   {
@@ -151,6 +168,13 @@ const rows: Row[] = [
     allowed: "rightful",
   },
   { route: "DELETE /v1/groups/:group", call: () => ["DELETE", groupPath(group), {}], other: refusedGroup, allowed: "rightful" },
+  {
+    route: "POST /v1/share-groups/:group/offsets/reset",
+    call: () => ["POST", shareGroupPath(group, "/offsets/reset"), { body: { topic, to: "earliest" } }],
+    other: refusedGroup,
+    allowed: "rightful",
+  },
+  { route: "DELETE /v1/share-groups/:group", call: () => ["DELETE", shareGroupPath(group), {}], other: refusedGroup, allowed: "rightful" },
   // Push subscriptions: create/alter/delete (describe to read) on the cluster, read on the topic.
   {
     route: "POST /v1/subscriptions",
@@ -180,6 +204,7 @@ async function snapshot() {
     topic: described && { ...described, partitions: described.partitions?.map(({ storage: _storage, ...partition }: Record<string, unknown>) => partition) },
     group: (await admin("GET", groupPath(group))).body,
     offsets: (await admin("GET", groupPath(group, "/offsets"))).body,
+    shareGroup: (await admin("GET", `/v1/share-groups/${group}`)).body,
     tokens: (await admin("GET", "/v1/tokens")).body,
     produced: (await admin("GET", `/v1/topics/${topic}/partitions/0/records?offset=0`)).body,
   };

@@ -1,0 +1,153 @@
+import { DurableObject } from "cloudflare:workers";
+import { TributaryError, toResult, unwrap, type Result } from "../errors.ts";
+import { shareGroupPartitionsMax, shareGroupsMax } from "../limits.ts";
+import { effectiveShareGroupConfigs, mergeShareGroupConfigs, type ShareGroupConfigs } from "../share/share-configs.ts";
+import { applyMigrations } from "./schema.ts";
+import type { SharePartitionKey, VersionedShareConfigs } from "./share-partition-api.ts";
+import { shareGroupIndexStub, sharePartitionStub } from "./stubs.ts";
+
+/**
+ * One share group (docs/api.md, Share groups): its configs and the share-partitions it has
+ * (each a SharePartitionState object, src/objects/share-partition-state.ts). It never sees a
+ * record: fetches and acknowledgements go from the router to the share-partitions. A config
+ * change is pushed to every share-partition before it answers, each push carrying a version
+ * so a late one never overwrites a newer one. A group exists from its first fetch (its first
+ * share-partition registering) or its first config change, until it is deleted; the index
+ * object (ShareGroupIndex) lists the groups that exist.
+ */
+const migrations = [
+  `CREATE TABLE share_group (
+     id INTEGER PRIMARY KEY CHECK (id = 1),
+     name TEXT NOT NULL,
+     configs TEXT NOT NULL,
+     version INTEGER NOT NULL
+   );
+   CREATE TABLE share_group_partitions (
+     topic_id TEXT NOT NULL,
+     partition INTEGER NOT NULL,
+     topic TEXT NOT NULL,
+     region TEXT NOT NULL,
+     PRIMARY KEY (topic_id, partition)
+   )`,
+];
+
+export interface ShareGroupView {
+  group: string;
+  configs: Record<string, string>;
+  partitions: SharePartitionKey[];
+}
+
+export class ShareGroup extends DurableObject<Env> {
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    void ctx.blockConcurrencyWhile(async () => applyMigrations(ctx.storage.sql, migrations));
+  }
+
+  /** A share-partition's first call: it joins the group (which comes to exist) and learns the configs. */
+  async register(group: string, key: SharePartitionKey): Promise<Result<VersionedShareConfigs>> {
+    return toResult(async () => {
+      const current = await this.#ensure(group);
+      const sql = this.ctx.storage.sql;
+      const known = sql.exec("SELECT 1 FROM share_group_partitions WHERE topic_id = ? AND partition = ?", key.topicId, key.partition).toArray().length > 0;
+      if (!known) {
+        const count = sql.exec<{ count: number }>("SELECT count(*) AS count FROM share_group_partitions").one().count;
+        if (count >= shareGroupPartitionsMax) {
+          throw new TributaryError("INVALID_REQUEST", `a share group fetches from at most ${shareGroupPartitionsMax} partitions`);
+        }
+        sql.exec("INSERT INTO share_group_partitions (topic_id, partition, topic, region) VALUES (?, ?, ?, ?)", key.topicId, key.partition, key.topic, key.region);
+      }
+      return current;
+    });
+  }
+
+  /** Merges config changes (validated again here; the router checked that a dead-letter topic exists) and pushes them to every share-partition. */
+  async alterConfigs(group: string, changes: Record<string, unknown>): Promise<Result<Record<string, string>>> {
+    return toResult(async () => {
+      const current = await this.#ensure(group);
+      const merged = mergeShareGroupConfigs(current.configs as ShareGroupConfigs, changes);
+      const next: VersionedShareConfigs = { version: current.version + 1, configs: merged as Record<string, string> };
+      this.ctx.storage.sql.exec("UPDATE share_group SET configs = ?, version = ? WHERE id = 1", JSON.stringify(next.configs), next.version);
+      await Promise.all(this.#partitions().map(async (key) => unwrap(await sharePartitionStub(this.env, key).applyConfigs(next))));
+      return effectiveShareGroupConfigs(merged);
+    });
+  }
+
+  /** The group, or GROUP_ID_NOT_FOUND. */
+  async view(group: string): Promise<Result<ShareGroupView>> {
+    return toResult(() => {
+      const current = this.#current();
+      if (current === undefined) throw notFound(group);
+      return { group, configs: effectiveShareGroupConfigs(current.configs as ShareGroupConfigs), partitions: this.#partitions() };
+    });
+  }
+
+  /** Forgets the group (the router cleared its share-partitions first) and takes it out of the index. */
+  async deleteGroup(group: string): Promise<Result<void>> {
+    return toResult(async () => {
+      if (this.#current() === undefined) throw notFound(group);
+      unwrap(await shareGroupIndexStub(this.env).remove(group));
+      await this.ctx.storage.deleteAll();
+      applyMigrations(this.ctx.storage.sql, migrations);
+    });
+  }
+
+  #current(): VersionedShareConfigs | undefined {
+    const row = this.ctx.storage.sql.exec<{ configs: string; version: number }>("SELECT configs, version FROM share_group WHERE id = 1").toArray()[0];
+    return row === undefined ? undefined : { version: row.version, configs: JSON.parse(row.configs) as Record<string, string> };
+  }
+
+  /** The group, created (and listed in the index) when it does not exist yet. */
+  async #ensure(group: string): Promise<VersionedShareConfigs> {
+    const current = this.#current();
+    if (current !== undefined) return current;
+    unwrap(await shareGroupIndexStub(this.env).add(group));
+    const again = this.#current(); // another call may have created it meanwhile
+    if (again !== undefined) return again;
+    this.ctx.storage.sql.exec("INSERT INTO share_group (id, name, configs, version) VALUES (1, ?, '{}', 1)", group);
+    return { version: 1, configs: {} };
+  }
+
+  #partitions(): SharePartitionKey[] {
+    const group = this.ctx.storage.sql.exec<{ name: string }>("SELECT name FROM share_group WHERE id = 1").toArray()[0]?.name ?? "";
+    return this.ctx.storage.sql
+      .exec<{ topic_id: string; partition: number; topic: string; region: string }>("SELECT topic_id, partition, topic, region FROM share_group_partitions ORDER BY topic, partition")
+      .toArray()
+      .map((row) => ({ group, topic: row.topic, topicId: row.topic_id, partition: row.partition, region: row.region }));
+  }
+}
+
+/**
+ * The index of share groups (one object): what `GET /v1/share-groups` lists. A group adds
+ * itself when it comes to exist and removes itself when deleted.
+ */
+export class ShareGroupIndex extends DurableObject<Env> {
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    void ctx.blockConcurrencyWhile(async () => applyMigrations(ctx.storage.sql, ["CREATE TABLE share_groups (name TEXT PRIMARY KEY)"]));
+  }
+
+  async add(group: string): Promise<Result<void>> {
+    return toResult(() => {
+      const sql = this.ctx.storage.sql;
+      if (sql.exec("SELECT 1 FROM share_groups WHERE name = ?", group).toArray().length > 0) return;
+      if (sql.exec<{ count: number }>("SELECT count(*) AS count FROM share_groups").one().count >= shareGroupsMax) {
+        throw new TributaryError("INVALID_REQUEST", `at most ${shareGroupsMax} share groups; delete unused ones`);
+      }
+      sql.exec("INSERT INTO share_groups (name) VALUES (?)", group);
+    });
+  }
+
+  async remove(group: string): Promise<Result<void>> {
+    return toResult(() => {
+      this.ctx.storage.sql.exec("DELETE FROM share_groups WHERE name = ?", group);
+    });
+  }
+
+  async list(): Promise<Result<string[]>> {
+    return toResult(() => this.ctx.storage.sql.exec<{ name: string }>("SELECT name FROM share_groups ORDER BY name").toArray().map((row) => row.name));
+  }
+}
+
+function notFound(group: string): TributaryError {
+  return new TributaryError("GROUP_ID_NOT_FOUND", `share group ${JSON.stringify(group)} does not exist`);
+}

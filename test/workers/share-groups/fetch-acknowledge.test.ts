@@ -1,0 +1,70 @@
+/**
+ * Share groups (docs/api.md, Share groups; KIP-932): fetch acquires records under a lock for
+ * a lease, acknowledge settles them per partition, all or none.
+ */
+import { describe, expect, it } from "vitest";
+import { createTopic, expectError, produce, uniqueTopic } from "../support/http.ts";
+import { acceptAll, acknowledge, acksOf, describeShareGroup, setConfigs, shareFetch, shareFetchRaw, uniqueShareGroup } from "./support.ts";
+
+async function earliestGroup(prefix: string): Promise<string> {
+  const group = uniqueShareGroup(prefix);
+  expect((await setConfigs(group, { "auto.offset.reset": "earliest" })).status).toBe(200);
+  return group;
+}
+
+describe("share fetch and acknowledge", () => {
+  it("delivers each record to one fetch at a time, and accepted records never again", async () => {
+    const topic = uniqueTopic("share-basic");
+    await createTopic(topic, { partitions: 1 });
+    await produce(topic, Array.from({ length: 10 }, (_, index) => ({ value: `v${index}` })));
+    const group = await earliestGroup("basic");
+    const first = await shareFetch(group, { topics: [topic], maxRecords: 4 });
+    expect(first.records.map((record) => record.offset)).toEqual([0, 1, 2, 3]);
+    expect(first.records.every((record) => record.deliveryCount === 1)).toBe(true);
+    expect(first.records[0]).toMatchObject({ topic, partition: 0, value: "v0", key: null, headers: {} });
+    expect(first.leaseExpiresAt).toBeGreaterThan(Date.now());
+    const second = await shareFetch(group, { topics: [topic], maxRecords: 100 });
+    expect(second.records.map((record) => record.offset)).toEqual([4, 5, 6, 7, 8, 9]);
+    expect(second.lease).not.toBe(first.lease);
+    expect((await shareFetch(group, { topics: [topic] })).records).toEqual([]);
+    await acceptAll(group, first);
+    await acceptAll(group, second);
+    const described = await describeShareGroup(group);
+    expect(described.partitions).toEqual([{ topic, partition: 0, startOffset: 10, endOffset: 10, available: 0, acquired: 0, archived: 0 }]);
+  });
+
+  it("makes released records available again at once, their delivery counted", async () => {
+    const topic = uniqueTopic("share-release");
+    await createTopic(topic, { partitions: 1 });
+    await produce(topic, [{ value: "a" }, { value: "b" }]);
+    const group = await earliestGroup("release");
+    const first = await shareFetch(group, { topics: [topic] });
+    const results = await acknowledge(group, first.lease, [{ topic, partition: 0, offsets: [1], type: "release" }]);
+    expect(results).toEqual([{ topic, partition: 0 }]);
+    const again = await shareFetch(group, { topics: [topic] });
+    expect(again.records.map(({ offset, deliveryCount }) => ({ offset, deliveryCount }))).toEqual([{ offset: 1, deliveryCount: 2 }]);
+  });
+
+  it("lets acknowledgements ride along a fetch, each with its lease", async () => {
+    const topic = uniqueTopic("share-ride");
+    await createTopic(topic, { partitions: 1 });
+    await produce(topic, [{ value: "a" }, { value: "b" }, { value: "c" }]);
+    const group = await earliestGroup("ride");
+    const first = await shareFetch(group, { topics: [topic], maxRecords: 2 });
+    const second = await shareFetch(group, {
+      topics: [topic],
+      acknowledgements: acksOf(first.records, "accept").map((ack) => ({ ...ack, lease: first.lease })),
+    });
+    expect(second.results).toEqual([{ topic, partition: 0 }]);
+    expect(second.records.map((record) => record.offset)).toEqual([2]);
+    await acceptAll(group, second);
+    expect((await describeShareGroup(group)).partitions[0]).toMatchObject({ startOffset: 3, acquired: 0 });
+  });
+
+  it("refuses unknown topics and bad bodies", async () => {
+    const group = uniqueShareGroup("bad");
+    expectError(await shareFetchRaw(group, { topics: [uniqueTopic("nope")] }), 404, "UNKNOWN_TOPIC_OR_PARTITION");
+    expectError(await shareFetchRaw(group, { topics: [] }), 400, "INVALID_REQUEST");
+    expectError(await shareFetchRaw(group, { topics: ["x"], maxRecords: 0 }), 400, "INVALID_REQUEST");
+  });
+});
