@@ -10,6 +10,8 @@ import type { TopicMetadata } from "../topics/topic-metadata.ts";
 import type { WakeRequest } from "./partition-wakeups.ts";
 import { applyMigrations } from "./schema.ts";
 import { deliver, offsetAt, readRecords, unwatchPartition, watchPartition, writeDeadLetters } from "./subscription-io.ts";
+import { configureShareGroup, SharedDelivery, startShareGroup } from "./subscription-shared.ts";
+import { deleteShareGroup, describeShareGroup } from "../router/share-group-admin.ts";
 import { publicSettings, SubscriptionStore, subscriptionMigrations, type SubscriptionCounters, type SubscriptionSettings } from "./subscription-store.ts";
 
 type SubscriptionCounts = Pick<SubscriptionCounters, "delivered" | "retried" | "deadLettered">;
@@ -39,6 +41,13 @@ export class Subscription extends DurableObject<Env> {
   #pending: SubscriptionCounts = { delivered: 0, retried: 0, deadLettered: 0 };
   #pendingError: { message: string; atMs: number } | undefined;
   #committedAtMs = 0;
+  /** `shared` mode's deliveries (src/objects/subscription-shared.ts). */
+  readonly #shared = new SharedDelivery({
+    env: this.env,
+    settings: () => this.#settings,
+    generation: () => this.#generation,
+    settled: (counts, error) => void this.#settledCounts(counts, error),
+  });
   /** Bumped by delete: a run in progress starts no delivery after it. */
   #generation = 0;
   #alarmAtMs: number | null = null;
@@ -68,10 +77,14 @@ export class Subscription extends DurableObject<Env> {
       this.#requests++;
       if (this.#settings) throw new TributaryError("SUBSCRIPTION_ALREADY_EXISTS", `subscription ${JSON.stringify(request.name)} exists`);
       const topic = await topicMetadata(this.env, request.topic);
-      const positions = await Promise.all(topic.partitions.map(({ partition }) => offsetAt(this.env, topic, partition, request.from)));
+      const positions = request.mode === "shared" ? [] : await Promise.all(topic.partitions.map(({ partition }) => offsetAt(this.env, topic, partition, request.from)));
       if (this.#settings) throw new TributaryError("SUBSCRIPTION_ALREADY_EXISTS", `subscription ${JSON.stringify(request.name)} exists`);
       const settings: SubscriptionSettings = { ...request, deadLetterTopic: request.deadLetterTopic ?? null, paused: false, createdAt: nowMs };
-      const cursors = positions.map((position, partition) => ({ partition, position, inFlight: null }));
+      if (settings.mode === "shared") {
+        await configureShareGroup(this.env, settings); // the share group of its name
+        await startShareGroup(this.env, settings, topic);
+      }
+      const cursors = settings.mode === "shared" ? [] : positions.map((position, partition) => ({ partition, position, inFlight: null }));
       this.#store.create(settings, topic.topicId, cursors);
       this.#load();
       this.#idle.clear();
@@ -85,6 +98,7 @@ export class Subscription extends DurableObject<Env> {
       this.#requests++;
       const settings = this.#existing();
       const topic = await topicMetadata(this.env, settings.topic).catch(() => undefined);
+      if (settings.mode === "shared") return { ...publicSettings(settings), ...this.#counters(), ...(await this.#sharedPositions(settings, topic)) };
       const partitions = await Promise.all(
         [...this.#cursors.values()].map(async (cursor) => {
           const highWatermark = topic?.topicId === this.#topicId ? await offsetAt(this.env, topic, cursor.partition, "latest").catch(() => null) : null;
@@ -95,6 +109,22 @@ export class Subscription extends DurableObject<Env> {
       const lag = partitions.reduce((sum, entry) => sum + (entry.highWatermark === null ? 0 : Math.max(0, entry.highWatermark - entry.position)), 0);
       return { ...publicSettings(settings), ...this.#counters(), lag, partitions };
     });
+  }
+
+  /** `shared` mode: each share-partition's start (every record below it settled) and the records not yet settled as lag. */
+  async #sharedPositions(settings: SubscriptionSettings, topic: TopicMetadata | undefined): Promise<Pick<SubscriptionDescription, "lag" | "partitions">> {
+    const group = await describeShareGroup(this.env, settings.name).catch(() => undefined);
+    const current = topic?.topicId === this.#topicId ? topic : undefined;
+    const shares = (group?.partitions ?? []).filter((entry) => entry.topic === settings.topic);
+    const partitions = await Promise.all(
+      shares.map(async (entry) => ({
+        partition: entry.partition,
+        position: entry.startOffset,
+        highWatermark: current ? await offsetAt(this.env, current, entry.partition, "latest").catch(() => null) : null,
+        inFlight: null,
+      })),
+    );
+    return { lag: shares.reduce((sum, entry) => sum + entry.available + entry.acquired, 0), partitions };
   }
 
   /** The stored counters with those not yet committed (#settled). */
@@ -115,11 +145,13 @@ export class Subscription extends DurableObject<Env> {
       this.#requests++;
       const settings: SubscriptionSettings = { ...this.#existing() };
       for (const [field, value] of Object.entries(patch)) if (value !== undefined) Object.assign(settings, { [field]: value });
+      if (settings.mode === "shared" && (patch.deliveryLimit !== undefined || patch.deadLetterTopic !== undefined)) await configureShareGroup(this.env, settings);
       this.#store.writeSettings(settings);
       this.#settings = settings;
       this.#commit(); // a pause leaves the positions written
       if (!settings.paused) {
         this.#idle.clear(); // resumed (or re-targeted): each partition reads once, then waits for its leader again
+        this.#shared.wake();
         await this.#armAlarm(Date.now());
       }
       return publicSettings(settings);
@@ -146,7 +178,10 @@ export class Subscription extends DurableObject<Env> {
       applyMigrations(this.ctx.storage.sql, subscriptionMigrations);
       // Best effort: a leader that keeps the registration learns from its next wake that nobody watches.
       const topic = await topicMetadata(this.env, settings.topic).catch(() => undefined);
-      if (topic) await Promise.allSettled(cursors.map((partition) => unwatchPartition(this.env, topic, partition, settings.name)));
+      const watched = settings.mode === "shared" ? (topic?.partitions.map(({ partition }) => partition) ?? []) : cursors;
+      if (topic) await Promise.allSettled(watched.map((partition) => unwatchPartition(this.env, topic, partition, settings.name)));
+      // Its share group goes too, unless a delivery under way still holds records (409): then it stays, unused.
+      if (settings.mode === "shared") await deleteShareGroup(this.env, settings.name).catch(() => undefined);
     });
   }
 
@@ -155,8 +190,14 @@ export class Subscription extends DurableObject<Env> {
     return toResult(async () => {
       this.#requests++;
       const settings = this.#settings;
+      if (!settings || request.topicId !== this.#topicId) return { watching: false };
+      if (settings.mode === "shared") {
+        this.#shared.wake();
+        if (!settings.paused) await this.#armAlarm(Date.now() + settings.maxWaitMs);
+        return { watching: true };
+      }
       const cursor = this.#cursors.get(request.partition);
-      if (!settings || request.topicId !== this.#topicId || !cursor) return { watching: false };
+      if (!cursor) return { watching: false };
       this.#idle.delete(request.partition);
       if (settings.paused) return { watching: true };
       const full = request.highWatermark - cursor.position >= settings.batchSize;
@@ -192,6 +233,13 @@ export class Subscription extends DurableObject<Env> {
     if (!this.#settings || this.#settings.paused) return;
     const topic = await topicMetadata(this.env, this.#settings.topic);
     if (topic.topicId !== this.#topicId) throw new TributaryError("UNKNOWN_TOPIC_OR_PARTITION", `topic ${topic.name} was deleted since the subscription was made`);
+    if (this.#settings.mode === "shared") {
+      const next = await this.#shared.run(topic, generation);
+      if (this.#generation !== generation) return;
+      this.#commit();
+      if (next !== undefined) await this.#armAlarm(next);
+      return;
+    }
     for (const { partition } of topic.partitions) if (!this.#cursors.has(partition)) this.#cursors.set(partition, { partition, position: 0, inFlight: null }); // added later: from its start
     let steps = 0;
     while (steps < subscriptionDeliveriesPerRunMax) {
@@ -284,13 +332,18 @@ export class Subscription extends DurableObject<Env> {
   #settled(cursor: PartitionCursor, counts: Partial<SubscriptionCounts>, error: { message: string; atMs: number } | undefined, step: Step): Step {
     this.#cursors.set(cursor.partition, cursor);
     this.#dirty.add(cursor.partition);
+    this.#settledCounts(counts, error);
+    if (cursor.inFlight !== null || (counts.deadLettered ?? 0) > 0) this.#commit(); // urgent: a retry's count, dead letters written
+    return step;
+  }
+
+  /** Counts without a cursor (`shared` mode: the share group keeps the positions). */
+  #settledCounts(counts: Partial<SubscriptionCounts>, error: { message: string; atMs: number } | undefined): void {
     this.#pending.delivered += counts.delivered ?? 0;
     this.#pending.retried += counts.retried ?? 0;
     this.#pending.deadLettered += counts.deadLettered ?? 0;
     if (error) this.#pendingError = error;
-    const urgent = cursor.inFlight !== null || (counts.deadLettered ?? 0) > 0;
-    if (urgent || Date.now() - this.#committedAtMs >= subscriptionCommitIntervalMs) this.#commit();
-    return step;
+    if (Date.now() - this.#committedAtMs >= subscriptionCommitIntervalMs) this.#commit();
   }
 
   /** Writes the cursors and counts kept since the last commit (#settled). */
