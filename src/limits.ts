@@ -519,10 +519,11 @@ export const shareDeliveryCountLimitMax = 10;
 export const shareDeliveryCountLimitDefault = 5;
 
 /**
- * Share-partitions (topic partitions it has fetched) one share group keeps: its describe
- * answer, delete and config changes walk them all, each a call to its object.
+ * Share-partitions (topic partitions it has fetched) one share group keeps: its describe and
+ * delete walk them all, two subrequests each (the partition's leader or object, and its
+ * state), and an invocation's subrequests are bounded (1,000 on paid plans).
  */
-export const shareGroupPartitionsMax = 1_024;
+export const shareGroupPartitionsMax = 256;
 
 /** Share groups the index lists (GET /v1/share-groups answers them all in one response). */
 export const shareGroupsMax = 10_000;

@@ -65,7 +65,7 @@ export class ShareGroup extends DurableObject<Env> {
     return toResult(async () => {
       const current = await this.#ensure(group);
       const merged = mergeShareGroupConfigs(current.configs as ShareGroupConfigs, changes);
-      const next: VersionedShareConfigs = { version: current.version + 1, configs: merged as Record<string, string> };
+      const next: VersionedShareConfigs = { version: nextVersion(current.version), configs: merged as Record<string, string> };
       this.ctx.storage.sql.exec("UPDATE share_group SET configs = ?, version = ? WHERE id = 1", JSON.stringify(next.configs), next.version);
       await Promise.all(this.#partitions().map(async (key) => unwrap(await sharePartitionStub(this.env, key).applyConfigs(next))));
       return effectiveShareGroupConfigs(merged);
@@ -103,8 +103,9 @@ export class ShareGroup extends DurableObject<Env> {
     unwrap(await shareGroupIndexStub(this.env).add(group));
     const again = this.#current(); // another call may have created it meanwhile
     if (again !== undefined) return again;
-    this.ctx.storage.sql.exec("INSERT INTO share_group (id, name, configs, version) VALUES (1, ?, '{}', 1)", group);
-    return { version: 1, configs: {} };
+    const version = nextVersion(0);
+    this.ctx.storage.sql.exec("INSERT INTO share_group (id, name, configs, version) VALUES (1, ?, '{}', ?)", group, version);
+    return { version, configs: {} };
   }
 
   #partitions(): SharePartitionKey[] {
@@ -146,6 +147,15 @@ export class ShareGroupIndex extends DurableObject<Env> {
   async list(): Promise<Result<string[]>> {
     return toResult(() => this.ctx.storage.sql.exec<{ name: string }>("SELECT name FROM share_groups ORDER BY name").toArray().map((row) => row.name));
   }
+}
+
+/**
+ * A configs version after `current`: the clock's milliseconds when they are larger, so that a
+ * group deleted and created again never counts from 1 again — a share-partition object that
+ * outlived the old group would ignore the new group's pushes until they passed its old version.
+ */
+function nextVersion(current: number): number {
+  return Math.max(current + 1, Date.now());
 }
 
 function notFound(group: string): TributaryError {

@@ -51,6 +51,8 @@ interface Stored {
 export class SharePartitionState extends DurableObject<Env> {
   readonly #sql: CountedSql;
   #stored: Stored | null = null;
+  /** Configs pushed while this object's registration was on its way (newer than its answer, perhaps). */
+  #pushedConfigs: VersionedShareConfigs | null = null;
   #recordsAcknowledged = 0;
   #requests = 0;
 
@@ -180,7 +182,11 @@ export class SharePartitionState extends DurableObject<Env> {
   async applyConfigs(configs: VersionedShareConfigs): Promise<Result<void>> {
     return toResult(() => {
       const stored = this.#stored;
-      if (!stored || configs.version <= stored.configs.version) return;
+      if (!stored) {
+        if (configs.version > (this.#pushedConfigs?.version ?? 0)) this.#pushedConfigs = configs;
+        return;
+      }
+      if (configs.version <= stored.configs.version) return;
       stored.configs = configs;
       this.#sql.storage.exec("UPDATE share_partition SET configs = ?, configs_version = ? WHERE id = 1", JSON.stringify(configs.configs), configs.version);
     });
@@ -189,9 +195,11 @@ export class SharePartitionState extends DurableObject<Env> {
   /** This object's state, registering with its group (and fetching the configs) on its first call. */
   async #registered(key: SharePartitionKey): Promise<Stored> {
     if (this.#stored) return this.#stored;
-    const configs = unwrap(await shareGroupStub(this.env, key.group).register(key.group, key));
-    // Another call may have registered while this one waited for the group.
+    const answered = unwrap(await shareGroupStub(this.env, key.group).register(key.group, key));
+    // Another call may have registered while this one waited for the group, or the group pushed newer configs.
     if (this.#stored) return this.#stored;
+    const pushed = this.#pushedConfigs;
+    const configs = pushed !== null && pushed.version > answered.version ? pushed : answered;
     this.#stored = { key, configs, partition: null, written: null };
     this.#sql.storage.exec(
       "INSERT INTO share_partition (id, key, configs, configs_version, state) VALUES (1, ?, ?, ?, NULL)",

@@ -51,7 +51,11 @@ export function acknowledgementsByPartition(acknowledgements: readonly ShareFetc
  */
 export async function shareAcknowledge(env: Env, group: string, lease: string, acknowledgements: readonly ShareAcknowledgement[]): Promise<AcknowledgeResult[]> {
   const byPartition = acknowledgementsByPartition(acknowledgements.map((acknowledgement) => ({ ...acknowledgement, lease })));
-  const results = await acknowledgeAll(env, group, [...byPartition.values()]);
+  return sortResults(await acknowledgeAll(env, group, [...byPartition.values()]));
+}
+
+/** Results in topic, then partition order. */
+export function sortResults(results: AcknowledgeResult[]): AcknowledgeResult[] {
   return results.sort((a, b) => (a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : a.partition - b.partition));
 }
 

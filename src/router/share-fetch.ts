@@ -1,4 +1,4 @@
-import { unwrap } from "../errors.ts";
+import { TributaryError, unwrap } from "../errors.ts";
 import { shareFetchPartitionsPerRoundMax, shareFetchWaitRoundsMax } from "../limits.ts";
 import type { LeaseAcknowledgement, ShareAcquireAnswer, SharePartitionKey } from "../objects/share-partition-api.ts";
 import { sharePartitionStub } from "../objects/stubs.ts";
@@ -9,7 +9,7 @@ import { recordPayloadBytes } from "../topics/record-rules.ts";
 import type { TopicMetadata } from "../topics/topic-metadata.ts";
 import { topicMetadata } from "./metadata-cache.ts";
 import { listOffset, readPartition } from "./partition-reads.ts";
-import { acknowledgeAll, acknowledgementsByPartition, partitionKeyOf, sharePartitionKey, type AcknowledgeResult, type PartitionAcknowledgements } from "./share-acknowledge.ts";
+import { acknowledgeAll, acknowledgementsByPartition, partitionKeyOf, sharePartitionKey, sortResults, type AcknowledgeResult, type PartitionAcknowledgements } from "./share-acknowledge.ts";
 import { writeHandedOutDeadLetters } from "./share-dead-letters.ts";
 import { readAcquired } from "./share-reads.ts";
 
@@ -78,13 +78,15 @@ export async function shareFetch(env: Env, group: string, request: ShareFetchReq
   const elsewhere = acknowledgeAll(env, group, [...byPartition.values()]);
   const deadline = Date.now() + request.waitMs;
   let acquisitions: Acquisition[] = [];
+  const everyRound: Acquisition[] = []; // dead letters may be handed out in any round
   for (let round = 0; ; round++) {
     acquisitions = await acquireRound(env, round === 0 ? targets : targets.map(({ topic, key }) => ({ topic, key })), lease, request.maxRecords, results);
+    everyRound.push(...acquisitions);
     const acquired = acquisitions.reduce((sum, { answer }) => sum + answer.records.length, 0);
     if (acquired > 0 || round + 1 >= shareFetchWaitRoundsMax || Date.now() >= deadline) break;
     await waitForRecords(env, acquisitions, deadline);
   }
-  const [answer] = await Promise.all([deliver(env, acquisitions, lease, request), deadLettersOf(env, acquisitions)]);
+  const [answer] = await Promise.all([deliver(env, acquisitions, lease, request), deadLettersOf(env, everyRound)]);
   results.push(...(await elsewhere));
   return { ...answer, lease, ...(request.acknowledgements?.length ? { results: sortResults(results) } : {}) };
 }
@@ -146,7 +148,7 @@ async function acquireFrom(env: Env, target: Target, lease: string, maxRecords: 
   }
   if (maxRecords > answer.records.length && answer.endOffset >= answer.highWatermark) {
     // It knows no record past its end: is there one now? (A read of one record, never a wait.)
-    const probe = await readPartition(env, topic, key.partition, { offset: answer.endOffset, maxRecords: 1, maxBytes: 1, waitMs: 0 }).catch(() => undefined);
+    const probe = await probeEnd(env, topic, key.partition, answer.endOffset);
     if (probe !== undefined && probe.highWatermark > answer.endOffset) {
       const more: ShareAcquireAnswer = unwrap(
         await stub().acquire(key, { lease, maxRecords: maxRecords - answer.records.length, highWatermark: probe.highWatermark, logStartOffset: probe.logStartOffset }),
@@ -155,6 +157,20 @@ async function acquireFrom(env: Env, target: Target, lease: string, maxRecords: 
     }
   }
   return { topic, key, answer };
+}
+
+/**
+ * The partition's high watermark and log start, read at `offset` (one record, no wait). An
+ * offset below the log start (retention deleted records never delivered) answers them from
+ * the refusal; a failed read answers undefined (the next fetch tries again).
+ */
+async function probeEnd(env: Env, topic: TopicMetadata, partition: number, offset: number): Promise<{ highWatermark: number; logStartOffset: number } | undefined> {
+  try {
+    return await readPartition(env, topic, partition, { offset, maxRecords: 1, maxBytes: 1, waitMs: 0 });
+  } catch (error) {
+    if (error instanceof TributaryError && error.code === "OFFSET_OUT_OF_RANGE") return error.data as { highWatermark: number; logStartOffset: number };
+    return undefined;
+  }
 }
 
 /**
@@ -189,11 +205,18 @@ function waitForRecords(env: Env, acquisitions: readonly Acquisition[], deadline
  */
 async function deliver(env: Env, acquisitions: readonly Acquisition[], lease: string, request: ShareFetchRequest) {
   const withRecords = acquisitions.filter(({ answer }) => answer.records.length > 0);
+  let failure: unknown;
   const reads = await Promise.all(
-    withRecords.map(async (acquisition) => ({
-      acquisition,
-      read: await readAcquired(env, acquisition.topic, acquisition.key.partition, acquisition.answer.records.map(({ offset }) => offset), request.maxBytes),
-    })),
+    withRecords.map(async (acquisition) => {
+      const offsets = acquisition.answer.records.map(({ offset }) => offset);
+      try {
+        return { acquisition, read: await readAcquired(env, acquisition.topic, acquisition.key.partition, offsets, request.maxBytes) };
+      } catch (error) {
+        // The leader did not answer: nothing of this partition is delivered, so nothing of it is counted.
+        failure ??= error;
+        return { acquisition, read: { records: [], missing: [], unread: offsets } };
+      }
+    }),
   );
   const records: ReturnType<typeof shareRecordJson>[] = [];
   let bytes = 0;
@@ -215,6 +238,7 @@ async function deliver(env: Env, acquisitions: readonly Acquisition[], lease: st
     }
   }
   await Promise.all(settlements);
+  if (records.length === 0 && failure !== undefined) throw failure; // no partition could be read: the caller retries
   const lockExpiries = withRecords.map(({ answer }) => answer.lockExpiresAtMs);
   return { records, leaseExpiresAt: lockExpiries.length > 0 ? Math.min(...lockExpiries) : Date.now(), fetchedBytes: bytes };
 }
@@ -226,10 +250,6 @@ async function deadLettersOf(env: Env, acquisitions: readonly Acquisition[]): Pr
 
 export function shareRecordJson(topic: string, partition: number, record: DecodedRecord, deliveryCount: number, encoding: ShareFetchRequest["encoding"]) {
   return { topic, partition, ...recordJson(record, encoding), deliveryCount };
-}
-
-export function sortResults(results: AcknowledgeResult[]): AcknowledgeResult[] {
-  return results.sort((a, b) => (a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : a.partition - b.partition));
 }
 
 /** A lease: 128 random bits as hex. It names records in acknowledgements; it is not a secret (the group's ACL is). */

@@ -37,9 +37,10 @@ function isConfigName(name: string): name is ShareGroupConfigName {
 }
 
 function checkValue(name: ShareGroupConfigName, value: unknown): string {
-  const text = typeof value === "number" && Number.isFinite(value) ? String(value) : value;
-  if (typeof text !== "string") throw invalid(`config ${name} must be a string`);
   const rule = shareGroupConfigRules[name];
+  // A number is taken as its string for the numeric configs only: the router checks a dead-letter topic it sees as a string.
+  const text = "min" in rule && typeof value === "number" && Number.isFinite(value) ? String(value) : value;
+  if (typeof text !== "string") throw invalid(`config ${name} must be a string`);
   if ("values" in rule) {
     if (!(rule.values as readonly string[]).includes(text)) throw invalid(`config ${name} must be one of ${rule.values.join(" | ")}, not "${text}"`);
   } else if ("min" in rule) {

@@ -125,6 +125,20 @@ describe("the router's answers agree with its OpenAPI document", () => {
     await groups.delete("docs-readers");
     await call("GET", "/v1/groups/docs-readers");
 
+    // Share groups (issue 15), by hand: configs, fetch (acknowledgements riding along), acknowledge, list, describe, reset, delete.
+    type ShareAnswer = { lease: string; records: { topic: string; partition: number; offset: number }[] };
+    const accepting = (answer: ShareAnswer) => answer.records.map(({ topic, partition, offset }) => ({ topic, partition, offsets: [offset], type: "accept" }));
+    await call("PATCH", "/v1/share-groups/docs-share/configs", { json: { configs: { "auto.offset.reset": "earliest" } } });
+    const shared = (await (await call("POST", "/v1/share-groups/docs-share/fetch", { json: { topics: ["docs"], maxRecords: 2 } })).json()) as ShareAnswer;
+    const riding = accepting(shared).map((ack) => ({ ...ack, lease: shared.lease }));
+    const more = (await (await call("POST", "/v1/share-groups/docs-share/fetch", { json: { topics: ["docs"], maxRecords: 1, encoding: "base64", acknowledgements: riding } })).json()) as ShareAnswer;
+    await call("POST", "/v1/share-groups/docs-share/acknowledge", { json: { lease: more.lease, acknowledgements: accepting(more).length ? accepting(more) : [{ topic: "docs", partition: 0, offsets: [0], type: "accept" }] } });
+    await call("GET", "/v1/share-groups");
+    await call("GET", "/v1/share-groups/docs-share");
+    await call("POST", "/v1/share-groups/docs-share/offsets/reset", { json: { topic: "docs", to: "latest" } });
+    await call("DELETE", "/v1/share-groups/docs-share");
+    await call("GET", "/v1/share-groups/docs-share");
+
     // Tokens, then what a secured deployment answers without one, and the public routes.
     const tokens = client.admin().tokens;
     const created = await tokens.create({ name: "docs", rules: [{ resource: "topic", name: "docs", patternType: "literal", operations: ["read"] }], quotas: { requestsPerSecond: 100 } });

@@ -22,7 +22,7 @@ import { routeQuery } from "../query.ts";
 import { readJsonBody } from "../request-body.ts";
 
 /** A group name from the path: any string of 1 to groupIdLengthMax characters (Kafka restricts none). */
-function groupParam(value: string): string {
+export function groupParam(value: string): string {
   if (value.length === 0 || value.length > groupIdLengthMax) {
     throw new TributaryError("INVALID_REQUEST", `a group name has 1 to ${groupIdLengthMax} characters`);
   }

@@ -1,6 +1,6 @@
 import { Hono } from "hono";
-import { TributaryError, unwrap } from "../../errors.ts";
-import { adminRequestBytesMax, groupIdLengthMax } from "../../limits.ts";
+import { unwrap } from "../../errors.ts";
+import { adminRequestBytesMax } from "../../limits.ts";
 import { shareGroupIndexStub, shareGroupStub, sharePartitionStub } from "../../objects/stubs.ts";
 import { shareAcknowledgeSchema, shareFetchSchema, shareGroupConfigsSchema, shareResetSchema } from "../../protocol/share-schemas.ts";
 import { authorize, authorizeTopics, may, principalOf } from "../authorize.ts";
@@ -12,15 +12,8 @@ import { readJsonBody } from "../request-body.ts";
 import { shareAcknowledge, sharePartitionKey } from "../share-acknowledge.ts";
 import { alterShareGroupConfigs, deleteShareGroup, describeShareGroup, refuseWhileAcquired } from "../share-group-admin.ts";
 import { shareFetch } from "../share-fetch.ts";
-import { resetPartitions, resolveReset } from "./groups.ts";
-
-/** A share group's name from the path: 1 to groupIdLengthMax characters, as a consumer group's. */
-function groupParam(value: string): string {
-  if (value.length === 0 || value.length > groupIdLengthMax) {
-    throw new TributaryError("INVALID_REQUEST", `a group name has 1 to ${groupIdLengthMax} characters`);
-  }
-  return value;
-}
+// A share group's name follows a consumer group's rules: the two share the `group` ACL namespace.
+import { groupParam, resetPartitions, resolveReset } from "./groups.ts";
 
 /**
  * Share groups (KIP-932; docs/api.md, Share groups): fetch, acknowledge, list, describe,

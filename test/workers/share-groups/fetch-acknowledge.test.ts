@@ -61,6 +61,47 @@ describe("share fetch and acknowledge", () => {
     expect((await describeShareGroup(group)).partitions[0]).toMatchObject({ startOffset: 3, acquired: 0 });
   });
 
+  it("answers within maxBytes and gives the rest back uncounted", async () => {
+    const topic = uniqueTopic("share-bytes");
+    await createTopic(topic, { partitions: 1 });
+    await produce(topic, [{ value: "x".repeat(100) }, { value: "y".repeat(100) }, { value: "z".repeat(100) }]);
+    const group = await earliestGroup("bytes");
+    const first = await shareFetch(group, { topics: [topic], maxBytes: 150 });
+    expect(first.records.map((record) => record.offset)).toEqual([0]); // the first record always; the second would pass maxBytes
+    const second = await shareFetch(group, { topics: [topic] });
+    expect(second.records.map(({ offset, deliveryCount }) => ({ offset, deliveryCount }))).toEqual([
+      { offset: 1, deliveryCount: 1 },
+      { offset: 2, deliveryCount: 1 },
+    ]);
+  });
+
+  it("spreads a fetch over the partitions that have records, up to maxRecords", async () => {
+    const topic = uniqueTopic("share-spread");
+    await createTopic(topic, { partitions: 3 });
+    await produce(topic, Array.from({ length: 12 }, (_, index) => ({ value: `v${index}`, partition: 1 + (index % 2) })));
+    const group = await earliestGroup("spread");
+    const answer = await shareFetch(group, { topics: [topic], maxRecords: 10 });
+    expect(answer.records).toHaveLength(10);
+    expect(new Set(answer.records.map((record) => record.partition))).toEqual(new Set([1, 2]));
+    expect((await shareFetch(group, { topics: [topic], maxRecords: 10 })).records).toHaveLength(2);
+  });
+
+  it("applies acknowledgements riding along for a topic the fetch does not name", async () => {
+    const acked = uniqueTopic("share-ride-a");
+    const fetched = uniqueTopic("share-ride-b");
+    await createTopic(acked, { partitions: 1 });
+    await createTopic(fetched, { partitions: 1 });
+    await produce(acked, [{ value: "a" }]);
+    await produce(fetched, [{ value: "b" }]);
+    const group = await earliestGroup("ride-other");
+    const first = await shareFetch(group, { topics: [acked] });
+    const second = await shareFetch(group, { topics: [fetched], acknowledgements: acksOf(first.records, "accept").map((ack) => ({ ...ack, lease: first.lease })) });
+    expect(second.results).toEqual([{ topic: acked, partition: 0 }]);
+    expect(second.records.map((record) => record.value)).toEqual(["b"]);
+    const described = await describeShareGroup(group);
+    expect(described.partitions.find((partition) => partition.topic === acked)).toMatchObject({ startOffset: 1, acquired: 0 });
+  });
+
   it("refuses unknown topics and bad bodies", async () => {
     const group = uniqueShareGroup("bad");
     expectError(await shareFetchRaw(group, { topics: [uniqueTopic("nope")] }), 404, "UNKNOWN_TOPIC_OR_PARTITION");
