@@ -32,9 +32,15 @@ function checkTarget(env: Env, target: SubscriptionTarget): void {
   }
 }
 
-/** The dead-letter topic must exist: records given up on are written there before the source moves on. */
-async function checkDeadLetterTopic(env: Env, topic: string | null | undefined): Promise<void> {
-  if (topic) await topicMetadata(env, topic);
+/**
+ * The dead-letter topic must exist (records given up on are written there before the source
+ * moves on), and whoever names it must be allowed to write it: the subscription writes there
+ * on their behalf.
+ */
+async function checkDeadLetterTopic(c: Context<RouterEnv>, topic: string | null | undefined): Promise<void> {
+  if (!topic) return;
+  authorize(c, "topic", topic, "write");
+  await topicMetadata(c.env, topic);
 }
 
 function indexStub(env: Env) {
@@ -61,7 +67,7 @@ export const subscriptionRoutes = new Hono<RouterEnv>()
     authorize(c, "topic", body.topic, "read");
     checkTarget(c.env, body.target);
     await topicMetadata(c.env, body.topic);
-    await checkDeadLetterTopic(c.env, body.deadLetterTopic);
+    await checkDeadLetterTopic(c, body.deadLetterTopic);
     const created = unwrap(await subscriptionStub(c.env, body.name).create(body, Date.now()));
     const listed = await indexStub(c.env).addListing(created, true);
     if (!listed.ok) {
@@ -90,7 +96,7 @@ export const subscriptionRoutes = new Hono<RouterEnv>()
     const body = await readJsonBody(c.req.raw, patchSubscriptionSchema, { maxBytes: adminRequestBytesMax });
     authorize(c, "topic", await subscribedTopic(c, name), "read");
     if (body.target) checkTarget(c.env, body.target);
-    await checkDeadLetterTopic(c.env, body.deadLetterTopic);
+    await checkDeadLetterTopic(c, body.deadLetterTopic);
     const updated = unwrap(await subscriptionStub(c.env, name).update(body));
     unwrap(await indexStub(c.env).addListing(updated, false));
     return c.json(updated);

@@ -298,6 +298,14 @@ describe("the authorization matrix", () => {
     expect({ status: response.status, code: response.body?.error?.code }).toEqual(refusedCluster);
   });
 
+  it("refuses a subscription whose dead-letter topic the token may not write, creating nothing", async () => {
+    const name = `${subscription}-dlq`;
+    const body = { name, topic, mode: "ordered", target: { service: "PUSH_TARGET" }, deadLetterTopic: otherTopic };
+    const response = await securedCall("POST", "/v1/subscriptions", { token: tokens.rightful, body });
+    expect({ status: response.status, code: response.body?.error?.code }).toEqual(refusedTopic);
+    expect((await securedCall("GET", `/v1/subscriptions/${name}`, { token: adminToken })).status).toBe(404);
+  });
+
   it("lets the rightful token (or, for cluster routes, the admin) past every check", async () => {
     for (const row of rows) {
       const response = await send(row, row.allowed === "admin" ? adminToken : tokens.rightful);

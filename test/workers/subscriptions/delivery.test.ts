@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { unwrap } from "../../../src/errors.ts";
 import { replicaStub, subscriptionStub } from "../../../src/objects/stubs.ts";
 import { api, createTopic, produce, readAll, uniqueTopic } from "../support/http.ts";
-import { createSubscription, describeSubscription, offsetsOf, received, uniqueSubscription, until } from "./support/subscriptions.ts";
+import { createSubscription, describeSubscription, offsetsOf, received, settledRequests, uniqueSubscription, until } from "./support/subscriptions.ts";
 
 const values = (count: number, prefix = "r") => Array.from({ length: count }, (_, index) => ({ value: `${prefix}${index}` }));
 
@@ -114,8 +114,9 @@ describe("an idle subscription", () => {
       subscription: unwrap(await subscriptionStub(env, name).debugStats()).requests,
       leader: unwrap(await leader.state(address)).debug!.requests, // this call counts itself: one per reading
     });
-    // Settle: the last delivery's watch is registered before the counts start.
+    // Settle: the last delivery's watch is registered, and no run is left, before the counts start.
     await until("caught up and watched", async () => (await describeSubscription(name)).lag === 0);
+    await settledRequests(async () => unwrap(await subscriptionStub(env, name).debugStats()).requests);
     const before = await counts();
     await new Promise((resolve) => setTimeout(resolve, 1_500)); // longer than maxWaitMs and any retry delay here
     const after = await counts();

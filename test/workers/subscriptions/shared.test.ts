@@ -4,9 +4,12 @@
  * records are released, delivered again, and archived by the share group at the delivery
  * limit — written to the dead-letter topic with the tributary.dlq headers.
  */
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { unwrap } from "../../../src/errors.ts";
+import { subscriptionStub } from "../../../src/objects/stubs.ts";
 import { api, createTopic, produce, readAll, uniqueTopic } from "../support/http.ts";
-import { createSubscription, describeSubscription, received, uniqueSubscription, until } from "./support/subscriptions.ts";
+import { createSubscription, describeSubscription, received, settledRequests, uniqueSubscription, until } from "./support/subscriptions.ts";
 
 describe("a shared subscription", () => {
   it("delivers every record of every partition through the share group of its name", async () => {
@@ -46,6 +49,22 @@ describe("a shared subscription", () => {
     expect(counts.sort()).toEqual([[0, 1], [0, 2], [1, 1], [1, 2]]);
     await until("counted", async () => (await describeSubscription(name)).deadLettered === 2);
     expect(await describeSubscription(name)).toMatchObject({ delivered: 0, retried: 2, deadLettered: 2, lastError: expect.stringContaining("the target is down") });
+  });
+
+  it("makes no object requests while idle, and wakes when records are committed", async () => {
+    const topic = uniqueTopic("push-shared-idle");
+    await createTopic(topic, { partitions: 2 });
+    const name = uniqueSubscription("shared-idle");
+    await createSubscription({ name, topic, mode: "shared" });
+    await produce(topic, [{ value: "a" }, { value: "b" }, { value: "c" }]);
+    await until("3 delivered", async () => (await describeSubscription(name)).delivered === 3);
+    await until("caught up", async () => (await describeSubscription(name)).lag === 0);
+    const requests = async () => unwrap(await subscriptionStub(env, name).debugStats()).requests;
+    const before = await settledRequests(requests);
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(await requests()).toBe(before);
+    await produce(topic, [{ value: "d" }]);
+    await until("woken by the commit", async () => (await describeSubscription(name)).delivered === 4);
   });
 
   it("leaves the share group with the subscription", async () => {

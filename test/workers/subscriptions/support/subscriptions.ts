@@ -60,3 +60,18 @@ export async function until(what: string, check: () => Promise<boolean>, attempt
 export function offsetsOf(batches: readonly ReceivedBatch[]): number[] {
   return batches.flatMap((batch) => batch.records.map((record) => record.offset));
 }
+
+/**
+ * The object's request count once no run is left (a wake's alarm may still be due just after
+ * the last delivery): read until two readings half a second apart agree (bounded).
+ */
+export async function settledRequests(requests: () => Promise<number>): Promise<number> {
+  let last = await requests();
+  for (let attempt = 0; attempt < 40; attempt++) {
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const now = await requests();
+    if (now === last) return now;
+    last = now;
+  }
+  throw new Error("the subscription object kept serving requests");
+}
