@@ -201,11 +201,14 @@ export class PartitionReplica extends DurableObject<Env> {
     if (this.#node?.isLeader && this.#identity) this.#wakeups.notify(this.#identity.topicId, this.#identity.partition, this.#node.log.highWatermark);
   }
 
-  /** A caught-up subscription asks to be woken by the next commit past `position`; answers the high watermark. */
-  async watchCommits(request: RoutedCall & { subscription: string; position: number }): Promise<Result<{ highWatermark: number }>> {
+  /**
+   * A caught-up subscription asks to be woken by the next commit past `position`; answers the
+   * high watermark this replica knows. Followers keep the registration too: only a leader wakes.
+   */
+  async watchCommits(request: RoutedCall & { subscription: string; position: number; asFollower?: boolean }): Promise<Result<{ highWatermark: number }>> {
     return toResult(async () => {
       await this.#beforeCall();
-      const node = this.#admitRouted(request);
+      const node = this.#admitRouted(request, request.asFollower !== true);
       this.#wakeups.watch(request.subscription, request.position);
       return { highWatermark: node.log.highWatermark };
     });

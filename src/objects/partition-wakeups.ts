@@ -12,6 +12,8 @@ import { subscriptionStub } from "./stubs.ts";
  *
  * Registrations are rows in the replica's SQLite, so a restarted leader still wakes its
  * subscriptions: after a restart every row is armed again (at worst one spurious wake each).
+ * Followers keep them too (src/objects/subscription-io.ts registers with the ISR), and wake
+ * nobody until elected leader.
  * Its own table, created if missing rather than a numbered migration of the replica, so it
  * stays independent of the replica's migration sequence. A wake that fails stays armed for the
  * next commit; a subscription that answers it no longer watches (deleted) is forgotten.

@@ -2,7 +2,8 @@ import { TributaryError } from "../errors.ts";
 import { subscriptionAnswerBytesMax, subscriptionBatchBytesMax, subscriptionDeliveryTimeoutMs } from "../limits.ts";
 import type { DecodedRecord } from "../protocol/record-batch.ts";
 import type { SubscriptionTarget } from "../protocol/subscription-schemas.ts";
-import { callLeader } from "../router/leader-calls.ts";
+import { callLeader, routedCall } from "../router/leader-calls.ts";
+import { replicaStub } from "./stubs.ts";
 import { produce } from "../router/produce.ts";
 import { listOffset, readPartition } from "../router/partition-reads.ts";
 import { acknowledgementsOf, acknowledgementsOfText } from "../subscriptions/delivery-answer.ts";
@@ -30,14 +31,23 @@ export async function offsetAt(env: Env, topic: TopicMetadata, partition: number
   return (await listOffset(env, topic, partition, at)).offset;
 }
 
-/** Registers with the partition's leader to be woken past `position`; answers its high watermark. */
+/**
+ * Registers with the partition's leader to be woken past `position`, and answers its high
+ * watermark; with its other in-sync replicas too (best effort), so that a follower elected
+ * leader wakes the subscription as well: only a leader sends wakes.
+ */
 export async function watchPartition(env: Env, topic: TopicMetadata, partition: number, subscription: string, position: number): Promise<number> {
-  const answer = await callLeader(env, topic, partition, (stub, call) => stub.watchCommits({ ...call, subscription, position }), { retryUnreachable: true });
+  const followers = (topic.partitions[partition]?.isr ?? []).filter((region) => region !== topic.partitions[partition]?.leader);
+  const [answer] = await Promise.all([
+    callLeader(env, topic, partition, (stub, call) => stub.watchCommits({ ...call, subscription, position }), { retryUnreachable: true }),
+    Promise.allSettled(followers.map((region) => replicaStub(env, topic.topicId, partition, region).watchCommits({ ...routedCall(topic, partition, region), subscription, position, asFollower: true }))),
+  ]);
   return answer.highWatermark;
 }
 
 export async function unwatchPartition(env: Env, topic: TopicMetadata, partition: number, subscription: string): Promise<void> {
-  await callLeader(env, topic, partition, (stub, call) => stub.unwatchCommits({ ...call, subscription }), { retryUnreachable: true });
+  const replicas = topic.partitions[partition]?.replicas ?? [];
+  await Promise.allSettled(replicas.map((region) => replicaStub(env, topic.topicId, partition, region).unwatchCommits({ topicId: topic.topicId, partition, region, subscription })));
 }
 
 /** Writes records given up on to the dead-letter topic (acks "all"), before the source moves past them. */

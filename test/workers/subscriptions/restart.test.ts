@@ -7,9 +7,10 @@
 import { evictDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { unwrap } from "../../../src/errors.ts";
 import { subscriptionStub } from "../../../src/objects/stubs.ts";
-import { createTopic, produce, readAll, uniqueTopic } from "../support/http.ts";
-import { createSubscription, describeSubscription, received, uniqueSubscription, until } from "./support/subscriptions.ts";
+import { api, createTopic, produce, readAll, uniqueTopic } from "../support/http.ts";
+import { createSubscription, describeSubscription, received, settledRequests, uniqueSubscription, until } from "./support/subscriptions.ts";
 
 const values = (count: number, prefix: string) => Array.from({ length: count }, (_, index) => ({ value: `${prefix}${index}` }));
 
@@ -44,5 +45,25 @@ describe("a subscription object's restart", () => {
     await until("dead-lettered", async () => (await describeSubscription(name)).deadLettered === 2);
     expect((await received(name)).map((batch) => batch.records.map((record) => record.deliveryCount))).toEqual([[1, 1], [2, 2], [3, 3]]);
     expect((await readAll(deadLetters, 0)).map((record) => record.headers["tributary.dlq.delivery-count"])).toEqual(["3", "3"]);
+  });
+});
+
+describe("a partition's leader failover", () => {
+  it("still wakes an idle subscription: the new leader knew its registration as a follower", async () => {
+    const topic = uniqueTopic("push-failover");
+    const created = await createTopic(topic, { replicationFactor: 3, configs: { "replica.lag.time.max.ms": "500" } });
+    const before = created.partitions[0]!;
+    const name = uniqueSubscription("failover");
+    await createSubscription({ name, topic });
+    const produceAll = (values: string[]) => api("POST", `/v1/topics/${topic}/records`, { records: values.map((value) => ({ value, partition: 0 })), acks: "all" });
+    expect((await produceAll(["one", "two"])).status).toBe(200);
+    await until("2 delivered", async () => (await describeSubscription(name)).delivered === 2);
+    await settledRequests(async () => unwrap(await subscriptionStub(env, name).debugStats()).requests); // idle: watched
+    expect((await api("POST", "/v1/faults", { topic, partition: 0, replica: before.leader, fault: "down" })).status).toBe(204);
+    expect((await produceAll(["lost?"])).status).toBe(503); // the leader is unreachable: a new one is elected
+    const retried = await produceAll(["three"]);
+    expect(retried.status, retried.text).toBe(200);
+    await until("woken by the new leader", async () => (await received(name)).some((batch) => batch.records.some((record) => record.value === "three")));
+    expect((await api("POST", "/v1/faults", { topic, partition: 0, replica: before.leader, fault: "none" })).status).toBe(204);
   });
 });
