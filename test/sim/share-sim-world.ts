@@ -37,13 +37,14 @@ export interface ShareSimCounts {
   deadLetterFailures: number;
   deadLettered: number;
   archivedAtLimit: number;
+  skipped: number;
 }
 
 export class ShareSim {
   readonly log: string[] = [];
   readonly counts: ShareSimCounts = {
     fetches: 0, acquired: 0, accepts: 0, releases: 0, rejects: 0, refused: 0, expiries: 0,
-    crashesBeforeWrite: 0, crashesAfterWrite: 0, deaths: 0, deadLetterFailures: 0, deadLettered: 0, archivedAtLimit: 0,
+    crashesBeforeWrite: 0, crashesAfterWrite: 0, deaths: 0, deadLetterFailures: 0, deadLettered: 0, archivedAtLimit: 0, skipped: 0,
   };
   readonly #random: SeededRandom;
   readonly #config: SharePartitionConfig;
@@ -56,6 +57,8 @@ export class ShareSim {
   #leases = 0;
   /** Offsets whose accept the state applied (by its row), each counted. */
   readonly #accepted = new Map<number, number>();
+  /** Offsets the log no longer had when a fetch read them (skipped, done without delivery). */
+  readonly #gone = new Set<number>();
   /** Offsets written to the dead-letter topic (at least once each). */
   readonly #deadLetterTopic = new Set<number>();
 
@@ -146,10 +149,23 @@ export class ShareSim {
     for (const { offset, deliveryCount } of acquired) {
       if (deliveryCount > this.#config.deliveryCountLimit) throw new Error(`offset ${offset} delivered ${deliveryCount} times, past the limit`);
       if (this.#accepted.has(offset)) throw new Error(`offset ${offset} acquired again after it was accepted`);
+      if (this.#gone.has(offset)) throw new Error(`offset ${offset} acquired again after it was skipped as missing`);
     }
     const held: Held = { lease, offsets: new Set(acquired.map(({ offset }) => offset)), untilMs: nowMs + this.#config.lockDurationMs };
     this.counts.acquired += acquired.length;
     this.log.push(`${consumer.name} fetch ${lease} (max ${maxRecords}) at ${nowMs}: ${acquired.map(({ offset, deliveryCount }) => `${offset}#${deliveryCount}`).join(" ")}`);
+    // Sometimes the log no longer has a record (compacted away): the router skips it.
+    if (acquired.length > 0 && this.#random.chance(0.03)) {
+      const missing = acquired[0]!.offset;
+      const answered = this.#request("skip missing", (partition) => partition.skipMissing(lease, [missing]));
+      // The row tells whether it was skipped (an answer lost after the write still counts).
+      if (this.#appliedAccept("accept", [missing])) {
+        this.#gone.add(missing);
+        this.counts.skipped += 1;
+      }
+      if (answered === undefined) return;
+      held.offsets.delete(missing);
+    }
     // Sometimes the answer was full: the router gives the tail back, uncounted.
     if (acquired.length > 1 && this.#random.chance(0.1)) {
       const back = acquired.slice(-1).map(({ offset }) => offset);
@@ -191,7 +207,7 @@ export class ShareSim {
     for (const offset of offsets) held.offsets.delete(offset);
   }
 
-  /** Whether an accept of these offsets is in the row now (it was written, whatever the answer). */
+  /** Whether these offsets are done as accepted (or skipped) in the row now (it was written, whatever the answer). */
   #appliedAccept(type: AcknowledgeType, offsets: readonly number[]): boolean {
     if (type !== "accept") return false;
     const persisted = SharePartition.fromPersisted(JSON.parse(this.#row) as PersistedSharePartition);
@@ -293,10 +309,12 @@ export class ShareSim {
     if (partition.startOffset !== this.#records) throw new Error(`never settled: start ${partition.startOffset} of ${this.#records}`);
     const archived = partition.archivedTotal;
     for (const [offset, count] of this.#accepted) if (count !== 1) throw new Error(`offset ${offset} accepted ${count} times`);
-    if (this.#accepted.size + archived !== this.#records) throw new Error(`${this.#accepted.size} accepted + ${archived} archived ≠ ${this.#records} records: some lost`);
+    if (this.#accepted.size + archived + this.#gone.size !== this.#records) {
+      throw new Error(`${this.#accepted.size} accepted + ${archived} archived + ${this.#gone.size} gone from the log ≠ ${this.#records} records: some lost`);
+    }
     if (this.#config.deadLetter) {
       for (let offset = 0; offset < this.#records; offset++) {
-        if (!this.#accepted.has(offset) && !this.#deadLetterTopic.has(offset)) throw new Error(`offset ${offset} archived without its dead letter`);
+        if (!this.#accepted.has(offset) && !this.#gone.has(offset) && !this.#deadLetterTopic.has(offset)) throw new Error(`offset ${offset} archived without its dead letter`);
         if (this.#accepted.has(offset) && this.#deadLetterTopic.has(offset)) throw new Error(`offset ${offset} accepted and dead-lettered`);
       }
     } else if (this.#deadLetterTopic.size > 0) throw new Error("dead letters written without a dead-letter topic");

@@ -45,7 +45,7 @@ describe("share-partition simulation", () => {
     // A simulation that never expired a lock, crashed or failed a dead-letter write would prove little.
     const exercised: (keyof ShareSimCounts)[] = [
       "acquired", "accepts", "releases", "rejects", "refused", "expiries", "crashesBeforeWrite", "crashesAfterWrite",
-      "deaths", "deadLetterFailures", "deadLettered", "archivedAtLimit",
+      "deaths", "deadLetterFailures", "deadLettered", "archivedAtLimit", "skipped",
     ];
     for (const name of exercised) expect(totals[name], name).toBeGreaterThan(seeds.length / 10);
   });
