@@ -29,7 +29,12 @@ export default defineConfig({
           cloudflareTest({
             wrangler: { configPath: "./wrangler.toml" },
             // Every variable the Worker reads, whatever a developer's .dev.vars or .env holds.
-            miniflare: { bindings: workersLayerVariables },
+            miniflare: {
+              bindings: workersLayerVariables,
+              // Push subscriptions' service target (test/workers/subscriptions/).
+              serviceBindings: { PUSH_TARGET: "push-target" },
+              workers: [{ name: "push-target", modules: true, scriptPath: "test/workers/subscriptions/support/push-target.js", compatibilityDate: "2026-11-01" }],
+            },
           }),
         ],
         test: {
@@ -47,10 +52,12 @@ export default defineConfig({
             wrangler: { configPath: "./wrangler.toml" },
             miniflare: {
               bindings: testWorkerVariables, // whatever a developer's .dev.vars or .env holds
-              serviceBindings: { PRODUCER_EXAMPLE: "producer-example", CRON_EXAMPLE: "cron-consumer-example" },
+              serviceBindings: { PRODUCER_EXAMPLE: "producer-example", CRON_EXAMPLE: "cron-consumer-example", PUSH_EXAMPLE: "push-example" },
               workers: [
                 exampleWorker("producer-example", "examples/producer-worker/src/index.js", { TOPIC: "requests" }),
                 exampleWorker("cron-consumer-example", "examples/cron-consumer/src/index.js", { SOURCE_TOPIC: "requests", DIGEST_TOPIC: "digests", GROUP: "digest" }),
+                // A push subscription's target: Tributary calls its deliver(batch) over PUSH_EXAMPLE.
+                exampleWorker("push-example", "examples/push-worker/src/index.js", { RECEIPT_TOPIC: "receipts" }),
               ],
             },
           }),

@@ -228,7 +228,9 @@ export const streamingHeading = "## Streaming reads";
 export const gatewayHeading = "## Kafka gateway";
 /** The catch-up reads' section (bench/sealed-reads.ts, issue 19), measured after the table's rows. */
 export const sealedReadsHeading = "## Catch-up reads from R2";
-const keptHeadings = [startupHeading, soakHeading, streamingHeading, gatewayHeading, sealedReadsHeading];
+/** Push subscriptions' rows (bench/push.ts), their own section. */
+export const pushHeading = "## Push subscriptions";
+const keptHeadings = [startupHeading, soakHeading, streamingHeading, gatewayHeading, sealedReadsHeading, pushHeading];
 
 /** The text of `heading`'s section in `markdown`, exactly (up to the next "## " or the end), or undefined. */
 export function sectionOf(markdown: string, heading: string): string | undefined {

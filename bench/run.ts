@@ -23,6 +23,7 @@ import { runSoak, soakMarkdown } from "./soak.ts";
 import { scenarioTable, type RowResult } from "./scenarios.ts";
 import { startServer, startServers } from "./servers.ts";
 import { measureStartup, startupMarkdown, startupRows, type StartupRowId } from "./startup.ts";
+import { pushRowsMatching, runPushRows } from "./push.ts";
 import { transports, type ServerName, type TransportName } from "./transports.ts";
 import { shareRowId, shareSection } from "./share.ts"; // share groups (issue 15): its own server and section
 import { runSealedReads, selectedSealedReadRows } from "./sealed-reads.ts"; // issue 19: catch-up reads from R2
@@ -202,13 +203,15 @@ async function main(): Promise<void> {
   const startupIds = startupRows.map((row) => row.id).filter((id) => only === undefined || only.split(",").some((text) => id.includes(text)));
   const shareWanted = only === undefined || only.split(",").some((text) => shareRowId.includes(text));
   const sealedReadIds = selectedSealedReadRows(only); // issue 19 (bench/sealed-reads.ts)
-  if (rows.length === 0 && startupIds.length === 0 && !shareWanted && sealedReadIds.length === 0) throw new Error(`no row id contains "${only}"`);
+  const pushIds = pushRowsMatching(only); // push subscriptions (bench/push.ts)
+  if (rows.length === 0 && startupIds.length === 0 && !shareWanted && sealedReadIds.length === 0 && pushIds.length === 0) throw new Error(`no row id contains "${only}"`);
   if (rows.length === 0) {
     const startedAt = performance.now();
     const log = (line: string) => console.error(`[bench ${((performance.now() - startedAt) / 1000).toFixed(0).padStart(3)} s] ${line}`);
     if (shareWanted) await shareSection(settings.runs, write, wranglerDefaults, log);
     await runSealedReads(sealedReadIds, settings.runs, write, wranglerDefaults, log);
-    return startup(startupIds, settings.runs, write, log);
+    await startup(startupIds, settings.runs, write, log);
+    return runPushRows(pushIds, write, log);
   }
   const measuredRows = rows.filter((scenario) => transports[scenario.transport].unavailable() === undefined);
   const boundSeconds =
@@ -259,6 +262,7 @@ async function main(): Promise<void> {
   if (shareWanted) await shareSection(settings.runs, write, wranglerDefaults, progress);
   await runSealedReads(sealedReadIds, settings.runs, write, wranglerDefaults, progress); // issue 19
   await startup(startupIds, settings.runs, write, progress);
+  await runPushRows(pushIds, write, progress);
 }
 
 // Ctrl-C and friends: exit, and the exit hooks (test/e2e/support/wrangler-dev.ts, servers.ts)

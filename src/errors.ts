@@ -46,6 +46,9 @@ export const errorTable = {
    */
   NETWORK_EXCEPTION: { status: 503, retriable: true },
   UNKNOWN_SERVER_ERROR: { status: 500, retriable: false },
+  // ---- Subscriptions (docs/api.md, Subscriptions) ----
+  /** A subscription of that name exists already. */
+  SUBSCRIPTION_ALREADY_EXISTS: { status: 409, retriable: false },
 } as const satisfies Record<string, { status: number; retriable: boolean }>;
 
 export type ErrorCode = keyof typeof errorTable;

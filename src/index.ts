@@ -10,6 +10,7 @@ export { PartitionReplica } from "./objects/partition-replica.ts";
 export { QuotaMeter } from "./objects/quota-meter.ts";
 export { ShareGroup, ShareGroupIndex } from "./objects/share-group.ts";
 export { SharePartitionState } from "./objects/share-partition-state.ts";
+export { Subscription } from "./objects/subscription.ts";
 export { TributaryService } from "./service.ts";
 
 const app = createApp();

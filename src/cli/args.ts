@@ -72,6 +72,18 @@ export const allOptions = {
   "tls-key": option("string"),
   "auto-create-topics": option("boolean"),
   "max-connections": option("string"),
+  // subscriptions create (src/cli/subscriptions.ts)
+  mode: option("string"),
+  webhook: option("string"),
+  secret: option("string"),
+  service: option("string"),
+  from: option("string"),
+  "batch-size": option("string"),
+  "max-wait": option("string"),
+  "max-in-flight": option("string"),
+  "retry-delay": option("string"),
+  "delivery-limit": option("string"),
+  "dead-letter-topic": option("string"),
 } satisfies Record<string, OptionSpec>;
 
 export type OptionName = keyof typeof allOptions;

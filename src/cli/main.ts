@@ -18,6 +18,7 @@ import { Interrupted, OutputClosed, type CliIo } from "./io.ts";
 import { produceCommand, produceOptions } from "./produce.ts";
 import { serveCommand, serveOptions } from "./serve.ts";
 import { shareCommand, shareGroupsCommand, shareGroupsOptions, shareOptions } from "./share.ts";
+import { subscriptionsCommand, subscriptionsOptions } from "./subscriptions.ts";
 import { tokensCommand, tokensOptions } from "./tokens.ts";
 import { topicsCommand, topicsOptions } from "./topics.ts";
 import { usage } from "./usage.ts";
@@ -69,6 +70,8 @@ function resolveCommand(words: string[]): Command {
       return grouped(shareGroupsOptions, shareGroupsCommand);
     case "gateway":
       return { words: 1, options: gatewayOptions, run: (context) => gatewayCommand(context) };
+    case "subscriptions":
+      return grouped(subscriptionsOptions, subscriptionsCommand);
     default:
       throw new UsageError(`unknown command: ${command}`);
   }

@@ -51,6 +51,17 @@ usage: tributary [--url URL] [--token TOKEN] [--json] <command>
   tokens list
   tokens revoke <id>
 
+  subscriptions create <name> --topic T (--webhook URL [--secret S] | --service BINDING)
+                [--mode ordered|shared] [--from latest|earliest] [--batch-size N] [--max-wait DURATION]
+                [--max-in-flight N] [--retry-delay DURATION] [--delivery-limit N] [--dead-letter-topic T]
+      pushes the topic's records to a webhook (its origin in the Worker's SUBSCRIPTION_ORIGINS)
+      or to a Worker bound in the deployment, whose deliver(batch) is called
+  subscriptions list
+  subscriptions describe <name>
+  subscriptions pause <name>
+  subscriptions resume <name>
+  subscriptions delete <name>
+
   serve --data DIR [--port N] [--host H] [--admin-token T]
       Tributary on this machine (workerd through Miniflare, Node >= 22.12), state under DIR;
       port 8787 and host 127.0.0.1 by default, admin token also from TRIBUTARY_ADMIN_TOKEN

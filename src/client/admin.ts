@@ -9,6 +9,7 @@ import type { MetadataCache } from "./metadata.ts";
 import { withRetries, type RetryPolicy } from "./retry.ts";
 import { Secret } from "./secret.ts";
 import { ShareGroupsAdmin } from "./share-groups-admin.ts";
+import { SubscriptionsAdmin } from "./subscriptions-admin.ts";
 import { path, type Transport } from "./transport.ts";
 import type {
   CreatedToken,
@@ -159,11 +160,14 @@ export class Admin {
   readonly tokens: TokensAdmin;
   /** Share groups (share-groups-admin.ts). */
   readonly shareGroups: ShareGroupsAdmin;
+  /** Push subscriptions (src/client/subscriptions-admin.ts). */
+  readonly subscriptions: SubscriptionsAdmin;
 
   constructor(context: AdminContext) {
     this.topics = new TopicsAdmin(context);
     this.groups = new GroupsAdmin(context);
     this.tokens = new TokensAdmin(context);
     this.shareGroups = new ShareGroupsAdmin(context);
+    this.subscriptions = new SubscriptionsAdmin(context);
   }
 }

@@ -33,3 +33,7 @@ export type * from "./types.ts";
 export { ShareConsumer, RejectRecord } from "./share-consumer.ts";
 export { ShareGroupsAdmin } from "./share-groups-admin.ts";
 export type * from "./share-types.ts";
+// Push subscriptions: their administration, and a webhook receiver's signature check.
+export { SubscriptionsAdmin, type CreateSubscriptionRequest, type UpdateSubscriptionRequest, type Subscription, type SubscriptionDescription } from "./subscriptions-admin.ts";
+export { verifyWebhookSignature, signatureHeader } from "../protocol/webhook-signature.ts";
+export type { DeliveryBatch, DeliveryRecord } from "../protocol/subscription-schemas.ts";

@@ -18,6 +18,7 @@ import { readReplicaIdentity, replicaIdentityMigration, writeReplicaIdentity, ty
 import { deletePartitionTraffic, partitionTrafficMigration, ReplicaTraffic } from "./replica-traffic.ts";
 import { ReplicationDriver } from "./replication-driver.ts";
 import { PartitionSubscribers } from "./partition-subscribers.ts";
+import { PartitionWakeups } from "./partition-wakeups.ts";
 import { applyMigrations } from "./schema.ts";
 import { SegmentTier, segmentTierMigration, type TierSnapshot } from "./segment-tier.ts";
 import { batchBoundsMigration, logStoreMigrations, producerStateMigration, SqliteLogStore } from "./sqlite-log-store.ts";
@@ -51,6 +52,8 @@ export class PartitionReplica extends DurableObject<Env> {
   readonly #faults = new ReplicaFaults();
   readonly #replication: ReplicationDriver;
   readonly #subscribers: PartitionSubscribers;
+  /** Push subscriptions woken when records commit (src/objects/partition-wakeups.ts). */
+  #wakeups!: PartitionWakeups;
   readonly #appends = new GroupCommit<AppendRequest, AppendAnswer>(
     { itemsMax: appendsWaitingMax, bytesMax: appendBytesWaitingMax },
     { write: (requests) => this.#writeAppends(requests), flush: () => this.ctx.storage.sync() },
@@ -79,6 +82,7 @@ export class PartitionReplica extends DurableObject<Env> {
       applyMigrations(this.#sql.storage, migrations);
       this.#store = new SqliteLogStore(this.#sql.storage);
       this.#identity = readReplicaIdentity(this.#sql.storage);
+      this.#wakeups = new PartitionWakeups(this.#sql.storage, env);
       if (this.#identity && !this.#identity.deleted) this.#open(this.#identity);
       // A leader waking with records it has not seen confirmed probes its followers now: its high watermark needs no new write.
       this.#replication.kick();
@@ -109,6 +113,7 @@ export class PartitionReplica extends DurableObject<Env> {
       }
       const result = await this.#appends.submit(request, appendBytes(request));
       if (!result.duplicate) void this.#subscribers.notify(); // durable now: subscribers get what was committed
+      if (!result.duplicate) this.#wakeCommitted();
       if (!result.duplicate && (this.#node?.log.localBytes ?? 0) >= request.config.segmentBytes) await this.#setAlarmBefore(Date.now()); // a segment is due
       this.#faults.afterWrite();
       if (request.acks === "all") await this.#replication.awaitAcknowledged(result.lastOffset + 1);
@@ -187,6 +192,34 @@ export class PartitionReplica extends DurableObject<Env> {
   #onCommit(): void {
     this.#readers.wakeAll();
     void this.#subscribers.notify();
+    this.#wakeCommitted();
+  }
+
+  // ---- Push subscriptions' wakeups (src/objects/partition-wakeups.ts) ----------------------
+
+  #wakeCommitted(): void {
+    if (this.#node?.isLeader && this.#identity) this.#wakeups.notify(this.#identity.topicId, this.#identity.partition, this.#node.log.highWatermark);
+  }
+
+  /**
+   * A caught-up subscription asks to be woken by the next commit past `position`; answers the
+   * high watermark this replica knows. Followers keep the registration too: only a leader wakes.
+   */
+  async watchCommits(request: RoutedCall & { subscription: string; position: number; asFollower?: boolean }): Promise<Result<{ highWatermark: number }>> {
+    return toResult(async () => {
+      await this.#beforeCall();
+      const node = this.#admitRouted(request, request.asFollower !== true);
+      this.#wakeups.watch(request.subscription, request.position);
+      return { highWatermark: node.log.highWatermark };
+    });
+  }
+
+  async unwatchCommits(request: PartitionAddress & { subscription: string }): Promise<Result<void>> {
+    return toResult(async () => {
+      await this.#beforeCall();
+      this.#admit(request);
+      this.#wakeups.unwatch(request.subscription);
+    });
   }
 
   async listOffset(request: RoutedCall & { at: OffsetQuery }): Promise<Result<{ offset: number; timestamp?: number }>> {

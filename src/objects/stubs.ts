@@ -85,3 +85,13 @@ export function sharePartitionStub(
   const id = env.SHARE_PARTITIONS.idFromName(sharePartitionName(key.group, key.topicId, key.partition));
   return env.SHARE_PARTITIONS.get(id, { locationHint: key.region as DurableObjectLocationHint });
 }
+/**
+ * A push subscription's object: one per subscription, named by its name (docs/api.md,
+ * Subscriptions). The listing lives in one more object of the namespace, under a name no
+ * subscription can have (names hold no "/").
+ */
+export function subscriptionStub(env: Env, name: string): DurableObjectStub<import("./subscription.ts").Subscription> {
+  return env.SUBSCRIPTIONS.get(env.SUBSCRIPTIONS.idFromName(name));
+}
+
+export const subscriptionIndexName = "/index";

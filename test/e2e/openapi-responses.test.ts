@@ -57,7 +57,7 @@ describe("the router's answers agree with its OpenAPI document", () => {
   };
 
   beforeAll(async () => {
-    server = await startWranglerDev({ vars: { TRIBUTARY_ADMIN_TOKEN: adminToken } });
+    server = await startWranglerDev({ vars: { TRIBUTARY_ADMIN_TOKEN: adminToken, SUBSCRIPTION_ORIGINS: "https://hooks.example.com" } });
     client = new Tributary({ url: server.url, token: adminToken, fetch: recordingFetch });
   });
 
@@ -149,6 +149,13 @@ describe("the router's answers agree with its OpenAPI document", () => {
     await call("GET", "/v1/health", { token: null });
     await call("GET", "/v1/openapi.json", { token: null });
     await call("GET", "/v1/openapi.json?unknown=1", { token: null });
+    // Push subscriptions (a webhook of the origin this server lists; nothing is produced to "docs" after it is made).
+    const subscriptions = client.admin().subscriptions;
+    await subscriptions.create({ name: "docs-push", topic: "docs", mode: "ordered", target: { url: "https://hooks.example.com/docs", secret: "s3cret" } });
+    await subscriptions.list();
+    await subscriptions.describe("docs-push");
+    await subscriptions.pause("docs-push");
+    await subscriptions.delete("docs-push");
     await topics.delete("stamped");
     await Promise.all(reading);
 

@@ -9,9 +9,11 @@ import { operationRouteDocs } from "./route-table-operations.ts";
 import { topicRouteDocs } from "./route-table-topics.ts";
 // Share groups (issue 15).
 import { shareGroupRouteDocs } from "./route-table-share-groups.ts";
+import { subscriptionRouteDocs } from "./route-table-subscriptions.ts";
 
 /** Every route of the HTTP API (the app's routes, and GET /v1/metrics). */
-export const routeDocs: readonly RouteDoc[] = [...topicRouteDocs, ...groupRouteDocs, ...operationRouteDocs, ...shareGroupRouteDocs];
+export const routeDocs: readonly RouteDoc[] = [...topicRouteDocs, ...groupRouteDocs, ...operationRouteDocs, ...shareGroupRouteDocs,
+  ...subscriptionRouteDocs];
 
 type JsonSchema = Record<string, unknown>;
 
@@ -168,6 +170,8 @@ export function openApiDocument(): Record<string, unknown> {
       { name: "groups", description: "Consumer groups (KIP-848): membership, poll, offsets" },
       { name: "tokens", description: "Scoped tokens and browser write and read tokens" },
       { name: "operations", description: "Health, metrics, fault injection and this document" },
+      // Push subscriptions (route-table-subscriptions.ts)
+      { name: "subscriptions", description: "Push subscriptions: Tributary delivers to a webhook or a Worker" },
     ],
     security: [{ bearerToken: [] }],
     paths,

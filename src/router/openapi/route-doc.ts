@@ -12,7 +12,8 @@ export interface RouteDoc {
   method: "get" | "post" | "patch" | "delete";
   /** hono's pattern, as `app.routes` lists it: `/v1/topics/:topic`. */
   path: string;
-  tag: "topics" | "records" | "groups" | "tokens" | "operations";
+  tag: "topics" | "records" | "groups" | "tokens" | "operations"
+    | "subscriptions";
   summary: string;
   description?: string;
   /**

@@ -20,7 +20,9 @@ describe("client types", () => {
 
   it("exports the documented entry points", () => {
     expect(Object.keys(client).sort()).toEqual(
-      ["Admin", "Consumer", "GroupsAdmin", "PartitionHandle", "Producer", "RejectRecord", "Secret", "ShareConsumer", "ShareGroupsAdmin", "TokensAdmin", "TopicHandle", "TopicsAdmin", "Tributary", "TributaryError", "backoffMs", "defaultRetryPolicy", "isRetriable", "isTributaryError", "textOf", "unwrapResult"].sort(),
+      ["Admin", "Consumer", "GroupsAdmin", "PartitionHandle", "Producer", "RejectRecord", "Secret", "ShareConsumer", "ShareGroupsAdmin", "TokensAdmin", "TopicHandle", "TopicsAdmin", "Tributary", "TributaryError", "backoffMs", "defaultRetryPolicy", "isRetriable", "isTributaryError", "textOf", "unwrapResult",
+        // Push subscriptions (src/client/subscriptions-admin.ts) and a webhook receiver's check.
+        "SubscriptionsAdmin", "signatureHeader", "verifyWebhookSignature"].sort(),
     );
   });
 });

@@ -16,6 +16,7 @@ const topic = uniqueTopic("acl");
 const otherTopic = uniqueTopic("acl-other");
 const group = uniqueGroup("acl");
 const otherGroup = uniqueGroup("acl-other");
+const subscription = `acl-${Date.now().toString(36)}`;
 const utf8 = new TextEncoder();
 let memberId = "";
 let memberEpoch = 0;
@@ -174,6 +175,17 @@ const rows: Row[] = [
     allowed: "rightful",
   },
   { route: "DELETE /v1/share-groups/:group", call: () => ["DELETE", shareGroupPath(group), {}], other: refusedGroup, allowed: "rightful" },
+  // Push subscriptions: create/alter/delete (describe to read) on the cluster, read on the topic.
+  {
+    route: "POST /v1/subscriptions",
+    call: () => ["POST", "/v1/subscriptions", { body: { name: subscription, topic, mode: "ordered", target: { service: "PUSH_TARGET" } } }],
+    other: refusedCluster,
+    allowed: "rightful",
+  },
+  { route: "GET /v1/subscriptions", call: () => ["GET", "/v1/subscriptions", {}], other: refusedCluster, allowed: "rightful" },
+  { route: "GET /v1/subscriptions/:name", call: () => ["GET", `/v1/subscriptions/${subscription}`, {}], other: refusedCluster, allowed: "rightful" },
+  { route: "PATCH /v1/subscriptions/:name", call: () => ["PATCH", `/v1/subscriptions/${subscription}`, { body: { paused: true } }], other: refusedCluster, allowed: "rightful" },
+  { route: "DELETE /v1/subscriptions/:name", call: () => ["DELETE", `/v1/subscriptions/${subscription}`, {}], other: refusedCluster, allowed: "rightful" },
   { route: "POST /v1/topics", call: () => ["POST", "/v1/topics", { body: { name: `${topic}-new` } }], other: refusedTopic, allowed: "rightful" },
   { route: "DELETE /v1/topics/:topic", call: () => ["DELETE", `/v1/topics/${topic}`, {}], other: refusedTopic, allowed: "rightful" },
 ];
@@ -222,6 +234,8 @@ beforeAll(async () => {
     allOn("group", group),
     { resource: "topic", name: `${topic}-`, patternType: "prefixed", operations: ["create"] },
     { resource: "cluster", name: "tributary", patternType: "literal", operations: ["describe"] },
+    // Push subscriptions.
+    { resource: "cluster", name: "tributary", patternType: "literal", operations: ["create", "alter", "delete"] },
   ];
   const rightful = await createToken({ name: "rightful", rules: rightfulRules });
   const other = await createToken({ name: "other", rules: [allOn("topic", otherTopic), allOn("group", otherGroup)] });
@@ -282,6 +296,14 @@ describe("the authorization matrix", () => {
   it("refuses a producer id to a token that may write no topic", async () => {
     const response = await securedCall("POST", "/v1/producers", { token: tokens.readOnly });
     expect({ status: response.status, code: response.body?.error?.code }).toEqual(refusedCluster);
+  });
+
+  it("refuses a subscription whose dead-letter topic the token may not write, creating nothing", async () => {
+    const name = `${subscription}-dlq`;
+    const body = { name, topic, mode: "ordered", target: { service: "PUSH_TARGET" }, deadLetterTopic: otherTopic };
+    const response = await securedCall("POST", "/v1/subscriptions", { token: tokens.rightful, body });
+    expect({ status: response.status, code: response.body?.error?.code }).toEqual(refusedTopic);
+    expect((await securedCall("GET", `/v1/subscriptions/${name}`, { token: adminToken })).status).toBe(404);
   });
 
   it("lets the rightful token (or, for cluster routes, the admin) past every check", async () => {

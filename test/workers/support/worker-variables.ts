@@ -13,10 +13,16 @@ export const testWorkerVariables = {
   TRIBUTARY_DEBUG_STATS: "",
   REGIONS: "wnam,enam,weur,apac,oc",
   CORS_ORIGINS: "*",
+  SUBSCRIPTION_ORIGINS: "",
 } as const satisfies Record<WorkerVariableName, string>;
 
 /** The workers layer rehearses faults (API.md, fault injection). */
-export const workersLayerVariables = { ...testWorkerVariables, TRIBUTARY_FAULTS: "1" } as const;
+export const workersLayerVariables = {
+  ...testWorkerVariables,
+  TRIBUTARY_FAULTS: "1",
+  // Push subscriptions' webhook allow-list (test/workers/subscriptions/allow-list.test.ts).
+  SUBSCRIPTION_ORIGINS: "https://hooks.tributary.test, http://127.0.0.1:9",
+} as const;
 
 /** The names of the Worker's string bindings (variables and secrets): a new one fails the type check until it is listed above. */
 type WorkerVariableName = { [Name in keyof Env]-?: NonNullable<Env[Name]> extends string ? Name : never }[keyof Env];
