@@ -44,6 +44,11 @@ export const errorTable = {
    */
   NETWORK_EXCEPTION: { status: 503, retriable: true },
   UNKNOWN_SERVER_ERROR: { status: 500, retriable: false },
+  // Durable Streams (docs/durable-streams.md): a partition's refusals of a protocol append.
+  /** The stream was closed: nothing more is appended. */
+  STREAM_CLOSED: { status: 409, retriable: false },
+  /** A `Stream-Seq` not greater (byte-wise) than the last one the stream took. */
+  STREAM_SEQUENCE_CONFLICT: { status: 409, retriable: false },
 } as const satisfies Record<string, { status: number; retriable: boolean }>;
 
 export type ErrorCode = keyof typeof errorTable;

@@ -22,6 +22,7 @@ import { recordRoutes } from "./routes/records.ts";
 import { tokenRoutes } from "./routes/tokens.ts";
 import { topicRoutes } from "./routes/topics.ts";
 import { writeTokenRoutes } from "./routes/write-tokens.ts";
+import { durableStreamsBasePath, durableStreamsRoutes } from "../durable-streams/routes.ts";
 
 /** The router Worker's HTTP API (API.md): stateless; every piece of state lives in an object. */
 export function createApp(): Hono<RouterEnv> {
@@ -54,6 +55,8 @@ export function createApp(): Hono<RouterEnv> {
   app.route("/v1/tokens", tokenRoutes);
   app.route("/v1", openApiRoutes);
   app.route("/v1/metrics", metricsRoutes(counters));
+  // The Durable Streams protocol (docs/durable-streams.md): its own CORS, authentication and errors.
+  app.route(durableStreamsBasePath, durableStreamsRoutes);
   // After authentication, as any route: a path served with other methods is 405 with Allow.
   const allowedMethods = allowedMethodsOf(app.routes);
   app.notFound((c) => {

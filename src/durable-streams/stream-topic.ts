@@ -1,0 +1,72 @@
+import { TributaryError } from "../errors.ts";
+import { controllerStub } from "../objects/stubs.ts";
+import type { TopicMetadata } from "../topics/topic-metadata.ts";
+import { forgetTopic, topicMetadata } from "../router/metadata-cache.ts";
+import { StreamError } from "./stream-errors.ts";
+
+/**
+ * A stream as its topic holds it (docs/durable-streams.md, "Mapping"): a one-partition topic
+ * whose `ds.*` configs (src/topics/stream-configs.ts) say its content type and lifetime.
+ * A topic without `ds.content.type` is no stream; a stream past its expiry is gone (404) and
+ * its topic is deleted as the request that finds it ends.
+ */
+export interface StreamInfo {
+  topic: TopicMetadata;
+  contentType: string;
+  ttlSeconds?: number;
+  expiresAtMs?: number;
+}
+
+export function streamInfoOf(topic: TopicMetadata): StreamInfo | undefined {
+  const contentType = topic.configs["ds.content.type"];
+  if (contentType === undefined || topic.partitions.length !== 1) return undefined;
+  const ttl = topic.configs["ds.ttl.seconds"];
+  const expires = topic.configs["ds.expires.at.ms"];
+  return {
+    topic,
+    contentType,
+    ...(ttl === undefined ? {} : { ttlSeconds: Number(ttl) }),
+    ...(expires === undefined ? {} : { expiresAtMs: Number(expires) }),
+  };
+}
+
+export function isExpired(stream: StreamInfo, nowMs: number): boolean {
+  return stream.expiresAtMs !== undefined && nowMs >= stream.expiresAtMs;
+}
+
+export function notFound(): StreamError {
+  return new StreamError(404, "no stream at this path");
+}
+
+/** Deletes an expired stream's topic, if it is still the same topic (a recreated one stays). */
+export async function deleteExpired(env: Env, stream: StreamInfo): Promise<void> {
+  forgetTopic(stream.topic.name);
+  const current = await controllerStub(env).describeTopic(stream.topic.name);
+  if (!current.ok || current.value.topicId !== stream.topic.topicId) return;
+  await controllerStub(env).deleteTopic(stream.topic.name);
+}
+
+/** The topic as a stream, or undefined when there is none (no topic, or a topic that is no stream). */
+export async function findStreamTopic(env: Env, name: string, options: { refresh?: boolean } = {}): Promise<TopicMetadata | undefined> {
+  try {
+    return await topicMetadata(env, name, options);
+  } catch (error) {
+    if (error instanceof TributaryError && error.code === "UNKNOWN_TOPIC_OR_PARTITION") return undefined;
+    throw error;
+  }
+}
+
+/**
+ * The live stream at a topic name, or 404: none, not a stream, or expired — then its topic is
+ * deleted once the answer is sent (`waitUntil`).
+ */
+export async function liveStream(env: Env, name: string, waitUntil: (promise: Promise<unknown>) => void): Promise<StreamInfo> {
+  const topic = await findStreamTopic(env, name);
+  const stream = topic && streamInfoOf(topic);
+  if (!stream) throw notFound();
+  if (isExpired(stream, Date.now())) {
+    waitUntil(deleteExpired(env, stream).catch(() => undefined));
+    throw notFound();
+  }
+  return stream;
+}
