@@ -8,7 +8,7 @@
 
 export interface ControlEvent {
   streamNextOffset: string;
-  streamCursor: string;
+  streamCursor?: string;
   upToDate?: true;
   streamClosed?: true;
 }

@@ -95,7 +95,7 @@ export async function readStreamRoute(c: Context<RouterEnv>, name: string): Prom
 /** HEAD: the stream's content type, tail, lifetime and closure; never cached. */
 export async function streamMetadataRoute(c: Context<RouterEnv>, name: string): Promise<Response> {
   authorize(c, "topic", name, "read");
-  const stream = await liveStream(c.env, name, (promise) => c.executionCtx.waitUntil(promise));
+  const stream = await liveStream(c.env, name, (promise) => c.executionCtx.waitUntil(promise), false);
   const tail = await streamTail(c.env, stream.topic);
   return streamResponse(null, 200, {
     "Content-Type": stream.contentType,

@@ -1,6 +1,7 @@
 import { TributaryError } from "../errors.ts";
 import { asTributaryError } from "../router/http-errors.ts";
 import { StreamError, type StreamErrorStatus } from "./stream-errors.ts";
+import { formatStreamOffset } from "./stream-offsets.ts";
 
 /** The protocol's header names, and the headers every answer carries (its section 10.7). */
 export const streamHeaders = {
@@ -47,7 +48,7 @@ export function streamErrorOf(error: unknown): StreamError {
     case "UNKNOWN_TOPIC_OR_PARTITION":
       return new StreamError(404, "no stream at this path");
     case "STREAM_CLOSED":
-      return new StreamError(409, failure.message, { [streamHeaders.closed]: "true" }, failure.code);
+      return new StreamError(409, failure.message, { [streamHeaders.closed]: "true", [streamHeaders.nextOffset]: formatStreamOffset(Number(data.nextOffset)) }, failure.code);
     case "STREAM_SEQUENCE_CONFLICT":
       return new StreamError(409, failure.message, {}, failure.code);
     case "INVALID_PRODUCER_EPOCH":

@@ -43,7 +43,8 @@ export async function streamEvents(c: Context<RouterEnv>, stream: StreamInfo, fr
       announcedTail = read.upToDate;
       const control = {
         streamNextOffset: formatStreamOffset(read.nextOffset),
-        streamCursor: streamCursor(Date.now(), clientCursor),
+        // A closed stream's last event has no cursor: there is nothing more to collapse on.
+        ...(read.closed ? {} : { streamCursor: streamCursor(Date.now(), clientCursor) }),
         ...(read.upToDate ? { upToDate: true as const } : {}),
         ...(read.closed ? { streamClosed: true as const } : {}),
       };

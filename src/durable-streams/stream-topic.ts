@@ -1,7 +1,7 @@
 import { TributaryError } from "../errors.ts";
 import { controllerStub } from "../objects/stubs.ts";
 import type { TopicMetadata } from "../topics/topic-metadata.ts";
-import { forgetTopic, topicMetadata } from "../router/metadata-cache.ts";
+import { forgetTopic, rememberTopic, topicMetadata } from "../router/metadata-cache.ts";
 import { StreamError } from "./stream-errors.ts";
 
 /**
@@ -57,16 +57,38 @@ export async function findStreamTopic(env: Env, name: string, options: { refresh
 }
 
 /**
- * The live stream at a topic name, or 404: none, not a stream, or expired — then its topic is
- * deleted once the answer is sent (`waitUntil`).
+ * A Stream-TTL is a sliding window (docs/durable-streams.md, "Lifetime"): a read or an append
+ * moves the expiry to TTL seconds from now. Written to the topic's `ds.expires.at.ms` only when
+ * that moves it by a tenth of the TTL or more (at least a second), so a busy stream costs the
+ * controller one write per tenth of its TTL, not one per request.
  */
-export async function liveStream(env: Env, name: string, waitUntil: (promise: Promise<unknown>) => void): Promise<StreamInfo> {
-  const topic = await findStreamTopic(env, name);
-  const stream = topic && streamInfoOf(topic);
+async function extendLifetime(env: Env, stream: StreamInfo, nowMs: number): Promise<void> {
+  if (stream.ttlSeconds === undefined || stream.expiresAtMs === undefined) return;
+  const expiresAtMs = nowMs + stream.ttlSeconds * 1000;
+  if (expiresAtMs - stream.expiresAtMs < Math.max(1000, stream.ttlSeconds * 100)) return;
+  const altered = await controllerStub(env).alterTopicConfigs(stream.topic.name, { "ds.expires.at.ms": String(expiresAtMs) });
+  if (altered.ok && altered.value.topicId === stream.topic.topicId) rememberTopic(altered.value);
+}
+
+/**
+ * The live stream at a topic name, or 404: none, not a stream, or expired — checked again on
+ * fresh metadata (another isolate may have extended it), then its topic is deleted once the
+ * answer is sent (`waitUntil`). `access`: a read or an append, which extends a Stream-TTL.
+ */
+export async function liveStream(env: Env, name: string, waitUntil: (promise: Promise<unknown>) => void, access = true): Promise<StreamInfo> {
+  let topic = await findStreamTopic(env, name);
+  let stream = topic && streamInfoOf(topic);
+  if (stream && isExpired(stream, Date.now())) {
+    topic = await findStreamTopic(env, name, { refresh: true });
+    stream = topic && streamInfoOf(topic);
+  }
   if (!stream) throw notFound();
-  if (isExpired(stream, Date.now())) {
-    waitUntil(deleteExpired(env, stream).catch(() => undefined));
+  const nowMs = Date.now();
+  if (isExpired(stream, nowMs)) {
+    const expired = stream;
+    waitUntil(deleteExpired(env, expired).catch(() => undefined));
     throw notFound();
   }
+  if (access) waitUntil(extendLifetime(env, stream, nowMs).catch(() => undefined));
   return stream;
 }

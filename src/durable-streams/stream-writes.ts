@@ -152,7 +152,8 @@ export async function appendToStream(c: Context<RouterEnv>, name: string): Promi
     headers[streamHeaders.producerEpoch] = String(producer.epoch);
     headers[streamHeaders.producerSeq] = String(answer.producerLastSequence ?? producer.seq);
   }
-  return streamResponse(null, producer && !answer.duplicate ? 200 : 204, headers);
+  // 200 for an idempotent producer's new data; a retry (duplicate) or a close without data is 204.
+  return streamResponse(null, producer && !answer.duplicate && value !== undefined ? 200 : 204, headers);
 }
 
 /** DELETE: the stream's topic and its data. */

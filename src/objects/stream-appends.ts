@@ -72,7 +72,7 @@ export function appendToStream(
       const end = node.log.logEndOffset;
       return { baseOffset: end, lastOffset: end - 1, duplicate: true, streamClosed: true };
     }
-    throw new TributaryError("STREAM_CLOSED", "the stream is closed: nothing more can be appended", { streamClosed: true });
+    throw new TributaryError("STREAM_CLOSED", "the stream is closed: nothing more can be appended", { nextOffset: node.log.logEndOffset });
   }
   if (condition.seq !== undefined && state.lastSeq !== undefined && condition.seq <= state.lastSeq) {
     throw new TributaryError("STREAM_SEQUENCE_CONFLICT", `Stream-Seq ${JSON.stringify(condition.seq)} is not above the last one, ${JSON.stringify(state.lastSeq)}`);
