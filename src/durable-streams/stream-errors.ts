@@ -3,16 +3,18 @@
  * protocol sends along (`Stream-Closed`, `Producer-Epoch`, `Producer-Expected-Seq`…). The body
  * is Tributary's error shape, `{"error": {"code", "message"}}`, with `code` one of the names below.
  */
-export type StreamErrorStatus = 400 | 403 | 404 | 409 | 410 | 413 | 429 | 503;
+export type StreamErrorStatus = 400 | 401 | 403 | 404 | 409 | 410 | 413 | 429 | 500 | 503;
 
 const codes: Record<StreamErrorStatus, string> = {
   400: "BAD_REQUEST",
+  401: "UNAUTHENTICATED",
   403: "PRODUCER_FENCED",
   404: "STREAM_NOT_FOUND",
   409: "CONFLICT",
   410: "OFFSET_GONE",
   413: "PAYLOAD_TOO_LARGE",
   429: "TOO_MANY_REQUESTS",
+  500: "UNKNOWN_SERVER_ERROR",
   503: "UNAVAILABLE",
 };
 

@@ -17,7 +17,7 @@ import { liveStream, type StreamInfo } from "./stream-topic.ts";
 
 /** How long a long poll waits: the Worker's DURABLE_STREAMS_LONG_POLL_MS, within fetchWaitMsMax. */
 export function longPollWaitMs(env: Env): number {
-  const configured = Number((env as { DURABLE_STREAMS_LONG_POLL_MS?: string }).DURABLE_STREAMS_LONG_POLL_MS ?? Number.NaN);
+  const configured = env.DURABLE_STREAMS_LONG_POLL_MS ? Number(env.DURABLE_STREAMS_LONG_POLL_MS) : Number.NaN;
   return Number.isFinite(configured) && configured >= 0 ? Math.min(configured, fetchWaitMsMax) : streamLongPollWaitMsDefault;
 }
 

@@ -61,7 +61,7 @@ export function streamErrorOf(error: unknown): StreamError {
       });
     default: {
       const status = failure.status;
-      const known: StreamErrorStatus[] = [400, 403, 404, 409, 410, 413, 429, 503];
+      const known: StreamErrorStatus[] = [400, 401, 403, 404, 409, 410, 413, 429, 500, 503];
       const headers: Record<string, string> = failure.retriable ? { "Retry-After": "1" } : {};
       return new StreamError(known.includes(status as StreamErrorStatus) ? (status as StreamErrorStatus) : 503, failure.message, headers, failure.code);
     }

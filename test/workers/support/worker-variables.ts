@@ -13,6 +13,7 @@ export const testWorkerVariables = {
   TRIBUTARY_DEBUG_STATS: "",
   REGIONS: "wnam,enam,weur,apac,oc",
   CORS_ORIGINS: "*",
+  DURABLE_STREAMS_LONG_POLL_MS: "20000",
 } as const satisfies Record<WorkerVariableName, string>;
 
 /** The workers layer rehearses faults (API.md, fault injection). */
