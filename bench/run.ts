@@ -17,6 +17,7 @@ import type { Endpoint } from "./client.ts";
 import { createExecutor, type Settings } from "./execute.ts";
 import { profileRow } from "./profile.ts";
 import { costTable } from "./cost.ts";
+import { durableStreamsBench } from "./durable-streams.ts";
 import { describeEnvironment, printedTable, resultsMarkdown, soakHeading, startupHeading, writeResults, writeSection } from "./report.ts";
 import { runSoak, soakMarkdown } from "./soak.ts";
 import { scenarioTable, type RowResult } from "./scenarios.ts";
@@ -27,6 +28,7 @@ import { transports, type ServerName, type TransportName } from "./transports.ts
 const usage = `usage: npm run bench -- [--quick] [--runs N] [--seconds S] [--warmup S] [--only TEXT] [--no-write] [--wrangler-defaults]
        npm run bench -- --profile ROW [--seconds S]
        npm run bench -- --soak MINUTES [--no-write]
+       npm run bench -- --durable-streams [--quick] [--runs N] [--seconds S] [--no-write]
   --quick       3 runs of 0.5 s per row and server instead of 3 of 4 s (about 1 minute instead of 6)
   --runs N      measured runs per row (the figure is their median)
   --seconds S   length of one run
@@ -68,6 +70,7 @@ interface Options {
   wranglerDefaults: boolean;
   profile?: string;
   soakMinutes?: number;
+  durableStreams: boolean;
 }
 
 function parseOptions(): Options {
@@ -82,6 +85,7 @@ function parseOptions(): Options {
       "wrangler-defaults": { type: "boolean", default: false },
       profile: { type: "string" },
       soak: { type: "string" },
+      "durable-streams": { type: "boolean", default: false }, // bench/durable-streams.ts
       help: { type: "boolean", default: false },
     },
   });
@@ -109,6 +113,7 @@ function parseOptions(): Options {
     wranglerDefaults: values["wrangler-defaults"],
     profile: values.profile,
     ...(values.soak === undefined ? {} : { soakMinutes: number(values.soak, 10, 0.05, 60, "soak") }),
+    durableStreams: values["durable-streams"],
   };
 }
 
@@ -177,7 +182,8 @@ async function startup(ids: StartupRowId[], runs: number, write: boolean, progre
 }
 
 async function main(): Promise<void> {
-  const { settings, mode, only, write, wranglerDefaults, profile: profiled, soakMinutes } = parseOptions();
+  const { settings, mode, only, write, wranglerDefaults, profile: profiled, soakMinutes, durableStreams } = parseOptions();
+  if (durableStreams) return durableStreamsBench({ ...settings, write }, (line) => console.error(`[bench] ${line}`));
   if (profiled !== undefined) return profile(profiled, settings, wranglerDefaults);
   if (soakMinutes !== undefined) return soak(soakMinutes, write, wranglerDefaults);
   const rows = scenarioTable().filter((scenario) => only === undefined || only.split(",").some((text) => scenario.id.includes(text)));
