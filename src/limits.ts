@@ -533,3 +533,10 @@ export const streamProducerSeqMax = 0x7fffffff;
 
 /** The protocol's cursor intervals for CDN collapsing: 20 s each, counted from 2024-10-09T00:00:00Z. */
 export const streamCursorIntervalMs = 20_000;
+
+/**
+ * A fork copies its source's records up to the fork offset into its own topic when it is
+ * created (docs/durable-streams.md, "Forks"): at most this many bytes of values, read into
+ * the router's memory first so that a refused fork writes nothing (413 beyond).
+ */
+export const streamForkBytesMax = 16 * MiB;

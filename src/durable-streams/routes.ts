@@ -3,6 +3,7 @@ import { cors } from "hono/cors";
 import { authentication } from "../router/auth.ts";
 import type { RouterEnv } from "../router/context.ts";
 import { StreamError } from "./stream-errors.ts";
+import { durableStreamsBasePath } from "./stream-paths.ts";
 import { streamTopicName } from "./stream-names.ts";
 import { readStreamRoute, streamMetadataRoute } from "./stream-reads.ts";
 import { errorResponseOf, streamHeaders } from "./stream-responses.ts";
@@ -15,7 +16,7 @@ import { appendToStream, createStream, deleteStream } from "./stream-writes.ts";
  * operation on the stream's topic (src/router/authorize.ts): GET and HEAD read, POST write,
  * PUT create, DELETE delete. Errors are the protocol's statuses (stream-responses.ts).
  */
-export const durableStreamsBasePath = "/ds";
+export { durableStreamsBasePath };
 
 /** The stream's topic name from the request's path below the base path (percent-decoded). */
 function topicOf(c: Context<RouterEnv>): string {

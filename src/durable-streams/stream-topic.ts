@@ -15,18 +15,29 @@ export interface StreamInfo {
   contentType: string;
   ttlSeconds?: number;
   expiresAtMs?: number;
+  /** A fork: its source's topic name, and where it was forked. */
+  fork?: { source: string; offset: number; subOffset: number };
+  /** Forks of this stream that live (stream-forks.ts). */
+  forkRefs: number;
+  /** Deleted while forks lived: 410 until the last is deleted. */
+  softDeleted: boolean;
 }
 
 export function streamInfoOf(topic: TopicMetadata): StreamInfo | undefined {
   const contentType = topic.configs["ds.content.type"];
   if (contentType === undefined || topic.partitions.length !== 1) return undefined;
-  const ttl = topic.configs["ds.ttl.seconds"];
-  const expires = topic.configs["ds.expires.at.ms"];
+  const { configs } = topic;
+  const ttl = configs["ds.ttl.seconds"];
+  const expires = configs["ds.expires.at.ms"];
+  const source = configs["ds.forked.from"];
   return {
     topic,
     contentType,
     ...(ttl === undefined ? {} : { ttlSeconds: Number(ttl) }),
     ...(expires === undefined ? {} : { expiresAtMs: Number(expires) }),
+    ...(source === undefined ? {} : { fork: { source, offset: Number(configs["ds.fork.offset"] ?? 0), subOffset: Number(configs["ds.fork.sub.offset"] ?? 0) } }),
+    forkRefs: Number(configs["ds.fork.refs"] ?? 0),
+    softDeleted: configs["ds.deleted"] === "1",
   };
 }
 
@@ -38,12 +49,44 @@ export function notFound(): StreamError {
   return new StreamError(404, "no stream at this path");
 }
 
-/** Deletes an expired stream's topic, if it is still the same topic (a recreated one stays). */
+/** Deletes an expired stream (as DELETE would), if it is still the same topic (a recreated one stays). */
 export async function deleteExpired(env: Env, stream: StreamInfo): Promise<void> {
   forgetTopic(stream.topic.name);
   const current = await controllerStub(env).describeTopic(stream.topic.name);
   if (!current.ok || current.value.topicId !== stream.topic.topicId) return;
-  await controllerStub(env).deleteTopic(stream.topic.name);
+  const fresh = streamInfoOf(current.value);
+  if (fresh) await removeStream(env, fresh);
+}
+
+/** Sets `ds.*` configs of a stream's topic, and caches what the controller answers. */
+export async function alterStream(env: Env, stream: StreamInfo, configs: Record<string, string>): Promise<void> {
+  const altered = await controllerStub(env).alterTopicConfigs(stream.topic.name, configs);
+  if (altered.ok && altered.value.topicId === stream.topic.topicId) rememberTopic(altered.value);
+}
+
+/**
+ * Deletes a stream (DELETE, or its expiry). One with living forks is only marked deleted
+ * (410 from then on) until its last fork goes; a fork's deletion releases its source, which
+ * goes too when it was marked and this was its last fork — and so on up a chain of forks.
+ */
+export async function removeStream(env: Env, stream: StreamInfo): Promise<void> {
+  if (stream.forkRefs > 0) {
+    if (!stream.softDeleted) await alterStream(env, stream, { "ds.deleted": "1" });
+    return;
+  }
+  forgetTopic(stream.topic.name);
+  const deleted = await controllerStub(env).deleteTopic(stream.topic.name);
+  if (!deleted.ok || !stream.fork) return;
+  const source = await findStreamTopic(env, stream.fork.source, { refresh: true });
+  const info = source && streamInfoOf(source);
+  if (!info) return;
+  const refs = Math.max(0, info.forkRefs - 1);
+  if (info.softDeleted && refs === 0) await removeStream(env, { ...info, forkRefs: 0 });
+  else await alterStream(env, info, { "ds.fork.refs": String(refs) });
+}
+
+export function gone(): StreamError {
+  return new StreamError(410, "this stream was deleted; forks of it still live");
 }
 
 /** The topic as a stream, or undefined when there is none (no topic, or a topic that is no stream). */
@@ -66,8 +109,7 @@ async function extendLifetime(env: Env, stream: StreamInfo, nowMs: number): Prom
   if (stream.ttlSeconds === undefined || stream.expiresAtMs === undefined) return;
   const expiresAtMs = nowMs + stream.ttlSeconds * 1000;
   if (expiresAtMs - stream.expiresAtMs < Math.max(1000, stream.ttlSeconds * 100)) return;
-  const altered = await controllerStub(env).alterTopicConfigs(stream.topic.name, { "ds.expires.at.ms": String(expiresAtMs) });
-  if (altered.ok && altered.value.topicId === stream.topic.topicId) rememberTopic(altered.value);
+  await alterStream(env, stream, { "ds.expires.at.ms": String(expiresAtMs) });
 }
 
 /**
@@ -83,6 +125,7 @@ export async function liveStream(env: Env, name: string, waitUntil: (promise: Pr
     stream = topic && streamInfoOf(topic);
   }
   if (!stream) throw notFound();
+  if (stream.softDeleted) throw gone();
   const nowMs = Date.now();
   if (isExpired(stream, nowMs)) {
     const expired = stream;

@@ -9,7 +9,7 @@ import type { TopicMetadata } from "../topics/topic-metadata.ts";
 import { authorize, authorizeTopicCreation } from "../router/authorize.ts";
 import type { RouterEnv } from "../router/context.ts";
 import { callLeader } from "../router/leader-calls.ts";
-import { forgetTopic, rememberTopic } from "../router/metadata-cache.ts";
+import { rememberTopic } from "../router/metadata-cache.ts";
 import { readBodyBytes } from "../router/request-body.ts";
 import { jsonAppendValue } from "./json-messages.ts";
 import { StreamError } from "./stream-errors.ts";
@@ -17,7 +17,8 @@ import { checkContentType, defaultContentType, isJsonMode, mediaTypeOf, parseClo
 import { formatStreamOffset } from "./stream-offsets.ts";
 import { streamHeaders, streamResponse } from "./stream-responses.ts";
 import { streamTail } from "./stream-tail.ts";
-import { deleteExpired, findStreamTopic, isExpired, liveStream, notFound, streamInfoOf, type StreamInfo } from "./stream-topic.ts";
+import { parseFork, planFork, materializeFork, sameFork, type ForkPlan, type ForkRequest } from "./stream-forks.ts";
+import { deleteExpired, findStreamTopic, gone, isExpired, liveStream, notFound, removeStream, streamInfoOf, type StreamInfo } from "./stream-topic.ts";
 
 /** Creating, appending to and deleting streams (the protocol's sections 5.1–5.3) on their topics. */
 
@@ -79,10 +80,11 @@ function lifetimeConfigs(lifetime: StreamLifetime, nowMs: number): Record<string
 }
 
 /** An existing stream asked for again: 200 with its state when the configuration matches, else 409. */
-async function existingStream(env: Env, stream: StreamInfo, contentType: string, lifetime: StreamLifetime): Promise<Response> {
-  if (mediaTypeOf(stream.contentType) !== mediaTypeOf(contentType) || !sameLifetime(stream, lifetime)) {
-    throw new StreamError(409, "a stream exists at this path with another content type or lifetime");
-  }
+async function existingStream(env: Env, stream: StreamInfo, request: CreateRequest): Promise<Response> {
+  const sameConfig = request.fork
+    ? sameFork(stream, request.fork) && (request.contentType === undefined || mediaTypeOf(stream.contentType) === mediaTypeOf(request.contentType))
+    : !stream.fork && mediaTypeOf(stream.contentType) === mediaTypeOf(request.contentType ?? defaultContentType) && sameLifetime(stream, request.lifetime);
+  if (stream.softDeleted || !sameConfig) throw new StreamError(409, "a stream exists at this path with another configuration");
   const tail = await streamTail(env, stream.topic);
   return streamResponse(null, 200, {
     "Content-Type": stream.contentType,
@@ -91,23 +93,49 @@ async function existingStream(env: Env, stream: StreamInfo, contentType: string,
   });
 }
 
+interface CreateRequest {
+  /** As given; a fork without one inherits its source's. */
+  contentType: string | undefined;
+  lifetime: StreamLifetime;
+  fork: ForkRequest | undefined;
+}
+
+/** A fork's content type and lifetime: its own when given, else its source's; another content type than the source's is 409. */
+function forkSettings(plan: ForkPlan, request: CreateRequest): { contentType: string; lifetime: StreamLifetime } {
+  const source = plan.source;
+  if (request.contentType !== undefined && mediaTypeOf(request.contentType) !== mediaTypeOf(source.contentType)) {
+    throw new StreamError(409, `the source stream is ${source.contentType}, not ${request.contentType}`);
+  }
+  const inherited: StreamLifetime =
+    source.ttlSeconds !== undefined ? { ttlSeconds: source.ttlSeconds } : source.expiresAtMs !== undefined ? { expiresAtMs: source.expiresAtMs } : {};
+  const own = request.lifetime.ttlSeconds !== undefined || request.lifetime.expiresAtMs !== undefined;
+  return { contentType: request.contentType ?? source.contentType, lifetime: own ? request.lifetime : inherited };
+}
+
 /** PUT: create the stream's topic (one partition, one replica, kept until deleted), then its initial content. */
 export async function createStream(c: Context<RouterEnv>, name: string): Promise<Response> {
   const given = c.req.header("content-type");
-  const contentType = given === undefined || given.trim() === "" ? defaultContentType : checkContentType(given);
-  const lifetime = parseLifetime(c.req.header(streamHeaders.ttl), c.req.header(streamHeaders.expiresAt));
+  const request: CreateRequest = {
+    contentType: given === undefined || given.trim() === "" ? undefined : checkContentType(given),
+    lifetime: parseLifetime(c.req.header(streamHeaders.ttl), c.req.header(streamHeaders.expiresAt)),
+    fork: parseFork(c),
+  };
   const closes = parseClosed(c.req.header(streamHeaders.closed));
   authorizeTopicCreation(c, name);
-  const value = storedValue(contentType, await readBody(c.req.raw));
+  const body = await readBody(c.req.raw);
   for (let attempt = 0; ; attempt++) {
     const found = await findStreamTopic(c.env, name, { refresh: true });
     if (found) {
       const stream = streamInfoOf(found);
       if (!stream) throw new StreamError(409, `topic ${name} exists and is not a stream`);
-      if (!isExpired(stream, Date.now())) return existingStream(c.env, stream, contentType, lifetime);
+      if (!isExpired(stream, Date.now())) return existingStream(c.env, stream, request);
       await deleteExpired(c.env, stream);
     }
-    const configs = { "ds.content.type": contentType, "retention.ms": "-1", ...lifetimeConfigs(lifetime, Date.now()) };
+    const plan = request.fork ? await planFork(c.env, request.fork) : undefined;
+    const { contentType, lifetime } = plan ? forkSettings(plan, request) : { contentType: request.contentType ?? defaultContentType, lifetime: request.lifetime };
+    const value = storedValue(contentType, body);
+    const forkConfigs = plan ? { "ds.forked.from": plan.source.topic.name, "ds.fork.offset": String(plan.offset), "ds.fork.sub.offset": String(plan.subOffset) } : {};
+    const configs = { "ds.content.type": contentType, "retention.ms": "-1", ...lifetimeConfigs(lifetime, Date.now()), ...forkConfigs };
     const created = (await controllerStub(c.env).createTopic({ name, partitions: 1, replicationFactor: 1, configs })) as Result<TopicMetadata>;
     if (!created.ok) {
       if (created.error.code === "TOPIC_ALREADY_EXISTS" && attempt === 0) continue; // created meanwhile: compare with it
@@ -115,7 +143,7 @@ export async function createStream(c: Context<RouterEnv>, name: string): Promise
     }
     const topic = unwrap(created);
     rememberTopic(topic);
-    let nextOffset = 0;
+    let nextOffset = plan ? await materializeFork(c.env, topic, plan) : 0;
     if (value !== undefined || closes) nextOffset = (await appendRecord(c.env, topic, { value, closes })).lastOffset + 1;
     return streamResponse(null, 201, {
       Location: c.req.url.split("?")[0]!,
@@ -156,12 +184,13 @@ export async function appendToStream(c: Context<RouterEnv>, name: string): Promi
   return streamResponse(null, producer && !answer.duplicate && value !== undefined ? 200 : 204, headers);
 }
 
-/** DELETE: the stream's topic and its data. */
+/** DELETE: the stream's topic and its data — or, while forks of it live, a mark (410 from then on). */
 export async function deleteStream(c: Context<RouterEnv>, name: string): Promise<Response> {
   authorize(c, "topic", name, "delete");
   const topic = await findStreamTopic(c.env, name, { refresh: true });
-  if (!topic || !streamInfoOf(topic)) throw notFound();
-  forgetTopic(name);
-  unwrap(await controllerStub(c.env).deleteTopic(name));
+  const stream = topic && streamInfoOf(topic);
+  if (!stream) throw notFound();
+  if (stream.softDeleted) throw gone();
+  await removeStream(c.env, stream);
   return streamResponse(null, 204, {});
 }

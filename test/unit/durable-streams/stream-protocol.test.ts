@@ -18,7 +18,8 @@ const status = (action: () => unknown) => {
 
 describe("offsets", () => {
   it("are 16 digits, so string order is offset order", () => {
-    expect(formatStreamOffset(0)).toBe("0000000000000000");
+    expect(formatStreamOffset(0)).toBe("0000000000000000_0000000000000000");
+    expect(formatStreamOffset(42)).toBe("0000000000000000_0000000000000042");
     expect(formatStreamOffset(9) < formatStreamOffset(10)).toBe(true);
     expect(parseStreamOffset([formatStreamOffset(42)])).toEqual({ kind: "at", offset: 42 });
   });
@@ -30,7 +31,7 @@ describe("offsets", () => {
   });
 
   it("refuse anything else, an empty one and a repeated one (400)", () => {
-    for (const bad of [[""], ["0,1"], ["0 1"], ["../x"], ["42"], ["abc"], ["00000000000000001"], ["a", "b"]]) {
+    for (const bad of [[""], ["0,1"], ["0 1"], ["../x"], ["42"], ["abc"], ["0000000000000042"], ["0000000000000000_00000000000000001"], ["9999999999999999_9999999999999999"], ["0000000000000001_0000000000000000"], ["a", "b"]]) {
       expect(status(() => parseStreamOffset(bad))).toBe(400);
     }
   });

@@ -49,8 +49,8 @@ describe("a stream is a one-partition topic", () => {
     const described = await api("GET", `/v1/topics/${name}`);
     expect(described.body.configs).toMatchObject({ "ds.content.type": "text/plain", "ds.ttl.seconds": "3600", "retention.ms": "-1" });
     expect(await topicRecords(path)).toEqual({ highWatermark: 2, values: ["first", "second"] });
-    const read = await call("GET", `${path}?offset=0000000000000001`);
-    expect({ text: read.text, next: read.headers.get("stream-next-offset") }).toEqual({ text: "second", next: "0000000000000002" });
+    const read = await call("GET", `${path}?offset=0000000000000000_0000000000000001`);
+    expect({ text: read.text, next: read.headers.get("stream-next-offset") }).toEqual({ text: "second", next: "0000000000000000_0000000000000002" });
   });
 });
 
@@ -65,7 +65,7 @@ describe("closure and Stream-Seq are durable", () => {
     expect({ status: refused.status, closed: refused.headers.get("stream-closed"), next: refused.headers.get("stream-next-offset") }).toEqual({
       status: 409,
       closed: "true",
-      next: "0000000000000002",
+      next: "0000000000000000_0000000000000002",
     });
     await abortAllDurableObjects();
     expect((await call("POST", path, { headers: plain, body: "after abort" })).status).toBe(409);
@@ -158,5 +158,16 @@ describe("tokens map onto the stream's topic ACLs", () => {
     expect((await ds("DELETE", writer)).status).toBe(403);
     expect((await ds("DELETE", owner)).status).toBe(204);
     expect((await securedCall("GET", `/v1/topics/${name}`, { token: adminToken })).status).toBe(404);
+  });
+});
+
+describe("HTTP around the protocol", () => {
+  it("answers another method with 405 and Allow, and ignores query parameters it does not know", async () => {
+    const path = uniquePath("http");
+    await call("PUT", path, { headers: plain, body: "x" });
+    const patched = await call("PATCH", path);
+    expect({ status: patched.status, allow: patched.headers.get("allow") }).toEqual({ status: 405, allow: "GET, HEAD, POST, PUT, DELETE, OPTIONS" });
+    const read = await call("GET", `${path}?offset=-1&foo=bar`);
+    expect({ status: read.status, text: read.text }).toEqual({ status: 200, text: "x" });
   });
 });
