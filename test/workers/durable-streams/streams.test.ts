@@ -171,3 +171,47 @@ describe("HTTP around the protocol", () => {
     expect({ status: read.status, text: read.text }).toEqual({ status: 200, text: "x" });
   });
 });
+
+describe("forks", () => {
+  it("copy their source's records up to the fork offset, and keep a deleted source alive (410) until the last fork goes", async () => {
+    const source = uniquePath("fork-src");
+    const fork = uniquePath("fork");
+    const created = await call("PUT", source, { headers: plain, body: "first" });
+    const forkAt = created.headers.get("stream-next-offset")!;
+    await call("POST", source, { headers: plain, body: "second" });
+    const forked = await call("PUT", fork, { headers: { "stream-forked-from": `/${source}`, "stream-fork-offset": forkAt } });
+    expect({ status: forked.status, type: forked.headers.get("content-type") }).toEqual({ status: 201, type: "text/plain" });
+    await call("POST", fork, { headers: plain, body: "+fork" });
+    expect((await call("GET", fork)).text).toBe("first+fork");
+    expect((await call("GET", source)).text).toBe("firstsecond");
+    const described = await api("GET", `/v1/topics/${streamTopicName(fork)}`);
+    expect(described.body.configs).toMatchObject({ "ds.forked.from": streamTopicName(source), "ds.fork.offset": "1" });
+
+    expect((await call("DELETE", source)).status).toBe(204);
+    expect((await call("GET", source)).status).toBe(410);
+    expect((await call("PUT", source, { headers: plain })).status).toBe(409);
+    expect((await call("GET", fork)).text).toBe("first+fork");
+    expect((await call("DELETE", fork)).status).toBe(204);
+    expect((await call("HEAD", source)).status).toBe(404);
+    expect((await api("GET", `/v1/topics/${streamTopicName(source)}`)).status).toBe(404);
+  });
+
+  it("refuse a sub-offset past the append, or without a fork offset, creating nothing", async () => {
+    const source = uniquePath("fork-sub-src");
+    await call("PUT", source, { headers: plain, body: "hello" });
+    const zero = "0000000000000000_0000000000000000";
+    for (const headers of [
+      { "stream-forked-from": source, "stream-fork-offset": zero, "stream-fork-sub-offset": "6" },
+      { "stream-forked-from": source, "stream-fork-sub-offset": "1" },
+      { "stream-fork-sub-offset": "0" },
+    ]) {
+      const fork = uniquePath("fork-sub");
+      expect({ headers, status: (await call("PUT", fork, { headers })).status }).toEqual({ headers, status: 400 });
+      expect((await api("GET", `/v1/topics/${streamTopicName(fork)}`)).status).toBe(404);
+    }
+    const fork = uniquePath("fork-sub");
+    await call("PUT", fork, { headers: { "stream-forked-from": source, "stream-fork-offset": zero, "stream-fork-sub-offset": "3" } });
+    expect((await call("GET", fork)).text).toBe("hel");
+    expect(Number((await api("GET", `/v1/topics/${streamTopicName(source)}`)).body.configs["ds.fork.refs"])).toBe(1);
+  });
+});
