@@ -44,8 +44,8 @@ function storedValue(contentType: string, body: Uint8Array): Uint8Array | undefi
 async function producerIdNumber(id: string): Promise<number> {
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(id)));
   let value = 0;
-  for (let index = 0; index < 6; index++) value = value * 256 + digest[index]!;
-  return 2 ** 52 + Math.floor(value / 16);
+  for (let index = 0; index < 6; index++) value = value * 256 + digest[index]!; // 48 bits
+  return 2 ** 52 + value * 16 + (digest[6]! >> 4); // and 4 more: below 2^53
 }
 
 interface StreamAppend {

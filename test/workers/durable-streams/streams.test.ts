@@ -200,11 +200,12 @@ describe("forks", () => {
     const source = uniquePath("fork-sub-src");
     await call("PUT", source, { headers: plain, body: "hello" });
     const zero = "0000000000000000_0000000000000000";
-    for (const headers of [
+    const cases: Record<string, string>[] = [
       { "stream-forked-from": source, "stream-fork-offset": zero, "stream-fork-sub-offset": "6" },
       { "stream-forked-from": source, "stream-fork-sub-offset": "1" },
       { "stream-fork-sub-offset": "0" },
-    ]) {
+    ];
+    for (const headers of cases) {
       const fork = uniquePath("fork-sub");
       expect({ headers, status: (await call("PUT", fork, { headers })).status }).toEqual({ headers, status: 400 });
       expect((await api("GET", `/v1/topics/${streamTopicName(fork)}`)).status).toBe(404);
