@@ -1,6 +1,7 @@
 import { Hono, type Context } from "hono";
 import { cors } from "hono/cors";
 import { authentication } from "../router/auth.ts";
+import { corsOrigin } from "../router/cors-origins.ts";
 import type { RouterEnv } from "../router/context.ts";
 import { StreamError } from "./stream-errors.ts";
 import { durableStreamsBasePath } from "./stream-paths.ts";
@@ -48,7 +49,7 @@ export const durableStreamsRoutes = new Hono<RouterEnv>()
   .use(
     "*",
     cors({
-      origin: "*",
+      origin: (origin, c) => corsOrigin(origin, (c.env as Env).CORS_ORIGINS),
       allowHeaders: ["Authorization", "Content-Type", "If-None-Match", ...protocolHeaders],
       exposeHeaders: ["ETag", "Location", "Retry-After", ...protocolHeaders],
       allowMethods: ["GET", "HEAD", "PUT", "POST", "DELETE", "OPTIONS"],

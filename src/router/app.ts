@@ -5,6 +5,7 @@ import { fetchHeaders } from "../protocol/content-types.ts";
 import { allowedMethodsOf, methodNotAllowed } from "./allowed-methods.ts";
 import { authentication } from "./auth.ts";
 import { clientRegionHeader } from "./client-region.ts";
+import { corsOrigin } from "./cors-origins.ts";
 import type { RouterEnv } from "./context.ts";
 import { asTributaryError, errorResponse } from "./http-errors.ts";
 import { RouterCounters } from "../metrics/router-counters.ts";
@@ -66,11 +67,4 @@ export function createApp(): Hono<RouterEnv> {
   });
   app.onError((error, c) => errorResponse(c, asTributaryError(error)));
   return app;
-}
-
-/** CORS_ORIGINS: "*" (the default) or a comma-separated list of allowed origins. */
-function corsOrigin(origin: string, configured: string | undefined): string | null {
-  const allowed = (configured ?? "*").split(",").map((entry) => entry.trim());
-  if (allowed.includes("*")) return "*";
-  return allowed.includes(origin) ? origin : null;
 }

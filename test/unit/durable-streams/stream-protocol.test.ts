@@ -102,3 +102,15 @@ describe("SSE events and cursors", () => {
     expect(Number(streamCursor(now, "1005", () => 0.999))).toBe(1005 + 180);
   });
 });
+
+describe("the ds.* topic configs", () => {
+  it("are validated, kept when set, and shown by describe only when set", async () => {
+    const { effectiveTopicConfigs, mergeTopicConfigs } = await import("../../../src/topics/topic-configs.ts");
+    const configs = mergeTopicConfigs({}, { "ds.content.type": "application/json", "ds.expires.at.ms": "1800000000000", "ds.forked.from": "ds.a_2Fb", "retention.ms": "-1" });
+    expect(effectiveTopicConfigs(configs)).toMatchObject({ "ds.content.type": "application/json", "ds.expires.at.ms": "1800000000000", "retention.ms": "-1" });
+    expect(Object.keys(effectiveTopicConfigs({})).some((name) => name.startsWith("ds."))).toBe(false);
+    for (const bad of [{ "ds.content.type": "no type" }, { "ds.ttl.seconds": "-1" }, { "ds.fork.refs": "1.5" }, { "ds.forked.from": "orders" }, { "ds.unknown": "1" }]) {
+      expect(() => mergeTopicConfigs({}, bad)).toThrow(expect.objectContaining({ code: "INVALID_CONFIG" }));
+    }
+  });
+});
