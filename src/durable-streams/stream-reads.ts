@@ -4,6 +4,7 @@ import { authorize } from "../router/authorize.ts";
 import type { RouterEnv } from "../router/context.ts";
 import { concatBytes } from "../protocol/bytes.ts";
 import { jsonReadBody } from "./json-messages.ts";
+import { cachedRead, storeRead } from "./read-cache.ts";
 import { streamCursor } from "./stream-cursor.ts";
 import { StreamError } from "./stream-errors.ts";
 import { isJsonMode } from "./stream-headers.ts";
@@ -60,6 +61,25 @@ function dataResponse(c: Context<RouterEnv>, stream: StreamInfo, from: number, r
   return streamResponse(readBody(stream, read.values), 200, headers);
 }
 
+/** A cached answer as this request wants it: 304 when its If-None-Match is the answer's ETag. */
+function fromCache(c: Context<RouterEnv>, cached: Response): Response {
+  const headers = Object.fromEntries(cached.headers);
+  headers["cache-control"] = cacheableReadHeader(c.env);
+  if (c.req.header("if-none-match") === cached.headers.get("etag")) return streamResponse(null, 304, headers);
+  return streamResponse(cached.body, 200, headers);
+}
+
+/** A catch-up read: from the Worker's cache when its range is immutable and cached (read-cache.ts), else from the partition. */
+async function catchUpRead(c: Context<RouterEnv>, stream: StreamInfo, from: number): Promise<Response> {
+  const cached = await cachedRead(stream.topic.topicId, from);
+  if (cached) return fromCache(c, cached);
+  const read = await readStream(c.env, stream.topic, from, 0);
+  const response = dataResponse(c, stream, from, read, {});
+  const immutable = response.status === 200 && ((read.values.length > 0 && !read.upToDate) || read.closed);
+  if (immutable) c.executionCtx.waitUntil(storeRead(stream.topic.topicId, from, response).catch(() => undefined));
+  return response;
+}
+
 /** GET: catch-up by default; `live=long-poll` waits at the tail; `live=sse` streams events. */
 export async function readStreamRoute(c: Context<RouterEnv>, name: string): Promise<Response> {
   authorize(c, "topic", name, "read");
@@ -83,8 +103,8 @@ export async function readStreamRoute(c: Context<RouterEnv>, name: string): Prom
     });
   }
   const from = await resolveOffset(c.env, stream, offset);
+  if (live !== "long-poll") return catchUpRead(c, stream, from);
   let read = await readStream(c.env, stream.topic, from, 0);
-  if (live !== "long-poll") return dataResponse(c, stream, from, read, {});
   const cursorHeader = { [streamHeaders.cursor]: streamCursor(Date.now(), cursor) };
   if (read.values.length === 0 && !read.closed && read.upToDate) read = await readStream(c.env, stream.topic, read.nextOffset, longPollWaitMs(c.env));
   if (read.values.length > 0) return dataResponse(c, stream, from, read, cursorHeader);

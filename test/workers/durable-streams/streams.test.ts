@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest";
 import { streamTopicName } from "../../../src/durable-streams/stream-names.ts";
 import { replicaName } from "../../../src/objects/stubs.ts";
 import { api } from "../support/http.ts";
+import { unwrap } from "../../../src/errors.ts";
 import { adminToken, allOn, createToken, securedCall } from "../support/secured.ts";
 
 let streams = 0;
@@ -214,5 +215,36 @@ describe("forks", () => {
     await call("PUT", fork, { headers: { "stream-forked-from": source, "stream-fork-offset": zero, "stream-fork-sub-offset": "3" } });
     expect((await call("GET", fork)).text).toBe("hel");
     expect(Number((await api("GET", `/v1/topics/${streamTopicName(source)}`)).body.configs["ds.fork.refs"])).toBe(1);
+  });
+});
+
+describe("the Worker's cache", () => {
+  it("serves a repeated catch-up read of an immutable range without asking the partition", async () => {
+    const path = uniquePath("cached");
+    await call("PUT", path, { headers: plain, body: "a" });
+    await call("POST", path, { headers: { ...plain, "stream-closed": "true" }, body: "b" });
+    const leader = await leaderObject(path);
+    const topic = (await api("GET", `/v1/topics/${streamTopicName(path)}`)).body;
+    const address = { topicId: topic.topicId, partition: 0, region: topic.partitions[0].leader };
+    const requests = async () => unwrap(await leader.state(address)).debug!.requests;
+    const first = await call("GET", path);
+    // The first answer is stored as its request ends (waitUntil): a later read finds it.
+    let second = await call("GET", path);
+    let asked = Number.POSITIVE_INFINITY;
+    for (let attempt = 0; attempt < 20 && asked > 1; attempt++) {
+      const before = await requests();
+      second = await call("GET", path);
+      asked = (await requests()) - before;
+    }
+    expect(asked).toBe(1); // the state call itself: the read came from the cache
+    expect([second.status, second.text, second.headers.get("etag"), second.headers.get("stream-closed")]).toEqual([200, "ab", first.headers.get("etag"), "true"]);
+    const revalidated = await call("GET", path, { headers: { "if-none-match": first.headers.get("etag")! } });
+    expect(revalidated.status).toBe(304);
+    // An open stream's read up to its tail is not cached: the next append changes it.
+    const open = uniquePath("uncached");
+    await call("PUT", open, { headers: plain, body: "x" });
+    await call("GET", open);
+    await call("POST", open, { headers: plain, body: "y" });
+    expect((await call("GET", open)).text).toBe("xy");
   });
 });
