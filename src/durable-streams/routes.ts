@@ -2,6 +2,7 @@ import { Hono, type Context } from "hono";
 import { cors } from "hono/cors";
 import { authentication } from "../router/auth.ts";
 import { corsOrigin } from "../router/cors-origins.ts";
+import { quotaMiddleware } from "../router/quotas.ts";
 import type { RouterEnv } from "../router/context.ts";
 import { StreamError } from "./stream-errors.ts";
 import { durableStreamsBasePath } from "./stream-paths.ts";
@@ -13,7 +14,7 @@ import { appendToStream, createStream, deleteStream } from "./stream-writes.ts";
 /**
  * The Durable Streams protocol (docs/durable-streams.md) under a base path of the Worker
  * (`/ds` by default, src/router/app.ts): every path below it is a stream, the topic
- * streamTopicName names. Authentication as /v1 (Bearer tokens); each handler authorizes its
+ * streamTopicName names. Authentication and per-token quotas as /v1 (Bearer tokens); each handler authorizes its
  * operation on the stream's topic (src/router/authorize.ts): GET and HEAD read, POST write,
  * PUT create, DELETE delete. Errors are the protocol's statuses (stream-responses.ts).
  */
@@ -58,7 +59,7 @@ export const durableStreamsRoutes = new Hono<RouterEnv>()
   )
   .use("*", async (c, next) => {
     try {
-      await authentication()(c, next);
+      await authentication()(c, async () => void (await quotaMiddleware()(c, next)));
     } catch (error) {
       return errorResponseOf(error);
     }

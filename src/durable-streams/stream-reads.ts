@@ -55,6 +55,7 @@ function entityTag(stream: StreamInfo, from: number, read: StreamRead): string {
  */
 function dataResponse(c: Context<RouterEnv>, stream: StreamInfo, from: number, read: StreamRead, extra: Record<string, string>): Response {
   const etag = entityTag(stream, from, read);
+  c.set("fetchedBytes", read.values.reduce((sum, value) => sum + value.byteLength, 0)); // the token's fetch quota counts it
   const cacheable = read.values.length > 0 || read.closed;
   const headers = { ...readHeaders(stream, read), ETag: etag, "Cache-Control": cacheable ? cacheableReadHeader(c.env) : "no-store", ...extra };
   if (c.req.header("if-none-match") === etag) return streamResponse(null, 304, headers);

@@ -1,5 +1,5 @@
 import { TributaryError } from "../errors.ts";
-import { asTributaryError } from "../router/http-errors.ts";
+import { asTributaryError, retryAfterSeconds } from "../router/http-errors.ts";
 import { StreamError, type StreamErrorStatus } from "./stream-errors.ts";
 import { formatStreamOffset } from "./stream-offsets.ts";
 
@@ -62,7 +62,7 @@ export function streamErrorOf(error: unknown): StreamError {
     default: {
       const status = failure.status;
       const known: StreamErrorStatus[] = [400, 401, 403, 404, 409, 410, 413, 429, 500, 503];
-      const headers: Record<string, string> = failure.retriable ? { "Retry-After": "1" } : {};
+      const headers: Record<string, string> = failure.retriable ? { "Retry-After": String(retryAfterSeconds(failure)) } : {};
       return new StreamError(known.includes(status as StreamErrorStatus) ? (status as StreamErrorStatus) : 503, failure.message, headers, failure.code);
     }
   }

@@ -174,6 +174,7 @@ export async function appendToStream(c: Context<RouterEnv>, name: string): Promi
     if (value === undefined) throw new StreamError(400, "an empty JSON array appends nothing");
   }
   const answer = await appendRecord(c.env, stream.topic, { value, closes, ...(seq === undefined ? {} : { seq }), ...(producer ? { producer } : {}) });
+  c.set("producedBytes", value?.byteLength ?? 0); // the token's produce quota counts it (src/router/quotas.ts)
   const headers: Record<string, string> = { [streamHeaders.nextOffset]: formatStreamOffset(answer.lastOffset + 1) };
   if (answer.streamClosed) headers[streamHeaders.closed] = "true";
   if (producer) {

@@ -248,3 +248,20 @@ describe("the Worker's cache", () => {
     expect((await call("GET", open)).text).toBe("xy");
   });
 });
+
+describe("quotas", () => {
+  it("a token's request quota throttles its protocol requests too (429 with Retry-After)", async () => {
+    const path = uniquePath("quota");
+    await call("PUT", path, { headers: plain, body: "x" });
+    const token = (await createToken({ name: "ds-quota", rules: [allOn("topic", "*")], quotas: { requestsPerSecond: 1 } })).token;
+    const statuses: number[] = [];
+    let throttled: Awaited<ReturnType<typeof securedCall>> | undefined;
+    for (let attempt = 0; attempt < 10 && !throttled; attempt++) {
+      const response = await securedCall("GET", `/ds/${path}`, { token });
+      statuses.push(response.status);
+      if (response.status === 429) throttled = response;
+    }
+    expect(statuses[0]).toBe(200);
+    expect({ status: throttled?.status, retryAfter: Number(throttled?.headers.get("retry-after")) > 0 }).toEqual({ status: 429, retryAfter: true });
+  });
+});
