@@ -20,10 +20,11 @@ import { startServer } from "./servers.ts";
 export const durableStreamsHeading = "## Durable Streams";
 
 const valueBytes = 1024;
-const catchUpRecords = 4_000;
+/** The catch-up row's stream: this many records of 1 KiB (a multiple of 500, the fill's request size). */
+const catchUpRecordsDefault = 4_000;
 const value = "x".repeat(valueBytes);
 
-interface Figure {
+export interface DurableStreamsFigure {
   row: string;
   unit: string;
   protocol: number;
@@ -62,7 +63,12 @@ async function readRate(seconds: number, readAll: () => Promise<number>): Promis
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
-async function measure(url: string, seconds: number, runs: number, progress: (line: string) => void): Promise<Figure[]> {
+/** The rows against a running Tributary at `url` (bench/durable-streams.ts's header); `catchUpRecords` a multiple of 500. */
+export async function measureDurableStreams(
+  url: string,
+  { seconds, runs, catchUpRecords = catchUpRecordsDefault }: { seconds: number; runs: number; catchUpRecords?: number },
+  progress: (line: string) => void,
+): Promise<DurableStreamsFigure[]> {
   const text = { "content-type": "text/plain" };
   const appendStream = `${url}/ds/bench/appends`;
   const appendTopic = "ds.bench_2Fappends";
@@ -109,7 +115,7 @@ async function measure(url: string, seconds: number, runs: number, progress: (li
   function rate1(readAll: () => Promise<number>) {
     return readRate(seconds, readAll);
   }
-  const figures: Figure[] = [];
+  const figures: DurableStreamsFigure[] = [];
   for (const row of rows) {
     await row.protocol(); // warm-up of both paths
     await row.jsonApi();
@@ -126,7 +132,7 @@ async function measure(url: string, seconds: number, runs: number, progress: (li
   return figures;
 }
 
-function markdown(figures: readonly Figure[], seconds: number, runs: number): string {
+export function durableStreamsMarkdown(figures: readonly DurableStreamsFigure[], seconds: number, runs: number): string {
   const environment = describeEnvironment();
   const lines = [
     durableStreamsHeading,
@@ -149,8 +155,8 @@ export async function durableStreamsBench(options: { seconds: number; runs: numb
   progress("starting Tributary under wrangler dev for the Durable Streams rows");
   const server = await startServer("tributary", false);
   try {
-    const figures = await measure(server.url, options.seconds, options.runs, progress);
-    const section = markdown(figures, options.seconds, options.runs);
+    const figures = await measureDurableStreams(server.url, options, progress);
+    const section = durableStreamsMarkdown(figures, options.seconds, options.runs);
     console.log(`\n${section}`);
     if (options.write) writeSection(join(repositoryRoot, "bench", "RESULTS.md"), durableStreamsHeading, section);
   } finally {
