@@ -30,7 +30,7 @@ export async function resolveOffset(env: Env, stream: StreamInfo, offset: Stream
 }
 
 /** The body of a read: the values as they were appended, or in JSON mode one array of their messages. */
-export function readBody(stream: StreamInfo, values: readonly Uint8Array[]): Uint8Array | string {
+function readAnswerBody(stream: StreamInfo, values: readonly Uint8Array[]): Uint8Array | string {
   return isJsonMode(stream.contentType) ? jsonReadBody(values) : concatBytes(values);
 }
 
@@ -59,7 +59,7 @@ function dataResponse(c: Context<RouterEnv>, stream: StreamInfo, from: number, r
   const cacheable = read.values.length > 0 || read.closed;
   const headers = { ...readHeaders(stream, read), ETag: etag, "Cache-Control": cacheable ? cacheableReadHeader(c.env) : "no-store", ...extra };
   if (c.req.header("if-none-match") === etag) return streamResponse(null, 304, headers);
-  return streamResponse(readBody(stream, read.values), 200, headers);
+  return streamResponse(readAnswerBody(stream, read.values), 200, headers);
 }
 
 /** A cached answer as this request wants it: 304 when its If-None-Match is the answer's ETag. */
