@@ -18,6 +18,7 @@ import { createExecutor, type Settings } from "./execute.ts";
 import { profileRow } from "./profile.ts";
 import { costTable } from "./cost.ts";
 import { gatewayBench } from "./gateway.ts";
+import { durableStreamsBench } from "./durable-streams.ts";
 import { describeEnvironment, printedTable, resultsMarkdown, soakHeading, startupHeading, writeResults, writeSection } from "./report.ts";
 import { runSoak, soakMarkdown } from "./soak.ts";
 import { scenarioTable, type RowResult } from "./scenarios.ts";
@@ -32,6 +33,7 @@ const usage = `usage: npm run bench -- [--quick] [--runs N] [--seconds S] [--war
        npm run bench -- --profile ROW [--seconds S]
        npm run bench -- --soak MINUTES [--no-write]
        npm run bench -- --gateway [--seconds S] [--gateway-soak MINUTES] [--no-write]
+       npm run bench -- --durable-streams [--quick] [--runs N] [--seconds S] [--no-write]
   --quick       3 runs of 0.5 s per row and server instead of 3 of 4 s (about 1 minute instead of 6)
   --runs N      measured runs per row (the figure is their median)
   --seconds S   length of one run
@@ -77,6 +79,7 @@ interface Options {
   soakMinutes?: number;
   /** --gateway: the Kafka gateway's rows (bench/gateway.ts). */
   gateway?: { seconds: number; soakMinutes: number | undefined };
+  durableStreams: boolean;
 }
 
 function parseOptions(): Options {
@@ -93,6 +96,7 @@ function parseOptions(): Options {
       soak: { type: "string" },
       gateway: { type: "boolean", default: false },
       "gateway-soak": { type: "string" },
+      "durable-streams": { type: "boolean", default: false }, // bench/durable-streams.ts
       help: { type: "boolean", default: false },
     },
   });
@@ -123,6 +127,7 @@ function parseOptions(): Options {
     ...(values.gateway
       ? { gateway: { seconds: number(values.seconds, fullRunSeconds, 0.2, 60, "seconds"), soakMinutes: values["gateway-soak"] === undefined ? undefined : number(values["gateway-soak"], 10, 0.05, 60, "gateway-soak") } }
       : {}),
+    durableStreams: values["durable-streams"],
   };
 }
 
@@ -191,7 +196,8 @@ async function startup(ids: StartupRowId[], runs: number, write: boolean, progre
 }
 
 async function main(): Promise<void> {
-  const { settings, mode, only, write, wranglerDefaults, profile: profiled, soakMinutes, gateway } = parseOptions();
+  const { settings, mode, only, write, wranglerDefaults, profile: profiled, soakMinutes, gateway, durableStreams } = parseOptions();
+  if (durableStreams) return durableStreamsBench({ ...settings, write }, (line) => console.error(`[bench] ${line}`));
   if (gateway !== undefined) {
     const startedAt = performance.now();
     const progress = (line: string) => console.error(`[bench ${((performance.now() - startedAt) / 1000).toFixed(0).padStart(3)} s] ${line}`);

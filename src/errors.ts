@@ -49,6 +49,11 @@ export const errorTable = {
   // ---- Subscriptions (docs/api.md, Subscriptions) ----
   /** A subscription of that name exists already. */
   SUBSCRIPTION_ALREADY_EXISTS: { status: 409, retriable: false },
+  // Durable Streams (docs/durable-streams.md): a partition's refusals of a protocol append.
+  /** The stream was closed: nothing more is appended. */
+  STREAM_CLOSED: { status: 409, retriable: false },
+  /** A `Stream-Seq` not greater (byte-wise) than the last one the stream took. */
+  STREAM_SEQUENCE_CONFLICT: { status: 409, retriable: false },
 } as const satisfies Record<string, { status: number; retriable: boolean }>;
 
 export type ErrorCode = keyof typeof errorTable;

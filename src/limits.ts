@@ -673,3 +673,47 @@ export const subscriptionReadAheadBytes = 512 * 1024;
  * is durable. A restart redelivers at most this long's accepted batches (at least once).
  */
 export const subscriptionCommitIntervalMs = 1_000;
+// ---- Durable Streams (src/durable-streams/, docs/durable-streams.md) ------------------
+
+/**
+ * One protocol append is one record: its bytes stay within recordBytesMax, less room for the
+ * record's framing and its closing header. A larger body is 413, nothing written.
+ */
+export const streamAppendBytesMax = recordBytesMax - 1 * KiB;
+
+/**
+ * The bytes one catch-up read answers at most (the protocol's "server-defined chunk size"):
+ * the reader continues from Stream-Next-Offset. A whole record always comes, as in a fetch.
+ */
+export const streamReadBytesMax = 1 * MiB;
+
+/**
+ * How long a long-poll read waits for data before 204 when the Worker's
+ * DURABLE_STREAMS_LONG_POLL_MS does not say otherwise: within fetchWaitMsMax, the wait a
+ * partition leader holds a read for, and under the protocol's usual CDN intervals (20 s).
+ */
+export const streamLongPollWaitMsDefault = 20_000;
+
+/** Stream-TTL at most: a hundred years, so an expiry time stays a safe integer of milliseconds. */
+export const streamTtlSecondsMax = 100 * 365 * 24 * 3600;
+
+/** Stream-Seq and Producer-Id: opaque strings a writer picks; bounded as the metadata they are. */
+export const streamSeqLengthMax = 256;
+export const streamProducerIdLengthMax = 256;
+
+/**
+ * Producer-Epoch and Producer-Seq ride in the record batch's producer fields (Kafka's int16
+ * epoch and int32 sequence): the protocol allows up to 2^53 − 1, this server up to these.
+ */
+export const streamProducerEpochMax = 0x7fff;
+export const streamProducerSeqMax = 0x7fffffff;
+
+/** The protocol's cursor intervals for CDN collapsing: 20 s each, counted from 2024-10-09T00:00:00Z. */
+export const streamCursorIntervalMs = 20_000;
+
+/**
+ * A fork copies its source's records up to the fork offset into its own topic when it is
+ * created (docs/durable-streams.md, "Forks"): at most this many bytes of values, read into
+ * the router's memory first so that a refused fork writes nothing (413 beyond).
+ */
+export const streamForkBytesMax = 16 * MiB;

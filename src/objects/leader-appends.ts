@@ -3,6 +3,7 @@ import type { Settled } from "../log/group-commit.ts";
 import { BatchFormatError } from "../protocol/record-batch.ts";
 import type { ReplicaNode } from "../replication/replica-node.ts";
 import type { AppendAnswer, AppendRequest } from "./partition-replica.ts";
+import { appendToStream, type StreamStateStore } from "./stream-appends.ts";
 
 /** Bytes of batches an append carries: what the group-commit queue bounds. */
 export function appendBytes(request: AppendRequest): number {
@@ -16,7 +17,12 @@ export function appendBytes(request: AppendRequest): number {
  * nothing written and the original offsets with the stored records' timestamps (the
  * first's, or every one's with `recordTimestamps`) while they are still held here.
  */
-function appendOne(node: ReplicaNode, request: AppendRequest, nowMs: number): AppendAnswer {
+function appendOne(node: ReplicaNode, request: AppendRequest, nowMs: number, streams: StreamStateStore): AppendAnswer {
+  if (request.stream) return appendToStream(node, request.batches, request.stream, streams, () => appendRecords(node, request, nowMs));
+  return appendRecords(node, request, nowMs);
+}
+
+function appendRecords(node: ReplicaNode, request: AppendRequest, nowMs: number): AppendAnswer {
   let result: AppendAnswer;
   try {
     result = node.appendAsLeader(request.batches, nowMs);
@@ -36,11 +42,11 @@ function appendOne(node: ReplicaNode, request: AppendRequest, nowMs: number): Ap
  * replica as it is now — a call may have deposed it or deleted its topic since the appends
  * were admitted, and then each is refused as it would have been at admission.
  */
-export function writeAppends(node: ReplicaNode | undefined, requests: readonly AppendRequest[], nowMs: number): Settled<AppendAnswer>[] {
+export function writeAppends(node: ReplicaNode | undefined, requests: readonly AppendRequest[], nowMs: number, streams: StreamStateStore): Settled<AppendAnswer>[] {
   return requests.map((request) => {
     try {
       if (!node) throw new TributaryError("UNKNOWN_TOPIC_OR_PARTITION", "this topic has been deleted");
-      return { ok: true, value: appendOne(node, request, nowMs) };
+      return { ok: true, value: appendOne(node, request, nowMs, streams) };
     } catch (error) {
       return { ok: false, error };
     }

@@ -22,10 +22,11 @@ import { PartitionWakeups } from "./partition-wakeups.ts";
 import { applyMigrations } from "./schema.ts";
 import { SegmentTier, segmentTierMigration, type TierSnapshot } from "./segment-tier.ts";
 import { batchBoundsMigration, logStoreMigrations, producerStateMigration, SqliteLogStore } from "./sqlite-log-store.ts";
+import { StreamStateStore, streamStateMigration } from "./stream-appends.ts";
 
 export type { AppendAnswer, AppendRequest, FetchRequest, OffsetQuery, PartitionAddress, PartitionMetrics, ReplicaState, RoutedCall } from "./replica-api.ts";
 
-const migrations = [logStoreMigrations[0]!, replicaIdentityMigration, segmentTierMigration, producerStateMigration, batchBoundsMigration, partitionTrafficMigration];
+const migrations = [logStoreMigrations[0]!, replicaIdentityMigration, segmentTierMigration, producerStateMigration, batchBoundsMigration, partitionTrafficMigration, streamStateMigration];
 
 /**
  * One replica of one partition: leader or follower (ARCHITECTURE.md decisions 4–5). A thin
@@ -39,6 +40,7 @@ export class PartitionReplica extends DurableObject<Env> {
   readonly #sql: CountedSql;
   readonly #counters = new ReplicaCounters();
   #store!: SqliteLogStore;
+  #streams!: StreamStateStore;
   #tail: TailCachedStore | undefined;
   #identity: ReplicaIdentity | undefined;
   #node: ReplicaNode | undefined;
@@ -81,6 +83,7 @@ export class PartitionReplica extends DurableObject<Env> {
     void ctx.blockConcurrencyWhile(async () => {
       applyMigrations(this.#sql.storage, migrations);
       this.#store = new SqliteLogStore(this.#sql.storage);
+      this.#streams = new StreamStateStore(this.#sql.storage);
       this.#identity = readReplicaIdentity(this.#sql.storage);
       this.#wakeups = new PartitionWakeups(this.#sql.storage, env);
       if (this.#identity && !this.#identity.deleted) this.#open(this.#identity);
@@ -124,7 +127,7 @@ export class PartitionReplica extends DurableObject<Env> {
   /** One group of appends (group commit), in one synchronous turn: one transaction, one row per batch. */
   #writeAppends(requests: readonly AppendRequest[]): Settled<AppendAnswer>[] {
     const node = this.#identity?.deleted ? undefined : this.#node;
-    const outcomes = this.#store.writeGroup(() => writeAppends(node, requests, Date.now()));
+    const outcomes = this.#store.writeGroup(() => writeAppends(node, requests, Date.now(), this.#streams));
     if (outcomes.some((outcome) => outcome.ok && !outcome.value.duplicate)) {
       this.#readers.wakeAll();
       this.#replication.kick();

@@ -5,6 +5,7 @@
 import type { AppendResult } from "../log/partition-log.ts";
 import type { PartitionNumbers } from "../metrics/cluster-families.ts";
 import type { Acks } from "../protocol/schemas.ts";
+import type { StreamAppendCondition } from "../protocol/stream-records.ts";
 import type { PartitionState } from "../replication/partition-state.ts";
 import type { ReplicaRole } from "../replication/replica-node.ts";
 import type { PartitionConfig } from "./partition-config.ts";
@@ -29,12 +30,18 @@ export interface AppendRequest extends RoutedCall {
   acks: Acks;
   /** A duplicate's answer carries every record's stored timestamp (JSON produce), else only the first's. */
   recordTimestamps?: boolean;
+  /** A Durable Streams append (src/durable-streams/): checked by the leader before it writes (stream-appends.ts). */
+  stream?: StreamAppendCondition;
 }
 
 /** An append's answer: a duplicate (an idempotent producer's retry) also carries the stored records' timestamps. */
 export interface AppendAnswer extends AppendResult {
   /** Duplicates only, when the batches are still held here: the first record's, or every record's (recordTimestamps). */
   timestamps?: number[];
+  /** Durable Streams appends only: the stream is closed after this append (or was already). */
+  streamClosed?: boolean;
+  /** Durable Streams appends of an idempotent producer: the last sequence the partition holds for it. */
+  producerLastSequence?: number;
 }
 
 export interface FetchRequest extends RoutedCall {

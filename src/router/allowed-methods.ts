@@ -26,7 +26,7 @@ export function allowedMethodsOf(routes: readonly ListedRoute[]): (path: string)
     const served = new Set(router.match("GET", path)[0].map(([method]) => method));
     if (served.size === 0) return [];
     if (served.has("GET")) served.add("HEAD");
-    if (path.startsWith("/v1/")) served.add("OPTIONS");
+    if (path.startsWith("/v1/") || path.startsWith("/ds/")) served.add("OPTIONS"); // both answer CORS preflight
     return methodOrder.filter((method) => served.has(method));
   };
 }

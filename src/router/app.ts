@@ -5,6 +5,7 @@ import { fetchHeaders } from "../protocol/content-types.ts";
 import { allowedMethodsOf, methodNotAllowed } from "./allowed-methods.ts";
 import { authentication } from "./auth.ts";
 import { clientRegionHeader } from "./client-region.ts";
+import { corsOrigin } from "./cors-origins.ts";
 import type { RouterEnv } from "./context.ts";
 import { asTributaryError, errorResponse } from "./http-errors.ts";
 import { RouterCounters } from "../metrics/router-counters.ts";
@@ -25,6 +26,7 @@ import { writeTokenRoutes } from "./routes/write-tokens.ts";
 // Share groups (issue 15).
 import { shareGroupRoutes } from "./routes/share-groups.ts";
 import { subscriptionRoutes } from "./routes/subscriptions.ts";
+import { durableStreamsBasePath, durableStreamsRoutes } from "../durable-streams/routes.ts";
 
 /** The router Worker's HTTP API (API.md): stateless; every piece of state lives in an object. */
 export function createApp(): Hono<RouterEnv> {
@@ -59,6 +61,8 @@ export function createApp(): Hono<RouterEnv> {
   app.route("/v1/metrics", metricsRoutes(counters));
   app.route("/v1/share-groups", shareGroupRoutes); // share groups (issue 15)
   app.route("/v1/subscriptions", subscriptionRoutes); // push subscriptions (issue 15)
+  // The Durable Streams protocol (docs/durable-streams.md): its own CORS, authentication and errors.
+  app.route(durableStreamsBasePath, durableStreamsRoutes);
   // After authentication, as any route: a path served with other methods is 405 with Allow.
   const allowedMethods = allowedMethodsOf(app.routes);
   app.notFound((c) => {
@@ -68,11 +72,4 @@ export function createApp(): Hono<RouterEnv> {
   });
   app.onError((error, c) => errorResponse(c, asTributaryError(error)));
   return app;
-}
-
-/** CORS_ORIGINS: "*" (the default) or a comma-separated list of allowed origins. */
-function corsOrigin(origin: string, configured: string | undefined): string | null {
-  const allowed = (configured ?? "*").split(",").map((entry) => entry.trim());
-  if (allowed.includes("*")) return "*";
-  return allowed.includes(origin) ? origin : null;
 }

@@ -1,5 +1,6 @@
 import { TributaryError } from "../errors.ts";
 import { configEntriesMax, recordBytesMax, segmentBytesMax, segmentBytesMin } from "../limits.ts";
+import { checkStreamConfig, isStreamConfigName } from "./stream-configs.ts";
 
 /**
  * Topic configs, with Kafka's names and string values (API.md, Topics). Each entry says how
@@ -80,6 +81,12 @@ export function mergeTopicConfigs(current: TopicConfigs, changes: unknown): Topi
   if (entries.length > configEntriesMax) throw invalid(`at most ${configEntriesMax} configs in one request`);
   const merged: TopicConfigs = { ...current };
   for (const [name, value] of entries) {
+    // A Durable Streams stream's own family (stream-configs.ts): no defaults, shown when set.
+    if (isStreamConfigName(name)) {
+      if (value === null) delete merged[name];
+      else merged[name] = checkStreamConfig(name, asConfigString(name, value));
+      continue;
+    }
     if (!isConfigName(name)) throw invalid(`unknown config ${JSON.stringify(name)}`);
     if (value === null) delete merged[name];
     else merged[name] = checkValue(name, asConfigString(name, value));
@@ -93,6 +100,7 @@ export function effectiveTopicConfigs(explicit: TopicConfigs): Record<TopicConfi
   for (const name of Object.keys(topicConfigRules) as TopicConfigName[]) {
     effective[name] = explicit[name] ?? topicConfigRules[name].default;
   }
+  for (const [name, value] of Object.entries(explicit)) if (isStreamConfigName(name)) (effective as Record<string, string>)[name] = value;
   return effective;
 }
 

@@ -18,6 +18,7 @@ import { FanOut, measureFanOut, measureStreamLatency, measureTailRead } from "..
 import { measureStartup, startupMarkdown, startupRows } from "../../bench/startup.ts";
 import { transports, type ServerName, type TransportName } from "../../bench/transports.ts";
 import { startWranglerDev, type DevServer } from "./support/wrangler-dev.ts";
+import { durableStreamsMarkdown, measureDurableStreams } from "../../bench/durable-streams.ts";
 
 describe("the benchmark's code against wrangler dev", () => {
   let server: DevServer;
@@ -102,6 +103,14 @@ describe("the benchmark's code against wrangler dev", () => {
     } finally {
       fan.close();
     }
+  });
+
+  // The Durable Streams rows (bench/durable-streams.ts): the protocol at /ds against the JSON API.
+  it("measures the Durable Streams rows and reports them as ratios", async () => {
+    const figures = await measureDurableStreams(server.url, { seconds: 0.2, runs: 1, catchUpRecords: 500 }, () => undefined);
+    expect(figures.map((figure) => figure.unit)).toEqual(["req/s", "req/s", "MB/s"]);
+    for (const figure of figures) expect(figure.protocol > 0 && figure.jsonApi > 0).toBe(true);
+    expect(durableStreamsMarkdown(figures, 0.2, 1)).toMatch(/^## Durable Streams\n[\s\S]*\| appends, 1 in flight .*× \|/);
   });
 
   it("runs a short soak, sampling memory and the partition's bounded structures", async () => {

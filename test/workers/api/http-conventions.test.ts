@@ -26,10 +26,16 @@ beforeAll(async () => {
   await createTopic(topic);
 });
 
+/**
+ * The /v1 routes these conventions are about: the Durable Streams routes (/ds) follow their
+ * own protocol, which ignores unknown query parameters (test/workers/durable-streams/).
+ */
+const v1Routes = () => appRoutes().filter((route) => !route.includes(" /ds/"));
+
 /** Every route the app serves, by path pattern, with its methods (hono's own table). */
 function routesByPath(): Map<string, Set<string>> {
   const byPath = new Map<string, Set<string>>();
-  for (const route of appRoutes()) {
+  for (const route of v1Routes()) {
     const [method, path] = route.split(" ") as [string, string];
     byPath.set(path, (byPath.get(path) ?? new Set()).add(method));
   }
@@ -124,7 +130,7 @@ describe("query parameters a route does not take", () => {
 
   it("are refused by every route but health", async () => {
     const before = await highWatermarks(topic);
-    const routes = appRoutes().filter((route) => route !== "GET /v1/health");
+    const routes = v1Routes().filter((route) => route !== "GET /v1/health");
     expect(routes.length).toBeGreaterThan(10);
     for (const route of routes) {
       const [method, pattern] = route.split(" ") as [string, string];

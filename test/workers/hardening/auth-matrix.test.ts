@@ -11,6 +11,7 @@ import { recordBatchContentType } from "../../../src/protocol/content-types.ts";
 import { groupPath, join, uniqueGroup } from "../groups/support/groups.ts";
 import { createTopic, produce, uniqueTopic, type ApiResponse } from "../support/http.ts";
 import { adminToken, allOn, appRoutes, createToken, securedCall, type SecuredCall } from "../support/secured.ts";
+import { streamTopicName } from "../../../src/durable-streams/stream-names.ts";
 
 const topic = uniqueTopic("acl");
 const otherTopic = uniqueTopic("acl-other");
@@ -190,6 +191,20 @@ const rows: Row[] = [
   { route: "DELETE /v1/topics/:topic", call: () => ["DELETE", `/v1/topics/${topic}`, {}], other: refusedTopic, allowed: "rightful" },
 ];
 
+// ---- Durable Streams (docs/durable-streams.md): the /ds routes authorize on the stream's topic.
+// In the order the rightful token runs them: create, append, read, delete.
+const streamPath = `/ds/acl/${topic}`;
+const streamTopic = streamTopicName(`acl/${topic}`);
+const streamText = { "content-type": "text/plain" };
+rows.push(
+  { route: "PUT /ds/*", call: () => ["PUT", streamPath, { headers: streamText }], other: refusedTopic, allowed: "rightful" },
+  { route: "POST /ds/*", call: () => ["POST", streamPath, { bytes: utf8.encode("x"), headers: streamText }], other: refusedTopic, allowed: "rightful" },
+  { route: "GET /ds/*", call: () => ["GET", streamPath, {}], other: refusedTopic, allowed: "rightful" },
+  // A stream that would start is refused by its offset after authorization, so this row's call ends.
+  { route: "GET /ds/* (SSE)", call: () => ["GET", `${streamPath}?offset=not-an-offset&live=sse`, {}], other: refusedTopic, allowed: "rightful" },
+  { route: "DELETE /ds/*", call: () => ["DELETE", streamPath, {}], other: refusedTopic, allowed: "rightful" },
+);
+
 function send(row: Row, token: string | undefined): Promise<ApiResponse> {
   const [method, path, options] = row.call();
   return securedCall(method, path, { ...options, token });
@@ -236,6 +251,7 @@ beforeAll(async () => {
     { resource: "cluster", name: "tributary", patternType: "literal", operations: ["describe"] },
     // Push subscriptions.
     { resource: "cluster", name: "tributary", patternType: "literal", operations: ["create", "alter", "delete"] },
+    allOn("topic", streamTopic), // the Durable Streams rows (end of file)
   ];
   const rightful = await createToken({ name: "rightful", rules: rightfulRules });
   const other = await createToken({ name: "other", rules: [allOn("topic", otherTopic), allOn("group", otherGroup)] });

@@ -14,6 +14,7 @@ export const testWorkerVariables = {
   REGIONS: "wnam,enam,weur,apac,oc",
   CORS_ORIGINS: "*",
   SUBSCRIPTION_ORIGINS: "",
+  DURABLE_STREAMS_LONG_POLL_MS: "20000",
 } as const satisfies Record<WorkerVariableName, string>;
 
 /** The workers layer rehearses faults (API.md, fault injection). */
