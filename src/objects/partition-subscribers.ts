@@ -233,7 +233,7 @@ export class PartitionSubscribers {
     const parts = partsThatFit(frames.count, position, streamWindowBytes, (count) => frames.bytes(position.mode, count));
     if (parts === 0) return false;
     const frame = frames.frame(position.mode, parts);
-    const bytes = typeof frame === "string" ? encoder.encode(frame).byteLength : frame.byteLength;
+    const bytes = frames.bytes(position.mode, parts); // the frame's length, a text frame's in UTF-8
     try {
       socket.send(frame);
     } catch {
@@ -289,12 +289,17 @@ function closeWithError(socket: WebSocket, code: number, error: TributaryError):
 /**
  * The frames one read makes, for every mode, built lazily and once: a frame is the first
  * `count` batches read — binary: those batches as stored, concatenated; JSON: their records
- * from the requested offset, below the high watermark.
+ * from the requested offset, below the high watermark. Subscribers at the same position with
+ * the same mode and room get the same frame: it is encoded once and the same bytes or text
+ * sent to each.
  */
 class FrameParts {
   readonly offset: number;
   readonly #read: ReadResult;
   readonly #json = new Map<"utf8" | "base64", { texts: string[]; bytes: number[] }>();
+  /** Frames already built and their lengths, by mode and batch count. */
+  readonly #frames = new Map<string, string | Uint8Array>();
+  readonly #bytes = new Map<string, number>();
 
   constructor(read: ReadResult, offset: number) {
     this.#read = read;
@@ -312,6 +317,16 @@ class FrameParts {
   }
 
   bytes(mode: SubscriberMode, count: number): number {
+    const key = `${mode} ${count}`;
+    let bytes = this.#bytes.get(key);
+    if (bytes === undefined) {
+      bytes = this.#bytesOf(mode, count);
+      this.#bytes.set(key, bytes);
+    }
+    return bytes;
+  }
+
+  #bytesOf(mode: SubscriberMode, count: number): number {
     if (mode === "binary") return this.#read.batches.slice(0, count).reduce((sum, batch) => sum + batch.byteLength, 0);
     const parts = this.#parts(mode);
     const nonEmpty = parts.texts.slice(0, count).filter((text) => text !== "").length;
@@ -320,9 +335,13 @@ class FrameParts {
   }
 
   frame(mode: SubscriberMode, count: number): string | Uint8Array {
-    if (mode === "binary") return concatBytes(this.#read.batches.slice(0, count));
-    const texts = this.#parts(mode).texts.slice(0, count).filter((text) => text !== "");
-    return this.#envelope(count, texts.join(","));
+    const key = `${mode} ${count}`;
+    let frame = this.#frames.get(key);
+    if (frame === undefined) {
+      frame = mode === "binary" ? concatBytes(this.#read.batches.slice(0, count)) : this.#envelope(count, this.#parts(mode).texts.slice(0, count).filter((text) => text !== "").join(","));
+      this.#frames.set(key, frame);
+    }
+    return frame;
   }
 
   #envelope(count: number, records: string): string {

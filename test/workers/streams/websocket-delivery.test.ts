@@ -126,6 +126,23 @@ describe("a WebSocket subscriber", () => {
     expect(after.subscriberReads - before.subscriberReads).toBe(4);
   });
 
+  it("sends subscribers at one position the same frame and counts its UTF-8 bytes against each window", async () => {
+    const topic = uniqueTopic("ws-same-frame");
+    await createTopic(topic);
+    const subscribers = await Promise.all(Array.from({ length: 3 }, () => open(topic, 0, "?offset=latest")));
+    const before = (await debugStats(topic)).debug!;
+    const values = ["é", "€uro", "😀 emoji", "plain"];
+    await produce(topic, values);
+    await Promise.all(subscribers.map((subscriber) => subscriber.until(() => subscriber.values().length >= values.length)));
+    const frames = subscribers.map((subscriber) => subscriber.frames);
+    for (const received of frames) expect(received).toEqual(frames[0]);
+    const after = (await debugStats(topic)).debug!;
+    const utf8Bytes = frames.flat().reduce((sum, frame) => sum + new TextEncoder().encode(frame as string).byteLength, 0);
+    // The bytes a client returns as credit are the frame's UTF-8 length, not its UTF-16 length.
+    expect(utf8Bytes).toBeGreaterThan(frames.flat().reduce((sum, frame) => sum + (frame as string).length, 0));
+    expect(after.bytesPushed - before.bytesPushed).toBe(utf8Bytes);
+  });
+
   it("closes with 4400 after an error frame when the client sends anything but credit", async () => {
     const topic = uniqueTopic("ws-bad-message");
     await createTopic(topic);
