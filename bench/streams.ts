@@ -13,8 +13,15 @@
  *   every record would measure this process, not the server). They stay connected across a
  *   row's runs, so the row's object requests (bench/cost.ts) are what serving them costs
  *   while they keep up (the producer's own requests are taken off, execute.ts).
+ *
+ * The fan-out subscribers do not offer permessage-deflate, as the long-polling reader asks
+ * for identity encoding (bench/client.ts): both rows move the record batches as stored.
+ * Node's WebSocket (undici) always offers it, and the runtime accepts, which deflates every
+ * subscriber's copy of every frame separately (docs/api.md, "WebSocket on a partition"), so
+ * these sockets are the `ws` package's with the extension off.
  */
 import { Tributary } from "../src/client/index.ts";
+import NodeWebSocket from "ws";
 import { splitBatches } from "../src/protocol/record-batch.ts";
 import { fetchRecords, produce, type Endpoint } from "./client.ts";
 import { consumerWaitMs, percentile, rearmPauseMs, type EndToEndState, type LatencyRun, type ThroughputRun } from "./measure.ts";
@@ -144,9 +151,9 @@ export async function measureTailRead(endpoint: Endpoint, topic: string, body: P
   }
 }
 
-/** WebSocket subscribers that count records by batch headers and credit each frame at once. */
+/** WebSocket subscribers (no permessage-deflate) that count records by batch headers and credit each frame at once. */
 export class FanOut {
-  readonly #sockets: WebSocket[] = [];
+  readonly #sockets: NodeWebSocket[] = [];
   /** Each subscriber's next offset and records received. */
   readonly positions: number[] = [];
   received = 0;
@@ -161,7 +168,7 @@ export class FanOut {
 
   #subscribe(url: string, index: number, from: number): Promise<void> {
     this.positions[index] = from;
-    const socket = new WebSocket(url, [recordBatchSubprotocol]);
+    const socket = new NodeWebSocket(url, [recordBatchSubprotocol], { perMessageDeflate: false }); // see the module's comment
     socket.binaryType = "arraybuffer";
     this.#sockets.push(socket);
     socket.addEventListener("message", (event) => {
