@@ -59,6 +59,16 @@ export function afterFrame(position: SubscriberPosition, bytes: number, next: nu
   return { ...position, next, unreturned: position.unreturned + bytes, stalledSinceMs: null };
 }
 
+/**
+ * Whether credit returned by this subscriber can let anything be sent now: only when records
+ * wait for it (it is behind the high watermark). One caught up gets its next frame from the
+ * push of the next commit, so its credit needs no push of its own (with many fast
+ * subscribers, one push per credit would go over every socket once per frame per socket).
+ */
+export function creditMayUnblock(position: SubscriberPosition, highWatermark: number): boolean {
+  return position.next < highWatermark;
+}
+
 /** A `{"credit": n}` message: `n` bytes are returned (never below zero unreturned). */
 export function afterCredit(position: SubscriberPosition, credit: number): SubscriberPosition {
   return { ...position, unreturned: Math.max(0, position.unreturned - credit) };

@@ -5,6 +5,7 @@ import type { PartitionLog, ReadLimits, ReadResult } from "../log/partition-log.
 import {
   afterCredit,
   afterFrame,
+  creditMayUnblock,
   parseCredit,
   partsThatFit,
   positionGroups,
@@ -65,6 +66,8 @@ export class SubscriberCounters {
   bytesPushed = 0;
   /** Reads of the log made for subscribers: one per group of subscribers at one position. */
   reads = 0;
+  /** Push runs (each goes over every subscriber): one per commit at most while one runs, and per credit that may unblock a subscriber. */
+  pushes = 0;
 }
 
 const subscriberTag = "subscriber";
@@ -137,7 +140,11 @@ export class PartitionSubscribers {
     return new Response(null, { status: 101, webSocket: client, headers });
   }
 
-  /** A client message: credit, or anything else (closed with 4400). */
+  /**
+   * A client message: credit, or anything else (closed with 4400). Credit starts a push only
+   * when it may unblock the socket (records wait for it), or when the partition is no longer
+   * led here (the push closes the socket); a socket caught up waits for the next commit's push.
+   */
   onMessage(socket: WebSocket, message: string | ArrayBuffer): Promise<void> {
     const credit = parseCredit(message);
     if (credit === undefined) {
@@ -146,7 +153,10 @@ export class PartitionSubscribers {
     }
     const attachment = attachmentOf(socket);
     if (!attachment) return Promise.resolve();
-    socket.serializeAttachment(afterCredit(attachment, credit));
+    const position = afterCredit(attachment, credit);
+    socket.serializeAttachment(position);
+    const partition = this.#host.partition();
+    if (partition.kind === "leader" && !creditMayUnblock(position, partition.log.highWatermark)) return Promise.resolve();
     return this.notify();
   }
 
@@ -190,6 +200,7 @@ export class PartitionSubscribers {
 
   async #push(): Promise<void> {
     if (this.size === 0) return;
+    this.counters.pushes++;
     const partition = this.#host.partition();
     if (partition.kind === "deleted") return this.closeAll(closeCodes.topicDeleted, new TributaryError("UNKNOWN_TOPIC_OR_PARTITION", "this topic has been deleted"));
     if (partition.kind === "not-leader") {

@@ -27,6 +27,8 @@ export interface ReplicaDebugStats {
   framesPushed: number;
   bytesPushed: number;
   subscriberReads: number;
+  /** Push runs over the subscribers (each visits every socket): per commit, and per credit that may unblock one. */
+  subscriberPushes: number;
 }
 
 /** The counters an object keeps itself (the rest it reads from its parts when asked). */
@@ -46,7 +48,7 @@ export function replicaDebugStats(
     appends: GroupCommitStats;
     tailCacheBytes: number;
     waiters: number;
-    subscribers: { open: number; framesPushed: number; bytesPushed: number; reads: number };
+    subscribers: { open: number; framesPushed: number; bytesPushed: number; reads: number; pushes: number };
   },
 ): ReplicaDebugStats {
   return {
@@ -63,5 +65,6 @@ export function replicaDebugStats(
     framesPushed: parts.subscribers.framesPushed,
     bytesPushed: parts.subscribers.bytesPushed,
     subscriberReads: parts.subscribers.reads,
+    subscriberPushes: parts.subscribers.pushes,
   };
 }

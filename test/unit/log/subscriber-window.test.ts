@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   afterCredit,
   afterFrame,
+  creditMayUnblock,
   frameBudget,
   parseCredit,
   partsThatFit,
@@ -57,6 +58,13 @@ describe("credit messages", () => {
       expect(parseCredit(bad), bad).toBeUndefined();
     }
     expect(parseCredit(new ArrayBuffer(4))).toBeUndefined();
+  });
+
+  it("may unblock only a subscriber that records wait for (behind the high watermark), room or not", () => {
+    expect(creditMayUnblock(at(5, 1000), 10)).toBe(true);
+    expect(creditMayUnblock(at(9), 10)).toBe(true);
+    expect(creditMayUnblock(at(10, 1000), 10)).toBe(false); // caught up: the next commit's push serves it
+    expect(creditMayUnblock(at(10), 10)).toBe(false);
   });
 });
 
