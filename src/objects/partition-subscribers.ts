@@ -297,6 +297,16 @@ function closeWithError(socket: WebSocket, code: number, error: TributaryError):
   }
 }
 
+/** The value under `key`, built by `build` the first time it is asked for. */
+function builtOnce<T>(built: Map<string, T>, key: string, build: () => T): T {
+  let value = built.get(key);
+  if (value === undefined) {
+    value = build();
+    built.set(key, value);
+  }
+  return value;
+}
+
 /**
  * The frames one read makes, for every mode, built lazily and once: a frame is the first
  * `count` batches read — binary: those batches as stored, concatenated; JSON: their records
@@ -328,13 +338,7 @@ class FrameParts {
   }
 
   bytes(mode: SubscriberMode, count: number): number {
-    const key = `${mode} ${count}`;
-    let bytes = this.#bytes.get(key);
-    if (bytes === undefined) {
-      bytes = this.#bytesOf(mode, count);
-      this.#bytes.set(key, bytes);
-    }
-    return bytes;
+    return builtOnce(this.#bytes, `${mode} ${count}`, () => this.#bytesOf(mode, count));
   }
 
   #bytesOf(mode: SubscriberMode, count: number): number {
@@ -346,13 +350,11 @@ class FrameParts {
   }
 
   frame(mode: SubscriberMode, count: number): string | Uint8Array {
-    const key = `${mode} ${count}`;
-    let frame = this.#frames.get(key);
-    if (frame === undefined) {
-      frame = mode === "binary" ? concatBytes(this.#read.batches.slice(0, count)) : this.#envelope(count, this.#parts(mode).texts.slice(0, count).filter((text) => text !== "").join(","));
-      this.#frames.set(key, frame);
-    }
-    return frame;
+    return builtOnce(this.#frames, `${mode} ${count}`, () => {
+      if (mode === "binary") return concatBytes(this.#read.batches.slice(0, count));
+      const texts = this.#parts(mode).texts.slice(0, count).filter((text) => text !== "");
+      return this.#envelope(count, texts.join(","));
+    });
   }
 
   #envelope(count: number, records: string): string {
