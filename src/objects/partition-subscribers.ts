@@ -68,6 +68,8 @@ export class SubscriberCounters {
   reads = 0;
   /** Push runs (each goes over every subscriber): one per commit at most while one runs, and per credit that may unblock a subscriber. */
   pushes = 0;
+  /** Messages received from subscribers (credit, or what closed a socket with 4400): Cloudflare bills 20 as one request. */
+  messages = 0;
 }
 
 const subscriberTag = "subscriber";
@@ -146,6 +148,7 @@ export class PartitionSubscribers {
    * led here (the push closes the socket); a socket caught up waits for the next commit's push.
    */
   onMessage(socket: WebSocket, message: string | ArrayBuffer): Promise<void> {
+    this.counters.messages++;
     const credit = parseCredit(message);
     if (credit === undefined) {
       closeWithError(socket, closeCodes.badMessage, new TributaryError("INVALID_REQUEST", 'a subscriber sends only {"credit": <bytes>} messages'));

@@ -29,6 +29,8 @@ export interface ReplicaDebugStats {
   subscriberReads: number;
   /** Push runs over the subscribers (each visits every socket): per commit, and per credit that may unblock one. */
   subscriberPushes: number;
+  /** Messages received from subscribers (credit): incoming WebSocket messages, billed 20 to a request. */
+  subscriberMessages: number;
 }
 
 /** The counters an object keeps itself (the rest it reads from its parts when asked). */
@@ -48,7 +50,7 @@ export function replicaDebugStats(
     appends: GroupCommitStats;
     tailCacheBytes: number;
     waiters: number;
-    subscribers: { open: number; framesPushed: number; bytesPushed: number; reads: number; pushes: number };
+    subscribers: { open: number; framesPushed: number; bytesPushed: number; reads: number; pushes: number; messages: number };
   },
 ): ReplicaDebugStats {
   return {
@@ -66,5 +68,6 @@ export function replicaDebugStats(
     bytesPushed: parts.subscribers.bytesPushed,
     subscriberReads: parts.subscribers.reads,
     subscriberPushes: parts.subscribers.pushes,
+    subscriberMessages: parts.subscribers.messages,
   };
 }

@@ -162,6 +162,7 @@ describe("a WebSocket subscriber", () => {
     });
     const credited = (await debugStats(topic)).debug!;
     expect(credited.subscriberPushes - before.subscriberPushes).toBe(0); // a pass per credit would make 5
+    expect(credited.subscriberMessages - before.subscriberMessages).toBe(5);
     await produce(topic, ["second"]);
     await Promise.all(subscribers.map((subscriber) => subscriber.until(() => subscriber.values().length >= 2)));
     const after = (await debugStats(topic)).debug!;
