@@ -1,11 +1,12 @@
 import { toResult, TributaryError } from "../errors.ts";
-import { fetchMaxRecordsMax, streamsPerPartitionMax, streamsPerTokenMax, streamStalledMsMax, streamWindowBytes } from "../limits.ts";
+import { fetchMaxRecordsMax, streamsPerPartitionMax, streamsPerTokenMax, streamStalledMsMax } from "../limits.ts";
 import { recordsInWindow } from "../log/fetched-records.ts";
 import type { PartitionLog, ReadLimits, ReadResult } from "../log/partition-log.ts";
 import {
   afterCredit,
   afterFrame,
   creditMayUnblock,
+  openedAt,
   parseCredit,
   partsThatFit,
   positionGroups,
@@ -16,6 +17,7 @@ import {
   type SubscriberPosition,
 } from "../log/subscriber-window.ts";
 import { concatBytes } from "../protocol/bytes.ts";
+import { serverCreditWindow } from "../protocol/stream-credit.ts";
 import { readBatchHeader } from "../protocol/record-batch.ts";
 import { recordJson } from "../protocol/record-json.ts";
 import type { RoutedCall } from "./replica-api.ts";
@@ -135,7 +137,7 @@ export class PartitionSubscribers {
     const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
     const tags = request.tokenKey === undefined ? [subscriberTag] : [subscriberTag, tokenTag(request.tokenKey)];
     ctx.acceptWebSocket(server, tags);
-    const attachment: Attachment = { next, mode: request.mode, unreturned: 0, stalledSinceMs: null };
+    const attachment: Attachment = openedAt(next, request.mode, serverCreditWindow);
     server.serializeAttachment(attachment);
     void this.notify();
     const headers = request.mode === "binary" ? { "Sec-WebSocket-Protocol": recordBatchSubprotocol } : undefined;
@@ -156,7 +158,7 @@ export class PartitionSubscribers {
     }
     const attachment = attachmentOf(socket);
     if (!attachment) return Promise.resolve();
-    const position = afterCredit(attachment, credit);
+    const position = afterCredit(attachment, credit, serverCreditWindow);
     socket.serializeAttachment(position);
     const partition = this.#host.partition();
     if (partition.kind === "leader" && !creditMayUnblock(position, partition.log.highWatermark)) return Promise.resolve();
@@ -213,9 +215,9 @@ export class PartitionSubscribers {
     for (let progressed = true; progressed; ) {
       progressed = false;
       const subscribers = this.#subscribers(log);
-      for (const [offset, sockets] of positionGroups(subscribers, log.highWatermark, streamWindowBytes)) {
+      for (const [offset, sockets] of positionGroups(subscribers, log.highWatermark)) {
         const positions = sockets.map((socket) => attachmentOf(socket)!);
-        const read = await this.#host.readCommitted(offset, { maxRecords: fetchMaxRecordsMax, maxBytes: readBytesFor(positions, streamWindowBytes) });
+        const read = await this.#host.readCommitted(offset, { maxRecords: fetchMaxRecordsMax, maxBytes: readBytesFor(positions) });
         this.counters.reads++;
         const frames = new FrameParts(read, offset);
         for (const socket of sockets) if (this.#send(socket, frames)) progressed = true;
@@ -244,7 +246,7 @@ export class PartitionSubscribers {
   #send(socket: WebSocket, frames: FrameParts): boolean {
     const position = attachmentOf(socket);
     if (!position || position.next !== frames.offset) return false;
-    const parts = partsThatFit(frames.count, position, streamWindowBytes, (count) => frames.bytes(position.mode, count));
+    const parts = partsThatFit(frames.count, position, serverCreditWindow, (count) => frames.bytes(position.mode, count));
     if (parts === 0) return false;
     const frame = frames.frame(position.mode, parts);
     const bytes = frames.bytes(position.mode, parts); // the frame's length, a text frame's in UTF-8
