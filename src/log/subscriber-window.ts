@@ -44,21 +44,27 @@ export function hasRoom(position: SubscriberPosition): boolean {
   return position.room > 0;
 }
 
-/** How many bytes one read for these subscribers needs: the largest budget (a read returns at least one batch whatever its size). */
-export function readBytesFor(positions: readonly SubscriberPosition[]): number {
+/**
+ * How many bytes one read for these subscribers needs: the largest budget, at most the
+ * starting window (a frame's bound, below), at least one byte (a read returns at least one
+ * batch whatever its size).
+ */
+export function readBytesFor(positions: readonly SubscriberPosition[], bounds: CreditWindow): number {
   let bytes = 1;
   for (const position of positions) bytes = Math.max(bytes, frameBudget(position));
-  return bytes;
+  return Math.min(bytes, bounds.startBytes);
 }
 
 /**
  * How many of the leading parts (batches) of the next frame go to this subscriber: the most
- * whose frame bytes (`frameBytes(k)`, growing with k) fit its room; when not even one fits,
+ * whose frame bytes (`frameBytes(k)`, growing with k) fit its room and the starting window
+ * (a frame stays within one fetch answer's 1 MiB however far credit grew the room: a larger
+ * room is filled by several frames); when not even one fits,
  * the first alone if the room is at least the starting window (a frame larger than that —
  * a batch's JSON may be several times its stored bytes — still goes), else none.
  */
 export function partsThatFit(partCount: number, position: SubscriberPosition, bounds: CreditWindow, frameBytes: (parts: number) => number): number {
-  const budget = frameBudget(position);
+  const budget = Math.min(frameBudget(position), bounds.startBytes);
   if (partCount === 0 || budget <= 0) return 0;
   let fit = 0;
   while (fit < partCount && frameBytes(fit + 1) <= budget) fit++;

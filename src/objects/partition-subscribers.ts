@@ -217,7 +217,7 @@ export class PartitionSubscribers {
       const subscribers = this.#subscribers(log);
       for (const [offset, sockets] of positionGroups(subscribers, log.highWatermark)) {
         const positions = sockets.map((socket) => attachmentOf(socket)!);
-        const read = await this.#host.readCommitted(offset, { maxRecords: fetchMaxRecordsMax, maxBytes: readBytesFor(positions) });
+        const read = await this.#host.readCommitted(offset, { maxRecords: fetchMaxRecordsMax, maxBytes: readBytesFor(positions, serverCreditWindow) });
         this.counters.reads++;
         const frames = new FrameParts(read, offset);
         for (const socket of sockets) if (this.#send(socket, frames)) progressed = true;

@@ -55,9 +55,16 @@ describe("the credit window", () => {
   });
 
   it("takes credit granted ahead of consumption up to the largest window (a pre-grant)", () => {
-    const granted = afterCredit(at(0), 3000, bounds);
-    expect(granted.room).toBe(4000);
-    expect(partsThatFit(20, granted, bounds, frameOf)).toBe(13); // 3920 ≤ 4000: past the starting window with no credit returned
+    let position = afterCredit(at(0), 3000, bounds);
+    expect(position.room).toBe(4000);
+    const frames: number[] = [];
+    for (let parts = partsThatFit(20, position, bounds, frameOf); parts > 0; parts = partsThatFit(20, position, bounds, frameOf)) {
+      frames.push(frameOf(parts));
+      position = afterFrame(position, frameOf(parts), 0);
+    }
+    // Past the starting window with no credit returned, in frames of at most the starting window.
+    expect(frames).toEqual([920, 920, 920, 920, 320]);
+    expect(position.room).toBe(0);
   });
 
   it("clamps credit that would take the room past the largest window (no error)", () => {
@@ -66,9 +73,10 @@ describe("the credit window", () => {
     expect(afterCredit(at(0, -500), Number.MAX_SAFE_INTEGER, bounds).room).toBe(4000);
   });
 
-  it("reads enough for the subscriber with the most room, at least one byte", () => {
-    expect(readBytesFor([at(0, 100), at(0, 800)])).toBe(800);
-    expect(readBytesFor([at(0, 0)])).toBe(1);
+  it("reads enough for the subscriber with the most room, at least one byte, at most the starting window", () => {
+    expect(readBytesFor([at(0, 100), at(0, 800)], bounds)).toBe(800);
+    expect(readBytesFor([at(0, 0)], bounds)).toBe(1);
+    expect(readBytesFor([at(0, 3000)], bounds)).toBe(1000);
   });
 });
 
@@ -145,6 +153,7 @@ describe("no stall with the client's credit rule (src/protocol/stream-credit.ts)
             if (parts > 0) {
               const bytes = bytesOf(parts);
               const roomBefore = position.room;
+              if (parts > 1) expect(bytes).toBeLessThanOrEqual(window.startBytes); // several batches: within one fetch answer
               position = afterFrame(position, bytes, next + parts);
               next += parts;
               unprocessed.push(bytes);
