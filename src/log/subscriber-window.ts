@@ -59,9 +59,9 @@ export function readBytesFor(positions: readonly SubscriberPosition[], bounds: C
  * How many of the leading parts (batches) of the next frame go to this subscriber: the most
  * whose frame bytes (`frameBytes(k)`, growing with k) fit its room and the starting window
  * (a frame stays within one fetch answer's 1 MiB however far credit grew the room: a larger
- * room is filled by several frames); when not even one fits,
- * the first alone if the room is at least the starting window (a frame larger than that —
- * a batch's JSON may be several times its stored bytes — still goes), else none.
+ * room is filled by several frames); when not even one fits, the first alone if the room is
+ * at least the starting window (a frame larger than that — a batch's JSON may be several
+ * times its stored bytes — still goes), else none.
  */
 export function partsThatFit(partCount: number, position: SubscriberPosition, bounds: CreditWindow, frameBytes: (parts: number) => number): number {
   const budget = Math.min(frameBudget(position), bounds.startBytes);

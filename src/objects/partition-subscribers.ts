@@ -17,9 +17,9 @@ import {
   type SubscriberPosition,
 } from "../log/subscriber-window.ts";
 import { concatBytes } from "../protocol/bytes.ts";
-import { serverCreditWindow } from "../protocol/stream-credit.ts";
 import { readBatchHeader } from "../protocol/record-batch.ts";
 import { recordJson } from "../protocol/record-json.ts";
+import { serverCreditWindow } from "../protocol/stream-credit.ts";
 import type { RoutedCall } from "./replica-api.ts";
 
 /** The subprotocol of binary frames (docs/api.md). */
