@@ -47,6 +47,16 @@ async function settled(subscriber: Subscriber, leader: Awaited<ReturnType<typeof
   await subscriber.until(() => frameBytes(subscriber) >= pushed);
 }
 
+/** Returns credit for what it has, frame after frame, until the subscriber has `count` records. */
+async function creditUntil(subscriber: Subscriber, leader: Awaited<ReturnType<typeof leaderOf>>, count: number): Promise<void> {
+  while (subscriber.values().length < count) {
+    const before = subscriber.frames.length;
+    subscriber.returnCredit();
+    await subscriber.until(() => subscriber.frames.length > before);
+    await settled(subscriber, leader);
+  }
+}
+
 describe("a subscriber starting behind", () => {
   it("is caught up from sealed segments (R2) and the rows, in window-sized steps, every record once", async () => {
     const topic = uniqueTopic("ws-tiers");
@@ -99,12 +109,7 @@ describe("a subscriber that returns no credit", () => {
     expect(subscriber.values().length).toBe(held);
     expect((await leader.debug()).subscribers).toBe(1);
 
-    while (subscriber.values().length < 2 * records) {
-      const before = subscriber.frames.length;
-      subscriber.returnCredit();
-      await subscriber.until(() => subscriber.frames.length > before);
-      await settled(subscriber, leader);
-    }
+    await creditUntil(subscriber, leader, 2 * records);
     expect(subscriber.values().map((value) => Number(value!.split(":")[0]))).toEqual([...Array(2 * records).keys()].map((index) => index % records));
     expect(subscriber.closed).toBeUndefined();
   });
@@ -137,53 +142,48 @@ describe("a subscriber that returns no credit", () => {
       expect(live.closed).toBeUndefined();
       expect((await leader.debug()).subscribers).toBe(1);
     });
-    }
+  }
+});
+
+describe("a subscriber that grants credit ahead (docs/api.md: the window grows to streamWindowBytesMax)", () => {
+  it("receives more than the starting window without returning credit, never more than the largest; credit past it is clamped, not an error", async () => {
+    const topic = uniqueTopic("ws-grant");
+    await createTopic(topic);
+    const leader = await leaderOf(topic);
+    const subscriber = await open(topic, 0, "?offset=earliest");
+    // Granted before anything is written, so what it receives is exactly its window.
+    subscriber.socket.send(JSON.stringify({ credit: streamWindowBytesMax - streamWindowBytes }));
+    subscriber.socket.send(JSON.stringify({ credit: Number.MAX_SAFE_INTEGER })); // clamped at the largest window
+    for (let seen = 0; seen < 2; ) seen = (await leader.debug()).subscriberMessages;
+    for (let fills = 0; fills < 3; fills++) await fill(topic); // 6 MB: more than the largest window
+    await subscriber.until(() => frameBytes(subscriber) > streamWindowBytes);
+    await settled(subscriber, leader);
+    expect(frameBytes(subscriber)).toBeLessThanOrEqual(streamWindowBytesMax);
+    expect(frameBytes(subscriber)).toBeGreaterThan(streamWindowBytesMax - 11 * recordBytes); // within one batch of it
+    expect(Math.max(...subscriber.frames.map((frame) => (frame as string).length))).toBeLessThanOrEqual(streamWindowBytes); // frames of at most 1 MiB
+    expect(subscriber.closed).toBeUndefined();
+    // The rest as it returns credit, every record once.
+    await creditUntil(subscriber, leader, 3 * records);
+    expect(subscriber.values().map((value) => Number(value!.split(":")[0]))).toEqual([...Array(3 * records).keys()].map((index) => index % records));
+    subscriber.socket.close(1000);
   });
 
-  describe("a subscriber that grants credit ahead (docs/api.md: the window grows to streamWindowBytesMax)", () => {
-    it("receives more than the starting window without returning credit, never more than the largest; credit past it is clamped, not an error", async () => {
-      const topic = uniqueTopic("ws-grant");
-      await createTopic(topic);
-      const leader = await leaderOf(topic);
-      const subscriber = await open(topic, 0, "?offset=earliest");
-      // Granted before anything is written, so what it receives is exactly its window.
-      subscriber.socket.send(JSON.stringify({ credit: streamWindowBytesMax - streamWindowBytes }));
-      subscriber.socket.send(JSON.stringify({ credit: Number.MAX_SAFE_INTEGER })); // clamped at the largest window
-      for (let seen = 0; seen < 2; ) seen = (await leader.debug()).subscriberMessages;
-      for (let fills = 0; fills < 3; fills++) await fill(topic); // 6 MB: more than the largest window
-      await subscriber.until(() => frameBytes(subscriber) > streamWindowBytes);
-      await settled(subscriber, leader);
-      expect(frameBytes(subscriber)).toBeLessThanOrEqual(streamWindowBytesMax);
-      expect(frameBytes(subscriber)).toBeGreaterThan(streamWindowBytesMax - 11 * recordBytes); // within one batch of it
-      expect(Math.max(...subscriber.frames.map((frame) => (frame as string).length))).toBeLessThanOrEqual(streamWindowBytes); // frames of at most 1 MiB
-      expect(subscriber.closed).toBeUndefined();
-      // The rest as it returns credit, every record once.
-      while (subscriber.values().length < 3 * records) {
-        const before = subscriber.frames.length;
-        subscriber.returnCredit();
-        await subscriber.until(() => subscriber.frames.length > before);
-        await settled(subscriber, leader);
-      }
-      expect(subscriber.values().map((value) => Number(value!.split(":")[0]))).toEqual([...Array(3 * records).keys()].map((index) => index % records));
-      subscriber.socket.close(1000);
-    });
-
-    it("gets a frame larger than the largest window (one record's JSON) alone, and the next once credit restores the starting window", async () => {
-      const topic = uniqueTopic("ws-huge-frame");
-      await createTopic(topic);
-      // 900,000 control characters: 900 kB stored, 5.4 MB as JSON ("\u0001" each).
-      await produceRetrying(topic, { records: [{ value: "\u0001".repeat(900_000), partition: 0 }], acks: 1 });
-      await produceRetrying(topic, { records: [{ value: "after", partition: 0 }], acks: 1 });
-      const leader = await leaderOf(topic);
-      const subscriber = await open(topic, 0, "?offset=earliest");
-      subscriber.socket.send(JSON.stringify({ credit: streamWindowBytesMax - streamWindowBytes }));
-      await subscriber.until(() => subscriber.frames.length > 0);
-      await settled(subscriber, leader);
-      expect(subscriber.frames).toHaveLength(1);
-      expect(frameBytes(subscriber)).toBeGreaterThan(streamWindowBytesMax);
-      subscriber.returnCredit(); // as the client does: 5.4 MB processed is past half the largest window
-      await subscriber.until(() => subscriber.frames.length > 1);
-      expect(subscriber.values().map((value) => value!.length)).toEqual([900_000, 5]);
-      subscriber.socket.close(1000);
-    });
+  it("gets a frame larger than the largest window (one record's JSON) alone, and the next once credit restores the starting window", async () => {
+    const topic = uniqueTopic("ws-huge-frame");
+    await createTopic(topic);
+    // 900,000 control characters: 900 kB stored, 5.4 MB as JSON ("\u0001" each).
+    await produceRetrying(topic, { records: [{ value: "\u0001".repeat(900_000), partition: 0 }], acks: 1 });
+    await produceRetrying(topic, { records: [{ value: "after", partition: 0 }], acks: 1 });
+    const leader = await leaderOf(topic);
+    const subscriber = await open(topic, 0, "?offset=earliest");
+    subscriber.socket.send(JSON.stringify({ credit: streamWindowBytesMax - streamWindowBytes }));
+    await subscriber.until(() => subscriber.frames.length > 0);
+    await settled(subscriber, leader);
+    expect(subscriber.frames).toHaveLength(1);
+    expect(frameBytes(subscriber)).toBeGreaterThan(streamWindowBytesMax);
+    subscriber.returnCredit(); // as the client does: 5.4 MB processed is past half the largest window
+    await subscriber.until(() => subscriber.frames.length > 1);
+    expect(subscriber.values().map((value) => value!.length)).toEqual([900_000, 5]);
+    subscriber.socket.close(1000);
   });
+});
