@@ -64,7 +64,9 @@ export function costBetween(before: LeaderCounters, after: LeaderCounters, units
   };
 }
 
-function costText(value: number): string {
+/** Two decimals (none from 10), but small non-zero figures with four, so that one can be read against a target like 0.01. */
+export function costText(value: number): string {
+  if (value > 0 && value < 0.1) return value.toFixed(4);
   return value.toFixed(value < 10 ? 2 : 0);
 }
 
