@@ -504,8 +504,8 @@ export const requestDurationBucketsSeconds = [0.005, 0.01, 0.025, 0.05, 0.1, 0.2
  * so a window starts at streamWindowBytes and grows with credit up to this; credit past it
  * is clamped, not refused. It bounds the frame bytes the leader may have sent to one socket
  * that the client has not processed (and the runtime may hold queued for a socket that stops
- * reading): 4 MiB, or 3 MiB plus one frame when a single frame is larger than the window
- * (docs/api.md). Large enough that a client returning credit at half of it sends one message
+ * reading), for a client that grants no more than the opening grant plus what it processed:
+ * 4 MiB, or 3 MiB plus one frame larger than the room left (docs/api.md). Large enough that a client returning credit at half of it sends one message
  * per ~2 MiB of frames (~9,700 records of 216 B: 0.005 billed requests per 1,000 records, as
  * Cloudflare bills incoming WebSocket messages 20 to a request). Worst case per partition:
  * streamsPerPartitionMax × this = 4 GiB if every subscriber granted the most and stopped
