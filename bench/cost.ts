@@ -2,8 +2,9 @@
  * What a row costs in Cloudflare's billing units — object requests and SQLite rows written —
  * per 1,000 records (per record for latency rows). Tributary runs with TRIBUTARY_FAULTS=1 and
  * TRIBUTARY_DEBUG_STATS=1 in the benchmark, so a topic's description carries each partition leader's counters
- * (docs/api.md, debug statistics): RPC calls answered (the object requests), alarms, and
- * rows written as the SQLite cursors report them. The row reads them before and after its
+ * (docs/api.md, debug statistics): RPC calls answered (the object requests), alarms, messages
+ * received from WebSocket subscribers (billed 20 to a request), and rows written as the
+ * SQLite cursors report them. The row reads them before and after its
  * runs. Leaders only: a replication factor 3 row leaves out its followers' requests and rows.
  * The baseline has no counters; by its construction (bench/baseline/worker.ts) it makes one
  * object request and writes one row per produce request, and none per fetch.
@@ -13,6 +14,7 @@ import { describeTopic, type Endpoint } from "./client.ts";
 export interface LeaderCounters {
   requests: number;
   alarms: number;
+  subscriberMessages: number;
   sqliteRowsWritten: number;
   /** Partitions whose leader reported counters. */
   partitions: number;
@@ -20,7 +22,7 @@ export interface LeaderCounters {
 
 export interface CostFigure {
   per: "1,000 records" | "record";
-  /** Object requests: RPC calls and alarms of the partition leaders. */
+  /** Object requests: RPC calls and alarms of the partition leaders, and their subscribers' messages (credit) ÷ 20, as billed. */
   objectRequests: number;
   sqliteRowsWritten: number;
 }
@@ -28,8 +30,12 @@ export interface CostFigure {
 interface DebugBlock {
   requests?: number;
   alarms?: number;
+  subscriberMessages?: number;
   sqliteRowsWritten?: number;
 }
+
+/** Cloudflare bills incoming WebSocket messages to a Durable Object 20 to one request. */
+const websocketMessagesPerRequest = 20;
 
 /** The counters of the topic's partition leaders, summed; undefined when the server reports none. */
 export async function leaderCounters(endpoint: Endpoint, topic: string): Promise<LeaderCounters | undefined> {
@@ -38,7 +44,7 @@ export async function leaderCounters(endpoint: Endpoint, topic: string): Promise
   const blocks = (described.partitions ?? []).flatMap((partition) => (partition.debug ? [partition.debug] : []));
   if (blocks.length === 0) return undefined;
   const sum = (field: keyof DebugBlock) => blocks.reduce((total, block) => total + (block[field] ?? 0), 0);
-  return { requests: sum("requests"), alarms: sum("alarms"), sqliteRowsWritten: sum("sqliteRowsWritten"), partitions: blocks.length };
+  return { requests: sum("requests"), alarms: sum("alarms"), subscriberMessages: sum("subscriberMessages"), sqliteRowsWritten: sum("sqliteRowsWritten"), partitions: blocks.length };
 }
 
 /**
@@ -48,7 +54,8 @@ export async function leaderCounters(endpoint: Endpoint, topic: string): Promise
  */
 export function costBetween(before: LeaderCounters, after: LeaderCounters, units: number, per: CostFigure["per"], excludedRequests = 0): CostFigure | undefined {
   if (units <= 0) return undefined;
-  const requests = after.requests + after.alarms - (before.requests + before.alarms) - after.partitions - excludedRequests;
+  const messages = (after.subscriberMessages - before.subscriberMessages) / websocketMessagesPerRequest;
+  const requests = after.requests + after.alarms - (before.requests + before.alarms) - after.partitions - excludedRequests + messages;
   const scale = per === "1,000 records" ? 1000 : 1;
   return {
     per,
@@ -57,7 +64,9 @@ export function costBetween(before: LeaderCounters, after: LeaderCounters, units
   };
 }
 
-function costText(value: number): string {
+/** Two decimals (none from 10), but small non-zero figures with four, so that one can be read against a target like 0.01. */
+export function costText(value: number): string {
+  if (value > 0 && value < 0.1) return value.toFixed(4);
   return value.toFixed(value < 10 ? 2 : 0);
 }
 

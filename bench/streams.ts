@@ -9,13 +9,23 @@
  *   producer writes 1,000-record requests back to back: the records/s it receives.
  * - `fan-out`: the same producer, and 100 WebSocket subscribers (binary subprotocol) on the
  *   partition: records/s delivered across all of them. The subscribers count records from
- *   the batch headers and return credit at once (a fast consumer; decoding 100 copies of
- *   every record would measure this process, not the server). They stay connected across a
+ *   the batch headers (a fast consumer; decoding 100 copies of every record would measure
+ *   this process, not the server) and return credit as the client does
+ *   (src/protocol/stream-credit.ts: the largest window granted at opening, then one message
+ *   per half of it processed). They stay connected across a
  *   row's runs, so the row's object requests (bench/cost.ts) are what serving them costs
  *   while they keep up (the producer's own requests are taken off, execute.ts).
+ *
+ * The fan-out subscribers do not offer permessage-deflate, as the long-polling reader asks
+ * for identity encoding (bench/client.ts): both rows move the record batches as stored.
+ * Node's WebSocket (undici) always offers it, and the runtime accepts, which deflates every
+ * subscriber's copy of every frame separately (docs/api.md, "WebSocket on a partition"), so
+ * these sockets are the `ws` package's with the extension off.
  */
 import { Tributary } from "../src/client/index.ts";
+import NodeWebSocket from "ws";
 import { splitBatches } from "../src/protocol/record-batch.ts";
+import { CreditLedger } from "../src/protocol/stream-credit.ts";
 import { fetchRecords, produce, type Endpoint } from "./client.ts";
 import { consumerWaitMs, percentile, rearmPauseMs, type EndToEndState, type LatencyRun, type ThroughputRun } from "./measure.ts";
 import { numberInKey, recordPayloadBytes } from "./payloads.ts";
@@ -144,9 +154,9 @@ export async function measureTailRead(endpoint: Endpoint, topic: string, body: P
   }
 }
 
-/** WebSocket subscribers that count records by batch headers and credit each frame at once. */
+/** WebSocket subscribers (no permessage-deflate) that count records by batch headers and return credit by the client's rule. */
 export class FanOut {
-  readonly #sockets: WebSocket[] = [];
+  readonly #sockets: NodeWebSocket[] = [];
   /** Each subscriber's next offset and records received. */
   readonly positions: number[] = [];
   received = 0;
@@ -161,9 +171,13 @@ export class FanOut {
 
   #subscribe(url: string, index: number, from: number): Promise<void> {
     this.positions[index] = from;
-    const socket = new WebSocket(url, [recordBatchSubprotocol]);
+    const socket = new NodeWebSocket(url, [recordBatchSubprotocol], { perMessageDeflate: false }); // see the module's comment
     socket.binaryType = "arraybuffer";
     this.#sockets.push(socket);
+    const ledger = new CreditLedger();
+    const sendCredit = (credit: number) => {
+      if (credit > 0) socket.send(JSON.stringify({ credit }));
+    };
     socket.addEventListener("message", (event) => {
       if (typeof event.data === "string") return void (this.#failure ??= `subscriber ${index}: ${event.data}`);
       const bytes = new Uint8Array(event.data as ArrayBuffer);
@@ -172,11 +186,18 @@ export class FanOut {
         this.received += Math.max(0, next - Math.max(header.baseOffset, this.positions[index]!));
         this.positions[index] = Math.max(this.positions[index]!, next);
       }
-      socket.send(JSON.stringify({ credit: bytes.byteLength }));
+      sendCredit(ledger.processed(bytes.byteLength));
     });
     socket.addEventListener("close", (event) => void (this.#failure ??= `subscriber ${index} closed with ${event.code} ${event.reason}`));
     return new Promise((resolve, reject) => {
-      socket.addEventListener("open", () => resolve(), { once: true });
+      socket.addEventListener(
+        "open",
+        () => {
+          sendCredit(ledger.opening());
+          resolve();
+        },
+        { once: true },
+      );
       socket.addEventListener("error", () => reject(new Error(`subscriber ${index} could not connect`)), { once: true });
     });
   }

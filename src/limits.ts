@@ -717,3 +717,20 @@ export const streamCursorIntervalMs = 20_000;
  * the router's memory first so that a refused fork writes nothing (413 beyond).
  */
 export const streamForkBytesMax = 16 * MiB;
+// ---- WebSocket credit ahead of consumption (issue 14's billed-requests target) ---------
+
+/**
+ * The largest flow-control window a WebSocket subscriber may grant itself: credit is
+ * additive (HTTP/2 WINDOW_UPDATE-style) and may run ahead of what the client has processed,
+ * so a window starts at streamWindowBytes and grows with credit up to this; credit past it
+ * is clamped, not refused. It bounds the frame bytes the leader may have sent to one socket
+ * that the client has not processed (and the runtime may hold queued for a socket that stops
+ * reading), for a client that grants no more than the opening grant plus what it processed:
+ * 4 MiB, or 3 MiB plus one frame larger than the room left (docs/api.md). Large enough that a client returning credit at half of it sends one message
+ * per ~2 MiB of frames (~9,700 records of 216 B: 0.005 billed requests per 1,000 records, as
+ * Cloudflare bills incoming WebSocket messages 20 to a request). Worst case per partition:
+ * streamsPerPartitionMax × this = 4 GiB if every subscriber granted the most and stopped
+ * reading at once (1 GiB with the starting window); streamsPerTokenMax (100) makes that take
+ * at least 10 read credentials, and streamStalledMsMax closes each such socket within 60 s.
+ */
+export const streamWindowBytesMax = 4 * MiB;

@@ -5,10 +5,12 @@
  * RecordBatch v2 batches, decoded with src/protocol (records below the position skipped); JSON
  * text frames are read too, should the server answer without the subprotocol.
  *
- * Flow control: the server sends at most its window (1 MiB) of frame bytes not credited back.
- * A frame's bytes are credited (`{"credit": n}`) once the consumer has taken its records —
- * credit follows processing, so a slow consumer holds the server back rather than filling the
- * client's memory: at most one window of frames waits here.
+ * Flow control (src/protocol/stream-credit.ts): the server's window starts at 1 MiB of frame
+ * bytes; right after opening the client grants it up to its largest (4 MiB) with one
+ * `{"credit": n}`, then returns the bytes of frames the consumer has taken (credit follows
+ * processing) in one message once they reach half the largest window — one message per ~2 MiB
+ * rather than per frame, as each is billed. A slow consumer still holds the server back rather
+ * than filling the client's memory: at most the largest window of frames waits here.
  *
  * Close codes: 4404, 4416 and 4400 are the typed error (with the error frame's data); 4429
  * (too slow), 1000 and 1001 end the connection cleanly (the stream reconnects from its next
@@ -16,6 +18,7 @@
  */
 import { TributaryError } from "../errors.ts";
 import { splitBatches } from "../protocol/record-batch.ts";
+import { CreditLedger } from "../protocol/stream-credit.ts";
 import { decodeFetchedBatches } from "./records.ts";
 import { errorOfFrame, recordsOfFrame, type StreamConnection, type StreamFrame } from "./stream-sse.ts";
 
@@ -133,9 +136,12 @@ export async function openWebSocket(options: WebSocketStreamOptions): Promise<St
   });
 
   let position = options.from;
-  const credit = (bytes: number) => () => {
-    if (socket.readyState === openState) socket.send(JSON.stringify({ credit: bytes }));
+  const ledger = new CreditLedger();
+  const sendCredit = (bytes: number) => {
+    if (bytes > 0 && socket.readyState === openState) socket.send(JSON.stringify({ credit: bytes }));
   };
+  sendCredit(ledger.opening());
+  const credit = (bytes: number) => () => sendCredit(ledger.processed(bytes));
   const frameOf = (data: ArrayBuffer | string): StreamFrame | undefined => {
     if (typeof data !== "string") {
       const bytes = new Uint8Array(data);

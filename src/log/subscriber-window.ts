@@ -4,12 +4,18 @@
  * `SubscriberPosition` per socket (in the socket's attachment, so it survives hibernation)
  * and asks this module who gets what.
  *
- * - Credit: a socket may have at most `windowBytes` of frame bytes unreturned; a frame larger
- *   than the window goes only when nothing is unreturned.
+ * - Credit (HTTP/2 WINDOW_UPDATE-style): a socket's room starts at the starting window, each
+ *   frame sent takes its bytes, each `{"credit": n}` adds n, clamped at the largest window
+ *   (credit may run ahead of consumption: a client grants up to the largest window at once).
+ *   A frame larger than the room goes alone when the room is at least the starting window
+ *   (a client that returns credit per frame is then caught up; one following
+ *   `src/protocol/stream-credit.ts` always gets back there), so no frame size stalls a socket.
  * - Fan-out: subscribers at the same next offset share one read (`positionGroups`).
  * - Stalls: a socket left behind by a push (no room for the next batch) is stalled from the
  *   first time that is seen; `stallDeadline` says when it must be closed.
  */
+
+import type { CreditWindow } from "../protocol/stream-credit.ts";
 
 /** Every subscriber's mode: JSON text frames with keys and values in UTF-8 or base64, or binary record batches. */
 export type SubscriberMode = "utf8" | "base64" | "binary";
@@ -18,50 +24,72 @@ export interface SubscriberPosition {
   /** The next offset this subscriber needs. */
   next: number;
   mode: SubscriberMode;
-  /** Frame bytes sent and not yet returned as credit. */
-  unreturned: number;
+  /** Frame bytes the leader may still send before more credit comes (below zero after a frame larger than the room). */
+  room: number;
   /** When the subscriber was first seen without room while records waited; null when it has room or nothing waits. */
   stalledSinceMs: number | null;
 }
 
-/** The frame bytes the subscriber may still receive before credit returns (0: no room). */
-export function frameBudget(position: SubscriberPosition, windowBytes: number): number {
-  return Math.max(0, windowBytes - position.unreturned);
+/** A new subscriber's position: the starting window's room, not stalled. */
+export function openedAt(next: number, mode: SubscriberMode, bounds: CreditWindow): SubscriberPosition {
+  return { next, mode, room: bounds.startBytes, stalledSinceMs: null };
 }
 
-export function hasRoom(position: SubscriberPosition, windowBytes: number): boolean {
-  return frameBudget(position, windowBytes) > 0;
+/** The frame bytes the subscriber may still receive before credit comes (0: no room). */
+export function frameBudget(position: SubscriberPosition): number {
+  return Math.max(0, position.room);
 }
 
-/** How many bytes one read for these subscribers needs: the largest budget (a read returns at least one batch whatever its size). */
-export function readBytesFor(positions: readonly SubscriberPosition[], windowBytes: number): number {
+export function hasRoom(position: SubscriberPosition): boolean {
+  return position.room > 0;
+}
+
+/**
+ * How many bytes one read for these subscribers needs: the largest budget, at most the
+ * starting window (a frame's bound, below), at least one byte (a read returns at least one
+ * batch whatever its size).
+ */
+export function readBytesFor(positions: readonly SubscriberPosition[], bounds: CreditWindow): number {
   let bytes = 1;
-  for (const position of positions) bytes = Math.max(bytes, frameBudget(position, windowBytes));
-  return bytes;
+  for (const position of positions) bytes = Math.max(bytes, frameBudget(position));
+  return Math.min(bytes, bounds.startBytes);
 }
 
 /**
  * How many of the leading parts (batches) of the next frame go to this subscriber: the most
- * whose frame bytes (`frameBytes(k)`, growing with k) fit its budget; when not even one fits,
- * the first alone if nothing is unreturned (a frame larger than the window), else none.
+ * whose frame bytes (`frameBytes(k)`, growing with k) fit its room and the starting window
+ * (a frame stays within one fetch answer's 1 MiB however far credit grew the room: a larger
+ * room is filled by several frames); when not even one fits, the first alone if the room is
+ * at least the starting window (a frame larger than that — a batch's JSON may be several
+ * times its stored bytes — still goes), else none.
  */
-export function partsThatFit(partCount: number, position: SubscriberPosition, windowBytes: number, frameBytes: (parts: number) => number): number {
-  const budget = frameBudget(position, windowBytes);
+export function partsThatFit(partCount: number, position: SubscriberPosition, bounds: CreditWindow, frameBytes: (parts: number) => number): number {
+  const budget = Math.min(frameBudget(position), bounds.startBytes);
   if (partCount === 0 || budget <= 0) return 0;
   let fit = 0;
   while (fit < partCount && frameBytes(fit + 1) <= budget) fit++;
-  if (fit === 0 && position.unreturned === 0) return 1;
+  if (fit === 0 && position.room >= bounds.startBytes) return 1;
   return fit;
 }
 
 /** After sending a frame of `bytes` that ends before `next`. */
 export function afterFrame(position: SubscriberPosition, bytes: number, next: number): SubscriberPosition {
-  return { ...position, next, unreturned: position.unreturned + bytes, stalledSinceMs: null };
+  return { ...position, next, room: position.room - bytes, stalledSinceMs: null };
 }
 
-/** A `{"credit": n}` message: `n` bytes are returned (never below zero unreturned). */
-export function afterCredit(position: SubscriberPosition, credit: number): SubscriberPosition {
-  return { ...position, unreturned: Math.max(0, position.unreturned - credit) };
+/**
+ * Whether credit returned by this subscriber can let anything be sent now: only when records
+ * wait for it (it is behind the high watermark). One caught up gets its next frame from the
+ * push of the next commit, so its credit needs no push of its own (with many fast
+ * subscribers, one push per credit would go over every socket once per frame per socket).
+ */
+export function creditMayUnblock(position: SubscriberPosition, highWatermark: number): boolean {
+  return position.next < highWatermark;
+}
+
+/** A `{"credit": n}` message: `n` bytes more room, clamped at the largest window (docs/api.md: not an error). */
+export function afterCredit(position: SubscriberPosition, credit: number, bounds: CreditWindow): SubscriberPosition {
+  return { ...position, room: Math.min(bounds.maxBytes, position.room + credit) };
 }
 
 /**
@@ -91,11 +119,10 @@ export function parseCredit(message: string | ArrayBuffer): number | undefined {
 export function positionGroups<Id>(
   subscribers: ReadonlyArray<{ id: Id; position: SubscriberPosition }>,
   highWatermark: number,
-  windowBytes: number,
 ): Map<number, Id[]> {
   const groups = new Map<number, Id[]>();
   for (const { id, position } of subscribers) {
-    if (position.next >= highWatermark || !hasRoom(position, windowBytes)) continue;
+    if (position.next >= highWatermark || !hasRoom(position)) continue;
     const group = groups.get(position.next);
     if (group) group.push(id);
     else groups.set(position.next, [id]);

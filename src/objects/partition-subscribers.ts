@@ -1,10 +1,12 @@
 import { toResult, TributaryError } from "../errors.ts";
-import { fetchMaxRecordsMax, streamsPerPartitionMax, streamsPerTokenMax, streamStalledMsMax, streamWindowBytes } from "../limits.ts";
+import { fetchMaxRecordsMax, streamsPerPartitionMax, streamsPerTokenMax, streamStalledMsMax } from "../limits.ts";
 import { recordsInWindow } from "../log/fetched-records.ts";
 import type { PartitionLog, ReadLimits, ReadResult } from "../log/partition-log.ts";
 import {
   afterCredit,
   afterFrame,
+  creditMayUnblock,
+  openedAt,
   parseCredit,
   partsThatFit,
   positionGroups,
@@ -17,6 +19,7 @@ import {
 import { concatBytes } from "../protocol/bytes.ts";
 import { readBatchHeader } from "../protocol/record-batch.ts";
 import { recordJson } from "../protocol/record-json.ts";
+import { serverCreditWindow } from "../protocol/stream-credit.ts";
 import type { RoutedCall } from "./replica-api.ts";
 
 /** The subprotocol of binary frames (docs/api.md). */
@@ -65,6 +68,10 @@ export class SubscriberCounters {
   bytesPushed = 0;
   /** Reads of the log made for subscribers: one per group of subscribers at one position. */
   reads = 0;
+  /** Push runs (each goes over every subscriber): one per commit at most while one runs, and per credit that may unblock a subscriber. */
+  pushes = 0;
+  /** Messages received from subscribers (credit, or what closed a socket with 4400): Cloudflare bills 20 as one request. */
+  messages = 0;
 }
 
 const subscriberTag = "subscriber";
@@ -130,15 +137,20 @@ export class PartitionSubscribers {
     const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
     const tags = request.tokenKey === undefined ? [subscriberTag] : [subscriberTag, tokenTag(request.tokenKey)];
     ctx.acceptWebSocket(server, tags);
-    const attachment: Attachment = { next, mode: request.mode, unreturned: 0, stalledSinceMs: null };
+    const attachment: Attachment = openedAt(next, request.mode, serverCreditWindow);
     server.serializeAttachment(attachment);
     void this.notify();
     const headers = request.mode === "binary" ? { "Sec-WebSocket-Protocol": recordBatchSubprotocol } : undefined;
     return new Response(null, { status: 101, webSocket: client, headers });
   }
 
-  /** A client message: credit, or anything else (closed with 4400). */
+  /**
+   * A client message: credit, or anything else (closed with 4400). Credit starts a push only
+   * when it may unblock the socket (records wait for it), or when the partition is no longer
+   * led here (the push closes the socket); a socket caught up waits for the next commit's push.
+   */
   onMessage(socket: WebSocket, message: string | ArrayBuffer): Promise<void> {
+    this.counters.messages++;
     const credit = parseCredit(message);
     if (credit === undefined) {
       closeWithError(socket, closeCodes.badMessage, new TributaryError("INVALID_REQUEST", 'a subscriber sends only {"credit": <bytes>} messages'));
@@ -146,7 +158,10 @@ export class PartitionSubscribers {
     }
     const attachment = attachmentOf(socket);
     if (!attachment) return Promise.resolve();
-    socket.serializeAttachment(afterCredit(attachment, credit));
+    const position = afterCredit(attachment, credit, serverCreditWindow);
+    socket.serializeAttachment(position);
+    const partition = this.#host.partition();
+    if (partition.kind === "leader" && !creditMayUnblock(position, partition.log.highWatermark)) return Promise.resolve();
     return this.notify();
   }
 
@@ -190,6 +205,7 @@ export class PartitionSubscribers {
 
   async #push(): Promise<void> {
     if (this.size === 0) return;
+    this.counters.pushes++;
     const partition = this.#host.partition();
     if (partition.kind === "deleted") return this.closeAll(closeCodes.topicDeleted, new TributaryError("UNKNOWN_TOPIC_OR_PARTITION", "this topic has been deleted"));
     if (partition.kind === "not-leader") {
@@ -199,9 +215,9 @@ export class PartitionSubscribers {
     for (let progressed = true; progressed; ) {
       progressed = false;
       const subscribers = this.#subscribers(log);
-      for (const [offset, sockets] of positionGroups(subscribers, log.highWatermark, streamWindowBytes)) {
+      for (const [offset, sockets] of positionGroups(subscribers, log.highWatermark)) {
         const positions = sockets.map((socket) => attachmentOf(socket)!);
-        const read = await this.#host.readCommitted(offset, { maxRecords: fetchMaxRecordsMax, maxBytes: readBytesFor(positions, streamWindowBytes) });
+        const read = await this.#host.readCommitted(offset, { maxRecords: fetchMaxRecordsMax, maxBytes: readBytesFor(positions, serverCreditWindow) });
         this.counters.reads++;
         const frames = new FrameParts(read, offset);
         for (const socket of sockets) if (this.#send(socket, frames)) progressed = true;
@@ -230,10 +246,10 @@ export class PartitionSubscribers {
   #send(socket: WebSocket, frames: FrameParts): boolean {
     const position = attachmentOf(socket);
     if (!position || position.next !== frames.offset) return false;
-    const parts = partsThatFit(frames.count, position, streamWindowBytes, (count) => frames.bytes(position.mode, count));
+    const parts = partsThatFit(frames.count, position, serverCreditWindow, (count) => frames.bytes(position.mode, count));
     if (parts === 0) return false;
     const frame = frames.frame(position.mode, parts);
-    const bytes = typeof frame === "string" ? encoder.encode(frame).byteLength : frame.byteLength;
+    const bytes = frames.bytes(position.mode, parts); // the frame's length, a text frame's in UTF-8
     try {
       socket.send(frame);
     } catch {
@@ -286,15 +302,30 @@ function closeWithError(socket: WebSocket, code: number, error: TributaryError):
   }
 }
 
+/** The value under `key`, built by `build` the first time it is asked for. */
+function builtOnce<T>(built: Map<string, T>, key: string, build: () => T): T {
+  let value = built.get(key);
+  if (value === undefined) {
+    value = build();
+    built.set(key, value);
+  }
+  return value;
+}
+
 /**
  * The frames one read makes, for every mode, built lazily and once: a frame is the first
  * `count` batches read — binary: those batches as stored, concatenated; JSON: their records
- * from the requested offset, below the high watermark.
+ * from the requested offset, below the high watermark. Subscribers at the same position with
+ * the same mode and room get the same frame: it is encoded once and the same bytes or text
+ * sent to each.
  */
 class FrameParts {
   readonly offset: number;
   readonly #read: ReadResult;
   readonly #json = new Map<"utf8" | "base64", { texts: string[]; bytes: number[] }>();
+  /** Frames already built and their lengths, by mode and batch count. */
+  readonly #frames = new Map<string, string | Uint8Array>();
+  readonly #bytes = new Map<string, number>();
 
   constructor(read: ReadResult, offset: number) {
     this.#read = read;
@@ -312,6 +343,10 @@ class FrameParts {
   }
 
   bytes(mode: SubscriberMode, count: number): number {
+    return builtOnce(this.#bytes, `${mode} ${count}`, () => this.#bytesOf(mode, count));
+  }
+
+  #bytesOf(mode: SubscriberMode, count: number): number {
     if (mode === "binary") return this.#read.batches.slice(0, count).reduce((sum, batch) => sum + batch.byteLength, 0);
     const parts = this.#parts(mode);
     const nonEmpty = parts.texts.slice(0, count).filter((text) => text !== "").length;
@@ -320,9 +355,11 @@ class FrameParts {
   }
 
   frame(mode: SubscriberMode, count: number): string | Uint8Array {
-    if (mode === "binary") return concatBytes(this.#read.batches.slice(0, count));
-    const texts = this.#parts(mode).texts.slice(0, count).filter((text) => text !== "");
-    return this.#envelope(count, texts.join(","));
+    return builtOnce(this.#frames, `${mode} ${count}`, () => {
+      if (mode === "binary") return concatBytes(this.#read.batches.slice(0, count));
+      const texts = this.#parts(mode).texts.slice(0, count).filter((text) => text !== "");
+      return this.#envelope(count, texts.join(","));
+    });
   }
 
   #envelope(count: number, records: string): string {

@@ -27,6 +27,10 @@ export interface ReplicaDebugStats {
   framesPushed: number;
   bytesPushed: number;
   subscriberReads: number;
+  /** Push runs over the subscribers (each visits every socket): per commit, and per credit that may unblock one. */
+  subscriberPushes: number;
+  /** Messages received from subscribers (credit): incoming WebSocket messages, billed 20 to a request. */
+  subscriberMessages: number;
 }
 
 /** The counters an object keeps itself (the rest it reads from its parts when asked). */
@@ -46,7 +50,7 @@ export function replicaDebugStats(
     appends: GroupCommitStats;
     tailCacheBytes: number;
     waiters: number;
-    subscribers: { open: number; framesPushed: number; bytesPushed: number; reads: number };
+    subscribers: { open: number; framesPushed: number; bytesPushed: number; reads: number; pushes: number; messages: number };
   },
 ): ReplicaDebugStats {
   return {
@@ -63,5 +67,7 @@ export function replicaDebugStats(
     framesPushed: parts.subscribers.framesPushed,
     bytesPushed: parts.subscribers.bytesPushed,
     subscriberReads: parts.subscribers.reads,
+    subscriberPushes: parts.subscribers.pushes,
+    subscriberMessages: parts.subscribers.messages,
   };
 }

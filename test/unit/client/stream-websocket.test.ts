@@ -7,6 +7,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { Tributary, TributaryError, type LogFields, type TributaryConfig } from "../../../src/client/index.ts";
 import { recordBatchSubprotocol } from "../../../src/client/stream-websocket.ts";
+import { streamWindowBytes, streamWindowBytesMax } from "../../../src/limits.ts";
 import type { FakeSocket } from "./support/fake-streams.ts";
 import { text } from "./support/client.ts";
 import { take } from "./support/streams.ts";
@@ -53,30 +54,38 @@ describe("partition streams over a WebSocket", () => {
     expect(server.streams.sse.connections).toEqual([]);
   });
 
-  it("returns a frame's credit only after the consumer has taken all its records", async () => {
+  it("grants the largest window at opening, then returns frames' bytes once those processed reach half of it, only after their records were taken", async () => {
     const { server, client, produce } = socketClient();
-    await produce(["a", "b"]);
-    await produce(["c"]);
+    const large = "x".repeat(300 * 1024);
+    for (let i = 0; i < 8; i++) await produce([large, `b${i}`]); // 8 frames of ~300 KiB, two records each
     let socket: FakeSocket | undefined;
     const seen: number[][] = [];
-    await take(client.topic("t").partition(0).stream({ from: "earliest" }), 3, async () => {
+    await take(client.topic("t").partition(0).stream({ from: "earliest" }), 15, async () => {
       socket = server.streams.sockets[0]!;
       await tick(); // time for a credit to arrive, had it been sent on receipt
       seen.push([...socket.credits]);
     });
-    // While "b" (the last of the first frame) was being handled, nothing was credited yet.
-    expect(seen).toEqual([[], [], [socket!.sent[0]!]]);
+    const opening = streamWindowBytesMax - streamWindowBytes;
+    // Frames 0–6 make 2.1 MiB, at least half the largest window (6 make 1.8): returned in one
+    // message once the last record of frame 6 (index 13) was taken, and not before.
+    expect(seen.slice(0, 14)).toEqual(Array.from({ length: 14 }, () => [opening]));
+    expect(seen[14]).toEqual([opening, socket!.sent.slice(0, 7).reduce((sum, bytes) => sum + bytes, 0)]);
   });
 
-  it("holds the server to its window: with a small window, frames wait for the consumer", async () => {
+  it("holds the server to its window: frames past the largest window wait for the consumer", async () => {
     const { server, client, produce } = socketClient();
-    server.streams.windowBytes = 1;
-    for (let i = 0; i < 4; i++) await produce([`r${i}`]);
-    await take(client.topic("t").partition(0).stream({ from: 0 }), 2, async (_record, index) => {
+    const large = "x".repeat(300 * 1024);
+    for (let i = 0; i < 20; i++) await produce([large]); // 20 frames of ~300 KiB
+    const sentWhileTaking: number[] = [];
+    await take(client.topic("t").partition(0).stream({ from: 0 }), 20, async () => {
       await tick();
-      // One frame at a time: a frame larger than the window goes only when nothing is unreturned.
-      expect(server.streams.sockets[0]!.sent.length).toBe(index + 1);
+      sentWhileTaking.push(server.streams.sockets[0]!.sent.length);
     });
+    // 13 frames (3.9 MiB) fit the window the client grew to 4 MiB at opening; the 7 others came
+    // with the credit for the first 7 (2.1 MiB) — after the consumer took the 7th record.
+    expect(sentWhileTaking.slice(0, 7)).toEqual(Array.from({ length: 7 }, () => 13));
+    expect(sentWhileTaking[7]).toBe(20);
+    expect(server.streams.sockets).toHaveLength(1);
   });
 
   for (const code of [4429, 4503, 1000, 1001, 1006]) {
@@ -144,11 +153,11 @@ describe("partition streams over a WebSocket", () => {
   it("puts a minted read token in the URL, never the client's own, and mints one per stream while it lives", async () => {
     const { server, client, produce } = socketClient({ token: "admin-secret" });
     server.token = "admin-secret";
-    server.streams.windowBytes = 1; // one frame per socket until it is credited
     await produce(["a"]);
-    await produce(["b"]);
     await take(client.topic("t").partition(0).stream({ from: 0 }), 2, async (_record, index) => {
-      if (index === 0) server.streams.sockets[0]!.serverClose(1001);
+      if (index !== 0) return;
+      server.streams.sockets[0]!.serverClose(1001);
+      await produce(["b"]); // after the close: the second socket delivers it
     });
     const tokens = server.streams.sockets.map((socket) => socket.url.searchParams.get("access_token"));
     expect(tokens).toHaveLength(2);

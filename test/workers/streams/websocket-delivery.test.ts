@@ -4,9 +4,11 @@
  * batches byte-equal to a binary fetch; many subscribers served by one read per position;
  * refusals before the upgrade as fetch's.
  */
+import { runInDurableObject } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { unwrap } from "../../../src/errors.ts";
+import type { PartitionReplica } from "../../../src/objects/partition-replica.ts";
 import { replicaStub } from "../../../src/objects/stubs.ts";
 import { api, baseUrl, createTopic, describeTopic, expectError, uniqueTopic } from "../support/http.ts";
 import { open, recordBatchSubprotocol, subscribe } from "./websocket-support.ts";
@@ -124,6 +126,48 @@ describe("a WebSocket subscriber", () => {
     expect(after.framesPushed - before.framesPushed).toBe(25 * 4);
     // One read per commit serves all 25 (a read per subscriber would be 100).
     expect(after.subscriberReads - before.subscriberReads).toBe(4);
+  });
+
+  it("sends subscribers at one position the same frame and counts its UTF-8 bytes against each window", async () => {
+    const topic = uniqueTopic("ws-same-frame");
+    await createTopic(topic);
+    const subscribers = await Promise.all(Array.from({ length: 3 }, () => open(topic, 0, "?offset=latest")));
+    const before = (await debugStats(topic)).debug!;
+    const values = ["é", "€uro", "😀 emoji", "plain"];
+    await produce(topic, values);
+    await Promise.all(subscribers.map((subscriber) => subscriber.until(() => subscriber.values().length >= values.length)));
+    const frames = subscribers.map((subscriber) => subscriber.frames);
+    for (const received of frames) expect(received).toEqual(frames[0]);
+    const after = (await debugStats(topic)).debug!;
+    const utf8Bytes = frames.flat().reduce((sum, frame) => sum + new TextEncoder().encode(frame as string).byteLength, 0);
+    // The bytes a client returns as credit are the frame's UTF-8 length, not its UTF-16 length.
+    expect(utf8Bytes).toBeGreaterThan(frames.flat().reduce((sum, frame) => sum + (frame as string).length, 0));
+    expect(after.bytesPushed - before.bytesPushed).toBe(utf8Bytes);
+  });
+
+  it("starts no pass over the subscribers for credit from one caught up, and one per commit", async () => {
+    const topic = uniqueTopic("ws-credit-caught-up");
+    await createTopic(topic);
+    const subscribers = await Promise.all(Array.from({ length: 5 }, () => open(topic, 0, "?offset=latest")));
+    await produce(topic, ["first"]);
+    await Promise.all(subscribers.map((subscriber) => subscriber.until(() => subscriber.values().length >= 1)));
+    const before = (await debugStats(topic)).debug!;
+    // Each caught-up socket's credit, delivered to the leader as the runtime does (awaited, so counted when read).
+    const { topicId, partitions } = await describeTopic(topic);
+    const region = partitions[0]!.leader;
+    await runInDurableObject(replicaStub(env, topicId, 0, region), async (instance: PartitionReplica, state) => {
+      const sockets = state.getWebSockets("subscriber");
+      expect(sockets).toHaveLength(5);
+      for (const socket of sockets) await instance.webSocketMessage(socket, JSON.stringify({ credit: before.bytesPushed }));
+    });
+    const credited = (await debugStats(topic)).debug!;
+    expect(credited.subscriberPushes - before.subscriberPushes).toBe(0); // a pass per credit would make 5
+    expect(credited.subscriberMessages - before.subscriberMessages).toBe(5);
+    await produce(topic, ["second"]);
+    await Promise.all(subscribers.map((subscriber) => subscriber.until(() => subscriber.values().length >= 2)));
+    const after = (await debugStats(topic)).debug!;
+    expect(after.framesPushed - credited.framesPushed).toBe(5);
+    expect(after.subscriberPushes - credited.subscriberPushes).toBe(1);
   });
 
   it("closes with 4400 after an error frame when the client sends anything but credit", async () => {

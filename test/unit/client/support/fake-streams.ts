@@ -11,6 +11,8 @@
 import { encodeBase64 } from "../../../../src/protocol/base64.ts";
 import { decodeRecordBatch } from "../../../../src/protocol/record-batch-decode.ts";
 import { recordBatchSubprotocol, type WebSocketLike } from "../../../../src/client/stream-websocket.ts";
+import { afterCredit, afterFrame, openedAt, partsThatFit, type SubscriberPosition } from "../../../../src/log/subscriber-window.ts";
+import { serverCreditWindow, type CreditWindow } from "../../../../src/protocol/stream-credit.ts";
 
 export interface StreamedBatch {
   bytes: Uint8Array;
@@ -63,8 +65,8 @@ export class FakeStreams {
     connections: [] as SseConnection[],
   };
   readonly sockets: FakeSocket[] = [];
-  /** Each socket's flow-control window (docs/api.md: 1 MiB). */
-  windowBytes = 1024 * 1024;
+  /** Each socket's flow-control window (docs/api.md: starts at 1 MiB, credit may grow it to 4 MiB). */
+  window: CreditWindow = { ...serverCreditWindow };
   /** The constructor to give the client as `webSocket`. */
   readonly WebSocket: new (url: string, protocols?: string | string[]) => FakeSocket;
   /**
@@ -194,11 +196,13 @@ export class FakeSocket implements WebSocketLike {
   readonly #streams: FakeStreams;
   readonly #listeners = new Map<string, ((event: any) => void)[]>();
   readonly #stop = new AbortController();
-  #unreturned = 0;
+  /** The frame bytes this socket may still be sent, as the leader keeps it (src/log/subscriber-window.ts). */
+  #position: SubscriberPosition;
 
   constructor(streams: FakeStreams, url: string, protocols?: string | string[]) {
     this.#streams = streams;
     this.url = new URL(url);
+    this.#position = openedAt(0, "binary", streams.window);
     const asked = typeof protocols === "string" ? [protocols] : (protocols ?? []);
     setTimeout(() => {
       const [, , , topic, , partition] = this.url.pathname.split("/").map(decodeURIComponent);
@@ -220,7 +224,7 @@ export class FakeSocket implements WebSocketLike {
     const message = JSON.parse(data) as { credit?: number };
     if (typeof message.credit !== "number") return this.serverClose(4400, "only credit messages");
     this.credits.push(message.credit);
-    this.#unreturned -= message.credit;
+    this.#position = afterCredit(this.#position, message.credit, this.#streams.window);
     this.#streams.wake();
   }
 
@@ -254,10 +258,9 @@ export class FakeSocket implements WebSocketLike {
     let position = requested === "earliest" ? 0 : requested === "latest" ? endOf(log()) : Number(requested);
     while (!this.#stop.signal.aborted && this.readyState === 1) {
       const batch = log().find((candidate) => candidate.lastOffset >= position);
-      const room = this.#streams.windowBytes - this.#unreturned;
-      if (batch !== undefined && (room >= batch.bytes.length || this.#unreturned === 0)) {
+      if (batch !== undefined && partsThatFit(1, this.#position, this.#streams.window, () => batch.bytes.length) === 1) {
         const frame = batch.bytes.slice().buffer;
-        this.#unreturned += frame.byteLength;
+        this.#position = afterFrame(this.#position, frame.byteLength, batch.lastOffset + 1);
         this.sent.push(frame.byteLength);
         position = batch.lastOffset + 1;
         this.#emit("message", { data: frame });
