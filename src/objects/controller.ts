@@ -11,6 +11,7 @@ import { PartitionElections, type PartitionRef } from "./partition-elections.ts"
 import { applyMigrations } from "./schema.ts";
 import { insertPartitionRows, loadTopicRows } from "./topic-rows.ts";
 import { groupStub, replicaStub } from "./stubs.ts";
+import { countFork, expiredStreams, removeStream, streamExpiryMs, type StreamTopics } from "./stream-lifecycle.ts";
 import { TokenRegistry, tokenAdminBindingMigration, tokenMigration, type TokenGrant, type TokenView } from "./token-registry.ts";
 
 export interface CreateTopicRequest {
@@ -101,7 +102,7 @@ export class Controller extends DurableObject<Env> {
   }
 
   async createTopic(request: CreateTopicRequest): Promise<Result<TopicMetadata>> {
-    return toResult(() => {
+    return this.#armingStreamExpiry(() => {
       const name = checkTopicName(request.name);
       const partitionCount = checkPartitionCount(request.partitions ?? 1, "partitions");
       const replicationFactor = this.#checkReplicationFactor(request.replicationFactor ?? 1);
@@ -175,14 +176,16 @@ export class Controller extends DurableObject<Env> {
   }
 
   async alterTopicConfigs(name: string, changes: unknown): Promise<Result<TopicMetadata>> {
-    return toResult(() => {
-      const topic = this.#topic(name);
-      const configs: TopicConfigs = mergeTopicConfigs(topic.configs, changes);
-      this.ctx.storage.sql.exec("UPDATE topics SET configs = ? WHERE name = ?", JSON.stringify(configs), name);
-      const updated = { ...topic, configs };
-      this.#topics.set(name, updated);
-      return updated;
-    });
+    return this.#armingStreamExpiry(() => this.#alter(name, changes));
+  }
+
+  #alter(name: string, changes: unknown): TopicMetadata {
+    const topic = this.#topic(name);
+    const configs: TopicConfigs = mergeTopicConfigs(topic.configs, changes);
+    this.ctx.storage.sql.exec("UPDATE topics SET configs = ? WHERE name = ?", JSON.stringify(configs), name);
+    const updated = { ...topic, configs };
+    this.#topics.set(name, updated);
+    return updated;
   }
 
   async createPartitions(name: string, count: unknown): Promise<Result<TopicMetadata>> {
@@ -212,26 +215,81 @@ export class Controller extends DurableObject<Env> {
   async deleteTopic(name: string): Promise<Result<void>> {
     return toResult(async () => {
       const topic = this.#topic(name);
-      const sql = this.ctx.storage.sql;
-      sql.exec("DELETE FROM topics WHERE name = ?", name);
-      sql.exec("DELETE FROM partitions WHERE topic_id = ?", topic.topicId);
-      sql.exec(
-        "INSERT INTO pending_deletions (topic_id, partitions) VALUES (?, ?)",
-        topic.topicId,
-        JSON.stringify(topic.partitions),
-      );
-      sql.exec("INSERT INTO pending_group_offset_deletions (topic_id, topic) VALUES (?, ?)", topic.topicId, name);
-      this.#topics.delete(name);
-      try {
-        await this.#finishDeletion(topic.topicId, topic.partitions);
-      } catch {
-        await this.ctx.storage.setAlarm(Date.now() + deletionRetryMs);
-        throw new TributaryError("REQUEST_TIMED_OUT", `topic ${name} is deleted; removing its data continues in the background`);
-      }
+      this.#unregister(topic);
+      await this.#finishDeletions([topic]);
     });
   }
 
-  /** Finishes pending deletions; catches its own errors and re-arms (the platform retries a throwing alarm only a few times). */
+  /** Removes a topic's rows (its name is free at once) and queues the deletion of its data. */
+  #unregister(topic: TopicMetadata): void {
+    const sql = this.ctx.storage.sql;
+    sql.exec("DELETE FROM topics WHERE name = ?", topic.name);
+    sql.exec("DELETE FROM partitions WHERE topic_id = ?", topic.topicId);
+    sql.exec("INSERT INTO pending_deletions (topic_id, partitions) VALUES (?, ?)", topic.topicId, JSON.stringify(topic.partitions));
+    sql.exec("INSERT INTO pending_group_offset_deletions (topic_id, topic) VALUES (?, ?)", topic.topicId, topic.name);
+    this.#topics.delete(topic.name);
+  }
+
+  /** Deletes unregistered topics' data; should a partition be unreachable, the alarm finishes it. */
+  async #finishDeletions(topics: readonly TopicMetadata[]): Promise<void> {
+    for (const topic of topics) {
+      try {
+        await this.#finishDeletion(topic.topicId, topic.partitions);
+      } catch {
+        await this.#setAlarmBefore(Date.now() + deletionRetryMs);
+        throw new TributaryError("REQUEST_TIMED_OUT", `topic ${topic.name} is deleted; removing its data continues in the background`);
+      }
+    }
+  }
+
+  // ---- Durable Streams (docs/durable-streams.md; src/objects/stream-lifecycle.ts) ----------
+
+  readonly #streamTopics: StreamTopics = {
+    topics: this.#topics,
+    alter: (name, changes) => this.#alter(name, changes),
+    unregister: (topic) => this.#unregister(topic),
+  };
+
+  /** Counts a new fork at its source stream (`ds.fork.refs`) in one turn; answers the source. */
+  async countStreamFork(source: string, sourceTopicId: string): Promise<Result<TopicMetadata>> {
+    return toResult(() => countFork(this.#streamTopics, source, sourceTopicId));
+  }
+
+  /**
+   * Removes a stream (DELETE, or with `ifExpired` its expiry found by a request) if it is still
+   * the topic `topicId`, forks counted, in one turn; then deletes the removed topics' data.
+   */
+  async removeStream(name: string, topicId: string, options: { ifExpired?: boolean } = {}): Promise<Result<void>> {
+    return toResult(() => this.#finishDeletions(removeStream(this.#streamTopics, name, topicId, options.ifExpired ? Date.now() : undefined)));
+  }
+
+  /** A config change or creation: a stream that expires has the alarm armed by then (no alarm for any other topic). */
+  async #armingStreamExpiry(change: () => TopicMetadata): Promise<Result<TopicMetadata>> {
+    return toResult(async () => {
+      const topic = change();
+      const expiresAtMs = streamExpiryMs(topic);
+      if (expiresAtMs !== undefined) await this.#setAlarmBefore(expiresAtMs);
+      return topic;
+    });
+  }
+
+  /** Expired streams removed as DELETE would (forks counted); answers when the next expires. */
+  async #sweepExpiredStreams(): Promise<number | undefined> {
+    const nowMs = Date.now();
+    const { expired, nextExpiryMs } = expiredStreams(this.#topics.values(), nowMs);
+    for (const topic of expired) await this.#finishDeletions(removeStream(this.#streamTopics, topic.name, topic.topicId, nowMs));
+    return nextExpiryMs;
+  }
+
+  async #setAlarmBefore(atMs: number): Promise<void> {
+    const current = await this.ctx.storage.getAlarm();
+    if (current === null || current > atMs) await this.ctx.storage.setAlarm(atMs);
+  }
+
+  /**
+   * Finishes pending deletions and removes expired streams; catches its own errors and re-arms
+   * (the platform retries a throwing alarm only a few times), and arms for the next expiry.
+   */
   override async alarm(): Promise<void> {
     const pending = this.ctx.storage.sql
       .exec<{ topic_id: string; partitions: string }>("SELECT topic_id, partitions FROM pending_deletions")
@@ -244,7 +302,14 @@ export class Controller extends DurableObject<Env> {
         failed = true;
       }
     }
-    if (failed) await this.ctx.storage.setAlarm(Date.now() + deletionRetryMs);
+    let nextExpiryMs: number | undefined;
+    try {
+      nextExpiryMs = await this.#sweepExpiredStreams();
+    } catch {
+      failed = true;
+    }
+    const next = Math.min(failed ? Date.now() + deletionRetryMs : Number.POSITIVE_INFINITY, nextExpiryMs ?? Number.POSITIVE_INFINITY);
+    if (Number.isFinite(next)) await this.ctx.storage.setAlarm(next);
   }
 
   async #finishDeletion(topicId: string, partitions: readonly PartitionPlacement[]): Promise<void> {
