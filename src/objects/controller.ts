@@ -11,7 +11,7 @@ import { PartitionElections, type PartitionRef } from "./partition-elections.ts"
 import { applyMigrations } from "./schema.ts";
 import { insertPartitionRows, loadTopicRows } from "./topic-rows.ts";
 import { groupStub, replicaStub } from "./stubs.ts";
-import { countFork, expiredStreams, removeStream, streamExpiryMs, type StreamTopics } from "./stream-lifecycle.ts";
+import { StreamLifecycle } from "./stream-lifecycle.ts";
 import { TokenRegistry, tokenAdminBindingMigration, tokenMigration, type TokenGrant, type TokenView } from "./token-registry.ts";
 
 export interface CreateTopicRequest {
@@ -102,7 +102,7 @@ export class Controller extends DurableObject<Env> {
   }
 
   async createTopic(request: CreateTopicRequest): Promise<Result<TopicMetadata>> {
-    return this.#armingStreamExpiry(() => {
+    return toResult(async () => {
       const name = checkTopicName(request.name);
       const partitionCount = checkPartitionCount(request.partitions ?? 1, "partitions");
       const replicationFactor = this.#checkReplicationFactor(request.replicationFactor ?? 1);
@@ -131,6 +131,7 @@ export class Controller extends DurableObject<Env> {
       );
       insertPartitionRows(this.ctx.storage.sql, topicId, topic.partitions);
       this.#topics.set(name, topic);
+      await this.#streams.armExpiry(topic);
       return topic;
     });
   }
@@ -176,7 +177,11 @@ export class Controller extends DurableObject<Env> {
   }
 
   async alterTopicConfigs(name: string, changes: unknown): Promise<Result<TopicMetadata>> {
-    return this.#armingStreamExpiry(() => this.#alter(name, changes));
+    return toResult(async () => {
+      const topic = this.#alter(name, changes);
+      await this.#streams.armExpiry(topic);
+      return topic;
+    });
   }
 
   #alter(name: string, changes: unknown): TopicMetadata {
@@ -244,41 +249,22 @@ export class Controller extends DurableObject<Env> {
 
   // ---- Durable Streams (docs/durable-streams.md; src/objects/stream-lifecycle.ts) ----------
 
-  readonly #streamTopics: StreamTopics = {
+  readonly #streams = new StreamLifecycle({
     topics: this.#topics,
     alter: (name, changes) => this.#alter(name, changes),
     unregister: (topic) => this.#unregister(topic),
-  };
+    finishDeletions: (topics) => this.#finishDeletions(topics),
+    setAlarmBefore: (atMs) => this.#setAlarmBefore(atMs),
+  });
 
   /** Counts a new fork at its source stream (`ds.fork.refs`) in one turn; answers the source. */
   async countStreamFork(source: string, sourceTopicId: string): Promise<Result<TopicMetadata>> {
-    return toResult(() => countFork(this.#streamTopics, source, sourceTopicId));
+    return toResult(() => this.#streams.countFork(source, sourceTopicId));
   }
 
-  /**
-   * Removes a stream (DELETE, or with `ifExpired` its expiry found by a request) if it is still
-   * the topic `topicId`, forks counted, in one turn; then deletes the removed topics' data.
-   */
+  /** Removes a stream (DELETE, or with `ifExpired` an expiry a request found) if it is still the topic `topicId`. */
   async removeStream(name: string, topicId: string, options: { ifExpired?: boolean } = {}): Promise<Result<void>> {
-    return toResult(() => this.#finishDeletions(removeStream(this.#streamTopics, name, topicId, options.ifExpired ? Date.now() : undefined)));
-  }
-
-  /** A config change or creation: a stream that expires has the alarm armed by then (no alarm for any other topic). */
-  async #armingStreamExpiry(change: () => TopicMetadata): Promise<Result<TopicMetadata>> {
-    return toResult(async () => {
-      const topic = change();
-      const expiresAtMs = streamExpiryMs(topic);
-      if (expiresAtMs !== undefined) await this.#setAlarmBefore(expiresAtMs);
-      return topic;
-    });
-  }
-
-  /** Expired streams removed as DELETE would (forks counted); answers when the next expires. */
-  async #sweepExpiredStreams(): Promise<number | undefined> {
-    const nowMs = Date.now();
-    const { expired, nextExpiryMs } = expiredStreams(this.#topics.values(), nowMs);
-    for (const topic of expired) await this.#finishDeletions(removeStream(this.#streamTopics, topic.name, topic.topicId, nowMs));
-    return nextExpiryMs;
+    return toResult(() => this.#streams.remove(name, topicId, options.ifExpired ? Date.now() : undefined));
   }
 
   async #setAlarmBefore(atMs: number): Promise<void> {
@@ -304,7 +290,7 @@ export class Controller extends DurableObject<Env> {
     }
     let nextExpiryMs: number | undefined;
     try {
-      nextExpiryMs = await this.#sweepExpiredStreams();
+      nextExpiryMs = await this.#streams.sweep();
     } catch {
       failed = true;
     }

@@ -16,6 +16,48 @@ export interface StreamTopics {
   unregister(topic: TopicMetadata): void;
 }
 
+/** The controller as the lifecycle uses it: its topics, deleting their data, its alarm. */
+export interface StreamHost extends StreamTopics {
+  finishDeletions(topics: readonly TopicMetadata[]): Promise<void>;
+  /** Arms the controller's alarm for `atMs` unless it is set sooner. */
+  setAlarmBefore(atMs: number): Promise<void>;
+}
+
+/**
+ * The controller's side of streams: each change in one synchronous turn, then the data of
+ * removed topics deleted. Expiry costs nothing for a topic without `ds.expires.at.ms`: the
+ * alarm is armed only for a stream that expires, and the sweep runs only when it fires.
+ */
+export class StreamLifecycle {
+  readonly #host: StreamHost;
+
+  constructor(host: StreamHost) {
+    this.#host = host;
+  }
+
+  countFork(source: string, sourceTopicId: string): TopicMetadata {
+    return countFork(this.#host, source, sourceTopicId);
+  }
+
+  async remove(name: string, topicId: string, expiredAtMs?: number): Promise<void> {
+    await this.#host.finishDeletions(removeStream(this.#host, name, topicId, expiredAtMs));
+  }
+
+  /** A stream created, or its configs changed: the alarm is armed by its expiry, if it has one. */
+  async armExpiry(topic: TopicMetadata): Promise<void> {
+    const expiresAtMs = streamExpiryMs(topic);
+    if (expiresAtMs !== undefined) await this.#host.setAlarmBefore(expiresAtMs);
+  }
+
+  /** Removes every expired stream as DELETE would (forks counted); answers when the next expires. */
+  async sweep(): Promise<number | undefined> {
+    const nowMs = Date.now();
+    const { expired, nextExpiryMs } = expiredStreams(this.#host.topics.values(), nowMs);
+    for (const topic of expired) await this.remove(topic.name, topic.topicId, nowMs);
+    return nextExpiryMs;
+  }
+}
+
 function isStream(topic: TopicMetadata): boolean {
   return topic.configs["ds.content.type"] !== undefined;
 }
