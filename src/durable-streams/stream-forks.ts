@@ -27,7 +27,7 @@ import { findStreamTopic, isExpired, notFound, streamInfoOf, type StreamInfo } f
  * streamForkBytesMax), as records without producer state or closure, so its offsets for them
  * are the source's. The source counts its living forks (`ds.fork.refs`): deleting it while
  * any lives only marks it deleted (410), and the last fork's deletion removes it
- * (stream-topic.ts, removeStream).
+ * (the controller, in one turn: src/objects/stream-lifecycle.ts).
  */
 export interface ForkRequest {
   sourcePath: string;

@@ -1,4 +1,4 @@
-import { TributaryError, unwrap } from "../errors.ts";
+import { TributaryError, unwrap, type Result } from "../errors.ts";
 import { controllerStub } from "../objects/stubs.ts";
 import type { TopicMetadata } from "../topics/topic-metadata.ts";
 import { forgetTopic, rememberTopic, topicMetadata } from "../router/metadata-cache.ts";
@@ -17,8 +17,6 @@ export interface StreamInfo {
   expiresAtMs?: number;
   /** A fork: its source's topic name, and where it was forked. */
   fork?: { source: string; offset: number; subOffset: number };
-  /** Forks of this stream that live (stream-forks.ts). */
-  forkRefs: number;
   /** Deleted while forks lived: 410 until the last is deleted. */
   softDeleted: boolean;
 }
@@ -36,7 +34,6 @@ export function streamInfoOf(topic: TopicMetadata): StreamInfo | undefined {
     ...(ttl === undefined ? {} : { ttlSeconds: Number(ttl) }),
     ...(expires === undefined ? {} : { expiresAtMs: Number(expires) }),
     ...(source === undefined ? {} : { fork: { source, offset: Number(configs["ds.fork.offset"] ?? 0), subOffset: Number(configs["ds.fork.sub.offset"] ?? 0) } }),
-    forkRefs: Number(configs["ds.fork.refs"] ?? 0),
     softDeleted: configs["ds.deleted"] === "1",
   };
 }
@@ -53,7 +50,12 @@ export function notFound(): StreamError {
 export async function deleteExpired(env: Env, stream: StreamInfo): Promise<void> {
   forgetTopic(stream.topic.name);
   if (stream.fork) forgetTopic(stream.fork.source);
-  unwrap(await controllerStub(env).removeStream(stream.topic.name, stream.topic.topicId, { ifExpired: true }));
+  removed(await controllerStub(env).removeStream(stream.topic.name, stream.topic.topicId, { ifExpired: true }));
+}
+
+/** The controller's answer to a removal: its name is free even when deleting the data continues in the background. */
+function removed(result: Result<void>): void {
+  if (!result.ok && result.error.code !== "REQUEST_TIMED_OUT") unwrap(result);
 }
 
 /** Sets `ds.*` configs of a stream's topic, and caches what the controller answers. */
@@ -71,7 +73,7 @@ export async function alterStream(env: Env, stream: StreamInfo, configs: Record<
 export async function removeStream(env: Env, stream: StreamInfo): Promise<void> {
   forgetTopic(stream.topic.name);
   if (stream.fork) forgetTopic(stream.fork.source);
-  unwrap(await controllerStub(env).removeStream(stream.topic.name, stream.topic.topicId));
+  removed(await controllerStub(env).removeStream(stream.topic.name, stream.topic.topicId));
 }
 
 export function gone(): StreamError {

@@ -12,15 +12,8 @@ import { recordBatchContentType } from "../../../src/protocol/content-types.ts";
 import { encodeRecordBatch } from "../../../src/protocol/record-batch.ts";
 import { TributaryService } from "../../../src/service.ts";
 import { api, baseUrl, expectError, readResponse } from "../support/http.ts";
+import { ds, plain, uniquePath } from "./support/stream-calls.ts";
 
-let streams = 0;
-const uniquePath = (label: string) => `tests/${label}-${Date.now()}-${streams++}`;
-const plain = { "content-type": "text/plain" };
-
-async function ds(method: string, path: string, init: { body?: string; headers?: Record<string, string> } = {}) {
-  const response = await exports.default.fetch(new Request(`${baseUrl}/ds/${path}`, { method, ...init }));
-  return { status: response.status, headers: response.headers, text: await response.text() };
-}
 
 async function highWatermark(name: string): Promise<number> {
   return (await api("GET", `/v1/topics/${name}`)).body.partitions[0].highWatermark;

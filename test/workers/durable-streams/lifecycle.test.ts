@@ -4,20 +4,13 @@
  * by the controller's alarm without any request finding them (docs/durable-streams.md).
  */
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
-import { env, exports } from "cloudflare:workers";
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { streamTopicName } from "../../../src/durable-streams/stream-names.ts";
 import { controllerStub } from "../../../src/objects/stubs.ts";
-import { api, baseUrl } from "../support/http.ts";
+import { api } from "../support/http.ts";
+import { ds, plain, uniquePath } from "./support/stream-calls.ts";
 
-let streams = 0;
-const uniquePath = (label: string) => `tests/${label}-${Date.now()}-${streams++}`;
-const plain = { "content-type": "text/plain" };
-
-async function ds(method: string, path: string, init: { body?: string; headers?: Record<string, string> } = {}) {
-  const response = await exports.default.fetch(new Request(`${baseUrl}/ds/${path}`, { method, ...init }));
-  return { status: response.status, headers: response.headers, text: await response.text() };
-}
 
 async function configs(path: string): Promise<Record<string, string> | undefined> {
   const described = await api("GET", `/v1/topics/${streamTopicName(path)}`);
