@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import { TributaryError } from "../errors.ts";
+import { unwrap } from "../errors.ts";
 import { fetchMaxRecordsMax, streamForkBytesMax } from "../limits.ts";
 import type { AppendAnswer } from "../objects/replica-api.ts";
 import { encodeRecordBatch, type RecordInput } from "../protocol/record-batch.ts";
@@ -7,6 +7,8 @@ import { streamClosedHeader } from "../protocol/stream-records.ts";
 import type { TopicMetadata } from "../topics/topic-metadata.ts";
 import type { RouterEnv } from "../router/context.ts";
 import { callLeader } from "../router/leader-calls.ts";
+import { forgetTopic, rememberTopic } from "../router/metadata-cache.ts";
+import { controllerStub } from "../objects/stubs.ts";
 import { readPartition } from "../router/partition-reads.ts";
 import { jsonAppendValue } from "./json-messages.ts";
 import { StreamError } from "./stream-errors.ts";
@@ -15,7 +17,7 @@ import { streamTopicName } from "./stream-names.ts";
 import { offsetOf } from "./stream-offsets.ts";
 import { durableStreamsBasePath } from "./stream-paths.ts";
 import { streamTail } from "./stream-tail.ts";
-import { alterStream, findStreamTopic, isExpired, notFound, streamInfoOf, type StreamInfo } from "./stream-topic.ts";
+import { findStreamTopic, isExpired, notFound, streamInfoOf, type StreamInfo } from "./stream-topic.ts";
 
 /**
  * Forks (`Stream-Forked-From`, `Stream-Fork-Offset`, `Stream-Fork-Sub-Offset`): a new stream
@@ -25,7 +27,7 @@ import { alterStream, findStreamTopic, isExpired, notFound, streamInfoOf, type S
  * streamForkBytesMax), as records without producer state or closure, so its offsets for them
  * are the source's. The source counts its living forks (`ds.fork.refs`): deleting it while
  * any lives only marks it deleted (410), and the last fork's deletion removes it
- * (stream-topic.ts, removeStream).
+ * (the controller, in one turn: src/objects/stream-lifecycle.ts).
  */
 export interface ForkRequest {
   sourcePath: string;
@@ -134,10 +136,14 @@ export async function materializeFork(env: Env, topic: TopicMetadata, plan: Fork
     const answer: AppendAnswer = await callLeader(env, topic, 0, (stub, call) => stub.append({ ...call, batches: batches.slice(at, at + 16), acks: 1 }), { retryUnreachable: false });
     nextOffset = answer.lastOffset + 1;
   }
-  const source = await findStreamTopic(env, plan.source.topic.name, { refresh: true });
-  const fresh = source && streamInfoOf(source);
-  if (!fresh || fresh.topic.topicId !== plan.source.topic.topicId) throw new TributaryError("UNKNOWN_TOPIC_OR_PARTITION", "the source stream was deleted while forking");
-  await alterStream(env, fresh, { "ds.fork.refs": String(fresh.forkRefs + 1) });
+  // Counted by the controller in one turn (concurrent forks never lose an update); a source
+  // deleted meanwhile refuses it, and the fork's topic goes again.
+  const counted = await controllerStub(env).countStreamFork(plan.source.topic.name, plan.source.topic.topicId);
+  if (!counted.ok) {
+    await controllerStub(env).deleteTopic(topic.name);
+    forgetTopic(topic.name);
+  }
+  rememberTopic(unwrap(counted));
   return nextOffset;
 }
 

@@ -1,4 +1,4 @@
-import { TributaryError } from "../errors.ts";
+import { TributaryError, unwrap, type Result } from "../errors.ts";
 import { controllerStub } from "../objects/stubs.ts";
 import type { TopicMetadata } from "../topics/topic-metadata.ts";
 import { forgetTopic, rememberTopic, topicMetadata } from "../router/metadata-cache.ts";
@@ -17,8 +17,6 @@ export interface StreamInfo {
   expiresAtMs?: number;
   /** A fork: its source's topic name, and where it was forked. */
   fork?: { source: string; offset: number; subOffset: number };
-  /** Forks of this stream that live (stream-forks.ts). */
-  forkRefs: number;
   /** Deleted while forks lived: 410 until the last is deleted. */
   softDeleted: boolean;
 }
@@ -36,7 +34,6 @@ export function streamInfoOf(topic: TopicMetadata): StreamInfo | undefined {
     ...(ttl === undefined ? {} : { ttlSeconds: Number(ttl) }),
     ...(expires === undefined ? {} : { expiresAtMs: Number(expires) }),
     ...(source === undefined ? {} : { fork: { source, offset: Number(configs["ds.fork.offset"] ?? 0), subOffset: Number(configs["ds.fork.sub.offset"] ?? 0) } }),
-    forkRefs: Number(configs["ds.fork.refs"] ?? 0),
     softDeleted: configs["ds.deleted"] === "1",
   };
 }
@@ -49,13 +46,16 @@ export function notFound(): StreamError {
   return new StreamError(404, "no stream at this path");
 }
 
-/** Deletes an expired stream (as DELETE would), if it is still the same topic (a recreated one stays). */
+/** Deletes an expired stream (as DELETE would), if it is still the same topic and expired (a recreated or extended one stays). */
 export async function deleteExpired(env: Env, stream: StreamInfo): Promise<void> {
   forgetTopic(stream.topic.name);
-  const current = await controllerStub(env).describeTopic(stream.topic.name);
-  if (!current.ok || current.value.topicId !== stream.topic.topicId) return;
-  const fresh = streamInfoOf(current.value);
-  if (fresh) await removeStream(env, fresh);
+  if (stream.fork) forgetTopic(stream.fork.source);
+  removed(await controllerStub(env).removeStream(stream.topic.name, stream.topic.topicId, { ifExpired: true }));
+}
+
+/** The controller's answer to a removal: its name is free even when deleting the data continues in the background. */
+function removed(result: Result<void>): void {
+  if (!result.ok && result.error.code !== "REQUEST_TIMED_OUT") unwrap(result);
 }
 
 /** Sets `ds.*` configs of a stream's topic, and caches what the controller answers. */
@@ -65,24 +65,15 @@ export async function alterStream(env: Env, stream: StreamInfo, configs: Record<
 }
 
 /**
- * Deletes a stream (DELETE, or its expiry). One with living forks is only marked deleted
- * (410 from then on) until its last fork goes; a fork's deletion releases its source, which
- * goes too when it was marked and this was its last fork — and so on up a chain of forks.
+ * Deletes a stream (DELETE). One with living forks is only marked deleted (410 from then on)
+ * until its last fork goes; a fork's deletion releases its source, which goes too when it was
+ * marked and this was its last fork — and so on up a chain of forks. The controller does it
+ * all in one turn (src/objects/stream-lifecycle.ts), so concurrent deletions count right.
  */
 export async function removeStream(env: Env, stream: StreamInfo): Promise<void> {
-  if (stream.forkRefs > 0) {
-    if (!stream.softDeleted) await alterStream(env, stream, { "ds.deleted": "1" });
-    return;
-  }
   forgetTopic(stream.topic.name);
-  const deleted = await controllerStub(env).deleteTopic(stream.topic.name);
-  if (!deleted.ok || !stream.fork) return;
-  const source = await findStreamTopic(env, stream.fork.source, { refresh: true });
-  const info = source && streamInfoOf(source);
-  if (!info) return;
-  const refs = Math.max(0, info.forkRefs - 1);
-  if (info.softDeleted && refs === 0) await removeStream(env, { ...info, forkRefs: 0 });
-  else await alterStream(env, info, { "ds.fork.refs": String(refs) });
+  if (stream.fork) forgetTopic(stream.fork.source);
+  removed(await controllerStub(env).removeStream(stream.topic.name, stream.topic.topicId));
 }
 
 export function gone(): StreamError {

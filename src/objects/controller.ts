@@ -11,6 +11,7 @@ import { PartitionElections, type PartitionRef } from "./partition-elections.ts"
 import { applyMigrations } from "./schema.ts";
 import { insertPartitionRows, loadTopicRows } from "./topic-rows.ts";
 import { groupStub, replicaStub } from "./stubs.ts";
+import { StreamLifecycle } from "./stream-lifecycle.ts";
 import { TokenRegistry, tokenAdminBindingMigration, tokenMigration, type TokenGrant, type TokenView } from "./token-registry.ts";
 
 export interface CreateTopicRequest {
@@ -101,7 +102,7 @@ export class Controller extends DurableObject<Env> {
   }
 
   async createTopic(request: CreateTopicRequest): Promise<Result<TopicMetadata>> {
-    return toResult(() => {
+    return toResult(async () => {
       const name = checkTopicName(request.name);
       const partitionCount = checkPartitionCount(request.partitions ?? 1, "partitions");
       const replicationFactor = this.#checkReplicationFactor(request.replicationFactor ?? 1);
@@ -130,6 +131,7 @@ export class Controller extends DurableObject<Env> {
       );
       insertPartitionRows(this.ctx.storage.sql, topicId, topic.partitions);
       this.#topics.set(name, topic);
+      await this.#streams.armExpiry(topic);
       return topic;
     });
   }
@@ -175,14 +177,20 @@ export class Controller extends DurableObject<Env> {
   }
 
   async alterTopicConfigs(name: string, changes: unknown): Promise<Result<TopicMetadata>> {
-    return toResult(() => {
-      const topic = this.#topic(name);
-      const configs: TopicConfigs = mergeTopicConfigs(topic.configs, changes);
-      this.ctx.storage.sql.exec("UPDATE topics SET configs = ? WHERE name = ?", JSON.stringify(configs), name);
-      const updated = { ...topic, configs };
-      this.#topics.set(name, updated);
-      return updated;
+    return toResult(async () => {
+      const topic = this.#alter(name, changes);
+      await this.#streams.armExpiry(topic);
+      return topic;
     });
+  }
+
+  #alter(name: string, changes: unknown): TopicMetadata {
+    const topic = this.#topic(name);
+    const configs: TopicConfigs = mergeTopicConfigs(topic.configs, changes);
+    this.ctx.storage.sql.exec("UPDATE topics SET configs = ? WHERE name = ?", JSON.stringify(configs), name);
+    const updated = { ...topic, configs };
+    this.#topics.set(name, updated);
+    return updated;
   }
 
   async createPartitions(name: string, count: unknown): Promise<Result<TopicMetadata>> {
@@ -212,26 +220,62 @@ export class Controller extends DurableObject<Env> {
   async deleteTopic(name: string): Promise<Result<void>> {
     return toResult(async () => {
       const topic = this.#topic(name);
-      const sql = this.ctx.storage.sql;
-      sql.exec("DELETE FROM topics WHERE name = ?", name);
-      sql.exec("DELETE FROM partitions WHERE topic_id = ?", topic.topicId);
-      sql.exec(
-        "INSERT INTO pending_deletions (topic_id, partitions) VALUES (?, ?)",
-        topic.topicId,
-        JSON.stringify(topic.partitions),
-      );
-      sql.exec("INSERT INTO pending_group_offset_deletions (topic_id, topic) VALUES (?, ?)", topic.topicId, name);
-      this.#topics.delete(name);
-      try {
-        await this.#finishDeletion(topic.topicId, topic.partitions);
-      } catch {
-        await this.ctx.storage.setAlarm(Date.now() + deletionRetryMs);
-        throw new TributaryError("REQUEST_TIMED_OUT", `topic ${name} is deleted; removing its data continues in the background`);
-      }
+      this.#unregister(topic);
+      await this.#finishDeletions([topic]);
     });
   }
 
-  /** Finishes pending deletions; catches its own errors and re-arms (the platform retries a throwing alarm only a few times). */
+  /** Removes a topic's rows (its name is free at once) and queues the deletion of its data. */
+  #unregister(topic: TopicMetadata): void {
+    const sql = this.ctx.storage.sql;
+    sql.exec("DELETE FROM topics WHERE name = ?", topic.name);
+    sql.exec("DELETE FROM partitions WHERE topic_id = ?", topic.topicId);
+    sql.exec("INSERT INTO pending_deletions (topic_id, partitions) VALUES (?, ?)", topic.topicId, JSON.stringify(topic.partitions));
+    sql.exec("INSERT INTO pending_group_offset_deletions (topic_id, topic) VALUES (?, ?)", topic.topicId, topic.name);
+    this.#topics.delete(topic.name);
+  }
+
+  /** Deletes unregistered topics' data; should a partition be unreachable, the alarm finishes it. */
+  async #finishDeletions(topics: readonly TopicMetadata[]): Promise<void> {
+    for (const topic of topics) {
+      try {
+        await this.#finishDeletion(topic.topicId, topic.partitions);
+      } catch {
+        await this.#setAlarmBefore(Date.now() + deletionRetryMs);
+        throw new TributaryError("REQUEST_TIMED_OUT", `topic ${topic.name} is deleted; removing its data continues in the background`);
+      }
+    }
+  }
+
+  // ---- Durable Streams (docs/durable-streams.md; src/objects/stream-lifecycle.ts) ----------
+
+  readonly #streams = new StreamLifecycle({
+    topics: this.#topics,
+    alter: (name, changes) => this.#alter(name, changes),
+    unregister: (topic) => this.#unregister(topic),
+    finishDeletions: (topics) => this.#finishDeletions(topics),
+    setAlarmBefore: (atMs) => this.#setAlarmBefore(atMs),
+  });
+
+  /** Counts a new fork at its source stream (`ds.fork.refs`) in one turn; answers the source. */
+  async countStreamFork(source: string, sourceTopicId: string): Promise<Result<TopicMetadata>> {
+    return toResult(() => this.#streams.countFork(source, sourceTopicId));
+  }
+
+  /** Removes a stream (DELETE, or with `ifExpired` an expiry a request found) if it is still the topic `topicId`. */
+  async removeStream(name: string, topicId: string, options: { ifExpired?: boolean } = {}): Promise<Result<void>> {
+    return toResult(() => this.#streams.remove(name, topicId, options.ifExpired ? Date.now() : undefined));
+  }
+
+  async #setAlarmBefore(atMs: number): Promise<void> {
+    const current = await this.ctx.storage.getAlarm();
+    if (current === null || current > atMs) await this.ctx.storage.setAlarm(atMs);
+  }
+
+  /**
+   * Finishes pending deletions and removes expired streams; catches its own errors and re-arms
+   * (the platform retries a throwing alarm only a few times), and arms for the next expiry.
+   */
   override async alarm(): Promise<void> {
     const pending = this.ctx.storage.sql
       .exec<{ topic_id: string; partitions: string }>("SELECT topic_id, partitions FROM pending_deletions")
@@ -244,7 +288,14 @@ export class Controller extends DurableObject<Env> {
         failed = true;
       }
     }
-    if (failed) await this.ctx.storage.setAlarm(Date.now() + deletionRetryMs);
+    let nextExpiryMs: number | undefined;
+    try {
+      nextExpiryMs = await this.#streams.sweep();
+    } catch {
+      failed = true;
+    }
+    const next = Math.min(failed ? Date.now() + deletionRetryMs : Number.POSITIVE_INFINITY, nextExpiryMs ?? Number.POSITIVE_INFINITY);
+    if (Number.isFinite(next)) await this.ctx.storage.setAlarm(next);
   }
 
   async #finishDeletion(topicId: string, partitions: readonly PartitionPlacement[]): Promise<void> {

@@ -19,6 +19,9 @@ export function appendBytes(request: AppendRequest): number {
  */
 function appendOne(node: ReplicaNode, request: AppendRequest, nowMs: number, streams: StreamStateStore): AppendAnswer {
   if (request.stream) return appendToStream(node, request.batches, request.stream, streams, () => appendRecords(node, request, nowMs));
+  // Any other append (/v1 produce, JSON or binary, the service binding, the Kafka gateway) to a
+  // closed stream is refused too: the flag is held in memory once read, so this costs no SQLite read.
+  if (streams.get().closed) throw new TributaryError("STREAM_CLOSED", "this topic is a closed Durable Stream: nothing more can be appended", { nextOffset: node.log.logEndOffset });
   return appendRecords(node, request, nowMs);
 }
 

@@ -14,6 +14,7 @@ describe("Tributary errors as Kafka codes", () => {
     ["TOPIC_ALREADY_EXISTS", 36],
     ["DUPLICATE_SEQUENCE_NUMBER", 46],
     ["INVALID_RECORD", 87],
+    ["STREAM_CLOSED", 87], // a Produce to a closed Durable Stream: refused for good, per batch
     ["THROTTLING_QUOTA_EXCEEDED", 7],
     ["BROKER_BUSY", 7],
   ] as [ErrorCode, number][])("%s → %i", (code, kafka) => {
