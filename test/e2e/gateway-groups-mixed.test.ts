@@ -61,10 +61,15 @@ describe("kcat (cooperative-sticky and eager), kafkajs and an HTTP member in one
   }, 120_000);
 
   afterAll(async () => {
-    for (const stop of stops) await stop().catch(() => {});
+    // Each member's stop is bounded: once, on a loaded machine, one of them did not finish within
+    // the hook's 120 s (the test had passed); the line below names it if it happens again.
+    for (const [index, stop] of stops.entries()) {
+      const bounded = new Promise<"late">((resolve) => setTimeout(resolve, 20_000, "late").unref());
+      if ((await Promise.race([stop().catch(() => undefined), bounded])) === "late") console.warn(`gateway-groups-mixed: stop #${index} (${["kafkajs", "kcat", "kcat-eager", "http"][index]}) took over 20 s`);
+    }
     await gateway?.stop("SIGKILL");
     await server?.stop();
-  });
+  }, 150_000);
 
   it("share the partitions, hand them over as members come and go, and process every record", async () => {
     const topic = "mixed-group";
