@@ -10,6 +10,7 @@
 import { createHash } from "node:crypto";
 import { createServer, type Server, type Socket } from "node:net";
 import { createServer as createTlsServer } from "node:tls";
+import { path } from "../client/transport.ts";
 import { TributaryError } from "../errors.ts";
 import { gatewayConnectionsMax, gatewayDrainMs, gatewayFrameBytesMax } from "../limits.ts";
 import { gatewayHandlers } from "./all-handlers.ts";
@@ -51,6 +52,20 @@ export interface Gateway {
   stop(drainMs?: number): Promise<void>;
 }
 
+/**
+ * The deployment's cluster id (`GET /v1/cluster`), the same through every gateway and URL of
+ * it. A deployment older than that route (404) gets a hash of its URL instead, in Kafka's form.
+ */
+async function deploymentClusterId(session: Session, url: string, log: (line: string) => void): Promise<string> {
+  try {
+    return (await session.transport.json<{ clusterId: string }>({ method: "GET", path: path("cluster") })).clusterId;
+  } catch (error) {
+    if (!(error instanceof TributaryError) || error.code !== "NOT_FOUND") throw error;
+    log(`${url} has no GET /v1/cluster (an older deployment): the cluster id is a hash of --url, so gateways given other URLs of it report other ids`);
+    return clusterIdOf(url);
+  }
+}
+
 /** Kafka's cluster ids are 16 bytes in URL-safe base64; this one is a hash of the deployment's URL. */
 export function clusterIdOf(url: string): string {
   return createHash("sha256").update(`tributary-cluster:${new URL(url).href.replace(/\/+$/, "")}`).digest().subarray(0, 16).toString("base64url");
@@ -71,9 +86,10 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const sessions = new Sessions({ url: options.url, requestTimeoutMs: options.requestTimeoutMs ?? 30_000 });
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const first = sessions.acquire(options.token);
-  const code = await checkToken(first).catch((error: unknown) => {
+  const unreachable = (error: unknown) => {
     throw new Error(`cannot reach Tributary at ${options.url}: ${error instanceof Error ? error.message : String(error)}`);
-  });
+  };
+  const code = await checkToken(first).catch(unreachable);
   if (code === kafkaErrors.SASL_AUTHENTICATION_FAILED) {
     throw new Error(
       options.token === undefined
@@ -81,6 +97,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
         : `${options.url} refused the token (unknown, expired or revoked)`,
     );
   }
+  const clusterId = await deploymentClusterId(first, options.url, log).catch(unreachable);
   const server: Server = options.tls ? createTlsServer({ cert: options.tls.cert, key: options.tls.key }) : createServer();
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -96,7 +113,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     nodeId: 0,
     host: advertised.host,
     port: advertised.port === 0 ? address.port : advertised.port,
-    clusterId: clusterIdOf(options.url),
+    clusterId,
     autoCreateTopics: options.autoCreateTopics === true,
   };
   const maxConnections = options.maxConnections ?? gatewayConnectionsMax;

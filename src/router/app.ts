@@ -25,6 +25,7 @@ import { writeTokenRoutes } from "./routes/write-tokens.ts";
 // Share groups (issue 15).
 import { shareGroupRoutes } from "./routes/share-groups.ts";
 import { subscriptionRoutes } from "./routes/subscriptions.ts";
+import { clusterRoutes } from "./routes/cluster.ts";
 
 /** The router Worker's HTTP API (API.md): stateless; every piece of state lives in an object. */
 export function createApp(): Hono<RouterEnv> {
@@ -59,6 +60,7 @@ export function createApp(): Hono<RouterEnv> {
   app.route("/v1/metrics", metricsRoutes(counters));
   app.route("/v1/share-groups", shareGroupRoutes); // share groups (issue 15)
   app.route("/v1/subscriptions", subscriptionRoutes); // push subscriptions (issue 15)
+  app.route("/v1/cluster", clusterRoutes); // the deployment's cluster id (issue 16, the Kafka gateway)
   // After authentication, as any route: a path served with other methods is 405 with Allow.
   const allowedMethods = allowedMethodsOf(app.routes);
   app.notFound((c) => {
