@@ -28,14 +28,15 @@ export async function metadata(request: MetadataRequest, context: GatewayRequest
   const byId = new Map<string, Record<string, unknown>>();
   const names = all ? listing.map((topic) => topic.name) : [];
   for (const topic of all ? [] : request.topics!) {
-    if (topic.name !== null || topic.topicId === undefined) names.push(topic.name ?? "");
-    else if ((await session.topicNamed(topic.topicId)) === undefined) byId.set(Buffer.from(topic.topicId).toString("hex"), unknownId(topic.topicId));
-    else names.push((await session.topicNamed(topic.topicId))!);
+    const named = topic.name === null && topic.topicId !== undefined ? await session.topicNamed(topic.topicId) : (topic.name ?? "");
+    if (named !== undefined) names.push(named);
+    else byId.set(Buffer.from(topic.topicId!).toString("hex"), unknownId(topic.topicId!));
   }
   if (!all && names.some((name) => !listing.some((topic) => topic.name === name))) listing = await session.topics(true);
   const topics: Record<string, unknown>[] = [...byId.values()];
-  const withIds = context.apiVersion >= 10;
-  for (const name of names) {
+  // Described in parallel (and remembered): from v10 each topic answers its id.
+  const ids = context.apiVersion >= 10 ? await Promise.all(names.map((name) => (listing.some((topic) => topic.name === name) ? session.topicId(name) : undefined))) : [];
+  for (const [index, name] of names.entries()) {
     let found = listing.find((topic) => topic.name === name);
     let errorCode: number = kafkaErrors.NONE;
     if (found === undefined && broker.autoCreateTopics && request.allowAutoTopicCreation !== false && name !== "") {
@@ -45,7 +46,7 @@ export async function metadata(request: MetadataRequest, context: GatewayRequest
     } else if (found === undefined) {
       errorCode = kafkaErrors.UNKNOWN_TOPIC_OR_PARTITION;
     }
-    const topicId = withIds && found !== undefined ? await session.topicId(name) : undefined;
+    const topicId = ids[index] ?? (found !== undefined && context.apiVersion >= 10 ? await session.topicId(name) : undefined);
     topics.push(topicEntry(name, found, errorCode, topicId));
   }
   return {
