@@ -7,7 +7,6 @@
  * served without one), then listens. `stop` stops accepting, lets in-flight requests be
  * answered for up to `drainMs`, then closes what is left.
  */
-import { createHash } from "node:crypto";
 import { createServer, type Server, type Socket } from "node:net";
 import { createServer as createTlsServer } from "node:tls";
 import { path } from "../client/transport.ts";
@@ -53,22 +52,11 @@ export interface Gateway {
 }
 
 /**
- * The deployment's cluster id (`GET /v1/cluster`), the same through every gateway and URL of
- * it. A deployment older than that route (404) gets a hash of its URL instead, in Kafka's form.
+ * The deployment's cluster id (`GET /v1/cluster`, Kafka's form), the same through every gateway
+ * and every URL of it: the controller makes it once.
  */
-async function deploymentClusterId(session: Session, url: string, log: (line: string) => void): Promise<string> {
-  try {
-    return (await session.transport.json<{ clusterId: string }>({ method: "GET", path: path("cluster") })).clusterId;
-  } catch (error) {
-    if (!(error instanceof TributaryError) || error.code !== "NOT_FOUND") throw error;
-    log(`${url} has no GET /v1/cluster (an older deployment): the cluster id is a hash of --url, so gateways given other URLs of it report other ids`);
-    return clusterIdOf(url);
-  }
-}
-
-/** Kafka's cluster ids are 16 bytes in URL-safe base64; this one is a hash of the deployment's URL. */
-export function clusterIdOf(url: string): string {
-  return createHash("sha256").update(`tributary-cluster:${new URL(url).href.replace(/\/+$/, "")}`).digest().subarray(0, 16).toString("base64url");
+async function deploymentClusterId(session: Session): Promise<string> {
+  return (await session.transport.json<{ clusterId: string }>({ method: "GET", path: path("cluster") })).clusterId;
 }
 
 /** 0 when the session's token may use the deployment, else a Kafka error code. Network failures throw. */
@@ -97,7 +85,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
         : `${options.url} refused the token (unknown, expired or revoked)`,
     );
   }
-  const clusterId = await deploymentClusterId(first, options.url, log).catch(unreachable);
+  const clusterId = await deploymentClusterId(first).catch(unreachable);
   const server: Server = options.tls ? createTlsServer({ cert: options.tls.cert, key: options.tls.key }) : createServer();
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
