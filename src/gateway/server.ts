@@ -7,9 +7,9 @@
  * served without one), then listens. `stop` stops accepting, lets in-flight requests be
  * answered for up to `drainMs`, then closes what is left.
  */
-import { createHash } from "node:crypto";
 import { createServer, type Server, type Socket } from "node:net";
 import { createServer as createTlsServer } from "node:tls";
+import { path } from "../client/transport.ts";
 import { TributaryError } from "../errors.ts";
 import { gatewayConnectionsMax, gatewayDrainMs, gatewayFrameBytesMax } from "../limits.ts";
 import { gatewayHandlers } from "./all-handlers.ts";
@@ -51,9 +51,12 @@ export interface Gateway {
   stop(drainMs?: number): Promise<void>;
 }
 
-/** Kafka's cluster ids are 16 bytes in URL-safe base64; this one is a hash of the deployment's URL. */
-export function clusterIdOf(url: string): string {
-  return createHash("sha256").update(`tributary-cluster:${new URL(url).href.replace(/\/+$/, "")}`).digest().subarray(0, 16).toString("base64url");
+/**
+ * The deployment's cluster id (`GET /v1/cluster`, Kafka's form), the same through every gateway
+ * and every URL of it: the controller makes it once.
+ */
+async function deploymentClusterId(session: Session): Promise<string> {
+  return (await session.transport.json<{ clusterId: string }>({ method: "GET", path: path("cluster") })).clusterId;
 }
 
 /** 0 when the session's token may use the deployment, else a Kafka error code. Network failures throw. */
@@ -71,9 +74,10 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const sessions = new Sessions({ url: options.url, requestTimeoutMs: options.requestTimeoutMs ?? 30_000 });
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const first = sessions.acquire(options.token);
-  const code = await checkToken(first).catch((error: unknown) => {
+  const unreachable = (error: unknown) => {
     throw new Error(`cannot reach Tributary at ${options.url}: ${error instanceof Error ? error.message : String(error)}`);
-  });
+  };
+  const code = await checkToken(first).catch(unreachable);
   if (code === kafkaErrors.SASL_AUTHENTICATION_FAILED) {
     throw new Error(
       options.token === undefined
@@ -81,6 +85,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
         : `${options.url} refused the token (unknown, expired or revoked)`,
     );
   }
+  const clusterId = await deploymentClusterId(first).catch(unreachable);
   const server: Server = options.tls ? createTlsServer({ cert: options.tls.cert, key: options.tls.key }) : createServer();
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -96,7 +101,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     nodeId: 0,
     host: advertised.host,
     port: advertised.port === 0 ? address.port : advertised.port,
-    clusterId: clusterIdOf(options.url),
+    clusterId,
     autoCreateTopics: options.autoCreateTopics === true,
   };
   const maxConnections = options.maxConnections ?? gatewayConnectionsMax;

@@ -3,7 +3,9 @@
  * the client for that token, its transport for routes the client does not wrap, and the topic
  * listing Metadata answers from — trusted for at most 5 s (gatewayMetadataMaxAgeMs), dropped at
  * once when an answer says it is stale. Sessions are shared by the connections with the same
- * token and forgotten when the last one closes.
+ * token and forgotten when the last one closes. Topic ids (Metadata v10+, Fetch v13+) are each
+ * topic's Tributary UUID as Kafka's 16 bytes, described once per name and forgotten with the
+ * listing (a topic deleted and created again has a new id).
  */
 import { Secret } from "../client/secret.ts";
 import { Transport } from "../client/transport.ts";
@@ -22,6 +24,7 @@ export class Session {
   readonly transport: Transport;
   #listing: { topics: TopicSummary[]; atMs: number } | undefined;
   #loading: Promise<TopicSummary[]> | undefined;
+  readonly #ids = new Map<string, Promise<Uint8Array | undefined>>();
   users = 0;
 
   constructor(options: SessionOptions, token: string | undefined) {
@@ -53,9 +56,38 @@ export class Session {
     return this.#loading;
   }
 
-  /** Forgets the listing: a topic was created, deleted or grown, or an answer said it was stale. */
+  /** Forgets the listing and the topic ids: a topic was created, deleted or grown, or an answer said it was stale. */
   invalidate(): void {
     this.#listing = undefined;
+    this.#ids.clear();
+  }
+
+  /** The topic's Kafka id (its Tributary UUID's 16 bytes); undefined when it cannot be described. */
+  topicId(name: string): Promise<Uint8Array | undefined> {
+    let id = this.#ids.get(name);
+    if (id === undefined) {
+      id = this.tributary
+        .admin()
+        .topics.describe(name)
+        .then((topic) => uuidBytes(topic.topicId))
+        .catch(() => {
+          this.#ids.delete(name);
+          return undefined;
+        });
+      this.#ids.set(name, id);
+    }
+    return id;
+  }
+
+  /** The name of the topic with Kafka id `id`, among the topics this token may describe; undefined when none has it. */
+  async topicNamed(id: Uint8Array): Promise<string | undefined> {
+    const wanted = Buffer.from(id).toString("hex");
+    const find = async (topics: TopicSummary[]) => {
+      const ids = await Promise.all(topics.map((topic) => this.topicId(topic.name)));
+      const index = ids.findIndex((candidate) => candidate !== undefined && Buffer.from(candidate).toString("hex") === wanted);
+      return index === -1 ? undefined : topics[index]!.name;
+    };
+    return (await find(await this.topics())) ?? (await find(await this.topics(true)));
   }
 }
 
@@ -85,4 +117,11 @@ export class Sessions {
     const key = token ?? "";
     if (session.users <= 0 && this.#byToken.get(key) === session) this.#byToken.delete(key);
   }
+}
+
+/** A UUID's text ("8-4-4-4-12" hex digits) as its 16 bytes. */
+export function uuidBytes(uuid: string): Uint8Array {
+  const hex = uuid.replace(/-/g, "");
+  if (!/^[0-9a-fA-F]{32}$/.test(hex)) throw new Error(`not a UUID: ${JSON.stringify(uuid)}`);
+  return new Uint8Array(Buffer.from(hex, "hex"));
 }

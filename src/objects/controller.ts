@@ -63,6 +63,11 @@ const migrations = [
    );`,
   tokenMigration,
   tokenAdminBindingMigration,
+  // The deployment's cluster id (GET /v1/cluster; the Kafka gateway's Metadata), made once.
+  `CREATE TABLE cluster_identity (
+     id INTEGER PRIMARY KEY CHECK (id = 1),
+     cluster_id TEXT NOT NULL
+   );`,
 ];
 
 /** What `POST /v1/producers` answers (Kafka's InitProducerId, without transactions). */
@@ -139,6 +144,19 @@ export class Controller extends DurableObject<Env> {
   /** Kafka's AlterPartition: a leader's compare-and-set of its partition's ISR on the partition epoch. */
   async alterPartition(request: PartitionRef & AlterPartitionRequest): Promise<Result<PartitionState>> {
     return toResult(() => this.#elections.alterPartition(request, request));
+  }
+
+  /** The deployment's cluster id: 16 random bytes as 22 URL-safe base64 characters (Kafka's form), made on first ask and kept. */
+  async clusterId(): Promise<Result<{ clusterId: string }>> {
+    return toResult(() => {
+      const sql = this.ctx.storage.sql;
+      const row = sql.exec<{ cluster_id: string }>("SELECT cluster_id FROM cluster_identity WHERE id = 1").toArray()[0];
+      if (row !== undefined) return { clusterId: row.cluster_id };
+      const bytes = crypto.getRandomValues(new Uint8Array(16));
+      const clusterId = btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+      sql.exec("INSERT INTO cluster_identity (id, cluster_id) VALUES (1, ?)", clusterId);
+      return { clusterId };
+    });
   }
 
   /** A router could not reach a partition's leader: elect a new one when it is really gone. */

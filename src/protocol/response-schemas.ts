@@ -190,3 +190,10 @@ export const metricsJsonResponseSchema = z.object({
     ),
   }),
 });
+
+// --- The deployment's cluster id (issue 16: the Kafka gateway's Metadata) ---
+
+/** `GET /v1/cluster`. */
+export const clusterIdentitySchema = z.object({
+  clusterId: z.string().meta({ description: "16 random bytes as 22 URL-safe base64 characters (Kafka's cluster id form), made once per deployment" }),
+});

@@ -27,6 +27,7 @@ import { writeTokenRoutes } from "./routes/write-tokens.ts";
 import { shareGroupRoutes } from "./routes/share-groups.ts";
 import { subscriptionRoutes } from "./routes/subscriptions.ts";
 import { durableStreamsBasePath, durableStreamsRoutes } from "../durable-streams/routes.ts";
+import { clusterRoutes } from "./routes/cluster.ts";
 
 /** The router Worker's HTTP API (API.md): stateless; every piece of state lives in an object. */
 export function createApp(): Hono<RouterEnv> {
@@ -63,6 +64,7 @@ export function createApp(): Hono<RouterEnv> {
   app.route("/v1/subscriptions", subscriptionRoutes); // push subscriptions (issue 15)
   // The Durable Streams protocol (docs/durable-streams.md): its own CORS, authentication and errors.
   app.route(durableStreamsBasePath, durableStreamsRoutes);
+  app.route("/v1/cluster", clusterRoutes); // the deployment's cluster id (issue 16, the Kafka gateway)
   // After authentication, as any route: a path served with other methods is 405 with Allow.
   const allowedMethods = allowedMethodsOf(app.routes);
   app.notFound((c) => {

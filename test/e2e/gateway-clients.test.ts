@@ -122,12 +122,15 @@ describe("Kafka clients through tributary gateway", () => {
       const stored = await recordsOf("plt-events", 3);
       expect(stored.sort()).toEqual(keys.map((key, i) => `${partitionForKey(keyBytes(key), 3)}:${key}=v${i}`).sort());
 
+      // Fetch v13+ names the topic by its id, from Metadata (the topic's Tributary UUID).
+      const topicId = (await consumer.metadata({ topics: ["plt-events"] })).topics.get("plt-events")!.id;
+      expect(topicId).toBe((await client.admin().topics.describe("plt-events")).topicId);
       const fetched = await consumer.fetch({
         node: 0,
         maxWaitTime: 100,
         topics: [
           {
-            topicId: "plt-events",
+            topicId,
             partitions: [0, 1, 2].map((partition) => ({ partition, currentLeaderEpoch: -1, fetchOffset: 0n, lastFetchedEpoch: -1, partitionMaxBytes: 1_048_576 })),
           },
         ],

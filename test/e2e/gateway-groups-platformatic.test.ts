@@ -6,9 +6,9 @@
  * member dies and every record is processed; the committed offsets are the ones
  * `GET /v1/groups/{g}/offsets` shows.
  *
- * Records are read with the consumer's own Fetch at the positions its OffsetFetch answers, not
- * its `consume()` stream: that stream addresses topics by id (Fetch v13+), which the gateway
- * does not serve yet.
+ * Records are read with the consumer's own Fetch (v13+: the topic named by its id, from
+ * Metadata) at the positions its OffsetFetch answers, so that each chunk is committed before it
+ * counts as processed; its `consume()` stream in a group is gateway-platformatic-stream.test.ts.
  */
 import { Consumer, stringDeserializers } from "@platformatic/kafka";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -66,6 +66,7 @@ describe("@platformatic/kafka consumer groups through the gateway", () => {
     });
     consumer.topics.track(topic);
     await consumer.joinGroup({});
+    const topicId = (await consumer.metadata({ topics: [topic] })).topics.get(topic)!.id;
     let running = true;
     const loop = (async () => {
       while (running) {
@@ -81,7 +82,7 @@ describe("@platformatic/kafka consumer groups through the gateway", () => {
           const fetched = await consumer.fetch({
             node: 0,
             maxWaitTime: 100,
-            topics: [{ topicId: topic, partitions: partitions.map((partition) => ({ partition, currentLeaderEpoch: -1, fetchOffset: start(partition), lastFetchedEpoch: -1, partitionMaxBytes: 1_048_576 })) }],
+            topics: [{ topicId, partitions: partitions.map((partition) => ({ partition, currentLeaderEpoch: -1, fetchOffset: start(partition), lastFetchedEpoch: -1, partitionMaxBytes: 1_048_576 })) }],
           });
           for (const { partitionIndex, records } of fetched.responses[0]!.partitions) {
             const offsets = (records ?? [])

@@ -6,6 +6,8 @@
  * nothing are asked again with `waitMs`, and the answer goes as soon as MinBytes have come or
  * the wait is over (the other polls are then abandoned). Last stable offset = high watermark
  * (no transactions). No fetch sessions: sessionId 0 tells the client to send full requests.
+ * From v13 topics are named by id (Metadata's): an id no topic has answers UNKNOWN_TOPIC_ID for
+ * its partitions.
  */
 import { fetchMaxBytesMax, fetchMaxRecordsMax, fetchWaitMsMax } from "../../limits.ts";
 import { fetchHeaders, recordBatchContentType } from "../../protocol/content-types.ts";
@@ -19,7 +21,7 @@ interface FetchRequest {
   maxWaitMs: number;
   minBytes: number;
   maxBytes?: number;
-  topics: { topic: string; partitions: { partition: number; fetchOffset: bigint; partitionMaxBytes: number }[] }[];
+  topics: { topic?: string; topicId?: Uint8Array; partitions: { partition: number; fetchOffset: bigint; partitionMaxBytes: number }[] }[];
 }
 
 interface PartitionAnswer {
@@ -35,7 +37,10 @@ interface PartitionAnswer {
 }
 
 interface Wanted {
-  topic: string;
+  /** Undefined: a topic id no topic has. */
+  topic: string | undefined;
+  /** Its topic's entry in the request. */
+  entry: number;
   partition: number;
   offset: number;
   maxBytes: number;
@@ -46,8 +51,10 @@ const empty = new Uint8Array(0);
 export async function fetch(request: FetchRequest, context: GatewayRequestContext): Promise<Record<string, unknown>> {
   // Partitions are read in parallel, so the request's MaxBytes bounds each of them (Kafka's KIP-74 lets an answer exceed it).
   const requestMaxBytes = request.maxBytes ?? fetchMaxBytesMax;
-  const wanted: Wanted[] = request.topics.flatMap(({ topic, partitions }) =>
-    partitions.map((p) => ({ topic, partition: p.partition, offset: Number(p.fetchOffset), maxBytes: Math.min(Math.max(Math.min(p.partitionMaxBytes, requestMaxBytes), 1), fetchMaxBytesMax) })),
+  const byId = context.apiVersion >= 13;
+  const names = await Promise.all(request.topics.map(({ topic, topicId }) => (byId ? context.session.topicNamed(topicId!) : topic)));
+  const wanted: Wanted[] = request.topics.flatMap(({ partitions }, t) =>
+    partitions.map((p) => ({ topic: names[t], entry: t, partition: p.partition, offset: Number(p.fetchOffset), maxBytes: Math.min(Math.max(Math.min(p.partitionMaxBytes, requestMaxBytes), 1), fetchMaxBytesMax) })),
   );
   const answers = await Promise.all(wanted.map((one) => fetchPartition(one, 0, context)));
   const minBytes = Math.max(request.minBytes, 1);
@@ -72,12 +79,14 @@ export async function fetch(request: FetchRequest, context: GatewayRequestContex
     abandon.abort();
   }
   const throttle = Math.max(0, ...answers.map((answer) => answer.throttleTimeMs));
-  const responses = request.topics.map(({ topic }) => ({ topic, partitions: [] as Omit<PartitionAnswer, "throttleTimeMs">[] }));
+  // A topic named twice answers once, with every partition asked for.
+  const keys = request.topics.map(({ topic, topicId }) => (byId ? Buffer.from(topicId!).toString("hex") : topic!));
+  const responses = request.topics.map(({ topic, topicId }) => ({ topic, topicId, partitions: [] as Omit<PartitionAnswer, "throttleTimeMs">[] }));
   wanted.forEach((one, i) => {
     const { throttleTimeMs: _, ...answer } = answers[i]!;
-    responses.find((entry) => entry.topic === one.topic)!.partitions.push(answer);
+    responses[keys.indexOf(keys[one.entry]!)]!.partitions.push(answer);
   });
-  return { throttleTimeMs: throttle, errorCode: kafkaErrors.NONE, sessionId: 0, responses: responses.filter((entry, i) => responses.findIndex((other) => other.topic === entry.topic) === i) };
+  return { throttleTimeMs: throttle, errorCode: kafkaErrors.NONE, sessionId: 0, responses: responses.filter((_, i) => keys.indexOf(keys[i]!) === i) };
 }
 
 /** One partition's answer; never throws (an abandoned poll answers an empty result that is not used). */
@@ -93,6 +102,7 @@ async function fetchPartition(one: Wanted, waitMs: number, context: GatewayReque
     records,
     throttleTimeMs,
   });
+  if (one.topic === undefined) return answer(kafkaErrors.UNKNOWN_TOPIC_ID, empty, -1, -1);
   try {
     return await context.transport.call(
       {

@@ -1,7 +1,9 @@
 /**
  * Metadata: the gateway is the only broker (node 0), the controller and the leader of every
  * partition; topics and their partition counts come from the session's listing (≤ 5 s old,
- * asked again when a requested topic is missing from it). With `--auto-create-topics`, a topic
+ * asked again when a requested topic is missing from it); from v10, each topic's id is its
+ * Tributary UUID, and a topic asked for by id alone is looked up by it (UNKNOWN_TOPIC_ID when
+ * none has it). With `--auto-create-topics`, a topic
  * asked about and allowed by the client is created (one partition, as Kafka's num.partitions).
  */
 import { TributaryError } from "../../errors.ts";
@@ -10,23 +12,31 @@ import { kafkaErrorCode, kafkaErrors } from "../kafka-errors.ts";
 import type { TopicSummary } from "../../client/types.ts";
 
 interface MetadataRequest {
-  topics: { name: string | null }[] | null;
+  topics: { name: string | null; topicId?: Uint8Array }[] | null;
   allowAutoTopicCreation?: boolean;
 }
 
 /** Kafka's "not asked for" authorized operations. */
 const operationsNotAsked = -2147483648;
-const zeroUuid = new Uint8Array(16);
+const zeroUuid: Uint8Array = new Uint8Array(16);
 
 export async function metadata(request: MetadataRequest, context: GatewayRequestContext): Promise<Record<string, unknown>> {
   const { broker, session } = context;
   // v0 asks for every topic with an empty list; later versions with null.
   const all = request.topics === null || (context.apiVersion === 0 && request.topics.length === 0);
   let listing = await session.topics();
-  const names = all ? listing.map((topic) => topic.name) : request.topics!.map((topic) => topic.name ?? "");
+  const byId = new Map<string, Record<string, unknown>>();
+  const names = all ? listing.map((topic) => topic.name) : [];
+  for (const topic of all ? [] : request.topics!) {
+    const named = topic.name === null && topic.topicId !== undefined ? await session.topicNamed(topic.topicId) : (topic.name ?? "");
+    if (named !== undefined) names.push(named);
+    else byId.set(Buffer.from(topic.topicId!).toString("hex"), unknownId(topic.topicId!));
+  }
   if (!all && names.some((name) => !listing.some((topic) => topic.name === name))) listing = await session.topics(true);
-  const topics = [];
-  for (const name of names) {
+  const topics: Record<string, unknown>[] = [...byId.values()];
+  // Described in parallel (and remembered): from v10 each topic answers its id.
+  const ids = context.apiVersion >= 10 ? await Promise.all(names.map((name) => (listing.some((topic) => topic.name === name) ? session.topicId(name) : undefined))) : [];
+  for (const [index, name] of names.entries()) {
     let found = listing.find((topic) => topic.name === name);
     let errorCode: number = kafkaErrors.NONE;
     if (found === undefined && broker.autoCreateTopics && request.allowAutoTopicCreation !== false && name !== "") {
@@ -36,7 +46,8 @@ export async function metadata(request: MetadataRequest, context: GatewayRequest
     } else if (found === undefined) {
       errorCode = kafkaErrors.UNKNOWN_TOPIC_OR_PARTITION;
     }
-    topics.push(topicEntry(name, found, errorCode));
+    const topicId = ids[index] ?? (found !== undefined && context.apiVersion >= 10 ? await session.topicId(name) : undefined);
+    topics.push(topicEntry(name, found, errorCode, topicId));
   }
   return {
     throttleTimeMs: 0,
@@ -48,12 +59,16 @@ export async function metadata(request: MetadataRequest, context: GatewayRequest
   };
 }
 
-function topicEntry(name: string, topic: TopicSummary | undefined, errorCode: number): Record<string, unknown> {
+function unknownId(topicId: Uint8Array): Record<string, unknown> {
+  return { ...topicEntry(null, undefined, kafkaErrors.UNKNOWN_TOPIC_ID), topicId };
+}
+
+function topicEntry(name: string | null, topic: TopicSummary | undefined, errorCode: number, topicId: Uint8Array = zeroUuid): Record<string, unknown> {
   const count = topic?.partitions ?? 0;
   return {
     errorCode,
     name,
-    topicId: zeroUuid,
+    topicId,
     isInternal: false,
     partitions: Array.from({ length: count }, (_, partitionIndex) => ({
       errorCode: kafkaErrors.NONE,

@@ -122,11 +122,16 @@ export const produce: MessageSchema = {
 export const fetch: MessageSchema = {
   apiKey: 1,
   name: "Fetch",
-  versions: [4, 12],
+  // v13+ name topics by id; v15 moves the replica id into a tagged ReplicaState (consumers send none).
+  versions: [4, 15],
   flexibleFrom: 12,
   request: [
     ["clusterId", "string", "12+", { nullable: "12+", tag: 0, tagged: "12+", default: "null" }],
-    ["replicaId", "int32", "4-12", { default: "-1" }],
+    ["replicaId", "int32", "4-14", { default: "-1" }],
+    ["replicaState", "struct", "15+", { tag: 1, tagged: "15+", fields: [
+      ["replicaId", "int32", "15+", { default: "-1" }],
+      ["replicaEpoch", "int64", "15+", { default: "-1" }],
+    ] }],
     ["maxWaitMs", "int32", "4+"],
     ["minBytes", "int32", "4+"],
     ["maxBytes", "int32", "4+", { default: "0x7fffffff" }],
@@ -135,6 +140,7 @@ export const fetch: MessageSchema = {
     ["sessionEpoch", "int32", "7+", { default: "-1" }],
     ["topics", "[]struct", "4+", { fields: [
       ["topic", "string", "4-12"],
+      ["topicId", "uuid", "13+"],
       ["partitions", "[]struct", "4+", { fields: [
         ["partition", "int32", "4+"],
         ["currentLeaderEpoch", "int32", "9+", { default: "-1" }],
@@ -146,6 +152,7 @@ export const fetch: MessageSchema = {
     ] }],
     ["forgottenTopicsData", "[]struct", "7+", { fields: [
       ["topic", "string", "7-12"],
+      ["topicId", "uuid", "13+"],
       ["partitions", "[]int32", "7+"],
     ] }],
     ["rackId", "string", "11+", { default: "" }],
@@ -156,6 +163,7 @@ export const fetch: MessageSchema = {
     ["sessionId", "int32", "7+", { default: "0" }],
     ["responses", "[]struct", "4+", { fields: [
       ["topic", "string", "4-12"],
+      ["topicId", "uuid", "13+"],
       ["partitions", "[]struct", "4+", { fields: [
         ["partitionIndex", "int32", "4+"],
         ["errorCode", "int16", "4+"],

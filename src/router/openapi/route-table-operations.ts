@@ -1,5 +1,6 @@
 import { createTokenSchema } from "../../auth/token-schemas.ts";
 import {
+  clusterIdentitySchema,
   createdTokenSchema,
   healthResponseSchema,
   metricsJsonResponseSchema,
@@ -68,5 +69,13 @@ export const operationRouteDocs: readonly RouteDoc[] = [
     description: "Needs no token: it describes the API, the same for every deployment, and holds no data (as GET /v1/health and docs/api.md).",
     query: [],
     responses: { 200: { description: "The OpenAPI 3.1 document", json: openApiDocumentSchema } },
+  },
+  // The deployment's cluster id (issue 16, the Kafka gateway).
+  {
+    method: "get", path: "/v1/cluster", tag: "operations", auth: "token", objects: true,
+    summary: "The deployment's cluster id (any valid token)",
+    description: "Made once by the controller and the same through every URL of the deployment; the Kafka gateway answers it in Metadata.",
+    query: [],
+    responses: { 200: { description: "The cluster id", json: clusterIdentitySchema } },
   },
 ];

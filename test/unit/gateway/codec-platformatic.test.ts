@@ -15,6 +15,8 @@ const load = async (path: string): Promise<Api> => (await import(`${dist}/apis/$
 const { Reader } = (await import(`${dist}/protocol/reader.js`)) as { Reader: { from(buffer: Buffer): unknown } };
 
 const metadataBytes = Buffer.from("member-metadata");
+const topicUuid = "0f1e2d3c-4b5a-4978-8a6b-5c4d3e2f1a0b";
+const topicIdBytes = new Uint8Array(Buffer.from(topicUuid.replace(/-/g, ""), "hex"));
 const requestCases: { path: string; key: number; version: number; args: unknown[] }[] = [
   { path: "metadata/api-versions-v3", key: apiKeys.ApiVersions, version: 3, args: ["platformatic-kafka", "1.35.0"] },
   { path: "metadata/metadata-v12", key: apiKeys.Metadata, version: 12, args: [["orders", "payments"], true, false] },
@@ -25,6 +27,13 @@ const requestCases: { path: string; key: number; version: number; args: unknown[
     version: 12,
     args: [500, 1, 10_485_760, 0, 0, -1, [{ topicId: "orders", partitions: [{ partition: 1, currentLeaderEpoch: -1, fetchOffset: 42n, lastFetchedEpoch: -1, partitionMaxBytes: 1_048_576 }] }], [], ""],
   },
+  // v13+ name topics by id (platformatic's consume() stream); v15 leaves the replica id out.
+  ...[13, 14, 15].map((version) => ({
+    path: `consumer/fetch-v${version}`,
+    key: apiKeys.Fetch,
+    version,
+    args: [500, 1, 10_485_760, 0, 0, -1, [{ topicId: topicUuid, partitions: [{ partition: 1, currentLeaderEpoch: -1, fetchOffset: 42n, lastFetchedEpoch: -1, partitionMaxBytes: 1_048_576 }] }], [], ""],
+  })),
   {
     path: "producer/produce-v9",
     key: apiKeys.Produce,
@@ -132,6 +141,29 @@ describe("responses: the gateway's flexible answers parse with @platformatic/kaf
     const partition = (parsed.responses as { partitions: { highWatermark: bigint; records: { records: { key: Buffer; value: Buffer }[] }[] }[] }[])[0]!.partitions[0]!;
     expect(partition.highWatermark).toBe(1n);
     expect(partition.records[0]!.records.map((record) => [record.key.toString(), record.value.toString()])).toEqual([["k", "v"]]);
+  });
+
+  it("Fetch v13 and v15 name the topic by its id", async () => {
+    for (const version of [13, 15]) {
+      const parsed = await parse(`consumer/fetch-v${version}`, apiKeys.Fetch, version, {
+        throttleTimeMs: 0,
+        errorCode: 0,
+        sessionId: 0,
+        responses: [{ topicId: topicIdBytes, partitions: [{ partitionIndex: 3, errorCode: 100, highWatermark: -1n, lastStableOffset: -1n, logStartOffset: -1n, abortedTransactions: [], preferredReadReplica: -1, records: new Uint8Array(0) }] }],
+      }).catch((error: { response?: Record<string, unknown> }) => error.response!);
+      expect(parsed).toMatchObject({ sessionId: 0, responses: [{ topicId: topicUuid, partitions: [{ partitionIndex: 3, errorCode: 100 }] }] });
+    }
+  });
+
+  it("Metadata v12 with a topic id", async () => {
+    const parsed = await parse("metadata/metadata-v12", apiKeys.Metadata, 12, {
+      throttleTimeMs: 0,
+      brokers: [{ nodeId: 0, host: "127.0.0.1", port: 9092, rack: null }],
+      clusterId: "abcdefghijklmnopqrstuv",
+      controllerId: 0,
+      topics: [{ errorCode: 0, name: "orders", topicId: topicIdBytes, isInternal: false, partitions: [] }],
+    });
+    expect(parsed).toMatchObject({ topics: [{ name: "orders", topicId: topicUuid }] });
   });
 
   it("FindCoordinator v5, InitProducerId v5, SaslAuthenticate v2, CreateTopics v7, ListOffsets v6", async () => {

@@ -189,6 +189,8 @@ const rows: Row[] = [
   { route: "DELETE /v1/subscriptions/:name", call: () => ["DELETE", `/v1/subscriptions/${subscription}`, {}], other: refusedCluster, allowed: "rightful" },
   { route: "POST /v1/topics", call: () => ["POST", "/v1/topics", { body: { name: `${topic}-new` } }], other: refusedTopic, allowed: "rightful" },
   { route: "DELETE /v1/topics/:topic", call: () => ["DELETE", `/v1/topics/${topic}`, {}], other: refusedTopic, allowed: "rightful" },
+  // The deployment's cluster id (issue 16): any valid token reads it.
+  { route: "GET /v1/cluster", call: () => ["GET", "/v1/cluster", {}], other: { status: 200 }, allowed: "rightful" },
 ];
 
 // ---- Durable Streams (docs/durable-streams.md): the /ds routes authorize on the stream's topic.
