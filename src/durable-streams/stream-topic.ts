@@ -53,9 +53,14 @@ export async function deleteExpired(env: Env, stream: StreamInfo): Promise<void>
   removed(await controllerStub(env).removeStream(stream.topic.name, stream.topic.topicId, { ifExpired: true }));
 }
 
-/** The controller's answer to a removal: its name is free even when deleting the data continues in the background. */
-function removed(result: Result<void>): void {
-  if (!result.ok && result.error.code !== "REQUEST_TIMED_OUT") unwrap(result);
+/**
+ * The controller's answer to a removal: its name is free even when deleting the data continues
+ * in the background. Every stream it changed — up a chain of forks, a source removed or its
+ * count lowered — is forgotten here, so this isolate answers their new state at once.
+ */
+function removed(result: Result<string[]>): void {
+  if (result.ok) for (const name of result.value) forgetTopic(name);
+  else if (result.error.code !== "REQUEST_TIMED_OUT") unwrap(result);
 }
 
 /** Sets `ds.*` configs of a stream's topic, and caches what the controller answers. */

@@ -280,8 +280,8 @@ export class Controller extends DurableObject<Env> {
     return toResult(() => this.#streams.countFork(source, sourceTopicId));
   }
 
-  /** Removes a stream (DELETE, or with `ifExpired` an expiry a request found) if it is still the topic `topicId`. */
-  async removeStream(name: string, topicId: string, options: { ifExpired?: boolean } = {}): Promise<Result<void>> {
+  /** Removes a stream (DELETE, or with `ifExpired` an expiry a request found) if it is still the topic `topicId`; answers the streams it changed. */
+  async removeStream(name: string, topicId: string, options: { ifExpired?: boolean } = {}): Promise<Result<string[]>> {
     return toResult(() => this.#streams.remove(name, topicId, options.ifExpired ? Date.now() : undefined));
   }
 

@@ -39,8 +39,17 @@ export class StreamLifecycle {
     return countFork(this.#host, source, sourceTopicId);
   }
 
-  async remove(name: string, topicId: string, expiredAtMs?: number): Promise<void> {
-    await this.#host.finishDeletions(removeStream(this.#host, name, topicId, expiredAtMs));
+  /** Answers the names of every stream the removal changed (removed, marked, or a source's fork count), for routers to forget. */
+  async remove(name: string, topicId: string, expiredAtMs?: number): Promise<string[]> {
+    const removed = removeStream(this.#host, name, topicId, expiredAtMs);
+    const changed = new Set([name]);
+    for (const topic of removed) {
+      changed.add(topic.name);
+      const source = topic.configs["ds.forked.from"];
+      if (source !== undefined) changed.add(source);
+    }
+    await this.#host.finishDeletions(removed);
+    return [...changed];
   }
 
   /** A stream created, or its configs changed: the alarm is armed by its expiry, if it has one. */
