@@ -46,9 +46,11 @@ describe("tributary stopped early, against wrangler dev", () => {
     let written = 0;
     let writing = true;
     const writer = (async () => {
-      while (writing) {
-        // A full pipe: wait for room, or for the pipe to go (the CLI closes its end once interrupted).
-        if (!stdin.write(lines(written, 1_000))) await new Promise((resolve) => (stdin.once("drain", resolve), stdin.once("close", resolve)));
+      // The pipe may be gone before a write (the CLI closes its end once interrupted): a closed
+      // stream emits "close" once, so a writer that waited for it afterwards would wait forever.
+      while (writing && !stdin.destroyed) {
+        // A full pipe: wait for room, or for the pipe to go.
+        if (!stdin.write(lines(written, 1_000)) && !stdin.destroyed) await new Promise((resolve) => (stdin.once("drain", resolve), stdin.once("close", resolve)));
         written += 1_000;
         await new Promise((resolve) => setTimeout(resolve, 10));
       }
