@@ -63,12 +63,12 @@ export type KafkaErrorName = keyof typeof kafkaErrors;
 const fromTributary: Record<ErrorCode, KafkaErrorName> = {
   INVALID_REQUEST: "INVALID_REQUEST",
   INVALID_RECORD_STATE: "INVALID_RECORD_STATE",
-  // No Kafka request reaches a subscription or a Durable Streams route.
-  SUBSCRIPTION_ALREADY_EXISTS: "INVALID_REQUEST",
   // A Produce to a closed Durable Stream's topic: the batch is refused for good (retrying can
   // never succeed), so a non-retriable code Kafka's clients already expect from a Produce and
   // report per batch with its message (KIP-467), not a retriable or a topic-wide one.
   STREAM_CLOSED: "INVALID_RECORD",
+  // No Kafka request reaches a subscription route or a Durable Streams append condition.
+  SUBSCRIPTION_ALREADY_EXISTS: "INVALID_REQUEST",
   STREAM_SEQUENCE_CONFLICT: "INVALID_REQUEST",
   INVALID_TOPIC_EXCEPTION: "INVALID_TOPIC_EXCEPTION",
   INVALID_PARTITIONS: "INVALID_PARTITIONS",

@@ -18,7 +18,7 @@ import { readReplicaIdentity, replicaIdentityMigration, writeReplicaIdentity, ty
 import { deletePartitionTraffic, partitionTrafficMigration, ReplicaTraffic } from "./replica-traffic.ts";
 import { ReplicationDriver } from "./replication-driver.ts";
 import { PartitionSubscribers } from "./partition-subscribers.ts";
-import { PartitionWakeups } from "./partition-wakeups.ts";
+import { PartitionWakeups, partitionWakeupsMigration } from "./partition-wakeups.ts";
 import { applyMigrations } from "./schema.ts";
 import { SegmentTier, segmentTierMigration, type TierSnapshot } from "./segment-tier.ts";
 import { batchBoundsMigration, logStoreMigrations, producerStateMigration, SqliteLogStore } from "./sqlite-log-store.ts";
@@ -26,7 +26,7 @@ import { StreamStateStore, streamStateMigration } from "./stream-appends.ts";
 
 export type { AppendAnswer, AppendRequest, FetchRequest, OffsetQuery, PartitionAddress, PartitionMetrics, ReplicaState, RoutedCall } from "./replica-api.ts";
 
-const migrations = [logStoreMigrations[0]!, replicaIdentityMigration, segmentTierMigration, producerStateMigration, batchBoundsMigration, partitionTrafficMigration, streamStateMigration];
+const migrations = [logStoreMigrations[0]!, replicaIdentityMigration, segmentTierMigration, producerStateMigration, batchBoundsMigration, partitionTrafficMigration, streamStateMigration, partitionWakeupsMigration];
 
 /**
  * One replica of one partition: leader or follower (ARCHITECTURE.md decisions 4–5). A thin

@@ -14,11 +14,11 @@ import { subscriptionStub } from "./stubs.ts";
  * subscriptions: after a restart every row is armed again (at worst one spurious wake each).
  * Followers keep them too (src/objects/subscription-io.ts registers with the ISR), and wake
  * nobody until elected leader.
- * Its own table, created if missing rather than a numbered migration of the replica, so it
- * stays independent of the replica's migration sequence. A wake that fails stays armed for the
- * next commit; a subscription that answers it no longer watches (deleted) is forgotten.
+ * A wake that fails stays armed for the next commit; a subscription that answers it no longer
+ * watches (deleted) is forgotten.
  */
-const wakeupsTable = `CREATE TABLE IF NOT EXISTS partition_wakeups (
+/** The replica's migration 8 (IF NOT EXISTS: a replica of a build that made the table outside the numbered migrations has it already). */
+export const partitionWakeupsMigration = `CREATE TABLE IF NOT EXISTS partition_wakeups (
   subscription TEXT PRIMARY KEY,
   position INTEGER NOT NULL
 )`;
@@ -39,7 +39,6 @@ export class PartitionWakeups {
   constructor(sql: SqlStorage, env: Env) {
     this.#sql = sql;
     this.#env = env;
-    sql.exec(wakeupsTable);
     for (const row of sql.exec<{ subscription: string; position: number }>("SELECT subscription, position FROM partition_wakeups")) {
       this.#armed.set(row.subscription, row.position);
       this.#rows++;
