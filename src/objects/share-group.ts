@@ -3,7 +3,7 @@ import { TributaryError, toResult, unwrap, type Result } from "../errors.ts";
 import { shareGroupPartitionsMax, shareGroupsMax } from "../limits.ts";
 import { effectiveShareGroupConfigs, mergeShareGroupConfigs, type ShareGroupConfigs } from "../share/share-configs.ts";
 import { applyMigrations } from "./schema.ts";
-import type { SharePartitionKey, VersionedShareConfigs } from "./share-partition-api.ts";
+import type { SharePartitionRef, VersionedShareConfigs } from "./share-partition-api.ts";
 import { shareGroupIndexStub, sharePartitionStub } from "./stubs.ts";
 
 /**
@@ -29,12 +29,14 @@ const migrations = [
      region TEXT NOT NULL,
      PRIMARY KEY (topic_id, partition)
    )`,
+  // Issue 15, replication: the partition's replica regions (JSON), each holding a state replica that config pushes reach.
+  `ALTER TABLE share_group_partitions ADD COLUMN replicas TEXT`,
 ];
 
 export interface ShareGroupView {
   group: string;
   configs: Record<string, string>;
-  partitions: SharePartitionKey[];
+  partitions: SharePartitionRef[];
 }
 
 export class ShareGroup extends DurableObject<Env> {
@@ -44,7 +46,7 @@ export class ShareGroup extends DurableObject<Env> {
   }
 
   /** A share-partition's first call: it joins the group (which comes to exist) and learns the configs. */
-  async register(group: string, key: SharePartitionKey): Promise<Result<VersionedShareConfigs>> {
+  async register(group: string, key: SharePartitionRef): Promise<Result<VersionedShareConfigs>> {
     return toResult(async () => {
       const current = await this.#ensure(group);
       const sql = this.ctx.storage.sql;
@@ -54,7 +56,10 @@ export class ShareGroup extends DurableObject<Env> {
         if (count >= shareGroupPartitionsMax) {
           throw new TributaryError("INVALID_REQUEST", `a share group fetches from at most ${shareGroupPartitionsMax} partitions`);
         }
-        sql.exec("INSERT INTO share_group_partitions (topic_id, partition, topic, region) VALUES (?, ?, ?, ?)", key.topicId, key.partition, key.topic, key.region);
+        sql.exec("INSERT INTO share_group_partitions (topic_id, partition, topic, region, replicas) VALUES (?, ?, ?, ?, ?)", key.topicId, key.partition, key.topic, key.region, replicasOf(key));
+      } else if (key.replicas !== undefined) {
+        // A state replica taking over (or a group registered before replication): where the replicas are now.
+        sql.exec("UPDATE share_group_partitions SET region = ?, replicas = ? WHERE topic_id = ? AND partition = ? AND (region IS NOT ? OR replicas IS NOT ?)", key.region, replicasOf(key), key.topicId, key.partition, key.region, replicasOf(key));
       }
       return current;
     });
@@ -67,7 +72,9 @@ export class ShareGroup extends DurableObject<Env> {
       const merged = mergeShareGroupConfigs(current.configs as ShareGroupConfigs, changes);
       const next: VersionedShareConfigs = { version: nextVersion(current.version), configs: merged as Record<string, string> };
       this.ctx.storage.sql.exec("UPDATE share_group SET configs = ?, version = ? WHERE id = 1", JSON.stringify(next.configs), next.version);
-      await Promise.all(this.#partitions().map(async (key) => unwrap(await sharePartitionStub(this.env, key).applyConfigs(next))));
+      // Every region's state replica: whichever leads the share-partition now or later has them.
+      const replicas = this.#partitions().flatMap((key) => (key.replicas ?? [key.region]).map((region) => ({ ...key, region })));
+      await Promise.all(replicas.map(async (key) => unwrap(await sharePartitionStub(this.env, key).applyConfigs(next))));
       return effectiveShareGroupConfigs(merged);
     });
   }
@@ -108,12 +115,21 @@ export class ShareGroup extends DurableObject<Env> {
     return { version, configs: {} };
   }
 
-  #partitions(): SharePartitionKey[] {
+  #partitions(): SharePartitionRef[] {
     const group = this.ctx.storage.sql.exec<{ name: string }>("SELECT name FROM share_group WHERE id = 1").toArray()[0]?.name ?? "";
     return this.ctx.storage.sql
-      .exec<{ topic_id: string; partition: number; topic: string; region: string }>("SELECT topic_id, partition, topic, region FROM share_group_partitions ORDER BY topic, partition")
+      .exec<{ topic_id: string; partition: number; topic: string; region: string; replicas: string | null }>(
+        "SELECT topic_id, partition, topic, region, replicas FROM share_group_partitions ORDER BY topic, partition",
+      )
       .toArray()
-      .map((row) => ({ group, topic: row.topic, topicId: row.topic_id, partition: row.partition, region: row.region }));
+      .map((row) => ({
+        group,
+        topic: row.topic,
+        topicId: row.topic_id,
+        partition: row.partition,
+        region: row.region,
+        ...(row.replicas === null ? {} : { replicas: JSON.parse(row.replicas) as string[] }),
+      }));
   }
 }
 
@@ -160,4 +176,8 @@ function nextVersion(current: number): number {
 
 function notFound(group: string): TributaryError {
   return new TributaryError("GROUP_ID_NOT_FOUND", `share group ${JSON.stringify(group)} does not exist`);
+}
+
+function replicasOf(key: SharePartitionRef): string | null {
+  return key.replicas === undefined ? null : JSON.stringify(key.replicas);
 }

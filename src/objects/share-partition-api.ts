@@ -4,13 +4,34 @@ import type { AcknowledgeType, AcquiredRecord, DeadLetter, SharePartitionSummary
 /** RPC shapes of the share objects (src/objects/share-partition-state.ts, share-group.ts), shared with the router. */
 
 /** Which share-partition: the group, and the topic incarnation (topicId) and partition it tracks. */
-export interface SharePartitionKey {
+export interface SharePartitionRef {
   group: string;
   topic: string;
   topicId: string;
   partition: number;
-  /** The partition leader's region when the router called: the object's locationHint, kept by the group. */
+  /** The partition leader's region when the share-partition registered with its group. */
   region: string;
+  /** The partition's replica regions (each holds a state replica); absent in groups registered before replication. */
+  replicas?: string[];
+}
+
+/**
+ * A call to a share-partition's state replica as its leader: the partition's placement as the
+ * router's metadata has it. `region` is the leader's (the replica called), `leaderEpoch` fences
+ * callers of an old leader, `isr` says whose acknowledgement commits a write.
+ */
+export interface SharePartitionKey extends SharePartitionRef {
+  replicas: string[];
+  leaderEpoch: number;
+  isr: string[];
+}
+
+/** What a state replica holds and pushes (src/share/share-state-replication.ts): its key, the group's configs, the window's row. */
+export interface ShareStatePayload {
+  key: SharePartitionRef;
+  configs: VersionedShareConfigs;
+  /** The window as PersistedSharePartition JSON; null until the share-partition starts. */
+  state: string | null;
 }
 
 /** Acknowledgements of one partition from one lease. */

@@ -4,54 +4,48 @@ import { shareDeadLettersPerRequestMax } from "../limits.ts";
 import { sharePartitionConfigOf } from "../share/share-configs.ts";
 import { SharePartition } from "../share/share-partition.ts";
 import type { PersistedSharePartition } from "../share/share-partition-persisted.ts";
+import { commitOutcome, newestSnapshot, type PullAnswer, type PushAnswer, type StateReplica } from "../share/share-state-replication.ts";
 import { CountedSql } from "./counted-sql.ts";
+import { ReplicaFaults, checkFaultsEnabled, type Fault } from "./replica-faults.ts";
 import { applyMigrations } from "./schema.ts";
 import type {
   DeadLetterWork,
   LeaseAcknowledgement,
   SharePartitionDescription,
   SharePartitionKey,
+  SharePartitionRef,
   ShareAcquireAnswer,
   ShareAcquireRequest,
   ShareSettleRequest,
+  ShareStatePayload,
   VersionedShareConfigs,
 } from "./share-partition-api.ts";
-import { shareGroupStub } from "./stubs.ts";
+import { ShareStateRows, newerConfigs, pullSnapshots, pushSnapshot, shareStateMigrations, type ShareSnapshot } from "./share-state-replicas.ts";
+import { legacySharePartitionStub, shareGroupStub } from "./stubs.ts";
 
 /**
- * One share-partition's state (ARCHITECTURE.md decision 13; src/share/share-partition.ts):
- * one object per (group, topicId, partition), created near the partition's leader. A thin
- * adapter: it loads the state once, runs each request on the pure SharePartition with the
- * time now, and writes the state back as ONE row (its window as runs) when the request
- * changed it — one SQLite write per fetch or acknowledgement, however many records.
- * Lock expiry times are in that row, so a restarted object frees no lock early; locks
- * expire lazily, at the next call that looks, so an idle share-partition costs nothing.
+ * One state replica of a share-partition (ARCHITECTURE.md decision 13; src/share/share-partition.ts):
+ * one object per (group, topicId, partition, region), one per replica region of the partition.
+ * The router calls the one in the leader's region, with the leader epoch and the replicas and
+ * ISR it knows; that one leads (src/share/share-state-replication.ts): it runs each request on
+ * the pure SharePartition with the time now, writes the state as ONE row when the request
+ * changed it, and pushes that row to the other regions' replicas before it answers (none at
+ * replication factor 1). Lock expiry times are absolute and in the row, so neither a restart
+ * nor a failover frees a lock early; locks expire lazily, at the next call that looks.
  *
- * Its configs are the group's (src/objects/share-group.ts): fetched when the object first
- * registers with the group, pushed by the group on every change, ordered by version.
+ * Its configs are the group's (src/objects/share-group.ts): fetched when the share-partition
+ * registers with the group, pushed by the group to every replica on a change, ordered by version.
  */
-const migrations = [
-  `CREATE TABLE share_partition (
-     id INTEGER PRIMARY KEY CHECK (id = 1),
-     key TEXT NOT NULL,
-     configs TEXT NOT NULL,
-     configs_version INTEGER NOT NULL,
-     state TEXT
-   )`,
-];
-
-interface Stored {
-  key: SharePartitionKey;
-  configs: VersionedShareConfigs;
-  partition: SharePartition | null;
-  /** The state as last written, to skip writes that change nothing. */
-  written: string | null;
-}
-
 export class SharePartitionState extends DurableObject<Env> {
   readonly #sql: CountedSql;
-  #stored: Stored | null = null;
-  /** Configs pushed while this object's registration was on its way (newer than its answer, perhaps). */
+  readonly #rows: ShareStateRows;
+  readonly #faults = new ReplicaFaults();
+  #replica!: StateReplica<ShareStatePayload>;
+  /** The window, parsed from the snapshot `#parsedFrom` (the leader works on it in memory). */
+  #partition: SharePartition | null = null;
+  #parsedFrom: ShareSnapshot | null = null;
+  #takingOver: Promise<void> | null = null;
+  /** Configs pushed before this replica held a snapshot (newer than a registration's answer, perhaps). */
   #pushedConfigs: VersionedShareConfigs | null = null;
   #recordsAcknowledged = 0;
   #requests = 0;
@@ -59,35 +53,27 @@ export class SharePartitionState extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.#sql = new CountedSql(ctx.storage.sql);
+    this.#rows = new ShareStateRows(this.#sql);
     void ctx.blockConcurrencyWhile(async () => {
-      applyMigrations(this.#sql.storage, migrations);
-      const row = this.#sql.storage.exec<{ key: string; configs: string; configs_version: number; state: string | null }>("SELECT key, configs, configs_version, state FROM share_partition WHERE id = 1").toArray()[0];
-      if (row === undefined) return;
-      this.#stored = {
-        key: JSON.parse(row.key) as SharePartitionKey,
-        configs: { version: row.configs_version, configs: JSON.parse(row.configs) as Record<string, string> },
-        partition: row.state === null ? null : SharePartition.fromPersisted(JSON.parse(row.state) as PersistedSharePartition),
-        written: row.state,
-      };
+      applyMigrations(this.#sql.storage, shareStateMigrations);
+      this.#replica = this.#rows.load();
     });
   }
 
   /** Applies acknowledgements that ride along, then acquires up to `maxRecords` records for the lease. */
   async acquire(key: SharePartitionKey, request: ShareAcquireRequest): Promise<Result<ShareAcquireAnswer>> {
-    return toResult(async () => {
-      this.#requests += 1;
-      const stored = await this.#registered(key);
-      const config = sharePartitionConfigOf(stored.configs.configs);
+    await this.#faults.beforeCall();
+    return this.#leading(key, async () => {
+      const configs = await this.#registered(key);
+      const config = sharePartitionConfigOf(configs.configs);
       const nowMs = Date.now();
-      if (stored.partition === null && request.start !== undefined) {
-        stored.partition = SharePartition.startingAt(request.start.offset, request.start.highWatermark);
-      }
-      const acknowledgementError = stored.partition === null ? undefined : this.#acknowledgeQuietly(stored.partition, request.acknowledgements, nowMs);
-      if (stored.partition === null) {
+      let partition = this.#window();
+      if (partition === null && request.start !== undefined) partition = this.#partition = SharePartition.startingAt(request.start.offset, request.start.highWatermark);
+      if (partition === null) {
         const error = request.acknowledgements?.length ? notHeld() : undefined;
         return { needsStart: true, autoOffsetReset: config.autoOffsetReset, ...(error ? { acknowledgementError: error } : {}) };
       }
-      const partition = stored.partition;
+      const acknowledgementError = this.#acknowledgeQuietly(partition, request.acknowledgements, nowMs);
       const records = partition.acquire(
         { lease: request.lease, maxRecords: request.maxRecords, nowMs, highWatermark: request.highWatermark ?? 0, logStartOffset: request.logStartOffset },
         config,
@@ -109,23 +95,24 @@ export class SharePartitionState extends DurableObject<Env> {
 
   /** Acknowledgements of this partition (all or none): INVALID_RECORD_STATE when a lease does not hold its offsets. */
   async acknowledge(key: SharePartitionKey, acknowledgements: LeaseAcknowledgement[]): Promise<Result<DeadLetterWork>> {
-    return toResult(async () => {
-      this.#requests += 1;
+    await this.#faults.beforeCall();
+    return this.#leading(key, async () => {
       // Never registers: an acknowledgement cannot make a group or a share-partition exist.
-      const stored = this.#stored;
-      if (stored === null || stored.partition === null || stored.key.topicId !== key.topicId) throw notHeldError();
+      const partition = this.#window();
+      if (partition === null || this.#replica.current?.payload.key.topicId !== key.topicId) throw notHeldError();
       const nowMs = Date.now();
-      this.#recordsAcknowledged += stored.partition.acknowledge(acknowledgements, nowMs, sharePartitionConfigOf(stored.configs.configs));
-      const work = this.#claimDeadLetters(stored.partition, nowMs);
+      this.#recordsAcknowledged += partition.acknowledge(acknowledgements, nowMs, this.#config());
+      const work = this.#claimDeadLetters(partition, nowMs);
       this.#persist();
       return work;
     });
   }
 
   /** After a fetch: records acquired but not delivered, and records the log no longer has. */
-  async settle(request: ShareSettleRequest): Promise<Result<void>> {
-    return toResult(() => {
-      const partition = this.#stored?.partition;
+  async settle(key: SharePartitionKey, request: ShareSettleRequest): Promise<Result<void>> {
+    await this.#faults.beforeCall();
+    return this.#leading(key, async () => {
+      const partition = this.#window();
       if (!partition) return;
       partition.unacquire(request.lease, request.unacquired);
       partition.skipMissing(request.lease, request.missing);
@@ -134,86 +121,228 @@ export class SharePartitionState extends DurableObject<Env> {
   }
 
   /** The dead-letter write of these offsets is confirmed: they are archived now. */
-  async completeDeadLetters(offsets: number[]): Promise<Result<void>> {
-    return toResult(() => {
-      this.#stored?.partition?.completeDeadLetters(offsets);
+  async completeDeadLetters(key: SharePartitionKey, offsets: number[]): Promise<Result<void>> {
+    await this.#faults.beforeCall();
+    return this.#leading(key, async () => {
+      this.#window()?.completeDeadLetters(offsets);
       this.#persist();
     });
   }
 
   /** The share-partition now (expired locks released first), or null when it never started. */
-  async describe(highWatermark?: number): Promise<Result<SharePartitionDescription | null>> {
-    return toResult(() => {
-      const stored = this.#stored;
-      if (!stored?.partition) return null;
-      if (highWatermark !== undefined) stored.partition.observeHighWatermark(highWatermark);
-      stored.partition.expireLocks(Date.now(), sharePartitionConfigOf(stored.configs.configs));
+  async describe(key: SharePartitionKey, highWatermark?: number): Promise<Result<SharePartitionDescription | null>> {
+    await this.#faults.beforeCall();
+    return this.#leading(key, async () => {
+      const partition = this.#window();
+      const current = this.#replica.current;
+      if (partition === null || current === null) return null;
+      if (highWatermark !== undefined) partition.observeHighWatermark(highWatermark);
+      partition.expireLocks(Date.now(), this.#config());
       this.#persist();
       const debug = this.env.TRIBUTARY_FAULTS === "1" && this.env.TRIBUTARY_DEBUG_STATS === "1"
         ? { debug: { rowsWritten: this.#sql.rowsWritten, recordsAcknowledged: this.#recordsAcknowledged, requests: this.#requests } }
         : {};
-      return { topic: stored.key.topic, topicId: stored.key.topicId, partition: stored.key.partition, ...stored.partition.summary(), ...debug };
+      const { topic, topicId, partition: index } = current.payload.key;
+      return { topic, topicId, partition: index, ...partition.summary(), ...debug };
     });
   }
 
   /** Moves the share-partition to `offset` (a reset): NON_EMPTY_GROUP while a record is acquired. */
   async reset(key: SharePartitionKey, offset: number, highWatermark: number): Promise<Result<void>> {
-    return toResult(async () => {
-      const stored = await this.#registered(key);
-      if (stored.partition?.hasAcquired(Date.now())) throw nonEmpty(key);
-      if (stored.partition === null) stored.partition = SharePartition.startingAt(offset, highWatermark);
-      else stored.partition.resetTo(offset, highWatermark);
+    await this.#faults.beforeCall();
+    return this.#leading(key, async () => {
+      await this.#registered(key);
+      const partition = this.#window();
+      if (partition?.hasAcquired(Date.now())) throw nonEmpty(key);
+      if (partition === null) this.#partition = SharePartition.startingAt(offset, highWatermark);
+      else partition.resetTo(offset, highWatermark);
       this.#persist();
     });
   }
 
-  /** Forgets everything (the group is being deleted): NON_EMPTY_GROUP while a record is acquired. */
-  async clear(): Promise<Result<void>> {
-    return toResult(async () => {
-      const stored = this.#stored;
-      if (stored?.partition?.hasAcquired(Date.now())) throw nonEmpty(stored.key);
-      this.#stored = null;
-      await this.ctx.storage.deleteAll();
-      applyMigrations(this.#sql.storage, migrations); // this instance lives on: a later fetch starts over
+  /**
+   * Forgets the state (the group is being deleted; the router clears every region's replica,
+   * the leader's first with `refuseWhileAcquired`): NON_EMPTY_GROUP then while a record is
+   * acquired. The epochs stay: a deposed leader is still refused.
+   */
+  async clear(refuseWhileAcquired = true): Promise<Result<void>> {
+    await this.#faults.beforeCall();
+    return toResult(() => {
+      const current = this.#replica.current;
+      if (refuseWhileAcquired && this.#window()?.hasAcquired(Date.now())) throw nonEmpty(current!.payload.key);
+      this.#replica.current = null;
+      this.#partition = null;
+      this.#parsedFrom = null;
+      this.#rows.clearSnapshot();
     });
   }
 
-  /** The group's configs changed (pushed by the group): kept when newer than what this object has. */
+  /** The group's configs changed (pushed by the group to every replica): kept when newer than what this replica has. */
   async applyConfigs(configs: VersionedShareConfigs): Promise<Result<void>> {
+    await this.#faults.beforeCall();
     return toResult(() => {
-      const stored = this.#stored;
-      if (!stored) {
-        if (configs.version > (this.#pushedConfigs?.version ?? 0)) this.#pushedConfigs = configs;
+      const current = this.#replica.current;
+      if (!current) {
+        this.#pushedConfigs = newerConfigs(configs, this.#pushedConfigs);
         return;
       }
-      if (configs.version <= stored.configs.version) return;
-      stored.configs = configs;
-      this.#sql.storage.exec("UPDATE share_partition SET configs = ?, configs_version = ? WHERE id = 1", JSON.stringify(configs.configs), configs.version);
+      if (configs.version <= current.payload.configs.version) return;
+      current.payload.configs = configs;
+      this.#rows.saveConfigs(configs);
     });
   }
 
-  /** This object's state, registering with its group (and fetching the configs) on its first call. */
-  async #registered(key: SharePartitionKey): Promise<Stored> {
-    if (this.#stored) return this.#stored;
-    const answered = unwrap(await shareGroupStub(this.env, key.group).register(key.group, key));
+  /** A leader's push (src/share/share-state-replication.ts): stored when not older; refused when its epoch is. */
+  async replicate(snapshot: ShareSnapshot): Promise<Result<PushAnswer>> {
+    await this.#faults.beforeCall();
+    return toResult(() => {
+      this.#requests += 1;
+      const seen = this.#replica.seenEpoch;
+      const ownConfigs = this.#replica.current?.payload.configs ?? null;
+      const answer = this.#replica.acceptPush(snapshot);
+      if ("stored" in answer && answer.stored) {
+        // Configs are ordered by their own version: a snapshot never takes newer ones back.
+        snapshot.payload.configs = newerConfigs(newerConfigs(snapshot.payload.configs, ownConfigs), this.#pushedConfigs);
+        this.#rows.saveSnapshot(snapshot);
+      }
+      if (this.#replica.seenEpoch !== seen) this.#rows.saveEpochs(this.#replica);
+      return answer;
+    });
+  }
+
+  /** A new leader's pull at its takeover: this replica's snapshot, and from now on it refuses older epochs. */
+  async pull(epoch: number): Promise<Result<PullAnswer<ShareStatePayload>>> {
+    await this.#faults.beforeCall();
+    return toResult(() => {
+      this.#requests += 1;
+      const seen = this.#replica.seenEpoch;
+      const answer = this.#replica.answerPull(epoch);
+      if (this.#replica.seenEpoch !== seen) this.#rows.saveEpochs(this.#replica);
+      return answer;
+    });
+  }
+
+  /** Only on an object named as before replication (legacySharePartitionStub): its state, handed over once and forgotten. */
+  async handOverLegacy(): Promise<Result<ShareStatePayload | null>> {
+    return toResult(() => {
+      const payload = this.#replica.current?.payload ?? null;
+      this.#replica.current = null;
+      if (payload !== null) this.#rows.clearSnapshot();
+      return payload;
+    });
+  }
+
+  /** Fault injection (TRIBUTARY_FAULTS=1; set by POST /v1/faults with its region's partition replica): down, slow, none. */
+  async setFault(fault: Fault, ms: number): Promise<Result<void>> {
+    return toResult(() => {
+      checkFaultsEnabled(this.env);
+      this.#faults.set(fault === "crash-after-write" ? "none" : fault, ms);
+    });
+  }
+
+  /**
+   * Runs `body` as the leader at the key's epoch: refused (NOT_LEADER_OR_FOLLOWER) when a newer
+   * epoch was seen; after a takeover when this replica does not lead at it yet. A write it
+   * made is pushed to the other replicas before it answers.
+   */
+  #leading<T>(key: SharePartitionKey, body: () => Promise<T>): Promise<Result<T>> {
+    return toResult(async () => {
+      this.#requests += 1;
+      const before = this.#replica.current; // a takeover's adoption is pushed too: it brings lagging replicas up to date
+      await this.#lead(key);
+      const answer = await body();
+      if (this.#replica.current !== before && this.#replica.current !== null) await this.#replicate(key, this.#replica.current);
+      return answer;
+    });
+  }
+
+  async #lead(key: SharePartitionKey): Promise<void> {
+    for (;;) {
+      const decision = this.#replica.leaderCall(key.leaderEpoch);
+      if (decision === "serve") return;
+      if (decision === "refuse") throw notLeader(key, this.#replica.seenEpoch);
+      if (this.#takingOver === null) this.#takingOver = this.#takeOver(key).finally(() => (this.#takingOver = null));
+      await this.#takingOver;
+    }
+  }
+
+  /**
+   * Pulls the other replicas' snapshots (fencing them at the new epoch) and adopts the newest,
+   * its own included; with none anywhere, the state of the object named as before replication
+   * (handed over once). A takeover that fails leaves the epoch not led: the next call retries it.
+   */
+  async #takeOver(key: SharePartitionKey): Promise<void> {
+    const epoch = key.leaderEpoch;
+    this.#replica.beginTakeover(epoch);
+    const answers = await pullSnapshots(this.env, key, epoch);
+    const refusedAt = Math.max(0, ...answers.map((answer) => ("refusedAt" in answer ? answer.refusedAt : 0)));
+    if (refusedAt > epoch) {
+      this.#replica.deposedAt(refusedAt);
+      this.#rows.saveEpochs(this.#replica);
+      throw notLeader(key, refusedAt);
+    }
+    const pulled = answers.map((answer) => ("snapshot" in answer ? answer.snapshot : null));
+    const own = this.#replica.current;
+    const found = newestSnapshot([own, ...pulled]);
+    const legacy = found === null ? unwrap(await legacySharePartitionStub(this.env, key).handOverLegacy()) : null;
+    // The group learns the replicas (its config pushes then reach every region) and answers its configs now.
+    const configs = found === null ? null : unwrap(await shareGroupStub(this.env, key.group).register(key.group, refOf(key)));
+    const adopted = this.#replica.finishTakeover(epoch, pulled);
+    if (adopted !== null) {
+      const newest = newerConfigs(newerConfigs(adopted.payload.configs, own?.payload.configs ?? null), configs);
+      if (adopted !== own || newest !== adopted.payload.configs) {
+        adopted.payload.configs = newest;
+        this.#rows.saveSnapshot(adopted);
+      }
+    }
+    this.#rows.saveEpochs(this.#replica);
+    if (legacy !== null && this.#replica.current === null) this.#write(legacy);
+  }
+
+  /** Pushes the write to the other replicas: committed when every ISR member stored it. */
+  async #replicate(key: SharePartitionKey, snapshot: ShareSnapshot): Promise<void> {
+    if (key.replicas.length <= 1) return;
+    const outcome = commitOutcome(await pushSnapshot(this.env, key, snapshot), key.isr);
+    if (outcome.kind === "deposed") {
+      this.#replica.deposedAt(outcome.seenEpoch);
+      this.#rows.saveEpochs(this.#replica);
+      throw notLeader(key, outcome.seenEpoch);
+    }
+    if (outcome.kind === "not-enough-replicas") {
+      throw new TributaryError("NOT_ENOUGH_REPLICAS", `the share-partition state replicas in ${outcome.missing.join(", ")} (in-sync) did not answer; retry shortly`);
+    }
+  }
+
+  /** The group's configs for this share-partition, registering with the group on the first call. */
+  async #registered(key: SharePartitionKey): Promise<VersionedShareConfigs> {
+    const current = this.#replica.current;
+    if (current) return current.payload.configs;
+    const answered = unwrap(await shareGroupStub(this.env, key.group).register(key.group, refOf(key)));
     // Another call may have registered while this one waited for the group, or the group pushed newer configs.
-    if (this.#stored) return this.#stored;
-    const pushed = this.#pushedConfigs;
-    const configs = pushed !== null && pushed.version > answered.version ? pushed : answered;
-    this.#stored = { key, configs, partition: null, written: null };
-    this.#sql.storage.exec(
-      "INSERT INTO share_partition (id, key, configs, configs_version, state) VALUES (1, ?, ?, ?, NULL)",
-      JSON.stringify(key),
-      JSON.stringify(configs.configs),
-      configs.version,
-    );
-    return this.#stored;
+    if (this.#replica.current) return this.#replica.current.payload.configs;
+    const configs = newerConfigs(answered, this.#pushedConfigs);
+    this.#write({ key: refOf(key), configs, state: null });
+    return configs;
+  }
+
+  /** The window in memory, parsed from the snapshot when that changed (a push, a takeover). */
+  #window(): SharePartition | null {
+    const current = this.#replica.current;
+    if (current !== this.#parsedFrom) {
+      this.#parsedFrom = current;
+      this.#partition = current?.payload.state ? SharePartition.fromPersisted(JSON.parse(current.payload.state) as PersistedSharePartition) : null;
+    }
+    return this.#partition;
+  }
+
+  #config() {
+    return sharePartitionConfigOf(this.#replica.current!.payload.configs.configs);
   }
 
   #acknowledgeQuietly(partition: SharePartition, acknowledgements: LeaseAcknowledgement[] | undefined, nowMs: number): ErrorValue | undefined {
     if (!acknowledgements?.length) return undefined;
     try {
-      this.#recordsAcknowledged += partition.acknowledge(acknowledgements, nowMs, sharePartitionConfigOf(this.#stored!.configs.configs));
+      this.#recordsAcknowledged += partition.acknowledge(acknowledgements, nowMs, this.#config());
       return undefined;
     } catch (error) {
       if (error instanceof TributaryError) return error.toValue();
@@ -222,20 +351,35 @@ export class SharePartitionState extends DurableObject<Env> {
   }
 
   #claimDeadLetters(partition: SharePartition, nowMs: number): DeadLetterWork {
-    const config = sharePartitionConfigOf(this.#stored!.configs.configs);
+    const config = this.#config();
     if (!partition.hasDeadLetters()) return { deadLetterTopic: config.deadLetterTopic, deadLetters: [] };
     return { deadLetterTopic: config.deadLetterTopic, deadLetters: partition.claimDeadLetters(nowMs, shareDeadLettersPerRequestMax, config) };
   }
 
-  /** Writes the state row when it changed: one row, one statement (atomic), per request. */
+  /** Writes the window when it changed: a new snapshot, one row, one statement (atomic), per request. */
   #persist(): void {
-    const stored = this.#stored;
-    if (!stored?.partition) return;
-    const state = JSON.stringify(stored.partition.toPersisted());
-    if (state === stored.written) return;
-    this.#sql.storage.exec("UPDATE share_partition SET state = ? WHERE id = 1", state);
-    stored.written = state;
+    const current = this.#replica.current;
+    const partition = this.#partition;
+    if (current === null || partition === null) return;
+    const state = JSON.stringify(partition.toPersisted());
+    if (state === current.payload.state) return;
+    this.#write({ ...current.payload, state });
+    this.#parsedFrom = this.#replica.current; // the window in memory is this snapshot's
   }
+
+  #write(payload: ShareStatePayload): void {
+    this.#rows.saveSnapshot(this.#replica.stamp(payload));
+  }
+}
+
+function refOf(key: SharePartitionKey): SharePartitionRef {
+  return { group: key.group, topic: key.topic, topicId: key.topicId, partition: key.partition, region: key.region, replicas: key.replicas };
+}
+
+function notLeader(key: SharePartitionKey, seenEpoch: number): TributaryError {
+  return new TributaryError("NOT_LEADER_OR_FOLLOWER", `the share-partition state in ${key.region} does not lead at epoch ${key.leaderEpoch} (epoch ${seenEpoch} seen)`, {
+    leaderEpoch: seenEpoch,
+  });
 }
 
 function notHeldError(): TributaryError {
@@ -246,6 +390,6 @@ function notHeld(): ErrorValue {
   return notHeldError().toValue();
 }
 
-function nonEmpty(key: SharePartitionKey): TributaryError {
+function nonEmpty(key: SharePartitionRef): TributaryError {
   return new TributaryError("NON_EMPTY_GROUP", `share group ${key.group} holds acquired records of ${key.topic} partition ${key.partition}`, { topic: key.topic, partition: key.partition });
 }

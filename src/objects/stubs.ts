@@ -74,16 +74,33 @@ export function sharePartitionName(group: string, topicId: string, partition: nu
   return JSON.stringify([group, topicId, partition]);
 }
 
+/** The name of a share-partition's state replica in one region (one per replica region of the partition). */
+export function shareStateReplicaName(group: string, topicId: string, partition: number, region: string): string {
+  return JSON.stringify([group, topicId, partition, region]);
+}
+
 /**
- * A share-partition's state object (ARCHITECTURE.md decision 13), created near the partition's
- * leader (its region as the locationHint, counted only when the object is first created).
+ * A share-partition's state replica in `key.region` (ARCHITECTURE.md decision 13): one per
+ * replica region of the partition, created in that region (its locationHint, counted only when
+ * the object is first created). The router calls the one in the partition leader's region.
  */
 export function sharePartitionStub(
   env: Env,
   key: { group: string; topicId: string; partition: number; region: string },
 ): DurableObjectStub<import("./share-partition-state.ts").SharePartitionState> {
-  const id = env.SHARE_PARTITIONS.idFromName(sharePartitionName(key.group, key.topicId, key.partition));
+  const id = env.SHARE_PARTITIONS.idFromName(shareStateReplicaName(key.group, key.topicId, key.partition, key.region));
   return env.SHARE_PARTITIONS.get(id, { locationHint: key.region as DurableObjectLocationHint });
+}
+
+/**
+ * The share-partition's object as it was before its state was replicated (one per group, topicId
+ * and partition, no region): read once, and emptied, by the first takeover that finds no state.
+ */
+export function legacySharePartitionStub(
+  env: Env,
+  key: { group: string; topicId: string; partition: number },
+): DurableObjectStub<import("./share-partition-state.ts").SharePartitionState> {
+  return env.SHARE_PARTITIONS.get(env.SHARE_PARTITIONS.idFromName(sharePartitionName(key.group, key.topicId, key.partition)));
 }
 /**
  * A push subscription's object: one per subscription, named by its name (docs/api.md,

@@ -1,14 +1,13 @@
 import { fetchMaxBytesMax, subscriptionBatchBytesMax, subscriptionDeliveriesPerRunMax, subscriptionDeliveryTimeoutMs } from "../limits.ts";
 import type { DeliveryBatch } from "../protocol/subscription-schemas.ts";
 import type { ShareAcknowledgement } from "../protocol/share-schemas.ts";
-import { unwrap } from "../errors.ts";
-import { shareAcknowledge, sharePartitionKey } from "../router/share-acknowledge.ts";
+import { shareAcknowledge } from "../router/share-acknowledge.ts";
+import { callShareState } from "../router/share-state-calls.ts";
 import { alterShareGroupConfigs, describeShareGroup } from "../router/share-group-admin.ts";
 import { shareFetch } from "../router/share-fetch.ts";
 import { recordKey } from "../subscriptions/delivery-answer.ts";
 import { retryDelayMs } from "../subscriptions/retry-backoff.ts";
 import type { TopicMetadata } from "../topics/topic-metadata.ts";
-import { sharePartitionStub } from "./stubs.ts";
 import { deliver, offsetAt, watchPartition } from "./subscription-io.ts";
 import type { SubscriptionSettings } from "./subscription-store.ts";
 
@@ -69,8 +68,7 @@ export async function startShareGroup(env: Env, settings: SubscriptionSettings, 
   await Promise.all(
     topic.partitions.map(async ({ partition }) => {
       const [start, end] = await Promise.all([offsetAt(env, topic, partition, settings.from), offsetAt(env, topic, partition, "latest")]);
-      const key = sharePartitionKey(settings.name, topic, partition);
-      unwrap(await sharePartitionStub(env, key).reset(key, start, end));
+      await callShareState(env, topic, settings.name, partition, (stub, key) => stub.reset(key, start, end));
     }),
   );
 }

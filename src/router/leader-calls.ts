@@ -58,7 +58,7 @@ export async function callLeader<T>(
 }
 
 /** Tells the controller a leader did not answer; it elects a new one if the leader is really gone. */
-async function reportUnreachable(env: Env, topic: TopicMetadata, placement: PartitionPlacement): Promise<void> {
+export async function reportUnreachable(env: Env, topic: TopicMetadata, placement: PartitionPlacement): Promise<void> {
   const result = await controllerStub(env).reportUnreachable({
     topicId: topic.topicId,
     partition: placement.partition,

@@ -1,13 +1,12 @@
-import { TributaryError, unwrap, type ErrorCode } from "../errors.ts";
+import { TributaryError, type ErrorCode } from "../errors.ts";
 import type { LeaseAcknowledgement } from "../objects/share-partition-api.ts";
-import { sharePartitionStub } from "../objects/stubs.ts";
 import type { ShareAcknowledgement, ShareFetchAcknowledgement } from "../protocol/share-schemas.ts";
 import { topicMetadata } from "./metadata-cache.ts";
 import { asTributaryError } from "./http-errors.ts";
 import { writeHandedOutDeadLetters } from "./share-dead-letters.ts";
-import { placementOf } from "./leader-calls.ts";
-import type { TopicMetadata } from "../topics/topic-metadata.ts";
-import type { SharePartitionKey } from "../objects/share-partition-api.ts";
+import { callShareState, sharePartitionKey } from "./share-state-calls.ts";
+
+export { sharePartitionKey };
 
 /** Per partition: all of its acknowledgements applied, or none and why. */
 export interface AcknowledgeResult {
@@ -21,11 +20,6 @@ export interface PartitionAcknowledgements {
   topic: string;
   partition: number;
   entries: LeaseAcknowledgement[];
-}
-
-/** A share-partition's identity for a partition of a topic, near its leader now. */
-export function sharePartitionKey(group: string, topic: TopicMetadata, partition: number): SharePartitionKey {
-  return { group, topic: topic.name, topicId: topic.topicId, partition, region: placementOf(topic, partition).leader };
 }
 
 export function partitionKeyOf(topic: string, partition: number): string {
@@ -65,9 +59,8 @@ export async function acknowledgeAll(env: Env, group: string, partitions: readon
     partitions.map(async ({ topic: name, partition, entries }): Promise<AcknowledgeResult> => {
       try {
         const topic = await topicMetadata(env, name);
-        const key = sharePartitionKey(group, topic, partition);
-        const work = unwrap(await sharePartitionStub(env, key).acknowledge(key, entries));
-        await writeHandedOutDeadLetters(env, topic, key, work);
+        const work = await callShareState(env, topic, group, partition, (stub, key) => stub.acknowledge(key, entries));
+        await writeHandedOutDeadLetters(env, topic, sharePartitionKey(group, topic, partition), work);
         return { topic: name, partition };
       } catch (error) {
         const refused = asTributaryError(error);

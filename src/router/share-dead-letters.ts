@@ -1,7 +1,5 @@
-import { unwrap } from "../errors.ts";
 import { batchBytesMax } from "../limits.ts";
 import type { DeadLetterWork, SharePartitionKey } from "../objects/share-partition-api.ts";
-import { sharePartitionStub } from "../objects/stubs.ts";
 import { partitionForKey } from "../protocol/partitioner.ts";
 import { encodeRecordBatch, type DecodedRecord, type RecordInput } from "../protocol/record-batch.ts";
 import type { DeadLetter } from "../share/share-partition.ts";
@@ -10,6 +8,7 @@ import type { TopicMetadata } from "../topics/topic-metadata.ts";
 import { appendBatches } from "./binary-produce.ts";
 import { topicMetadata } from "./metadata-cache.ts";
 import { readAcquired } from "./share-reads.ts";
+import { callShareState } from "./share-state-calls.ts";
 
 /** Header names a dead-lettered record carries besides its own (docs/api.md, Share groups). */
 export const deadLetterHeaders = {
@@ -50,7 +49,7 @@ export async function writeDeadLetters(
     await Promise.all([...byPartition].map(([partition, records]) => appendBatches(env, target, partition, inBatches(records), "all")));
   }
   const archived = [...read.records.map((record) => record.offset), ...read.missing];
-  if (archived.length > 0) unwrap(await sharePartitionStub(env, key).completeDeadLetters(archived));
+  if (archived.length > 0) await callShareState(env, source, key.group, key.partition, (stub, current) => stub.completeDeadLetters(current, archived));
 }
 
 /** Writes the dead letters a share-partition handed out, if any; a failure is logged and leaves them for a later request. */

@@ -1,7 +1,6 @@
 import { TributaryError, unwrap } from "../errors.ts";
 import { shareFetchPartitionsPerRoundMax, shareFetchWaitRoundsMax } from "../limits.ts";
-import type { LeaseAcknowledgement, ShareAcquireAnswer, SharePartitionKey } from "../objects/share-partition-api.ts";
-import { sharePartitionStub } from "../objects/stubs.ts";
+import type { LeaseAcknowledgement, ShareAcquireAnswer, ShareAcquireRequest, SharePartitionKey } from "../objects/share-partition-api.ts";
 import type { DecodedRecord } from "../protocol/record-batch.ts";
 import { recordJson } from "../protocol/record-json.ts";
 import type { ShareFetchRequest } from "../protocol/share-schemas.ts";
@@ -12,6 +11,7 @@ import { listOffset, readPartition } from "./partition-reads.ts";
 import { acknowledgeAll, acknowledgementsByPartition, partitionKeyOf, sharePartitionKey, sortResults, type AcknowledgeResult, type PartitionAcknowledgements } from "./share-acknowledge.ts";
 import { writeHandedOutDeadLetters } from "./share-dead-letters.ts";
 import { readAcquired } from "./share-reads.ts";
+import { callShareState } from "./share-state-calls.ts";
 
 /**
  * A share group's fetch (docs/api.md, Share groups; KIP-932's ShareFetch), done by the router:
@@ -137,22 +137,20 @@ function spread(total: number, count: number): number[] {
  */
 async function acquireFrom(env: Env, target: Target, lease: string, maxRecords: number, results: AcknowledgeResult[]): Promise<Acquisition | undefined> {
   const { topic, key } = target;
-  const stub = () => sharePartitionStub(env, key);
+  const acquire = (request: ShareAcquireRequest) => callShareState<ShareAcquireAnswer>(env, topic, key.group, key.partition, (stub, current) => stub.acquire(current, request));
   const acknowledgements: LeaseAcknowledgement[] | undefined = target.acknowledgements?.entries;
-  let answer: ShareAcquireAnswer = unwrap(await stub().acquire(key, { lease, maxRecords, ...(acknowledgements ? { acknowledgements } : {}) }));
+  let answer: ShareAcquireAnswer = await acquire({ lease, maxRecords, ...(acknowledgements ? { acknowledgements } : {}) });
   if (acknowledgements) results.push({ topic: topic.name, partition: key.partition, ...(answer.acknowledgementError ? { error: { code: answer.acknowledgementError.code, message: answer.acknowledgementError.message } } : {}) });
   if (answer.needsStart) {
     const [start, end] = await Promise.all([listOffset(env, topic, key.partition, answer.autoOffsetReset), listOffset(env, topic, key.partition, "latest")]);
-    answer = unwrap(await stub().acquire(key, { lease, maxRecords, start: { offset: start.offset, highWatermark: end.offset } }));
+    answer = await acquire({ lease, maxRecords, start: { offset: start.offset, highWatermark: end.offset } });
     if (answer.needsStart) return undefined;
   }
   if (maxRecords > answer.records.length && answer.endOffset >= answer.highWatermark) {
     // It knows no record past its end: is there one now? (A read of one record, never a wait.)
     const probe = await probeEnd(env, topic, key.partition, answer.endOffset);
     if (probe !== undefined && probe.highWatermark > answer.endOffset) {
-      const more: ShareAcquireAnswer = unwrap(
-        await stub().acquire(key, { lease, maxRecords: maxRecords - answer.records.length, highWatermark: probe.highWatermark, logStartOffset: probe.logStartOffset }),
-      );
+      const more = await acquire({ lease, maxRecords: maxRecords - answer.records.length, highWatermark: probe.highWatermark, logStartOffset: probe.logStartOffset });
       if (!more.needsStart) answer = { ...more, records: [...answer.records, ...more.records], deadLetters: [...answer.deadLetters, ...more.deadLetters] };
     }
   }
@@ -234,7 +232,8 @@ async function deliver(env: Env, acquisitions: readonly Acquisition[], lease: st
       records.push(shareRecordJson(acquisition.topic.name, acquisition.key.partition, record, counts.get(record.offset)!, request.encoding));
     }
     if (unacquired.length > 0 || read.missing.length > 0) {
-      settlements.push(sharePartitionStub(env, acquisition.key).settle({ lease, unacquired, missing: read.missing }).then(unwrap));
+      const { topic, key } = acquisition;
+      settlements.push(callShareState(env, topic, key.group, key.partition, (stub, current) => stub.settle(current, { lease, unacquired, missing: read.missing })));
     }
   }
   await Promise.all(settlements);

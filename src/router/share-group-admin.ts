@@ -1,9 +1,10 @@
 import { TributaryError, unwrap } from "../errors.ts";
-import type { SharePartitionKey } from "../objects/share-partition-api.ts";
-import { shareGroupStub, sharePartitionStub } from "../objects/stubs.ts";
+import type { SharePartitionRef } from "../objects/share-partition-api.ts";
+import { legacySharePartitionStub, shareGroupStub, sharePartitionStub } from "../objects/stubs.ts";
 import type { TopicMetadata } from "../topics/topic-metadata.ts";
 import { topicMetadata } from "./metadata-cache.ts";
 import { listOffset } from "./partition-reads.ts";
+import { callShareState } from "./share-state-calls.ts";
 
 /**
  * Share group administration as TypeScript entry points (the routes in routes/share-groups.ts
@@ -31,7 +32,7 @@ export async function alterShareGroupConfigs(env: Env, group: string, configs: R
 }
 
 /** A share group (404 GROUP_ID_NOT_FOUND) with its share-partitions `visible` keeps, as GET /v1/share-groups/{group} answers. */
-export async function describeShareGroup(env: Env, group: string, visible: (key: SharePartitionKey) => boolean = () => true) {
+export async function describeShareGroup(env: Env, group: string, visible: (key: SharePartitionRef) => boolean = () => true) {
   const view = unwrap(await shareGroupStub(env, group).view(group));
   const described = await Promise.all(view.partitions.filter(visible).map((key) => describePartition(env, key)));
   return { group, configs: view.configs, partitions: described.filter((entry) => entry !== undefined) };
@@ -41,19 +42,37 @@ export async function describeShareGroup(env: Env, group: string, visible: (key:
 export async function deleteShareGroup(env: Env, group: string): Promise<void> {
   const view = unwrap(await shareGroupStub(env, group).view(group));
   await refuseWhileAcquired(env, view.partitions);
-  for (const key of view.partitions) unwrap(await sharePartitionStub(env, key).clear());
+  for (const ref of view.partitions) await clearSharePartition(env, ref);
   unwrap(await shareGroupStub(env, group).deleteGroup(group));
+}
+
+/**
+ * Clears a share-partition's state in every region (and the object named as before
+ * replication): the leader's first, refused while a record is acquired. A region that does not
+ * answer fails the delete with a retriable error (nothing is forgotten in part but regions).
+ */
+async function clearSharePartition(env: Env, ref: SharePartitionRef): Promise<void> {
+  const topic = await currentTopic(env, ref.topic);
+  const placement = topic?.topicId === ref.topicId ? topic.partitions[ref.partition] : undefined;
+  const leader = placement?.leader ?? ref.region;
+  const others = (placement?.replicas ?? ref.replicas ?? [ref.region]).filter((region) => region !== leader);
+  const unanswered = (region: string) => () => {
+    throw new TributaryError("LEADER_NOT_AVAILABLE", `the share-partition state of ${ref.topic} partition ${ref.partition} in ${region} did not answer; retry shortly`);
+  };
+  unwrap(await sharePartitionStub(env, { ...ref, region: leader }).clear(true).catch(unanswered(leader)));
+  await Promise.all(others.map(async (region) => unwrap(await sharePartitionStub(env, { ...ref, region }).clear(false).catch(unanswered(region)))));
+  unwrap(await legacySharePartitionStub(env, ref).clear(false));
 }
 
 /**
  * One share-partition as describe shows it (its topic's current incarnation only), the
  * records available past its end counted to the partition's high watermark now.
  */
-async function describePartition(env: Env, key: SharePartitionKey) {
-  const topic = await currentTopic(env, key.topic);
-  if (topic?.topicId !== key.topicId || topic.partitions[key.partition] === undefined) return undefined;
-  const highWatermark = (await listOffset(env, topic, key.partition, "latest")).offset;
-  const state = unwrap(await sharePartitionStub(env, key).describe(highWatermark));
+async function describePartition(env: Env, ref: SharePartitionRef) {
+  const topic = await currentTopic(env, ref.topic);
+  if (topic?.topicId !== ref.topicId || topic.partitions[ref.partition] === undefined) return undefined;
+  const highWatermark = (await listOffset(env, topic, ref.partition, "latest")).offset;
+  const state = await callShareState(env, topic, ref.group, ref.partition, (stub, key) => stub.describe(key, highWatermark));
   if (state === null) return undefined;
   const { topicId: _, ...view } = state;
   return view;
@@ -68,9 +87,15 @@ async function currentTopic(env: Env, name: string): Promise<TopicMetadata | und
   }
 }
 
-/** 409 NON_EMPTY_GROUP, before anything changes, while a record of these share-partitions is acquired. */
-export async function refuseWhileAcquired(env: Env, keys: readonly SharePartitionKey[]): Promise<void> {
-  const states = await Promise.all(keys.map((key) => sharePartitionStub(env, key).describe().then(unwrap)));
+/** 409 NON_EMPTY_GROUP, before anything changes, while a record of these share-partitions (of topics that exist) is acquired. */
+export async function refuseWhileAcquired(env: Env, refs: readonly SharePartitionRef[]): Promise<void> {
+  const states = await Promise.all(
+    refs.map(async (ref) => {
+      const topic = await currentTopic(env, ref.topic);
+      if (topic?.topicId !== ref.topicId || topic.partitions[ref.partition] === undefined) return null;
+      return callShareState(env, topic, ref.group, ref.partition, (stub, key) => stub.describe(key));
+    }),
+  );
   const busy = states.find((state) => state !== null && state.acquired > 0);
   if (busy) {
     throw new TributaryError("NON_EMPTY_GROUP", `the share group holds acquired records of ${busy.topic} partition ${busy.partition}; wait for them to be acknowledged or their locks to expire`, {

@@ -10,6 +10,7 @@ import { routeQuery } from "../query.ts";
 import { readJsonBody } from "../request-body.ts";
 import { authorizeAdmin } from "../authorize.ts";
 import type { RouterEnv } from "../context.ts";
+import { setShareStateFaults } from "../share-faults.ts";
 
 /**
  * Fault injection (API.md): only when the Worker variable TRIBUTARY_FAULTS is "1" — a
@@ -32,5 +33,7 @@ export const faultRoutes = new Hono<RouterEnv>()
     }
     const stub = replicaStub(c.env, topic.topicId, request.partition, request.replica);
     unwrap(await stub.setFault({ topicId: topic.topicId, partition: request.partition, region: request.replica, fault: request.fault, ms: request.ms ?? 0 }));
+    // Issue 15: the region's share-partition state replicas of this partition get the fault too.
+    await setShareStateFaults(c.env, topic.topicId, request.partition, request.replica, request.fault, request.ms ?? 0);
     return c.body(null, 204);
   });

@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { unwrap } from "../../errors.ts";
 import { adminRequestBytesMax } from "../../limits.ts";
-import { shareGroupIndexStub, shareGroupStub, sharePartitionStub } from "../../objects/stubs.ts";
+import { shareGroupIndexStub, shareGroupStub } from "../../objects/stubs.ts";
 import { shareAcknowledgeSchema, shareFetchSchema, shareGroupConfigsSchema, shareResetSchema } from "../../protocol/share-schemas.ts";
 import { authorize, authorizeTopics, may, principalOf } from "../authorize.ts";
 import type { RouterEnv } from "../context.ts";
@@ -10,6 +10,7 @@ import { withTopic } from "../metadata-cache.ts";
 import { routeQuery } from "../query.ts";
 import { readJsonBody } from "../request-body.ts";
 import { shareAcknowledge, sharePartitionKey } from "../share-acknowledge.ts";
+import { callShareState } from "../share-state-calls.ts";
 import { alterShareGroupConfigs, deleteShareGroup, describeShareGroup, refuseWhileAcquired } from "../share-group-admin.ts";
 import { shareFetch } from "../share-fetch.ts";
 // A share group's name follows a consumer group's rules: the two share the `group` ACL namespace.
@@ -69,9 +70,9 @@ export const shareGroupRoutes = new Hono<RouterEnv>()
       const keys = resolved.map(({ partition }) => sharePartitionKey(group, topic, partition));
       await refuseWhileAcquired(c.env, keys);
       await Promise.all(
-        resolved.map(async ({ partition, offset }, index) => {
+        resolved.map(async ({ partition, offset }) => {
           const highWatermark = (await listOffset(c.env, topic, partition, "latest")).offset;
-          unwrap(await sharePartitionStub(c.env, keys[index]!).reset(keys[index]!, offset, highWatermark));
+          await callShareState(c.env, topic, group, partition, (stub, key) => stub.reset(key, offset, highWatermark));
         }),
       );
       return planned;

@@ -1,7 +1,7 @@
 /** Share groups over HTTP in the workers layer (docs/api.md, Share groups). */
 import { env } from "cloudflare:workers";
 import { expect } from "vitest";
-import { sharePartitionName } from "../../../src/objects/stubs.ts";
+import { sharePartitionStub } from "../../../src/objects/stubs.ts";
 import { api, describeTopic, type ApiResponse } from "../support/http.ts";
 
 export interface ShareRecord {
@@ -97,10 +97,10 @@ export async function describeShareGroup(group: string): Promise<{ group: string
   return response.body;
 }
 
-/** The share-partition's state object, for eviction (a restart) in tests. */
-export async function sharePartitionObject(group: string, topic: string, partition: number) {
-  const { topicId } = await describeTopic(topic);
-  return env.SHARE_PARTITIONS.get(env.SHARE_PARTITIONS.idFromName(sharePartitionName(group, topicId, partition)));
+/** The share-partition's state replica in `region` (default: the partition leader's), for eviction (a restart) in tests. */
+export async function sharePartitionObject(group: string, topic: string, partition: number, region?: string) {
+  const { topicId, partitions } = await describeTopic(topic);
+  return sharePartitionStub(env, { group, topicId, partition, region: region ?? partitions[partition]!.leader });
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
