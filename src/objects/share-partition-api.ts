@@ -94,3 +94,15 @@ export interface VersionedShareConfigs {
   version: number;
   configs: Record<string, string>;
 }
+
+/** A state replica's counters and replication state (SharePartitionState.stats, TRIBUTARY_FAULTS=1 only). */
+export interface ShareStateStats {
+  requests: number;
+  rowsWritten: number;
+  recordsAcknowledged: number;
+  seenEpoch: number;
+  leadingEpoch: number;
+  stamp: { epoch: number; version: number } | null;
+  /** The window's row (PersistedSharePartition JSON), or null. */
+  state: string | null;
+}

@@ -18,6 +18,7 @@ import type {
   ShareAcquireRequest,
   ShareSettleRequest,
   ShareStatePayload,
+  ShareStateStats,
   VersionedShareConfigs,
 } from "./share-partition-api.ts";
 import { ShareStateRows, newerConfigs, pullSnapshots, pushSnapshot, shareStateMigrations, type ShareSnapshot } from "./share-state-replicas.ts";
@@ -237,6 +238,23 @@ export class SharePartitionState extends DurableObject<Env> {
     return toResult(() => {
       checkFaultsEnabled(this.env);
       this.#faults.set(fault === "crash-after-write" ? "none" : fault, ms);
+    });
+  }
+
+  /** This replica's counters since it started (TRIBUTARY_FAULTS=1 only: tests count requests and rows per write). */
+  async stats(): Promise<Result<ShareStateStats>> {
+    return toResult(() => {
+      checkFaultsEnabled(this.env);
+      const current = this.#replica.current;
+      return {
+        requests: this.#requests,
+        rowsWritten: this.#sql.rowsWritten,
+        recordsAcknowledged: this.#recordsAcknowledged,
+        seenEpoch: this.#replica.seenEpoch,
+        leadingEpoch: this.#replica.leadingEpoch,
+        stamp: current === null ? null : { epoch: current.epoch, version: current.version },
+        state: current?.payload.state ?? null,
+      };
     });
   }
 

@@ -1,0 +1,140 @@
+/**
+ * Share-partition state replicated the way the log is (issue 15; docs/api.md, Share groups,
+ * "Where the state lives"): one state replica per replica region, the leader's pushing each
+ * write fenced by the leader epoch; a failover moves the state to the new leader's region with
+ * every accepted record and every held lock; a deposed leader is refused.
+ */
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { unwrap } from "../../../src/errors.ts";
+import type { ShareStateStats } from "../../../src/objects/share-partition-api.ts";
+import { controllerStub, sharePartitionStub } from "../../../src/objects/stubs.ts";
+import { api, createTopic, expectError, produce, uniqueTopic } from "../support/http.ts";
+import { acceptAll, acknowledge, acksOf, setConfigs, shareFetch, shareFetchRaw, uniqueShareGroup, type ShareFetchAnswer } from "./support.ts";
+
+const lockMs = 1_500;
+
+async function setFault(topic: string, replica: string, fault: string) {
+  const response = await api("POST", "/v1/faults", { topic, partition: 0, replica, fault });
+  expect(response.status, response.text).toBe(204);
+}
+
+async function stats(group: string, topicId: string, region: string): Promise<ShareStateStats> {
+  return unwrap(await sharePartitionStub(env, { group, topicId, partition: 0, region }).stats());
+}
+
+async function earliestGroup(prefix: string): Promise<string> {
+  const group = uniqueShareGroup(prefix);
+  expect((await setConfigs(group, { "auto.offset.reset": "earliest", "record.lock.duration.ms": String(lockMs) })).status).toBe(200);
+  return group;
+}
+
+/** The partition's placement as the controller holds it (leader epoch included). */
+async function placement(topic: string) {
+  return unwrap(await controllerStub(env).describeTopic(topic)).partitions[0]!;
+}
+
+const offsets = (answer: ShareFetchAnswer) => answer.records.map((record) => record.offset);
+
+describe("replicated share-partition state", () => {
+  it("survives the loss of the leader's region: accepted records never come back, held locks hold until they expire, the old leader is fenced", async () => {
+    const topic = uniqueTopic("share-repl-failover");
+    const created = await createTopic(topic, { replicationFactor: 3, configs: { "replica.lag.time.max.ms": "500" } });
+    const before = await placement(topic);
+    await produce(topic, Array.from({ length: 10 }, (_, index) => ({ value: `v${index}`, partition: 0 })), { acks: "all" });
+    const group = await earliestGroup("repl");
+
+    const accepted = await shareFetch(group, { topics: [topic], maxRecords: 4 });
+    expect(offsets(accepted)).toEqual([0, 1, 2, 3]);
+    await acceptAll(group, accepted);
+    const held = await shareFetch(group, { topics: [topic], maxRecords: 3 });
+    expect(offsets(held)).toEqual([4, 5, 6]);
+    // Every region's state replica holds the leader's last write, stamped at its epoch.
+    const leaderStats = await stats(group, created.topicId, before.leader);
+    for (const region of before.replicas) {
+      const replica = await stats(group, created.topicId, region);
+      expect([region, replica.stamp, replica.state]).toEqual([region, leaderStats.stamp, leaderStats.state]);
+    }
+    expect(leaderStats.stamp?.epoch).toBe(before.leaderEpoch);
+
+    await setFault(topic, before.leader, "down");
+    // The state's leader does not answer: reported to the controller, which elects a new leader; retriable.
+    expectError(await shareFetchRaw(group, { topics: [topic] }), 503, "LEADER_NOT_AVAILABLE");
+    const elected = await placement(topic);
+    expect(elected.leader).not.toBe(before.leader);
+    expect(elected.leaderEpoch).toBeGreaterThan(before.leaderEpoch);
+
+    // The new leader's state replica serves: the accepted and the locked records are not handed out.
+    const next = await shareFetch(group, { topics: [topic], maxRecords: 10 });
+    expect(offsets(next)).toEqual([7, 8, 9]);
+    const newLeader = await stats(group, created.topicId, elected.leader);
+    expect([newLeader.leadingEpoch, newLeader.stamp?.epoch]).toEqual([elected.leaderEpoch, elected.leaderEpoch]);
+    // The lock taken before the failover holds at the new leader: its lease acknowledges.
+    expect(await acknowledge(group, held.lease, [{ topic, partition: 0, offsets: [4], type: "accept" }])).toEqual([{ topic, partition: 0 }]);
+    await acceptAll(group, next);
+
+    // The old leader's region comes back; a caller with the old metadata is refused there, and changes nothing.
+    await setFault(topic, before.leader, "none");
+    const staleKey = { group, topic, topicId: created.topicId, partition: 0, region: before.leader, replicas: before.replicas, isr: before.isr, leaderEpoch: before.leaderEpoch };
+    const stale = await sharePartitionStub(env, staleKey).acquire(staleKey, { lease: "stale-lease", maxRecords: 10 });
+    expect(stale.ok ? "answered" : stale.error.code).toBe("NOT_LEADER_OR_FOLLOWER");
+    const again = await sharePartitionStub(env, staleKey).acknowledge(staleKey, [{ lease: held.lease, offsets: [5, 6], type: "accept" }]);
+    expect(again.ok ? "answered" : again.error.code).toBe("NOT_LEADER_OR_FOLLOWER");
+
+    // Nothing is handed out while the lock holds; after it expires, the held records come back (counted twice).
+    expect(offsets(await shareFetch(group, { topics: [topic] }))).toEqual([]);
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, held.leaseExpiresAt - Date.now()) + 50));
+    const redelivered = await shareFetch(group, { topics: [topic], maxRecords: 10 });
+    expect(redelivered.records.map(({ offset, deliveryCount }) => [offset, deliveryCount])).toEqual([
+      [5, 2],
+      [6, 2],
+    ]);
+    await acceptAll(group, redelivered);
+    const described = await api("GET", `/v1/share-groups/${group}`);
+    expect(described.body.partitions).toEqual([{ topic, partition: 0, startOffset: 10, endOffset: 10, available: 0, acquired: 0, archived: 0 }]);
+  });
+
+  it("writes one row per write in each region at RF 3, and makes no extra request at RF 1", async () => {
+    const cycles = 5;
+    const perFetch = 20;
+    const measured: Record<number, { leader: ShareStateStats; followers: ShareStateStats[]; acknowledged: number }> = {};
+    for (const replicationFactor of [1, 3]) {
+      const topic = uniqueTopic(`share-repl-cost-rf${replicationFactor}`);
+      const created = await createTopic(topic, { replicationFactor });
+      const placement = created.partitions[0]!;
+      await produce(topic, Array.from({ length: (cycles + 1) * perFetch }, (_, index) => ({ value: `v${index}`, partition: 0 })), { acks: "all" });
+      const group = await earliestGroup(`cost-rf${replicationFactor}`);
+      let answer = await shareFetch(group, { topics: [topic], maxRecords: perFetch }); // the share-partition starts (a takeover, registration)
+      const leaderBefore = await stats(group, created.topicId, placement.leader);
+      const followersBefore = await Promise.all(placement.replicas.filter((region) => region !== placement.leader).map((region) => stats(group, created.topicId, region)));
+      for (let cycle = 0; cycle < cycles; cycle++) {
+        // Each fetch accepts the previous one's records (acknowledgements ride along): one write.
+        answer = await shareFetch(group, { topics: [topic], maxRecords: perFetch, acknowledgements: acksOf(answer.records, "accept").map((ack) => ({ ...ack, lease: answer.lease })) });
+        expect(answer.records).toHaveLength(perFetch);
+      }
+      const leader = await stats(group, created.topicId, placement.leader);
+      const followers = await Promise.all(placement.replicas.filter((region) => region !== placement.leader).map((region) => stats(group, created.topicId, region)));
+      measured[replicationFactor] = {
+        leader: { ...leader, requests: leader.requests - leaderBefore.requests, rowsWritten: leader.rowsWritten - leaderBefore.rowsWritten },
+        followers: followers.map((follower, index) => ({ ...follower, requests: follower.requests - followersBefore[index]!.requests, rowsWritten: follower.rowsWritten - followersBefore[index]!.rowsWritten })),
+        acknowledged: leader.recordsAcknowledged - leaderBefore.recordsAcknowledged,
+      };
+    }
+    const rf1 = measured[1]!;
+    const rf3 = measured[3]!;
+    expect([rf1.leader.requests, rf1.leader.rowsWritten, rf1.followers.length, rf1.acknowledged]).toEqual([cycles, cycles, 0, cycles * perFetch]);
+    // RF 3: the leader's requests and rows as at RF 1; each follower one request (the push) and one row per write.
+    expect([rf3.leader.requests, rf3.leader.rowsWritten, rf3.acknowledged]).toEqual([cycles, cycles, cycles * perFetch]);
+    expect(rf3.followers.map(({ requests, rowsWritten }) => [requests, rowsWritten])).toEqual([
+      [cycles, cycles],
+      [cycles, cycles],
+    ]);
+    const perThousand = (value: number) => (value * 1_000) / (cycles * perFetch);
+    console.log(
+      `share state cost per 1,000 records acknowledged (${perFetch} a fetch, acks riding along): ` +
+        `RF 1 ${perThousand(rf1.leader.requests)} object requests, ${perThousand(rf1.leader.rowsWritten)} rows; ` +
+        `RF 3 ${perThousand(rf3.leader.requests + rf3.followers.reduce((sum, follower) => sum + follower.requests, 0))} object requests, ` +
+        `${perThousand(rf3.leader.rowsWritten + rf3.followers.reduce((sum, follower) => sum + follower.rowsWritten, 0))} rows`,
+    );
+  });
+});
