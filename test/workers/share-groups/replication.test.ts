@@ -76,9 +76,9 @@ describe("replicated share-partition state", () => {
     // The old leader's region comes back; a caller with the old metadata is refused there, and changes nothing.
     await setFault(topic, before.leader, "none");
     const staleKey = { group, topic, topicId: created.topicId, partition: 0, region: before.leader, replicas: before.replicas, isr: before.isr, leaderEpoch: before.leaderEpoch };
-    const stale: Result<unknown> = await sharePartitionStub(env, staleKey).acquire(staleKey, { lease: "stale-lease", maxRecords: 10 });
+    const stale = (await sharePartitionStub(env, staleKey).acquire(staleKey, { lease: "stale-lease", maxRecords: 10 })) as Result<unknown>;
     expect(stale.ok ? "answered" : stale.error.code).toBe("NOT_LEADER_OR_FOLLOWER");
-    const again: Result<unknown> = await sharePartitionStub(env, staleKey).acknowledge(staleKey, [{ lease: held.lease, offsets: [5, 6], type: "accept" }]);
+    const again = (await sharePartitionStub(env, staleKey).acknowledge(staleKey, [{ lease: held.lease, offsets: [5, 6], type: "accept" }])) as Result<unknown>;
     expect(again.ok ? "answered" : again.error.code).toBe("NOT_LEADER_OR_FOLLOWER");
 
     // Nothing is handed out while the lock holds; after it expires, the held records come back (counted twice).
