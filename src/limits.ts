@@ -734,3 +734,13 @@ export const streamForkBytesMax = 16 * MiB;
  * at least 10 read credentials, and streamStalledMsMax closes each such socket within 60 s.
  */
 export const streamWindowBytesMax = 4 * MiB;
+
+// ---- Share-partition state replication (issue 15) -------------------------------------------
+
+/**
+ * How often a leading share-partition state replica tries again, on calls that write nothing,
+ * to bring a region that did not answer up to date (src/objects/share-state-leadership.ts):
+ * once a second keeps an outage from costing a failed request per idle fetch, and a returning
+ * region in sync long before its log replica can catch up and rejoin the ISR.
+ */
+export const shareStateSyncRetryMs = 1_000;

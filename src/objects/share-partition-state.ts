@@ -4,7 +4,7 @@ import { shareDeadLettersPerRequestMax } from "../limits.ts";
 import { sharePartitionConfigOf } from "../share/share-configs.ts";
 import { SharePartition } from "../share/share-partition.ts";
 import type { PersistedSharePartition } from "../share/share-partition-persisted.ts";
-import { commitOutcome, newestSnapshot, type PullAnswer, type PushAnswer, type StateReplica } from "../share/share-state-replication.ts";
+import { newestSnapshot, type PullAnswer, type PushAnswer, type StateReplica } from "../share/share-state-replication.ts";
 import { CountedSql } from "./counted-sql.ts";
 import { ReplicaFaults, checkFaultsEnabled, type Fault } from "./replica-faults.ts";
 import { applyMigrations } from "./schema.ts";
@@ -21,7 +21,8 @@ import type {
   ShareStateStats,
   VersionedShareConfigs,
 } from "./share-partition-api.ts";
-import { ShareStateRows, newerConfigs, pullSnapshots, pushSnapshot, shareStateMigrations, type ShareSnapshot } from "./share-state-replicas.ts";
+import { ShareStateLeadership, notLeader } from "./share-state-leadership.ts";
+import { ShareStateRows, newerConfigs, shareStateMigrations, type ShareSnapshot } from "./share-state-replicas.ts";
 import { legacySharePartitionStub, shareGroupStub } from "./stubs.ts";
 
 /**
@@ -46,6 +47,7 @@ export class SharePartitionState extends DurableObject<Env> {
   #partition: SharePartition | null = null;
   #parsedFrom: ShareSnapshot | null = null;
   #takingOver: Promise<void> | null = null;
+  readonly #leadership: ShareStateLeadership;
   /** Configs pushed before this replica held a snapshot (newer than a registration's answer, perhaps). */
   #pushedConfigs: VersionedShareConfigs | null = null;
   #recordsAcknowledged = 0;
@@ -55,6 +57,7 @@ export class SharePartitionState extends DurableObject<Env> {
     super(ctx, env);
     this.#sql = new CountedSql(ctx.storage.sql);
     this.#rows = new ShareStateRows(this.#sql);
+    this.#leadership = new ShareStateLeadership(env, this.#rows, () => this.#replica);
     void ctx.blockConcurrencyWhile(async () => {
       applyMigrations(this.#sql.storage, shareStateMigrations);
       this.#replica = this.#rows.load();
@@ -64,7 +67,8 @@ export class SharePartitionState extends DurableObject<Env> {
   /** Applies acknowledgements that ride along, then acquires up to `maxRecords` records for the lease. */
   async acquire(key: SharePartitionKey, request: ShareAcquireRequest): Promise<Result<ShareAcquireAnswer>> {
     await this.#faults.beforeCall();
-    return this.#leading(key, async () => {
+    const refused = (answer: ShareAcquireAnswer) => answer.acknowledgementError !== undefined;
+    return this.#leading(key, async (): Promise<ShareAcquireAnswer> => {
       const configs = await this.#registered(key);
       const config = sharePartitionConfigOf(configs.configs);
       const nowMs = Date.now();
@@ -91,7 +95,7 @@ export class SharePartitionState extends DurableObject<Env> {
         ...work,
         ...(acknowledgementError ? { acknowledgementError } : {}),
       };
-    });
+    }, refused);
   }
 
   /** Acknowledgements of this partition (all or none): INVALID_RECORD_STATE when a lease does not hold its offsets. */
@@ -263,13 +267,24 @@ export class SharePartitionState extends DurableObject<Env> {
    * epoch was seen; after a takeover when this replica does not lead at it yet. A write it
    * made is pushed to the other replicas before it answers.
    */
-  #leading<T>(key: SharePartitionKey, body: () => Promise<T>): Promise<Result<T>> {
+  #leading<T>(key: SharePartitionKey, body: () => Promise<T>, refuses: (answer: T) => boolean = () => false): Promise<Result<T>> {
     return toResult(async () => {
       this.#requests += 1;
       const before = this.#replica.current; // a takeover's adoption is pushed too: it brings lagging replicas up to date
       await this.#lead(key);
-      const answer = await body();
-      if (this.#replica.current !== before && this.#replica.current !== null) await this.#replicate(key, this.#replica.current);
+      let answer: T;
+      try {
+        answer = await body();
+      } catch (error) {
+        if (error instanceof TributaryError && error.code === "INVALID_RECORD_STATE") await this.#leadership.confirm(key);
+        throw error;
+      }
+      const current = this.#replica.current;
+      if (current !== before && current !== null) await this.#leadership.replicateWrite(key, current);
+      else {
+        if (refuses(answer)) await this.#leadership.confirm(key);
+        if (current !== null) await this.#leadership.syncLagging(key, current);
+      }
       return answer;
     });
   }
@@ -292,14 +307,7 @@ export class SharePartitionState extends DurableObject<Env> {
   async #takeOver(key: SharePartitionKey): Promise<void> {
     const epoch = key.leaderEpoch;
     this.#replica.beginTakeover(epoch);
-    const answers = await pullSnapshots(this.env, key, epoch);
-    const refusedAt = Math.max(0, ...answers.map((answer) => ("refusedAt" in answer ? answer.refusedAt : 0)));
-    if (refusedAt > epoch) {
-      this.#replica.deposedAt(refusedAt);
-      this.#rows.saveEpochs(this.#replica);
-      throw notLeader(key, refusedAt);
-    }
-    const pulled = answers.map((answer) => ("snapshot" in answer ? answer.snapshot : null));
+    const pulled = await this.#leadership.pull(key);
     const own = this.#replica.current;
     const found = newestSnapshot([own, ...pulled]);
     const legacy = found === null ? unwrap(await legacySharePartitionStub(this.env, key).handOverLegacy()) : null;
@@ -315,20 +323,6 @@ export class SharePartitionState extends DurableObject<Env> {
     }
     this.#rows.saveEpochs(this.#replica);
     if (legacy !== null && this.#replica.current === null) this.#write(legacy);
-  }
-
-  /** Pushes the write to the other replicas: committed when every ISR member stored it. */
-  async #replicate(key: SharePartitionKey, snapshot: ShareSnapshot): Promise<void> {
-    if (key.replicas.length <= 1) return;
-    const outcome = commitOutcome(await pushSnapshot(this.env, key, snapshot), key.isr);
-    if (outcome.kind === "deposed") {
-      this.#replica.deposedAt(outcome.seenEpoch);
-      this.#rows.saveEpochs(this.#replica);
-      throw notLeader(key, outcome.seenEpoch);
-    }
-    if (outcome.kind === "not-enough-replicas") {
-      throw new TributaryError("NOT_ENOUGH_REPLICAS", `the share-partition state replicas in ${outcome.missing.join(", ")} (in-sync) did not answer; retry shortly`);
-    }
   }
 
   /** The group's configs for this share-partition, registering with the group on the first call. */
@@ -392,12 +386,6 @@ export class SharePartitionState extends DurableObject<Env> {
 
 function refOf(key: SharePartitionKey): SharePartitionRef {
   return { group: key.group, topic: key.topic, topicId: key.topicId, partition: key.partition, region: key.region, replicas: key.replicas };
-}
-
-function notLeader(key: SharePartitionKey, seenEpoch: number): TributaryError {
-  return new TributaryError("NOT_LEADER_OR_FOLLOWER", `the share-partition state in ${key.region} does not lead at epoch ${key.leaderEpoch} (epoch ${seenEpoch} seen)`, {
-    leaderEpoch: seenEpoch,
-  });
 }
 
 function notHeldError(): TributaryError {

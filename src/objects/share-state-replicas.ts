@@ -105,10 +105,10 @@ export function newerConfigs(a: VersionedShareConfigs, b: VersionedShareConfigs 
   return b !== null && b.version > a.version ? b : a;
 }
 
-/** Pushes the snapshot to the other regions' replicas, in parallel; a replica that does not answer is unreachable. */
-export async function pushSnapshot(env: Env, key: SharePartitionKey, snapshot: ShareSnapshot): Promise<PushOutcome[]> {
+/** Pushes the snapshot to the replicas of `regions`, in parallel; a replica that does not answer is unreachable. */
+export async function pushSnapshot(env: Env, key: SharePartitionKey, snapshot: ShareSnapshot, regions: readonly string[]): Promise<PushOutcome[]> {
   return Promise.all(
-    otherRegions(key.replicas, key.region).map(async (region): Promise<PushOutcome> => {
+    regions.map(async (region): Promise<PushOutcome> => {
       try {
         const answer = await sharePartitionStub(env, { ...key, region }).replicate(snapshot);
         return answer.ok ? { region, answer: answer.value } : { region, unreachable: true };
