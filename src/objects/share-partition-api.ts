@@ -103,6 +103,7 @@ export interface ShareStateStats {
   seenEpoch: number;
   leadingEpoch: number;
   stamp: { epoch: number; version: number } | null;
+  configs: Record<string, string> | null;
   /** The window's row (PersistedSharePartition JSON), or null. */
   state: string | null;
 }

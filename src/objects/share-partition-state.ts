@@ -230,7 +230,7 @@ export class SharePartitionState extends DurableObject<Env> {
   /** Only on an object named as before replication (legacySharePartitionStub): its state, handed over once and forgotten. */
   async handOverLegacy(): Promise<Result<ShareStatePayload | null>> {
     return toResult(() => {
-      const payload = this.#replica.current?.payload ?? null;
+      const payload = this.#rows.load().current?.payload ?? null; // as stored (this object serves nothing else)
       this.#replica.current = null;
       if (payload !== null) this.#rows.clearSnapshot();
       return payload;
@@ -257,6 +257,7 @@ export class SharePartitionState extends DurableObject<Env> {
         seenEpoch: this.#replica.seenEpoch,
         leadingEpoch: this.#replica.leadingEpoch,
         stamp: current === null ? null : { epoch: current.epoch, version: current.version },
+        configs: current?.payload.configs.configs ?? null,
         state: current?.payload.state ?? null,
       };
     });
@@ -312,7 +313,7 @@ export class SharePartitionState extends DurableObject<Env> {
     const found = newestSnapshot([own, ...pulled]);
     const legacy = found === null ? unwrap(await legacySharePartitionStub(this.env, key).handOverLegacy()) : null;
     // The group learns the replicas (its config pushes then reach every region) and answers its configs now.
-    const configs = found === null ? null : unwrap(await shareGroupStub(this.env, key.group).register(key.group, refOf(key)));
+    const configs = found === null && legacy === null ? null : unwrap(await shareGroupStub(this.env, key.group).register(key.group, refOf(key)));
     const adopted = this.#replica.finishTakeover(epoch, pulled);
     if (adopted !== null) {
       const newest = newerConfigs(newerConfigs(adopted.payload.configs, own?.payload.configs ?? null), configs);
@@ -322,7 +323,7 @@ export class SharePartitionState extends DurableObject<Env> {
       }
     }
     this.#rows.saveEpochs(this.#replica);
-    if (legacy !== null && this.#replica.current === null) this.#write(legacy);
+    if (legacy !== null && this.#replica.current === null) this.#write({ ...legacy, key: refOf(key), configs: newerConfigs(legacy.configs, configs) });
   }
 
   /** The group's configs for this share-partition, registering with the group on the first call. */

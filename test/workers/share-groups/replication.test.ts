@@ -4,11 +4,13 @@
  * write fenced by the leader epoch; a failover moves the state to the new leader's region with
  * every accepted record and every held lock; a deposed leader is refused.
  */
+import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { unwrap, type Result } from "../../../src/errors.ts";
 import type { ShareStateStats } from "../../../src/objects/share-partition-api.ts";
-import { controllerStub, sharePartitionStub } from "../../../src/objects/stubs.ts";
+import { controllerStub, legacySharePartitionStub, sharePartitionStub } from "../../../src/objects/stubs.ts";
+import { SharePartition } from "../../../src/share/share-partition.ts";
 import { api, createTopic, expectError, produce, uniqueTopic } from "../support/http.ts";
 import { acceptAll, acknowledge, acksOf, setConfigs, shareFetch, shareFetchRaw, uniqueShareGroup, type ShareFetchAnswer } from "./support.ts";
 
@@ -137,4 +139,48 @@ describe("replicated share-partition state", () => {
         `${perThousand(rf3.leader.rowsWritten + rf3.followers.reduce((sum, follower) => sum + follower.rowsWritten, 0))} rows`,
     );
   });
+
+  it("reaches every region's replica with config changes and a delete", async () => {
+    const topic = uniqueTopic("share-repl-admin");
+    const created = await createTopic(topic, { replicationFactor: 3 });
+    const { replicas } = await placement(topic);
+    await produce(topic, [{ value: "a", partition: 0 }, { value: "b", partition: 0 }], { acks: "all" });
+    const group = await earliestGroup("repl-admin");
+    await acceptAll(group, await shareFetch(group, { topics: [topic] }));
+    expect((await setConfigs(group, { "delivery.count.limit": "3" })).status).toBe(200);
+    for (const region of replicas) {
+      const replica = await stats(group, created.topicId, region);
+      expect([region, replica.state === null, replica.configs?.["delivery.count.limit"]]).toEqual([region, false, "3"]);
+    }
+    const deleted = await api("DELETE", `/v1/share-groups/${group}`);
+    expect(deleted.status, deleted.text).toBe(204);
+    for (const region of replicas) expect([region, (await stats(group, created.topicId, region)).state]).toEqual([region, null]);
+  });
+
+  it("takes over the state a share-partition held before replication (its object named without a region), once", async () => {
+    const topic = uniqueTopic("share-repl-legacy");
+    const created = await createTopic(topic, { replicationFactor: 3 });
+    await produce(topic, Array.from({ length: 8 }, (_, index) => ({ value: `v${index}`, partition: 0 })), { acks: "all" });
+    const group = await earliestGroup("repl-legacy");
+    // The state as the object named before replication held it: offsets 0-4 done, 5-7 not yet delivered.
+    const legacyKey = { group, topic, topicId: created.topicId, partition: 0, region: created.partitions[0]!.leader };
+    const state = JSON.stringify(SharePartition.startingAt(5, 8).toPersisted());
+    await runInDurableObject(legacySharePartitionStub(env, legacyKey), (_instance, object) => {
+      object.storage.sql.exec(
+        "INSERT INTO share_partition (id, key, configs, configs_version, state) VALUES (1, ?, ?, ?, ?)",
+        JSON.stringify(legacyKey),
+        JSON.stringify({ "auto.offset.reset": "earliest" }),
+        1,
+        state,
+      );
+    });
+    const first = await shareFetch(group, { topics: [topic] });
+    expect(offsets(first)).toEqual([5, 6, 7]);
+    const legacy = await runInDurableObject(legacySharePartitionStub(env, legacyKey), (_instance, object) => object.storage.sql.exec("SELECT count(*) AS count FROM share_partition").one().count);
+    expect(legacy).toBe(0); // handed over and forgotten
+    await acceptAll(group, first);
+    const described = await api("GET", `/v1/share-groups/${group}`);
+    expect(described.body.partitions[0]).toMatchObject({ startOffset: 8, acquired: 0 });
+  });
 });
+
