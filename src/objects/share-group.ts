@@ -45,23 +45,32 @@ export class ShareGroup extends DurableObject<Env> {
     void ctx.blockConcurrencyWhile(async () => applyMigrations(ctx.storage.sql, migrations));
   }
 
-  /** A share-partition's first call: it joins the group (which comes to exist) and learns the configs. */
-  async register(group: string, key: SharePartitionRef): Promise<Result<VersionedShareConfigs>> {
+  /**
+   * A share-partition's state replica registers when it starts (or takes over): the partition
+   * joins the group (which comes to exist) and the replica learns the configs. `legacy`: the
+   * partition registered before its state was replicated, and its old object was not taken
+   * over yet (registerReplicas records that it was).
+   */
+  async register(group: string, key: SharePartitionRef): Promise<Result<{ configs: VersionedShareConfigs; legacy: boolean }>> {
     return toResult(async () => {
       const current = await this.#ensure(group);
       const sql = this.ctx.storage.sql;
-      const known = sql.exec("SELECT 1 FROM share_group_partitions WHERE topic_id = ? AND partition = ?", key.topicId, key.partition).toArray().length > 0;
-      if (!known) {
+      const row = sql.exec<{ replicas: string | null }>("SELECT replicas FROM share_group_partitions WHERE topic_id = ? AND partition = ?", key.topicId, key.partition).toArray()[0];
+      if (row === undefined) {
         const count = sql.exec<{ count: number }>("SELECT count(*) AS count FROM share_group_partitions").one().count;
         if (count >= shareGroupPartitionsMax) {
           throw new TributaryError("INVALID_REQUEST", `a share group fetches from at most ${shareGroupPartitionsMax} partitions`);
         }
         sql.exec("INSERT INTO share_group_partitions (topic_id, partition, topic, region, replicas) VALUES (?, ?, ?, ?, ?)", key.topicId, key.partition, key.topic, key.region, replicasOf(key));
-      } else if (key.replicas !== undefined) {
-        // A state replica taking over (or a group registered before replication): where the replicas are now.
-        sql.exec("UPDATE share_group_partitions SET region = ?, replicas = ? WHERE topic_id = ? AND partition = ? AND (region IS NOT ? OR replicas IS NOT ?)", key.region, replicasOf(key), key.topicId, key.partition, key.region, replicasOf(key));
       }
-      return current;
+      return { configs: current, legacy: row !== undefined && row.replicas === null };
+    });
+  }
+
+  /** The partition's replica regions (its config pushes reach each), once a legacy share-partition's state was taken over. */
+  async registerReplicas(group: string, key: SharePartitionRef): Promise<Result<void>> {
+    return toResult(() => {
+      this.ctx.storage.sql.exec("UPDATE share_group_partitions SET region = ?, replicas = ? WHERE topic_id = ? AND partition = ?", key.region, replicasOf(key), key.topicId, key.partition);
     });
   }
 

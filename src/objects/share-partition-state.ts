@@ -227,14 +227,9 @@ export class SharePartitionState extends DurableObject<Env> {
     });
   }
 
-  /** Only on an object named as before replication (legacySharePartitionStub): its state, handed over once and forgotten. */
-  async handOverLegacy(): Promise<Result<ShareStatePayload | null>> {
-    return toResult(() => {
-      const payload = this.#rows.load().current?.payload ?? null; // as stored (this object serves nothing else)
-      this.#replica.current = null;
-      if (payload !== null) this.#rows.clearSnapshot();
-      return payload;
-    });
+  /** Only on an object named as before replication (legacySharePartitionStub): its state as stored, for the replica taking it over. */
+  async readLegacy(): Promise<Result<ShareStatePayload | null>> {
+    return toResult(() => this.#rows.load().current?.payload ?? null);
   }
 
   /** Fault injection (TRIBUTARY_FAULTS=1; set by POST /v1/faults with its region's partition replica): down, slow, none. */
@@ -302,40 +297,56 @@ export class SharePartitionState extends DurableObject<Env> {
 
   /**
    * Pulls the other replicas' snapshots (fencing them at the new epoch) and adopts the newest,
-   * its own included; with none anywhere, the state of the object named as before replication
-   * (handed over once). A takeover that fails leaves the epoch not led: the next call retries it.
+   * its own included. A takeover that fails leaves the epoch not led: the next call retries it.
    */
   async #takeOver(key: SharePartitionKey): Promise<void> {
     const epoch = key.leaderEpoch;
     this.#replica.beginTakeover(epoch);
     const pulled = await this.#leadership.pull(key);
     const own = this.#replica.current;
-    const found = newestSnapshot([own, ...pulled]);
-    const legacy = found === null ? unwrap(await legacySharePartitionStub(this.env, key).handOverLegacy()) : null;
-    // The group learns the replicas (its config pushes then reach every region) and answers its configs now.
-    const configs = found === null && legacy === null ? null : unwrap(await shareGroupStub(this.env, key.group).register(key.group, refOf(key)));
+    // With state here or pulled, the group answers its configs now (a replica's may be older).
+    const registration = newestSnapshot([own, ...pulled]) === null ? null : await this.#register(key);
     const adopted = this.#replica.finishTakeover(epoch, pulled);
     if (adopted !== null) {
-      const newest = newerConfigs(newerConfigs(adopted.payload.configs, own?.payload.configs ?? null), configs);
+      const newest = newerConfigs(newerConfigs(adopted.payload.configs, own?.payload.configs ?? null), registration?.configs ?? null);
       if (adopted !== own || newest !== adopted.payload.configs) {
         adopted.payload.configs = newest;
         this.#rows.saveSnapshot(adopted);
       }
     }
     this.#rows.saveEpochs(this.#replica);
-    if (legacy !== null && this.#replica.current === null) this.#write({ ...legacy, key: refOf(key), configs: newerConfigs(legacy.configs, configs) });
   }
 
-  /** The group's configs for this share-partition, registering with the group on the first call. */
+  /** The group's configs for this share-partition, registering with the group on its first call here. */
   async #registered(key: SharePartitionKey): Promise<VersionedShareConfigs> {
     const current = this.#replica.current;
     if (current) return current.payload.configs;
-    const answered = unwrap(await shareGroupStub(this.env, key.group).register(key.group, refOf(key)));
+    const registration = await this.#register(key);
     // Another call may have registered while this one waited for the group, or the group pushed newer configs.
     if (this.#replica.current) return this.#replica.current.payload.configs;
-    const configs = newerConfigs(answered, this.#pushedConfigs);
-    this.#write({ key: refOf(key), configs, state: null });
+    const configs = newerConfigs(newerConfigs(registration.configs, registration.legacy?.configs ?? null), this.#pushedConfigs);
+    this.#write({ key: refOf(key), configs, state: registration.legacy?.state ?? null });
+    if (registration.legacy) await this.#registerReplicas(key);
     return configs;
+  }
+
+  /**
+   * Registers with the group. A share-partition registered before its state was replicated
+   * still has that state in its old object (named without a region): read here, and taken
+   * over by the caller's write; the group then records the replicas, so it is read once.
+   */
+  async #register(key: SharePartitionKey): Promise<{ configs: VersionedShareConfigs; legacy: ShareStatePayload | null }> {
+    const answer = unwrap(await shareGroupStub(this.env, key.group).register(key.group, refOf(key)));
+    if (!answer.legacy) return { configs: answer.configs, legacy: null };
+    if (this.#replica.current !== null) {
+      await this.#registerReplicas(key); // taken over already
+      return { configs: answer.configs, legacy: null };
+    }
+    return { configs: answer.configs, legacy: unwrap(await legacySharePartitionStub(this.env, key).readLegacy()) };
+  }
+
+  async #registerReplicas(key: SharePartitionKey): Promise<void> {
+    unwrap(await shareGroupStub(this.env, key.group).registerReplicas(key.group, refOf(key)));
   }
 
   /** The window in memory, parsed from the snapshot when that changed (a push, a takeover). */

@@ -9,7 +9,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { unwrap, type Result } from "../../../src/errors.ts";
 import type { ShareStateStats } from "../../../src/objects/share-partition-api.ts";
-import { controllerStub, legacySharePartitionStub, sharePartitionStub } from "../../../src/objects/stubs.ts";
+import { controllerStub, legacySharePartitionStub, shareGroupStub, sharePartitionStub } from "../../../src/objects/stubs.ts";
 import { SharePartition } from "../../../src/share/share-partition.ts";
 import { api, createTopic, expectError, produce, uniqueTopic } from "../support/http.ts";
 import { acceptAll, acknowledge, acksOf, setConfigs, shareFetch, shareFetchRaw, uniqueShareGroup, type ShareFetchAnswer } from "./support.ts";
@@ -165,6 +165,7 @@ describe("replicated share-partition state", () => {
     // The state as the object named before replication held it: offsets 0-4 done, 5-7 not yet delivered.
     const legacyKey = { group, topic, topicId: created.topicId, partition: 0, region: created.partitions[0]!.leader };
     const state = JSON.stringify(SharePartition.startingAt(5, 8).toPersisted());
+    unwrap(await shareGroupStub(env, group).register(group, legacyKey)); // registered then: no replicas recorded
     await runInDurableObject(legacySharePartitionStub(env, legacyKey), (_instance, object) => {
       object.storage.sql.exec(
         "INSERT INTO share_partition (id, key, configs, configs_version, state) VALUES (1, ?, ?, ?, ?)",
@@ -176,11 +177,13 @@ describe("replicated share-partition state", () => {
     });
     const first = await shareFetch(group, { topics: [topic] });
     expect(offsets(first)).toEqual([5, 6, 7]);
-    const legacy = await runInDurableObject(legacySharePartitionStub(env, legacyKey), (_instance, object) => object.storage.sql.exec("SELECT count(*) AS count FROM share_partition").one().count);
-    expect(legacy).toBe(0); // handed over and forgotten
     await acceptAll(group, first);
     const described = await api("GET", `/v1/share-groups/${group}`);
     expect(described.body.partitions[0]).toMatchObject({ startOffset: 8, acquired: 0 });
+    // Read once: the group now records the replicas (its config pushes reach each region), and a new leader's takeover reads the replicas' state.
+    const view = unwrap(await shareGroupStub(env, group).view(group));
+    expect(view.partitions[0]!.replicas).toEqual(created.partitions[0]!.replicas);
+    expect(unwrap(await shareGroupStub(env, group).register(group, { ...legacyKey, replicas: created.partitions[0]!.replicas })).legacy).toBe(false);
   });
 });
 
