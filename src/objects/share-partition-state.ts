@@ -8,21 +8,10 @@ import { newestSnapshot, type PullAnswer, type PushAnswer, type StateReplica } f
 import { CountedSql } from "./counted-sql.ts";
 import { ReplicaFaults, checkFaultsEnabled, type Fault } from "./replica-faults.ts";
 import { applyMigrations } from "./schema.ts";
-import type {
-  DeadLetterWork,
-  LeaseAcknowledgement,
-  SharePartitionDescription,
-  SharePartitionKey,
-  SharePartitionRef,
-  ShareAcquireAnswer,
-  ShareAcquireRequest,
-  ShareSettleRequest,
-  ShareStatePayload,
-  ShareStateStats,
-  VersionedShareConfigs,
-} from "./share-partition-api.ts";
+import type { DeadLetterWork, LeaseAcknowledgement, SharePartitionDescription, SharePartitionKey, SharePartitionRef } from "./share-partition-api.ts";
+import type { ShareAcquireAnswer, ShareAcquireRequest, ShareSettleRequest, ShareStatePayload, ShareStateStats, VersionedShareConfigs } from "./share-partition-api.ts";
 import { ShareStateLeadership, notLeader } from "./share-state-leadership.ts";
-import { ShareStateRows, newerConfigs, shareStateMigrations, type ShareSnapshot } from "./share-state-replicas.ts";
+import { ShareStateRows, newerConfigs, refOf, shareStateMigrations, type ShareSnapshot } from "./share-state-replicas.ts";
 import { legacySharePartitionStub, shareGroupStub } from "./stubs.ts";
 
 /**
@@ -305,7 +294,7 @@ export class SharePartitionState extends DurableObject<Env> {
     const pulled = await this.#leadership.pull(key);
     const own = this.#replica.current;
     // With state here or pulled, the group answers its configs now (a replica's may be older).
-    const registration = newestSnapshot([own, ...pulled]) === null ? null : await this.#register(key);
+    const registration = newestSnapshot([own, ...pulled]) === null ? null : await this.#register(key, true);
     const adopted = this.#replica.finishTakeover(epoch, pulled);
     if (adopted !== null) {
       const newest = newerConfigs(newerConfigs(adopted.payload.configs, own?.payload.configs ?? null), registration?.configs ?? null);
@@ -321,7 +310,7 @@ export class SharePartitionState extends DurableObject<Env> {
   async #registered(key: SharePartitionKey): Promise<VersionedShareConfigs> {
     const current = this.#replica.current;
     if (current) return current.payload.configs;
-    const registration = await this.#register(key);
+    const registration = await this.#register(key, false);
     // Another call may have registered while this one waited for the group, or the group pushed newer configs.
     if (this.#replica.current) return this.#replica.current.payload.configs;
     const configs = newerConfigs(newerConfigs(registration.configs, registration.legacy?.configs ?? null), this.#pushedConfigs);
@@ -334,12 +323,13 @@ export class SharePartitionState extends DurableObject<Env> {
    * Registers with the group. A share-partition registered before its state was replicated
    * still has that state in its old object (named without a region): read here, and taken
    * over by the caller's write; the group then records the replicas, so it is read once.
+   * `replicated`: a replica holds state already (the old object was taken over before).
    */
-  async #register(key: SharePartitionKey): Promise<{ configs: VersionedShareConfigs; legacy: ShareStatePayload | null }> {
+  async #register(key: SharePartitionKey, replicated: boolean): Promise<{ configs: VersionedShareConfigs; legacy: ShareStatePayload | null }> {
     const answer = unwrap(await shareGroupStub(this.env, key.group).register(key.group, refOf(key)));
     if (!answer.legacy) return { configs: answer.configs, legacy: null };
-    if (this.#replica.current !== null) {
-      await this.#registerReplicas(key); // taken over already
+    if (replicated) {
+      await this.#registerReplicas(key);
       return { configs: answer.configs, legacy: null };
     }
     return { configs: answer.configs, legacy: unwrap(await legacySharePartitionStub(this.env, key).readLegacy()) };
@@ -394,10 +384,6 @@ export class SharePartitionState extends DurableObject<Env> {
   #write(payload: ShareStatePayload): void {
     this.#rows.saveSnapshot(this.#replica.stamp(payload));
   }
-}
-
-function refOf(key: SharePartitionKey): SharePartitionRef {
-  return { group: key.group, topic: key.topic, topicId: key.topicId, partition: key.partition, region: key.region, replicas: key.replicas };
 }
 
 function notHeldError(): TributaryError {

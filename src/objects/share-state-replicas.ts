@@ -100,6 +100,11 @@ export class ShareStateRows {
   }
 }
 
+/** What a replica stores of a leader call's key: which share-partition, not the placement of the moment. */
+export function refOf(key: SharePartitionKey): SharePartitionRef {
+  return { group: key.group, topic: key.topic, topicId: key.topicId, partition: key.partition, region: key.region, replicas: key.replicas };
+}
+
 /** The newer of two configs versions (pushes, registrations and snapshots may arrive in any order). */
 export function newerConfigs(a: VersionedShareConfigs, b: VersionedShareConfigs | null): VersionedShareConfigs {
   return b !== null && b.version > a.version ? b : a;
