@@ -49,7 +49,8 @@ export async function deleteShareGroup(env: Env, group: string): Promise<void> {
 /**
  * Clears a share-partition's state in every region (and the object named as before
  * replication): the leader's first, refused while a record is acquired. A region that does not
- * answer fails the delete with a retriable error (nothing is forgotten in part but regions).
+ * answer fails the delete with a retriable error and the group stays, so a retry clears the
+ * rest: a replica left with the old state could lead later and bring it back.
  */
 async function clearSharePartition(env: Env, ref: SharePartitionRef): Promise<void> {
   const topic = await currentTopic(env, ref.topic);
