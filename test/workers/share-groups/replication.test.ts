@@ -78,10 +78,15 @@ describe("replicated share-partition state", () => {
     // The old leader's region comes back; a caller with the old metadata is refused there, and changes nothing.
     await setFault(topic, before.leader, "none");
     const staleKey = { group, topic, topicId: created.topicId, partition: 0, region: before.leader, replicas: before.replicas, isr: before.isr, leaderEpoch: before.leaderEpoch };
-    const stale = (await sharePartitionStub(env, staleKey).acquire(staleKey, { lease: "stale-lease", maxRecords: 10 })) as Result<unknown>;
+    const oldLeader = () => sharePartitionStub(env, staleKey);
+    // It does not know the new leader's lease: before refusing the acknowledgement, it learns from the others that a newer epoch leads.
+    const unknownLease = (await oldLeader().acknowledge(staleKey, [{ lease: next.lease, offsets: [7], type: "accept" }])) as Result<unknown>;
+    expect(unknownLease.ok ? "answered" : unknownLease.error.code).toBe("NOT_LEADER_OR_FOLLOWER");
+    const stale = (await oldLeader().acquire(staleKey, { lease: "stale-lease", maxRecords: 10 })) as Result<unknown>;
     expect(stale.ok ? "answered" : stale.error.code).toBe("NOT_LEADER_OR_FOLLOWER");
-    const again = (await sharePartitionStub(env, staleKey).acknowledge(staleKey, [{ lease: held.lease, offsets: [5, 6], type: "accept" }])) as Result<unknown>;
+    const again = (await oldLeader().acknowledge(staleKey, [{ lease: held.lease, offsets: [5, 6], type: "accept" }])) as Result<unknown>;
     expect(again.ok ? "answered" : again.error.code).toBe("NOT_LEADER_OR_FOLLOWER");
+    expect((await stats(group, created.topicId, before.leader)).seenEpoch).toBe(elected.leaderEpoch);
 
     // Nothing is handed out while the lock holds; after it expires, the held records come back (counted twice).
     expect(offsets(await shareFetch(group, { topics: [topic] }))).toEqual([]);
