@@ -4,12 +4,12 @@
  * write fenced by the leader epoch; a failover moves the state to the new leader's region with
  * every accepted record and every held lock; a deposed leader is refused.
  */
-import { runInDurableObject } from "cloudflare:test";
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { unwrap, type Result } from "../../../src/errors.ts";
 import type { ShareStateStats } from "../../../src/objects/share-partition-api.ts";
-import { controllerStub, legacySharePartitionStub, shareGroupStub, sharePartitionStub } from "../../../src/objects/stubs.ts";
+import { controllerStub, legacySharePartitionStub, replicaStub, shareGroupStub, sharePartitionStub } from "../../../src/objects/stubs.ts";
 import { SharePartition } from "../../../src/share/share-partition.ts";
 import { api, createTopic, expectError, produce, uniqueTopic } from "../support/http.ts";
 import { acceptAll, acknowledge, acksOf, setConfigs, shareFetch, shareFetchRaw, uniqueShareGroup, type ShareFetchAnswer } from "./support.ts";
@@ -143,6 +143,38 @@ describe("replicated share-partition state", () => {
         `RF 3 ${perThousand(rf3.leader.requests + rf3.followers.reduce((sum, follower) => sum + follower.requests, 0))} object requests, ` +
         `${perThousand(rf3.leader.rowsWritten + rf3.followers.reduce((sum, follower) => sum + follower.rowsWritten, 0))} rows`,
     );
+  });
+
+  it("refuses writes while an in-sync region's replica does not answer, and serves once the ISR has shrunk", async () => {
+    const topic = uniqueTopic("share-repl-isr");
+    const created = await createTopic(topic, { replicationFactor: 3, configs: { "replica.lag.time.max.ms": "300" } });
+    const { leader, replicas } = await placement(topic);
+    const follower = replicas.find((region) => region !== leader)!;
+    await produce(topic, Array.from({ length: 6 }, (_, index) => ({ value: `v${index}`, partition: 0 })), { acks: "all" });
+    const group = await earliestGroup("repl-isr");
+    await acceptAll(group, await shareFetch(group, { topics: [topic], maxRecords: 2 }));
+
+    await setFault(topic, follower, "down");
+    expectError(await shareFetchRaw(group, { topics: [topic], maxRecords: 2 }), 503, "NOT_ENOUGH_REPLICAS");
+    // The log's leader drops the silent follower from the ISR after replica.lag.time.max.ms (driven by writes and its alarm).
+    for (let attempt = 0; attempt < 40 && (await placement(topic)).isr.includes(follower); attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      await produce(topic, [{ value: "later", partition: 0 }], { acks: 1 });
+      await runDurableObjectAlarm(replicaStub(env, created.topicId, 0, leader));
+    }
+    expect((await placement(topic)).isr).not.toContain(follower);
+    // A refused fetch may have acquired records at the leader (its write was not committed): they come back when its lock
+    // expires. The first fetch after the shrink may still carry the router's cached ISR (≤ 5 s) and be refused once more.
+    let served: ShareFetchAnswer | undefined;
+    for (let attempt = 0; attempt < 2 && served === undefined; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, lockMs + 50));
+      const response = await shareFetchRaw(group, { topics: [topic], maxRecords: 4 });
+      if (response.status === 200) served = response.body;
+      else expectError(response, 503, "NOT_ENOUGH_REPLICAS");
+    }
+    expect(offsets(served!)).toEqual([2, 3, 4, 5]);
+    await acceptAll(group, served!);
+    await setFault(topic, follower, "none");
   });
 
   it("reaches every region's replica with config changes and a delete", async () => {
