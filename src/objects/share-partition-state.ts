@@ -164,10 +164,9 @@ export class SharePartitionState extends DurableObject<Env> {
     return toResult(() => {
       const current = this.#replica.current;
       if (refuseWhileAcquired && this.#window()?.hasAcquired(Date.now())) throw nonEmpty(current!.payload.key);
-      this.#replica.current = null;
+      this.#rows.clear(this.#replica);
       this.#partition = null;
       this.#parsedFrom = null;
-      this.#rows.clearSnapshot();
     });
   }
 

@@ -6,9 +6,9 @@ import { sharePartitionStub } from "./stubs.ts";
 /**
  * A share-partition state replica's storage and its calls to the other regions' replicas
  * (src/share/share-state-replication.ts has the rules). Its row: the snapshot (key, configs,
- * window, stamp) in `share_partition`, one statement per write; the seen and leading epochs in
- * `share_partition_epochs`, written only when they change (a takeover, a deposition, a push or
- * pull of a newer epoch).
+ * window, stamp) in `share_partition`, one statement per write; the seen and leading epochs and
+ * the version count of a cleared state in `share_partition_epochs`, written only when they
+ * change (a takeover, a deposition, a push or pull of a newer epoch, a clear).
  */
 export const shareStateMigrations = [
   `CREATE TABLE share_partition (
@@ -24,7 +24,8 @@ export const shareStateMigrations = [
    CREATE TABLE share_partition_epochs (
      id INTEGER PRIMARY KEY CHECK (id = 1),
      seen_epoch INTEGER NOT NULL,
-     leading_epoch INTEGER NOT NULL
+     leading_epoch INTEGER NOT NULL,
+     version_floor INTEGER NOT NULL
    )`,
 ];
 
@@ -50,7 +51,7 @@ export class ShareStateRows {
   load(): StateReplica<ShareStatePayload> {
     const storage = this.#sql.storage;
     const row = storage.exec<SnapshotRow>("SELECT key, configs, configs_version, state, epoch, version FROM share_partition WHERE id = 1").toArray()[0];
-    const epochs = storage.exec<{ seen_epoch: number; leading_epoch: number }>("SELECT seen_epoch, leading_epoch FROM share_partition_epochs WHERE id = 1").toArray()[0];
+    const epochs = storage.exec<{ seen_epoch: number; leading_epoch: number; version_floor: number }>("SELECT seen_epoch, leading_epoch, version_floor FROM share_partition_epochs WHERE id = 1").toArray()[0];
     const current: ShareSnapshot | null =
       row === undefined
         ? null
@@ -63,7 +64,7 @@ export class ShareStateRows {
               state: row.state,
             },
           };
-    return new StateReplica(epochs?.seen_epoch ?? noEpoch, epochs?.leading_epoch ?? noEpoch, current);
+    return new StateReplica(epochs?.seen_epoch ?? noEpoch, epochs?.leading_epoch ?? noEpoch, current, epochs?.version_floor ?? 0);
   }
 
   /** The snapshot as the replica's one row (one statement: atomic). */
@@ -88,15 +89,19 @@ export class ShareStateRows {
 
   saveEpochs(replica: StateReplica<ShareStatePayload>): void {
     this.#sql.storage.exec(
-      "INSERT INTO share_partition_epochs (id, seen_epoch, leading_epoch) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET seen_epoch = excluded.seen_epoch, leading_epoch = excluded.leading_epoch",
+      `INSERT INTO share_partition_epochs (id, seen_epoch, leading_epoch, version_floor) VALUES (1, ?, ?, ?)
+       ON CONFLICT (id) DO UPDATE SET seen_epoch = excluded.seen_epoch, leading_epoch = excluded.leading_epoch, version_floor = excluded.version_floor`,
       replica.seenEpoch,
       replica.leadingEpoch,
+      replica.versionFloor,
     );
   }
 
-  /** Forgets the snapshot; the epochs stay (a deposed leader must still be refused). */
-  clearSnapshot(): void {
+  /** Forgets the snapshot; the epochs and the version count stay (a deposed leader must still be refused). */
+  clear(replica: StateReplica<ShareStatePayload>): void {
+    replica.clear();
     this.#sql.storage.exec("DELETE FROM share_partition");
+    this.saveEpochs(replica);
   }
 }
 

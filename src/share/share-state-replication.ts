@@ -85,11 +85,20 @@ export class StateReplica<P> {
   seenEpoch: number;
   leadingEpoch: number;
   current: StateSnapshot<P> | null;
+  /** The version of the last snapshot cleared: versions never go back, so a cleared state is never taken for a newer one. */
+  versionFloor: number;
 
-  constructor(seenEpoch = noEpoch, leadingEpoch = noEpoch, current: StateSnapshot<P> | null = null) {
+  constructor(seenEpoch = noEpoch, leadingEpoch = noEpoch, current: StateSnapshot<P> | null = null, versionFloor = 0) {
     this.seenEpoch = seenEpoch;
     this.leadingEpoch = leadingEpoch;
     this.current = current;
+    this.versionFloor = versionFloor;
+  }
+
+  /** Forgets the snapshot (a group's deletion); the epochs and the version count stay. */
+  clear(): void {
+    this.versionFloor = Math.max(this.versionFloor, this.current?.version ?? 0);
+    this.current = null;
   }
 
   /** A call from a router that names this replica the leader at `epoch`. */
@@ -130,7 +139,7 @@ export class StateReplica<P> {
   /** The leader's next write: stamped after everything this replica has. */
   stamp(payload: P): StateSnapshot<P> {
     if (this.leadingEpoch === noEpoch || this.leadingEpoch < this.seenEpoch) throw new Error(`not leading (seen epoch ${this.seenEpoch}, leading ${this.leadingEpoch})`);
-    this.current = { epoch: this.leadingEpoch, version: (this.current?.version ?? 0) + 1, payload };
+    this.current = { epoch: this.leadingEpoch, version: Math.max(this.current?.version ?? 0, this.versionFloor) + 1, payload };
     return this.current;
   }
 

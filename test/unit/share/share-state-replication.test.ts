@@ -60,6 +60,19 @@ describe("a leader call", () => {
   });
 });
 
+describe("a clear", () => {
+  it("forgets the snapshot but never counts versions again from 1, so a replica left with the old state holds nothing newer", () => {
+    const leader = new StateReplica<string>(2, 2, snapshot(2, 9, "old group"));
+    const notCleared = new StateReplica<string>(2, noEpoch, snapshot(2, 9, "old group"));
+    leader.clear();
+    expect(leader.current).toBeNull();
+    const next = leader.stamp("new group");
+    expect([next.epoch, next.version]).toEqual([2, 10]);
+    expect(notCleared.acceptPush(next)).toEqual({ stored: true });
+    expect(notCleared.current?.payload).toBe("new group");
+  });
+});
+
 describe("a follower", () => {
   it("stores a push not older than its snapshot, keeps a newer one, and refuses an older epoch", () => {
     const follower = new StateReplica<string>();
