@@ -94,7 +94,8 @@ export function sharePartitionStub(
 
 /**
  * The share-partition's object as it was before its state was replicated (one per group, topicId
- * and partition, no region): read once, and emptied, by the first takeover that finds no state.
+ * and partition, no region): read once, by the first state replica to register the partition
+ * with its group after the upgrade; cleared when the group is deleted.
  */
 export function legacySharePartitionStub(
   env: Env,
