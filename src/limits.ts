@@ -744,3 +744,10 @@ export const streamWindowBytesMax = 4 * MiB;
  * region in sync long before its log replica can catch up and rejoin the ISR.
  */
 export const shareStateSyncRetryMs = 1_000;
+
+/**
+ * Share groups a fault injection (POST /v1/faults, TRIBUTARY_FAULTS=1) asks at once for their
+ * share-partitions of the faulted partition (src/router/share-faults.ts): the drill's request
+ * keeps its subrequests in flight well under a Worker's limits, however many groups exist.
+ */
+export const shareFaultGroupsAtOnceMax = 50;

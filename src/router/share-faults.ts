@@ -1,4 +1,5 @@
 import { unwrap } from "../errors.ts";
+import { shareFaultGroupsAtOnceMax } from "../limits.ts";
 import type { Fault } from "../objects/replica-faults.ts";
 import { shareGroupIndexStub, shareGroupStub, sharePartitionStub } from "../objects/stubs.ts";
 
@@ -10,14 +11,11 @@ import { shareGroupIndexStub, shareGroupStub, sharePartitionStub } from "../obje
  * fault is set (those registered with their groups), and lasts, as the replica's, until the
  * next fault or the object's restart. Only with TRIBUTARY_FAULTS=1 (the route checks).
  */
-/** Groups asked at once (a drill's request stays within a Worker's subrequests in flight). */
-const groupsAtOnce = 50;
-
 export async function setShareStateFaults(env: Env, topicId: string, partition: number, region: string, fault: Fault, ms: number): Promise<void> {
   const groups = unwrap(await shareGroupIndexStub(env).list());
-  for (let start = 0; start < groups.length; start += groupsAtOnce) {
+  for (let start = 0; start < groups.length; start += shareFaultGroupsAtOnceMax) {
     await Promise.all(
-      groups.slice(start, start + groupsAtOnce).map(async (group) => {
+      groups.slice(start, start + shareFaultGroupsAtOnceMax).map(async (group) => {
         const view = await shareGroupStub(env, group).view(group);
         if (!view.ok) return; // deleted meanwhile
         const refs = view.value.partitions.filter((ref) => ref.topicId === topicId && ref.partition === partition);
