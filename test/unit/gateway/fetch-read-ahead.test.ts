@@ -23,8 +23,8 @@ interface Read {
   signal: AbortSignal;
 }
 
-/** A partition of `highWatermark` records, `perRead` records per read, each record one byte equal to its offset. */
-function upstream(highWatermark: number, perRead: number) {
+/** A partition of `highWatermark` records, `perRead` records per read, each record one byte equal to its offset; the first read of an offset in `failing` answers 500. */
+function upstream(highWatermark: number, perRead: number, failing = new Set<number>()) {
   const reads: Read[] = [];
   const transport = new Transport({
     baseUrl: "http://upstream.test",
@@ -35,6 +35,7 @@ function upstream(highWatermark: number, perRead: number) {
       const url = new URL(request.url);
       const offset = Number(url.searchParams.get("offset"));
       reads.push({ offset, maxBytes: Number(url.searchParams.get("maxBytes")), signal: request.signal });
+      if (failing.delete(offset)) return Response.json({ error: { code: "INTERNAL", message: "failed for the test" } }, { status: 500 });
       const next = Math.min(highWatermark, offset + perRead);
       const body = Uint8Array.from({ length: next - offset }, (_, i) => (offset + i) % 256);
       return new Response(body, {
@@ -50,7 +51,7 @@ let connections = 0;
 function connection(transport: Transport) {
   const closers: (() => void)[] = [];
   const context = {
-    transport,
+    transport: transport as Transport,
     apiVersion: 11,
     connectionId: 1_000_000 + ++connections,
     session: { invalidate() {} } as unknown as Session,
@@ -60,7 +61,7 @@ function connection(transport: Transport) {
     fetchHandler({ maxWaitMs: 0, minBytes: 1, maxBytes: 1 << 20, topics: [{ topic: "t", partitions: [{ partition: 0, fetchOffset: BigInt(offset), partitionMaxBytes }] }] }, context) as Promise<{
       responses: { partitions: { records: Uint8Array; errorCode: number }[] }[];
     }>;
-  return { fetch, close: () => closers.splice(0).forEach((close) => close()) };
+  return { fetch, context, close: () => closers.splice(0).forEach((close) => close()) };
 }
 
 const recordsOf = (answer: Awaited<ReturnType<ReturnType<typeof connection>["fetch"]>>) => Array.from(answer.responses[0]!.partitions[0]!.records);
@@ -107,6 +108,31 @@ describe("Fetch read-ahead", { timeout: 30_000 }, () => {
     expect(recordsOf(await client.fetch(15, 1000))).toEqual(range(15, 25));
     expect(reads[3]!.signal.aborted).toBe(true);
     expect(reads[4]).toMatchObject({ offset: 15, maxBytes: 1000 });
+    client.close();
+  });
+
+  it("a read made ahead that failed is read again for the Fetch", async () => {
+    const { reads, transport } = upstream(30, 10, new Set([10]));
+    const client = connection(transport);
+    await client.fetch(0);
+    await expect.poll(() => reads.length, patient).toBe(2);
+    const answer = await client.fetch(10);
+    expect(answer.responses[0]!.partitions[0]!.errorCode).toBe(0);
+    expect(recordsOf(answer)).toEqual(range(10, 20));
+    expect(reads.slice(0, 3).map((read) => read.offset)).toEqual([0, 10, 10]);
+    client.close();
+  });
+
+  it("what was read ahead with one token is not served after the connection authenticated with another", async () => {
+    const first = upstream(30, 10);
+    const second = upstream(30, 10);
+    const client = connection(first.transport);
+    await client.fetch(0);
+    await expect.poll(() => first.reads.length, patient).toBe(2);
+    (client.context as { transport: Transport }).transport = second.transport;
+    expect(recordsOf(await client.fetch(10))).toEqual(range(10, 20));
+    expect(first.reads[1]!.signal.aborted).toBe(true);
+    expect(second.reads[0]!.offset).toBe(10);
     client.close();
   });
 
