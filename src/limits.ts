@@ -751,3 +751,21 @@ export const shareStateSyncRetryMs = 1_000;
  * keeps its subrequests in flight well under a Worker's limits, however many groups exist.
  */
 export const shareFaultGroupsAtOnceMax = 50;
+
+// ---- Kafka gateway: Fetch read-ahead (src/gateway/handlers/fetch-read-ahead.ts, issue 16) ----
+
+/**
+ * Per client connection, the byte bounds (each partition's Fetch bound, as asked) of the
+ * partitions the gateway reads ahead of the client's next Fetch add up to at most this: one
+ * binary fetch's largest answer, so a read-ahead holds no more than one more answer than the
+ * client's own Fetch already may, and any single partition fits.
+ */
+export const gatewayReadAheadBytesMax = fetchMaxBytesMax;
+
+/**
+ * A read made ahead is used for at most this long after it started; older, it is dropped and
+ * the next Fetch reads afresh. The same staleness the gateway accepts in its topic listing
+ * (gatewayMetadataMaxAgeMs, API.md's propagation bound): records below the high watermark do
+ * not change, and a range removed by retention or deletion meanwhile is served at most this late.
+ */
+export const gatewayReadAheadMaxAgeMs = gatewayMetadataMaxAgeMs;

@@ -7,13 +7,16 @@
  * the wait is over (the other polls are then abandoned). Last stable offset = high watermark
  * (no transactions). No fetch sessions: sessionId 0 tells the client to send full requests.
  * From v13 topics are named by id (Metadata's): an id no topic has answers UNKNOWN_TOPIC_ID for
- * its partitions.
+ * its partitions. A partition the answer leaves behind its high watermark is read on at once,
+ * while the client decodes the answer (fetch-read-ahead.ts): Kafka's clients send the next Fetch
+ * only after handling the last, so this is where the gateway's read overlaps their work.
  */
 import { fetchMaxBytesMax, fetchMaxRecordsMax, fetchWaitMsMax } from "../../limits.ts";
 import { fetchHeaders, recordBatchContentType } from "../../protocol/content-types.ts";
 import { path } from "../../client/transport.ts";
 import { TributaryError } from "../../errors.ts";
 import type { GatewayRequestContext } from "../handler-types.ts";
+import { FetchReadAhead } from "./fetch-read-ahead.ts";
 import { kafkaErrorCode, kafkaErrors, throttleTimeMs } from "../kafka-errors.ts";
 import { isStaleMetadata } from "./stale.ts";
 
@@ -34,6 +37,8 @@ interface PartitionAnswer {
   preferredReadReplica: number;
   records: Uint8Array;
   throttleTimeMs: number;
+  /** Where the next read of the partition starts (Tributary-Next-Offset); not part of Kafka's answer. */
+  nextOffset: number;
 }
 
 interface Wanted {
@@ -48,6 +53,27 @@ interface Wanted {
 
 const empty = new Uint8Array(0);
 
+/** Each connection's read-aheads (made with its credentials of the time), dropped when it closes. */
+const readAheads = new Map<number, { readAhead: FetchReadAhead<PartitionAnswer>; transport: GatewayRequestContext["transport"] }>();
+
+function readAheadOf(context: GatewayRequestContext): FetchReadAhead<PartitionAnswer> {
+  const held = readAheads.get(context.connectionId);
+  if (held?.transport === context.transport) return held.readAhead;
+  // Another token since (SASL): what was read with the old one is not served.
+  held?.readAhead.close();
+  const readAhead = new FetchReadAhead<PartitionAnswer>();
+  readAheads.set(context.connectionId, { readAhead, transport: context.transport });
+  if (held === undefined) {
+    context.onClose(() => {
+      readAheads.get(context.connectionId)?.readAhead.close();
+      readAheads.delete(context.connectionId);
+    });
+  }
+  return readAhead;
+}
+
+const partitionKey = (one: Wanted) => `${one.partition}:${one.topic}`;
+
 export async function fetch(request: FetchRequest, context: GatewayRequestContext): Promise<Record<string, unknown>> {
   // Partitions are read in parallel, so the request's MaxBytes bounds each of them (Kafka's KIP-74 lets an answer exceed it).
   const requestMaxBytes = request.maxBytes ?? fetchMaxBytesMax;
@@ -56,7 +82,9 @@ export async function fetch(request: FetchRequest, context: GatewayRequestContex
   const wanted: Wanted[] = request.topics.flatMap(({ partitions }, t) =>
     partitions.map((p) => ({ topic: names[t], entry: t, partition: p.partition, offset: Number(p.fetchOffset), maxBytes: Math.min(Math.max(Math.min(p.partitionMaxBytes, requestMaxBytes), 1), fetchMaxBytesMax) })),
   );
-  const answers = await Promise.all(wanted.map((one) => fetchPartition(one, 0, context)));
+  const readAhead = readAheadOf(context);
+  readAhead.dropOthers(new Set(wanted.map(partitionKey)));
+  const answers = await Promise.all(wanted.map((one) => fromReadAhead(readAhead, one, context) ?? fetchPartition(one, 0, context)));
   const minBytes = Math.max(request.minBytes, 1);
   const waitMs = Math.min(Math.max(request.maxWaitMs, 0), fetchWaitMsMax);
   let total = answers.reduce((sum, answer) => sum + answer.records.length, 0);
@@ -78,20 +106,33 @@ export async function fetch(request: FetchRequest, context: GatewayRequestContex
     });
     abandon.abort();
   }
+  // Partitions left behind their high watermark are read on while the client handles this answer.
+  wanted.forEach((one, i) => {
+    const { errorCode, records, nextOffset, highWatermark } = answers[i]!;
+    if (one.topic === undefined || errorCode !== kafkaErrors.NONE || records.length === 0 || nextOffset <= one.offset || nextOffset >= Number(highWatermark)) return;
+    readAhead.start(partitionKey(one), nextOffset, one.maxBytes, (signal) => fetchPartition({ ...one, offset: nextOffset }, 0, context, signal));
+  });
   const throttle = Math.max(0, ...answers.map((answer) => answer.throttleTimeMs));
   // A topic named twice answers once, with every partition asked for.
   const keys = request.topics.map(({ topic, topicId }) => (byId ? Buffer.from(topicId!).toString("hex") : topic!));
-  const responses = request.topics.map(({ topic, topicId }) => ({ topic, topicId, partitions: [] as Omit<PartitionAnswer, "throttleTimeMs">[] }));
+  const responses = request.topics.map(({ topic, topicId }) => ({ topic, topicId, partitions: [] as Omit<PartitionAnswer, "throttleTimeMs" | "nextOffset">[] }));
   wanted.forEach((one, i) => {
-    const { throttleTimeMs: _, ...answer } = answers[i]!;
+    const { throttleTimeMs: _, nextOffset: __, ...answer } = answers[i]!;
     responses[keys.indexOf(keys[one.entry]!)]!.partitions.push(answer);
   });
   return { throttleTimeMs: throttle, errorCode: kafkaErrors.NONE, sessionId: 0, responses: responses.filter((_, i) => keys.indexOf(keys[i]!) === i) };
 }
 
+/** The read made ahead for this Fetch of the partition; a failed or empty one is read again (undefined: none was made). */
+function fromReadAhead(readAhead: FetchReadAhead<PartitionAnswer>, one: Wanted, context: GatewayRequestContext): Promise<PartitionAnswer> | undefined {
+  return readAhead
+    .take(partitionKey(one), one.offset, one.maxBytes)
+    ?.then((answer) => (answer.errorCode === kafkaErrors.NONE && answer.records.length > 0 ? answer : fetchPartition(one, 0, context)));
+}
+
 /** One partition's answer; never throws (an abandoned poll answers an empty result that is not used). */
 async function fetchPartition(one: Wanted, waitMs: number, context: GatewayRequestContext, signal?: AbortSignal): Promise<PartitionAnswer> {
-  const answer = (errorCode: number, records: Uint8Array, highWatermark: number, logStartOffset: number, throttleTimeMs = 0): PartitionAnswer => ({
+  const answer = (errorCode: number, records: Uint8Array, highWatermark: number, logStartOffset: number, throttleTimeMs = 0, nextOffset = one.offset): PartitionAnswer => ({
     partitionIndex: one.partition,
     errorCode,
     highWatermark: BigInt(highWatermark),
@@ -101,6 +142,7 @@ async function fetchPartition(one: Wanted, waitMs: number, context: GatewayReque
     preferredReadReplica: -1,
     records,
     throttleTimeMs,
+    nextOffset,
   });
   if (one.topic === undefined) return answer(kafkaErrors.UNKNOWN_TOPIC_ID, empty, -1, -1);
   try {
@@ -116,7 +158,7 @@ async function fetchPartition(one: Wanted, waitMs: number, context: GatewayReque
       async (response) => {
         const body = new Uint8Array(await response.arrayBuffer());
         const number = (name: string) => Number(response.headers.get(name) ?? -1);
-        return answer(kafkaErrors.NONE, body, number(fetchHeaders.highWatermark), number(fetchHeaders.logStartOffset));
+        return answer(kafkaErrors.NONE, body, number(fetchHeaders.highWatermark), number(fetchHeaders.logStartOffset), 0, number(fetchHeaders.nextOffset));
       },
     );
   } catch (error) {

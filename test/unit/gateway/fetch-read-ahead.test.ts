@@ -1,0 +1,189 @@
+/**
+ * Fetch read-ahead (src/gateway/handlers/fetch-read-ahead.ts), through the Fetch handler over a
+ * fake upstream (a Transport whose `fetch` answers binary fetches from a table): a partition
+ * left behind its high watermark is read on before the client asks; the next Fetch at that
+ * offset is answered from that read; nothing is read ahead at the head, for another offset, past
+ * the byte bound, after the age bound, or once the connection closed.
+ */
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { Transport } from "../../../src/client/transport.ts";
+import type { GatewayRequestContext } from "../../../src/gateway/handler-types.ts";
+import { FetchReadAhead } from "../../../src/gateway/handlers/fetch-read-ahead.ts";
+import { fetch as fetchHandler } from "../../../src/gateway/handlers/fetch.ts";
+import type { Session } from "../../../src/gateway/session.ts";
+import { gatewayReadAheadBytesMax, gatewayReadAheadMaxAgeMs } from "../../../src/limits.ts";
+
+/** How long a poll waits for what must come: the machine may be busy with other test runs. */
+const patient = { timeout: 15_000, interval: 5 };
+const patientStill = 100;
+
+interface Read {
+  offset: number;
+  maxBytes: number;
+  signal: AbortSignal;
+}
+
+/** A partition of `highWatermark` records, `perRead` records per read, each record one byte equal to its offset; the first read of an offset in `failing` answers 500. */
+function upstream(highWatermark: number, perRead: number, failing = new Set<number>()) {
+  const reads: Read[] = [];
+  const transport = new Transport({
+    baseUrl: "http://upstream.test",
+    server: "http://upstream.test",
+    token: undefined,
+    requestTimeoutMs: 10_000,
+    fetch: async (request) => {
+      const url = new URL(request.url);
+      const offset = Number(url.searchParams.get("offset"));
+      reads.push({ offset, maxBytes: Number(url.searchParams.get("maxBytes")), signal: request.signal });
+      if (failing.delete(offset)) return Response.json({ error: { code: "INTERNAL", message: "failed for the test" } }, { status: 500 });
+      const next = Math.min(highWatermark, offset + perRead);
+      const body = Uint8Array.from({ length: next - offset }, (_, i) => (offset + i) % 256);
+      return new Response(body, {
+        headers: { "tributary-high-watermark": String(highWatermark), "tributary-log-start-offset": "0", "tributary-next-offset": String(next) },
+      });
+    },
+  });
+  return { reads, transport };
+}
+
+let connections = 0;
+
+function connection(transport: Transport) {
+  const closers: (() => void)[] = [];
+  const context = {
+    transport: transport as Transport,
+    apiVersion: 11,
+    connectionId: 1_000_000 + ++connections,
+    session: { invalidate() {} } as unknown as Session,
+    onClose: (listener: () => void) => closers.push(listener),
+  } as unknown as GatewayRequestContext;
+  const fetch = (offset: number, partitionMaxBytes = 1 << 20) =>
+    fetchHandler({ maxWaitMs: 0, minBytes: 1, maxBytes: 1 << 20, topics: [{ topic: "t", partitions: [{ partition: 0, fetchOffset: BigInt(offset), partitionMaxBytes }] }] }, context) as Promise<{
+      responses: { partitions: { records: Uint8Array; errorCode: number }[] }[];
+    }>;
+  return { fetch, context, close: () => closers.splice(0).forEach((close) => close()) };
+}
+
+const recordsOf = (answer: Awaited<ReturnType<ReturnType<typeof connection>["fetch"]>>) => Array.from(answer.responses[0]!.partitions[0]!.records);
+const range = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => (from + i) % 256);
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe("Fetch read-ahead", { timeout: 30_000 }, () => {
+  it("reads a partition left behind its high watermark before the client asks, and answers the next Fetch from that read", async () => {
+    const { reads, transport } = upstream(30, 10);
+    const client = connection(transport);
+    expect(recordsOf(await client.fetch(0))).toEqual(range(0, 10));
+    // The read of [10, 20) started with the answer, not with the next Fetch.
+    await expect.poll(() => reads.map((read) => read.offset), patient).toEqual([0, 10]);
+    expect(recordsOf(await client.fetch(10))).toEqual(range(10, 20));
+    expect(reads.map((read) => read.offset)).toEqual([0, 10, 20]);
+    expect(recordsOf(await client.fetch(20))).toEqual(range(20, 30));
+    // At the head: nothing more is read ahead.
+    await new Promise((resolve) => setTimeout(resolve, patientStill));
+    expect(reads.map((read) => read.offset)).toEqual([0, 10, 20]);
+    client.close();
+  });
+
+  it("reads nothing ahead of a partition at its high watermark", async () => {
+    const { reads, transport } = upstream(10, 10);
+    const client = connection(transport);
+    expect(recordsOf(await client.fetch(0))).toEqual(range(0, 10));
+    await new Promise((resolve) => setTimeout(resolve, patientStill));
+    expect(reads.map((read) => read.offset)).toEqual([0]);
+    client.close();
+  });
+
+  it("a Fetch at another offset (a seek) or with another byte bound drops the read made ahead and reads afresh", async () => {
+    const { reads, transport } = upstream(100, 10);
+    const client = connection(transport);
+    await client.fetch(0);
+    await expect.poll(() => reads.length, patient).toBe(2);
+    expect(recordsOf(await client.fetch(5))).toEqual(range(5, 15));
+    expect(reads[1]!.signal.aborted).toBe(true);
+    expect(reads.slice(0, 3).map((read) => read.offset)).toEqual([0, 10, 5]);
+    await expect.poll(() => reads.length, patient).toBe(4); // [15, 25) ahead
+    expect(recordsOf(await client.fetch(15, 1000))).toEqual(range(15, 25));
+    expect(reads[3]!.signal.aborted).toBe(true);
+    expect(reads[4]).toMatchObject({ offset: 15, maxBytes: 1000 });
+    client.close();
+  });
+
+  it("a read made ahead that failed is read again for the Fetch", async () => {
+    const { reads, transport } = upstream(30, 10, new Set([10]));
+    const client = connection(transport);
+    await client.fetch(0);
+    await expect.poll(() => reads.length, patient).toBe(2);
+    const answer = await client.fetch(10);
+    expect(answer.responses[0]!.partitions[0]!.errorCode).toBe(0);
+    expect(recordsOf(answer)).toEqual(range(10, 20));
+    expect(reads.slice(0, 3).map((read) => read.offset)).toEqual([0, 10, 10]);
+    client.close();
+  });
+
+  it("what was read ahead with one token is not served after the connection authenticated with another", async () => {
+    const first = upstream(30, 10);
+    const second = upstream(30, 10);
+    const client = connection(first.transport);
+    await client.fetch(0);
+    await expect.poll(() => first.reads.length, patient).toBe(2);
+    (client.context as { transport: Transport }).transport = second.transport;
+    expect(recordsOf(await client.fetch(10))).toEqual(range(10, 20));
+    expect(first.reads[1]!.signal.aborted).toBe(true);
+    expect(second.reads[0]!.offset).toBe(10);
+    client.close();
+  });
+
+  it("closing the connection aborts what was read ahead", async () => {
+    const { reads, transport } = upstream(100, 10);
+    const client = connection(transport);
+    await client.fetch(0);
+    await expect.poll(() => reads.length, patient).toBe(2);
+    client.close();
+    expect(reads[1]!.signal.aborted).toBe(true);
+  });
+});
+
+describe("FetchReadAhead bounds", () => {
+  const never = () => new Promise<string>(() => {});
+
+  it("holds read-aheads whose byte bounds add up to at most gatewayReadAheadBytesMax", () => {
+    const readAhead = new FetchReadAhead<string>();
+    const half = gatewayReadAheadBytesMax / 2;
+    expect(readAhead.start("a", 0, half, never)).toBe(true);
+    expect(readAhead.start("b", 0, half, never)).toBe(true);
+    expect(readAhead.start("c", 0, 1, never)).toBe(false);
+    expect(readAhead.size).toBe(2);
+    readAhead.take("a", 0, half);
+    expect(readAhead.start("c", 0, 1, never)).toBe(true);
+    readAhead.close();
+  });
+
+  it("drops a read-ahead gatewayReadAheadMaxAgeMs after it started (aborting it); the next Fetch reads afresh", () => {
+    vi.useFakeTimers();
+    const readAhead = new FetchReadAhead<string>();
+    let signal: AbortSignal | undefined;
+    readAhead.start("a", 10, 100, (given) => ((signal = given), Promise.resolve("read")));
+    vi.advanceTimersByTime(gatewayReadAheadMaxAgeMs - 1);
+    expect(readAhead.size).toBe(1);
+    vi.advanceTimersByTime(1);
+    expect(readAhead.size).toBe(0);
+    expect(signal!.aborted).toBe(true);
+    expect(readAhead.take("a", 10, 100)).toBeUndefined();
+  });
+
+  it("drops the read-aheads of partitions a Fetch does not name, and starts none once closed", () => {
+    const readAhead = new FetchReadAhead<string>();
+    const signals: AbortSignal[] = [];
+    readAhead.start("a", 0, 1, (signal) => (signals.push(signal), never()));
+    readAhead.start("b", 0, 1, (signal) => (signals.push(signal), never()));
+    readAhead.dropOthers(new Set(["b"]));
+    expect(signals.map((signal) => signal.aborted)).toEqual([true, false]);
+    expect(readAhead.size).toBe(1);
+    readAhead.close();
+    expect(signals[1]!.aborted).toBe(true);
+    expect(readAhead.start("c", 0, 1, never)).toBe(false);
+  });
+});
