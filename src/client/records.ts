@@ -8,7 +8,7 @@ import type { PolledRecord } from "./group-member.ts";
 import { TributaryError } from "../errors.ts";
 import { decodeBase64 } from "../protocol/base64.ts";
 import { controlFlag, splitBatches, type RecordHeader, type RecordInput } from "../protocol/record-batch.ts";
-import { decodeRecordBatch } from "../protocol/record-batch-decode.ts";
+import { decodeBatchRecords, type RecordBuilder } from "../protocol/record-batch-decode.ts";
 import type { FetchedRecord, RecordHeaders } from "./types.ts";
 
 export type KeyInput = string | Uint8Array | null;
@@ -100,22 +100,26 @@ export function headersObject(entries: Iterable<readonly [string, string | null]
  * batches (transaction markers) hold no user records and are skipped, as Kafka's consumer does.
  */
 export function decodeFetchedBatches(body: Uint8Array, fromOffset: number, highWatermark: number): FetchedRecord[] {
-  const records: FetchedRecord[] = [];
+  let records: FetchedRecord[] = [];
   for (const { header, start } of splitBatches(body)) {
     if ((header.attributes & controlFlag) !== 0) continue;
-    for (const record of decodeRecordBatch(body, start).records) {
-      if (record.offset < fromOffset || record.offset >= highWatermark) continue;
-      records.push({
-        offset: record.offset,
-        timestamp: record.timestamp,
-        key: record.key,
-        value: record.value,
-        headers: headersObject(record.headers.map((entry) => [entry.key, textOf(entry.value)] as const)),
-      });
-    }
+    const decoded = decodeBatchRecords(body, start, fetchedRecord).records;
+    const whole = header.baseOffset >= fromOffset && header.baseOffset + header.lastOffsetDelta < highWatermark;
+    // The usual case, a whole batch and the first: its array as it is, no copy.
+    if (whole && records.length === 0) records = decoded;
+    else for (const record of decoded) if (record.offset >= fromOffset && record.offset < highWatermark) records.push(record);
   }
   return records;
 }
+
+/** A fetched record in one step from the decoder's fields (no intermediate object). */
+const fetchedRecord: RecordBuilder<FetchedRecord> = (offset, timestamp, key, value, headers) => ({
+  offset,
+  timestamp,
+  key,
+  value,
+  headers: headers.length === 0 ? {} : headersObject(headers.map((entry) => [entry.key, textOf(entry.value)] as const)),
+});
 
 /** A record as the consumer hands it to a handler: kafkajs's message, with bytes as Uint8Array. */
 export interface ConsumedMessage extends FetchedRecord {

@@ -1,0 +1,295 @@
+/**
+ * `npm run bench -- --client [--runs N] [--peers] [--profile-client]`: the path users take —
+ * Tributary's own client (src/client) — against the raw binary path (the table's
+ * binary.produce.1-in-flight, binary.consume and binary.produce-latency rows: bench/measure.ts
+ * with prebuilt bodies) on the same server in the same run (issue 19). One partition, RF 1,
+ * records of 16 + 200 B (bench/payloads.ts):
+ *
+ *   produce   200,000 records into a fresh topic. Raw: 200 requests of one prebuilt
+ *             1,000-record batch, one in flight, acks 1. Client: `producer({ acks: 1 })` and
+ *             one `send()` of all 200,000 messages (strings), then `close()`; what it batches
+ *             and how many requests it sends are its defaults
+ *   consume   the 200,000 records back from offset 0, 10,000 a fetch. Raw: the answer read
+ *             whole, positions from its headers (FetchDetail "positions"). Client:
+ *             `topic(t).fetch(0, offset, { maxRecords: 10000, maxBytes: 8 MiB })`, every record
+ *             counted
+ *   latency   one record at a time, alternating request by request: the raw single-record
+ *             produce (acks 1) against the client with its defaults — `producer()` (acks
+ *             "all", idempotent, lingerMs as documented) `send()` of one message
+ *
+ * Runs alternate which side goes first; each row's figure is the median of the runs. The
+ * client's CPU is this process's (process.cpuUsage) over its passes, per 1,000 records; the
+ * server's is its runtime workerd's (bench/cpu.ts). `--profile-client` records the client's
+ * passes under V8's sampling profiler (node:inspector, in this process) and prints where its
+ * CPU goes. `--peers` adds Redis Streams and NATS JetStream on the same workload
+ * (bench/peers.ts), skipped with a message when their servers are not installed.
+ *
+ * Writes the "## Client" section of bench/RESULTS.md (unless --no-write).
+ */
+import { Session } from "node:inspector/promises";
+import { cpus, loadavg } from "node:os";
+import { join } from "node:path";
+import { Tributary } from "../src/client/index.ts";
+import { repositoryRoot } from "../test/e2e/support/wrangler-dev.ts";
+import { createTopic, fetchRecords, produce, type Endpoint } from "./client.ts";
+import { clientCpuMs, cpuBetween, serverCpu } from "./cpu.ts";
+import { median, percentile } from "./measure.ts";
+import { makeRecords } from "./payloads.ts";
+import { selfTimes, type Profile } from "./profile.ts";
+import { clientHeading, describeEnvironment, writeSection } from "./report.ts";
+import { startServer } from "./servers.ts";
+import { transports } from "./transports.ts";
+
+export const clientRecords = 200_000;
+const recordsPerRequest = 1_000;
+const recordsPerFetch = 10_000;
+const fetchMaxBytes = 8 * 1024 * 1024;
+const latencySamples = 300;
+const latencyWarmup = 30;
+const profiledFunctions = 25;
+
+export interface ClientBenchOptions {
+  runs: number;
+  write: boolean;
+  wranglerDefaults: boolean;
+  peers: boolean;
+  profile: boolean;
+  progress(line: string): void;
+}
+
+/** One pass: its rate and the CPU it cost per 1,000 records, this process's and the server runtime's. */
+export interface Pass {
+  recordsPerSecond: number;
+  clientCpuMs: number;
+  serverCpuMs: number | undefined;
+}
+
+export interface Latency {
+  p50Ms: number;
+  p99Ms: number;
+}
+
+interface SideFigures {
+  produce: Pass[];
+  consume: Pass[];
+  latency: Latency[];
+}
+
+/** Times `work` (which handles `records` records) with this process's CPU and the server runtime's around it. */
+export async function timed(records: number, processGroupId: number | undefined, work: () => Promise<void>): Promise<Pass> {
+  const serverBefore = processGroupId === undefined ? undefined : serverCpu(processGroupId);
+  const cpuBefore = clientCpuMs();
+  const startedAt = performance.now();
+  await work();
+  const seconds = (performance.now() - startedAt) / 1000;
+  const clientMs = clientCpuMs() - cpuBefore;
+  const server = cpuBetween(serverBefore, processGroupId === undefined ? undefined : serverCpu(processGroupId));
+  return { recordsPerSecond: records / seconds, clientCpuMs: (clientMs * 1000) / records, serverCpuMs: server && (server.runtimeMs * 1000) / records };
+}
+
+function medianPass(passes: readonly Pass[]): Pass {
+  const sorted = [...passes].sort((a, b) => a.recordsPerSecond - b.recordsPerSecond);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+function medianLatency(runs: readonly Latency[]): Latency {
+  return { p50Ms: median(runs.map((run) => run.p50Ms)), p99Ms: median(runs.map((run) => run.p99Ms)) };
+}
+
+/** The same messages for every client pass: strings, as an application hands them over. */
+function clientMessages(): { key: string; value: string }[] {
+  const batch = makeRecords(recordsPerRequest);
+  return Array.from({ length: clientRecords }, (_, index) => batch[index % recordsPerRequest]!);
+}
+
+async function rawProduce(endpoint: Endpoint, topic: string, body: ReturnType<typeof transports.binary.produceBody>): Promise<void> {
+  for (let sent = 0; sent < clientRecords; sent += recordsPerRequest) await produce(endpoint, topic, body);
+}
+
+async function rawConsume(endpoint: Endpoint, topic: string): Promise<void> {
+  let offset = 0;
+  while (offset < clientRecords) {
+    const answer = await fetchRecords(endpoint, topic, { partition: 0, offset, maxRecords: recordsPerFetch, waitMs: 0, detail: "positions" });
+    if (answer.nextOffset <= offset) throw new Error(`raw consume of ${topic}: no progress at ${offset}`);
+    offset = answer.nextOffset;
+  }
+}
+
+async function clientProduce(client: Tributary, topic: string, messages: { key: string; value: string }[]): Promise<void> {
+  const producer = client.producer({ acks: 1 });
+  const results = await producer.send({ topic, messages });
+  await producer.close();
+  if (results.length !== messages.length || results.at(-1)!.offset !== messages.length - 1) {
+    throw new Error(`client produce to ${topic}: ${results.length} results, last offset ${results.at(-1)?.offset}`);
+  }
+}
+
+async function clientConsume(client: Tributary, topic: string): Promise<void> {
+  const handle = client.topic(topic);
+  let offset = 0;
+  let read = 0;
+  while (offset < clientRecords) {
+    const answer = await handle.fetch(0, offset, { maxRecords: recordsPerFetch, maxBytes: fetchMaxBytes });
+    if (answer.nextOffset <= offset) throw new Error(`client consume of ${topic}: no progress at ${offset}`);
+    read += answer.records.length;
+    offset = answer.nextOffset;
+  }
+  if (read !== clientRecords) throw new Error(`client consume of ${topic}: ${read} records, expected ${clientRecords}`);
+}
+
+/** Alternates the raw single-record produce and the default producer's one-message send, request by request. */
+async function latencies(raw: () => Promise<unknown>, own: () => Promise<unknown>): Promise<{ raw: Latency; client: Latency }> {
+  for (let i = 0; i < latencyWarmup; i++) {
+    await raw();
+    await own();
+  }
+  const rawSamples: number[] = [];
+  const ownSamples: number[] = [];
+  for (let i = 0; i < latencySamples; i++) {
+    for (const [send, samples] of (i % 2 === 0 ? [[raw, rawSamples], [own, ownSamples]] : [[own, ownSamples], [raw, rawSamples]]) as [() => Promise<unknown>, number[]][]) {
+      const startedAt = performance.now();
+      await send();
+      samples.push(performance.now() - startedAt);
+    }
+  }
+  const summary = (samples: number[]) => {
+    samples.sort((a, b) => a - b);
+    return { p50Ms: percentile(samples, 0.5), p99Ms: percentile(samples, 0.99) };
+  };
+  return { raw: summary(rawSamples), client: summary(ownSamples) };
+}
+
+/** The client's passes under V8's sampling profiler in this process: self time per function. */
+async function profiled<T>(session: Session | undefined, work: () => Promise<T>): Promise<{ result: T; lines: string[] }> {
+  if (!session) return { result: await work(), lines: [] };
+  await session.post("Profiler.start");
+  const result = await work();
+  const { profile } = (await session.post("Profiler.stop")) as { profile: Profile };
+  const times = await selfTimes({ call: async (method, params) => (await session.post(method as "Debugger.getScriptSource", params as { scriptId: string })) as never }, profile);
+  const busy = times.filter((time) => !time.label.startsWith("(idle)")).reduce((sum, time) => sum + time.ms, 0);
+  const lines = times
+    .filter((time) => !time.label.startsWith("(idle)") && !time.label.startsWith("(program)"))
+    .slice(0, profiledFunctions)
+    .map((time) => `${time.ms.toFixed(0).padStart(6)} ms ${((100 * time.ms) / busy).toFixed(1).padStart(5)}%  ${time.label}`);
+  return { result, lines: [`busy ${busy.toFixed(0)} ms (samples outside idle)`, ...lines] };
+}
+
+export async function clientBench(options: ClientBenchOptions): Promise<void> {
+  const { progress, runs } = options;
+  progress("client rows: starting Tributary under wrangler dev");
+  const server = await startServer("tributary", options.wranglerDefaults);
+  const session = options.profile ? new Session() : undefined;
+  session?.connect();
+  if (session) {
+    await session.post("Profiler.enable");
+    await session.post("Debugger.enable");
+    await session.post("Profiler.setSamplingInterval", { interval: 200 });
+  }
+  const profiles: { what: string; lines: string[] }[] = [];
+  try {
+    const endpoint: Endpoint = { server: "tributary", url: server.url, transport: transports.binary, signal: new AbortController().signal, processGroupId: server.processGroupId };
+    const client = new Tributary({ url: server.url });
+    const body = transports.binary.produceBody(makeRecords(recordsPerRequest), 1);
+    const messages = clientMessages();
+    const suffix = Date.now().toString(36);
+    const topic = async (name: string) => {
+      const refused = await createTopic(endpoint, `${name}-${suffix}`, 1, 1);
+      if (refused) throw new Error(`create ${name}: ${refused}`);
+      return `${name}-${suffix}`;
+    };
+    // Warm-up, not measured: both paths' code, and the server's, on a topic of their own.
+    const warm = await topic("client-warm");
+    await rawProduce(endpoint, warm, body);
+    await clientProduce(client, await topic("client-warm-own"), messages);
+    await rawConsume(endpoint, warm);
+    await clientConsume(client, warm);
+
+    const raw: SideFigures = { produce: [], consume: [], latency: [] };
+    const own: SideFigures = { produce: [], consume: [], latency: [] };
+    for (let run = 0; run < runs; run++) {
+      const rawTopic = await topic(`client-raw-${run}`);
+      const ownTopic = await topic(`client-own-${run}`);
+      const sides = [
+        { figures: raw, produce: () => rawProduce(endpoint, rawTopic, body), consume: () => rawConsume(endpoint, rawTopic), name: "raw" },
+        { figures: own, produce: () => clientProduce(client, ownTopic, messages), consume: () => clientConsume(client, ownTopic), name: "client" },
+      ];
+      const ordered = run % 2 === 0 ? sides : [...sides].reverse();
+      for (const side of ordered) {
+        const { result, lines } = await profiled(side.name === "client" && run === 0 ? session : undefined, () => timed(clientRecords, server.processGroupId, side.produce));
+        if (lines.length > 0) profiles.push({ what: "client produce", lines });
+        side.figures.produce.push(result);
+        progress(`run ${run + 1}/${runs} ${side.name} produce: ${describePass(result)}`);
+      }
+      for (const side of ordered) {
+        const { result, lines } = await profiled(side.name === "client" && run === 0 ? session : undefined, () => timed(clientRecords, server.processGroupId, side.consume));
+        if (lines.length > 0) profiles.push({ what: "client consume", lines });
+        side.figures.consume.push(result);
+        progress(`run ${run + 1}/${runs} ${side.name} consume: ${describePass(result)}`);
+      }
+    }
+    const latencyTopic = await topic("client-latency");
+    const single = transports.binary.produceBody(makeRecords(1), 1);
+    const producer = client.producer();
+    const one = [messages[0]!];
+    for (let run = 0; run < runs; run++) {
+      const figures = await latencies(() => produce(endpoint, latencyTopic, single), () => producer.send({ topic: latencyTopic, messages: one }));
+      raw.latency.push(figures.raw);
+      own.latency.push(figures.client);
+      progress(`run ${run + 1}/${runs} latency: raw p50 ${figures.raw.p50Ms.toFixed(2)} p99 ${figures.raw.p99Ms.toFixed(2)} ms; client p50 ${figures.client.p50Ms.toFixed(2)} p99 ${figures.client.p99Ms.toFixed(2)} ms`);
+    }
+    await producer.close();
+
+    const peerLines = options.peers ? await peerRows(runs, progress) : [];
+    const section = clientMarkdown(raw, own, runs, peerLines);
+    console.log(`\n${section}\n`);
+    for (const { what, lines } of profiles) console.log(`\n${what}, first run, this process's self time by function:\n${lines.join("\n")}`);
+    if (options.write) {
+      const path = join(repositoryRoot, "bench", "RESULTS.md");
+      writeSection(path, clientHeading, section);
+      progress(`wrote the client section of ${path}`);
+    }
+  } finally {
+    session?.disconnect();
+    await server.stop();
+  }
+}
+
+function describePass(pass: Pass): string {
+  const server = pass.serverCpuMs === undefined ? "" : `, server runtime ${pass.serverCpuMs.toFixed(1)} ms`;
+  return `${Math.round(pass.recordsPerSecond).toLocaleString("en-US")} rec/s; CPU per 1,000 records: this process ${pass.clientCpuMs.toFixed(1)} ms${server}`;
+}
+
+/** Redis Streams and NATS JetStream rows (bench/peers.ts), loaded only when asked for. */
+async function peerRows(runs: number, progress: (line: string) => void): Promise<string[]> {
+  const { measurePeers } = await import("./peers.ts");
+  return measurePeers(runs, clientRecords, progress);
+}
+
+const rate = (value: number) => Math.round(value).toLocaleString("en-US");
+const ms = (value: number | undefined) => (value === undefined ? "n/a" : value.toFixed(1));
+
+export function clientMarkdown(raw: SideFigures, own: SideFigures, runs: number, peerLines: readonly string[]): string {
+  const environment = describeEnvironment();
+  const [rawProduce, ownProduce, rawConsume, ownConsume] = [raw.produce, own.produce, raw.consume, own.consume].map(medianPass) as [Pass, Pass, Pass, Pass];
+  const [rawLatency, ownLatency] = [medianLatency(raw.latency), medianLatency(own.latency)];
+  const ratio = (a: number, b: number) => `${(a / b).toFixed(2)} ×`;
+  return [
+    clientHeading,
+    "",
+    `\`npm run bench -- --client${peerLines.length > 0 ? " --peers" : ""}\` on ${environment.date} (commit ${environment.commit}): Tributary under wrangler dev, the client in the bench process, ` +
+      `${clientRecords.toLocaleString("en-US")} records of 16 + 200 B, one partition, RF 1; medians of ${runs} runs, raw and client alternating (bench/client-rows.ts). ` +
+      "Issue 19's targets: client produce and consume ≥ 0.8 × raw; client single-record p99 ≤ 1.3 × raw.",
+    "",
+    "| row | raw binary path | Tributary's client | client ÷ raw | CPU ms per 1,000 records: client process (raw / client) | server runtime (raw / client) |",
+    "|---|---:|---:|---:|---:|---:|",
+    `| produce, records/s (raw: 1,000-record requests, 1 in flight; client: \`producer({ acks: 1 })\`, one \`send()\`) | ${rate(rawProduce.recordsPerSecond)} | ${rate(ownProduce.recordsPerSecond)} | ${ratio(ownProduce.recordsPerSecond, rawProduce.recordsPerSecond)} | ${ms(rawProduce.clientCpuMs)} / ${ms(ownProduce.clientCpuMs)} | ${ms(rawProduce.serverCpuMs)} / ${ms(ownProduce.serverCpuMs)} |`,
+    `| consume, records/s (10,000 a fetch; raw: positions only; client: \`topic.fetch\`, records decoded) | ${rate(rawConsume.recordsPerSecond)} | ${rate(ownConsume.recordsPerSecond)} | ${ratio(ownConsume.recordsPerSecond, rawConsume.recordsPerSecond)} | ${ms(rawConsume.clientCpuMs)} / ${ms(ownConsume.clientCpuMs)} | ${ms(rawConsume.serverCpuMs)} / ${ms(ownConsume.serverCpuMs)} |`,
+    `| single-record produce p50 / p99, ms (raw acks 1; client: \`producer()\` defaults, alternating) | ${rawLatency.p50Ms.toFixed(2)} / ${rawLatency.p99Ms.toFixed(2)} | ${ownLatency.p50Ms.toFixed(2)} / ${ownLatency.p99Ms.toFixed(2)} | p99 ${ratio(ownLatency.p99Ms, rawLatency.p99Ms)} | | |`,
+    "",
+    `Runs, records/s — raw produce ${raw.produce.map((pass) => rate(pass.recordsPerSecond)).join(", ")}; client produce ${own.produce.map((pass) => rate(pass.recordsPerSecond)).join(", ")}; ` +
+      `raw consume ${raw.consume.map((pass) => rate(pass.recordsPerSecond)).join(", ")}; client consume ${own.consume.map((pass) => rate(pass.recordsPerSecond)).join(", ")}.`,
+    "",
+    ...(peerLines.length > 0 ? [...peerLines, ""] : []),
+    `Machine load average when it ended: ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores.`,
+  ].join("\n");
+}
