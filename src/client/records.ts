@@ -8,6 +8,7 @@ import type { PolledRecord } from "./group-member.ts";
 import { TributaryError } from "../errors.ts";
 import { decodeBase64 } from "../protocol/base64.ts";
 import { controlFlag, splitBatches, type RecordHeader, type RecordInput } from "../protocol/record-batch.ts";
+import type { HeaderField, RecordField } from "../protocol/record-batch-builder.ts";
 import { decodeBatchRecords, type RecordBuilder } from "../protocol/record-batch-decode.ts";
 import type { FetchedRecord, RecordHeaders } from "./types.ts";
 
@@ -61,14 +62,66 @@ function headersOf(where: string, input: unknown): RecordHeader[] {
   return Object.entries(input).map(([key, value]) => ({ key, value: bytesOf(`header ${key}`, where, value) }));
 }
 
-/** Checks a message's fields and turns it into the codec's record, with `nowMs` as its default timestamp. */
-export function toRecordInput(message: Message, nowMs: number, where: string): RecordInput {
+/**
+ * Checks a message's fields (the TypeErrors `send` and `produce` refuse bad input with) and
+ * answers its explicit partition, undefined when the partitioner chooses; nothing is copied.
+ */
+export function checkMessage(message: Message, where: string): number | undefined {
   if (message === null || typeof message !== "object") throw new TypeError(`${where}: a message is an object with a value`);
   if (!("value" in message) || message.value === undefined) throw new TypeError(`${where}: value is required (null for a tombstone)`);
-  const timestamp = message.timestamp ?? nowMs;
+  const timestamp = message.timestamp ?? 0;
   if (!Number.isSafeInteger(timestamp) || timestamp < 0) {
     throw new TypeError(`${where}: timestamp must be a non-negative integer of milliseconds`);
   }
+  checkField("key", where, message.key === undefined ? null : message.key);
+  checkField("value", where, message.value);
+  const headers = message.headers;
+  if (headers !== undefined) {
+    if (headers === null || typeof headers !== "object" || Array.isArray(headers)) throw new TypeError(`${where}: headers must be an object of string values`);
+    for (const [key, value] of Object.entries(headers)) checkField(`header ${key}`, where, value);
+  }
+  return partitionOf(message, where);
+}
+
+function checkField(field: string, where: string, input: unknown): void {
+  if (input !== null && typeof input !== "string" && !(input instanceof Uint8Array)) {
+    throw new TypeError(`${where}: ${field} must be a string, a Uint8Array or null`);
+  }
+}
+
+/** A checked message's headers as the batch builder takes them (values as given: strings stay strings). */
+export function headerFields(headers: HeadersInput | undefined): HeaderField[] | undefined {
+  return headers === undefined ? undefined : Object.entries(headers).map(([key, value]) => ({ key, value }));
+}
+
+/**
+ * A checked message whose bytes are copied now (strings are immutable and stay as they are):
+ * what the producer keeps of a message it cannot write into a batch at once, as Kafka
+ * serializes at send.
+ */
+export interface MessageCopy {
+  key: RecordField;
+  value: RecordField;
+  headers: HeaderField[] | undefined;
+  timestamp: number | undefined;
+  partition: number | undefined;
+}
+
+export function copyMessage(message: Message): MessageCopy {
+  const copy = (field: RecordField | undefined): RecordField => (field instanceof Uint8Array ? new Uint8Array(field) : (field ?? null));
+  return {
+    key: copy(message.key),
+    value: copy(message.value),
+    headers: headerFields(message.headers)?.map(({ key, value }) => ({ key, value: copy(value) })),
+    timestamp: message.timestamp ?? undefined,
+    partition: message.partition,
+  };
+}
+
+/** Checks a message's fields and turns it into the codec's record, with `nowMs` as its default timestamp. */
+export function toRecordInput(message: Message, nowMs: number, where: string): RecordInput {
+  checkMessage(message, where);
+  const timestamp = message.timestamp ?? nowMs;
   return {
     key: message.key === undefined ? null : bytesOf("key", where, message.key),
     value: bytesOf("value", where, message.value),
