@@ -13,9 +13,10 @@
  *             whole, positions from its headers (FetchDetail "positions"). Client:
  *             `topic(t).fetch(0, offset, { maxRecords: 10000, maxBytes: 8 MiB })`, every record
  *             counted
- *   latency   one record at a time, alternating request by request: the raw single-record
- *             produce (acks 1) against the client with its defaults — `producer()` (acks
- *             "all", idempotent, lingerMs as documented) `send()` of one message
+ *   latency   one record at a time, the three ways in turn request by request: the raw
+ *             single-record produce (acks 1); the client's `topic(t).produce([record])` with its
+ *             defaults (acks "all", sent at once); `producer()` with its defaults (acks "all",
+ *             idempotent, lingerMs 5) `send()` of one message
  *
  * Runs alternate which side goes first; each row's figure is the median of the runs. The
  * client's CPU is this process's (process.cpuUsage) over its passes, per 1,000 records; the
@@ -137,26 +138,22 @@ async function clientConsume(client: Tributary, topic: string): Promise<void> {
   if (read !== clientRecords) throw new Error(`client consume of ${topic}: ${read} records, expected ${clientRecords}`);
 }
 
-/** Alternates the raw single-record produce and the default producer's one-message send, request by request. */
-async function latencies(raw: () => Promise<unknown>, own: () => Promise<unknown>): Promise<{ raw: Latency; client: Latency }> {
-  for (let i = 0; i < latencyWarmup; i++) {
-    await raw();
-    await own();
-  }
-  const rawSamples: number[] = [];
-  const ownSamples: number[] = [];
+/** Sends one record each way in turn (who goes first rotates), `latencySamples` times: each way's p50/p99. */
+async function latencies(ways: readonly (() => Promise<unknown>)[]): Promise<Latency[]> {
+  for (let i = 0; i < latencyWarmup; i++) for (const send of ways) await send();
+  const samples = ways.map((): number[] => []);
   for (let i = 0; i < latencySamples; i++) {
-    for (const [send, samples] of (i % 2 === 0 ? [[raw, rawSamples], [own, ownSamples]] : [[own, ownSamples], [raw, rawSamples]]) as [() => Promise<unknown>, number[]][]) {
+    for (let turn = 0; turn < ways.length; turn++) {
+      const way = (i + turn) % ways.length;
       const startedAt = performance.now();
-      await send();
-      samples.push(performance.now() - startedAt);
+      await ways[way]!();
+      samples[way]!.push(performance.now() - startedAt);
     }
   }
-  const summary = (samples: number[]) => {
-    samples.sort((a, b) => a - b);
-    return { p50Ms: percentile(samples, 0.5), p99Ms: percentile(samples, 0.99) };
-  };
-  return { raw: summary(rawSamples), client: summary(ownSamples) };
+  return samples.map((taken) => {
+    taken.sort((a, b) => a - b);
+    return { p50Ms: percentile(taken, 0.5), p99Ms: percentile(taken, 0.99) };
+  });
 }
 
 /** The client's passes under V8's sampling profiler in this process: self time per function. */
@@ -231,16 +228,23 @@ export async function clientBench(options: ClientBenchOptions): Promise<void> {
     const single = transports.binary.produceBody(makeRecords(1), 1);
     const producer = client.producer();
     const one = [messages[0]!];
+    const producerLatency: Latency[] = [];
     for (let run = 0; run < runs; run++) {
-      const figures = await latencies(() => produce(endpoint, latencyTopic, single), () => producer.send({ topic: latencyTopic, messages: one }));
-      raw.latency.push(figures.raw);
-      own.latency.push(figures.client);
-      progress(`run ${run + 1}/${runs} latency: raw p50 ${figures.raw.p50Ms.toFixed(2)} p99 ${figures.raw.p99Ms.toFixed(2)} ms; client p50 ${figures.client.p50Ms.toFixed(2)} p99 ${figures.client.p99Ms.toFixed(2)} ms`);
+      const [rawFigure, topicFigure, producerFigure] = await latencies([
+        () => produce(endpoint, latencyTopic, single),
+        () => client.topic(latencyTopic).produce(one),
+        () => producer.send({ topic: latencyTopic, messages: one }),
+      ]);
+      raw.latency.push(rawFigure!);
+      own.latency.push(topicFigure!);
+      producerLatency.push(producerFigure!);
+      const text = (figure: Latency) => `p50 ${figure.p50Ms.toFixed(2)} p99 ${figure.p99Ms.toFixed(2)} ms`;
+      progress(`run ${run + 1}/${runs} latency: raw ${text(rawFigure!)}; topic.produce ${text(topicFigure!)}; producer() ${text(producerFigure!)}`);
     }
     await producer.close();
 
-    const peerLines = options.peers ? await peerRows(runs, progress) : [];
-    const section = clientMarkdown(raw, own, runs, peerLines);
+    const peerLines = options.peers ? await peerRows(runs, own, progress) : [];
+    const section = clientMarkdown(raw, own, producerLatency, runs, peerLines);
     console.log(`\n${section}\n`);
     for (const { what, lines } of profiles) console.log(`\n${what}, first run, this process's self time by function:\n${lines.join("\n")}`);
     if (options.write) {
@@ -259,19 +263,36 @@ function describePass(pass: Pass): string {
   return `${Math.round(pass.recordsPerSecond).toLocaleString("en-US")} rec/s; CPU per 1,000 records: this process ${pass.clientCpuMs.toFixed(1)} ms${server}`;
 }
 
-/** Redis Streams and NATS JetStream rows (bench/peers.ts), loaded only when asked for. */
-async function peerRows(runs: number, progress: (line: string) => void): Promise<string[]> {
+/** Redis Streams and NATS JetStream (bench/peers.ts), loaded only when asked for, beside the client's own figures. */
+async function peerRows(runs: number, own: SideFigures, progress: (line: string) => void): Promise<string[]> {
   const { measurePeers } = await import("./peers.ts");
-  return measurePeers(runs, clientRecords, progress);
+  const peers = await measurePeers(runs, clientRecords, progress);
+  const mine = { produce: medianPass(own.produce).recordsPerSecond, consume: medianPass(own.consume).recordsPerSecond, latency: medianLatency(own.latency) };
+  const lines = [
+    `Peers on the same machine, measured after the rows above (bench/peers.ts; ${clientRecords.toLocaleString("en-US")} records of 16 + 200 B, one stream or partition, medians of ${runs} runs after a warm-up run):`,
+    "",
+    "| system | produce, records/s | consume, records/s | single-record p50 / p99, ms | client CPU per 1,000 produced, ms | Tributary's client ÷ it (produce / consume) | how |",
+    "|---|---:|---:|---:|---:|---:|---|",
+    `| Tributary's client | ${rate(mine.produce)} | ${rate(mine.consume)} | ${mine.latency.p50Ms.toFixed(2)} / ${mine.latency.p99Ms.toFixed(2)} | ${ms(medianPass(own.produce).clientCpuMs)} | | the rows above (\`producer({ acks: 1 })\`, \`topic.fetch\`, \`topic.produce\`) |`,
+  ];
+  for (const peer of peers) {
+    if (peer.skipped !== undefined) {
+      lines.push(`| ${peer.name} | skipped: ${peer.skipped} | | | | | ${peer.how} |`);
+      continue;
+    }
+    const ahead = `${(mine.produce / peer.produce!).toFixed(2)} × / ${(mine.consume / peer.consume!).toFixed(2)} ×`;
+    lines.push(`| ${peer.name} | ${rate(peer.produce!)} | ${rate(peer.consume!)} | ${peer.p50Ms!.toFixed(2)} / ${peer.p99Ms!.toFixed(2)} | ${ms(peer.produceClientCpuMs)} | ${ahead} | ${peer.how} |`);
+  }
+  return lines;
 }
 
 const rate = (value: number) => Math.round(value).toLocaleString("en-US");
 const ms = (value: number | undefined) => (value === undefined ? "n/a" : value.toFixed(1));
 
-export function clientMarkdown(raw: SideFigures, own: SideFigures, runs: number, peerLines: readonly string[]): string {
+export function clientMarkdown(raw: SideFigures, own: SideFigures, producerLatency: readonly Latency[], runs: number, peerLines: readonly string[]): string {
   const environment = describeEnvironment();
   const [rawProduce, ownProduce, rawConsume, ownConsume] = [raw.produce, own.produce, raw.consume, own.consume].map(medianPass) as [Pass, Pass, Pass, Pass];
-  const [rawLatency, ownLatency] = [medianLatency(raw.latency), medianLatency(own.latency)];
+  const [rawLatency, ownLatency, lingering] = [medianLatency(raw.latency), medianLatency(own.latency), medianLatency(producerLatency)];
   const ratio = (a: number, b: number) => `${(a / b).toFixed(2)} ×`;
   return [
     clientHeading,
@@ -284,7 +305,8 @@ export function clientMarkdown(raw: SideFigures, own: SideFigures, runs: number,
     "|---|---:|---:|---:|---:|---:|",
     `| produce, records/s (raw: 1,000-record requests, 1 in flight; client: \`producer({ acks: 1 })\`, one \`send()\`) | ${rate(rawProduce.recordsPerSecond)} | ${rate(ownProduce.recordsPerSecond)} | ${ratio(ownProduce.recordsPerSecond, rawProduce.recordsPerSecond)} | ${ms(rawProduce.clientCpuMs)} / ${ms(ownProduce.clientCpuMs)} | ${ms(rawProduce.serverCpuMs)} / ${ms(ownProduce.serverCpuMs)} |`,
     `| consume, records/s (10,000 a fetch; raw: positions only; client: \`topic.fetch\`, records decoded) | ${rate(rawConsume.recordsPerSecond)} | ${rate(ownConsume.recordsPerSecond)} | ${ratio(ownConsume.recordsPerSecond, rawConsume.recordsPerSecond)} | ${ms(rawConsume.clientCpuMs)} / ${ms(ownConsume.clientCpuMs)} | ${ms(rawConsume.serverCpuMs)} / ${ms(ownConsume.serverCpuMs)} |`,
-    `| single-record produce p50 / p99, ms (raw acks 1; client: \`producer()\` defaults, alternating) | ${rawLatency.p50Ms.toFixed(2)} / ${rawLatency.p99Ms.toFixed(2)} | ${ownLatency.p50Ms.toFixed(2)} / ${ownLatency.p99Ms.toFixed(2)} | p99 ${ratio(ownLatency.p99Ms, rawLatency.p99Ms)} | | |`,
+    `| single-record produce p50 / p99, ms (raw acks 1; client: \`topic(t).produce([record])\`, its defaults: acks "all", no lingering; in turns) | ${rawLatency.p50Ms.toFixed(2)} / ${rawLatency.p99Ms.toFixed(2)} | ${ownLatency.p50Ms.toFixed(2)} / ${ownLatency.p99Ms.toFixed(2)} | p99 ${ratio(ownLatency.p99Ms, rawLatency.p99Ms)} | | |`,
+    `| the same through \`producer()\` with its defaults (acks "all", idempotent, lingerMs 5: a lone record waits 5 ms for company by design) | ${rawLatency.p50Ms.toFixed(2)} / ${rawLatency.p99Ms.toFixed(2)} | ${lingering.p50Ms.toFixed(2)} / ${lingering.p99Ms.toFixed(2)} | p99 ${ratio(lingering.p99Ms, rawLatency.p99Ms)} | | |`,
     "",
     `Runs, records/s — raw produce ${raw.produce.map((pass) => rate(pass.recordsPerSecond)).join(", ")}; client produce ${own.produce.map((pass) => rate(pass.recordsPerSecond)).join(", ")}; ` +
       `raw consume ${raw.consume.map((pass) => rate(pass.recordsPerSecond)).join(", ")}; client consume ${own.consume.map((pass) => rate(pass.recordsPerSecond)).join(", ")}.`,
