@@ -18,7 +18,7 @@ import { fieldLength, RecordBatchBuilder, sealBatch, type BatchProducer, type Re
 import { writeUtf8 } from "../protocol/utf8.ts";
 import { openProducerSession, takeSequences, type ProducerSession } from "./idempotence.ts";
 import { batchBytesMax, incrementSequence, postRecords, requestBytesMax, type WriteContext } from "./partition-write.ts";
-import { checkMessage, copyMessage, headerFields, type Message, type MessageCopy } from "./records.ts";
+import { checkMessage, CopiedMessages, headerFields, type Message } from "./records.ts";
 import { StickyPartitioner, stickyPartitionBytesDefault } from "./sticky-partitioner.ts";
 import type { Acks, RecordMetadata } from "./types.ts";
 
@@ -75,6 +75,8 @@ interface ClosedBatch {
   bytes: Uint8Array;
   records: number;
   accounted: number;
+  /** Its producer fields and CRC are written (sealBatch). */
+  sealed: boolean;
 }
 
 interface PartitionQueue {
@@ -101,7 +103,7 @@ interface PartitionQueue {
   settledWaiters: { target: number; resolve(): void }[];
 }
 
-/** A batch's first buffer; it doubles up to batchBytes as records come. */
+/** A batch's first buffer at least; it doubles as records come. */
 const batchCapacityInitial = 16 * 1024;
 /** Framing a record adds beyond its payload, for the buffer's accounting (as records.ts's recordBytes). */
 const recordOverheadBytes = 24;
@@ -175,45 +177,69 @@ export class Producer {
     if (!Array.isArray(messages) || messages.length === 0) throw new TypeError("send: messages must be a non-empty array");
     let needsCount = false;
     for (let index = 0; index < messages.length; index++) {
-      if (checkMessage(messages[index]!, `messages[${index}]`) === undefined) needsCount = true;
+      if (checkMessage(messages[index]!, index) === undefined) needsCount = true;
     }
     const nowMs = Date.now();
     state.results = new Array<RecordMetadata>(messages.length);
     state.remaining = messages.length;
-    let pending: readonly (Message | MessageCopy)[] = messages;
+    // The caller's messages are read in place until the send must wait; from then on, copies.
+    let copied: CopiedMessages | undefined;
     let partitionCount = needsCount ? this.#context.metadata.cachedPartitionCount(topic) : 0;
     if (partitionCount === undefined) {
-      pending = messages.map(copyMessage);
+      copied = new CopiedMessages(messages, 0);
       partitionCount = await this.#context.metadata.partitionCount(topic);
     }
     const fields: RecordFields = { key: null, keyLength: -1, value: null, valueLength: -1, headers: undefined, timestamp: 0 };
-    for (let index = 0; index < pending.length; index++) {
-      const message = pending[index]!;
-      const key = message.key ?? null;
-      const headers = pending === messages ? headerFields((message as Message).headers) : (message as MessageCopy).headers;
-      fields.key = key;
+    const total = messages.length;
+    let encodedSinceYield = 0;
+    for (let index = 0; index < total; index++) {
+      let partition: number | undefined;
+      let timestamp: number | undefined;
+      if (copied === undefined) {
+        const message = messages[index]!;
+        fields.key = message.key ?? null;
+        fields.value = message.value ?? null;
+        fields.headers = headerFields(message.headers);
+        timestamp = message.timestamp ?? undefined;
+        partition = message.partition;
+      } else {
+        const at = index - copied.from;
+        fields.key = copied.keys[at]!;
+        fields.value = copied.values[at]!;
+        fields.headers = copied.headers[at];
+        timestamp = copied.timestamps[at];
+        partition = copied.partitions[at];
+      }
+      const key = fields.key;
+      const headers = fields.headers;
       fields.keyLength = fieldLength(key);
-      fields.value = message.value ?? null;
       fields.valueLength = fieldLength(fields.value);
-      fields.headers = headers;
-      fields.timestamp = message.timestamp ?? nowMs;
+      fields.timestamp = timestamp ?? nowMs;
       let bytes = recordOverheadBytes + Math.max(0, fields.keyLength) + Math.max(0, fields.valueLength);
       if (headers !== undefined) for (const header of headers) bytes += header.key.length + Math.max(0, fieldLength(header.value));
-      const chosen = message.partition ?? (key !== null ? keyedPartition(key, fields.keyLength, partitionCount) : this.#keyless(topic).next(partitionCount, bytes));
+      const chosen = partition ?? (key !== null ? keyedPartition(key, fields.keyLength, partitionCount) : this.#keyless(topic).next(partitionCount, bytes));
       // Waiting senders go first (FIFO); one record larger than the buffer still goes alone.
       const full = this.#spaceWaiters.length > 0 || (this.#bufferedBytes > 0 && this.#bufferedBytes + bytes > this.#bufferBytes);
       if (full) {
-        if (pending === messages) {
-          pending = messages.map((later, at) => (at < index ? later : copyMessage(later)));
-          fields.key = pending[index]!.key ?? null;
-          fields.value = pending[index]!.value ?? null;
-          fields.headers = (pending[index] as MessageCopy).headers;
+        if (copied === undefined) {
+          copied = new CopiedMessages(messages, index);
+          fields.key = copied.keys[0]!;
+          fields.value = copied.values[0]!;
+          fields.headers = copied.headers[0];
         }
         await this.#room(bytes);
       } else {
         this.#bufferedBytes += bytes;
       }
-      this.#enqueue(topic, chosen, fields, bytes, state, index);
+      const queue = this.#enqueue(topic, chosen, fields, bytes, state, index, (bytes * (total - index)) / Math.max(1, partitionCount));
+      // A long send lets the event loop in once a batch's worth is written while a request is
+      // out, so that its answer is read (and the next request sent) while the rest is encoded.
+      encodedSinceYield += bytes;
+      if (encodedSinceYield >= this.#batchBytes && queue.inFlight !== undefined && index + 1 < total) {
+        encodedSinceYield = 0;
+        copied ??= new CopiedMessages(messages, index + 1);
+        await nextTurn();
+      }
     }
   }
 
@@ -260,8 +286,8 @@ export class Producer {
     }
   }
 
-  /** Appends a record whose bytes are already counted in #bufferedBytes to its partition's open batch. */
-  #enqueue(topic: string, partition: number, fields: RecordFields, bytes: number, state: SendState, index: number): void {
+  /** Appends a record whose bytes are already counted in #bufferedBytes to its partition's open batch; answers the queue. */
+  #enqueue(topic: string, partition: number, fields: RecordFields, bytes: number, state: SendState, index: number, bytesAhead: number): PartitionQueue {
     const key = `${topic}\u0000${partition}`;
     let queue = this.#queues.get(key);
     if (!queue) {
@@ -284,10 +310,15 @@ export class Producer {
       };
       this.#queues.set(key, queue);
     }
-    queue.open ??= new RecordBatchBuilder(Math.min(batchCapacityInitial, this.#batchBytes));
+    // A batch starts as large as what this send still has to write (up to batchBytes): few regrowths.
+    const capacity = Math.min(Math.max(batchCapacityInitial, bytesAhead), this.#batchBytes + batchCapacityInitial);
+    queue.open ??= new RecordBatchBuilder(capacity);
     if (!queue.open.tryAppend(fields, this.#batchBytes)) {
-      queue.closed.push({ bytes: queue.open.finish(), records: queue.open.count, accounted: queue.openAccounted });
-      queue.open = new RecordBatchBuilder(Math.min(batchCapacityInitial, this.#batchBytes));
+      const closed = queue.open.finish();
+      // Without a producer identity the batch is final now: its CRC is computed here, while an earlier request is out.
+      if (!this.#idempotent) sealBatch(closed);
+      queue.closed.push({ bytes: closed, records: queue.open.count, accounted: queue.openAccounted, sealed: !this.#idempotent });
+      queue.open = new RecordBatchBuilder(capacity);
       queue.openAccounted = 0;
       queue.open.tryAppend(fields, this.#batchBytes); // a first record always fits
     }
@@ -300,6 +331,7 @@ export class Producer {
     queue.bytes += bytes;
     queue.enqueuedTotal += 1;
     this.#schedule(queue);
+    return queue;
   }
 
   #schedule(queue: PartitionQueue): void {
@@ -331,7 +363,7 @@ export class Producer {
     queue.closed.splice(0, batches.length);
     const open = queue.open;
     if (queue.closed.length === 0 && open !== undefined && (batches.length === 0 || size + open.byteLength <= requestBytesMax)) {
-      batches.push({ bytes: open.finish(), records: open.count, accounted: queue.openAccounted });
+      batches.push({ bytes: open.finish(), records: open.count, accounted: queue.openAccounted, sealed: false });
       queue.open = undefined;
       queue.openAccounted = 0;
     }
@@ -370,7 +402,8 @@ export class Producer {
         identity = { producerId: current.producerId, producerEpoch: current.producerEpoch, baseSequence };
       }
       for (const batch of batches) {
-        sealBatch(batch.bytes, identity);
+        if (!batch.sealed) sealBatch(batch.bytes, identity);
+        batch.sealed = true; // a retry of this request resends these very bytes
         if (identity) identity = { ...identity, baseSequence: incrementSequence(identity.baseSequence, batch.records) };
       }
       const body = concatBytes(batches.map((batch) => batch.bytes));
@@ -395,6 +428,11 @@ export class Producer {
       }
     }
   }
+}
+
+/** The next turn of the event loop (I/O callbacks run first): setImmediate where there is one. */
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => (typeof setImmediate === "function" ? setImmediate(resolve) : setTimeout(resolve, 0)));
 }
 
 /** Takes the runs of the first `records` queued records off `runs` (splitting the last one when a request ends inside it). */

@@ -62,31 +62,40 @@ function headersOf(where: string, input: unknown): RecordHeader[] {
   return Object.entries(input).map(([key, value]) => ({ key, value: bytesOf(`header ${key}`, where, value) }));
 }
 
+/** Where a message is, for errors: a number n reads as `messages[n]` (built only when something is refused). */
+export type MessagePlace = string | number;
+
+function placeText(where: MessagePlace): string {
+  return typeof where === "number" ? `messages[${where}]` : where;
+}
+
 /**
  * Checks a message's fields (the TypeErrors `send` and `produce` refuse bad input with) and
  * answers its explicit partition, undefined when the partitioner chooses; nothing is copied.
  */
-export function checkMessage(message: Message, where: string): number | undefined {
-  if (message === null || typeof message !== "object") throw new TypeError(`${where}: a message is an object with a value`);
-  if (!("value" in message) || message.value === undefined) throw new TypeError(`${where}: value is required (null for a tombstone)`);
+export function checkMessage(message: Message, where: MessagePlace): number | undefined {
+  if (message === null || typeof message !== "object") throw new TypeError(`${placeText(where)}: a message is an object with a value`);
+  if (!("value" in message) || message.value === undefined) throw new TypeError(`${placeText(where)}: value is required (null for a tombstone)`);
   const timestamp = message.timestamp ?? 0;
   if (!Number.isSafeInteger(timestamp) || timestamp < 0) {
-    throw new TypeError(`${where}: timestamp must be a non-negative integer of milliseconds`);
+    throw new TypeError(`${placeText(where)}: timestamp must be a non-negative integer of milliseconds`);
   }
-  checkField("key", where, message.key === undefined ? null : message.key);
-  checkField("value", where, message.value);
+  if (!isField(message.key === undefined ? null : message.key)) throw fieldError("key", where);
+  if (!isField(message.value)) throw fieldError("value", where);
   const headers = message.headers;
   if (headers !== undefined) {
-    if (headers === null || typeof headers !== "object" || Array.isArray(headers)) throw new TypeError(`${where}: headers must be an object of string values`);
-    for (const [key, value] of Object.entries(headers)) checkField(`header ${key}`, where, value);
+    if (headers === null || typeof headers !== "object" || Array.isArray(headers)) throw new TypeError(`${placeText(where)}: headers must be an object of string values`);
+    for (const [key, value] of Object.entries(headers)) if (!isField(value)) throw fieldError(`header ${key}`, where);
   }
   return partitionOf(message, where);
 }
 
-function checkField(field: string, where: string, input: unknown): void {
-  if (input !== null && typeof input !== "string" && !(input instanceof Uint8Array)) {
-    throw new TypeError(`${where}: ${field} must be a string, a Uint8Array or null`);
-  }
+function isField(input: unknown): boolean {
+  return input === null || typeof input === "string" || input instanceof Uint8Array;
+}
+
+function fieldError(field: string, where: MessagePlace): TypeError {
+  return new TypeError(`${placeText(where)}: ${field} must be a string, a Uint8Array or null`);
 }
 
 /** A checked message's headers as the batch builder takes them (values as given: strings stay strings). */
@@ -95,27 +104,37 @@ export function headerFields(headers: HeadersInput | undefined): HeaderField[] |
 }
 
 /**
- * A checked message whose bytes are copied now (strings are immutable and stay as they are):
- * what the producer keeps of a message it cannot write into a batch at once, as Kafka
- * serializes at send.
+ * Checked messages from `from` on, with their bytes copied now (strings are immutable and
+ * stay as they are), field by field in arrays rather than an object each: what the producer
+ * keeps of the messages it cannot write into batches at once, as Kafka serializes at send.
+ * Index i of each array is message from + i.
  */
-export interface MessageCopy {
-  key: RecordField;
-  value: RecordField;
-  headers: HeaderField[] | undefined;
-  timestamp: number | undefined;
-  partition: number | undefined;
-}
+export class CopiedMessages {
+  readonly from: number;
+  readonly keys: RecordField[];
+  readonly values: RecordField[];
+  readonly headers: (HeaderField[] | undefined)[];
+  readonly timestamps: (number | undefined)[];
+  readonly partitions: (number | undefined)[];
 
-export function copyMessage(message: Message): MessageCopy {
-  const copy = (field: RecordField | undefined): RecordField => (field instanceof Uint8Array ? new Uint8Array(field) : (field ?? null));
-  return {
-    key: copy(message.key),
-    value: copy(message.value),
-    headers: headerFields(message.headers)?.map(({ key, value }) => ({ key, value: copy(value) })),
-    timestamp: message.timestamp ?? undefined,
-    partition: message.partition,
-  };
+  constructor(messages: readonly Message[], from: number) {
+    const count = Math.max(0, messages.length - from);
+    const copy = (field: RecordField | undefined): RecordField => (field instanceof Uint8Array ? new Uint8Array(field) : (field ?? null));
+    this.from = from;
+    this.keys = new Array<RecordField>(count);
+    this.values = new Array<RecordField>(count);
+    this.headers = new Array<HeaderField[] | undefined>(count);
+    this.timestamps = new Array<number | undefined>(count);
+    this.partitions = new Array<number | undefined>(count);
+    for (let at = 0; at < count; at++) {
+      const message = messages[from + at]!;
+      this.keys[at] = copy(message.key);
+      this.values[at] = copy(message.value);
+      this.headers[at] = message.headers === undefined ? undefined : headerFields(message.headers)!.map(({ key, value }) => ({ key, value: copy(value) }));
+      this.timestamps[at] = message.timestamp ?? undefined;
+      this.partitions[at] = message.partition;
+    }
+  }
 }
 
 /** Checks a message's fields and turns it into the codec's record, with `nowMs` as its default timestamp. */
@@ -131,10 +150,10 @@ export function toRecordInput(message: Message, nowMs: number, where: string): R
 }
 
 /** Checks an explicit partition number; undefined means "let the partitioner choose". */
-export function partitionOf(message: Message, where: string): number | undefined {
+export function partitionOf(message: Message, where: MessagePlace): number | undefined {
   const partition = message.partition;
   if (partition === undefined) return undefined;
-  if (!Number.isSafeInteger(partition) || partition < 0) throw new TypeError(`${where}: partition must be an integer >= 0`);
+  if (!Number.isSafeInteger(partition) || partition < 0) throw new TypeError(`${placeText(where)}: partition must be an integer >= 0`);
   return partition;
 }
 
