@@ -374,6 +374,19 @@ describe("producer records written at send (issue 19: each record straight into 
     expect(written.map((record) => text(record.headers[0]!.value))).toEqual(buffers.map(() => "hv"));
   });
 
+  it("copies bytes at send when a long send pauses for the event loop while its first request is out", async () => {
+    const { server, client } = fakeClient();
+    server.createTopic("orders", 1);
+    const producer = client.producer({ lingerMs: 0, batchBytes: 1024 }); // the default 32 MiB buffer: no wait for room
+    await producer.send({ topic: "orders", messages: [{ value: "warm" }] });
+    const buffers = Array.from({ length: 40 }, (_, i) => Buffer.from(`value-${i}`.padEnd(200, ".")));
+    const sent = producer.send({ topic: "orders", messages: buffers.map((value) => ({ value })) });
+    for (const buffer of buffers) buffer.fill(0);
+    await sent;
+    expect(produceRequests(server).length).toBeGreaterThan(2);
+    expect(server.records("orders", 0).slice(1).map((record) => text(record.value))).toEqual(buffers.map((_, i) => `value-${i}`.padEnd(200, ".")));
+  });
+
   it("answers each message of interleaved sends over several partitions with its own partition and offset", async () => {
     const { server, client } = fakeClient();
     server.createTopic("orders", 3);

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { encodeRecordBatch, verifyBatchCrc, type RecordInput } from "../../../src/protocol/record-batch.ts";
 import { fieldLength, RecordBatchBuilder, sealBatch, type HeaderField, type RecordField } from "../../../src/protocol/record-batch-builder.ts";
 import { decodeRecordBatch } from "../../../src/protocol/record-batch-decode.ts";
+import { utf8Length } from "../../../src/protocol/utf8.ts";
 
 const encoder = new TextEncoder();
 const bytesOf = (field: RecordField): Uint8Array | null => (typeof field === "string" ? encoder.encode(field) : field);
@@ -82,5 +83,19 @@ describe("RecordBatchBuilder", () => {
 
   it("refuses to finish an empty batch", () => {
     expect(() => new RecordBatchBuilder().finish()).toThrow(RangeError);
+  });
+});
+
+describe("utf8Length", () => {
+  it("is TextEncoder's length for any string, short or long, ASCII or not", () => {
+    const ascii = fc.string({ unit: fc.integer({ min: 0, max: 0x7f }).map((code) => String.fromCharCode(code)), maxLength: 300 });
+    fc.assert(
+      fc.property(fc.oneof(ascii, fc.string({ maxLength: 300 }), fc.string({ unit: "binary", maxLength: 300 }), fc.string({ unit: "grapheme", maxLength: 100 })), (text) => {
+        expect(utf8Length(text)).toBe(encoder.encode(text).length);
+      }),
+      { numRuns: 500 },
+    );
+    expect(utf8Length("a".repeat(100) + "é")).toBe(102);
+    expect(utf8Length("a".repeat(100) + "\ud800")).toBe(103);
   });
 });
