@@ -41,11 +41,16 @@ import { clientHeading, describeEnvironment, writeSection } from "./report.ts";
 import { startServer } from "./servers.ts";
 import { transports } from "./transports.ts";
 
-export const clientRecords = 200_000;
+/** The workload's size: issue 19's 200,000 records and 300 latency samples a run (smaller in the smoke test). */
+export interface ClientSizes {
+  records: number;
+  latencySamples: number;
+}
+
+const defaultSizes: ClientSizes = { records: 200_000, latencySamples: 300 };
 const recordsPerRequest = 1_000;
 const recordsPerFetch = 10_000;
 const fetchMaxBytes = 8 * 1024 * 1024;
-const latencySamples = 300;
 const latencyWarmup = 30;
 const profiledFunctions = 25;
 /** Of those, the lines RESULTS.md keeps (the console shows them all). */
@@ -100,18 +105,18 @@ function medianLatency(runs: readonly Latency[]): Latency {
 }
 
 /** The same messages for every client pass: strings, as an application hands them over. */
-function clientMessages(): { key: string; value: string }[] {
+function clientMessages(records: number): { key: string; value: string }[] {
   const batch = makeRecords(recordsPerRequest);
-  return Array.from({ length: clientRecords }, (_, index) => batch[index % recordsPerRequest]!);
+  return Array.from({ length: records }, (_, index) => batch[index % recordsPerRequest]!);
 }
 
-async function rawProduce(endpoint: Endpoint, topic: string, body: ReturnType<typeof transports.binary.produceBody>): Promise<void> {
-  for (let sent = 0; sent < clientRecords; sent += recordsPerRequest) await produce(endpoint, topic, body);
+async function rawProduce(endpoint: Endpoint, topic: string, body: ReturnType<typeof transports.binary.produceBody>, records: number): Promise<void> {
+  for (let sent = 0; sent < records; sent += recordsPerRequest) await produce(endpoint, topic, body);
 }
 
-async function rawConsume(endpoint: Endpoint, topic: string): Promise<void> {
+async function rawConsume(endpoint: Endpoint, topic: string, records: number): Promise<void> {
   let offset = 0;
-  while (offset < clientRecords) {
+  while (offset < records) {
     const answer = await fetchRecords(endpoint, topic, { partition: 0, offset, maxRecords: recordsPerFetch, waitMs: 0, detail: "positions" });
     if (answer.nextOffset <= offset) throw new Error(`raw consume of ${topic}: no progress at ${offset}`);
     offset = answer.nextOffset;
@@ -127,21 +132,21 @@ async function clientProduce(client: Tributary, topic: string, messages: { key: 
   }
 }
 
-async function clientConsume(client: Tributary, topic: string): Promise<void> {
+async function clientConsume(client: Tributary, topic: string, records: number): Promise<void> {
   const handle = client.topic(topic);
   let offset = 0;
   let read = 0;
-  while (offset < clientRecords) {
+  while (offset < records) {
     const answer = await handle.fetch(0, offset, { maxRecords: recordsPerFetch, maxBytes: fetchMaxBytes });
     if (answer.nextOffset <= offset) throw new Error(`client consume of ${topic}: no progress at ${offset}`);
     read += answer.records.length;
     offset = answer.nextOffset;
   }
-  if (read !== clientRecords) throw new Error(`client consume of ${topic}: ${read} records, expected ${clientRecords}`);
+  if (read !== records) throw new Error(`client consume of ${topic}: ${read} records, expected ${records}`);
 }
 
 /** Sends one record each way in turn (who goes first rotates), `latencySamples` times: each way's p50/p99. */
-async function latencies(ways: readonly (() => Promise<unknown>)[]): Promise<Latency[]> {
+async function latencies(ways: readonly (() => Promise<unknown>)[], latencySamples: number): Promise<Latency[]> {
   for (let i = 0; i < latencyWarmup; i++) for (const send of ways) await send();
   const samples = ways.map((): number[] => []);
   for (let i = 0; i < latencySamples; i++) {
@@ -173,6 +178,97 @@ async function profiled<T>(session: Session | undefined, work: () => Promise<T>)
   return { result, lines: [`busy ${busy.toFixed(0)} ms (samples outside idle)`, ...lines] };
 }
 
+/** What measureClientRows answers: each side's passes and latencies, the producer()'s latencies, the profiles taken. */
+export interface ClientFigures {
+  raw: SideFigures;
+  own: SideFigures;
+  producerLatency: Latency[];
+  profiles: { what: string; lines: string[] }[];
+}
+
+/**
+ * The rows on a running Tributary (`url`; its process group for the server's CPU): a warm-up,
+ * then `runs` runs of raw and client produce and consume in alternating order, then the
+ * latencies. With a profiler session, one more client pass of each kind under it.
+ */
+export async function measureClientRows(
+  url: string,
+  processGroupId: number | undefined,
+  runs: number,
+  progress: (line: string) => void,
+  sizes: ClientSizes = defaultSizes,
+  session?: Session,
+): Promise<ClientFigures> {
+  const { records } = sizes;
+  const endpoint: Endpoint = { server: "tributary", url, transport: transports.binary, signal: new AbortController().signal, processGroupId };
+  const client = new Tributary({ url });
+  const body = transports.binary.produceBody(makeRecords(recordsPerRequest), 1);
+  const messages = clientMessages(records);
+  const suffix = Date.now().toString(36);
+  const topic = async (name: string) => {
+    const refused = await createTopic(endpoint, `${name}-${suffix}`, 1, 1);
+    if (refused) throw new Error(`create ${name}: ${refused}`);
+    return `${name}-${suffix}`;
+  };
+  // Warm-up, not measured: both paths' code, and the server's, on a topic of their own.
+  const warm = await topic("client-warm");
+  await rawProduce(endpoint, warm, body, records);
+  await clientProduce(client, await topic("client-warm-own"), messages);
+  await rawConsume(endpoint, warm, records);
+  await clientConsume(client, warm, records);
+
+  const raw: SideFigures = { produce: [], consume: [], latency: [] };
+  const own: SideFigures = { produce: [], consume: [], latency: [] };
+  for (let run = 0; run < runs; run++) {
+    const rawTopic = await topic(`client-raw-${run}`);
+    const ownTopic = await topic(`client-own-${run}`);
+    const sides = [
+      { figures: raw, produce: () => rawProduce(endpoint, rawTopic, body, records), consume: () => rawConsume(endpoint, rawTopic, records), name: "raw" },
+      { figures: own, produce: () => clientProduce(client, ownTopic, messages), consume: () => clientConsume(client, ownTopic, records), name: "client" },
+    ];
+    const ordered = run % 2 === 0 ? sides : [...sides].reverse();
+    for (const side of ordered) {
+      const result = await timed(records, processGroupId, side.produce);
+      side.figures.produce.push(result);
+      progress(`run ${run + 1}/${runs} ${side.name} produce: ${describePass(result)}`);
+    }
+    for (const side of ordered) {
+      const result = await timed(records, processGroupId, side.consume);
+      side.figures.consume.push(result);
+      progress(`run ${run + 1}/${runs} ${side.name} consume: ${describePass(result)}`);
+    }
+  }
+  const profiles: { what: string; lines: string[] }[] = [];
+  if (session) {
+    // One more client pass of each kind, not measured, under the profiler.
+    const profiledTopic = await topic("client-profiled");
+    profiles.push({ what: "produce", lines: (await profiled(session, () => clientProduce(client, profiledTopic, messages))).lines });
+    profiles.push({ what: "consume", lines: (await profiled(session, () => clientConsume(client, profiledTopic, records))).lines });
+  }
+  const latencyTopic = await topic("client-latency");
+  const single = transports.binary.produceBody(makeRecords(1), 1);
+  const producer = client.producer();
+  const one = [messages[0]!];
+  const producerLatency: Latency[] = [];
+  for (let run = 0; run < runs; run++) {
+    const [rawFigure, topicFigure, producerFigure] = await latencies(
+      [
+        () => produce(endpoint, latencyTopic, single),
+        () => client.topic(latencyTopic).produce(one),
+        () => producer.send({ topic: latencyTopic, messages: one }),
+      ],
+      sizes.latencySamples,
+    );
+    raw.latency.push(rawFigure!);
+    own.latency.push(topicFigure!);
+    producerLatency.push(producerFigure!);
+    const text = (figure: Latency) => `p50 ${figure.p50Ms.toFixed(2)} p99 ${figure.p99Ms.toFixed(2)} ms`;
+    progress(`run ${run + 1}/${runs} latency: raw ${text(rawFigure!)}; topic.produce ${text(topicFigure!)}; producer() ${text(producerFigure!)}`);
+  }
+  await producer.close();
+  return { raw, own, producerLatency, profiles };
+}
+
 export async function clientBench(options: ClientBenchOptions): Promise<void> {
   const { progress, runs } = options;
   progress("client rows: starting Tributary under wrangler dev");
@@ -184,81 +280,18 @@ export async function clientBench(options: ClientBenchOptions): Promise<void> {
     await session.post("Debugger.enable");
     await session.post("Profiler.setSamplingInterval", { interval: 200 });
   }
-  const profiles: { what: string; lines: string[] }[] = [];
   try {
-    const endpoint: Endpoint = { server: "tributary", url: server.url, transport: transports.binary, signal: new AbortController().signal, processGroupId: server.processGroupId };
-    const client = new Tributary({ url: server.url });
-    const body = transports.binary.produceBody(makeRecords(recordsPerRequest), 1);
-    const messages = clientMessages();
-    const suffix = Date.now().toString(36);
-    const topic = async (name: string) => {
-      const refused = await createTopic(endpoint, `${name}-${suffix}`, 1, 1);
-      if (refused) throw new Error(`create ${name}: ${refused}`);
-      return `${name}-${suffix}`;
-    };
-    // Warm-up, not measured: both paths' code, and the server's, on a topic of their own.
-    const warm = await topic("client-warm");
-    await rawProduce(endpoint, warm, body);
-    await clientProduce(client, await topic("client-warm-own"), messages);
-    await rawConsume(endpoint, warm);
-    await clientConsume(client, warm);
-
-    const raw: SideFigures = { produce: [], consume: [], latency: [] };
-    const own: SideFigures = { produce: [], consume: [], latency: [] };
-    for (let run = 0; run < runs; run++) {
-      const rawTopic = await topic(`client-raw-${run}`);
-      const ownTopic = await topic(`client-own-${run}`);
-      const sides = [
-        { figures: raw, produce: () => rawProduce(endpoint, rawTopic, body), consume: () => rawConsume(endpoint, rawTopic), name: "raw" },
-        { figures: own, produce: () => clientProduce(client, ownTopic, messages), consume: () => clientConsume(client, ownTopic), name: "client" },
-      ];
-      const ordered = run % 2 === 0 ? sides : [...sides].reverse();
-      for (const side of ordered) {
-        const result = await timed(clientRecords, server.processGroupId, side.produce);
-        side.figures.produce.push(result);
-        progress(`run ${run + 1}/${runs} ${side.name} produce: ${describePass(result)}`);
-      }
-      for (const side of ordered) {
-        const result = await timed(clientRecords, server.processGroupId, side.consume);
-        side.figures.consume.push(result);
-        progress(`run ${run + 1}/${runs} ${side.name} consume: ${describePass(result)}`);
-      }
-    }
-    if (session) {
-      // One more client pass of each kind, not measured, under the profiler.
-      const profiledTopic = await topic("client-profiled");
-      profiles.push({ what: "produce", lines: (await profiled(session, () => clientProduce(client, profiledTopic, messages))).lines });
-      profiles.push({ what: "consume", lines: (await profiled(session, () => clientConsume(client, profiledTopic))).lines });
-    }
-    const latencyTopic = await topic("client-latency");
-    const single = transports.binary.produceBody(makeRecords(1), 1);
-    const producer = client.producer();
-    const one = [messages[0]!];
-    const producerLatency: Latency[] = [];
-    for (let run = 0; run < runs; run++) {
-      const [rawFigure, topicFigure, producerFigure] = await latencies([
-        () => produce(endpoint, latencyTopic, single),
-        () => client.topic(latencyTopic).produce(one),
-        () => producer.send({ topic: latencyTopic, messages: one }),
-      ]);
-      raw.latency.push(rawFigure!);
-      own.latency.push(topicFigure!);
-      producerLatency.push(producerFigure!);
-      const text = (figure: Latency) => `p50 ${figure.p50Ms.toFixed(2)} p99 ${figure.p99Ms.toFixed(2)} ms`;
-      progress(`run ${run + 1}/${runs} latency: raw ${text(rawFigure!)}; topic.produce ${text(topicFigure!)}; producer() ${text(producerFigure!)}`);
-    }
-    await producer.close();
-
-    const peerLines = options.peers ? await peerRows(runs, own, progress) : [];
-    const profileLines = profiles.flatMap(({ what, lines }) => [
+    const figures = await measureClientRows(server.url, server.processGroupId, runs, progress, defaultSizes, session);
+    const peerLines = options.peers ? await peerRows(runs, figures.own, progress) : [];
+    const profileLines = figures.profiles.flatMap(({ what, lines }) => [
       "",
-      `Client ${what}, one more pass of ${clientRecords.toLocaleString("en-US")} records under V8's sampling profiler (\`--profile-client\`), this process's self time by function:`,
+      `Client ${what}, one more pass of ${defaultSizes.records.toLocaleString("en-US")} records under V8's sampling profiler (\`--profile-client\`), this process's self time by function:`,
       "",
       "```",
       ...lines.slice(0, profileLinesWritten),
       "```",
     ]);
-    const section = clientMarkdown(raw, own, producerLatency, runs, peerLines, profileLines);
+    const section = clientMarkdown(figures, defaultSizes.records, runs, peerLines, profileLines);
     console.log(`\n${section}\n`);
     if (options.write) {
       const path = join(repositoryRoot, "bench", "RESULTS.md");
@@ -279,10 +312,10 @@ function describePass(pass: Pass): string {
 /** Redis Streams and NATS JetStream (bench/peers.ts), loaded only when asked for, beside the client's own figures. */
 async function peerRows(runs: number, own: SideFigures, progress: (line: string) => void): Promise<string[]> {
   const { measurePeers } = await import("./peers.ts");
-  const peers = await measurePeers(runs, clientRecords, progress);
+  const peers = await measurePeers(runs, defaultSizes.records, progress);
   const mine = { produce: medianPass(own.produce).recordsPerSecond, consume: medianPass(own.consume).recordsPerSecond, latency: medianLatency(own.latency) };
   const lines = [
-    `Peers on the same machine, measured after the rows above (bench/peers.ts; ${clientRecords.toLocaleString("en-US")} records of 16 + 200 B, one stream or partition, medians of ${runs} runs after a warm-up run):`,
+    `Peers on the same machine, measured after the rows above (bench/peers.ts; ${defaultSizes.records.toLocaleString("en-US")} records of 16 + 200 B, one stream or partition, medians of ${runs} runs after a warm-up run):`,
     "",
     "| system | produce, records/s | consume, records/s | single-record p50 / p99, ms | client CPU per 1,000 produced, ms | Tributary's client ÷ it (produce / consume) | how |",
     "|---|---:|---:|---:|---:|---:|---|",
@@ -302,7 +335,8 @@ async function peerRows(runs: number, own: SideFigures, progress: (line: string)
 const rate = (value: number) => Math.round(value).toLocaleString("en-US");
 const ms = (value: number | undefined) => (value === undefined ? "n/a" : value.toFixed(1));
 
-export function clientMarkdown(raw: SideFigures, own: SideFigures, producerLatency: readonly Latency[], runs: number, peerLines: readonly string[], profileLines: readonly string[]): string {
+export function clientMarkdown(figures: ClientFigures, records: number, runs: number, peerLines: readonly string[], profileLines: readonly string[]): string {
+  const { raw, own, producerLatency } = figures;
   const environment = describeEnvironment();
   const [rawProduce, ownProduce, rawConsume, ownConsume] = [raw.produce, own.produce, raw.consume, own.consume].map(medianPass) as [Pass, Pass, Pass, Pass];
   const [rawLatency, ownLatency, lingering] = [medianLatency(raw.latency), medianLatency(own.latency), medianLatency(producerLatency)];
@@ -311,7 +345,7 @@ export function clientMarkdown(raw: SideFigures, own: SideFigures, producerLaten
     clientHeading,
     "",
     `\`npm run bench -- --client${peerLines.length > 0 ? " --peers" : ""}${profileLines.length > 0 ? " --profile-client" : ""}\` on ${environment.date} (commit ${environment.commit}): Tributary under wrangler dev, the client in the bench process, ` +
-      `${clientRecords.toLocaleString("en-US")} records of 16 + 200 B, one partition, RF 1; medians of ${runs} runs, raw and client alternating (bench/client-rows.ts). ` +
+      `${records.toLocaleString("en-US")} records of 16 + 200 B, one partition, RF 1; medians of ${runs} runs, raw and client alternating (bench/client-rows.ts). ` +
       "Issue 19's targets: client produce and consume ≥ 0.8 × raw; client single-record p99 ≤ 1.3 × raw.",
     "",
     "| row | raw binary path | Tributary's client | client ÷ raw | CPU ms per 1,000 records: client process (raw / client) | server runtime (raw / client) |",
