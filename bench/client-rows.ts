@@ -32,7 +32,7 @@ import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import { Tributary } from "../src/client/index.ts";
 import { repositoryRoot } from "../test/e2e/support/wrangler-dev.ts";
-import { createTopic, fetchRecords, produce, type Endpoint } from "./client.ts";
+import { createTopic, fetchMaxBytes, fetchRecords, produce, type Endpoint } from "./client.ts";
 import { clientCpuMs, cpuBetween, serverCpu } from "./cpu.ts";
 import { median, percentile } from "./measure.ts";
 import { makeRecords } from "./payloads.ts";
@@ -50,7 +50,6 @@ export interface ClientSizes {
 const defaultSizes: ClientSizes = { records: 200_000, latencySamples: 300 };
 const recordsPerRequest = 1_000;
 const recordsPerFetch = 10_000;
-const fetchMaxBytes = 8 * 1024 * 1024;
 const latencyWarmup = 30;
 const profiledFunctions = 25;
 /** Of those, the lines RESULTS.md keeps (the console shows them all). */
