@@ -103,8 +103,10 @@ interface PartitionQueue {
   settledWaiters: { target: number; resolve(): void }[];
 }
 
-/** A batch's first buffer at least; it doubles as records come. */
-const batchCapacityInitial = 16 * 1024;
+/** A batch's first buffer: at least this, else what the send still holds plus the slack; it doubles when that is short. */
+const batchCapacityMin = 1024;
+/** Room above the records' counted bytes for the batch header and the records' framing. */
+const batchCapacitySlack = 16 * 1024;
 /** Framing a record adds beyond its payload, for the buffer's accounting (as records.ts's recordBytes). */
 const recordOverheadBytes = 24;
 
@@ -311,7 +313,7 @@ export class Producer {
       this.#queues.set(key, queue);
     }
     // A batch starts as large as what this send still has to write (up to batchBytes): few regrowths.
-    const capacity = Math.min(Math.max(batchCapacityInitial, bytesAhead), this.#batchBytes + batchCapacityInitial);
+    const capacity = Math.min(Math.max(batchCapacityMin, bytesAhead + batchCapacitySlack), this.#batchBytes + batchCapacitySlack);
     queue.open ??= new RecordBatchBuilder(capacity);
     if (!queue.open.tryAppend(fields, this.#batchBytes)) {
       const closed = queue.open.finish();
