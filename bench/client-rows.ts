@@ -18,12 +18,13 @@
  *             defaults (acks "all", sent at once); `producer()` with its defaults (acks "all",
  *             idempotent, lingerMs 5) `send()` of one message
  *
- * Runs alternate which side goes first; each row's figure is the median of the runs. The
+ * Each run rotates which side goes first; each row's figure is the median of the runs. The
  * client's CPU is this process's (process.cpuUsage) over its passes, per 1,000 records; the
  * server's is its runtime workerd's (bench/cpu.ts). `--profile-client` records the client's
  * passes under V8's sampling profiler (node:inspector, in this process) — one more pass each,
- * after the measured runs, so the figures are not profiled — and writes where its CPU goes. `--peers` adds Redis Streams and NATS JetStream on the same workload
- * (bench/peers.ts), skipped with a message when their servers are not installed.
+ * after the measured runs, so the figures are not profiled — and writes where its CPU goes.
+ * `--peers` adds Redis Streams and NATS JetStream on the same workload, in the same runs and
+ * turns (bench/peers.ts), skipped with a message when their servers are not installed.
  *
  * Writes the "## Client" section of bench/RESULTS.md (unless --no-write).
  */
@@ -38,6 +39,7 @@ import { median, percentile } from "./measure.ts";
 import { makeRecords } from "./payloads.ts";
 import { selfTimes, type Profile } from "./profile.ts";
 import { clientHeading, describeEnvironment, writeSection } from "./report.ts";
+import type { Peer } from "./peers.ts";
 import { startServer } from "./servers.ts";
 import { transports } from "./transports.ts";
 
@@ -185,6 +187,8 @@ export interface ClientFigures {
   own: SideFigures;
   producerLatency: Latency[];
   profiles: { what: string; lines: string[] }[];
+  /** Redis Streams and NATS JetStream (`--peers`), measured in the same turns. */
+  peers: { peer: Peer; figures: SideFigures }[];
 }
 
 /**
@@ -199,6 +203,7 @@ export async function measureClientRows(
   progress: (line: string) => void,
   sizes: ClientSizes = defaultSizes,
   session?: Session,
+  peers: readonly Peer[] = [],
 ): Promise<ClientFigures> {
   const { records } = sizes;
   const endpoint: Endpoint = { server: "tributary", url, transport: transports.binary, signal: new AbortController().signal, processGroupId };
@@ -217,24 +222,32 @@ export async function measureClientRows(
   await clientProduce(client, await topic("client-warm-own"), messages);
   await rawConsume(endpoint, warm, records);
   await clientConsume(client, warm, records);
+  const live = peers.filter((peer) => peer.skipped === undefined);
+  for (const peer of live) {
+    await peer.produce(-1, records);
+    await peer.consume(-1, records);
+  }
 
   const raw: SideFigures = { produce: [], consume: [], latency: [] };
   const own: SideFigures = { produce: [], consume: [], latency: [] };
+  const peerFigures = live.map((peer) => ({ peer, figures: { produce: [], consume: [], latency: [] } as SideFigures }));
   for (let run = 0; run < runs; run++) {
     const rawTopic = await topic(`client-raw-${run}`);
     const ownTopic = await topic(`client-own-${run}`);
     const sides = [
-      { figures: raw, produce: () => rawProduce(endpoint, rawTopic, body, records), consume: () => rawConsume(endpoint, rawTopic, records), name: "raw" },
-      { figures: own, produce: () => clientProduce(client, ownTopic, messages), consume: () => clientConsume(client, ownTopic, records), name: "client" },
+      { figures: raw, produce: () => rawProduce(endpoint, rawTopic, body, records), consume: () => rawConsume(endpoint, rawTopic, records), name: "raw", server: processGroupId },
+      { figures: own, produce: () => clientProduce(client, ownTopic, messages), consume: () => clientConsume(client, ownTopic, records), name: "client", server: processGroupId },
+      ...peerFigures.map(({ peer, figures }) => ({ figures, produce: () => peer.produce(run, records), consume: () => peer.consume(run, records), name: peer.name, server: undefined })),
     ];
-    const ordered = run % 2 === 0 ? sides : [...sides].reverse();
+    // Who goes first turns with the run, so that a change in the machine's load falls on each alike.
+    const ordered = sides.map((_, at) => sides[(at + run) % sides.length]!);
     for (const side of ordered) {
-      const result = await timed(records, processGroupId, side.produce);
+      const result = await timed(records, side.server, side.produce);
       side.figures.produce.push(result);
       progress(`run ${run + 1}/${runs} ${side.name} produce: ${describePass(result)}`);
     }
     for (const side of ordered) {
-      const result = await timed(records, processGroupId, side.consume);
+      const result = await timed(records, side.server, side.consume);
       side.figures.consume.push(result);
       progress(`run ${run + 1}/${runs} ${side.name} consume: ${describePass(result)}`);
     }
@@ -252,14 +265,16 @@ export async function measureClientRows(
   const one = [messages[0]!];
   const producerLatency: Latency[] = [];
   for (let run = 0; run < runs; run++) {
-    const [rawFigure, topicFigure, producerFigure] = await latencies(
+    const [rawFigure, topicFigure, producerFigure, ...peerLatencies] = await latencies(
       [
         () => produce(endpoint, latencyTopic, single),
         () => client.topic(latencyTopic).produce(one),
         () => producer.send({ topic: latencyTopic, messages: one }),
+        ...live.map((peer) => () => peer.single()),
       ],
       sizes.latencySamples,
     );
+    peerLatencies.forEach((figure, at) => peerFigures[at]!.figures.latency.push(figure));
     raw.latency.push(rawFigure!);
     own.latency.push(topicFigure!);
     producerLatency.push(producerFigure!);
@@ -267,7 +282,7 @@ export async function measureClientRows(
     progress(`run ${run + 1}/${runs} latency: raw ${text(rawFigure!)}; topic.produce ${text(topicFigure!)}; producer() ${text(producerFigure!)}`);
   }
   await producer.close();
-  return { raw, own, producerLatency, profiles };
+  return { raw, own, producerLatency, profiles, peers: peerFigures };
 }
 
 export async function clientBench(options: ClientBenchOptions): Promise<void> {
@@ -281,9 +296,11 @@ export async function clientBench(options: ClientBenchOptions): Promise<void> {
     await session.post("Debugger.enable");
     await session.post("Profiler.setSamplingInterval", { interval: 200 });
   }
+  let peers: Peer[] = [];
   try {
-    const figures = await measureClientRows(server.url, server.processGroupId, runs, progress, defaultSizes, session);
-    const peerLines = options.peers ? await peerRows(runs, figures.own, progress) : [];
+    if (options.peers) peers = await (await import("./peers.ts")).startPeers(progress);
+    const figures = await measureClientRows(server.url, server.processGroupId, runs, progress, defaultSizes, session, peers);
+    const peerLines = options.peers ? peerRows(runs, figures, peers) : [];
     const profileLines = figures.profiles.flatMap(({ what, lines }) => [
       "",
       `Client ${what}, one more pass of ${defaultSizes.records.toLocaleString("en-US")} records under V8's sampling profiler (\`--profile-client\`), this process's self time by function:`,
@@ -301,6 +318,7 @@ export async function clientBench(options: ClientBenchOptions): Promise<void> {
     }
   } finally {
     session?.disconnect();
+    await Promise.all(peers.map((peer) => peer.stop()));
     await server.stop();
   }
 }
@@ -310,25 +328,27 @@ function describePass(pass: Pass): string {
   return `${Math.round(pass.recordsPerSecond).toLocaleString("en-US")} rec/s; CPU per 1,000 records: this process ${pass.clientCpuMs.toFixed(1)} ms${server}`;
 }
 
-/** Redis Streams and NATS JetStream (bench/peers.ts), loaded only when asked for, beside the client's own figures. */
-async function peerRows(runs: number, own: SideFigures, progress: (line: string) => void): Promise<string[]> {
-  const { measurePeers } = await import("./peers.ts");
-  const peers = await measurePeers(runs, defaultSizes.records, progress);
-  const mine = { produce: medianPass(own.produce).recordsPerSecond, consume: medianPass(own.consume).recordsPerSecond, latency: medianLatency(own.latency) };
+/** The peers' rows beside the client's own figures; a skipped peer says why. */
+function peerRows(runs: number, figures: ClientFigures, peers: readonly Peer[]): string[] {
+  const mine = { produce: medianPass(figures.own.produce), consume: medianPass(figures.own.consume), latency: medianLatency(figures.own.latency) };
   const lines = [
-    `Peers on the same machine, measured after the rows above (bench/peers.ts; ${defaultSizes.records.toLocaleString("en-US")} records of 16 + 200 B, one stream or partition, medians of ${runs} runs after a warm-up run):`,
+    `Peers on the same machine, in the same runs and turns as the rows above (bench/peers.ts; ${defaultSizes.records.toLocaleString("en-US")} records of 16 + 200 B, one stream or partition, medians of ${runs} runs after a warm-up pass; latency in the same turns, one record awaited at a time):`,
     "",
-    "| system | produce, records/s | consume, records/s | single-record p50 / p99, ms | client CPU per 1,000 produced, ms | Tributary's client ÷ it (produce / consume) | how |",
+    "| system | produce, records/s | consume, records/s | single-record p50 / p99, ms | client CPU per 1,000 records, ms (produce / consume) | Tributary's client ÷ it (produce / consume) | how |",
     "|---|---:|---:|---:|---:|---:|---|",
-    `| Tributary's client | ${rate(mine.produce)} | ${rate(mine.consume)} | ${mine.latency.p50Ms.toFixed(2)} / ${mine.latency.p99Ms.toFixed(2)} | ${ms(medianPass(own.produce).clientCpuMs)} | | the rows above (\`producer({ acks: 1 })\`, \`topic.fetch\`, \`topic.produce\`) |`,
+    `| Tributary's client | ${rate(mine.produce.recordsPerSecond)} | ${rate(mine.consume.recordsPerSecond)} | ${mine.latency.p50Ms.toFixed(2)} / ${mine.latency.p99Ms.toFixed(2)} | ${ms(mine.produce.clientCpuMs)} / ${ms(mine.consume.clientCpuMs)} | | the rows above (\`producer({ acks: 1 })\`, \`topic.fetch\`, \`topic.produce\`) |`,
   ];
   for (const peer of peers) {
-    if (peer.skipped !== undefined) {
-      lines.push(`| ${peer.name} | skipped: ${peer.skipped} | | | | | ${peer.how} |`);
+    const measured = figures.peers.find((entry) => entry.peer === peer)?.figures;
+    if (peer.skipped !== undefined || measured === undefined) {
+      lines.push(`| ${peer.name} | skipped: ${peer.skipped ?? "not measured"} | | | | | ${peer.how} |`);
       continue;
     }
-    const ahead = `${(mine.produce / peer.produce!).toFixed(2)} × / ${(mine.consume / peer.consume!).toFixed(2)} ×`;
-    lines.push(`| ${peer.name} | ${rate(peer.produce!)} | ${rate(peer.consume!)} | ${peer.p50Ms!.toFixed(2)} / ${peer.p99Ms!.toFixed(2)} | ${ms(peer.produceClientCpuMs)} | ${ahead} | ${peer.how} |`);
+    const [produced, consumed, latency] = [medianPass(measured.produce), medianPass(measured.consume), medianLatency(measured.latency)];
+    const ahead = `${(mine.produce.recordsPerSecond / produced.recordsPerSecond).toFixed(2)} × / ${(mine.consume.recordsPerSecond / consumed.recordsPerSecond).toFixed(2)} ×`;
+    lines.push(
+      `| ${peer.name} | ${rate(produced.recordsPerSecond)} | ${rate(consumed.recordsPerSecond)} | ${latency.p50Ms.toFixed(2)} / ${latency.p99Ms.toFixed(2)} | ${ms(produced.clientCpuMs)} / ${ms(consumed.clientCpuMs)} | ${ahead} | ${peer.how} |`,
+    );
   }
   return lines;
 }
@@ -346,7 +366,7 @@ export function clientMarkdown(figures: ClientFigures, records: number, runs: nu
     clientHeading,
     "",
     `\`npm run bench -- --client${peerLines.length > 0 ? " --peers" : ""}${profileLines.length > 0 ? " --profile-client" : ""}\` on ${environment.date} (commit ${environment.commit}): Tributary under wrangler dev, the client in the bench process, ` +
-      `${records.toLocaleString("en-US")} records of 16 + 200 B, one partition, RF 1; medians of ${runs} runs, raw and client alternating (bench/client-rows.ts). ` +
+      `${records.toLocaleString("en-US")} records of 16 + 200 B, one partition, RF 1; medians of ${runs} runs, raw and client in turns, who goes first rotating with the run (bench/client-rows.ts). ` +
       "Issue 19's targets: client produce and consume ≥ 0.8 × raw; client single-record p99 ≤ 1.3 × raw.",
     "",
     "| row | raw binary path | Tributary's client | client ÷ raw | CPU ms per 1,000 records: client process (raw / client) | server runtime (raw / client) |",
