@@ -98,7 +98,8 @@ interface PartitionQueue {
   settledTotal: number;
   /** Records up to this enqueued count are sent without lingering (a flush asked). */
   urgentUntil: number;
-  timer: ReturnType<typeof setTimeout> | undefined;
+  /** Cancels the pending linger (a timer, or the next turn for a linger that is over). */
+  timer: (() => void) | undefined;
   inFlight: Promise<void> | undefined;
   settledWaiters: { target: number; resolve(): void }[];
 }
@@ -347,13 +348,13 @@ export class Producer {
     if (queue.timer === undefined) {
       // lingerMs 0 still waits a macrotask, so the records of one send() share a batch.
       const waitMs = Math.max(0, queue.firstQueuedAtMs + this.#lingerMs - Date.now());
-      queue.timer = setTimeout(() => this.#drain(queue), waitMs);
+      queue.timer = after(waitMs, () => this.#drain(queue));
     }
   }
 
   /** Sends the queue's oldest batches, up to requestBytesMax (at least one), as one request. */
   #drain(queue: PartitionQueue): void {
-    clearTimeout(queue.timer);
+    queue.timer?.();
     queue.timer = undefined;
     if (queue.inFlight || queue.records === 0) return;
     const batches: ClosedBatch[] = [];
@@ -430,6 +431,20 @@ export class Producer {
       }
     }
   }
+}
+
+/**
+ * Runs `task` after `ms`; answers how to cancel it. No wait at all is the next turn of the
+ * event loop (setImmediate where there is one), not setTimeout's: Node holds a 0 ms timer
+ * for at least 1 ms, which a lone record with `lingerMs: 0` would pay on every send.
+ */
+function after(ms: number, task: () => void): () => void {
+  if (ms === 0 && typeof setImmediate === "function") {
+    const immediate = setImmediate(task);
+    return () => clearImmediate(immediate);
+  }
+  const timer = setTimeout(task, ms);
+  return () => clearTimeout(timer);
 }
 
 /** The next turn of the event loop (I/O callbacks run first): setImmediate where there is one. */

@@ -387,6 +387,16 @@ describe("producer records written at send (issue 19: each record straight into 
     expect(server.records("orders", 0).slice(1).map((record) => text(record.value))).toEqual(buffers.map((_, i) => `value-${i}`.padEnd(200, ".")));
   });
 
+  it("with lingerMs 0, still gathers the sends of one turn of the event loop into one request", async () => {
+    const { server, client } = fakeClient();
+    server.createTopic("orders", 1);
+    const producer = client.producer({ lingerMs: 0 });
+    await producer.send({ topic: "orders", messages: [{ value: "warm" }] }); // metadata cached: the sends below queue at once
+    const sends = [0, 1, 2].map((i) => producer.send({ topic: "orders", messages: [{ value: `m${i}` }] }));
+    expect((await Promise.all(sends)).flat().map((result) => result.offset)).toEqual([1, 2, 3]);
+    expect(produceRequests(server)).toHaveLength(2);
+  });
+
   it("answers each message of interleaved sends over several partitions with its own partition and offset", async () => {
     const { server, client } = fakeClient();
     server.createTopic("orders", 3);
