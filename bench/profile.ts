@@ -26,7 +26,7 @@ interface CallFrame {
   lineNumber: number;
 }
 
-interface Profile {
+export interface Profile {
   nodes: { id: number; callFrame: CallFrame }[];
   samples: number[];
   timeDeltas: number[];
@@ -34,7 +34,7 @@ interface Profile {
 
 
 /** Self time per function (ms), with its source line, most first. */
-async function selfTimes(inspector: Inspector, profile: Profile): Promise<{ label: string; ms: number }[]> {
+export async function selfTimes(inspector: Pick<Inspector, "call">, profile: Profile): Promise<{ label: string; ms: number }[]> {
   const microsecondsByNode = new Map<number, number>();
   profile.samples.forEach((node, index) => microsecondsByNode.set(node, (microsecondsByNode.get(node) ?? 0) + (profile.timeDeltas[index] ?? 0)));
   const sources = new Map<string, string[]>();

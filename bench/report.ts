@@ -230,7 +230,9 @@ export const gatewayHeading = "## Kafka gateway";
 export const sealedReadsHeading = "## Catch-up reads from R2";
 /** Push subscriptions' rows (bench/push.ts), their own section. */
 export const pushHeading = "## Push subscriptions";
-const keptHeadings = [startupHeading, soakHeading, streamingHeading, gatewayHeading, sealedReadsHeading, pushHeading];
+/** The client against the raw path, and its peers (bench/client-rows.ts, `--client`; issue 19), its own section. */
+export const clientHeading = "## Client";
+const keptHeadings = [startupHeading, soakHeading, streamingHeading, gatewayHeading, sealedReadsHeading, pushHeading, clientHeading];
 
 /** The text of `heading`'s section in `markdown`, exactly (up to the next "## " or the end), or undefined. */
 export function sectionOf(markdown: string, heading: string): string | undefined {

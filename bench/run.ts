@@ -28,12 +28,14 @@ import { pushRowsMatching, runPushRows } from "./push.ts";
 import { transports, type ServerName, type TransportName } from "./transports.ts";
 import { shareRowId, shareSection } from "./share.ts"; // share groups (issue 15): its own server and section
 import { runSealedReads, selectedSealedReadRows } from "./sealed-reads.ts"; // issue 19: catch-up reads from R2
+import { clientBench } from "./client-rows.ts"; // issue 19: the client against the raw path (--client [--peers] [--profile-client])
 
 const usage = `usage: npm run bench -- [--quick] [--runs N] [--seconds S] [--warmup S] [--only TEXT] [--no-write] [--wrangler-defaults]
        npm run bench -- --profile ROW [--seconds S]
        npm run bench -- --soak MINUTES [--no-write]
        npm run bench -- --gateway [--seconds S] [--gateway-soak MINUTES] [--no-write]
        npm run bench -- --durable-streams [--quick] [--runs N] [--seconds S] [--no-write]
+       npm run bench -- --client [--runs N] [--peers] [--profile-client] [--no-write]
   --quick       3 runs of 0.5 s per row and server instead of 3 of 4 s (about 1 minute instead of 6)
   --runs N      measured runs per row (the figure is their median)
   --seconds S   length of one run
@@ -50,7 +52,9 @@ const usage = `usage: npm run bench -- [--quick] [--runs N] [--seconds S] [--war
                 produce and consume on Tributary alone for MINUTES (1 to 60), sampling memory, and say
                 whether it stays flat (bench/soak.ts); writes its section of bench/RESULTS.md
   --gateway     the Kafka gateway against Tributary's own client (bench/gateway.ts); with
-                --gateway-soak MINUTES, its memory over a sustained run; writes its section`;
+                --gateway-soak MINUTES, its memory over a sustained run; writes its section
+  --client      Tributary's client against the raw binary path, 200,000 records (bench/client-rows.ts); with
+                --peers, Redis Streams and NATS JetStream too; --profile-client prints where the client's CPU goes`;
 
 /**
  * Run lengths. 26 row-server pairs (8 rows a transport, 5 of them measured on the baseline
@@ -80,6 +84,8 @@ interface Options {
   /** --gateway: the Kafka gateway's rows (bench/gateway.ts). */
   gateway?: { seconds: number; soakMinutes: number | undefined };
   durableStreams: boolean;
+  /** --client: the client against the raw path (bench/client-rows.ts). */
+  client?: { peers: boolean; profile: boolean };
 }
 
 function parseOptions(): Options {
@@ -97,6 +103,9 @@ function parseOptions(): Options {
       gateway: { type: "boolean", default: false },
       "gateway-soak": { type: "string" },
       "durable-streams": { type: "boolean", default: false }, // bench/durable-streams.ts
+      client: { type: "boolean", default: false }, // bench/client-rows.ts
+      peers: { type: "boolean", default: false },
+      "profile-client": { type: "boolean", default: false },
       help: { type: "boolean", default: false },
     },
   });
@@ -128,6 +137,7 @@ function parseOptions(): Options {
       ? { gateway: { seconds: number(values.seconds, fullRunSeconds, 0.2, 60, "seconds"), soakMinutes: values["gateway-soak"] === undefined ? undefined : number(values["gateway-soak"], 10, 0.05, 60, "gateway-soak") } }
       : {}),
     durableStreams: values["durable-streams"],
+    ...(values.client ? { client: { peers: values.peers, profile: values["profile-client"] } } : {}),
   };
 }
 
@@ -196,7 +206,8 @@ async function startup(ids: StartupRowId[], runs: number, write: boolean, progre
 }
 
 async function main(): Promise<void> {
-  const { settings, mode, only, write, wranglerDefaults, profile: profiled, soakMinutes, gateway, durableStreams } = parseOptions();
+  const { settings, mode, only, write, wranglerDefaults, profile: profiled, soakMinutes, gateway, durableStreams, client } = parseOptions();
+  if (client) return clientBench({ ...client, runs: settings.runs, write, wranglerDefaults, progress: (line) => console.error(`[bench] ${line}`) });
   if (durableStreams) return durableStreamsBench({ ...settings, write }, (line) => console.error(`[bench] ${line}`));
   if (gateway !== undefined) {
     const startedAt = performance.now();

@@ -54,6 +54,12 @@ export class MetadataCache {
     return (await this.topic(name, options)).partitions.length;
   }
 
+  /** The partition count when the cache holds a fresh description, without waiting; else undefined. */
+  cachedPartitionCount(name: string): number | undefined {
+    const entry = this.#entries.get(name);
+    return entry && Date.now() - entry.fetchedAtMs <= this.#maxAgeMs ? entry.topic.partitions.length : undefined;
+  }
+
   /** Forgets the topic: the next lookup asks the server. */
   invalidate(name: string): void {
     this.#entries.delete(name);

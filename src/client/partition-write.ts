@@ -102,33 +102,46 @@ export async function writePartition(
     if (identity) sequence = incrementSequence(sequence, records.length);
     return encodeRecordBatch(records, options);
   });
-  const body = concatBytes(encoded);
+  const records = batches.flat();
+  const written = await postRecords(context, { topic, partition, body: concatBytes(encoded), records: records.length, acks, signal: write.signal });
+  return records.map((record, index) => ({
+    topic,
+    partition,
+    offset: written.baseOffset < 0 ? -1 : written.baseOffset + index,
+    timestamp: written.timestamp ?? record.timestamp,
+  }));
+}
+
+/**
+ * POSTs encoded batches holding `records` records to the partition, retried by the partition
+ * rule with the same bytes; answers the first record's offset (−1 with acks 0) and, for a
+ * LogAppendTime topic, the timestamp the partition gave them all.
+ */
+export async function postRecords(
+  context: WriteContext,
+  write: { topic: string; partition: number; body: Uint8Array; records: number; acks: Acks; signal?: AbortSignal },
+): Promise<{ baseOffset: number; timestamp: number | undefined }> {
+  const { topic, partition, records, acks } = write;
   const answer = await withRetries(
     () =>
       context.transport.json<BinaryProduceAnswer>({
         method: "POST",
         path: path("topics", topic, "partitions", partition, "records"),
         query: { acks },
-        bytes: body,
+        bytes: write.body,
         contentType: recordBatchContentType,
         signal: write.signal,
       }),
     { policy: context.policy, log: context.log, signal: write.signal, shouldRetry: partitionRetryRule(context, topic, partition) },
   );
-  const records = batches.flat();
-  if (acks === 0) return records.map((record) => ({ topic, partition, offset: -1, timestamp: record.timestamp }));
+  if (acks === 0) return { baseOffset: -1, timestamp: undefined };
   const { baseOffset, lastOffset } = answer ?? {};
   // The partition gives the batches consecutive offsets; anything else would misreport offsets.
-  if (typeof baseOffset !== "number" || lastOffset !== baseOffset + records.length - 1) {
+  if (typeof baseOffset !== "number" || lastOffset !== baseOffset + records - 1) {
     throw new TributaryError(
       "UNKNOWN_SERVER_ERROR",
-      `produce to ${topic}/${partition}: ${records.length} records answered with offsets ${String(baseOffset)}..${String(lastOffset)}`,
+      `produce to ${topic}/${partition}: ${records} records answered with offsets ${String(baseOffset)}..${String(lastOffset)}`,
     );
   }
-  return records.map((record, index) => ({
-    topic,
-    partition,
-    offset: baseOffset + index,
-    timestamp: answer.timestamp ?? record.timestamp,
-  }));
+  return { baseOffset, timestamp: answer.timestamp };
 }

@@ -4,18 +4,21 @@
  * partitioner (keyed: murmur2; keyless: sticky for about `stickyPartitionBytes`, 16 KiB, then
  * another partition — sticky-partitioner.ts) and batched per partition:
  *
- *   send ──► partition queue ──(batchBytes reached, or lingerMs after its first record)──►
+ *   send ──► each record written into its partition's open batch (record-batch-builder.ts)
+ *        ──(batchBytes reached, or lingerMs after its first record)──►
  *            one request: batches of ≤ batchBytes, binary, atomic ──► offsets to each send
  *
  * One request per partition is in flight at a time, so records keep their order through
  * retries; different partitions are written in parallel. Queued bytes are bounded by
  * `bufferBytes`: a send waits for room (Kafka's buffer.memory).
  */
+import { concatBytes } from "../protocol/bytes.ts";
 import { partitionForKey } from "../protocol/partitioner.ts";
-import type { RecordInput } from "../protocol/record-batch.ts";
+import { fieldLength, RecordBatchBuilder, sealBatch, type BatchProducer, type RecordFields } from "../protocol/record-batch-builder.ts";
+import { writeUtf8 } from "../protocol/utf8.ts";
 import { openProducerSession, takeSequences, type ProducerSession } from "./idempotence.ts";
-import { batchBytesMax, requestBytesMax, splitIntoBatches, writePartition, type WriteContext } from "./partition-write.ts";
-import { partitionOf, recordBytes, toRecordInput, type Message } from "./records.ts";
+import { batchBytesMax, incrementSequence, postRecords, requestBytesMax, type WriteContext } from "./partition-write.ts";
+import { checkMessage, CopiedMessages, headerFields, type Message } from "./records.ts";
 import { StickyPartitioner, stickyPartitionBytesDefault } from "./sticky-partitioner.ts";
 import type { Acks, RecordMetadata } from "./types.ts";
 
@@ -46,28 +49,67 @@ export interface SendRequest {
   messages: Message[];
 }
 
-interface Pending {
-  record: RecordInput;
-  bytes: number;
-  enqueuedAtMs: number;
-  resolve(metadata: RecordMetadata): void;
+/** One `send`: its results, filled as its records are acknowledged, and how many are still out. */
+interface SendState {
+  results: RecordMetadata[];
+  remaining: number;
+  failed: boolean;
+  resolve(results: RecordMetadata[]): void;
   reject(error: unknown): void;
+}
+
+/**
+ * Consecutive records of one send in one partition's queue: its messages firstIndex …
+ * firstIndex + count − 1, all with `timestamp`. A send to one partition is one run per request,
+ * so a record costs no object of its own until its RecordMetadata.
+ */
+interface Run {
+  send: SendState;
+  firstIndex: number;
+  count: number;
+  timestamp: number;
+}
+
+/** A batch closed at batchBytes, waiting for its request; `accounted` is its records' bytes in the buffer. */
+interface ClosedBatch {
+  bytes: Uint8Array;
+  records: number;
+  accounted: number;
+  /** Its producer fields and CRC are written (sealBatch). */
+  sealed: boolean;
 }
 
 interface PartitionQueue {
   topic: string;
   partition: number;
-  records: Pending[];
+  /** Batches full to batchBytes, oldest first, then the one being filled. */
+  closed: ClosedBatch[];
+  open: RecordBatchBuilder | undefined;
+  openAccounted: number;
+  /** Who each queued record belongs to, in order. */
+  runs: Run[];
+  /** Records and their counted bytes queued (not yet in a request). */
+  records: number;
   bytes: number;
+  /** When the oldest queued record came: lingerMs counts from it. */
+  firstQueuedAtMs: number;
   /** Records ever enqueued / settled here: flush() waits for a count, not for the queue to stay empty. */
   enqueuedTotal: number;
   settledTotal: number;
   /** Records up to this enqueued count are sent without lingering (a flush asked). */
   urgentUntil: number;
-  timer: ReturnType<typeof setTimeout> | undefined;
+  /** Cancels the pending linger (a timer, or the next turn for a linger that is over). */
+  timer: (() => void) | undefined;
   inFlight: Promise<void> | undefined;
   settledWaiters: { target: number; resolve(): void }[];
 }
+
+/** A batch's first buffer: at least this, else what the send still holds plus the slack; it doubles when that is short. */
+const batchCapacityMin = 1024;
+/** Room above the records' counted bytes for the batch header and the records' framing. */
+const batchCapacitySlack = 16 * 1024;
+/** Framing a record adds beyond its payload, for the buffer's accounting (as records.ts's recordBytes). */
+const recordOverheadBytes = 24;
 
 function checkOption(name: string, value: number, min: number, max: number): number {
   if (!Number.isSafeInteger(value) || value < min || value > max) {
@@ -110,38 +152,98 @@ export class Producer {
   /** Queues the messages; resolves with where each landed, in order, once all are acknowledged. */
   async send(request: SendRequest): Promise<RecordMetadata[]> {
     if (this.#closed) throw new Error("the producer is closed");
-    const enqueued = this.#enqueueAll(request);
+    let state: SendState | undefined;
+    const done = new Promise<RecordMetadata[]>((resolve, reject) => {
+      state = { results: [], remaining: 0, failed: false, resolve, reject };
+    });
+    // A write may fail while later messages still wait for room: the rejection is the caller's once it awaits.
+    done.catch(() => {});
+    const enqueued = this.#enqueueAll(request, state!);
     this.#sending.add(enqueued);
     try {
-      return Promise.all(await enqueued);
+      await enqueued;
     } finally {
       this.#sending.delete(enqueued);
     }
+    return done;
   }
 
-  /** Checks and partitions the messages and queues them; resolves once all are queued. */
-  async #enqueueAll(request: SendRequest): Promise<Promise<RecordMetadata>[]> {
+  /**
+   * Checks every message (nothing is queued if one is refused), then partitions each and
+   * writes it straight into its partition's open batch. Strings are encoded there and bytes
+   * copied there, during `send`; a message that must wait (for metadata, or for room in the
+   * buffer) is copied first, so the caller may reuse its buffers as soon as `send` returns.
+   */
+  async #enqueueAll(request: SendRequest, state: SendState): Promise<void> {
     const { topic, messages } = request ?? {};
     if (typeof topic !== "string" || topic === "") throw new TypeError("send: topic must be a non-empty string");
     if (!Array.isArray(messages) || messages.length === 0) throw new TypeError("send: messages must be a non-empty array");
+    let needsCount = false;
+    for (let index = 0; index < messages.length; index++) {
+      if (checkMessage(messages[index]!, index) === undefined) needsCount = true;
+    }
     const nowMs = Date.now();
-    const inputs = messages.map((message, index) => {
-      const where = `messages[${index}]`;
-      return { record: toRecordInput(message, nowMs, where), partition: partitionOf(message, where) };
-    });
-    const needsCount = inputs.some((input) => input.partition === undefined);
-    const partitionCount = needsCount ? await this.#context.metadata.partitionCount(topic) : 0;
-    const results: Promise<RecordMetadata>[] = [];
-    for (const { record, partition } of inputs) {
-      const bytes = recordBytes(record);
-      const chosen = partition ?? (record.key !== null ? partitionForKey(record.key, partitionCount) : this.#keyless(topic).next(partitionCount, bytes));
+    state.results = new Array<RecordMetadata>(messages.length);
+    state.remaining = messages.length;
+    // The caller's messages are read in place until the send must wait; from then on, copies.
+    let copied: CopiedMessages | undefined;
+    let partitionCount = needsCount ? this.#context.metadata.cachedPartitionCount(topic) : 0;
+    if (partitionCount === undefined) {
+      copied = new CopiedMessages(messages, 0);
+      partitionCount = await this.#context.metadata.partitionCount(topic);
+    }
+    const fields: RecordFields = { key: null, keyLength: -1, value: null, valueLength: -1, headers: undefined, timestamp: 0 };
+    const total = messages.length;
+    let encodedSinceYield = 0;
+    for (let index = 0; index < total; index++) {
+      let partition: number | undefined;
+      let timestamp: number | undefined;
+      if (copied === undefined) {
+        const message = messages[index]!;
+        fields.key = message.key ?? null;
+        fields.value = message.value ?? null;
+        fields.headers = headerFields(message.headers);
+        timestamp = message.timestamp ?? undefined;
+        partition = message.partition;
+      } else {
+        const at = index - copied.from;
+        fields.key = copied.keys[at]!;
+        fields.value = copied.values[at]!;
+        fields.headers = copied.headers[at];
+        timestamp = copied.timestamps[at];
+        partition = copied.partitions[at];
+      }
+      const key = fields.key;
+      const headers = fields.headers;
+      fields.keyLength = fieldLength(key);
+      fields.valueLength = fieldLength(fields.value);
+      fields.timestamp = timestamp ?? nowMs;
+      let bytes = recordOverheadBytes + Math.max(0, fields.keyLength) + Math.max(0, fields.valueLength);
+      if (headers !== undefined) for (const header of headers) bytes += header.key.length + Math.max(0, fieldLength(header.value));
+      const chosen = partition ?? (key !== null ? keyedPartition(key, fields.keyLength, partitionCount) : this.#keyless(topic).next(partitionCount, bytes));
       // Waiting senders go first (FIFO); one record larger than the buffer still goes alone.
       const full = this.#spaceWaiters.length > 0 || (this.#bufferedBytes > 0 && this.#bufferedBytes + bytes > this.#bufferBytes);
-      if (full) await this.#room(bytes);
-      else this.#bufferedBytes += bytes;
-      results.push(this.#enqueue(topic, chosen, record, bytes));
+      if (full) {
+        if (copied === undefined) {
+          copied = new CopiedMessages(messages, index);
+          fields.key = copied.keys[0]!;
+          fields.value = copied.values[0]!;
+          fields.headers = copied.headers[0];
+        }
+        await this.#room(bytes);
+      } else {
+        this.#bufferedBytes += bytes;
+      }
+      const queue = this.#enqueue(topic, chosen, fields, bytes, state, index, (bytes * (total - index)) / Math.max(1, partitionCount));
+      // A long send lets the event loop in once a batch's worth is written while a request is
+      // out, so that its answer is read (and the next request sent) while the rest is encoded.
+      encodedSinceYield += bytes;
+      if (encodedSinceYield >= this.#batchBytes && queue.inFlight !== undefined && index + 1 < total) {
+        encodedSinceYield = 0;
+        copied ??= new CopiedMessages(messages, index + 1);
+        await nextTurn();
+      }
     }
-    return results;
   }
 
   /** Sends everything queued so far at once; resolves when all of it is settled (acknowledged or failed). */
@@ -187,16 +289,21 @@ export class Producer {
     }
   }
 
-  /** Adds a record whose bytes are already counted in #bufferedBytes to its partition's queue. */
-  #enqueue(topic: string, partition: number, record: RecordInput, bytes: number): Promise<RecordMetadata> {
+  /** Appends a record whose bytes are already counted in #bufferedBytes to its partition's open batch; answers the queue. */
+  #enqueue(topic: string, partition: number, fields: RecordFields, bytes: number, state: SendState, index: number, bytesAhead: number): PartitionQueue {
     const key = `${topic}\u0000${partition}`;
     let queue = this.#queues.get(key);
     if (!queue) {
       queue = {
         topic,
         partition,
-        records: [],
+        closed: [],
+        open: undefined,
+        openAccounted: 0,
+        runs: [],
+        records: 0,
         bytes: 0,
+        firstQueuedAtMs: 0,
         enqueuedTotal: 0,
         settledTotal: 0,
         urgentUntil: 0,
@@ -206,19 +313,33 @@ export class Producer {
       };
       this.#queues.set(key, queue);
     }
-    const target = queue;
-    const promise = new Promise<RecordMetadata>((resolve, reject) => {
-      target.records.push({ record, bytes, enqueuedAtMs: Date.now(), resolve, reject });
-    });
+    // A batch starts as large as what this send still has to write (up to batchBytes): few regrowths.
+    const capacity = Math.min(Math.max(batchCapacityMin, bytesAhead + batchCapacitySlack), this.#batchBytes + batchCapacitySlack);
+    queue.open ??= new RecordBatchBuilder(capacity);
+    if (!queue.open.tryAppend(fields, this.#batchBytes)) {
+      const closed = queue.open.finish();
+      // Without a producer identity the batch is final now: its CRC is computed here, while an earlier request is out.
+      if (!this.#idempotent) sealBatch(closed);
+      queue.closed.push({ bytes: closed, records: queue.open.count, accounted: queue.openAccounted, sealed: !this.#idempotent });
+      queue.open = new RecordBatchBuilder(capacity);
+      queue.openAccounted = 0;
+      queue.open.tryAppend(fields, this.#batchBytes); // a first record always fits
+    }
+    queue.openAccounted += bytes;
+    const last = queue.runs.length > 0 ? queue.runs[queue.runs.length - 1]! : undefined;
+    if (last !== undefined && last.send === state && last.firstIndex + last.count === index && last.timestamp === fields.timestamp) last.count += 1;
+    else queue.runs.push({ send: state, firstIndex: index, count: 1, timestamp: fields.timestamp });
+    if (queue.records === 0) queue.firstQueuedAtMs = Date.now();
+    queue.records += 1;
     queue.bytes += bytes;
     queue.enqueuedTotal += 1;
     this.#schedule(queue);
-    return promise;
+    return queue;
   }
 
   #schedule(queue: PartitionQueue): void {
-    if (queue.inFlight || queue.records.length === 0) return;
-    const taken = queue.enqueuedTotal - queue.records.length;
+    if (queue.inFlight || queue.records === 0) return;
+    const taken = queue.enqueuedTotal - queue.records;
     const urgent = queue.urgentUntil > taken || queue.bytes >= this.#batchBytes;
     if (urgent) {
       this.#drain(queue);
@@ -226,58 +347,132 @@ export class Producer {
     }
     if (queue.timer === undefined) {
       // lingerMs 0 still waits a macrotask, so the records of one send() share a batch.
-      const waitMs = Math.max(0, queue.records[0]!.enqueuedAtMs + this.#lingerMs - Date.now());
-      queue.timer = setTimeout(() => this.#drain(queue), waitMs);
+      const waitMs = Math.max(0, queue.firstQueuedAtMs + this.#lingerMs - Date.now());
+      queue.timer = after(waitMs, () => this.#drain(queue));
     }
   }
 
+  /** Sends the queue's oldest batches, up to requestBytesMax (at least one), as one request. */
   #drain(queue: PartitionQueue): void {
-    clearTimeout(queue.timer);
+    queue.timer?.();
     queue.timer = undefined;
-    if (queue.inFlight || queue.records.length === 0) return;
-    let bytes = 0;
-    let count = 0;
-    while (count < queue.records.length && (count === 0 || bytes + queue.records[count]!.bytes <= requestBytesMax)) {
-      bytes += queue.records[count]!.bytes;
-      count += 1;
+    if (queue.inFlight || queue.records === 0) return;
+    const batches: ClosedBatch[] = [];
+    let size = 0;
+    while (queue.closed.length > batches.length && (batches.length === 0 || size + queue.closed[batches.length]!.bytes.length <= requestBytesMax)) {
+      size += queue.closed[batches.length]!.bytes.length;
+      batches.push(queue.closed[batches.length]!);
     }
-    const taken = queue.records.splice(0, count);
+    queue.closed.splice(0, batches.length);
+    const open = queue.open;
+    if (queue.closed.length === 0 && open !== undefined && (batches.length === 0 || size + open.byteLength <= requestBytesMax)) {
+      batches.push({ bytes: open.finish(), records: open.count, accounted: queue.openAccounted, sealed: false });
+      queue.open = undefined;
+      queue.openAccounted = 0;
+    }
+    let records = 0;
+    let bytes = 0;
+    for (const batch of batches) {
+      records += batch.records;
+      bytes += batch.accounted;
+    }
+    const runs = takeRuns(queue.runs, records);
+    queue.records -= records;
     queue.bytes -= bytes;
-    queue.inFlight = this.#write(queue, taken).finally(() => {
+    queue.inFlight = this.#write(queue, batches, runs, records).finally(() => {
       queue.inFlight = undefined;
-      queue.settledTotal += taken.length;
+      queue.settledTotal += records;
       this.#release(bytes);
       queue.settledWaiters = queue.settledWaiters.filter((waiter) => {
         if (queue.settledTotal < waiter.target) return true;
         waiter.resolve();
         return false;
       });
-      if (queue.records.length > 0) this.#schedule(queue);
+      if (queue.records > 0) this.#schedule(queue);
       else if (queue.settledWaiters.length === 0) this.#queues.delete(`${queue.topic}\u0000${queue.partition}`);
     });
   }
 
-  /** Never rejects: the outcome goes to each record's own promise. */
-  async #write(queue: PartitionQueue, taken: Pending[]): Promise<void> {
-    const batches = splitIntoBatches(
-      taken.map((pending) => pending.record),
-      this.#batchBytes,
-    );
+  /** Never rejects: the outcome goes to each send the records belong to. */
+  async #write(queue: PartitionQueue, batches: ClosedBatch[], runs: Run[], records: number): Promise<void> {
     let session: Promise<ProducerSession> | undefined;
     try {
-      let identity;
+      let identity: BatchProducer | undefined;
       if (this.#idempotent) {
         session = this.#session ??= openProducerSession(this.#context.transport, this.#context.policy, this.#context.log);
         const current = await session;
-        const baseSequence = takeSequences(current, queue.topic, queue.partition, taken.length);
+        const baseSequence = takeSequences(current, queue.topic, queue.partition, records);
         identity = { producerId: current.producerId, producerEpoch: current.producerEpoch, baseSequence };
       }
-      const written = await writePartition(this.#context, { topic: queue.topic, partition: queue.partition, batches, acks: this.#acks, identity });
-      taken.forEach((pending, index) => pending.resolve(written[index]!));
+      for (const batch of batches) {
+        if (!batch.sealed) sealBatch(batch.bytes, identity);
+        batch.sealed = true; // a retry of this request resends these very bytes
+        if (identity) identity = { ...identity, baseSequence: incrementSequence(identity.baseSequence, batch.records) };
+      }
+      const body = concatBytes(batches.map((batch) => batch.bytes));
+      const written = await postRecords(this.#context, { topic: queue.topic, partition: queue.partition, body, records, acks: this.#acks });
+      let offset = written.baseOffset;
+      for (const run of runs) {
+        const { send } = run;
+        const timestamp = written.timestamp ?? run.timestamp;
+        for (let at = 0; at < run.count; at++) {
+          send.results[run.firstIndex + at] = { topic: queue.topic, partition: queue.partition, offset: offset < 0 ? -1 : offset++, timestamp };
+        }
+        send.remaining -= run.count;
+        if (send.remaining === 0 && !send.failed) send.resolve(send.results);
+      }
     } catch (error) {
       // A failed idempotent write leaves its sequences in doubt: start over with a new producer id.
       if (session !== undefined && this.#session === session) this.#session = undefined;
-      for (const pending of taken) pending.reject(error);
+      for (const { send } of runs) {
+        if (send.failed) continue;
+        send.failed = true;
+        send.reject(error);
+      }
     }
   }
+}
+
+/**
+ * Runs `task` after `ms`; answers how to cancel it. No wait at all is the next turn of the
+ * event loop (setImmediate where there is one), not setTimeout's: Node holds a 0 ms timer
+ * for at least 1 ms, which a lone record with `lingerMs: 0` would pay on every send.
+ */
+function after(ms: number, task: () => void): () => void {
+  if (ms === 0 && typeof setImmediate === "function") {
+    const immediate = setImmediate(task);
+    return () => clearImmediate(immediate);
+  }
+  const timer = setTimeout(task, ms);
+  return () => clearTimeout(timer);
+}
+
+/** The next turn of the event loop (I/O callbacks run first): setImmediate where there is one. */
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => (typeof setImmediate === "function" ? setImmediate(resolve) : setTimeout(resolve, 0)));
+}
+
+/** Takes the runs of the first `records` queued records off `runs` (splitting the last one when a request ends inside it). */
+function takeRuns(runs: Run[], records: number): Run[] {
+  let whole = 0;
+  let left = records;
+  while (whole < runs.length && runs[whole]!.count <= left) left -= runs[whole++]!.count;
+  const taken = runs.splice(0, whole);
+  if (left > 0) {
+    const run = runs[0]!;
+    taken.push({ ...run, count: left });
+    run.firstIndex += left;
+    run.count -= left;
+  }
+  return taken;
+}
+
+/** Kafka's default partitioner for a key given as text or bytes (no copy of the key is kept). */
+let keyScratch = new Uint8Array(256);
+function keyedPartition(key: string | Uint8Array, keyLength: number, partitionCount: number): number {
+  if (partitionCount === 1) return 0;
+  if (typeof key !== "string") return partitionForKey(key, partitionCount);
+  if (keyScratch.length < keyLength) keyScratch = new Uint8Array(Math.max(keyLength, keyScratch.length * 2));
+  writeUtf8(keyScratch, 0, key, keyLength);
+  return partitionForKey(keyScratch.subarray(0, keyLength), partitionCount);
 }

@@ -8,7 +8,8 @@ import type { PolledRecord } from "./group-member.ts";
 import { TributaryError } from "../errors.ts";
 import { decodeBase64 } from "../protocol/base64.ts";
 import { controlFlag, splitBatches, type RecordHeader, type RecordInput } from "../protocol/record-batch.ts";
-import { decodeRecordBatch } from "../protocol/record-batch-decode.ts";
+import type { HeaderField, RecordField } from "../protocol/record-batch-builder.ts";
+import { decodeBatchRecords, type RecordBuilder } from "../protocol/record-batch-decode.ts";
 import type { FetchedRecord, RecordHeaders } from "./types.ts";
 
 export type KeyInput = string | Uint8Array | null;
@@ -61,14 +62,85 @@ function headersOf(where: string, input: unknown): RecordHeader[] {
   return Object.entries(input).map(([key, value]) => ({ key, value: bytesOf(`header ${key}`, where, value) }));
 }
 
+/** Where a message is, for errors: a number n reads as `messages[n]` (built only when something is refused). */
+export type MessagePlace = string | number;
+
+function placeText(where: MessagePlace): string {
+  return typeof where === "number" ? `messages[${where}]` : where;
+}
+
+/**
+ * Checks a message's fields (the TypeErrors `send` and `produce` refuse bad input with) and
+ * answers its explicit partition, undefined when the partitioner chooses; nothing is copied.
+ */
+export function checkMessage(message: Message, where: MessagePlace): number | undefined {
+  if (message === null || typeof message !== "object") throw new TypeError(`${placeText(where)}: a message is an object with a value`);
+  if (!("value" in message) || message.value === undefined) throw new TypeError(`${placeText(where)}: value is required (null for a tombstone)`);
+  const timestamp = message.timestamp ?? 0;
+  if (!Number.isSafeInteger(timestamp) || timestamp < 0) {
+    throw new TypeError(`${placeText(where)}: timestamp must be a non-negative integer of milliseconds`);
+  }
+  if (!isField(message.key === undefined ? null : message.key)) throw fieldError("key", where);
+  if (!isField(message.value)) throw fieldError("value", where);
+  const headers = message.headers;
+  if (headers !== undefined) {
+    if (headers === null || typeof headers !== "object" || Array.isArray(headers)) throw new TypeError(`${placeText(where)}: headers must be an object of string values`);
+    for (const [key, value] of Object.entries(headers)) if (!isField(value)) throw fieldError(`header ${key}`, where);
+  }
+  return partitionOf(message, where);
+}
+
+function isField(input: unknown): boolean {
+  return input === null || typeof input === "string" || input instanceof Uint8Array;
+}
+
+function fieldError(field: string, where: MessagePlace): TypeError {
+  return new TypeError(`${placeText(where)}: ${field} must be a string, a Uint8Array or null`);
+}
+
+/** A checked message's headers as the batch builder takes them (values as given: strings stay strings). */
+export function headerFields(headers: HeadersInput | undefined): HeaderField[] | undefined {
+  return headers === undefined ? undefined : Object.entries(headers).map(([key, value]) => ({ key, value }));
+}
+
+/**
+ * Checked messages from `from` on, with their bytes copied now (strings are immutable and
+ * stay as they are), field by field in arrays rather than an object each: what the producer
+ * keeps of the messages it cannot write into batches at once, as Kafka serializes at send.
+ * Index i of each array is message from + i.
+ */
+export class CopiedMessages {
+  readonly from: number;
+  readonly keys: RecordField[];
+  readonly values: RecordField[];
+  readonly headers: (HeaderField[] | undefined)[];
+  readonly timestamps: (number | undefined)[];
+  readonly partitions: (number | undefined)[];
+
+  constructor(messages: readonly Message[], from: number) {
+    const count = Math.max(0, messages.length - from);
+    const copy = (field: RecordField | undefined): RecordField => (field instanceof Uint8Array ? new Uint8Array(field) : (field ?? null));
+    this.from = from;
+    this.keys = new Array<RecordField>(count);
+    this.values = new Array<RecordField>(count);
+    this.headers = new Array<HeaderField[] | undefined>(count);
+    this.timestamps = new Array<number | undefined>(count);
+    this.partitions = new Array<number | undefined>(count);
+    for (let at = 0; at < count; at++) {
+      const message = messages[from + at]!;
+      this.keys[at] = copy(message.key);
+      this.values[at] = copy(message.value);
+      this.headers[at] = message.headers === undefined ? undefined : headerFields(message.headers)!.map(({ key, value }) => ({ key, value: copy(value) }));
+      this.timestamps[at] = message.timestamp ?? undefined;
+      this.partitions[at] = message.partition;
+    }
+  }
+}
+
 /** Checks a message's fields and turns it into the codec's record, with `nowMs` as its default timestamp. */
 export function toRecordInput(message: Message, nowMs: number, where: string): RecordInput {
-  if (message === null || typeof message !== "object") throw new TypeError(`${where}: a message is an object with a value`);
-  if (!("value" in message) || message.value === undefined) throw new TypeError(`${where}: value is required (null for a tombstone)`);
+  checkMessage(message, where);
   const timestamp = message.timestamp ?? nowMs;
-  if (!Number.isSafeInteger(timestamp) || timestamp < 0) {
-    throw new TypeError(`${where}: timestamp must be a non-negative integer of milliseconds`);
-  }
   return {
     key: message.key === undefined ? null : bytesOf("key", where, message.key),
     value: bytesOf("value", where, message.value),
@@ -78,10 +150,10 @@ export function toRecordInput(message: Message, nowMs: number, where: string): R
 }
 
 /** Checks an explicit partition number; undefined means "let the partitioner choose". */
-export function partitionOf(message: Message, where: string): number | undefined {
+export function partitionOf(message: Message, where: MessagePlace): number | undefined {
   const partition = message.partition;
   if (partition === undefined) return undefined;
-  if (!Number.isSafeInteger(partition) || partition < 0) throw new TypeError(`${where}: partition must be an integer >= 0`);
+  if (!Number.isSafeInteger(partition) || partition < 0) throw new TypeError(`${placeText(where)}: partition must be an integer >= 0`);
   return partition;
 }
 
@@ -100,22 +172,26 @@ export function headersObject(entries: Iterable<readonly [string, string | null]
  * batches (transaction markers) hold no user records and are skipped, as Kafka's consumer does.
  */
 export function decodeFetchedBatches(body: Uint8Array, fromOffset: number, highWatermark: number): FetchedRecord[] {
-  const records: FetchedRecord[] = [];
+  let records: FetchedRecord[] = [];
   for (const { header, start } of splitBatches(body)) {
     if ((header.attributes & controlFlag) !== 0) continue;
-    for (const record of decodeRecordBatch(body, start).records) {
-      if (record.offset < fromOffset || record.offset >= highWatermark) continue;
-      records.push({
-        offset: record.offset,
-        timestamp: record.timestamp,
-        key: record.key,
-        value: record.value,
-        headers: headersObject(record.headers.map((entry) => [entry.key, textOf(entry.value)] as const)),
-      });
-    }
+    const decoded = decodeBatchRecords(body, start, fetchedRecord).records;
+    const whole = header.baseOffset >= fromOffset && header.baseOffset + header.lastOffsetDelta < highWatermark;
+    // The usual case, a whole batch and the first: its array as it is, no copy.
+    if (whole && records.length === 0) records = decoded;
+    else for (const record of decoded) if (record.offset >= fromOffset && record.offset < highWatermark) records.push(record);
   }
   return records;
 }
+
+/** A fetched record in one step from the decoder's fields (no intermediate object). */
+const fetchedRecord: RecordBuilder<FetchedRecord> = (offset, timestamp, key, value, headers) => ({
+  offset,
+  timestamp,
+  key,
+  value,
+  headers: headers.length === 0 ? {} : headersObject(headers.map((entry) => [entry.key, textOf(entry.value)] as const)),
+});
 
 /** A record as the consumer hands it to a handler: kafkajs's message, with bytes as Uint8Array. */
 export interface ConsumedMessage extends FetchedRecord {

@@ -4,6 +4,7 @@
  * bodies rebuilt as TributaryErrors. No retries here; callers retry with retry.ts.
  */
 import { TributaryError } from "../errors.ts";
+import { recordBatchContentType } from "../protocol/content-types.ts";
 import { BatchFormatError } from "../protocol/record-batch.ts";
 import { errorFromResponse, networkError, noAnswerError } from "./errors.ts";
 import type { Secret } from "./secret.ts";
@@ -149,6 +150,10 @@ export class Transport {
     const token = this.#options.token;
     if (token) headers.set("authorization", `Bearer ${token.reveal()}`);
     if (request.accept) headers.set("accept", request.accept);
+    // Record batches barely compress, and a binary produce's answer is a few bytes: asking for
+    // gzip there only costs the server (workerd compresses in the Worker's process under
+    // wrangler dev) and this process CPU. Runtimes that own the header (browsers) ignore it.
+    if (request.bytes !== undefined || request.accept === recordBatchContentType) headers.set("accept-encoding", "identity");
     let body: RequestInit["body"];
     if (request.json !== undefined) {
       headers.set("content-type", "application/json");

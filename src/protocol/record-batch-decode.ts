@@ -30,10 +30,14 @@ function takeBytes(cursor: ByteCursor): Uint8Array | null {
   return cursor.bytes.subarray(start, start + length);
 }
 
-function takeHeaders(cursor: ByteCursor): RecordHeader[] {
+/** What takeHeaders answers for a record without headers: shared, never handed out as it is (see RecordBuilder). */
+const noHeaders: readonly RecordHeader[] = Object.freeze([]);
+
+function takeHeaders(cursor: ByteCursor): readonly RecordHeader[] {
   const count = takeVarint(cursor);
   // Each header takes two bytes at least, which bounds the allocation by the bytes present.
   if (count < 0 || count * 2 > cursor.end - cursor.position) fail(`header count ${count}`);
+  if (count === 0) return noHeaders;
   const headers: RecordHeader[] = new Array(count);
   for (let i = 0; i < count; i++) {
     const keyLength = takeVarint(cursor);
@@ -46,7 +50,28 @@ function takeHeaders(cursor: ByteCursor): RecordHeader[] {
   return headers;
 }
 
-function decodeRecord(cursor: ByteCursor, header: BatchHeader, index: number): DecodedRecord {
+/**
+ * Builds a decoded record's output object from its fields, so a caller gets its own shape in
+ * one pass (the client's FetchedRecord) instead of a DecodedRecord to convert. `headers` is a
+ * shared empty array for a record without headers: a builder that keeps it must copy it.
+ */
+export type RecordBuilder<T> = (
+  offset: number,
+  timestamp: number,
+  key: Uint8Array | null,
+  value: Uint8Array | null,
+  headers: readonly RecordHeader[],
+) => T;
+
+const decodedRecord: RecordBuilder<DecodedRecord> = (offset, timestamp, key, value, headers) => ({
+  key,
+  value,
+  headers: headers.length === 0 ? [] : (headers as RecordHeader[]),
+  timestamp,
+  offset,
+});
+
+function decodeRecord<T>(cursor: ByteCursor, header: BatchHeader, index: number, build: RecordBuilder<T>): T {
   const body = takeVarint(cursor);
   const batchEnd = cursor.end;
   const start = cursor.position;
@@ -70,7 +95,7 @@ function decodeRecord(cursor: ByteCursor, header: BatchHeader, index: number): D
     timestamp = header.baseTimestamp + timestampDelta;
     if (!Number.isSafeInteger(timestamp)) fail(`timestamp beyond ±(2^53 − 1)`);
   }
-  return { key, value, headers, timestamp, offset: header.baseOffset + offsetDelta };
+  return build(header.baseOffset + offsetDelta, timestamp, key, value, headers);
 }
 
 /**
@@ -92,6 +117,16 @@ export function decodeRecordBatch(
   at = 0,
   options: { checkCrc?: boolean } = {},
 ): { header: BatchHeader; records: DecodedRecord[] } {
+  return decodeBatchRecords(bytes, at, decodedRecord, options);
+}
+
+/** decodeRecordBatch with each record built by `build` (same checks, same errors). */
+export function decodeBatchRecords<T>(
+  bytes: Uint8Array,
+  at: number,
+  build: RecordBuilder<T>,
+  options: { checkCrc?: boolean } = {},
+): { header: BatchHeader; records: T[] } {
   const header = readBatchHeader(bytes, at);
   const end = at + logOverheadBytes + header.batchLength;
   if (options.checkCrc !== false) {
@@ -104,11 +139,11 @@ export function decodeRecordBatch(
   if (count * (1 + recordBodyBytesMin) > end - at - batchHeaderBytes) {
     fail(`batch at ${at}: ${count} records cannot fit its length`);
   }
-  const records: DecodedRecord[] = new Array(count);
+  const records: T[] = new Array(count);
   const cursor: ByteCursor = { bytes, position: at + batchHeaderBytes, end };
   let index = 0;
   try {
-    for (; index < count; index++) records[index] = decodeRecord(cursor, header, index);
+    for (; index < count; index++) records[index] = decodeRecord(cursor, header, index, build);
   } catch (error) {
     if (!(error instanceof BatchFormatError || error instanceof VarintError)) throw error;
     throw new BatchFormatError(`batch at ${at}, record ${index}: ${error.message}`, { cause: error });

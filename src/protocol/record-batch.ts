@@ -252,19 +252,8 @@ export function encodeRecordBatch(records: RecordInput[], options: EncodeOptions
   }
 
   const bytes = new Uint8Array(size);
-  const view = new DataView(bytes.buffer);
-  writeInt64(view, 0, baseOffset);
-  view.setInt32(8, size - logOverheadBytes);
-  view.setInt32(partitionLeaderEpochAt, partitionLeaderEpoch);
-  bytes[magicAt] = batchMagic;
-  view.setInt16(attributesAt, options.logAppendTime ? timestampTypeLogAppendTime : 0);
-  view.setInt32(23, count - 1);
-  writeInt64(view, 27, baseTimestamp);
-  writeInt64(view, 35, maxTimestamp);
-  writeInt64(view, 43, producerId);
-  view.setInt16(51, producerEpoch);
-  view.setInt32(53, baseSequence);
-  view.setInt32(57, count);
+  const attributes = options.logAppendTime ? timestampTypeLogAppendTime : 0;
+  writeBatchHeader(bytes, { size, baseOffset, partitionLeaderEpoch, attributes, count, baseTimestamp, maxTimestamp, producerId, producerEpoch, baseSequence });
   let position = batchHeaderBytes;
   for (let i = 0; i < count; i++) {
     const record = records[i]!;
@@ -273,8 +262,49 @@ export function encodeRecordBatch(records: RecordInput[], options: EncodeOptions
   }
   // Sizes and writes come from the same fields; a mismatch means a record changed mid-call.
   if (position !== size) throw new Error(`record batch: wrote ${position} bytes, sized ${size}`);
-  view.setUint32(crcAt, crc32c(bytes, attributesAt, size));
+  writeBatchCrc(bytes);
   return bytes;
+}
+
+/** The header fields a batch's writer knows (the drawing above encodeRecordBatch); `size` is the whole batch's bytes. */
+export interface BatchHeaderFields {
+  size: number;
+  baseOffset: number;
+  partitionLeaderEpoch: number;
+  attributes: number;
+  count: number;
+  baseTimestamp: number;
+  maxTimestamp: number;
+  producerId: number;
+  producerEpoch: number;
+  baseSequence: number;
+}
+
+/** Writes the 61-byte header at the start of `bytes`, but for the CRC (writeBatchCrc, once the rest is final). */
+export function writeBatchHeader(bytes: Uint8Array, fields: BatchHeaderFields): void {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, batchHeaderBytes);
+  writeInt64(view, 0, fields.baseOffset);
+  view.setInt32(8, fields.size - logOverheadBytes);
+  view.setInt32(partitionLeaderEpochAt, fields.partitionLeaderEpoch);
+  bytes[magicAt] = batchMagic;
+  view.setInt16(attributesAt, fields.attributes);
+  view.setInt32(23, fields.count - 1);
+  writeInt64(view, 27, fields.baseTimestamp);
+  writeInt64(view, maxTimestampAt, fields.maxTimestamp);
+  writeProducerFields(view, fields.producerId, fields.producerEpoch, fields.baseSequence);
+  view.setInt32(57, fields.count);
+}
+
+/** producerId, producerEpoch and baseSequence of a batch's header (inside the CRC). */
+export function writeProducerFields(view: DataView, producerId: number, producerEpoch: number, baseSequence: number): void {
+  writeInt64(view, 43, producerId);
+  view.setInt16(51, producerEpoch);
+  view.setInt32(53, baseSequence);
+}
+
+/** Computes and stores the CRC-32C of the batch that is all of `bytes`. */
+export function writeBatchCrc(bytes: Uint8Array): void {
+  new DataView(bytes.buffer, bytes.byteOffset, batchHeaderBytes).setUint32(crcAt, crc32c(bytes, attributesAt, bytes.length));
 }
 
 /**

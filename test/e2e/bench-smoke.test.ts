@@ -10,7 +10,8 @@ import { costBetween, costTable, leaderCounters } from "../../bench/cost.ts";
 import { measureConsume, measureProduce, measureProduceLatency } from "../../bench/measure.ts";
 import { figureOf, measureWithCpu } from "../../bench/measured-run.ts";
 import { makeRecords } from "../../bench/payloads.ts";
-import { printedTable, resultsMarkdown, sealedReadsHeading, sectionOf, soakHeading } from "../../bench/report.ts";
+import { clientHeading, printedTable, resultsMarkdown, sealedReadsHeading, sectionOf, soakHeading } from "../../bench/report.ts";
+import { clientMarkdown, measureClientRows } from "../../bench/client-rows.ts";
 import { scenarioTable, type RowResult } from "../../bench/scenarios.ts";
 import { measureSealedReads, sealedReadsMarkdown } from "../../bench/sealed-reads.ts";
 import { runSoak, soakMarkdown } from "../../bench/soak.ts";
@@ -111,6 +112,18 @@ describe("the benchmark's code against wrangler dev", () => {
     expect(figures.map((figure) => figure.unit)).toEqual(["req/s", "req/s", "MB/s"]);
     for (const figure of figures) expect(figure.protocol > 0 && figure.jsonApi > 0).toBe(true);
     expect(durableStreamsMarkdown(figures, 0.2, 1)).toMatch(/^## Durable Streams\n[\s\S]*\| appends, 1 in flight .*× \|/);
+  });
+
+  it("measures the client against the raw binary path (issue 19) and reports both", async () => {
+    const figures = await measureClientRows(server.url, server.processGroupId, 1, () => {}, { records: 3_000, latencySamples: 5 });
+    for (const side of [figures.raw, figures.own]) {
+      expect(side.produce[0]!.recordsPerSecond).toBeGreaterThan(0);
+      expect(side.consume[0]!.clientCpuMs).toBeGreaterThan(0);
+      expect(side.latency[0]!.p99Ms).toBeGreaterThanOrEqual(side.latency[0]!.p50Ms);
+    }
+    const section = clientMarkdown(figures, 3_000, 1, [], []);
+    expect(sectionOf(`# x\n\n${section}`, clientHeading)).toBe(section);
+    expect(section).toMatch(/\| produce, records\/s .* \| [\d,]+ \| [\d,]+ \| \d+\.\d\d × \|/);
   });
 
   it("runs a short soak, sampling memory and the partition's bounded structures", async () => {

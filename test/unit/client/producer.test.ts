@@ -354,3 +354,88 @@ describe("producer input", () => {
     expect(second!.value).toBeNull();
   });
 });
+
+describe("producer records written at send (issue 19: each record straight into its partition's batch)", () => {
+  it("copies bytes at send on every path: metadata cached, room in the buffer, or waiting for room", async () => {
+    const { server, client } = fakeClient();
+    server.createTopic("orders", 1);
+    const producer = client.producer({ lingerMs: 5, batchBytes: 1024, bufferBytes: 2048 });
+    await producer.send({ topic: "orders", messages: [{ value: "warm" }] }); // the topic's metadata is now cached
+    const buffers = Array.from({ length: 40 }, (_, i) => Buffer.from(`value-${i}`.padEnd(200, ".")));
+    const keys = buffers.map((_, i) => Buffer.from(`key-${i}`));
+    // 40 × ≈240 B is more than bufferBytes: the later messages of this send wait for room.
+    const sent = producer.send({ topic: "orders", messages: buffers.map((value, i) => ({ key: keys[i]!, value, headers: { h: Buffer.from("hv") } })) });
+    for (const buffer of [...buffers, ...keys]) buffer.fill(0);
+    const results = await sent;
+    expect(results.map((result) => result.offset)).toEqual(buffers.map((_, i) => i + 1));
+    const written = server.records("orders", 0).slice(1);
+    expect(written.map((record) => text(record.value))).toEqual(buffers.map((_, i) => `value-${i}`.padEnd(200, ".")));
+    expect(written.map((record) => text(record.key))).toEqual(keys.map((_, i) => `key-${i}`));
+    expect(written.map((record) => text(record.headers[0]!.value))).toEqual(buffers.map(() => "hv"));
+  });
+
+  it("copies bytes at send when a long send pauses for the event loop while its first request is out", async () => {
+    const { server, client } = fakeClient();
+    server.createTopic("orders", 1);
+    const producer = client.producer({ lingerMs: 0, batchBytes: 1024 }); // the default 32 MiB buffer: no wait for room
+    await producer.send({ topic: "orders", messages: [{ value: "warm" }] });
+    const buffers = Array.from({ length: 40 }, (_, i) => Buffer.from(`value-${i}`.padEnd(200, ".")));
+    const sent = producer.send({ topic: "orders", messages: buffers.map((value) => ({ value })) });
+    for (const buffer of buffers) buffer.fill(0);
+    await sent;
+    expect(produceRequests(server).length).toBeGreaterThan(2);
+    expect(server.records("orders", 0).slice(1).map((record) => text(record.value))).toEqual(buffers.map((_, i) => `value-${i}`.padEnd(200, ".")));
+  });
+
+  it("with lingerMs 0, still gathers the sends of one turn of the event loop into one request", async () => {
+    const { server, client } = fakeClient();
+    server.createTopic("orders", 1);
+    const producer = client.producer({ lingerMs: 0 });
+    await producer.send({ topic: "orders", messages: [{ value: "warm" }] }); // metadata cached: the sends below queue at once
+    const sends = [0, 1, 2].map((i) => producer.send({ topic: "orders", messages: [{ value: `m${i}` }] }));
+    expect((await Promise.all(sends)).flat().map((result) => result.offset)).toEqual([1, 2, 3]);
+    expect(produceRequests(server)).toHaveLength(2);
+  });
+
+  it("answers each message of interleaved sends over several partitions with its own partition and offset", async () => {
+    const { server, client } = fakeClient();
+    server.createTopic("orders", 3);
+    const producer = client.producer({ lingerMs: 10 });
+    const sends = [0, 1].map((s) =>
+      producer.send({ topic: "orders", messages: Array.from({ length: 30 }, (_, i) => ({ key: `user-${i % 7}`, value: `${s}:${i}`, timestamp: 1_000 + (i % 3) })) }),
+    );
+    const results = await Promise.all(sends);
+    for (const [s, answered] of results.entries()) {
+      answered.forEach((result, i) => {
+        expect(result.partition).toBe(partitionForKey(utf8(`user-${i % 7}`), 3));
+        expect(result.timestamp).toBe(1_000 + (i % 3));
+        const stored = server.records("orders", result.partition).find((record) => record.offset === result.offset)!;
+        expect(text(stored.value)).toBe(`${s}:${i}`);
+      });
+    }
+  });
+
+  it("cuts a send larger than one request (8 MiB) into several requests in order, each record answered", async () => {
+    const { server, client } = fakeClient();
+    server.createTopic("orders", 1);
+    const producer = client.producer({ lingerMs: 0 });
+    const value = "v".repeat(1000);
+    const messages = Array.from({ length: 12_000 }, (_, i) => ({ key: `${i}`, value }));
+    const results = await producer.send({ topic: "orders", messages });
+    expect(produceRequests(server).length).toBeGreaterThanOrEqual(2);
+    expect(results.map((result) => result.offset)).toEqual(messages.map((_, i) => i));
+    const stored = server.records("orders", 0);
+    expect(stored).toHaveLength(12_000);
+    expect(stored.every((record, i) => text(record.key) === `${i}`)).toBe(true);
+  });
+
+  it("rejects the sends whose records were in a failed request, and keeps serving later ones", async () => {
+    const { server, client } = fakeClient({ retry: { retries: 0 } });
+    server.createTopic("orders", 1);
+    const producer = client.producer({ lingerMs: 20 });
+    server.failNext(isProduce, { kind: "error", status: 400, body: { error: { code: "INVALID_RECORD", message: "no" } } });
+    const failing = [producer.send({ topic: "orders", messages: [{ value: "a" }] }), producer.send({ topic: "orders", messages: [{ value: "b" }] })];
+    for (const sent of failing) await expect(sent).rejects.toSatisfy((error: unknown) => isTributaryError(error, "INVALID_RECORD"));
+    await expect(producer.send({ topic: "orders", messages: [{ value: "c" }] })).resolves.toMatchObject([{ offset: 0 }]);
+  });
+});

@@ -80,3 +80,28 @@ describe("topic(name).fetch", () => {
     expect(await client.topic("orders").offset(0, "earliest")).toEqual({ offset: 0 });
   });
 });
+
+describe("topic(name) on the wire (issue 19)", () => {
+  it("asks for uncompressed answers on binary produce and fetch, and leaves JSON calls to the runtime's default", async () => {
+    const { server, client } = fakeClient();
+    server.createTopic("orders", 1);
+    await client.topic("orders").produce([{ value: "a" }]);
+    await client.topic("orders").fetch(0, 0);
+    await client.topic("orders").describe();
+    const produce = server.requests.find((request) => request.method === "POST" && request.path.endsWith("/records"));
+    const fetch = server.requests.find((request) => request.method === "GET" && request.path.endsWith("/records"));
+    const describe = server.requests.at(-1);
+    expect(produce!.headers.get("accept-encoding")).toBe("identity");
+    expect(fetch!.headers.get("accept-encoding")).toBe("identity");
+    expect(describe!.headers.get("accept-encoding")).toBeNull();
+  });
+
+  it("fetches the records of several whole batches in order, and from inside the first", async () => {
+    const { server, client } = fakeClient();
+    server.createTopic("orders", 1);
+    const topic = client.topic("orders");
+    for (const batch of [["a", "b"], ["c"], ["d", "e", "f"]]) await topic.produce(batch.map((value) => ({ value })));
+    expect((await topic.fetch(0, 0)).records.map((record) => [record.offset, text(record.value)])).toEqual([[0, "a"], [1, "b"], [2, "c"], [3, "d"], [4, "e"], [5, "f"]]);
+    expect((await topic.fetch(0, 4)).records.map((record) => text(record.value))).toEqual(["e", "f"]);
+  });
+});
