@@ -230,7 +230,7 @@ export const gatewayHeading = "## Kafka gateway";
 export const sealedReadsHeading = "## Catch-up reads from R2";
 /** Push subscriptions' rows (bench/push.ts), their own section. */
 export const pushHeading = "## Push subscriptions";
-const keptHeadings = [startupHeading, soakHeading, streamingHeading, gatewayHeading, sealedReadsHeading, pushHeading];
+const keptHeadings = [startupHeading, soakHeading, streamingHeading, gatewayHeading, sealedReadsHeading, pushHeading, "## The monthly bill" /* bench/bill.ts */, "## The fair ceiling: the tiered baseline" /* bench/tiered-baseline.ts */];
 
 /** The text of `heading`'s section in `markdown`, exactly (up to the next "## " or the end), or undefined. */
 export function sectionOf(markdown: string, heading: string): string | undefined {
