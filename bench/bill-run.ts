@@ -12,6 +12,7 @@ import NodeWebSocket from "ws";
 import { Tributary, type Consumer, type ProducerOptions, type WebSocketConstructor } from "../src/client/index.ts";
 import { cpuBetween, serverCpu } from "./cpu.ts";
 import type { MeasuredRun } from "./bill-math.ts";
+import type { billingSnapshot } from "../src/objects/billing-meter.ts";
 
 export type ConsumerMode = "long-poll" | "websocket";
 
@@ -38,17 +39,8 @@ export interface RunResult extends MeasuredRun {
   r2ClassB: number;
 }
 
-interface Meter {
-  objectRequests: number;
-  alarms: number;
-  websocketMessages: number;
-  objectActiveMs: number;
-  sqliteRowsRead: number;
-  sqliteRowsWritten: number;
-  r2ClassA: number;
-  r2ClassB: number;
-  objectsActiveNow: number;
-}
+/** A topic description's `debugBilling` (the server's billing meter). */
+type Meter = ReturnType<typeof billingSnapshot>;
 
 interface Described {
   debugBilling?: Meter;

@@ -11,6 +11,10 @@
  * in flight is the wall-clock time it cannot hibernate because of a request (the bill's
  * duration model). Alarms, incoming WebSocket messages, SQLite rows (`CountedSql`) and R2
  * operations are added by the code that does them.
+ *
+ * A call cancelled together with its request (a client that goes away during a long poll)
+ * never reports its end, so its object counts as active until the isolate ends: bench/bill.ts
+ * gives each measured case a server of its own.
  */
 
 export interface BillingCounts {
