@@ -7,6 +7,14 @@
  * Each "included" amount is per month for the account; each price is in US dollars per the
  * unit its name says. Durable Objects' duration counts 128 MB per active object: Cloudflare's
  * own examples multiply seconds by 128 MB / 1 GB = 0.128 GB.
+ *
+ * Checked on that date against Cloudflare's stored pages: Durable Objects' requests, duration
+ * and footnotes (every RPC method call on a stub is one billed session; "idle and eligible for
+ * hibernation" is not billed, even before the runtime hibernates the object — older pages
+ * billed the 10 s before hibernation), R2's table, and Workers Standard's requests and CPU
+ * (as the Workflows page restates them) — all as below. The SQLite storage lines were not in
+ * the stored part of the Durable Objects page; they are the prices given for issue 19, the
+ * same as D1's published ones.
  */
 export const pricesReadOn = "2026-12-03";
 
