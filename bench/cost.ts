@@ -5,7 +5,11 @@
  * (docs/api.md, debug statistics): RPC calls answered (the object requests), alarms, messages
  * received from WebSocket subscribers (billed 20 to a request), and rows written as the
  * SQLite cursors report them. The row reads them before and after its
- * runs. Leaders only: a replication factor 3 row leaves out its followers' requests and rows.
+ * runs. Where the server also reports its billing meter (`debugBilling`,
+ * src/objects/billing-meter.ts: every call on an object stub, alarm, WebSocket message and
+ * SQLite row in the isolate, which under `wrangler dev` is the whole deployment), those
+ * counts are used instead, so a replication factor 3 row includes its followers (the leader's
+ * pushes to them, the rows they write) and the router's calls to other objects.
  * The baseline has no counters; by its construction (bench/baseline/worker.ts) it makes one
  * object request and writes one row per produce request, and none per fetch.
  */
@@ -18,12 +22,23 @@ export interface LeaderCounters {
   sqliteRowsWritten: number;
   /** Partitions whose leader reported counters. */
   partitions: number;
+  /** "meter": every object in the isolate (followers too); "leaders": the partition leaders' own counters. */
+  source: "meter" | "leaders";
 }
 
 export interface CostFigure {
   per: "1,000 records" | "record";
   /** Object requests: RPC calls and alarms of the partition leaders, and their subscribers' messages (credit) ÷ 20, as billed. */
   objectRequests: number;
+  sqliteRowsWritten: number;
+  /** Counted over every object (the billing meter), or the partition leaders only. */
+  allObjects: boolean;
+}
+
+interface MeterBlock {
+  objectRequests: number;
+  alarms: number;
+  websocketMessages: number;
   sqliteRowsWritten: number;
 }
 
@@ -40,11 +55,15 @@ const websocketMessagesPerRequest = 20;
 /** The counters of the topic's partition leaders, summed; undefined when the server reports none. */
 export async function leaderCounters(endpoint: Endpoint, topic: string): Promise<LeaderCounters | undefined> {
   if (endpoint.server !== "tributary") return undefined;
-  const described = (await describeTopic(endpoint, topic)) as { partitions?: { debug?: DebugBlock }[] };
+  const described = (await describeTopic(endpoint, topic)) as { partitions?: { debug?: DebugBlock }[]; debugBilling?: MeterBlock };
   const blocks = (described.partitions ?? []).flatMap((partition) => (partition.debug ? [partition.debug] : []));
   if (blocks.length === 0) return undefined;
+  const meter = described.debugBilling;
+  if (meter) {
+    return { requests: meter.objectRequests, alarms: meter.alarms, subscriberMessages: meter.websocketMessages, sqliteRowsWritten: meter.sqliteRowsWritten, partitions: blocks.length, source: "meter" };
+  }
   const sum = (field: keyof DebugBlock) => blocks.reduce((total, block) => total + (block[field] ?? 0), 0);
-  return { requests: sum("requests"), alarms: sum("alarms"), subscriberMessages: sum("subscriberMessages"), sqliteRowsWritten: sum("sqliteRowsWritten"), partitions: blocks.length };
+  return { requests: sum("requests"), alarms: sum("alarms"), subscriberMessages: sum("subscriberMessages"), sqliteRowsWritten: sum("sqliteRowsWritten"), partitions: blocks.length, source: "leaders" };
 }
 
 /**
@@ -61,6 +80,7 @@ export function costBetween(before: LeaderCounters, after: LeaderCounters, units
     per,
     objectRequests: (requests / units) * scale,
     sqliteRowsWritten: ((after.sqliteRowsWritten - before.sqliteRowsWritten) / units) * scale,
+    allObjects: before.source === "meter" && after.source === "meter",
   };
 }
 
@@ -85,7 +105,7 @@ export function costTable(results: readonly { scenario: { id: string; transport:
         scenario.measure === "consume" ? "0.1 request, 0 rows"
         : ["end-to-end-latency", "stream-latency", "tail-read", "fan-out"].includes(scenario.measure) ? "—"
         : "1 request, 1 row";
-      const leadersOnly = scenario.replicationFactor > 1 ? " (leader only)" : "";
+      const leadersOnly = scenario.replicationFactor > 1 && !cost!.allObjects ? " (leader only)" : "";
       return `| ${scenario.transport}: ${scenario.label} | ${cost!.per} | ${costText(cost!.objectRequests)}${leadersOnly} | ${costText(cost!.sqliteRowsWritten)}${leadersOnly} | ${baselineUnits} |`;
     }),
   ].join("\n");

@@ -29,6 +29,9 @@ import { transports, type ServerName, type TransportName } from "./transports.ts
 import { shareRowId, shareSection } from "./share.ts"; // share groups (issue 15): its own server and section
 import { runSealedReads, selectedSealedReadRows } from "./sealed-reads.ts"; // issue 19: catch-up reads from R2
 import { clientBench } from "./client-rows.ts"; // issue 19: the client against the raw path (--client [--peers] [--profile-client])
+import { billBench } from "./bill.ts"; // issue 19: the monthly bill (--bill)
+import { tieredBench } from "./tiered-baseline.ts"; // issue 19: the tiered baseline (--tiered)
+import { execFileSync } from "node:child_process";
 
 const usage = `usage: npm run bench -- [--quick] [--runs N] [--seconds S] [--warmup S] [--only TEXT] [--no-write] [--wrangler-defaults]
        npm run bench -- --profile ROW [--seconds S]
@@ -36,6 +39,8 @@ const usage = `usage: npm run bench -- [--quick] [--runs N] [--seconds S] [--war
        npm run bench -- --gateway [--seconds S] [--gateway-soak MINUTES] [--no-write]
        npm run bench -- --durable-streams [--quick] [--runs N] [--seconds S] [--no-write]
        npm run bench -- --client [--runs N] [--peers] [--profile-client] [--no-write]
+       npm run bench -- --bill [--seconds S] [--no-write]   (the monthly bill, bench/bill.ts; runs of 30 s by default)
+       npm run bench -- --tiered [--quick] [--runs N] [--seconds S] [--no-write]   (against both baselines, bench/tiered-baseline.ts)
   --quick       3 runs of 0.5 s per row and server instead of 3 of 4 s (about 1 minute instead of 6)
   --runs N      measured runs per row (the figure is their median)
   --seconds S   length of one run
@@ -106,6 +111,8 @@ function parseOptions(): Options {
       client: { type: "boolean", default: false }, // bench/client-rows.ts
       peers: { type: "boolean", default: false },
       "profile-client": { type: "boolean", default: false },
+      bill: { type: "boolean", default: false }, // bench/bill.ts (issue 19)
+      tiered: { type: "boolean", default: false }, // bench/tiered-baseline.ts (issue 19)
       help: { type: "boolean", default: false },
     },
   });
@@ -208,6 +215,14 @@ async function startup(ids: StartupRowId[], runs: number, write: boolean, progre
 async function main(): Promise<void> {
   const { settings, mode, only, write, wranglerDefaults, profile: profiled, soakMinutes, gateway, durableStreams, client } = parseOptions();
   if (client) return clientBench({ ...client, runs: settings.runs, write, wranglerDefaults, progress: (line) => console.error(`[bench] ${line}`) });
+  if (process.argv.includes("--bill")) { // issue 19: --bill [--seconds S] [--no-write] (bench/bill.ts)
+    const uptime = execFileSync("uptime", { encoding: "utf8" }).trim();
+    return billBench({ seconds: process.argv.includes("--seconds") ? settings.seconds : 30, write, uptime, log: (line) => console.error(`[bench] ${line}`) });
+  }
+  if (process.argv.includes("--tiered")) { // issue 19: --tiered [--quick] [--runs N] [--seconds S] [--no-write] (bench/tiered-baseline.ts)
+    const uptime = execFileSync("uptime", { encoding: "utf8" }).trim();
+    return tieredBench({ settings, write, wranglerDefaults, uptime, log: (line) => console.error(`[bench] ${line}`) });
+  }
   if (durableStreams) return durableStreamsBench({ ...settings, write }, (line) => console.error(`[bench] ${line}`));
   if (gateway !== undefined) {
     const startedAt = performance.now();

@@ -13,11 +13,18 @@
  *
  * The Worker validates and counts (JSON.parse of a JSON body; the batch headers of a binary
  * one), then calls one object per topic over RPC, as Tributary's router does.
+ *
+ * Tiered mode, for topics named `tiered-…` (issue 19's fair ceiling): what any tiered log must
+ * do and nothing more. Once the rows hold 8 MiB (`segment.bytes`), an alarm writes them to R2
+ * as one object, keeps its index (each body's offsets and byte range) in one row, and deletes
+ * them; a read below the rows takes whole bodies from the segment with one ranged get.
  */
 import { DurableObject } from "cloudflare:workers";
 
 interface BaselineEnv {
   LOGS: DurableObjectNamespace<BlobLog>;
+  /** The tiered mode's segments (bench/README.md, "The tiered baseline"). */
+  SEGMENTS: R2Bucket;
 }
 
 /** One row is at most 2 MB on the platform; a read answers at most as much as Tributary's maxBytes (8 MiB). */
@@ -26,17 +33,47 @@ const readRecordsMax = 10_000;
 const waitMsMax = 30_000;
 /** Bounds the long-poll waiters of one object, as Tributary's `waitersPerPartitionMax`. */
 const waitersMax = 1_000;
+/**
+ * The tiered mode (topics named `tiered-…`): once the rows hold this many bytes (Tributary's
+ * `segment.bytes` default), an alarm writes them to R2 as one object and deletes them.
+ */
+const segmentBytes = 8 * 1024 * 1024;
+const tieredTopicPrefix = "tiered-";
+
+/** A stored body inside a segment object: its offsets and where its bytes are. */
+interface SegmentEntry {
+  lastOffset: number;
+  recordCount: number;
+  start: number;
+  length: number;
+}
+
+interface Segment {
+  key: string;
+  lastOffset: number;
+  entries: SegmentEntry[];
+}
 
 export class BlobLog extends DurableObject<BaselineEnv> {
   #logEndOffset: number;
   readonly #waiters = new Set<() => void>();
+  /** Tiered mode: sealed segments in offset order (one SQLite row each, with its index), and the bytes in rows. */
+  readonly #segments: Segment[];
+  #unsealedBytes: number;
+  #sealArmed = false;
 
   constructor(ctx: DurableObjectState, env: BaselineEnv) {
     super(ctx, env);
     ctx.storage.sql.exec(`CREATE TABLE IF NOT EXISTS batches (
       last_offset INTEGER PRIMARY KEY, base_offset INTEGER NOT NULL, record_count INTEGER NOT NULL, bytes BLOB NOT NULL)`);
-    const row = ctx.storage.sql.exec<{ end: number | null }>("SELECT max(last_offset) + 1 AS end FROM batches").one();
-    this.#logEndOffset = row.end ?? 0;
+    ctx.storage.sql.exec("CREATE TABLE IF NOT EXISTS segments (last_offset INTEGER PRIMARY KEY, key TEXT NOT NULL, entries TEXT NOT NULL)");
+    this.#segments = ctx.storage.sql
+      .exec<{ last_offset: number; key: string; entries: string }>("SELECT last_offset, key, entries FROM segments ORDER BY last_offset")
+      .toArray()
+      .map((row) => ({ key: row.key, lastOffset: row.last_offset, entries: JSON.parse(row.entries) as SegmentEntry[] }));
+    const row = ctx.storage.sql.exec<{ end: number | null; bytes: number | null }>("SELECT max(last_offset) + 1 AS end, sum(length(bytes)) AS bytes FROM batches").one();
+    this.#logEndOffset = row.end ?? (this.#segments.at(-1)?.lastOffset ?? -1) + 1;
+    this.#unsealedBytes = row.bytes ?? 0;
   }
 
   /**
@@ -44,7 +81,7 @@ export class BlobLog extends DurableObject<BaselineEnv> {
    * batches get their base offsets written in (bytes 0-7, outside the CRC), as any log's
    * leader must, so a reader knows each record's offset.
    */
-  append(bytes: ArrayBuffer, recordCount: number, binary: boolean): { baseOffset: number; lastOffset: number } {
+  append(bytes: ArrayBuffer, recordCount: number, binary: boolean, tiered = false): { baseOffset: number; lastOffset: number } {
     const baseOffset = this.#logEndOffset;
     const lastOffset = baseOffset + recordCount - 1;
     if (binary) setBaseOffsets(bytes, baseOffset);
@@ -54,7 +91,61 @@ export class BlobLog extends DurableObject<BaselineEnv> {
     );
     this.#logEndOffset = lastOffset + 1;
     for (const wake of this.#waiters) wake();
+    if (tiered) {
+      this.#unsealedBytes += bytes.byteLength;
+      if (this.#unsealedBytes >= segmentBytes && !this.#sealArmed) {
+        this.#sealArmed = true;
+        void this.ctx.storage.setAlarm(Date.now()); // in the append's output gate, like the row
+      }
+    }
     return { baseOffset, lastOffset };
+  }
+
+  /**
+   * Tiered mode: every row now held becomes one R2 object, its index one row, and the rows
+   * are deleted. Appends meanwhile stay rows, for the next seal.
+   */
+  override async alarm(): Promise<void> {
+    const rows = this.ctx.storage.sql
+      .exec<{ last_offset: number; record_count: number; bytes: ArrayBuffer }>("SELECT last_offset, record_count, bytes FROM batches ORDER BY last_offset")
+      .toArray();
+    if (rows.length > 0) {
+      const entries: SegmentEntry[] = [];
+      let start = 0;
+      for (const row of rows) {
+        entries.push({ lastOffset: row.last_offset, recordCount: row.record_count, start, length: row.bytes.byteLength });
+        start += row.bytes.byteLength;
+      }
+      const lastOffset = rows.at(-1)!.last_offset;
+      const key = `segments/${this.ctx.id.toString()}/${String(lastOffset).padStart(20, "0")}`;
+      await this.env.SEGMENTS.put(key, concat(rows.map((row) => new Uint8Array(row.bytes))));
+      this.ctx.storage.sql.exec("INSERT INTO segments (last_offset, key, entries) VALUES (?, ?, ?)", lastOffset, key, JSON.stringify(entries));
+      this.ctx.storage.sql.exec("DELETE FROM batches WHERE last_offset <= ?", lastOffset);
+      this.#segments.push({ key, lastOffset, entries });
+      this.#unsealedBytes -= start;
+    }
+    this.#sealArmed = this.#unsealedBytes >= segmentBytes;
+    if (this.#sealArmed) await this.ctx.storage.setAlarm(Date.now());
+  }
+
+  /** Tiered mode: whole stored bodies from the sealed segment holding `offset` (one ranged R2 get), or undefined when no segment does. */
+  async #readSealed(offset: number, maxRecords: number): Promise<{ batches: ArrayBuffer[]; nextOffset: number } | undefined> {
+    const segment = this.#segments.find((candidate) => candidate.lastOffset >= offset);
+    if (!segment) return undefined;
+    const first = segment.entries.findIndex((entry) => entry.lastOffset >= offset);
+    const taken: SegmentEntry[] = [];
+    let records = 0;
+    for (const entry of segment.entries.slice(first)) {
+      if (taken.length > 0 && entry.start + entry.length - taken[0]!.start > readBytesMax) break;
+      taken.push(entry);
+      records += entry.recordCount;
+      if (records >= maxRecords) break;
+    }
+    const from = taken[0]!.start;
+    const object = await this.env.SEGMENTS.get(segment.key, { range: { offset: from, length: taken.at(-1)!.start + taken.at(-1)!.length - from } });
+    if (!object) throw new Error(`segment ${segment.key} is missing`);
+    const bytes = await object.arrayBuffer();
+    return { batches: taken.map((entry) => bytes.slice(entry.start - from, entry.start - from + entry.length)), nextOffset: taken.at(-1)!.lastOffset + 1 };
   }
 
   /** Whole stored bodies from the one holding `offset`, up to maxRecords; waits up to waitMs when there is none. */
@@ -70,6 +161,8 @@ export class BlobLog extends DurableObject<BaselineEnv> {
         this.#waiters.add(wake);
       });
     }
+    const sealed = await this.#readSealed(offset, maxRecords);
+    if (sealed) return { ...sealed, highWatermark: this.#logEndOffset };
     const batches: ArrayBuffer[] = [];
     let nextOffset = offset;
     let records = 0;
@@ -131,7 +224,7 @@ function setBaseOffsets(bytes: ArrayBuffer, baseOffset: number): void {
 
 const recordBatchMediaType = "application/vnd.tributary.record-batch";
 
-async function produce(request: Request, log: DurableObjectStub<BlobLog>, binary: boolean): Promise<Response> {
+async function produce(request: Request, log: DurableObjectStub<BlobLog>, binary: boolean, tiered: boolean): Promise<Response> {
   const contentType = request.headers.get("content-type") ?? "";
   if (!contentType.startsWith(binary ? recordBatchMediaType : "application/json")) {
     return errorResponse(415, `expected ${binary ? recordBatchMediaType : "application/json"}`);
@@ -139,7 +232,7 @@ async function produce(request: Request, log: DurableObjectStub<BlobLog>, binary
   const bytes = await request.arrayBuffer();
   const recordCount = binary ? countBatchRecords(bytes) : countJsonRecords(bytes);
   if (recordCount === undefined) return errorResponse(400, binary ? "expected record batches" : "expected a JSON produce body with records");
-  return Response.json(await log.append(bytes, recordCount, binary));
+  return Response.json(await log.append(bytes, recordCount, binary, tiered));
 }
 
 async function fetchRecords(request: Request, url: URL, log: DurableObjectStub<BlobLog>): Promise<Response> {
@@ -182,8 +275,9 @@ export default {
     if (path[1] !== "v1" || path[2] !== "topics" || !path[3]) return errorResponse(404, `no route for ${url.pathname}`);
     const log = env.LOGS.get(env.LOGS.idFromName(path[3]));
     const partitionRecords = path.length === 7 && path[4] === "partitions" && path[5] === "0" && path[6] === "records";
-    if (request.method === "POST" && path.length === 5 && path[4] === "records") return produce(request, log, false);
-    if (request.method === "POST" && partitionRecords) return produce(request, log, true);
+    const tiered = path[3].startsWith(tieredTopicPrefix);
+    if (request.method === "POST" && path.length === 5 && path[4] === "records") return produce(request, log, false, tiered);
+    if (request.method === "POST" && partitionRecords) return produce(request, log, true, tiered);
     if (request.method === "GET" && partitionRecords) return fetchRecords(request, url, log);
     return errorResponse(404, `no route for ${request.method} ${url.pathname}`);
   },

@@ -21,6 +21,8 @@ import { GroupStateStore, groupStateMigration } from "./group-state-store.ts";
 import { GroupTopicCache, topicsMetaOf } from "./group-topic-cache.ts";
 import { applyMigrations } from "./schema.ts";
 import { controllerStub } from "./stubs.ts";
+import { countBilled } from "./billing-meter.ts";
+import { CountedSql } from "./counted-sql.ts";
 
 const migrations = [`${groupStateMigration};\n${groupOffsetsMigration};`];
 
@@ -60,9 +62,10 @@ export class GroupCoordinator extends DurableObject<Env> {
     super(ctx, env);
     this.#topics = new GroupTopicCache((name) => controllerStub(env).describeTopic(name));
     void ctx.blockConcurrencyWhile(async () => {
-      applyMigrations(ctx.storage.sql, migrations);
-      this.#state = new GroupStateStore(ctx.storage.sql);
-      this.#offsets = new GroupOffsetsStore(ctx.storage.sql);
+      const sql = new CountedSql(ctx.storage.sql).storage; // rows counted for the benchmark's bill (billing-meter.ts)
+      applyMigrations(sql, migrations);
+      this.#state = new GroupStateStore(sql);
+      this.#offsets = new GroupOffsetsStore(sql);
       const stored = this.#load();
       this.#index = new GroupIndexSync(() => controllerStub(env), stored?.indexed ?? null, () => this.#saveRow());
       this.#armedAlarmMs = await ctx.storage.getAlarm();
@@ -243,6 +246,7 @@ export class GroupCoordinator extends DurableObject<Env> {
 
   /** Expires silent members; keeps the index current; re-arms. Catches its own errors. */
   override async alarm(): Promise<void> {
+    countBilled("alarms");
     this.#armedAlarmMs = null;
     try {
       this.#group.expire(Date.now());

@@ -23,6 +23,7 @@ import { applyMigrations } from "./schema.ts";
 import { SegmentTier, segmentTierMigration, type TierSnapshot } from "./segment-tier.ts";
 import { batchBoundsMigration, logStoreMigrations, producerStateMigration, SqliteLogStore } from "./sqlite-log-store.ts";
 import { StreamStateStore, streamStateMigration } from "./stream-appends.ts";
+import { countBilled, meteredBucket } from "./billing-meter.ts";
 
 export type { AppendAnswer, AppendRequest, FetchRequest, OffsetQuery, PartitionAddress, PartitionMetrics, ReplicaState, RoutedCall } from "./replica-api.ts";
 
@@ -349,7 +350,7 @@ export class PartitionReplica extends DurableObject<Env> {
    */
   async deleteTopicData(request: PartitionAddress): Promise<Result<void>> {
     return toResult(async () => {
-      await (this.#tier ?? new SegmentTier(this.#sql.storage, this.env.SEGMENTS, request.topicId, request.partition)).deleteAll();
+      await (this.#tier ?? new SegmentTier(this.#sql.storage, meteredBucket(this.env, this.env.SEGMENTS), request.topicId, request.partition)).deleteAll();
       this.#store.deleteAll();
       deletePartitionTraffic(this.#sql.storage);
       this.#traffic = undefined;
@@ -370,6 +371,7 @@ export class PartitionReplica extends DurableObject<Env> {
    */
   override async alarm(): Promise<void> {
     this.#counters.alarms++;
+    countBilled("alarms");
     this.#alarmAtMs = null; // this alarm has fired: none is set until one is armed again
     try {
       await this.#subscribers.notify(); // subscribers stalled past streamStalledMsMax are closed
@@ -429,7 +431,7 @@ export class PartitionReplica extends DurableObject<Env> {
     // Followers' progress is not persisted: a leader restarting learns it again from their answers.
     this.#tail = new TailCachedStore(this.#store, tailCacheBytesMax);
     this.#node = new ReplicaNode(identity.region, new PartitionLog(this.#tail), identity.role);
-    this.#tier = new SegmentTier(this.#sql.storage, this.env.SEGMENTS, identity.topicId, identity.partition, () => this.#node?.leaderEpoch ?? -1);
+    this.#tier = new SegmentTier(this.#sql.storage, meteredBucket(this.env, this.env.SEGMENTS), identity.topicId, identity.partition, () => this.#node?.leaderEpoch ?? -1);
     this.#traffic = new ReplicaTraffic(this.#sql.storage, this.env.METRICS, identity, this.#node.log.logEndOffset);
   }
 

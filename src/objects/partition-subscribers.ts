@@ -21,6 +21,7 @@ import { readBatchHeader } from "../protocol/record-batch.ts";
 import { recordJson } from "../protocol/record-json.ts";
 import { serverCreditWindow } from "../protocol/stream-credit.ts";
 import type { RoutedCall } from "./replica-api.ts";
+import { countBilled } from "./billing-meter.ts";
 
 /** The subprotocol of binary frames (docs/api.md). */
 export const recordBatchSubprotocol = "tributary.record-batch";
@@ -151,6 +152,7 @@ export class PartitionSubscribers {
    */
   onMessage(socket: WebSocket, message: string | ArrayBuffer): Promise<void> {
     this.counters.messages++;
+    countBilled("websocketMessages");
     const credit = parseCredit(message);
     if (credit === undefined) {
       closeWithError(socket, closeCodes.badMessage, new TributaryError("INVALID_REQUEST", 'a subscriber sends only {"credit": <bytes>} messages'));

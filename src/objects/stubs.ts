@@ -1,4 +1,5 @@
 import { replicaIdsCachedMax } from "../limits.ts";
+import { meteredStub } from "./billing-meter.ts";
 
 /**
  * The one place that names Durable Objects (ARCHITECTURE.md decision 2). A replica object is
@@ -8,7 +9,7 @@ import { replicaIdsCachedMax } from "../limits.ts";
 export const controllerName = "controller";
 
 export function controllerStub(env: Env): DurableObjectStub<import("./controller.ts").Controller> {
-  return env.CONTROLLER.get(env.CONTROLLER.idFromName(controllerName));
+  return meteredStub(env, env.CONTROLLER.get(env.CONTROLLER.idFromName(controllerName)));
 }
 
 export function replicaName(topicId: string, partition: number, region: string): string {
@@ -40,12 +41,12 @@ export function replicaStub(
   region: string,
 ): DurableObjectStub<import("./partition-replica.ts").PartitionReplica> {
   const id = replicaId(env, replicaName(topicId, partition, region));
-  return env.PARTITIONS.get(id, { locationHint: region as DurableObjectLocationHint });
+  return meteredStub(env, env.PARTITIONS.get(id, { locationHint: region as DurableObjectLocationHint }));
 }
 
 /** A group's coordinator: one object per group, named by the group name (ARCHITECTURE.md decision 7). */
 export function groupStub(env: Env, group: string): DurableObjectStub<import("./group-coordinator.ts").GroupCoordinator> {
-  return env.GROUPS.get(env.GROUPS.idFromName(group));
+  return meteredStub(env, env.GROUPS.get(env.GROUPS.idFromName(group)));
 }
 
 /**
@@ -54,19 +55,19 @@ export function groupStub(env: Env, group: string): DurableObjectStub<import("./
  * near the first isolate that calls it, usually near the token's clients.
  */
 export function quotaMeterStub(env: Env, tokenId: string): DurableObjectStub<import("./quota-meter.ts").QuotaMeter> {
-  return env.QUOTAS.get(env.QUOTAS.idFromName(tokenId));
+  return meteredStub(env, env.QUOTAS.get(env.QUOTAS.idFromName(tokenId)));
 }
 
 // ---- Share groups (issue 15) ---------------------------------------------------------------
 
 /** A share group's object (configs, its share-partitions): one per group, named by the group name. */
 export function shareGroupStub(env: Env, group: string): DurableObjectStub<import("./share-group.ts").ShareGroup> {
-  return env.SHARE_GROUPS.get(env.SHARE_GROUPS.idFromName(group));
+  return meteredStub(env, env.SHARE_GROUPS.get(env.SHARE_GROUPS.idFromName(group)));
 }
 
 /** The one index of share groups (GET /v1/share-groups). */
 export function shareGroupIndexStub(env: Env): DurableObjectStub<import("./share-group.ts").ShareGroupIndex> {
-  return env.SHARE_GROUP_INDEX.get(env.SHARE_GROUP_INDEX.idFromName("share-groups"));
+  return meteredStub(env, env.SHARE_GROUP_INDEX.get(env.SHARE_GROUP_INDEX.idFromName("share-groups")));
 }
 
 /** A share-partition's name: the group and the topic incarnation's partition, unambiguous whatever the group name holds. */
@@ -89,7 +90,7 @@ export function sharePartitionStub(
   key: { group: string; topicId: string; partition: number; region: string },
 ): DurableObjectStub<import("./share-partition-state.ts").SharePartitionState> {
   const id = env.SHARE_PARTITIONS.idFromName(shareStateReplicaName(key.group, key.topicId, key.partition, key.region));
-  return env.SHARE_PARTITIONS.get(id, { locationHint: key.region as DurableObjectLocationHint });
+  return meteredStub(env, env.SHARE_PARTITIONS.get(id, { locationHint: key.region as DurableObjectLocationHint }));
 }
 
 /**
@@ -101,7 +102,7 @@ export function legacySharePartitionStub(
   env: Env,
   key: { group: string; topicId: string; partition: number },
 ): DurableObjectStub<import("./share-partition-state.ts").SharePartitionState> {
-  return env.SHARE_PARTITIONS.get(env.SHARE_PARTITIONS.idFromName(sharePartitionName(key.group, key.topicId, key.partition)));
+  return meteredStub(env, env.SHARE_PARTITIONS.get(env.SHARE_PARTITIONS.idFromName(sharePartitionName(key.group, key.topicId, key.partition))));
 }
 /**
  * A push subscription's object: one per subscription, named by its name (docs/api.md,
@@ -109,7 +110,7 @@ export function legacySharePartitionStub(
  * subscription can have (names hold no "/").
  */
 export function subscriptionStub(env: Env, name: string): DurableObjectStub<import("./subscription.ts").Subscription> {
-  return env.SUBSCRIPTIONS.get(env.SUBSCRIPTIONS.idFromName(name));
+  return meteredStub(env, env.SUBSCRIPTIONS.get(env.SUBSCRIPTIONS.idFromName(name)));
 }
 
 export const subscriptionIndexName = "/index";

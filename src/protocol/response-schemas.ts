@@ -40,6 +40,10 @@ export const topicSchema = z
     configs: z.record(z.string(), z.string()).meta({ description: "every config with its effective value" }),
     configOverrides: z.array(z.string()).meta({ description: "the configs set on the topic rather than defaulted, sorted" }),
     partitions: z.array(partitionInfoSchema),
+    debugBilling: z
+      .record(z.string(), z.number())
+      .optional()
+      .meta({ description: "only with TRIBUTARY_FAULTS=1 and TRIBUTARY_DEBUG_STATS=1: the isolate's billing meter; not a stable API" }),
   });
 
 export const topicSummarySchema = z.object({ name: z.string(), partitions: z.number().int(), replicationFactor: z.number().int() });

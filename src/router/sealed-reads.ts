@@ -39,6 +39,7 @@ import {
 } from "../log/sealed-manifest.ts";
 import { splitBatches } from "../protocol/record-batch.ts";
 import { WeightedLru } from "./weighted-lru.ts";
+import { meteredBucket } from "../objects/billing-meter.ts";
 
 /** Where sealed bytes come from: the segments' bucket and, where there is one, the Cache API. */
 export interface SealedStorage {
@@ -72,7 +73,7 @@ const immutableHeaders = { "Content-Type": "application/octet-stream", "Cache-Co
 
 /** The bucket of env, the default cache (absent outside workerd), cache writes after the answer. */
 export function sealedStorage(env: Env): SealedStorage {
-  return { bucket: env.SEGMENTS, cache: typeof caches === "undefined" ? undefined : caches.default, defer: waitUntil };
+  return { bucket: meteredBucket(env, env.SEGMENTS), cache: typeof caches === "undefined" ? undefined : caches.default, defer: waitUntil };
 }
 
 /**

@@ -1,6 +1,7 @@
 import { effectiveTopicConfigs } from "../topics/topic-configs.ts";
 import type { TopicMetadata } from "../topics/topic-metadata.ts";
 import { callLeader } from "./leader-calls.ts";
+import { billingMeterEnabled, billingSnapshot } from "../objects/billing-meter.ts";
 
 const emptyStorage = { sqliteBatches: 0, sqliteBytes: 0, r2Segments: 0, r2Bytes: 0 };
 
@@ -45,5 +46,7 @@ export async function topicView(env: Env, topic: TopicMetadata, options: { fresh
     // An addition to API.md's Topic: the configs set on the topic (the others are defaults; docs/api.md).
     configOverrides: Object.keys(topic.configs).sort(),
     partitions,
+    // Only with TRIBUTARY_FAULTS=1 and TRIBUTARY_DEBUG_STATS=1: the isolate's billing meter (billing-meter.ts; the benchmark's bill).
+    ...(billingMeterEnabled(env) ? { debugBilling: billingSnapshot() } : {}),
   };
 }

@@ -1,6 +1,6 @@
 /**
  * A small run of the benchmark's own code (bench/) against one `wrangler dev`, so it cannot
- * rot (and its startup rows, which start Tributary without wrangler): each transport's produce, consume and latency loops, the cost counters, the soak's
+ * rot (and its startup rows, which start Tributary without wrangler): each transport's produce, consume and latency loops, the cost counters, a run of the bill, the soak's
  * sampling and verdict, and the report's tables. Figures are not asserted — speed is
  * measured by `npm run bench`, never by a test — only that each part answers sensibly.
  */
@@ -20,6 +20,7 @@ import { measureStartup, startupMarkdown, startupRows } from "../../bench/startu
 import { transports, type ServerName, type TransportName } from "../../bench/transports.ts";
 import { startWranglerDev, type DevServer } from "./support/wrangler-dev.ts";
 import { durableStreamsMarkdown, measureDurableStreams } from "../../bench/durable-streams.ts";
+import { runBillCase } from "../../bench/bill-run.ts";
 
 describe("the benchmark's code against wrangler dev", () => {
   let server: DevServer;
@@ -135,6 +136,22 @@ describe("the benchmark's code against wrangler dev", () => {
   });
 
   // Issue 19 (bench/sealed-reads.ts): a small sealed log read through the router from R2.
+  it("measures a run of the bill: the client's requests, the billing meter's counts, and every record consumed (issue 19)", async () => {
+    // Streams first: a consumer that leaves cancels its long poll, which the meter then counts as in flight for good (bench/bill.ts gives each case its own server).
+    for (const consumers of ["websocket", "long-poll"] as const) {
+      const run = await runBillCase(server.url, server.processGroupId, {
+        topic: `smoke-bill-${consumers}`, partitions: 2, replicationFactor: 1, consumerGroups: 2, consumers,
+        messagesPerSecond: 20, messageBytes: 100, seconds: 1, producer: {},
+      }, () => undefined);
+      expect(run.messagesConsumed).toBe(run.messagesProduced * 2);
+      expect(run.produceRequests).toBeGreaterThan(0);
+      expect(run.workerRequests).toBeGreaterThanOrEqual(run.produceRequests);
+      expect(run.objectRequests).toBeGreaterThanOrEqual(run.produceRequests);
+      expect(run.sqliteRowsWritten).toBeGreaterThanOrEqual(run.produceRequests);
+      expect(run.objectActiveMs).toBeGreaterThan(0);
+    }
+  });
+
   it("measures catch-up reads from R2 against the tail, with the partition leader's requests", async () => {
     const figures = await measureSealedReads(endpoint, ["sealed-reads.binary"], 1, () => {}, { recordsPerTopic: 5_000, recordsPerFetchMax: 1_000 });
     const figure = figures[0]!;

@@ -7,18 +7,24 @@
 import { describe, expect, it } from "vitest";
 import { costBetween, costText, type LeaderCounters } from "../../../bench/cost.ts";
 
-const counters = (requests: number, subscriberMessages = 0, alarms = 0, sqliteRowsWritten = 0): LeaderCounters => ({
+const counters = (requests: number, subscriberMessages = 0, alarms = 0, sqliteRowsWritten = 0, source: LeaderCounters["source"] = "leaders"): LeaderCounters => ({
   requests,
   alarms,
   subscriberMessages,
   sqliteRowsWritten,
   partitions: 1,
+  source,
 });
 
 describe("a row's cost", () => {
   it("counts RPC calls and alarms, less the reading's own call and the excluded requests", () => {
     const cost = costBetween(counters(10, 0, 0, 0), counters(10 + 1 + 5 + 2, 0, 1, 7), 1_000, "1,000 records", 5)!;
-    expect(cost).toEqual({ per: "1,000 records", objectRequests: 3, sqliteRowsWritten: 7 });
+    expect(cost).toEqual({ per: "1,000 records", objectRequests: 3, sqliteRowsWritten: 7, allObjects: false });
+  });
+
+  it("says the figure covers every object (followers too) only when both readings come from the billing meter", () => {
+    expect(costBetween(counters(0, 0, 0, 0, "meter"), counters(2, 0, 0, 3, "meter"), 1_000, "1,000 records")!.allObjects).toBe(true);
+    expect(costBetween(counters(0, 0, 0, 0, "leaders"), counters(2, 0, 0, 3, "meter"), 1_000, "1,000 records")!.allObjects).toBe(false);
   });
 
   it("counts subscribers' WebSocket messages as billed: 20 to a request", () => {
