@@ -45,6 +45,17 @@ export const producerStateMigration = `CREATE TABLE producers (
    CREATE INDEX producers_by_activity ON producers (last_activity_ms);`;
 
 /**
+ * Drops the `producers` table's two indexes (issue 19, the bill): every idempotent append
+ * rewrites its producer's row, and each index whose key changes counts as rows written too, so
+ * they tripled the producer's share of Cloudflare's rows written. The statements that used them
+ * (a truncation's `last_offset >=`, expiry's `last_activity_ms <=` and its oldest-first eviction)
+ * run off the hot path — on truncation, and on a producer's first append to the partition — and
+ * now scan the table, which holds at most producersPerPartitionMax rows (src/limits.ts).
+ */
+export const producerIndexesDropMigration = `DROP INDEX IF EXISTS producers_by_last_offset;
+   DROP INDEX IF EXISTS producers_by_activity;`;
+
+/**
  * The log's bounds as of a batch, in its row: an append writes its batches and nothing else
  * (one row per batch, not one more for the bounds — Cloudflare bills rows written). The
  * `log_bounds` row is written by everything else (high watermark moves, retention, sealing,

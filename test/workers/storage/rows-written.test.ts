@@ -1,0 +1,108 @@
+/**
+ * SQLite rows written per request (issue 19, the bill): Cloudflare bills every row an object
+ * writes, index entries included, and rows written dominate the measured monthly bill. These
+ * are the budgets per produce request (idempotent and not, on the leader and on each follower)
+ * and per group poll that commits; each counts what the objects report (the replicas' own
+ * `sqliteRowsWritten`, the isolate's billing meter for the coordinator).
+ */
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { unwrap } from "../../../src/errors.ts";
+import { billingSnapshot } from "../../../src/objects/billing-meter.ts";
+import { replicaStub } from "../../../src/objects/stubs.ts";
+import { api, createTopic, describeTopic, produce, uniqueTopic } from "../support/http.ts";
+import { PollingMember, uniqueGroup } from "../groups/support/groups.ts";
+
+interface Producer {
+  producerId: number;
+  producerEpoch: number;
+}
+
+/** Rows each replica of partition 0 has written since it started, leader first. */
+async function replicaRows(topic: string): Promise<number[]> {
+  const { topicId, partitions } = await describeTopic(topic);
+  const { leader, replicas } = partitions[0]!;
+  const regions = [leader, ...replicas.filter((region) => region !== leader)];
+  const rows: number[] = [];
+  for (const region of regions) {
+    const state = unwrap(await replicaStub(env, topicId, 0, region).state({ topicId, partition: 0, region }));
+    rows.push(state.debug!.sqliteRowsWritten);
+  }
+  return rows;
+}
+
+/** Rows written per request, per replica (leader first), over `requests` requests after a warm-up one. */
+async function rowsPerRequest(topic: string, send: (index: number) => Promise<void>, requests = 4): Promise<number[]> {
+  await send(0);
+  const before = await replicaRows(topic);
+  for (let index = 1; index <= requests; index++) await send(index);
+  const after = await replicaRows(topic);
+  return after.map((rows, index) => (rows - before[index]!) / requests);
+}
+
+async function idempotentSender(topic: string): Promise<(index: number) => Promise<void>> {
+  const response = await api("POST", "/v1/producers");
+  expect(response.status, response.text).toBe(201);
+  const producer = response.body as Producer;
+  return async (index) => {
+    const answer = await api("POST", `/v1/topics/${topic}/records`, {
+      records: [{ value: `v${index}`, partition: 0 }],
+      acks: "all",
+      ...producer,
+      sequences: { "0": index },
+    });
+    expect(answer.status, answer.text).toBe(200);
+  };
+}
+
+function plainSender(topic: string): (index: number) => Promise<void> {
+  return async (index) => {
+    await produce(topic, [{ value: `v${index}`, partition: 0 }], { acks: "all" });
+  };
+}
+
+describe("SQLite rows written per request", () => {
+  // First in the file: the isolate's meter counts every object, and nothing else is running yet.
+  it("a group poll that commits one moved partition writes one row in the whole deployment, and one that commits nothing none", async () => {
+    const topic = uniqueTopic("rows-poll");
+    await createTopic(topic, { partitions: 2 });
+    const member = await PollingMember.join(uniqueGroup("rows"), [topic], { autoOffsetReset: "earliest" });
+    await member.poll();
+    await member.poll(); // positions committed once: the coordinator holds a row per partition
+    await produce(topic, [{ value: "x", partition: 0 }]);
+    await member.poll(); // reads the new record
+    const before = billingSnapshot().sqliteRowsWritten;
+    await member.poll(); // commits partition 0's new position; partition 1's is unchanged
+    const moved = billingSnapshot().sqliteRowsWritten - before;
+    const still = billingSnapshot().sqliteRowsWritten;
+    await member.poll(); // commits nothing new
+    const unchanged = billingSnapshot().sqliteRowsWritten - still;
+    expect({ moved, unchanged }).toEqual({ moved: 1, unchanged: 0 });
+  });
+
+  it("an idempotent produce request on RF 1: the batch row and the producer's row, no index entries", async () => {
+    const topic = uniqueTopic("rows-idem");
+    await createTopic(topic);
+    expect(await rowsPerRequest(topic, await idempotentSender(topic))).toEqual([2]);
+  });
+
+  it("a produce request without a producer on RF 1: the batch row only", async () => {
+    const topic = uniqueTopic("rows-plain");
+    await createTopic(topic);
+    expect(await rowsPerRequest(topic, plainSender(topic))).toEqual([1]);
+  });
+
+  it("an idempotent produce request on RF 3: the same rows on the leader and on each follower", async () => {
+    const topic = uniqueTopic("rows-idem-rf3");
+    await createTopic(topic, { replicationFactor: 3 });
+    // The batch row, the producer's row, and the high watermark's move (log_bounds) once the followers have the batch.
+    expect(await rowsPerRequest(topic, await idempotentSender(topic))).toEqual([3, 3, 3]);
+  });
+
+  it("a produce request without a producer on RF 3: the batch row and the high watermark's move", async () => {
+    const topic = uniqueTopic("rows-plain-rf3");
+    await createTopic(topic, { replicationFactor: 3 });
+    expect(await rowsPerRequest(topic, plainSender(topic))).toEqual([2, 2, 2]);
+  });
+
+});
