@@ -18,17 +18,22 @@ interface Producer {
   producerEpoch: number;
 }
 
-/** Rows each replica of partition 0 has written since it started, leader first. */
+/**
+ * Rows each replica of partition 0 has written since it started, leader first, once every
+ * replica holds the whole log and knows its high watermark (a follower learns it on its next
+ * fetch, after the produce was answered), so a count never falls between the two.
+ */
 async function replicaRows(topic: string): Promise<number[]> {
   const { topicId, partitions } = await describeTopic(topic);
   const { leader, replicas } = partitions[0]!;
   const regions = [leader, ...replicas.filter((region) => region !== leader)];
-  const rows: number[] = [];
-  for (const region of regions) {
-    const state = unwrap(await replicaStub(env, topicId, 0, region).state({ topicId, partition: 0, region }));
-    rows.push(state.debug!.sqliteRowsWritten);
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const states = await Promise.all(regions.map(async (region) => unwrap(await replicaStub(env, topicId, 0, region).state({ topicId, partition: 0, region }))));
+    const end = states[0]!.logEndOffset;
+    if (states.every((state) => state.logEndOffset === end && state.highWatermark === end)) return states.map((state) => state.debug!.sqliteRowsWritten);
+    await scheduler.wait(10);
   }
-  return rows;
+  throw new Error(`the replicas of ${topic} did not settle`);
 }
 
 /** Rows written per request, per replica (leader first), over `requests` requests after a warm-up one. */
