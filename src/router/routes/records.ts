@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { TributaryError } from "../../errors.ts";
 import { produceRecordsMax, produceRequestBytesMax } from "../../limits.ts";
+import { usualProduceRequest } from "../../protocol/produce-request-check.ts";
 import { produceRequestSchema } from "../../protocol/schemas.ts";
 import { clientRegion } from "../client-region.ts";
 import { topicMetadata } from "../metadata-cache.ts";
@@ -20,7 +21,7 @@ export const recordRoutes = new Hono<RouterEnv>()
     authorize(c, "topic", c.req.param("topic"), "write");
     routeQuery(c.req.url, [], "; acks, encoding and the producer fields go in the JSON body");
     const body = await readBodyBytes(c.req.raw, { maxBytes: produceRequestBytesMax, code: "RECORD_LIST_TOO_LARGE" });
-    const request = parseJsonBody(body, produceRequestSchema);
+    const request = parseJsonBody(body, produceRequestSchema, { usual: usualProduceRequest });
     if (request.records.length > produceRecordsMax) {
       throw new TributaryError("RECORD_LIST_TOO_LARGE", `a produce request has at most ${produceRecordsMax} records`);
     }

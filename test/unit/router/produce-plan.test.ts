@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { decodeRecordBatch } from "../../../src/protocol/record-batch-decode.ts";
+import { headersPerRecordMax } from "../../../src/limits.ts";
 import { planProduce } from "../../../src/router/produce-plan.ts";
 import type { TopicMetadata } from "../../../src/topics/topic-metadata.ts";
 
@@ -54,5 +55,81 @@ describe("planProduce's keyless records (API.md: sticky per request)", () => {
     expect(byRecord.get(1)).toBe(2); // 'user-1' on partition 2 of 3, as Kafka's partitioner
     expect(byRecord.get(2)).toBe(1);
     expect(byRecord.get(0)).toBe(byRecord.get(3));
+  });
+});
+
+/**
+ * UTF-8 requests on CreateTime topics take their own path (planText: straight into the
+ * batches); base64 requests take the general one. The same text sent as base64 of its UTF-8
+ * bytes must give byte-identical batches, the same offsets' bookkeeping and the same errors.
+ */
+describe("planProduce's text path equals its general path", () => {
+  const threePartitions = {
+    ...topic,
+    partitions: [0, 1, 2].map((partition) => ({ ...topic.partitions[0]!, partition })),
+  } as TopicMetadata;
+  const toBase64 = (text: string | null | undefined) => (text == null ? text : Buffer.from(utf8.encode(text)).toString("base64"));
+  const text = fc.oneof(fc.string(), fc.string({ unit: "binary" }), fc.constantFrom("\uD800", "é", "x".repeat(300)));
+  const record = fc.record(
+    {
+      key: fc.option(text, { nil: null }),
+      value: fc.option(text, { nil: null }),
+      headers: fc.array(fc.tuple(text, text), { maxLength: 3 }),
+      partition: fc.integer({ min: 0, max: 2 }),
+      timestamp: fc.oneof(fc.constant(1_700_000_000_000), fc.integer({ min: 0, max: 2 ** 42 })),
+    },
+    { requiredKeys: ["value"] },
+  );
+  /** Batches as base64 text: deep equality over MiBs of typed arrays is slow. */
+  const comparable = (writes: ReturnType<typeof planProduce>) =>
+    writes.map((write) => ({ ...write, batches: write.batches.map((batch) => Buffer.from(batch).toString("base64")) }));
+  const outcome = (run: () => ReturnType<typeof planProduce>) => {
+    try {
+      return { answer: comparable(run()) };
+    } catch (error) {
+      return { error: { code: (error as { code?: string }).code, message: (error as Error).message } };
+    }
+  };
+
+  it("writes the same batches and answers the same errors, idempotent or not", () => {
+    fc.assert(
+      fc.property(
+        fc.array(record, { minLength: 1, maxLength: 8 }),
+        fc.constantFrom(topic, threePartitions, { ...topic, configs: { "max.message.bytes": "200", "cleanup.policy": "compact" } } as TopicMetadata),
+        fc.boolean(),
+        (records, target, idempotent) => {
+          // Keyless records without a partition go to a random one on a topic of several: place them.
+          const placed = records.map((r) => (target === threePartitions && r.key == null && r.partition === undefined ? { ...r, partition: 0 } : r));
+          const partitions = [...new Set(placed.map((r) => r.partition ?? 0))];
+          const idempotence = idempotent && placed.every((r) => r.partition !== undefined)
+            ? { producerId: 7, producerEpoch: 1, sequences: new Map(partitions.map((p) => [p, 0x7fffffff - 1])) }
+            : undefined;
+          const nowMs = 1_700_000_000_000;
+          const asText = outcome(() => planProduce(placed, "utf8", target, nowMs, idempotence));
+          const asBase64 = outcome(() =>
+            planProduce(placed.map((r) => ({ ...r, key: toBase64(r.key), value: toBase64(r.value) })), "base64", target, nowMs, idempotence),
+          );
+          expect(asText).toEqual(asBase64);
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it("cuts large requests into the same batches, with the same sequences", () => {
+    const records = Array.from({ length: 3_000 }, (_, i) => ({ key: `k${i}`, value: "v".repeat(i % 7 === 0 ? 5_000 : 300), partition: i % 2 }));
+    const twoPartitions = { ...threePartitions, partitions: threePartitions.partitions.slice(0, 2) } as TopicMetadata;
+    const idempotence = { producerId: 7, producerEpoch: 1, sequences: new Map([[0, 5], [1, 0x7fffffff - 600]]) };
+    const asText = planProduce(records, "utf8", twoPartitions, 1_700_000_000_000, idempotence);
+    const asBase64 = planProduce(records.map((r) => ({ ...r, key: toBase64(r.key), value: toBase64(r.value) })), "base64", twoPartitions, 1_700_000_000_000, idempotence);
+    expect(asText.every((write) => write.batches.length > 1)).toBe(true);
+    expect(comparable(asText)).toEqual(comparable(asBase64));
+  });
+
+  it("refuses a record of too many headers as the general path does", () => {
+    const headers = Array.from({ length: headersPerRecordMax + 1 }, (_, i): [string, string] => [`h${i}`, "x"]);
+    const records = [{ value: "AAAA" }, { value: "AAAA", headers }]; // text, and valid base64
+    expect(outcome(() => planProduce(records, "utf8", topic, Date.now()))).toEqual(outcome(() => planProduce(records, "base64", topic, Date.now())));
+    expect(outcome(() => planProduce(records, "utf8", topic, Date.now())).error?.message).toMatch(/^record 1: /);
   });
 });
