@@ -1,6 +1,6 @@
 /**
- * The gateway's Produce writes to Tributary over node:http (a keep-alive agent per session)
- * instead of `fetch`: a binary produce is one small POST whose answer is a few bytes of JSON,
+ * The gateway's Produce writes to Tributary over node:http (kept-alive connections shared by
+ * every session) instead of `fetch`: a binary produce is one small POST whose answer is a few bytes of JSON,
  * and undici's fetch spends more of the gateway's CPU on its web streams (the body read as a
  * stream, the answer through a ReadableStream) than the gateway spends on the Kafka request
  * itself (in a profile of kafkajs's produce through the gateway, undici and web streams took
