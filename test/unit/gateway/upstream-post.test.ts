@@ -4,7 +4,8 @@
  * the server gets the method, path, query, headers and exact bytes; answers come back with
  * their status, headers and body (a JSON answer, an error body as its TributaryError, a 204
  * without a body); every other request goes to the fallback `fetch`; a refused connection is
- * NETWORK_EXCEPTION and an answer that never comes is REQUEST_TIMED_OUT, its request closed.
+ * NETWORK_EXCEPTION, an answer that never comes REQUEST_TIMED_OUT, and a caller's abort closes
+ * the request.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -130,11 +131,21 @@ describe("the gateway's record-batch POST over node:http", () => {
     expect((failure as TributaryError).code).toBe("NETWORK_EXCEPTION");
   });
 
-  it("gives up at the request timeout with REQUEST_TIMED_OUT and closes the request", async () => {
+  it("gives up at the request timeout with REQUEST_TIMED_OUT", async () => {
     const server = await serve(() => {});
     const failure = await transport(server.url, refuse, 300).json(post()).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(TributaryError);
     expect((failure as TributaryError).code).toBe("REQUEST_TIMED_OUT");
+  });
+
+  it("closes the request when its caller aborts it", async () => {
+    const server = await serve(() => {});
+    const caller = new AbortController();
+    const pending = transport(server.url, refuse).json({ ...post(), signal: caller.signal }).catch((error: unknown) => error);
+    await expect.poll(() => server.received.length, { timeout: 15_000, interval: 5 }).toBe(1);
+    const reason = new Error("the caller went away");
+    caller.abort(reason);
+    expect(await pending).toBe(reason);
     await expect.poll(() => server.closed[0], { timeout: 15_000, interval: 5 }).toBe(true);
   });
 });
