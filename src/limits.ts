@@ -769,3 +769,12 @@ export const gatewayReadAheadBytesMax = fetchMaxBytesMax;
  * not change, and a range removed by retention or deletion meanwhile is served at most this late.
  */
 export const gatewayReadAheadMaxAgeMs = gatewayMetadataMaxAgeMs;
+
+// ---- Kafka gateway: Produce over node:http (src/gateway/upstream-post.ts, issue 16) ----
+
+/**
+ * A kept-alive connection from the gateway to Tributary for its record-batch POSTs is closed
+ * after this long unused: undici's (fetch's) own default, so that the gateway does not reuse a
+ * connection the server is about to close (a produce on it would fail with a reset).
+ */
+export const gatewayUpstreamIdleMs = 4_000;

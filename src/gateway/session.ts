@@ -12,6 +12,7 @@ import { Transport } from "../client/transport.ts";
 import { Tributary } from "../client/tributary.ts";
 import type { TopicSummary } from "../client/types.ts";
 import { gatewayMetadataMaxAgeMs } from "../limits.ts";
+import { recordBatchPostOverHttp } from "./upstream-post.ts";
 
 export interface SessionOptions {
   url: string;
@@ -34,7 +35,7 @@ export class Session {
       baseUrl: this.tributary.config.url,
       server: new URL(this.tributary.config.url).origin,
       token: secret,
-      fetch: (request) => globalThis.fetch(request),
+      fetch: recordBatchPostOverHttp((request) => globalThis.fetch(request)),
       requestTimeoutMs: options.requestTimeoutMs,
     });
   }
