@@ -7,9 +7,9 @@
  *   B: 10,000 messages/s of 1 KB, 24 partitions, 3 consumer groups, 7-day retention — run on
  *      3 partitions at B's own per-partition rate (1,250 messages/s in all), and scaled × 8.
  *
- * Every case at RF 1 and RF 3 with the client's defaults and long-polling consumers (the
- * bill as measured), then extra lines: WebSocket streams instead of the consumers, and a
- * producer lingering longer.
+ * Every case at RF 1 and RF 3 with the client's defaults (its producer paces each partition's
+ * requests, request-pacer.ts), once with long-polling group consumers and once with WebSocket
+ * streams instead; then, at RF 1, what the pace saves: the producer without it.
  */
 import { join } from "node:path";
 import { repositoryRoot } from "../test/e2e/support/wrangler-dev.ts";
@@ -48,9 +48,9 @@ interface Variant {
 
 const variants: Variant[] = [
   { label: "client defaults, long-poll consumers", consumers: "long-poll", producer: {}, rf3: true },
-  { label: "WebSocket streams instead of consumers", consumers: "websocket", producer: {}, rf3: true },
-  { label: "long-poll consumers, lingerMs 1000", consumers: "long-poll", producer: { lingerMs: 1000 }, rf3: false },
-  { label: "WebSocket streams, lingerMs 1000", consumers: "websocket", producer: { lingerMs: 1000 }, rf3: true },
+  { label: "client defaults, WebSocket streams instead of consumers", consumers: "websocket", producer: {}, rf3: true },
+  // What the producer's request pace saves: the same without it (Kafka's batching: lingerMs 5 only).
+  { label: "unpaced producer (requestsPerSecond Infinity), WebSocket streams", consumers: "websocket", producer: { requestsPerSecond: Infinity }, rf3: false },
 ];
 
 /** R2 per segment that a run cannot see: the retention step that deletes it republishes the manifest (one put; the delete is free). */
@@ -116,7 +116,7 @@ export async function billBench(options: { seconds: number; write: boolean; upti
     for (const workload of [...workloads].reverse()) {
       for (const variant of variants) {
         for (const replicationFactor of variant.rf3 ? [1, 3] : [1]) {
-          const topic = `bill-${workload.name}-rf${replicationFactor}-${variant.consumers}-${variant.producer.lingerMs ?? "d"}-${Date.now()}`.toLowerCase();
+          const topic = `bill-${workload.name}-rf${replicationFactor}-${variant.consumers}-${variant.producer.requestsPerSecond === Infinity ? "unpaced" : "d"}-${Date.now()}`.toLowerCase();
           log(`${workload.name}, RF ${replicationFactor}, ${variant.label}: ${seconds} s`);
           // A server of its own: a consumer that leaves cancels its poll, and a call cancelled with its request never reports its end to the meter.
           const server = await startServer("tributary", false);

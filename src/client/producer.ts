@@ -5,7 +5,8 @@
  * another partition — sticky-partitioner.ts) and batched per partition:
  *
  *   send ──► each record written into its partition's open batch (record-batch-builder.ts)
- *        ──(batchBytes reached, or lingerMs after its first record)──►
+ *        ──(batchBytes reached; or lingerMs after its first record, and the partition's
+ *           request pace allows: requestsPerSecond, request-pacer.ts)──►
  *            one request: batches of ≤ batchBytes, binary, atomic ──► offsets to each send
  *
  * One request per partition is in flight at a time, so records keep their order through
@@ -19,12 +20,22 @@ import { writeUtf8 } from "../protocol/utf8.ts";
 import { openProducerSession, takeSequences, type ProducerSession } from "./idempotence.ts";
 import { batchBytesMax, incrementSequence, postRecords, requestBytesMax, type WriteContext } from "./partition-write.ts";
 import { checkMessage, CopiedMessages, headerFields, type Message } from "./records.ts";
+import { newPartitionQueue, takeRuns, type ClosedBatch, type PartitionQueue, type Run, type SendState } from "./producer-queue.ts";
+import { RequestPacer } from "./request-pacer.ts";
+import { after, nextTurn } from "./turns.ts";
 import { StickyPartitioner, stickyPartitionBytesDefault } from "./sticky-partitioner.ts";
 import type { Acks, RecordMetadata } from "./types.ts";
 
 export interface ProducerOptions {
   /** How long a partition's first record waits for others to join its batch. Default 5 (Kafka's linger.ms). */
   lingerMs?: number;
+  /**
+   * Per partition, how many requests a second may start for records that did not fill a batch
+   * (a full batch and `flush()` go at once): records coming faster wait to share a request,
+   * since each request is billed whatever it carries. Default 2 (a burst of 2, then one every
+   * 500 ms); `Infinity` starts one as soon as `lingerMs` is over, as Kafka's producers do.
+   */
+  requestsPerSecond?: number;
   /** A partition's queue is sent once it holds this many bytes; also the largest batch. Default and maximum 1 MiB. */
   batchBytes?: number;
   /**
@@ -49,67 +60,16 @@ export interface SendRequest {
   messages: Message[];
 }
 
-/** One `send`: its results, filled as its records are acknowledged, and how many are still out. */
-interface SendState {
-  results: RecordMetadata[];
-  remaining: number;
-  failed: boolean;
-  resolve(results: RecordMetadata[]): void;
-  reject(error: unknown): void;
-}
-
-/**
- * Consecutive records of one send in one partition's queue: its messages firstIndex …
- * firstIndex + count − 1, all with `timestamp`. A send to one partition is one run per request,
- * so a record costs no object of its own until its RecordMetadata.
- */
-interface Run {
-  send: SendState;
-  firstIndex: number;
-  count: number;
-  timestamp: number;
-}
-
-/** A batch closed at batchBytes, waiting for its request; `accounted` is its records' bytes in the buffer. */
-interface ClosedBatch {
-  bytes: Uint8Array;
-  records: number;
-  accounted: number;
-  /** Its producer fields and CRC are written (sealBatch). */
-  sealed: boolean;
-}
-
-interface PartitionQueue {
-  topic: string;
-  partition: number;
-  /** Batches full to batchBytes, oldest first, then the one being filled. */
-  closed: ClosedBatch[];
-  open: RecordBatchBuilder | undefined;
-  openAccounted: number;
-  /** Who each queued record belongs to, in order. */
-  runs: Run[];
-  /** Records and their counted bytes queued (not yet in a request). */
-  records: number;
-  bytes: number;
-  /** When the oldest queued record came: lingerMs counts from it. */
-  firstQueuedAtMs: number;
-  /** Records ever enqueued / settled here: flush() waits for a count, not for the queue to stay empty. */
-  enqueuedTotal: number;
-  settledTotal: number;
-  /** Records up to this enqueued count are sent without lingering (a flush asked). */
-  urgentUntil: number;
-  /** Cancels the pending linger (a timer, or the next turn for a linger that is over). */
-  timer: (() => void) | undefined;
-  inFlight: Promise<void> | undefined;
-  settledWaiters: { target: number; resolve(): void }[];
-}
-
 /** A batch's first buffer: at least this, else what the send still holds plus the slack; it doubles when that is short. */
 const batchCapacityMin = 1024;
 /** Room above the records' counted bytes for the batch header and the records' framing. */
 const batchCapacitySlack = 16 * 1024;
 /** Framing a record adds beyond its payload, for the buffer's accounting (as records.ts's recordBytes). */
 const recordOverheadBytes = 24;
+/** requestsPerSecond's default: it keeps the bill's workloads A and B within issue 19's targets (bench/README.md, "The monthly bill"), while a record or two a second still goes at once. */
+const requestsPerSecondDefault = 2;
+/** One request a minute: a slower pace would hold records longer than lingerMs's own bound (60 s). */
+const requestsPerSecondMin = 1 / 60;
 
 function checkOption(name: string, value: number, min: number, max: number): number {
   if (!Number.isSafeInteger(value) || value < min || value > max) {
@@ -121,6 +81,8 @@ function checkOption(name: string, value: number, min: number, max: number): num
 export class Producer {
   readonly #context: WriteContext;
   readonly #lingerMs: number;
+  /** Undefined when requestsPerSecond is Infinity. */
+  readonly #pacer: RequestPacer | undefined;
   readonly #batchBytes: number;
   readonly #stickyPartitionBytes: number;
   readonly #bufferBytes: number;
@@ -139,6 +101,11 @@ export class Producer {
   constructor(context: WriteContext, options: ProducerOptions = {}) {
     this.#context = context;
     this.#lingerMs = checkOption("lingerMs", options.lingerMs ?? 5, 0, 60_000);
+    const requestsPerSecond = options.requestsPerSecond ?? requestsPerSecondDefault;
+    if (typeof requestsPerSecond !== "number" || !(requestsPerSecond >= requestsPerSecondMin)) {
+      throw new RangeError(`producer option requestsPerSecond must be a number of at least ${requestsPerSecondMin} (Infinity: no pacing), got ${String(requestsPerSecond)}`);
+    }
+    this.#pacer = requestsPerSecond === Infinity ? undefined : new RequestPacer(requestsPerSecond);
     this.#batchBytes = checkOption("batchBytes", options.batchBytes ?? batchBytesMax, 1, batchBytesMax);
     this.#stickyPartitionBytes = checkOption("stickyPartitionBytes", options.stickyPartitionBytes ?? stickyPartitionBytesDefault, 1, 2 ** 40);
     this.#bufferBytes = checkOption("bufferBytes", options.bufferBytes ?? 32 * 1024 * 1024, this.#batchBytes, 2 ** 40);
@@ -294,23 +261,7 @@ export class Producer {
     const key = `${topic}\u0000${partition}`;
     let queue = this.#queues.get(key);
     if (!queue) {
-      queue = {
-        topic,
-        partition,
-        closed: [],
-        open: undefined,
-        openAccounted: 0,
-        runs: [],
-        records: 0,
-        bytes: 0,
-        firstQueuedAtMs: 0,
-        enqueuedTotal: 0,
-        settledTotal: 0,
-        urgentUntil: 0,
-        timer: undefined,
-        inFlight: undefined,
-        settledWaiters: [],
-      };
+      queue = newPartitionQueue(key, topic, partition);
       this.#queues.set(key, queue);
     }
     // A batch starts as large as what this send still has to write (up to batchBytes): few regrowths.
@@ -347,16 +298,18 @@ export class Producer {
     }
     if (queue.timer === undefined) {
       // lingerMs 0 still waits a macrotask, so the records of one send() share a batch.
-      const waitMs = Math.max(0, queue.firstQueuedAtMs + this.#lingerMs - Date.now());
-      queue.timer = after(waitMs, () => this.#drain(queue));
+      const nowMs = Date.now();
+      const waitMs = Math.max(0, queue.firstQueuedAtMs + this.#lingerMs - nowMs, this.#pacer?.waitMs(queue.key, nowMs) ?? 0);
+      queue.timer = after(waitMs, () => this.#drain(queue, true));
     }
   }
 
-  /** Sends the queue's oldest batches, up to requestBytesMax (at least one), as one request. */
-  #drain(queue: PartitionQueue): void {
+  /** Sends the queue's oldest batches, up to requestBytesMax (at least one), as one request; `paced`: it counts against requestsPerSecond. */
+  #drain(queue: PartitionQueue, paced = false): void {
     queue.timer?.();
     queue.timer = undefined;
     if (queue.inFlight || queue.records === 0) return;
+    if (paced) this.#pacer?.take(queue.key, Date.now());
     const batches: ClosedBatch[] = [];
     let size = 0;
     while (queue.closed.length > batches.length && (batches.length === 0 || size + queue.closed[batches.length]!.bytes.length <= requestBytesMax)) {
@@ -389,7 +342,7 @@ export class Producer {
         return false;
       });
       if (queue.records > 0) this.#schedule(queue);
-      else if (queue.settledWaiters.length === 0) this.#queues.delete(`${queue.topic}\u0000${queue.partition}`);
+      else if (queue.settledWaiters.length === 0) this.#queues.delete(queue.key);
     });
   }
 
@@ -431,40 +384,6 @@ export class Producer {
       }
     }
   }
-}
-
-/**
- * Runs `task` after `ms`; answers how to cancel it. No wait at all is the next turn of the
- * event loop (setImmediate where there is one), not setTimeout's: Node holds a 0 ms timer
- * for at least 1 ms, which a lone record with `lingerMs: 0` would pay on every send.
- */
-function after(ms: number, task: () => void): () => void {
-  if (ms === 0 && typeof setImmediate === "function") {
-    const immediate = setImmediate(task);
-    return () => clearImmediate(immediate);
-  }
-  const timer = setTimeout(task, ms);
-  return () => clearTimeout(timer);
-}
-
-/** The next turn of the event loop (I/O callbacks run first): setImmediate where there is one. */
-function nextTurn(): Promise<void> {
-  return new Promise((resolve) => (typeof setImmediate === "function" ? setImmediate(resolve) : setTimeout(resolve, 0)));
-}
-
-/** Takes the runs of the first `records` queued records off `runs` (splitting the last one when a request ends inside it). */
-function takeRuns(runs: Run[], records: number): Run[] {
-  let whole = 0;
-  let left = records;
-  while (whole < runs.length && runs[whole]!.count <= left) left -= runs[whole++]!.count;
-  const taken = runs.splice(0, whole);
-  if (left > 0) {
-    const run = runs[0]!;
-    taken.push({ ...run, count: left });
-    run.firstIndex += left;
-    run.count -= left;
-  }
-  return taken;
 }
 
 /** Kafka's default partitioner for a key given as text or bytes (no copy of the key is kept). */

@@ -97,6 +97,73 @@ describe("producer batching", () => {
   });
 });
 
+describe("producer request pacing (requestsPerSecond: each request is billed, whatever it carries)", () => {
+  it("by default starts two requests a partition at once, then holds later records for the partition's pace and sends them together", async () => {
+    const { server, client } = fakeClient();
+    server.createTopic("orders", 1);
+    const producer = client.producer({ lingerMs: 0 });
+    await producer.send({ topic: "orders", messages: [{ value: "a" }] });
+    await producer.send({ topic: "orders", messages: [{ value: "b" }] });
+    const later = ["c", "d", "e", "f"].map((value) => producer.send({ topic: "orders", messages: [{ value }] }));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(produceRequests(server)).toHaveLength(2); // c … f wait for the bucket (500 ms after the first request)
+    expect((await Promise.all(later)).flat().map((r) => r.offset)).toEqual([2, 3, 4, 5]);
+    expect(produceRequests(server)).toHaveLength(3);
+    expect(server.records("orders", 0).map((r) => text(r.value))).toEqual(["a", "b", "c", "d", "e", "f"]);
+  });
+
+  it("sends a full batch at once whatever the pace", async () => {
+    const { server, client } = fakeClient();
+    server.createTopic("orders", 1);
+    const producer = client.producer({ lingerMs: 0, batchBytes: 1024, requestsPerSecond: 1 / 60 });
+    await producer.send({ topic: "orders", messages: [{ value: "first" }] });
+    // The next paced request could start in a minute (past the test's timeout); a full batch need not wait.
+    await producer.send({ topic: "orders", messages: [{ value: "x".repeat(2000) }] });
+    expect(produceRequests(server)).toHaveLength(2);
+  });
+
+  it("flush sends paced records now", async () => {
+    const { server, client } = fakeClient();
+    server.createTopic("orders", 1);
+    const producer = client.producer({ lingerMs: 0, requestsPerSecond: 1 / 60 });
+    await producer.send({ topic: "orders", messages: [{ value: "a" }] });
+    const held = producer.send({ topic: "orders", messages: [{ value: "b" }] });
+    await producer.flush();
+    expect((await held)[0]!.offset).toBe(1);
+  });
+
+  it("paces partitions apart: a held partition does not hold another", async () => {
+    const { server, client } = fakeClient();
+    server.createTopic("orders", 2);
+    const producer = client.producer({ lingerMs: 0, requestsPerSecond: 1 / 60 });
+    await producer.send({ topic: "orders", messages: [{ value: "a", partition: 0 }] });
+    const held = producer.send({ topic: "orders", messages: [{ value: "b", partition: 0 }] });
+    await producer.send({ topic: "orders", messages: [{ value: "c", partition: 1 }] });
+    expect(server.records("orders", 0)).toHaveLength(1);
+    await producer.close();
+    expect((await held)[0]!.offset).toBe(1);
+  });
+
+  it("with requestsPerSecond Infinity starts each request as soon as lingerMs allows, as Kafka's producers", async () => {
+    const { server, client } = fakeClient();
+    server.createTopic("orders", 1);
+    const producer = client.producer({ lingerMs: 0, requestsPerSecond: Infinity });
+    for (const value of ["a", "b", "c"]) await producer.send({ topic: "orders", messages: [{ value }] });
+    const last = producer.send({ topic: "orders", messages: [{ value: "d" }] });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(produceRequests(server)).toHaveLength(4); // paced (the default), d would wait until 1,000 ms
+    await last;
+  });
+
+  it("refuses a rate that is not a number of at least one a minute", () => {
+    const { client } = fakeClient();
+    for (const bad of [0, -1, Number.NaN, 1 / 61, "2" as unknown as number]) {
+      expect(() => client.producer({ requestsPerSecond: bad })).toThrow(/requestsPerSecond/);
+    }
+    expect(() => client.producer({ requestsPerSecond: 0.5 })).not.toThrow();
+  });
+});
+
 describe("producer partitioning", () => {
   it("puts a keyed record where Kafka's default partitioner does", async () => {
     const { server, client } = fakeClient();
