@@ -582,7 +582,7 @@ export const gatewayDrainMs = 10_000;
 
 /** How long the gateway trusts a topic listing for Metadata (API.md's propagation bound). */
 export const gatewayMetadataMaxAgeMs = 5_000;
-// ---- Catch-up reads from R2 in the router (src/router/sealed-reads.ts) ----------------
+// ---- Catch-up reads from R2 in the router (src/data-plane/sealed-reads.ts) ----------------
 
 /**
  * How long a router isolate trusts its copy of a partition's published manifest for fetches

@@ -6,10 +6,10 @@ import { encodeRecordBatch, type RecordInput } from "../protocol/record-batch.ts
 import { streamClosedHeader } from "../protocol/stream-records.ts";
 import type { TopicMetadata } from "../topics/topic-metadata.ts";
 import type { RouterEnv } from "../router/context.ts";
-import { callLeader } from "../router/leader-calls.ts";
-import { forgetTopic, rememberTopic } from "../router/metadata-cache.ts";
+import { callLeader } from "../data-plane/leader-calls.ts";
+import { forgetTopic, rememberTopic } from "../data-plane/metadata-cache.ts";
 import { controllerStub } from "../objects/stubs.ts";
-import { readPartition } from "../router/partition-reads.ts";
+import { readPartition } from "../data-plane/partition-reads.ts";
 import { jsonAppendValue } from "./json-messages.ts";
 import { StreamError } from "./stream-errors.ts";
 import { isJsonMode } from "./stream-headers.ts";

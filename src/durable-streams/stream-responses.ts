@@ -1,5 +1,5 @@
-import { TributaryError } from "../errors.ts";
-import { asTributaryError, retryAfterSeconds } from "../router/http-errors.ts";
+import { asTributaryError, TributaryError } from "../errors.ts";
+import { retryAfterSeconds } from "../router/http-errors.ts";
 import { StreamError, type StreamErrorStatus } from "./stream-errors.ts";
 import { formatStreamOffset } from "./stream-offsets.ts";
 

@@ -2,12 +2,12 @@ import { TributaryError } from "../errors.ts";
 import { fetchMaxRecordsMax, streamReadBytesMax } from "../limits.ts";
 import { closesStream } from "../protocol/stream-records.ts";
 import type { TopicMetadata } from "../topics/topic-metadata.ts";
-import { listOffset, readPartition } from "../router/partition-reads.ts";
+import { listOffset, readPartition } from "../data-plane/partition-reads.ts";
 import { StreamError } from "./stream-errors.ts";
 
 /**
  * Reading a stream's records through the partition reads every fetch uses
- * (src/router/partition-reads.ts): whole records from an offset, up to the high watermark,
+ * (src/data-plane/partition-reads.ts): whole records from an offset, up to the high watermark,
  * and whether the stream is closed there — the closing record is the log's last.
  */
 export interface StreamRead {

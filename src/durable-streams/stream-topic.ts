@@ -1,7 +1,7 @@
 import { TributaryError, unwrap, type Result } from "../errors.ts";
 import { controllerStub } from "../objects/stubs.ts";
 import type { TopicMetadata } from "../topics/topic-metadata.ts";
-import { forgetTopic, rememberTopic, topicMetadata } from "../router/metadata-cache.ts";
+import { forgetTopic, rememberTopic, topicMetadata } from "../data-plane/metadata-cache.ts";
 import { StreamError } from "./stream-errors.ts";
 
 /**

@@ -8,8 +8,8 @@ import { streamClosedHeader, type StreamAppendCondition } from "../protocol/stre
 import type { TopicMetadata } from "../topics/topic-metadata.ts";
 import { authorize, authorizeTopicCreation } from "../router/authorize.ts";
 import type { RouterEnv } from "../router/context.ts";
-import { callLeader } from "../router/leader-calls.ts";
-import { rememberTopic } from "../router/metadata-cache.ts";
+import { callLeader } from "../data-plane/leader-calls.ts";
+import { rememberTopic } from "../data-plane/metadata-cache.ts";
 import { readBodyBytes } from "../router/request-body.ts";
 import { jsonAppendValue } from "./json-messages.ts";
 import { StreamError } from "./stream-errors.ts";

@@ -1,17 +1,17 @@
 import { DurableObject } from "cloudflare:workers";
 import { createTokenSchema } from "../auth/token-schemas.ts";
-import { TributaryError, toResult, unwrap, type Result } from "../errors.ts";
-import { deleteFanOutConcurrencyMax, partitionsPerTopicMax, replicationFactorMax } from "../limits.ts";
+import { TributaryError, toResult, type Result } from "../errors.ts";
+import { partitionsPerTopicMax, replicationFactorMax } from "../limits.ts";
 import { parseRegions, placePartitions } from "../topics/placement.ts";
 import { mergeTopicConfigs, type TopicConfigs } from "../topics/topic-configs.ts";
-import type { PartitionPlacement, TopicMetadata, TopicSummary } from "../topics/topic-metadata.ts";
+import type { TopicMetadata, TopicSummary } from "../topics/topic-metadata.ts";
 import { checkTopicName, collidingTopic } from "../topics/topic-names.ts";
 import type { AlterPartitionRequest, PartitionState } from "../replication/partition-state.ts";
 import { PartitionElections, type PartitionRef } from "./partition-elections.ts";
 import { applyMigrations } from "./schema.ts";
 import { insertPartitionRows, loadTopicRows } from "./topic-rows.ts";
-import { groupStub, replicaStub } from "./stubs.ts";
 import { StreamLifecycle } from "./stream-lifecycle.ts";
+import { deletionRetryMs, TopicDeletions } from "./topic-deletions.ts";
 import { TokenRegistry, tokenAdminBindingMigration, tokenMigration, type TokenGrant, type TokenView } from "./token-registry.ts";
 
 export interface CreateTopicRequest {
@@ -83,9 +83,6 @@ export interface GroupIndexEntry {
   members: number;
 }
 
-/** Retry delay for a topic deletion whose partitions could not all be reached. */
-const deletionRetryMs = 1_000;
-
 /**
  * The one controller (ARCHITECTURE.md): topics, their configs and partition placement. It
  * holds metadata only; records never pass through it. Every answer reflects the change it
@@ -95,11 +92,13 @@ export class Controller extends DurableObject<Env> {
   readonly #topics = new Map<string, TopicMetadata>();
   readonly #elections: PartitionElections;
   readonly #tokens: TokenRegistry;
+  readonly #deletions: TopicDeletions;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.#elections = new PartitionElections(env, ctx.storage.sql, this.#topics);
     this.#tokens = new TokenRegistry(ctx.storage.sql);
+    this.#deletions = new TopicDeletions(env, ctx.storage.sql, (atMs) => this.#setAlarmBefore(atMs));
     void ctx.blockConcurrencyWhile(async () => {
       applyMigrations(ctx.storage.sql, migrations);
       for (const topic of loadTopicRows(ctx.storage.sql)) this.#topics.set(topic.name, topic);
@@ -239,7 +238,7 @@ export class Controller extends DurableObject<Env> {
     return toResult(async () => {
       const topic = this.#topic(name);
       this.#unregister(topic);
-      await this.#finishDeletions([topic]);
+      await this.#deletions.finish([topic]);
     });
   }
 
@@ -248,21 +247,8 @@ export class Controller extends DurableObject<Env> {
     const sql = this.ctx.storage.sql;
     sql.exec("DELETE FROM topics WHERE name = ?", topic.name);
     sql.exec("DELETE FROM partitions WHERE topic_id = ?", topic.topicId);
-    sql.exec("INSERT INTO pending_deletions (topic_id, partitions) VALUES (?, ?)", topic.topicId, JSON.stringify(topic.partitions));
-    sql.exec("INSERT INTO pending_group_offset_deletions (topic_id, topic) VALUES (?, ?)", topic.topicId, topic.name);
+    this.#deletions.queue(topic);
     this.#topics.delete(topic.name);
-  }
-
-  /** Deletes unregistered topics' data; should a partition be unreachable, the alarm finishes it. */
-  async #finishDeletions(topics: readonly TopicMetadata[]): Promise<void> {
-    for (const topic of topics) {
-      try {
-        await this.#finishDeletion(topic.topicId, topic.partitions);
-      } catch {
-        await this.#setAlarmBefore(Date.now() + deletionRetryMs);
-        throw new TributaryError("REQUEST_TIMED_OUT", `topic ${topic.name} is deleted; removing its data continues in the background`);
-      }
-    }
   }
 
   // ---- Durable Streams (docs/durable-streams.md; src/objects/stream-lifecycle.ts) ----------
@@ -271,7 +257,7 @@ export class Controller extends DurableObject<Env> {
     topics: this.#topics,
     alter: (name, changes) => this.#alter(name, changes),
     unregister: (topic) => this.#unregister(topic),
-    finishDeletions: (topics) => this.#finishDeletions(topics),
+    finishDeletions: (topics) => this.#deletions.finish(topics),
     setAlarmBefore: (atMs) => this.#setAlarmBefore(atMs),
   });
 
@@ -295,17 +281,7 @@ export class Controller extends DurableObject<Env> {
    * (the platform retries a throwing alarm only a few times), and arms for the next expiry.
    */
   override async alarm(): Promise<void> {
-    const pending = this.ctx.storage.sql
-      .exec<{ topic_id: string; partitions: string }>("SELECT topic_id, partitions FROM pending_deletions")
-      .toArray();
-    let failed = false;
-    for (const row of pending) {
-      try {
-        await this.#finishDeletion(row.topic_id, JSON.parse(row.partitions) as PartitionPlacement[]);
-      } catch {
-        failed = true;
-      }
-    }
+    let failed = !(await this.#deletions.finishPending());
     let nextExpiryMs: number | undefined;
     try {
       nextExpiryMs = await this.#streams.sweep();
@@ -314,42 +290,6 @@ export class Controller extends DurableObject<Env> {
     }
     const next = Math.min(failed ? Date.now() + deletionRetryMs : Number.POSITIVE_INFINITY, nextExpiryMs ?? Number.POSITIVE_INFINITY);
     if (Number.isFinite(next)) await this.ctx.storage.setAlarm(next);
-  }
-
-  async #finishDeletion(topicId: string, partitions: readonly PartitionPlacement[]): Promise<void> {
-    const replicas = partitions.flatMap((placement) =>
-      placement.replicas.map((region) => ({ partition: placement.partition, region })),
-    );
-    for (let start = 0; start < replicas.length; start += deleteFanOutConcurrencyMax) {
-      const slice = replicas.slice(start, start + deleteFanOutConcurrencyMax);
-      await Promise.all(
-        slice.map(async ({ partition, region }) =>
-          unwrap(await replicaStub(this.env, topicId, partition, region).deleteTopicData({ topicId, partition, region })),
-        ),
-      );
-    }
-    await this.#deleteGroupOffsets(topicId);
-    this.ctx.storage.sql.exec("DELETE FROM pending_deletions WHERE topic_id = ?", topicId);
-  }
-
-  /**
-   * Deletes a deleted topic's committed offsets in every indexed group, as many groups at a
-   * time as partitions above. Idempotent: a retry by the alarm asks every group again.
-   */
-  async #deleteGroupOffsets(topicId: string): Promise<void> {
-    const sql = this.ctx.storage.sql;
-    const pending = sql
-      .exec<{ topic: string }>("SELECT topic FROM pending_group_offset_deletions WHERE topic_id = ?", topicId)
-      .toArray()[0];
-    if (!pending) return;
-    const groups = sql.exec<{ name: string }>("SELECT name FROM groups").toArray().map((row) => row.name);
-    for (let start = 0; start < groups.length; start += deleteFanOutConcurrencyMax) {
-      const slice = groups.slice(start, start + deleteFanOutConcurrencyMax);
-      await Promise.all(
-        slice.map(async (group) => unwrap(await groupStub(this.env, group).deleteTopicOffsets(group, topicId, pending.topic))),
-      );
-    }
-    sql.exec("DELETE FROM pending_group_offset_deletions WHERE topic_id = ?", topicId);
   }
 
   /** Adds a group to the index or updates its state and member count (called by its coordinator). */

@@ -2,10 +2,10 @@ import { TributaryError } from "../errors.ts";
 import { subscriptionAnswerBytesMax, subscriptionBatchBytesMax, subscriptionDeliveryTimeoutMs } from "../limits.ts";
 import type { DecodedRecord } from "../protocol/record-batch.ts";
 import type { SubscriptionTarget } from "../protocol/subscription-schemas.ts";
-import { callLeader, routedCall } from "../router/leader-calls.ts";
+import { callLeader, routedCall } from "../data-plane/leader-calls.ts";
 import { replicaStub } from "./stubs.ts";
-import { produce } from "../router/produce.ts";
-import { listOffset, readPartition } from "../router/partition-reads.ts";
+import { produce } from "../data-plane/produce.ts";
+import { listOffset, readPartition } from "../data-plane/partition-reads.ts";
 import { acknowledgementsOf, acknowledgementsOfText } from "../subscriptions/delivery-answer.ts";
 import type { DeliveryBatch } from "../subscriptions/delivery-batch.ts";
 import type { DeliveryOutcome } from "../subscriptions/delivery-plan.ts";
@@ -17,7 +17,7 @@ import type { TopicMetadata } from "../topics/topic-metadata.ts";
 /**
  * The Subscription object's calls out (src/objects/subscription.ts): a subscription is a
  * consumer of the log, so it reads, lists offsets and produces dead letters through the same
- * leader calls as the router (src/router/leader-calls.ts: stale metadata refreshed, failover
+ * leader calls as the router (src/data-plane/leader-calls.ts: stale metadata refreshed, failover
  * reported), and calls its target — a webhook with fetch, or a Worker's `deliver` over its
  * service binding.
  */

@@ -1,10 +1,10 @@
 import { fetchMaxBytesMax, subscriptionBatchBytesMax, subscriptionDeliveriesPerRunMax, subscriptionDeliveryTimeoutMs } from "../limits.ts";
 import type { DeliveryBatch } from "../protocol/subscription-schemas.ts";
 import type { ShareAcknowledgement } from "../protocol/share-schemas.ts";
-import { shareAcknowledge } from "../router/share-acknowledge.ts";
-import { callShareState } from "../router/share-state-calls.ts";
-import { alterShareGroupConfigs, describeShareGroup } from "../router/share-group-admin.ts";
-import { shareFetch } from "../router/share-fetch.ts";
+import { shareAcknowledge } from "../data-plane/share-acknowledge.ts";
+import { callShareState } from "../data-plane/share-state-calls.ts";
+import { alterShareGroupConfigs, describeShareGroup } from "../data-plane/share-group-admin.ts";
+import { shareFetch } from "../data-plane/share-fetch.ts";
 import { recordKey } from "../subscriptions/delivery-answer.ts";
 import { retryDelayMs } from "../subscriptions/retry-backoff.ts";
 import type { TopicMetadata } from "../topics/topic-metadata.ts";
@@ -13,7 +13,7 @@ import type { SubscriptionSettings } from "./subscription-store.ts";
 
 /**
  * `shared` mode (docs/api.md, Subscriptions): delivery through the share group of the
- * subscription's name (KIP-932; src/router/share-fetch.ts), `maxInFlight` batches at once
+ * subscription's name (KIP-932; src/data-plane/share-fetch.ts), `maxInFlight` batches at once
  * from any partitions. Each batch is a share fetch's records under one lease; the target's
  * answer becomes acknowledgements — accept, release (delivered again, its delivery counted)
  * or reject — and a failed delivery releases the whole batch and holds further fetches for

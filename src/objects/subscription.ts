@@ -3,7 +3,7 @@ import { TributaryError, toResult, type Result } from "../errors.ts";
 import { subscriptionCommitIntervalMs, subscriptionDeliveriesPerRunMax, subscriptionErrorLengthMax, subscriptionReadAheadBytes, subscriptionReadAheadRecords, subscriptionsMax } from "../limits.ts";
 import type { DecodedRecord } from "../protocol/record-batch.ts";
 import type { CreateSubscription, PatchSubscription, SubscriptionAnswer, SubscriptionDescription } from "../protocol/subscription-schemas.ts";
-import { topicMetadata } from "../router/metadata-cache.ts";
+import { topicMetadata } from "../data-plane/metadata-cache.ts";
 import { deliveryBatch } from "../subscriptions/delivery-batch.ts";
 import { isDue, settle, startBatch, type PartitionCursor } from "../subscriptions/delivery-plan.ts";
 import type { TopicMetadata } from "../topics/topic-metadata.ts";
@@ -11,7 +11,7 @@ import type { WakeRequest } from "./partition-wakeups.ts";
 import { applyMigrations } from "./schema.ts";
 import { deliver, offsetAt, readRecords, unwatchPartition, watchPartition, writeDeadLetters } from "./subscription-io.ts";
 import { configureShareGroup, SharedDelivery, startShareGroup } from "./subscription-shared.ts";
-import { deleteShareGroup, describeShareGroup } from "../router/share-group-admin.ts";
+import { deleteShareGroup, describeShareGroup } from "../data-plane/share-group-admin.ts";
 import { publicSettings, SubscriptionStore, subscriptionMigrations, type SubscriptionCounters, type SubscriptionSettings } from "./subscription-store.ts";
 
 type SubscriptionCounts = Pick<SubscriptionCounters, "delivered" | "retried" | "deadLettered">;

@@ -65,7 +65,7 @@ export const produceRequestSchema = z.object({
   acks: acksSchema.default("all"),
   encoding: encodingSchema.default("utf8"),
   // An idempotent producer (API.md, Produce): all three together, checked with the records
-  // where the rule lives (src/router/produce-plan.ts).
+  // where the rule lives (src/data-plane/produce-plan.ts).
   producerId: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER).optional(),
   producerEpoch: z.number().int().nonnegative().max(0x7fff).optional(),
   /** `{"<partition>": <sequence of that partition's first record in this request>}`. */

@@ -1,13 +1,13 @@
 import { Hono } from "hono";
 import { cors } from "hono/cors";
-import { TributaryError } from "../errors.ts";
+import { asTributaryError, TributaryError } from "../errors.ts";
 import { fetchHeaders } from "../protocol/content-types.ts";
 import { allowedMethodsOf, methodNotAllowed } from "./allowed-methods.ts";
 import { authentication } from "./auth.ts";
 import { clientRegionHeader } from "./client-region.ts";
 import { corsOrigin } from "./cors-origins.ts";
 import type { RouterEnv } from "./context.ts";
-import { asTributaryError, errorResponse } from "./http-errors.ts";
+import { errorResponse } from "./http-errors.ts";
 import { RouterCounters } from "../metrics/router-counters.ts";
 import { metricsMiddleware } from "./metrics-middleware.ts";
 import { quotaMiddleware } from "./quotas.ts";

@@ -6,8 +6,8 @@ import type { DecodedRecord } from "../protocol/record-batch.ts";
 import type { PollRequest, Position } from "../protocol/schemas.ts";
 import { recordPayloadBytes } from "../topics/record-rules.ts";
 import type { TopicMetadata } from "../topics/topic-metadata.ts";
-import { topicMetadata } from "./metadata-cache.ts";
-import { listOffset, payloadBytesOf, readPartition, recordJson, type PartitionRecords } from "./partition-reads.ts";
+import { topicMetadata } from "../data-plane/metadata-cache.ts";
+import { listOffset, payloadBytesOf, readPartition, recordJson, type PartitionRecords } from "../data-plane/partition-reads.ts";
 
 /**
  * A group member's poll (API.md, Consumer groups; ARCHITECTURE.md decision 7): the

@@ -19,17 +19,3 @@ export function errorResponse(c: Context, error: TributaryError, extraHeaders: R
   const body = { error: { ...error.data, code: error.code, message: error.message } };
   return c.json(body, error.status as ContentfulStatusCode, headers);
 }
-
-/**
- * Any failure as a TributaryError. A failed call to a Durable Object that the platform marks
- * retryable or overloaded (the object was reset, moved or busy) is a retriable 503; anything
- * else unexpected is a 500 whose details go to the log, not to the caller.
- */
-export function asTributaryError(error: unknown): TributaryError {
-  if (error instanceof TributaryError) return error;
-  const flags = error as { retryable?: boolean; overloaded?: boolean } | null;
-  if (flags?.overloaded) return new TributaryError("BROKER_BUSY", "the partition is overloaded; retry shortly");
-  if (flags?.retryable) return new TributaryError("REQUEST_TIMED_OUT", "the partition did not answer; retry shortly");
-  console.error("unexpected error", error);
-  return new TributaryError("UNKNOWN_SERVER_ERROR", "an unexpected error occurred");
-}

@@ -4,7 +4,7 @@ import type { Gathered, GatheredGroup, GatheredPartition } from "../metrics/clus
 import { controllerStub, groupStub, replicaStub } from "../objects/stubs.ts";
 import type { PartitionPlacement, TopicMetadata } from "../topics/topic-metadata.ts";
 import { mapBounded } from "./map-bounded.ts";
-import { topicMetadata } from "./metadata-cache.ts";
+import { topicMetadata } from "../data-plane/metadata-cache.ts";
 
 /**
  * Gathers what GET /v1/metrics shows (docs/metrics.md) in one bounded fan-out: the topics in

@@ -5,7 +5,7 @@ import type { WriteTokenClaims } from "../auth/token-format.ts";
 import { adminRequestBytesMax } from "../limits.ts";
 import { adminTokenFor, authorize, principalOf } from "./authorize.ts";
 import type { RouterEnv } from "./context.ts";
-import { topicMetadata } from "./metadata-cache.ts";
+import { topicMetadata } from "../data-plane/metadata-cache.ts";
 import { routeQuery } from "./query.ts";
 import { readJsonBody } from "./request-body.ts";
 

@@ -5,11 +5,11 @@ import { fetchHeaders, isRecordBatchType, recordBatchContentType } from "../../p
 import { readBatchHeader } from "../../protocol/record-batch.ts";
 import { recordRules } from "../../topics/record-rules.ts";
 import { clientRegion } from "../client-region.ts";
-import { appendBatches, checkClientBatches } from "../binary-produce.ts";
-import { topicMetadata } from "../metadata-cache.ts";
-import { placementOf } from "../leader-calls.ts";
-import { readPartitionBatches } from "../partition-reads.ts";
-import { checkInSyncReplicas } from "../produce.ts";
+import { appendBatches, checkClientBatches } from "../../data-plane/binary-produce.ts";
+import { topicMetadata } from "../../data-plane/metadata-cache.ts";
+import { placementOf } from "../../data-plane/leader-calls.ts";
+import { readPartitionBatches } from "../../data-plane/partition-reads.ts";
+import { checkInSyncReplicas } from "../../data-plane/produce.ts";
 import { acksParam, fetchParams, partitionParam, routeQueries, routeQuery } from "../query.ts";
 import { readBodyBytes } from "../request-body.ts";
 import { authorize } from "../authorize.ts";

@@ -16,8 +16,8 @@ import type { TopicMetadata } from "../../topics/topic-metadata.ts";
 import { authorize, authorizeTopics, may, principalOf } from "../authorize.ts";
 import type { RouterEnv } from "../context.ts";
 import { pollGroup } from "../group-poll.ts";
-import { topicMetadata, withTopic } from "../metadata-cache.ts";
-import { listOffset } from "../partition-reads.ts";
+import { topicMetadata, withTopic } from "../../data-plane/metadata-cache.ts";
+import { listOffset } from "../../data-plane/partition-reads.ts";
 import { routeQuery } from "../query.ts";
 import { readJsonBody } from "../request-body.ts";
 

@@ -6,8 +6,8 @@ import { encodingSchema } from "../../protocol/schemas.ts";
 import type { SubscriberMode } from "../../log/subscriber-window.ts";
 import { authorize, principalOf } from "../authorize.ts";
 import type { RouterEnv } from "../context.ts";
-import { callLeader } from "../leader-calls.ts";
-import { topicMetadata } from "../metadata-cache.ts";
+import { callLeader } from "../../data-plane/leader-calls.ts";
+import { topicMetadata } from "../../data-plane/metadata-cache.ts";
 import { integerParam, partitionParam, routeQueries, routeQuery } from "../query.ts";
 
 /** `offset` of a stream: earliest, latest (the default) or an offset (one outside the log is the partition's 416). */

@@ -5,14 +5,14 @@ import { shareGroupIndexStub, shareGroupStub } from "../../objects/stubs.ts";
 import { shareAcknowledgeSchema, shareFetchSchema, shareGroupConfigsSchema, shareResetSchema } from "../../protocol/share-schemas.ts";
 import { authorize, authorizeTopics, may, principalOf } from "../authorize.ts";
 import type { RouterEnv } from "../context.ts";
-import { listOffset } from "../partition-reads.ts";
-import { withTopic } from "../metadata-cache.ts";
+import { listOffset } from "../../data-plane/partition-reads.ts";
+import { withTopic } from "../../data-plane/metadata-cache.ts";
 import { routeQuery } from "../query.ts";
 import { readJsonBody } from "../request-body.ts";
-import { shareAcknowledge, sharePartitionKey } from "../share-acknowledge.ts";
-import { callShareState } from "../share-state-calls.ts";
-import { alterShareGroupConfigs, deleteShareGroup, describeShareGroup, refuseWhileAcquired } from "../share-group-admin.ts";
-import { shareFetch } from "../share-fetch.ts";
+import { shareAcknowledge, sharePartitionKey } from "../../data-plane/share-acknowledge.ts";
+import { callShareState } from "../../data-plane/share-state-calls.ts";
+import { alterShareGroupConfigs, deleteShareGroup, describeShareGroup, refuseWhileAcquired } from "../../data-plane/share-group-admin.ts";
+import { shareFetch } from "../../data-plane/share-fetch.ts";
 // A share group's name follows a consumer group's rules: the two share the `group` ACL namespace.
 import { groupParam, resetPartitions, resolveReset } from "./groups.ts";
 

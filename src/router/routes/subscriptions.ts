@@ -13,7 +13,7 @@ import { checkWebhookUrl } from "../../subscriptions/target-origins.ts";
 import { clusterResourceName } from "../../auth/acl.ts";
 import { authorize, may, principalOf } from "../authorize.ts";
 import type { RouterEnv } from "../context.ts";
-import { topicMetadata } from "../metadata-cache.ts";
+import { topicMetadata } from "../../data-plane/metadata-cache.ts";
 import { routeQuery } from "../query.ts";
 import { readJsonBody } from "../request-body.ts";
 

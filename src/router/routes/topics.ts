@@ -3,7 +3,7 @@ import { unwrap } from "../../errors.ts";
 import { adminRequestBytesMax } from "../../limits.ts";
 import { controllerStub } from "../../objects/stubs.ts";
 import { alterConfigsSchema, createPartitionsSchema, createTopicSchema } from "../../protocol/schemas.ts";
-import { forgetTopic, rememberTopic, topicMetadata } from "../metadata-cache.ts";
+import { forgetTopic, rememberTopic, topicMetadata } from "../../data-plane/metadata-cache.ts";
 import { routeQuery } from "../query.ts";
 import { readJsonBody } from "../request-body.ts";
 import { announceConfigs, topicView } from "../topic-view.ts";

@@ -1,5 +1,5 @@
 import { streamDurationMsMax, streamPollWaitMs } from "../../limits.ts";
-import { asTributaryError } from "../http-errors.ts";
+import { asTributaryError } from "../../errors.ts";
 import type { StreamQuota } from "../quotas.ts";
 import { errorFrame, eventStreamContentType, frameBytes, keepaliveFrame } from "./sse-format.ts";
 

@@ -10,7 +10,7 @@ import { controllerStub, replicaName } from "../../../src/objects/stubs.ts";
 import { partitionForKey } from "../../../src/protocol/partitioner.ts";
 import { encodeRecordBatch } from "../../../src/protocol/record-batch.ts";
 import { defaultPartitionConfig } from "../../../src/objects/partition-config.ts";
-import { rememberTopic } from "../../../src/router/metadata-cache.ts";
+import { rememberTopic } from "../../../src/data-plane/metadata-cache.ts";
 import {
   api,
   createTopic,

@@ -11,8 +11,8 @@ import { appendsWaitingMax } from "../../../src/limits.ts";
 import type { AppendAnswer, AppendRequest, PartitionReplica } from "../../../src/objects/partition-replica.ts";
 import { replicaStub } from "../../../src/objects/stubs.ts";
 import { encodeRecordBatch } from "../../../src/protocol/record-batch.ts";
-import { routedCall } from "../../../src/router/leader-calls.ts";
-import { topicMetadata } from "../../../src/router/metadata-cache.ts";
+import { routedCall } from "../../../src/data-plane/leader-calls.ts";
+import { topicMetadata } from "../../../src/data-plane/metadata-cache.ts";
 import { createTopic, readAll, uniqueTopic } from "../support/http.ts";
 
 const utf8 = new TextEncoder();

@@ -1,5 +1,5 @@
 /**
- * The router's R2 reader (src/router/sealed-reads.ts) against a manifest that changes between
+ * The router's R2 reader (src/data-plane/sealed-reads.ts) against a manifest that changes between
  * its manifest read and its segment read, forced by a bucket that runs the change at that very
  * moment: a deleted segment is never served (from R2 or from the Cache API), a compaction
  * swap is followed to the new generation, and retries are bounded before the partition object
@@ -12,7 +12,7 @@ import { encodeSegment } from "../../../src/log/segment-format.ts";
 import { segmentManifestEntry, type SegmentManifestEntry } from "../../../src/log/segment-manifest.ts";
 import type { StoredBatch } from "../../../src/log/log-store.ts";
 import { encodeRecordBatch } from "../../../src/protocol/record-batch.ts";
-import { readSealedBatches, sealedReadStats, type SealedStorage } from "../../../src/router/sealed-reads.ts";
+import { readSealedBatches, sealedReadStats, type SealedStorage } from "../../../src/data-plane/sealed-reads.ts";
 import { concat } from "../support/http.ts";
 
 const utf8 = new TextEncoder();

@@ -7,8 +7,8 @@
 import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { sealedManifestKey } from "../../../src/log/sealed-manifest.ts";
-import { routedCall } from "../../../src/router/leader-calls.ts";
-import { topicMetadata } from "../../../src/router/metadata-cache.ts";
+import { routedCall } from "../../../src/data-plane/leader-calls.ts";
+import { topicMetadata } from "../../../src/data-plane/metadata-cache.ts";
 import { replicaStub } from "../../../src/objects/stubs.ts";
 import { recordBatchContentType } from "../../../src/protocol/content-types.ts";
 import { decodeRecordBatch } from "../../../src/protocol/record-batch-decode.ts";

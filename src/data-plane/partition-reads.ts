@@ -24,7 +24,7 @@ export interface PartitionRecords {
 
 /**
  * Reads whole stored batches of one partition: from R2 when the offset is in a sealed segment
- * (src/router/sealed-reads.ts: no request to any partition object); else from an in-sync
+ * (src/data-plane/sealed-reads.ts: no request to any partition object); else from an in-sync
  * follower in the caller's region when there is one (Kafka's KIP-392), up to the high
  * watermark it knows; when it has nothing to give (or does not answer), from the leader,
  * which long-polls. So a reader never sees a spurious 416 from a follower that is behind.

@@ -3,17 +3,19 @@ import type { SharePartitionKey } from "../objects/share-partition-api.ts";
 import type { SharePartitionState } from "../objects/share-partition-state.ts";
 import { sharePartitionStub } from "../objects/stubs.ts";
 import type { TopicMetadata } from "../topics/topic-metadata.ts";
-import { placementOf, reportUnreachable } from "./leader-calls.ts";
+import { callWithOneRetry, placementOf } from "./leader-calls.ts";
 import { topicMetadata } from "./metadata-cache.ts";
 
 /**
  * Calls to a share-partition's state (docs/api.md, Share groups, "Where the state lives"): the
  * state replica in the partition leader's region leads it, at the partition's leader epoch
- * (src/share/share-state-replication.ts). As for the log (leader-calls.ts): a stale answer
- * (NOT_LEADER_OR_FOLLOWER: the metadata was old, or the replica was deposed and answered
- * nothing) refreshes the metadata and retries once; a replica that does not answer is reported
- * to the controller, which elects a new leader when the partition's leader is really gone, and
- * the call is answered with a retriable LEADER_NOT_AVAILABLE (its write may have landed).
+ * (src/share/share-state-replication.ts). As for the log, in the same loop (callWithOneRetry
+ * in leader-calls.ts): a stale answer (NOT_LEADER_OR_FOLLOWER: the metadata was old, or the
+ * replica was deposed and answered nothing) refreshes the metadata and retries once; a replica
+ * that does not answer is reported to the controller, which elects a new leader when the
+ * partition's leader is really gone, and the call is answered with a retriable
+ * LEADER_NOT_AVAILABLE (its write may have landed), never called again. NOT_ENOUGH_REPLICAS
+ * refreshes the metadata too, and is answered as it is.
  */
 
 export type ShareStateStub = DurableObjectStub<SharePartitionState>;
@@ -41,21 +43,24 @@ export async function callShareState<T>(
   partition: number,
   action: (stub: ShareStateStub, key: SharePartitionKey) => Promise<Result<T>>,
 ): Promise<T> {
-  let topic = initial;
-  for (let attempt = 0; ; attempt++) {
-    const key = sharePartitionKey(group, topic, partition);
-    let result: Result<T>;
-    try {
-      result = await action(sharePartitionStub(env, key), key);
-    } catch {
-      await reportUnreachable(env, topic, placementOf(topic, partition));
-      throw new TributaryError("LEADER_NOT_AVAILABLE", `the share-partition state of ${topic.name} partition ${partition} in ${key.region} did not answer; retry shortly`);
-    }
-    if (result.ok) return result.value;
-    const error = TributaryError.fromValue(result.error);
+  try {
+    return await callWithOneRetry(
+      env,
+      initial,
+      partition,
+      (topic) => {
+        const key = sharePartitionKey(group, topic, partition);
+        return action(sharePartitionStub(env, key), key);
+      },
+      {
+        retryOn: (error) => error.code === "NOT_LEADER_OR_FOLLOWER",
+        retryUnreachable: false,
+        unreachable: (topic, placement) => `the share-partition state of ${topic.name} partition ${partition} in ${placement.leader} did not answer; retry shortly`,
+      },
+    );
+  } catch (error) {
     // An in-sync state replica did not answer: the write is not committed; the ISR may shrink meanwhile.
-    if (error.code === "NOT_ENOUGH_REPLICAS") await topicMetadata(env, topic.name, { refresh: true });
-    if (attempt > 0 || error.code !== "NOT_LEADER_OR_FOLLOWER") throw error;
-    topic = await topicMetadata(env, topic.name, { refresh: true });
+    if (error instanceof TributaryError && error.code === "NOT_ENOUGH_REPLICAS") await topicMetadata(env, initial.name, { refresh: true });
+    throw error;
   }
 }

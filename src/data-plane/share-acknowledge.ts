@@ -1,8 +1,7 @@
-import { TributaryError, type ErrorCode } from "../errors.ts";
+import { asTributaryError, TributaryError, type ErrorCode } from "../errors.ts";
 import type { LeaseAcknowledgement } from "../objects/share-partition-api.ts";
 import type { ShareAcknowledgement, ShareFetchAcknowledgement } from "../protocol/share-schemas.ts";
 import { topicMetadata } from "./metadata-cache.ts";
-import { asTributaryError } from "./http-errors.ts";
 import { writeHandedOutDeadLetters } from "./share-dead-letters.ts";
 import { callShareState, sharePartitionKey } from "./share-state-calls.ts";
 

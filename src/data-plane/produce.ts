@@ -1,9 +1,8 @@
-import { TributaryError } from "../errors.ts";
+import { asTributaryError, TributaryError } from "../errors.ts";
 import { partitionConfig } from "../objects/partition-config.ts";
 import type { AppendAnswer } from "../objects/partition-replica.ts";
 import type { Acks, ProduceRequest } from "../protocol/schemas.ts";
 import type { TopicMetadata } from "../topics/topic-metadata.ts";
-import { asTributaryError } from "./http-errors.ts";
 import { callLeader } from "./leader-calls.ts";
 import { isStaleMetadataError, topicMetadata } from "./metadata-cache.ts";
 import { idempotenceOf, planProduce, type PartitionWrite } from "./produce-plan.ts";

@@ -228,7 +228,7 @@ function finishedBatch(builder: RecordBatchBuilder): { bytes: Uint8Array; count:
  * into each partition's batches as the client builds them (RecordBatchBuilder): no Uint8Array
  * per key or value and no record object, which the general path's copies cost on the JSON
  * produce hot path. The same batches, checks, errors and their order as the general path
- * (test/unit/router/produce-plan.test.ts compares them).
+ * (test/unit/data-plane/produce-plan.test.ts compares them).
  */
 function planText(records: readonly ProduceRecord[], rules: RecordRules, nowMs: number, idempotence: IdempotentProduce | undefined): PartitionWrite[] {
   let stickyChoice: number | undefined;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { WeightedLru } from "../../../src/router/weighted-lru.ts";
+import { WeightedLru } from "../../../src/data-plane/weighted-lru.ts";
 
 describe("WeightedLru", () => {
   it("evicts the least recently used entries past its entry bound or its weight bound", () => {

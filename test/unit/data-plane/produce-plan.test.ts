@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { decodeRecordBatch } from "../../../src/protocol/record-batch-decode.ts";
 import { headersPerRecordMax } from "../../../src/limits.ts";
-import { planProduce } from "../../../src/router/produce-plan.ts";
+import { planProduce } from "../../../src/data-plane/produce-plan.ts";
 import type { TopicMetadata } from "../../../src/topics/topic-metadata.ts";
 
 const topic: TopicMetadata = {

@@ -1,4 +1,4 @@
-import { TributaryError, unwrap, type Result } from "../errors.ts";
+import { TributaryError, type Result } from "../errors.ts";
 import { partitionConfig } from "../objects/partition-config.ts";
 import type { PartitionReplica, RoutedCall } from "../objects/partition-replica.ts";
 import { controllerStub, replicaStub } from "../objects/stubs.ts";
@@ -38,21 +38,59 @@ export async function callLeader<T>(
   action: (stub: ReplicaStub, call: RoutedCall) => Promise<Result<T>>,
   options: { retryUnreachable: boolean },
 ): Promise<T> {
+  return callWithOneRetry(
+    env,
+    initial,
+    partition,
+    (topic, placement) => action(replicaStub(env, topic.topicId, partition, placement.leader), routedCall(topic, partition, placement.leader)),
+    {
+      retryOn: isStaleMetadataError,
+      retryUnreachable: options.retryUnreachable,
+      unreachable: () => `the leader of partition ${partition} did not answer; retry shortly`,
+    },
+  );
+}
+
+/** When `callWithOneRetry` calls once more, and what it says of a callee that did not answer. */
+export interface OneRetryRules {
+  /** Answers after which fresh metadata may succeed (the callee wrote nothing): refresh it and call once more. */
+  retryOn: (error: TributaryError) => boolean;
+  /** Call once more, with fresh metadata, after the leader was reported unreachable (only where repeating is safe). */
+  retryUnreachable: boolean;
+  /** LEADER_NOT_AVAILABLE's message when the callee did not answer and is not called again. */
+  unreachable: (topic: TopicMetadata, placement: PartitionPlacement) => string;
+}
+
+/**
+ * The one loop of calls to an object that the partition's leader placement names (the
+ * leader's replica, a share-partition's leading state replica), with the cached metadata
+ * first: an answer `rules.retryOn` picks refreshes the metadata and calls once more; a callee
+ * that throws (did not answer) is reported to the controller (`reportUnreachable`), then
+ * either called once more with fresh metadata (`rules.retryUnreachable`) or answered with a
+ * retriable LEADER_NOT_AVAILABLE. At most two calls; the second's answer is final.
+ */
+export async function callWithOneRetry<T>(
+  env: Env,
+  initial: TopicMetadata,
+  partition: number,
+  call: (topic: TopicMetadata, placement: PartitionPlacement) => Promise<Result<T>>,
+  rules: OneRetryRules,
+): Promise<T> {
   let topic = initial;
   for (let attempt = 0; ; attempt++) {
     const placement = placementOf(topic, partition);
     let result: Result<T>;
     try {
-      result = await action(replicaStub(env, topic.topicId, partition, placement.leader), routedCall(topic, partition, placement.leader));
+      result = await call(topic, placement);
     } catch {
       await reportUnreachable(env, topic, placement);
-      if (attempt > 0 || !options.retryUnreachable) {
-        throw new TributaryError("LEADER_NOT_AVAILABLE", `the leader of partition ${partition} did not answer; retry shortly`);
-      }
+      if (attempt > 0 || !rules.retryUnreachable) throw new TributaryError("LEADER_NOT_AVAILABLE", rules.unreachable(topic, placement));
       topic = await topicMetadata(env, topic.name, { refresh: true });
       continue;
     }
-    if (result.ok || attempt > 0 || !isStaleMetadataError(TributaryError.fromValue(result.error))) return unwrap(result);
+    if (result.ok) return result.value;
+    const error = TributaryError.fromValue(result.error);
+    if (attempt > 0 || !rules.retryOn(error)) throw error;
     topic = await topicMetadata(env, topic.name, { refresh: true });
   }
 }
