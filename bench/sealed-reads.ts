@@ -1,6 +1,6 @@
 /**
  * Catch-up reads from R2 (issue 19, ARCHITECTURE.md decision 11): consuming a fully sealed
- * log, which the router serves from R2 (src/router/sealed-reads.ts), against consuming the
+ * log, which the router serves from R2 (src/data-plane/sealed-reads.ts), against consuming the
  * same records from the tail, which the partition object serves (its tail cache and SQLite
  * rows) — same server, same run. Per transport:
  *

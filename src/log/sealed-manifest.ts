@@ -2,7 +2,7 @@
  * The manifest a partition's leader publishes to R2 for readers that are not the partition
  * object (ARCHITECTURE.md decisions 11 and 15): which sealed segment object holds which
  * offsets, the log start offset and the high watermark when it was written. Pure: the leader
- * (src/objects/segment-tier.ts) builds and writes it, the router (src/router/sealed-reads.ts)
+ * (src/objects/segment-tier.ts) builds and writes it, the router (src/data-plane/sealed-reads.ts)
  * parses it and plans its reads with it.
  *
  * Each segment is listed without its index (a 64 MiB segment's index is ~590 KiB): a reader

@@ -325,7 +325,7 @@ export class SegmentTier {
   }
 
   /**
-   * Writes the manifest readers use (src/router/sealed-reads.ts): the one this tier holds at
+   * Writes the manifest readers use (src/data-plane/sealed-reads.ts): the one this tier holds at
    * `version` (the current one, or the next about to be committed). A failure throws: the
    * caller's step (retention, compaction) stops before it changes anything readers could still
    * be using. Fenced like the log: the object carries the publisher's leader epoch, a deposed
