@@ -1,4 +1,4 @@
-import { TributaryError, unwrap } from "../errors.ts";
+import { TributaryError } from "../errors.ts";
 import { shareFetchPartitionsPerRoundMax, shareFetchWaitRoundsMax } from "../limits.ts";
 import type { LeaseAcknowledgement, ShareAcquireAnswer, ShareAcquireRequest, SharePartitionKey } from "../objects/share-partition-api.ts";
 import type { DecodedRecord } from "../protocol/record-batch.ts";
