@@ -49,6 +49,7 @@ interface Variant {
 const variants: Variant[] = [
   { label: "client defaults, long-poll consumers", consumers: "long-poll", producer: {}, rf3: true },
   { label: "WebSocket streams instead of consumers", consumers: "websocket", producer: {}, rf3: true },
+  { label: "client defaults, group consumers over WebSocket", consumers: "group-websocket", producer: {}, rf3: true },
   { label: "long-poll consumers, lingerMs 1000", consumers: "long-poll", producer: { lingerMs: 1000 }, rf3: false },
   { label: "WebSocket streams, lingerMs 1000", consumers: "websocket", producer: { lingerMs: 1000 }, rf3: true },
 ];
