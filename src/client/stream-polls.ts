@@ -171,8 +171,11 @@ export class StreamPolls implements RecordSource {
   async #commitAndHeartbeat(request: PollRequest, signal: AbortSignal): Promise<void> {
     const { member, autoCommitIntervalMs } = this.#options;
     const now = Date.now();
-    const heartbeatDue = now >= this.#heartbeatDueMs();
-    if (request.autoCommit && (heartbeatDue || now - this.#lastCommitMs >= autoCommitIntervalMs)) await this.#commit(request.positions, signal);
+    let heartbeatDue = now >= this.#heartbeatDueMs();
+    if (request.autoCommit && (heartbeatDue || now - this.#lastCommitMs >= autoCommitIntervalMs)) {
+      // Refused as fenced or expired: the heartbeat rejoins now, from the committed offsets.
+      if (!(await this.#commit(request.positions, signal))) heartbeatDue = true;
+    }
     if (!heartbeatDue) return;
     this.#lastHeartbeatTryMs = now;
     await member.heartbeat();
@@ -183,19 +186,19 @@ export class StreamPolls implements RecordSource {
     await member.heartbeat(); // no longer lists them: the coordinator hands them on
   }
 
-  async #commit(positions: Position[], signal: AbortSignal): Promise<void> {
-    const { member } = this.#options;
+  /** False when the coordinator refused the member (fenced, expired). */
+  async #commit(positions: Position[], signal: AbortSignal): Promise<boolean> {
     this.#lastCommitMs = Date.now();
     const changed = this.#uncommitted(positions);
-    if (changed.length === 0) return;
+    if (changed.length === 0) return true;
     try {
-      await member.commit(changed, signal);
+      await this.#options.member.commit(changed, signal);
     } catch (error) {
-      // Fenced or expired: the heartbeat that follows rejoins, from the committed offsets.
-      if (isTributaryError(error, "FENCED_MEMBER_EPOCH") || isTributaryError(error, "UNKNOWN_MEMBER_ID")) return;
+      if (isTributaryError(error, "FENCED_MEMBER_EPOCH") || isTributaryError(error, "UNKNOWN_MEMBER_ID")) return false;
       throw error;
     }
     for (const { topic, partition, offset } of changed) this.#committed.set(keyOf(topic, partition), offset);
+    return true;
   }
 
   /** The positions of assigned partitions that differ from what this member committed last. */

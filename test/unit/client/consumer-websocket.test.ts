@@ -231,6 +231,29 @@ describe("consumer({ transport: 'websocket' })", () => {
     expect(committed(server, 0)).toBe(4);
   });
 
+  it("a commit refused as fenced rejoins at once (epoch 0), without waiting for the heartbeat interval", async () => {
+    const { server, client, consumer: make } = await seeded(1, 2);
+    server.heartbeatIntervalMs = 60_000;
+    const consumer = make({ autoCommitIntervalMs: 10 });
+    await consumer.subscribe({ topics: ["orders"], fromBeginning: true });
+    const seen: number[] = [];
+    await consumer.run({ eachMessage: async ({ message }) => void seen.push(message.offset) });
+    await until(() => committed(server, 0) === 2, "the first commit");
+    server.failNext((r) => r.path.endsWith("/offsets") && r.method === "POST", {
+      kind: "error",
+      status: 409,
+      body: { error: { code: "FENCED_MEMBER_EPOCH", message: "fenced" } },
+    });
+    // The coordinator fenced the member: its next heartbeat is refused too.
+    server.failNext((r) => r.path.endsWith("/heartbeat"), { kind: "error", status: 409, body: { error: { code: "FENCED_MEMBER_EPOCH", message: "fenced" } } });
+    await client.topic("orders").produce([{ value: "third", partition: 0 }]);
+    const rejoined = () => server.requestsTo(/\/heartbeat$/).some((r) => JSON.parse(new TextDecoder().decode(r.body)).memberEpoch === 0);
+    await until(rejoined, "a heartbeat rejoining with epoch 0");
+    await until(() => committed(server, 0) === 3, "the third record committed after the rejoin");
+    await consumer.disconnect();
+    expect(seen.slice(0, 3)).toEqual([0, 1, 2]);
+  });
+
   it("reads ahead only within bounds: a stuck handler holds the server to the stream's credit window", async () => {
     const { server, client, consumer: make } = await seeded(1, 0);
     const large = "x".repeat(300 * 1024);
