@@ -127,6 +127,8 @@ export class StreamPolls implements RecordSource {
   readonly #committed = new Map<string, number>();
   /** Partitions whose offset was out of range: they start again from autoOffsetReset. */
   readonly #reset = new Set<string>();
+  /** Partitions whose topic is gone (deleted): not reopened before this time, when a heartbeat will have told whether they are still ours. */
+  readonly #notBefore = new Map<string, number>();
   #lastCommitMs = Date.now();
   #lastHeartbeatTryMs = 0;
   #lost = false;
@@ -213,6 +215,7 @@ export class StreamPolls implements RecordSource {
     this.#next.delete(key);
     this.#committed.delete(key);
     this.#reset.delete(key);
+    this.#notBefore.delete(key);
   }
 
   /** Revoked partitions dropped; a position other than where the stream is (a seek, a record to retry) reopens it; paused ones closed. */
@@ -234,6 +237,11 @@ export class StreamPolls implements RecordSource {
       if (feed.ended) this.#feeds.delete(key);
       if (feed.error === undefined) continue;
       this.#feeds.delete(key);
+      if (isTributaryError(feed.error, "UNKNOWN_TOPIC_OR_PARTITION")) {
+        // Deleted: the coordinator takes it out of the assignment, which a heartbeat brings.
+        this.#notBefore.set(key, this.#heartbeatDueMs());
+        continue;
+      }
       if (!isTributaryError(feed.error, "OFFSET_OUT_OF_RANGE")) throw feed.error;
       this.#reset.add(key); // the committed offset is gone (retention): autoOffsetReset
       this.#next.delete(key);
@@ -244,8 +252,11 @@ export class StreamPolls implements RecordSource {
   async #openMissing(request: PollRequest): Promise<void> {
     const { member, autoOffsetReset } = this.#options;
     const paused = assignedKeys(request.paused);
+    const now = Date.now();
     const missing = member.assignment.flatMap(({ topic, partitions }) =>
-      partitions.map((partition) => ({ topic, partition, key: keyOf(topic, partition) })).filter(({ key }) => !paused.has(key) && !this.#feeds.has(key)),
+      partitions
+        .map((partition) => ({ topic, partition, key: keyOf(topic, partition) }))
+        .filter(({ key }) => !paused.has(key) && !this.#feeds.has(key) && (this.#notBefore.get(key) ?? 0) <= now),
     );
     if (missing.length === 0) return;
     const unknown = missing.filter(({ key }) => !this.#next.has(key));

@@ -254,6 +254,26 @@ describe("consumer({ transport: 'websocket' })", () => {
     expect(seen.slice(0, 3)).toEqual([0, 1, 2]);
   });
 
+  it("a deleted topic's partitions are let go at the next heartbeat; the consumer goes on with the others", async () => {
+    const { server, client, consumer: make } = await seeded(1, 2);
+    server.createTopic("audit", 1);
+    await client.topic("audit").produce([{ value: "a0", partition: 0 }]);
+    const consumer = make();
+    await consumer.subscribe({ topics: ["orders", "audit"], fromBeginning: true });
+    const seen: string[] = [];
+    await consumer.run({ eachMessage: async ({ message }) => void seen.push(text(message.value)!) });
+    await until(() => seen.length === 3, "both topics' records");
+    await client.admin().topics.delete("audit");
+    for (const socket of server.streams.sockets) if (socket.url.pathname.includes("/audit/")) socket.serverClose(4404, "deleted", { code: "UNKNOWN_TOPIC_OR_PARTITION", message: "no topic audit" });
+    await until(() => server.groups.get("g")!.core.describe().members[0]!.assignment.every((entry) => entry.topic !== "audit"), "audit out of the assignment");
+    await client.topic("orders").produce([{ value: "after", partition: 0 }]);
+    await until(() => seen.includes("after"), "the next record of orders");
+    const crashed = await Promise.race([consumer.done().then(() => false, () => true), tick(50).then(() => false)]);
+    await consumer.disconnect();
+    expect(crashed).toBe(false);
+    expect(seen.sort()).toEqual(["a0", "after", "p0-0", "p0-1"]);
+  });
+
   it("reads ahead only within bounds: a stuck handler holds the server to the stream's credit window", async () => {
     const { server, client, consumer: make } = await seeded(1, 0);
     const large = "x".repeat(300 * 1024);
