@@ -3,8 +3,9 @@
  * rate for a while, all through the client with its defaults unless the case says otherwise,
  * against a `wrangler dev` running with the billing meter on (src/objects/billing-meter.ts).
  *
- *   topic (run partitions, RF) ──► consumers: G groups of one long-polling member, or
- *   G × partitions WebSocket streams ──► meter + client counts + runtime CPU ──►
+ *   topic (run partitions, RF) ──► consumers: G groups of one long-polling member, G groups of
+ *   one member over WebSocket streams (`transport: "websocket"`), or G × partitions WebSocket
+ *   streams ──► meter + client counts + runtime CPU ──►
  *   produce at the rate for S seconds, every 10 ms a send() of what is due (not awaited in
  *   turn: the producer's own queues batch them) ──► flush, consumers catch up ──► counts again
  */
@@ -14,7 +15,7 @@ import { cpuBetween, serverCpu } from "./cpu.ts";
 import type { MeasuredRun } from "./bill-math.ts";
 import type { billingSnapshot } from "../src/objects/billing-meter.ts";
 
-export type ConsumerMode = "long-poll" | "websocket";
+export type ConsumerMode = "long-poll" | "group-websocket" | "websocket";
 
 export interface RunCase {
   topic: string;
@@ -83,9 +84,10 @@ export async function runBillCase(url: string, processGroupId: number, spec: Run
   const stop = new AbortController();
   const consumers: Consumer[] = [];
   const streams: Promise<void>[] = [];
-  if (spec.consumers === "long-poll") {
+  if (spec.consumers === "long-poll" || spec.consumers === "group-websocket") {
+    const transport = spec.consumers === "long-poll" ? "poll" : "websocket";
     for (let group = 0; group < spec.consumerGroups; group++) {
-      const consumer = client.consumer({ groupId: `${spec.topic}-g${group}` });
+      const consumer = client.consumer({ groupId: `${spec.topic}-g${group}`, transport });
       await consumer.subscribe({ topics: [spec.topic], fromBeginning: true });
       await consumer.run({ eachBatch: async ({ batch }) => void (consumed += batch.messages.length) });
       consumers.push(consumer);

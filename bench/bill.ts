@@ -48,6 +48,7 @@ interface Variant {
 
 const variants: Variant[] = [
   { label: "client defaults, long-poll consumers", consumers: "long-poll", producer: {}, rf3: true },
+  { label: "client defaults, group consumers over WebSocket", consumers: "group-websocket", producer: {}, rf3: true },
   { label: "client defaults, WebSocket streams instead of consumers", consumers: "websocket", producer: {}, rf3: true },
   // What the producer's request pace saves: the same without it (Kafka's batching: lingerMs 5 only).
   { label: "unpaced producer (requestsPerSecond Infinity), WebSocket streams", consumers: "websocket", producer: { requestsPerSecond: Infinity }, rf3: false },

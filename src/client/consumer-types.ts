@@ -17,6 +17,15 @@ export interface ConsumerOptions {
   maxBytes?: number;
   /** How long a poll waits for records (kafkajs's maxWaitTimeInMs). Default 5000; the server caps it at half the session timeout. */
   maxWaitTimeInMs?: number;
+  /**
+   * Where records come from (docs/client.md, "Consumer"). `poll` (the default): group long
+   * polls, each heartbeating and committing. `websocket`: each assigned partition's WebSocket
+   * stream, with only heartbeats and commits sent to the group — far cheaper on Cloudflare's
+   * bill. Needs a WebSocket (Node >= 22, or the client's `webSocket` option).
+   */
+  transport?: "poll" | "websocket";
+  /** `websocket` only, with autoCommit: commit processed positions at most this often (kafkajs's autoCommitInterval), and before every heartbeat. Default 5000. */
+  autoCommitIntervalMs?: number;
 }
 
 export interface EachMessagePayload {

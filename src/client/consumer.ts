@@ -20,13 +20,18 @@
  * is back and no longer knows the member, it joins anew and continues from the group's
  * committed offsets (group-member.ts). Only `disconnect()` or an error that is not retriable
  * stops it.
+ *
+ * With `transport: "websocket"` the records come from the partitions' WebSocket streams
+ * instead of polls (stream-polls.ts): the same loop, the same answers, only membership and
+ * commits go to the coordinator.
  */
 import { EventHub, type ConsumerEvents } from "./consumer-events.ts";
 import type { Batch, ConsumerOptions, RunConfig, SubscribeRequest } from "./consumer-types.ts";
-import { GroupMember, type PollAnswer } from "./group-member.ts";
+import type { GroupMember, PollRequest } from "./group-member.ts";
 import type { ClientLog } from "./logger.ts";
 import { consumedFromPolled, type ConsumedMessage } from "./records.ts";
 import { backoffMs, sleep, withRetries, type RetryPolicy } from "./retry.ts";
+import type { RecordSource, SourceAnswer } from "./stream-polls.ts";
 import type { Assignment, Position, TopicPartition } from "./types.ts";
 
 export type { Batch, ConsumerOptions, EachBatchPayload, EachMessagePayload, RunConfig, SubscribeRequest } from "./consumer-types.ts";
@@ -36,6 +41,21 @@ const keyOf = (topic: string, partition: number) => `${topic}\u0000${partition}`
 function assigned(assignment: Assignment, topic: string, partition: number): boolean {
   return assignment.some((entry) => entry.topic === topic && entry.partitions.includes(partition));
 }
+
+/** The group poll as a record source (the default transport): each poll heartbeats, commits and reads. */
+function pollSource(member: GroupMember): RecordSource {
+  return {
+    async poll(request: PollRequest, signal: AbortSignal): Promise<SourceAnswer | undefined> {
+      const answer = await member.poll(request, signal);
+      return answer && { assignment: answer.assignment, positions: answer.positions, records: answer.records.map(consumedFromPolled) };
+    },
+    lost: () => {},
+    close: () => {},
+  };
+}
+
+/** Builds the stream transport's source once `run` knows where a partition without a committed offset starts. */
+export type StreamSourceFactory = (member: GroupMember, autoOffsetReset: "earliest" | "latest") => RecordSource;
 
 export class Consumer {
   readonly #member: GroupMember;
@@ -52,6 +72,8 @@ export class Consumer {
   #loop: Promise<void> | undefined;
   #fatal: unknown;
   #finishing: Promise<void> | undefined;
+  readonly #streams: StreamSourceFactory | undefined;
+  #source: RecordSource;
   /** Next offset per partition, sent with the next poll: past what handlers finished. */
   readonly #positions = new Map<string, Position>();
   readonly #seeks = new Map<string, Position>();
@@ -60,13 +82,24 @@ export class Consumer {
   /** Partitions of the answer being processed: reported as owned until their handler is done. */
   readonly #working = new Map<string, TopicPartition>();
 
-  constructor(member: GroupMember, retry: { policy: RetryPolicy; log: ClientLog }, options: ConsumerOptions, listTopics: () => Promise<string[]>) {
+  constructor(
+    member: GroupMember,
+    retry: { policy: RetryPolicy; log: ClientLog },
+    options: ConsumerOptions,
+    listTopics: () => Promise<string[]>,
+    streams?: StreamSourceFactory,
+  ) {
     this.#member = member;
     this.#policy = retry.policy;
     this.#log = retry.log;
     this.#options = options;
     this.#listTopics = listTopics;
-    member.onLost = () => this.#positions.clear();
+    this.#streams = streams;
+    this.#source = pollSource(member);
+    member.onLost = () => {
+      this.#positions.clear();
+      this.#source.lost();
+    };
     member.onAssignment = (assignment) => this.#events.emit("rebalance", { assignment });
   }
 
@@ -88,12 +121,15 @@ export class Consumer {
     if (!config.eachMessage === !config.eachBatch) throw new TypeError("run: give exactly one of eachMessage and eachBatch");
     this.#autoCommit = config.autoCommit ?? true;
     const topics = await this.#resolveTopics();
-    await this.#member.join(topics, this.#fromBeginning ? "earliest" : "latest", this.#abort.signal);
+    const autoOffsetReset = this.#fromBeginning ? "earliest" : "latest";
+    if (this.#streams) this.#source = this.#streams(this.#member, autoOffsetReset);
+    await this.#member.join(topics, autoOffsetReset, this.#abort.signal);
     this.#running = true;
     this.#events.emit("group.join", { memberId: this.#member.memberId!, assignment: this.#member.assignment });
     this.#member.startHeartbeats(
       () => [...this.#working.values()].map(({ topic, partition }) => ({ topic, partitions: [partition] })),
       (error) => this.#crash(error),
+      this.#streams ? 2 : 1, // streams heartbeat between batches; the timer only covers a long handler
     );
     this.#loop = this.#consume(config).catch(async (error: unknown) => {
       this.#events.emit("crash", { error });
@@ -200,11 +236,11 @@ export class Consumer {
   }
 
   /** One poll, retried without end on retriable errors (logged), until the consumer stops. */
-  async #poll(): Promise<{ answer: PollAnswer | undefined; seeks: Position[] }> {
+  async #poll(): Promise<{ answer: SourceAnswer | undefined; seeks: Position[] }> {
     return withRetries(
       async () => {
         const outgoing = this.#outgoing();
-        const answer = await this.#member.poll(
+        const answer = await this.#source.poll(
           {
             positions: outgoing.positions,
             autoCommit: this.#autoCommit,
@@ -224,7 +260,7 @@ export class Consumer {
   async #consume(config: RunConfig): Promise<void> {
     let failures = 0;
     while (this.#running) {
-      let polled: { answer: PollAnswer | undefined; seeks: Position[] };
+      let polled: { answer: SourceAnswer | undefined; seeks: Position[] };
       try {
         polled = await this.#poll();
       } catch (error) {
@@ -234,6 +270,7 @@ export class Consumer {
       const { answer, seeks } = polled;
       if (answer === undefined) continue; // fenced or expired, and back in the group
       for (const seek of seeks) if (this.#seeks.get(keyOf(seek.topic, seek.partition)) === seek) this.#seeks.delete(keyOf(seek.topic, seek.partition));
+      for (const [key, { topic, partition }] of this.#positions) if (!assigned(answer.assignment, topic, partition)) this.#positions.delete(key);
       for (const position of answer.positions) this.#positions.set(keyOf(position.topic, position.partition), position);
       this.#events.emit("fetch", { records: answer.records.length, assignment: answer.assignment });
       const failure = await this.#process(answer, config);
@@ -262,6 +299,7 @@ export class Consumer {
 
   async #finishNow(): Promise<void> {
     this.#member.stopHeartbeats();
+    this.#source.close();
     try {
       if (this.#autoCommit && this.#member.joined) await this.#member.commit(this.#outgoing().positions);
     } finally {
@@ -270,12 +308,12 @@ export class Consumer {
   }
 
   /** Runs the handlers over one answer; sets each partition's position after what was finished. */
-  async #process(answer: PollAnswer, config: RunConfig): Promise<{ error: unknown } | undefined> {
+  async #process(answer: SourceAnswer, config: RunConfig): Promise<{ error: unknown } | undefined> {
     const batches = new Map<string, ConsumedMessage[]>();
     for (const record of answer.records) {
       const key = keyOf(record.topic, record.partition);
       const messages = batches.get(key) ?? [];
-      messages.push(consumedFromPolled(record));
+      messages.push(record);
       batches.set(key, messages);
       this.#working.set(key, { topic: record.topic, partition: record.partition });
     }

@@ -155,11 +155,20 @@ export class GroupMember {
     });
   }
 
-  /** Heartbeats every heartbeatIntervalMs since the last contact, until `stopHeartbeats`. */
-  startHeartbeats(stillOwned: () => Assignment, onError: (error: unknown) => void): void {
+  /** When the next heartbeat is due: an interval after the last answer from the coordinator. */
+  get heartbeatDueMs(): number {
+    return this.#lastContactMs + this.heartbeatIntervalMs;
+  }
+
+  /**
+   * Heartbeats every heartbeatIntervalMs since the last contact, until `stopHeartbeats`. With
+   * `intervals` 2, only once the contact is two intervals old: the stream transport heartbeats
+   * between batches itself, and this timer only keeps a long handler's session alive.
+   */
+  startHeartbeats(stillOwned: () => Assignment, onError: (error: unknown) => void, intervals = 1): void {
     this.#stillOwned = stillOwned;
     const tick = () => {
-      const dueInMs = this.#lastContactMs + this.heartbeatIntervalMs - Date.now();
+      const dueInMs = this.#lastContactMs + this.heartbeatIntervalMs * intervals - Date.now();
       if (dueInMs > 0) {
         this.#timer = setTimeout(tick, dueInMs);
         return;

@@ -135,6 +135,11 @@ function logReconnect(log: ClientLog, what: string): void {
   log.log("debug", `${what}: the server ended the stream; reconnecting where it stopped`, { request: what });
 }
 
+/** The WebSocket streams use: the config's, else the runtime's unless calls go through a binding or a fetch of the user's (which a socket would bypass). */
+export function streamWebSocket(context: StreamContext): WebSocketConstructor | undefined {
+  return context.transport.viaBinding ? undefined : (context.webSocket ?? (context.customFetch ? undefined : globalWebSocket()));
+}
+
 /** `topic(t).partition(p).stream(options)`: checks the options now, streams when iterated. */
 export function partitionStream(
   context: StreamContext,
@@ -150,7 +155,7 @@ export function partitionStream(
   const encoding = checkEncoding(options.encoding);
   const choice = options.transport ?? "auto";
   if (choice !== "auto" && choice !== "sse" && choice !== "websocket") throw new TypeError(`stream: transport is auto, sse or websocket, got ${String(choice)}`);
-  const available = context.transport.viaBinding ? undefined : (context.webSocket ?? (context.customFetch ? undefined : globalWebSocket()));
+  const available = streamWebSocket(context);
   if (choice === "websocket" && available === undefined) {
     throw new TypeError(
       context.transport.viaBinding

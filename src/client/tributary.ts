@@ -8,7 +8,7 @@
  * JSON.stringify and util.inspect.
  */
 import { Admin } from "./admin.ts";
-import { Consumer, type ConsumerOptions } from "./consumer.ts";
+import { Consumer, type ConsumerOptions, type StreamSourceFactory } from "./consumer.ts";
 import { GroupMember } from "./group-member.ts";
 import { ClientLog, type Logger, type LogLevel } from "./logger.ts";
 import { MetadataCache, metadataMaxAgeMsMax } from "./metadata.ts";
@@ -17,7 +17,8 @@ import { retryPolicy, type RetryPolicy } from "./retry.ts";
 import { ShareConsumer } from "./share-consumer.ts";
 import type { ShareConsumerOptions } from "./share-types.ts";
 import { inspectSymbol, redacted, Secret } from "./secret.ts";
-import type { WebSocketConstructor } from "./stream.ts";
+import { StreamPolls } from "./stream-polls.ts";
+import { streamWebSocket, type WebSocketConstructor } from "./stream.ts";
 import { TopicHandle } from "./topic.ts";
 import { bindingBaseUrl, Transport, type FetcherLike, type FetchFunction } from "./transport.ts";
 
@@ -108,7 +109,33 @@ export class Tributary {
     if (typeof options?.groupId !== "string" || options.groupId === "") throw new TypeError("consumer: groupId is required");
     const member = new GroupMember(this.#transport, this.#policy, options, this.#log);
     const listTopics = async () => (await this.admin().topics.list()).map((topic) => topic.name);
-    return new Consumer(member, { policy: this.#policy, log: this.#log }, options, listTopics);
+    return new Consumer(member, { policy: this.#policy, log: this.#log }, options, listTopics, this.#consumerStreams(options));
+  }
+
+  /** `transport: "websocket"`: the partitions' streams as the consumer's records (stream-polls.ts); undefined for polls. */
+  #consumerStreams(options: ConsumerOptions): StreamSourceFactory | undefined {
+    const transport = options.transport ?? "poll";
+    if (transport !== "poll" && transport !== "websocket") throw new TypeError(`consumer: transport is poll or websocket, got ${String(transport)}`);
+    if (transport === "poll") return undefined;
+    const autoCommitIntervalMs = options.autoCommitIntervalMs ?? 5_000;
+    if (!Number.isSafeInteger(autoCommitIntervalMs) || autoCommitIntervalMs < 0) throw new RangeError("consumer: autoCommitIntervalMs must be an integer >= 0");
+    if (streamWebSocket(this.#context()) === undefined) {
+      throw new TypeError(
+        this.#transport.viaBinding
+          ? "consumer: a service binding has no WebSocket; use transport poll"
+          : "consumer: this runtime has no WebSocket (Node 20); use transport poll, or give one as the client's webSocket option",
+      );
+    }
+    return (member, autoOffsetReset) =>
+      new StreamPolls({
+        member,
+        groupId: options.groupId,
+        calls: { transport: this.#transport, policy: this.#policy, log: this.#log },
+        stream: (topic, partition, from, signal) => this.topic(topic).partition(partition).stream({ from, transport: "websocket", signal }),
+        offset: async (topic, partition, at) => (await this.topic(topic).offset(partition, at)).offset,
+        autoOffsetReset,
+        autoCommitIntervalMs,
+      });
   }
 
   /**

@@ -201,6 +201,7 @@ export class FakeServer {
       if (sub === undefined && request.method === "GET") return json(200, this.#view(topic));
       if (sub === undefined && request.method === "DELETE") {
         this.topics.delete(name);
+        for (const group of this.groups.values()) group.core.removeTopic(name); // as the coordinator is told
         return new Response(null, { status: 204 });
       }
       if (sub === "configs") {
