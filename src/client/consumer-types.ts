@@ -18,12 +18,14 @@ export interface ConsumerOptions {
   /** How long a poll waits for records (kafkajs's maxWaitTimeInMs). Default 5000; the server caps it at half the session timeout. */
   maxWaitTimeInMs?: number;
   /**
-   * Where records come from (docs/client.md, "Consumer"). `poll` (the default): group long
-   * polls, each heartbeating and committing. `websocket`: each assigned partition's WebSocket
-   * stream, with only heartbeats and commits sent to the group — far cheaper on Cloudflare's
-   * bill. Needs a WebSocket (Node >= 22, or the client's `webSocket` option).
+   * Where records come from (docs/client.md, "Consumer"). `websocket`: each assigned
+   * partition's WebSocket stream, with only heartbeats and commits sent to the group — far
+   * cheaper on Cloudflare's bill; needs a WebSocket (Node >= 22, browsers, Workers, or the
+   * client's `webSocket` option) and no service binding. `poll`: group long polls, each
+   * heartbeating and committing. `auto` (the default): `websocket` where the client has a
+   * WebSocket, else `poll`.
    */
-  transport?: "poll" | "websocket";
+  transport?: "auto" | "poll" | "websocket";
   /** `websocket` only, with autoCommit: commit processed positions at most this often (kafkajs's autoCommitInterval), and before every heartbeat. Default 5000. */
   autoCommitIntervalMs?: number;
 }

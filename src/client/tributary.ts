@@ -112,13 +112,16 @@ export class Tributary {
     return new Consumer(member, { policy: this.#policy, log: this.#log }, options, listTopics, this.#consumerStreams(options));
   }
 
-  /** `transport: "websocket"`: the partitions' streams as the consumer's records (stream-polls.ts); undefined for polls. */
+  /**
+   * The partitions' streams as the consumer's records (stream-polls.ts) — `transport:
+   * "websocket"`, or `"auto"` (the default) where the client has a WebSocket; undefined for polls.
+   */
   #consumerStreams(options: ConsumerOptions): StreamSourceFactory | undefined {
-    const transport = options.transport ?? "poll";
-    if (transport !== "poll" && transport !== "websocket") throw new TypeError(`consumer: transport is poll or websocket, got ${String(transport)}`);
-    if (transport === "poll") return undefined;
+    const transport = options.transport ?? "auto";
+    if (transport !== "auto" && transport !== "poll" && transport !== "websocket") throw new TypeError(`consumer: transport is auto, poll or websocket, got ${String(transport)}`);
     const autoCommitIntervalMs = options.autoCommitIntervalMs ?? 5_000;
     if (!Number.isSafeInteger(autoCommitIntervalMs) || autoCommitIntervalMs < 0) throw new RangeError("consumer: autoCommitIntervalMs must be an integer >= 0");
+    if (transport === "poll" || (transport === "auto" && streamWebSocket(this.#context()) === undefined)) return undefined;
     if (streamWebSocket(this.#context()) === undefined) {
       throw new TypeError(
         this.#transport.viaBinding

@@ -298,4 +298,28 @@ describe("consumer({ transport: 'websocket' })", () => {
     expect(() => client.consumer({ groupId: "g", transport: "carrier-pigeon" as never })).toThrow(TypeError);
     expect(() => client.consumer({ groupId: "g" })).not.toThrow();
   });
+
+  it("is the default (transport auto) where the client has a WebSocket; without one the default polls", async () => {
+    for (const withSocket of [true, false]) {
+      const server = new FakeServer();
+      server.heartbeatIntervalMs = 40;
+      server.createTopic("orders", 2);
+      const client = new Tributary({
+        url: "http://tributary.test",
+        fetch: server.fetch,
+        ...(withSocket ? { webSocket: server.streams.WebSocket } : {}),
+        retry: { initialBackoffMs: 1, maxBackoffMs: 5 },
+        logLevel: "nothing",
+      });
+      await client.topic("orders").produce([{ value: "a", partition: 0 }, { value: "b", partition: 1 }]);
+      const consumer = client.consumer({ groupId: `g-${withSocket}` });
+      await consumer.subscribe({ topics: ["orders"], fromBeginning: true });
+      const seen: string[] = [];
+      await consumer.run({ eachMessage: async ({ message }) => void seen.push(text(message.value)!) });
+      await until(() => seen.length === 2, "both records");
+      await consumer.disconnect();
+      expect(seen.sort()).toEqual(["a", "b"]);
+      expect(polls(server).length > 0).toBe(!withSocket);
+    }
+  });
 });
