@@ -8,8 +8,9 @@
  *      3 partitions at B's own per-partition rate (1,250 messages/s in all), and scaled × 8.
  *
  * Every case at RF 1 and RF 3 with the client's defaults (its producer paces each partition's
- * requests, request-pacer.ts), once with long-polling group consumers and once with WebSocket
- * streams instead; then, at RF 1, what the pace saves: the producer without it.
+ * requests, request-pacer.ts; its group consumers read over WebSocket streams, stream-polls.ts),
+ * then with polling group consumers, and with bare partition streams instead of group
+ * consumers; then, at RF 1, what the pace saves: the defaults with an unpaced producer.
  */
 import { join } from "node:path";
 import { repositoryRoot } from "../test/e2e/support/wrangler-dev.ts";
@@ -47,11 +48,11 @@ interface Variant {
 }
 
 const variants: Variant[] = [
-  { label: "client defaults, long-poll consumers", consumers: "long-poll", producer: {}, rf3: true },
-  { label: "client defaults, group consumers over WebSocket", consumers: "group-websocket", producer: {}, rf3: true },
-  { label: "client defaults, WebSocket streams instead of consumers", consumers: "websocket", producer: {}, rf3: true },
-  // What the producer's request pace saves: the same without it (Kafka's batching: lingerMs 5 only).
-  { label: "unpaced producer (requestsPerSecond Infinity), WebSocket streams", consumers: "websocket", producer: { requestsPerSecond: Infinity }, rf3: false },
+  { label: "client defaults (group consumers over WebSocket)", consumers: "group-websocket", producer: {}, rf3: true },
+  { label: "group consumers polling (transport poll)", consumers: "long-poll", producer: {}, rf3: true },
+  { label: "WebSocket streams instead of group consumers", consumers: "websocket", producer: {}, rf3: true },
+  // What the producer's request pace saves: the defaults without it (Kafka's batching: lingerMs 5 only).
+  { label: "client defaults but an unpaced producer (requestsPerSecond Infinity)", consumers: "group-websocket", producer: { requestsPerSecond: Infinity }, rf3: false },
 ];
 
 /** R2 per segment that a run cannot see: the retention step that deletes it republishes the manifest (one put; the delete is free). */
