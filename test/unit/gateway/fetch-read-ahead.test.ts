@@ -1,16 +1,19 @@
 /**
- * Fetch read-ahead (src/gateway/handlers/fetch-read-ahead.ts), through the Fetch handler over a
- * fake upstream (a Transport whose `fetch` answers binary fetches from a table): a partition
+ * Fetch read-ahead (src/gateway/handlers/fetch-read-ahead.ts), through the Fetch handler and its
+ * reads over node:http (upstream-read.ts) from a real local server that answers binary fetches
+ * from a table (each read seen, with its signal, on its way to the server): a partition
  * left behind its high watermark is read on before the client asks; the next Fetch at that
  * offset is answered from that read; nothing is read ahead at the head, for another offset, past
  * the byte bound, after the age bound, or once the connection closed.
  */
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { Transport } from "../../../src/client/transport.ts";
 import type { GatewayRequestContext } from "../../../src/gateway/handler-types.ts";
 import { FetchReadAhead } from "../../../src/gateway/handlers/fetch-read-ahead.ts";
 import { fetch as fetchHandler } from "../../../src/gateway/handlers/fetch.ts";
 import type { Session } from "../../../src/gateway/session.ts";
+import { recordBatchReadsOverHttp } from "../../../src/gateway/upstream-read.ts";
 import { gatewayReadAheadBytesMax, gatewayReadAheadMaxAgeMs } from "../../../src/limits.ts";
 
 /** How long a poll waits for what must come: the machine may be busy with other test runs. */
@@ -24,47 +27,60 @@ interface Read {
 }
 
 /** A partition of `highWatermark` records, `perRead` records per read, each record one byte equal to its offset; the first read of an offset in `failing` answers 500. */
-function upstream(highWatermark: number, perRead: number, failing = new Set<number>()) {
-  const reads: Read[] = [];
-  const transport = new Transport({
-    baseUrl: "http://upstream.test",
-    server: "http://upstream.test",
-    token: undefined,
-    requestTimeoutMs: 10_000,
-    fetch: async (request) => {
-      const url = new URL(request.url);
-      const offset = Number(url.searchParams.get("offset"));
-      reads.push({ offset, maxBytes: Number(url.searchParams.get("maxBytes")), signal: request.signal });
-      if (failing.delete(offset)) return Response.json({ error: { code: "INTERNAL", message: "failed for the test" } }, { status: 500 });
-      const next = Math.min(highWatermark, offset + perRead);
-      const body = Uint8Array.from({ length: next - offset }, (_, i) => (offset + i) % 256);
-      return new Response(body, {
-        headers: { "tributary-high-watermark": String(highWatermark), "tributary-log-start-offset": "0", "tributary-next-offset": String(next) },
-      });
-    },
+const servers: Server[] = [];
+afterEach(async () => {
+  for (const server of servers.splice(0)) {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
+
+async function upstream(highWatermark: number, perRead: number, failing = new Set<number>()) {
+  const server = createServer((request, response) => {
+    const url = new URL(request.url!, "http://upstream.test");
+    const offset = Number(url.searchParams.get("offset"));
+    if (failing.delete(offset)) {
+      response.writeHead(500, { "content-type": "application/json" });
+      response.end(JSON.stringify({ error: { code: "INTERNAL", message: "failed for the test" } }));
+      return;
+    }
+    const next = Math.min(highWatermark, offset + perRead);
+    response.writeHead(200, { "tributary-high-watermark": String(highWatermark), "tributary-log-start-offset": "0", "tributary-next-offset": String(next) });
+    response.end(Uint8Array.from({ length: next - offset }, (_, i) => (offset + i) % 256));
   });
-  return { reads, transport };
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const read = recordBatchReadsOverHttp({ baseUrl: url, server: url, token: undefined, requestTimeoutMs: 10_000 });
+  const reads: Read[] = [];
+  const session = {
+    invalidate() {},
+    readRecords: (request: Parameters<typeof read>[0]) => {
+      reads.push({ offset: Number(request.query.offset), maxBytes: Number(request.query.maxBytes), signal: request.signal ?? new AbortController().signal });
+      return read(request);
+    },
+  } as unknown as Session;
+  return { reads, session };
 }
 
 let connections = 0;
 
-function connection(transport: Transport) {
+function connection(session: Session) {
   const closers: (() => void)[] = [];
   const context = {
-    transport: transport as Transport,
     apiVersion: 11,
     connectionId: 1_000_000 + ++connections,
-    session: { invalidate() {} } as unknown as Session,
+    session,
     onClose: (listener: () => void) => closers.push(listener),
   } as unknown as GatewayRequestContext;
   const fetch = (offset: number, partitionMaxBytes = 1 << 20) =>
     fetchHandler({ maxWaitMs: 0, minBytes: 1, maxBytes: 1 << 20, topics: [{ topic: "t", partitions: [{ partition: 0, fetchOffset: BigInt(offset), partitionMaxBytes }] }] }, context) as Promise<{
-      responses: { partitions: { records: Uint8Array; errorCode: number }[] }[];
+      responses: { partitions: { records: Uint8Array[]; errorCode: number }[] }[];
     }>;
   return { fetch, context, close: () => closers.splice(0).forEach((close) => close()) };
 }
 
-const recordsOf = (answer: Awaited<ReturnType<ReturnType<typeof connection>["fetch"]>>) => Array.from(answer.responses[0]!.partitions[0]!.records);
+const recordsOf = (answer: Awaited<ReturnType<ReturnType<typeof connection>["fetch"]>>) => answer.responses[0]!.partitions[0]!.records.flatMap((piece) => Array.from(piece));
 const range = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => (from + i) % 256);
 
 afterEach(() => {
@@ -73,8 +89,8 @@ afterEach(() => {
 
 describe("Fetch read-ahead", { timeout: 30_000 }, () => {
   it("reads a partition left behind its high watermark before the client asks, and answers the next Fetch from that read", async () => {
-    const { reads, transport } = upstream(30, 10);
-    const client = connection(transport);
+    const { reads, session } = await upstream(30, 10);
+    const client = connection(session);
     expect(recordsOf(await client.fetch(0))).toEqual(range(0, 10));
     // The read of [10, 20) started with the answer, not with the next Fetch.
     await expect.poll(() => reads.map((read) => read.offset), patient).toEqual([0, 10]);
@@ -88,8 +104,8 @@ describe("Fetch read-ahead", { timeout: 30_000 }, () => {
   });
 
   it("reads nothing ahead of a partition at its high watermark", async () => {
-    const { reads, transport } = upstream(10, 10);
-    const client = connection(transport);
+    const { reads, session } = await upstream(10, 10);
+    const client = connection(session);
     expect(recordsOf(await client.fetch(0))).toEqual(range(0, 10));
     await new Promise((resolve) => setTimeout(resolve, patientStill));
     expect(reads.map((read) => read.offset)).toEqual([0]);
@@ -97,8 +113,8 @@ describe("Fetch read-ahead", { timeout: 30_000 }, () => {
   });
 
   it("a Fetch at another offset (a seek) or with another byte bound drops the read made ahead and reads afresh", async () => {
-    const { reads, transport } = upstream(100, 10);
-    const client = connection(transport);
+    const { reads, session } = await upstream(100, 10);
+    const client = connection(session);
     await client.fetch(0);
     await expect.poll(() => reads.length, patient).toBe(2);
     expect(recordsOf(await client.fetch(5))).toEqual(range(5, 15));
@@ -112,8 +128,8 @@ describe("Fetch read-ahead", { timeout: 30_000 }, () => {
   });
 
   it("a read made ahead that failed is read again for the Fetch", async () => {
-    const { reads, transport } = upstream(30, 10, new Set([10]));
-    const client = connection(transport);
+    const { reads, session } = await upstream(30, 10, new Set([10]));
+    const client = connection(session);
     await client.fetch(0);
     await expect.poll(() => reads.length, patient).toBe(2);
     const answer = await client.fetch(10);
@@ -124,12 +140,12 @@ describe("Fetch read-ahead", { timeout: 30_000 }, () => {
   });
 
   it("what was read ahead with one token is not served after the connection authenticated with another", async () => {
-    const first = upstream(30, 10);
-    const second = upstream(30, 10);
-    const client = connection(first.transport);
+    const first = await upstream(30, 10);
+    const second = await upstream(30, 10);
+    const client = connection(first.session);
     await client.fetch(0);
     await expect.poll(() => first.reads.length, patient).toBe(2);
-    (client.context as { transport: Transport }).transport = second.transport;
+    (client.context as { session: Session }).session = second.session;
     expect(recordsOf(await client.fetch(10))).toEqual(range(10, 20));
     expect(first.reads[1]!.signal.aborted).toBe(true);
     expect(second.reads[0]!.offset).toBe(10);
@@ -137,8 +153,8 @@ describe("Fetch read-ahead", { timeout: 30_000 }, () => {
   });
 
   it("closing the connection aborts what was read ahead", async () => {
-    const { reads, transport } = upstream(100, 10);
-    const client = connection(transport);
+    const { reads, session } = await upstream(100, 10);
+    const client = connection(session);
     await client.fetch(0);
     await expect.poll(() => reads.length, patient).toBe(2);
     client.close();
