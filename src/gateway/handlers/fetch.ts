@@ -117,9 +117,9 @@ export async function fetch(request: FetchRequest, context: GatewayRequestContex
   }
   // Partitions left behind their high watermark are read on while the client handles this answer.
   wanted.forEach((one, i) => {
-    const { errorCode, bytes, nextOffset, highWatermark } = answers[i]!;
-    if (one.topic === undefined || errorCode !== kafkaErrors.NONE || bytes === 0 || nextOffset <= one.offset || nextOffset >= Number(highWatermark)) return;
-    readAhead.start(partitionKey(one), nextOffset, one.maxBytes, (signal) => fetchPartition({ ...one, offset: nextOffset }, 0, context, signal));
+    const nextOffset = one.topic === undefined ? undefined : readOnFrom(answers[i]!, one.offset);
+    if (nextOffset === undefined) return;
+    readAhead.start(partitionKey(one), nextOffset, one.maxBytes, (offset, signal) => fetchPartition({ ...one, offset }, 0, context, signal), readOnFrom);
   });
   const throttle = Math.max(0, ...answers.map((answer) => answer.throttleTimeMs));
   // A topic named twice answers once, with every partition asked for.
@@ -130,6 +130,11 @@ export async function fetch(request: FetchRequest, context: GatewayRequestContex
     responses[keys.indexOf(keys[one.entry]!)]!.partitions.push(answer);
   });
   return { throttleTimeMs: throttle, errorCode: kafkaErrors.NONE, sessionId: 0, responses: responses.filter((_, i) => keys.indexOf(keys[i]!) === i) };
+}
+
+/** Where to read on after an answer of a read from `offset`: undefined when it failed, was empty or reached the high watermark. */
+function readOnFrom({ errorCode, bytes, nextOffset, highWatermark }: PartitionAnswer, offset: number): number | undefined {
+  return errorCode !== kafkaErrors.NONE || bytes === 0 || nextOffset <= offset || nextOffset >= Number(highWatermark) ? undefined : nextOffset;
 }
 
 /** The read made ahead for this Fetch of the partition; a failed or empty one is read again (undefined: none was made). */

@@ -14,7 +14,7 @@ import { FetchReadAhead } from "../../../src/gateway/handlers/fetch-read-ahead.t
 import { fetch as fetchHandler } from "../../../src/gateway/handlers/fetch.ts";
 import type { Session } from "../../../src/gateway/session.ts";
 import { recordBatchReadsOverHttp } from "../../../src/gateway/upstream-read.ts";
-import { gatewayReadAheadBytesMax, gatewayReadAheadMaxAgeMs } from "../../../src/limits.ts";
+import { gatewayReadAheadBytesMax, gatewayReadAheadDepth, gatewayReadAheadMaxAgeMs } from "../../../src/limits.ts";
 
 /** How long a poll waits for what must come: the machine may be busy with other test runs. */
 const patient = { timeout: 15_000, interval: 5 };
@@ -92,10 +92,9 @@ describe("Fetch read-ahead", { timeout: 30_000 }, () => {
     const { reads, session } = await upstream(30, 10);
     const client = connection(session);
     expect(recordsOf(await client.fetch(0))).toEqual(range(0, 10));
-    // The read of [10, 20) started with the answer, not with the next Fetch.
-    await expect.poll(() => reads.map((read) => read.offset), patient).toEqual([0, 10]);
+    // The read of [10, 20) started with the answer, not with the next Fetch, and [20, 30) once it answered.
+    await expect.poll(() => reads.map((read) => read.offset), patient).toEqual([0, 10, 20]);
     expect(recordsOf(await client.fetch(10))).toEqual(range(10, 20));
-    expect(reads.map((read) => read.offset)).toEqual([0, 10, 20]);
     expect(recordsOf(await client.fetch(20))).toEqual(range(20, 30));
     // At the head: nothing more is read ahead.
     await new Promise((resolve) => setTimeout(resolve, patientStill));
@@ -116,14 +115,14 @@ describe("Fetch read-ahead", { timeout: 30_000 }, () => {
     const { reads, session } = await upstream(100, 10);
     const client = connection(session);
     await client.fetch(0);
-    await expect.poll(() => reads.length, patient).toBe(2);
+    await expect.poll(() => reads.length, patient).toBe(3);
     expect(recordsOf(await client.fetch(5))).toEqual(range(5, 15));
-    expect(reads[1]!.signal.aborted).toBe(true);
-    expect(reads.slice(0, 3).map((read) => read.offset)).toEqual([0, 10, 5]);
-    await expect.poll(() => reads.length, patient).toBe(4); // [15, 25) ahead
+    expect([reads[1]!.signal.aborted, reads[2]!.signal.aborted]).toEqual([true, true]);
+    expect(reads.slice(0, 4).map((read) => read.offset)).toEqual([0, 10, 20, 5]);
+    await expect.poll(() => reads.length, patient).toBe(6); // [15, 25) and [25, 35) ahead
     expect(recordsOf(await client.fetch(15, 1000))).toEqual(range(15, 25));
-    expect(reads[3]!.signal.aborted).toBe(true);
-    expect(reads[4]).toMatchObject({ offset: 15, maxBytes: 1000 });
+    expect([reads[4]!.signal.aborted, reads[5]!.signal.aborted]).toEqual([true, true]);
+    expect(reads[6]).toMatchObject({ offset: 15, maxBytes: 1000 });
     client.close();
   });
 
@@ -132,6 +131,9 @@ describe("Fetch read-ahead", { timeout: 30_000 }, () => {
     const client = connection(session);
     await client.fetch(0);
     await expect.poll(() => reads.length, patient).toBe(2);
+    // The read that failed does not chain: nothing is read after it.
+    await new Promise((resolve) => setTimeout(resolve, patientStill));
+    expect(reads).toHaveLength(2);
     const answer = await client.fetch(10);
     expect(answer.responses[0]!.partitions[0]!.errorCode).toBe(0);
     expect(recordsOf(answer)).toEqual(range(10, 20));
@@ -144,10 +146,10 @@ describe("Fetch read-ahead", { timeout: 30_000 }, () => {
     const second = await upstream(30, 10);
     const client = connection(first.session);
     await client.fetch(0);
-    await expect.poll(() => first.reads.length, patient).toBe(2);
+    await expect.poll(() => first.reads.length, patient).toBe(3);
     (client.context as { session: Session }).session = second.session;
     expect(recordsOf(await client.fetch(10))).toEqual(range(10, 20));
-    expect(first.reads[1]!.signal.aborted).toBe(true);
+    expect([first.reads[1]!.signal.aborted, first.reads[2]!.signal.aborted]).toEqual([true, true]);
     expect(second.reads[0]!.offset).toBe(10);
     client.close();
   });
@@ -156,9 +158,23 @@ describe("Fetch read-ahead", { timeout: 30_000 }, () => {
     const { reads, session } = await upstream(100, 10);
     const client = connection(session);
     await client.fetch(0);
-    await expect.poll(() => reads.length, patient).toBe(2);
+    await expect.poll(() => reads.length, patient).toBe(3);
     client.close();
-    expect(reads[1]!.signal.aborted).toBe(true);
+    expect([reads[1]!.signal.aborted, reads[2]!.signal.aborted]).toEqual([true, true]);
+  });
+
+  it("reads at most gatewayReadAheadDepth ahead of a partition, and reads on as the client takes them", async () => {
+    const { reads, session } = await upstream(100, 10);
+    const client = connection(session);
+    await client.fetch(0);
+    await expect.poll(() => reads.map((read) => read.offset), patient).toEqual([0, ...range(1, 1 + gatewayReadAheadDepth).map((i) => i * 10)]);
+    await new Promise((resolve) => setTimeout(resolve, patientStill));
+    expect(reads).toHaveLength(1 + gatewayReadAheadDepth);
+    expect(recordsOf(await client.fetch(10))).toEqual(range(10, 20));
+    await expect.poll(() => reads.length, patient).toBe(2 + gatewayReadAheadDepth);
+    expect(reads.at(-1)!.offset).toBe(10 * (1 + gatewayReadAheadDepth));
+    expect(reads.every((read) => !read.signal.aborted)).toBe(true);
+    client.close();
   });
 });
 
@@ -177,11 +193,28 @@ describe("FetchReadAhead bounds", () => {
     readAhead.close();
   });
 
+  it("counts every chained read toward gatewayReadAheadBytesMax, and chains no further than it allows", async () => {
+    const half = gatewayReadAheadBytesMax / 2;
+    const offsets: number[] = [];
+    const readAhead = new FetchReadAhead<number>();
+    readAhead.start("a", 0, half, (offset) => (offsets.push(offset), Promise.resolve(offset + 10)), (next) => next);
+    await expect.poll(() => offsets, patient).toEqual([0, 10]);
+    expect(readAhead.size).toBe(2);
+    expect(readAhead.start("b", 0, 1, () => Promise.resolve(0))).toBe(false);
+    readAhead.close();
+    const large = new FetchReadAhead<number>();
+    const larger: number[] = [];
+    large.start("a", 0, half + 1, (offset) => (larger.push(offset), Promise.resolve(offset + 10)), (next) => next);
+    await new Promise((resolve) => setTimeout(resolve, patientStill));
+    expect(larger).toEqual([0]);
+    large.close();
+  });
+
   it("drops a read-ahead gatewayReadAheadMaxAgeMs after it started (aborting it); the next Fetch reads afresh", () => {
     vi.useFakeTimers();
     const readAhead = new FetchReadAhead<string>();
     let signal: AbortSignal | undefined;
-    readAhead.start("a", 10, 100, (given) => ((signal = given), Promise.resolve("read")));
+    readAhead.start("a", 10, 100, (_, given) => ((signal = given), Promise.resolve("read")));
     vi.advanceTimersByTime(gatewayReadAheadMaxAgeMs - 1);
     expect(readAhead.size).toBe(1);
     vi.advanceTimersByTime(1);
@@ -193,8 +226,8 @@ describe("FetchReadAhead bounds", () => {
   it("drops the read-aheads of partitions a Fetch does not name, and starts none once closed", () => {
     const readAhead = new FetchReadAhead<string>();
     const signals: AbortSignal[] = [];
-    readAhead.start("a", 0, 1, (signal) => (signals.push(signal), never()));
-    readAhead.start("b", 0, 1, (signal) => (signals.push(signal), never()));
+    readAhead.start("a", 0, 1, (_, signal) => (signals.push(signal), never()));
+    readAhead.start("b", 0, 1, (_, signal) => (signals.push(signal), never()));
     readAhead.dropOthers(new Set(["b"]));
     expect(signals.map((signal) => signal.aborted)).toEqual([true, false]);
     expect(readAhead.size).toBe(1);
