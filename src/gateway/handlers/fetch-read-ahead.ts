@@ -2,7 +2,8 @@
  * Fetch read-ahead, per connection: when a Fetch answer leaves a partition behind its high
  * watermark (a consumer catching up), the gateway reads that partition's next range from
  * Tributary at once, while the client is still decoding and handling the answer; the client's
- * next Fetch at exactly that offset (and with the same byte bound) is answered from it. Up to
+ * next Fetch at exactly that offset (and with the same byte bound) is answered from it, and
+ * with the reads after it that have answered too, as far as the Fetch's byte bound allows. Up to
  * gatewayReadAheadDepth reads are chained per partition: each read, once answered, starts the
  * one after it, so that a read slower than the client's handling of one answer (a busy
  * machine) still finishes before the client asks for it.
@@ -25,6 +26,9 @@ interface Pending<T> {
   answer: Promise<T>;
   abort: AbortController;
   timer: ReturnType<typeof setTimeout>;
+  /** Whether it answered, and with what. */
+  answered: boolean;
+  value?: T;
   /** Where the read after this one starts, once it answered and there is more to read. */
   after?: number;
 }
@@ -52,11 +56,21 @@ export class FetchReadAhead<T> {
       this.#drop(partition);
       return undefined;
     }
-    chain.reads.shift();
-    this.#release(chain, first);
-    if (chain.reads.length === 0) this.#chains.delete(partition);
-    else this.#extend(partition, chain);
+    this.#shift(partition, chain);
     return first.answer;
+  }
+
+  /**
+   * The partition's next read made ahead, removed, when it is at exactly `offset` with
+   * `maxBytes`, has already answered and `fits` its answer: for a Fetch answer that has room
+   * for more than one read (nothing is waited for). Undefined, and nothing removed, otherwise.
+   */
+  takeAnswered(partition: string, offset: number, maxBytes: number, fits: (answer: T) => boolean): T | undefined {
+    const chain = this.#chains.get(partition);
+    const first = chain?.reads[0];
+    if (chain === undefined || first === undefined || !first.answered || first.offset !== offset || chain.maxBytes !== maxBytes || !fits(first.value as T)) return undefined;
+    this.#shift(partition, chain);
+    return first.value;
   }
 
   /** Drops (and aborts) every read-ahead of a partition not in `keep`: a Fetch that did not ask for it. */
@@ -94,6 +108,7 @@ export class FetchReadAhead<T> {
     const abort = new AbortController();
     const pending: Pending<T> = {
       offset,
+      answered: false,
       answer: chain.read(offset, abort.signal),
       abort,
       timer: setTimeout(() => {
@@ -105,6 +120,8 @@ export class FetchReadAhead<T> {
     this.#bytes += chain.maxBytes;
     pending.answer.then(
       (answer) => {
+        pending.answered = true;
+        pending.value = answer;
         pending.after = chain.after(answer, offset);
         if (this.#chains.get(partition) === chain && chain.reads.includes(pending)) this.#extend(partition, chain);
       },
@@ -117,6 +134,13 @@ export class FetchReadAhead<T> {
     const last = chain.reads.at(-1);
     if (this.#closed || last?.after === undefined || chain.reads.length >= gatewayReadAheadDepth || this.#bytes + chain.maxBytes > gatewayReadAheadBytesMax) return;
     this.#add(partition, chain, last.after);
+  }
+
+  /** Removes the chain's first read (taken by a Fetch) and reads on after the last. */
+  #shift(partition: string, chain: Chain<T>): void {
+    this.#release(chain, chain.reads.shift()!);
+    if (chain.reads.length === 0) this.#chains.delete(partition);
+    else this.#extend(partition, chain);
   }
 
   #drop(partition: string): void {

@@ -115,6 +115,10 @@ export async function fetch(request: FetchRequest, context: GatewayRequestContex
     });
     abandon.abort();
   }
+  // Reads made ahead that have answered too go in the same answer, as far as its byte bound allows.
+  wanted.forEach((one, i) => {
+    if (one.topic !== undefined) answers[i] = withAnswered(readAhead, one, answers[i]!);
+  });
   // Partitions left behind their high watermark are read on while the client handles this answer.
   wanted.forEach((one, i) => {
     const nextOffset = one.topic === undefined ? undefined : readOnFrom(answers[i]!, one.offset);
@@ -135,6 +139,24 @@ export async function fetch(request: FetchRequest, context: GatewayRequestContex
 /** Where to read on after an answer of a read from `offset`: undefined when it failed, was empty or reached the high watermark. */
 function readOnFrom({ errorCode, bytes, nextOffset, highWatermark }: PartitionAnswer, offset: number): number | undefined {
   return errorCode !== kafkaErrors.NONE || bytes === 0 || nextOffset <= offset || nextOffset >= Number(highWatermark) ? undefined : nextOffset;
+}
+
+/**
+ * `answer` followed by the partition's reads made ahead that start where it ends and have
+ * already answered, while their bytes fit the partition's bound (Kafka's clients take every
+ * whole batch of an answer; a consumer catching up makes fewer round trips).
+ */
+function withAnswered(readAhead: FetchReadAhead<PartitionAnswer>, one: Wanted, answer: PartitionAnswer): PartitionAnswer {
+  let merged = answer;
+  let offset = one.offset;
+  for (let from = readOnFrom(merged, offset); from !== undefined; from = readOnFrom(merged, offset)) {
+    const bytes = merged.bytes;
+    const more = readAhead.takeAnswered(partitionKey(one), from, one.maxBytes, (next) => next.errorCode === kafkaErrors.NONE && next.bytes > 0 && bytes + next.bytes <= one.maxBytes);
+    if (more === undefined) break;
+    merged = { ...more, records: [...merged.records, ...more.records], bytes: bytes + more.bytes, throttleTimeMs: Math.max(merged.throttleTimeMs, more.throttleTimeMs) };
+    offset = from;
+  }
+  return merged;
 }
 
 /** The read made ahead for this Fetch of the partition; a failed or empty one is read again (undefined: none was made). */

@@ -24,6 +24,8 @@ interface Read {
   offset: number;
   maxBytes: number;
   signal: AbortSignal;
+  /** Its answer came back whole (seen by the gateway in the same turn). */
+  answered: boolean;
 }
 
 /** A partition of `highWatermark` records, `perRead` records per read, each record one byte equal to its offset; the first read of an offset in `failing` answers 500. */
@@ -35,10 +37,12 @@ afterEach(async () => {
   }
 });
 
-async function upstream(highWatermark: number, perRead: number, failing = new Set<number>()) {
+/** `stalled`: reads of these offsets get no answer (until the connection closes). */
+async function upstream(highWatermark: number, perRead: number, failing = new Set<number>(), stalled = new Set<number>()) {
   const server = createServer((request, response) => {
     const url = new URL(request.url!, "http://upstream.test");
     const offset = Number(url.searchParams.get("offset"));
+    if (stalled.has(offset)) return;
     if (failing.delete(offset)) {
       response.writeHead(500, { "content-type": "application/json" });
       response.end(JSON.stringify({ error: { code: "INTERNAL", message: "failed for the test" } }));
@@ -56,8 +60,11 @@ async function upstream(highWatermark: number, perRead: number, failing = new Se
   const session = {
     invalidate() {},
     readRecords: (request: Parameters<typeof read>[0]) => {
-      reads.push({ offset: Number(request.query.offset), maxBytes: Number(request.query.maxBytes), signal: request.signal ?? new AbortController().signal });
-      return read(request);
+      const seen: Read = { offset: Number(request.query.offset), maxBytes: Number(request.query.maxBytes), signal: request.signal ?? new AbortController().signal, answered: false };
+      reads.push(seen);
+      const answer = read(request);
+      answer.then(() => (seen.answered = true), () => {});
+      return answer;
     },
   } as unknown as Session;
   return { reads, session };
@@ -73,7 +80,8 @@ function connection(session: Session) {
     session,
     onClose: (listener: () => void) => closers.push(listener),
   } as unknown as GatewayRequestContext;
-  const fetch = (offset: number, partitionMaxBytes = 1 << 20) =>
+  // By default a Fetch has room for one read (10 one-byte records): the reads after it are not added to its answer.
+  const fetch = (offset: number, partitionMaxBytes = 10) =>
     fetchHandler({ maxWaitMs: 0, minBytes: 1, maxBytes: 1 << 20, topics: [{ topic: "t", partitions: [{ partition: 0, fetchOffset: BigInt(offset), partitionMaxBytes }] }] }, context) as Promise<{
       responses: { partitions: { records: Uint8Array[]; errorCode: number }[] }[];
     }>;
@@ -99,6 +107,28 @@ describe("Fetch read-ahead", { timeout: 30_000 }, () => {
     // At the head: nothing more is read ahead.
     await new Promise((resolve) => setTimeout(resolve, patientStill));
     expect(reads.map((read) => read.offset)).toEqual([0, 10, 20]);
+    client.close();
+  });
+
+  it("a Fetch with room for more answers with the reads after it that have answered, as far as its byte bound allows", async () => {
+    const { reads, session } = await upstream(100, 10);
+    const client = connection(session);
+    expect(recordsOf(await client.fetch(0, 25))).toEqual(range(0, 10));
+    await expect.poll(() => reads.map((read) => `${read.offset} ${read.answered}`), patient).toEqual(["0 true", "10 true", "20 true"]);
+    // [10, 20) and [20, 30) fit in 25 bytes' room, not a third read: the answer holds two reads, and [30, …) is read on.
+    expect(recordsOf(await client.fetch(10, 25))).toEqual(range(10, 30));
+    await expect.poll(() => reads.map((read) => `${read.offset} ${read.answered}`), patient).toEqual(["0 true", "10 true", "20 true", "30 true", "40 true"]);
+    expect(recordsOf(await client.fetch(30, 25))).toEqual(range(30, 50));
+    expect(reads.at(-1)!.offset).toBe(50);
+    client.close();
+  });
+
+  it("a read after the one a Fetch takes that has not answered yet is not waited for", async () => {
+    const { reads, session } = await upstream(100, 10, new Set(), new Set([20]));
+    const client = connection(session);
+    await client.fetch(0, 25);
+    await expect.poll(() => reads.map((read) => `${read.offset} ${read.answered}`), patient).toEqual(["0 true", "10 true", "20 false"]);
+    expect(recordsOf(await client.fetch(10, 25))).toEqual(range(10, 20));
     client.close();
   });
 
