@@ -778,3 +778,15 @@ export const gatewayReadAheadMaxAgeMs = gatewayMetadataMaxAgeMs;
  * connection the server is about to close (a produce on it would fail with a reset).
  */
 export const gatewayUpstreamIdleMs = 4_000;
+
+// ---- Kafka gateway: chained Fetch read-ahead (src/gateway/handlers/fetch-read-ahead.ts, issue 16) ----
+
+/**
+ * Per partition of a client connection, at most this many reads are made ahead of the client's
+ * Fetches (each starting where the one before it ended): one answer ready for the next Fetch and
+ * one read under way meanwhile, so that a read slower than the client's handling of one answer
+ * still does not keep the client waiting. (With one, kafkajs waited up to 70 ms for a read of
+ * 10,000 records on a busy 2-core machine.) Their byte bounds still add up to at most
+ * gatewayReadAheadBytesMax per connection.
+ */
+export const gatewayReadAheadDepth = 2;

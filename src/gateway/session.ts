@@ -1,6 +1,7 @@
 /**
  * What the gateway holds per credential (its own `--token`, or a client's SASL PLAIN password):
- * the client for that token, its transport for routes the client does not wrap, and the topic
+ * the client for that token, its transport for routes the client does not wrap, Fetch's reads
+ * of stored record batches (over node:http, upstream-read.ts), and the topic
  * listing Metadata answers from — trusted for at most 5 s (gatewayMetadataMaxAgeMs), dropped at
  * once when an answer says it is stale. Sessions are shared by the connections with the same
  * token and forgotten when the last one closes. Topic ids (Metadata v10+, Fetch v13+) are each
@@ -13,6 +14,7 @@ import { Tributary } from "../client/tributary.ts";
 import type { TopicSummary } from "../client/types.ts";
 import { gatewayMetadataMaxAgeMs } from "../limits.ts";
 import { recordBatchPostOverHttp } from "./upstream-post.ts";
+import { recordBatchReadsOverHttp, type RecordsRead } from "./upstream-read.ts";
 
 export interface SessionOptions {
   url: string;
@@ -23,6 +25,8 @@ export interface SessionOptions {
 export class Session {
   readonly tributary: Tributary;
   readonly transport: Transport;
+  /** Fetch's binary reads, over node:http (upstream-read.ts). */
+  readonly readRecords: RecordsRead;
   #listing: { topics: TopicSummary[]; atMs: number } | undefined;
   #loading: Promise<TopicSummary[]> | undefined;
   readonly #ids = new Map<string, Promise<Uint8Array | undefined>>();
@@ -38,6 +42,7 @@ export class Session {
       fetch: recordBatchPostOverHttp((request) => globalThis.fetch(request)),
       requestTimeoutMs: options.requestTimeoutMs,
     });
+    this.readRecords = recordBatchReadsOverHttp({ baseUrl: this.tributary.config.url, server: new URL(this.tributary.config.url).origin, token: secret, requestTimeoutMs: options.requestTimeoutMs });
   }
 
   /** Every topic the token may describe, at most 5 s old (`refresh`: asked again now). */

@@ -15,10 +15,10 @@ import type { FetchFunction } from "../client/transport.ts";
 import { gatewayUpstreamIdleMs } from "../limits.ts";
 
 /** Answers that must not have a body (the Response constructor refuses one). */
-const nullBodyStatus = new Set([101, 103, 204, 205, 304]);
+export const nullBodyStatus = new Set([101, 103, 204, 205, 304]);
 
-/** Shared by every session: they all talk to the one server the gateway fronts. */
-const agents = {
+/** Shared by every session and by Fetch's reads (upstream-read.ts): they all talk to the one server the gateway fronts. */
+export const upstreamAgents = {
   "http:": new http.Agent({ keepAlive: true, timeout: gatewayUpstreamIdleMs }),
   "https:": new https.Agent({ keepAlive: true, timeout: gatewayUpstreamIdleMs }),
 };
@@ -38,7 +38,7 @@ export function recordBatchPostOverHttp(fallback: FetchFunction): FetchFunction 
     return new Promise<Response>((resolve, reject) => {
       const outgoing = send(
         url.href,
-        { method: "POST", headers, agent: agents[url.protocol as "http:" | "https:"], signal: request.signal },
+        { method: "POST", headers, agent: upstreamAgents[url.protocol as "http:" | "https:"], signal: request.signal },
         (answer) => {
           const chunks: Buffer[] = [];
           answer.on("data", (chunk: Buffer) => chunks.push(chunk));

@@ -2,77 +2,100 @@
  * Fetch read-ahead, per connection: when a Fetch answer leaves a partition behind its high
  * watermark (a consumer catching up), the gateway reads that partition's next range from
  * Tributary at once, while the client is still decoding and handling the answer; the client's
- * next Fetch at exactly that offset (and with the same byte bound) is answered from it.
+ * next Fetch at exactly that offset (and with the same byte bound) is answered from it, and
+ * with the reads after it that have answered too, as far as the Fetch's byte bound allows. Up to
+ * gatewayReadAheadDepth reads are chained per partition: each read, once answered, starts the
+ * one after it, so that a read slower than the client's handling of one answer (a busy
+ * machine) still finishes before the client asks for it.
  *
- *   Fetch(o) ─► answer [o, n), n < high watermark ─► read [n, …) starts ─┐
- *   client decodes and handles [o, n)                                    │ (overlap)
- *   Fetch(n) ◄─ answered from the read already made ◄────────────────────┘
+ *   Fetch(o) ─► answer [o, n), n < high watermark ─► read [n, m) ─► read [m, k) ─┐
+ *   client decodes and handles [o, n)                                            │ (overlap)
+ *   Fetch(n) ◄─ answered from [n, m) ◄────────────────────────────────────────────┘
+ *   Fetch(m) ◄─ answered from [m, k), and [k, …) is read …
  *
  * Bounded: per connection, read-aheads whose byte bounds add up to at most
- * gatewayReadAheadBytesMax; each is dropped after gatewayReadAheadMaxAgeMs (then the next
- * Fetch reads afresh), when a Fetch does not take it (another offset or byte bound, or the
- * partition not asked for), and when the connection closes (its HTTP read aborted).
+ * gatewayReadAheadBytesMax, at most gatewayReadAheadDepth per partition; a partition's reads
+ * are dropped after gatewayReadAheadMaxAgeMs (then the next Fetch reads afresh), when a Fetch
+ * does not take the first (another offset or byte bound, or the partition not asked for), and
+ * when the connection closes (their HTTP reads aborted).
  */
-import { gatewayReadAheadBytesMax, gatewayReadAheadMaxAgeMs } from "../../limits.ts";
+import { gatewayReadAheadBytesMax, gatewayReadAheadDepth, gatewayReadAheadMaxAgeMs } from "../../limits.ts";
 
 interface Pending<T> {
   offset: number;
-  maxBytes: number;
   answer: Promise<T>;
   abort: AbortController;
   timer: ReturnType<typeof setTimeout>;
+  /** Whether it answered, and with what. */
+  answered: boolean;
+  value?: T;
+  /** Where the read after this one starts, once it answered and there is more to read. */
+  after?: number;
+}
+
+/** One partition's chain of reads, oldest first, all with the same byte bound and reader. */
+interface Chain<T> {
+  maxBytes: number;
+  read: (offset: number, signal: AbortSignal) => Promise<T>;
+  /** Where to read on after an answer of a read from `offset`; undefined: nothing more to read ahead. */
+  after: (answer: T, offset: number) => number | undefined;
+  reads: Pending<T>[];
 }
 
 export class FetchReadAhead<T> {
-  readonly #pending = new Map<string, Pending<T>>();
+  readonly #chains = new Map<string, Chain<T>>();
   #bytes = 0;
   #closed = false;
 
   /** The read made ahead for this partition at exactly `offset` with `maxBytes`, removed; undefined when there is none. */
   take(partition: string, offset: number, maxBytes: number): Promise<T> | undefined {
-    const pending = this.#pending.get(partition);
-    if (pending === undefined) return undefined;
-    this.#forget(partition, pending);
-    if (pending.offset !== offset || pending.maxBytes !== maxBytes) {
-      pending.abort.abort();
+    const chain = this.#chains.get(partition);
+    const first = chain?.reads[0];
+    if (chain === undefined || first === undefined) return undefined;
+    if (first.offset !== offset || chain.maxBytes !== maxBytes) {
+      this.#drop(partition);
       return undefined;
     }
-    return pending.answer;
+    this.#shift(partition, chain);
+    return first.answer;
+  }
+
+  /**
+   * The partition's next read made ahead, removed, when it is at exactly `offset` with
+   * `maxBytes`, has already answered and `fits` its answer: for a Fetch answer that has room
+   * for more than one read (nothing is waited for). Undefined, and nothing removed, otherwise.
+   */
+  takeAnswered(partition: string, offset: number, maxBytes: number, fits: (answer: T) => boolean): T | undefined {
+    const chain = this.#chains.get(partition);
+    const first = chain?.reads[0];
+    if (chain === undefined || first === undefined || !first.answered || first.offset !== offset || chain.maxBytes !== maxBytes || !fits(first.value as T)) return undefined;
+    this.#shift(partition, chain);
+    return first.value;
   }
 
   /** Drops (and aborts) every read-ahead of a partition not in `keep`: a Fetch that did not ask for it. */
   dropOthers(keep: ReadonlySet<string>): void {
-    for (const [partition, pending] of this.#pending) {
-      if (keep.has(partition)) continue;
-      this.#forget(partition, pending);
-      pending.abort.abort();
-    }
+    for (const partition of [...this.#chains.keys()]) if (!keep.has(partition)) this.#drop(partition);
   }
 
-  /** Starts reading `partition` from `offset` ahead of the client's next Fetch, unless the bound is reached. */
-  start(partition: string, offset: number, maxBytes: number, read: (signal: AbortSignal) => Promise<T>): boolean {
-    if (this.#closed || this.#pending.has(partition) || this.#bytes + maxBytes > gatewayReadAheadBytesMax) return false;
-    const abort = new AbortController();
-    const pending: Pending<T> = {
-      offset,
-      maxBytes,
-      answer: read(abort.signal),
-      abort,
-      timer: setTimeout(() => {
-        if (this.#pending.get(partition) !== pending) return;
-        this.#forget(partition, pending);
-        abort.abort();
-      }, gatewayReadAheadMaxAgeMs),
-    };
-    pending.timer.unref?.();
-    this.#pending.set(partition, pending);
-    this.#bytes += maxBytes;
+  /**
+   * Starts reading `partition` from `offset` ahead of the client's next Fetch, unless it is read
+   * ahead already or the bound is reached; each answer `after` says more is left to read starts
+   * the next read, up to gatewayReadAheadDepth ahead.
+   */
+  start(partition: string, offset: number, maxBytes: number, read: Chain<T>["read"], after: Chain<T>["after"] = () => undefined): boolean {
+    if (this.#closed || this.#chains.has(partition) || this.#bytes + maxBytes > gatewayReadAheadBytesMax) return false;
+    const chain: Chain<T> = { maxBytes, read, after, reads: [] };
+    this.#chains.set(partition, chain);
+    this.#add(partition, chain, offset);
     return true;
   }
 
-  /** Read-aheads held now (for tests). */
+  /** Read-aheads held now, every partition's (for tests). */
   get size(): number {
-    return this.#pending.size;
+    let size = 0;
+    for (const chain of this.#chains.values()) size += chain.reads.length;
+    return size;
   }
 
   /** The connection closed: every read-ahead aborted and dropped, none started any more. */
@@ -81,9 +104,57 @@ export class FetchReadAhead<T> {
     this.dropOthers(new Set());
   }
 
-  #forget(partition: string, pending: Pending<T>): void {
+  #add(partition: string, chain: Chain<T>, offset: number): void {
+    const abort = new AbortController();
+    const pending: Pending<T> = {
+      offset,
+      answered: false,
+      answer: chain.read(offset, abort.signal),
+      abort,
+      timer: setTimeout(() => {
+        if (this.#chains.get(partition) === chain) this.#drop(partition);
+      }, gatewayReadAheadMaxAgeMs),
+    };
+    pending.timer.unref?.();
+    chain.reads.push(pending);
+    this.#bytes += chain.maxBytes;
+    pending.answer.then(
+      (answer) => {
+        pending.answered = true;
+        pending.value = answer;
+        pending.after = chain.after(answer, offset);
+        if (this.#chains.get(partition) === chain && chain.reads.includes(pending)) this.#extend(partition, chain);
+      },
+      () => {},
+    );
+  }
+
+  /** Starts the read after the chain's last one, when that one answered with more to read and the bounds allow. */
+  #extend(partition: string, chain: Chain<T>): void {
+    const last = chain.reads.at(-1);
+    if (this.#closed || last?.after === undefined || chain.reads.length >= gatewayReadAheadDepth || this.#bytes + chain.maxBytes > gatewayReadAheadBytesMax) return;
+    this.#add(partition, chain, last.after);
+  }
+
+  /** Removes the chain's first read (taken by a Fetch) and reads on after the last. */
+  #shift(partition: string, chain: Chain<T>): void {
+    this.#release(chain, chain.reads.shift()!);
+    if (chain.reads.length === 0) this.#chains.delete(partition);
+    else this.#extend(partition, chain);
+  }
+
+  #drop(partition: string): void {
+    const chain = this.#chains.get(partition);
+    if (chain === undefined) return;
+    this.#chains.delete(partition);
+    for (const pending of chain.reads.splice(0)) {
+      this.#release(chain, pending);
+      pending.abort.abort();
+    }
+  }
+
+  #release(chain: Chain<T>, pending: Pending<T>): void {
     clearTimeout(pending.timer);
-    this.#pending.delete(partition);
-    this.#bytes -= pending.maxBytes;
+    this.#bytes -= chain.maxBytes;
   }
 }

@@ -10,9 +10,11 @@
  * its partitions. A partition the answer leaves behind its high watermark is read on at once,
  * while the client decodes the answer (fetch-read-ahead.ts): Kafka's clients send the next Fetch
  * only after handling the last, so this is where the gateway's read overlaps their work.
+ * The reads go over node:http (upstream-read.ts), and the bytes they bring are the answer's
+ * records as they came off the socket: nothing is copied between Tributary and the client.
  */
 import { fetchMaxBytesMax, fetchMaxRecordsMax, fetchWaitMsMax } from "../../limits.ts";
-import { fetchHeaders, recordBatchContentType } from "../../protocol/content-types.ts";
+import { fetchHeaders } from "../../protocol/content-types.ts";
 import { path } from "../../client/transport.ts";
 import { TributaryError } from "../../errors.ts";
 import type { GatewayRequestContext } from "../handler-types.ts";
@@ -35,8 +37,11 @@ interface PartitionAnswer {
   logStartOffset: bigint;
   abortedTransactions: [];
   preferredReadReplica: number;
-  records: Uint8Array;
+  /** The stored RecordBatch bytes as the upstream read delivered them, passed through in pieces (upstream-read.ts). */
+  records: Uint8Array[];
   throttleTimeMs: number;
+  /** The records' length; not part of Kafka's answer. */
+  bytes: number;
   /** Where the next read of the partition starts (Tributary-Next-Offset); not part of Kafka's answer. */
   nextOffset: number;
 }
@@ -51,18 +56,18 @@ interface Wanted {
   maxBytes: number;
 }
 
-const empty = new Uint8Array(0);
+const empty: Uint8Array[] = [];
 
-/** Each connection's read-aheads (made with its credentials of the time), dropped when it closes. */
-const readAheads = new Map<number, { readAhead: FetchReadAhead<PartitionAnswer>; transport: GatewayRequestContext["transport"] }>();
+/** Each connection's read-aheads (made with its credentials' session of the time), dropped when it closes. */
+const readAheads = new Map<number, { readAhead: FetchReadAhead<PartitionAnswer>; session: GatewayRequestContext["session"] }>();
 
 function readAheadOf(context: GatewayRequestContext): FetchReadAhead<PartitionAnswer> {
   const held = readAheads.get(context.connectionId);
-  if (held?.transport === context.transport) return held.readAhead;
+  if (held?.session === context.session) return held.readAhead;
   // Another token since (SASL): what was read with the old one is not served.
   held?.readAhead.close();
   const readAhead = new FetchReadAhead<PartitionAnswer>();
-  readAheads.set(context.connectionId, { readAhead, transport: context.transport });
+  readAheads.set(context.connectionId, { readAhead, session: context.session });
   if (held === undefined) {
     context.onClose(() => {
       readAheads.get(context.connectionId)?.readAhead.close();
@@ -71,6 +76,10 @@ function readAheadOf(context: GatewayRequestContext): FetchReadAhead<PartitionAn
   }
   return readAhead;
 }
+
+const highWatermarkHeader = fetchHeaders.highWatermark.toLowerCase();
+const logStartOffsetHeader = fetchHeaders.logStartOffset.toLowerCase();
+const nextOffsetHeader = fetchHeaders.nextOffset.toLowerCase();
 
 const partitionKey = (one: Wanted) => `${one.partition}:${one.topic}`;
 
@@ -87,17 +96,17 @@ export async function fetch(request: FetchRequest, context: GatewayRequestContex
   const answers = await Promise.all(wanted.map((one) => fromReadAhead(readAhead, one, context) ?? fetchPartition(one, 0, context)));
   const minBytes = Math.max(request.minBytes, 1);
   const waitMs = Math.min(Math.max(request.maxWaitMs, 0), fetchWaitMsMax);
-  let total = answers.reduce((sum, answer) => sum + answer.records.length, 0);
-  const idle = answers.flatMap((answer, i) => (answer.errorCode === kafkaErrors.NONE && answer.records.length === 0 ? [i] : []));
+  let total = answers.reduce((sum, answer) => sum + answer.bytes, 0);
+  const idle = answers.flatMap((answer, i) => (answer.errorCode === kafkaErrors.NONE && answer.bytes === 0 ? [i] : []));
   if (total < minBytes && waitMs > 0 && idle.length > 0) {
     const abandon = new AbortController();
     await new Promise<void>((resolve) => {
       let left = idle.length;
       for (const i of idle) {
         fetchPartition(wanted[i]!, waitMs, context, abandon.signal).then((answer) => {
-          if (!abandon.signal.aborted && (answer.records.length > 0 || answer.errorCode !== kafkaErrors.NONE)) {
+          if (!abandon.signal.aborted && (answer.bytes > 0 || answer.errorCode !== kafkaErrors.NONE)) {
             answers[i] = answer;
-            total += answer.records.length;
+            total += answer.bytes;
           }
           left -= 1;
           if (total >= minBytes || left === 0) resolve();
@@ -106,33 +115,60 @@ export async function fetch(request: FetchRequest, context: GatewayRequestContex
     });
     abandon.abort();
   }
+  // Reads made ahead that have answered too go in the same answer, as far as its byte bound allows.
+  wanted.forEach((one, i) => {
+    if (one.topic !== undefined) answers[i] = withAnswered(readAhead, one, answers[i]!);
+  });
   // Partitions left behind their high watermark are read on while the client handles this answer.
   wanted.forEach((one, i) => {
-    const { errorCode, records, nextOffset, highWatermark } = answers[i]!;
-    if (one.topic === undefined || errorCode !== kafkaErrors.NONE || records.length === 0 || nextOffset <= one.offset || nextOffset >= Number(highWatermark)) return;
-    readAhead.start(partitionKey(one), nextOffset, one.maxBytes, (signal) => fetchPartition({ ...one, offset: nextOffset }, 0, context, signal));
+    const nextOffset = one.topic === undefined ? undefined : readOnFrom(answers[i]!, one.offset);
+    if (nextOffset === undefined) return;
+    readAhead.start(partitionKey(one), nextOffset, one.maxBytes, (offset, signal) => fetchPartition({ ...one, offset }, 0, context, signal), readOnFrom);
   });
   const throttle = Math.max(0, ...answers.map((answer) => answer.throttleTimeMs));
   // A topic named twice answers once, with every partition asked for.
   const keys = request.topics.map(({ topic, topicId }) => (byId ? Buffer.from(topicId!).toString("hex") : topic!));
-  const responses = request.topics.map(({ topic, topicId }) => ({ topic, topicId, partitions: [] as Omit<PartitionAnswer, "throttleTimeMs" | "nextOffset">[] }));
+  const responses = request.topics.map(({ topic, topicId }) => ({ topic, topicId, partitions: [] as Omit<PartitionAnswer, "throttleTimeMs" | "nextOffset" | "bytes">[] }));
   wanted.forEach((one, i) => {
-    const { throttleTimeMs: _, nextOffset: __, ...answer } = answers[i]!;
+    const { throttleTimeMs: _, nextOffset: __, bytes: ___, ...answer } = answers[i]!;
     responses[keys.indexOf(keys[one.entry]!)]!.partitions.push(answer);
   });
   return { throttleTimeMs: throttle, errorCode: kafkaErrors.NONE, sessionId: 0, responses: responses.filter((_, i) => keys.indexOf(keys[i]!) === i) };
+}
+
+/** Where to read on after an answer of a read from `offset`: undefined when it failed, was empty or reached the high watermark. */
+function readOnFrom({ errorCode, bytes, nextOffset, highWatermark }: PartitionAnswer, offset: number): number | undefined {
+  return errorCode !== kafkaErrors.NONE || bytes === 0 || nextOffset <= offset || nextOffset >= Number(highWatermark) ? undefined : nextOffset;
+}
+
+/**
+ * `answer` followed by the partition's reads made ahead that start where it ends and have
+ * already answered, while their bytes fit the partition's bound (Kafka's clients take every
+ * whole batch of an answer; a consumer catching up makes fewer round trips).
+ */
+function withAnswered(readAhead: FetchReadAhead<PartitionAnswer>, one: Wanted, answer: PartitionAnswer): PartitionAnswer {
+  let merged = answer;
+  let offset = one.offset;
+  for (let from = readOnFrom(merged, offset); from !== undefined; from = readOnFrom(merged, offset)) {
+    const bytes = merged.bytes;
+    const more = readAhead.takeAnswered(partitionKey(one), from, one.maxBytes, (next) => next.errorCode === kafkaErrors.NONE && next.bytes > 0 && bytes + next.bytes <= one.maxBytes);
+    if (more === undefined) break;
+    merged = { ...more, records: [...merged.records, ...more.records], bytes: bytes + more.bytes, throttleTimeMs: Math.max(merged.throttleTimeMs, more.throttleTimeMs) };
+    offset = from;
+  }
+  return merged;
 }
 
 /** The read made ahead for this Fetch of the partition; a failed or empty one is read again (undefined: none was made). */
 function fromReadAhead(readAhead: FetchReadAhead<PartitionAnswer>, one: Wanted, context: GatewayRequestContext): Promise<PartitionAnswer> | undefined {
   return readAhead
     .take(partitionKey(one), one.offset, one.maxBytes)
-    ?.then((answer) => (answer.errorCode === kafkaErrors.NONE && answer.records.length > 0 ? answer : fetchPartition(one, 0, context)));
+    ?.then((answer) => (answer.errorCode === kafkaErrors.NONE && answer.bytes > 0 ? answer : fetchPartition(one, 0, context)));
 }
 
 /** One partition's answer; never throws (an abandoned poll answers an empty result that is not used). */
 async function fetchPartition(one: Wanted, waitMs: number, context: GatewayRequestContext, signal?: AbortSignal): Promise<PartitionAnswer> {
-  const answer = (errorCode: number, records: Uint8Array, highWatermark: number, logStartOffset: number, throttleTimeMs = 0, nextOffset = one.offset): PartitionAnswer => ({
+  const answer = (errorCode: number, records: Uint8Array[], bytes: number, highWatermark: number, logStartOffset: number, throttleTimeMs = 0, nextOffset = one.offset): PartitionAnswer => ({
     partitionIndex: one.partition,
     errorCode,
     highWatermark: BigInt(highWatermark),
@@ -141,30 +177,24 @@ async function fetchPartition(one: Wanted, waitMs: number, context: GatewayReque
     abortedTransactions: [],
     preferredReadReplica: -1,
     records,
+    bytes,
     throttleTimeMs,
     nextOffset,
   });
-  if (one.topic === undefined) return answer(kafkaErrors.UNKNOWN_TOPIC_ID, empty, -1, -1);
+  if (one.topic === undefined) return answer(kafkaErrors.UNKNOWN_TOPIC_ID, empty, 0, -1, -1);
   try {
-    return await context.transport.call(
-      {
-        method: "GET",
-        path: path("topics", one.topic, "partitions", one.partition, "records"),
-        query: { offset: one.offset, maxRecords: fetchMaxRecordsMax, maxBytes: one.maxBytes, waitMs },
-        accept: recordBatchContentType,
-        waitMs,
-        signal,
-      },
-      async (response) => {
-        const body = new Uint8Array(await response.arrayBuffer());
-        const number = (name: string) => Number(response.headers.get(name) ?? -1);
-        return answer(kafkaErrors.NONE, body, number(fetchHeaders.highWatermark), number(fetchHeaders.logStartOffset), 0, number(fetchHeaders.nextOffset));
-      },
-    );
+    const read = await context.session.readRecords({
+      path: path("topics", one.topic, "partitions", one.partition, "records"),
+      query: { offset: one.offset, maxRecords: fetchMaxRecordsMax, maxBytes: one.maxBytes, waitMs },
+      waitMs,
+      signal,
+    });
+    const number = (name: string) => Number(read.header(name) ?? -1);
+    return answer(kafkaErrors.NONE, read.chunks, read.bytes, number(highWatermarkHeader), number(logStartOffsetHeader), 0, number(nextOffsetHeader));
   } catch (error) {
-    if (signal?.aborted) return answer(kafkaErrors.NONE, empty, -1, -1);
+    if (signal?.aborted) return answer(kafkaErrors.NONE, empty, 0, -1, -1);
     if (isStaleMetadata(error)) context.session.invalidate();
     const data = error instanceof TributaryError ? (error.data as { highWatermark?: number; logStartOffset?: number }) : {};
-    return answer(kafkaErrorCode(error), empty, data.highWatermark ?? -1, data.logStartOffset ?? -1, throttleTimeMs(error));
+    return answer(kafkaErrorCode(error), empty, 0, data.highWatermark ?? -1, data.logStartOffset ?? -1, throttleTimeMs(error));
   }
 }

@@ -166,8 +166,11 @@ function writeOne(writer: ByteWriter, plan: Plan, value: unknown, compact: boole
       return writer.raw((value as Uint8Array | undefined) ?? new Uint8Array(16));
     case "string":
       return writer.string(value === null && !plan.nullable ? "" : (value as string | null), compact);
-    case "bytes":
     case "records":
+      // A fetch's record batches may come as the pieces the upstream read delivered: written one after another, none copied.
+      if (Array.isArray(value)) return writer.bytePieces(value as Uint8Array[], compact);
+      return writer.bytes(value === null && !plan.nullable ? new Uint8Array(0) : (value as Uint8Array | null), compact);
+    case "bytes":
       return writer.bytes(value === null && !plan.nullable ? new Uint8Array(0) : (value as Uint8Array | null), compact);
     case "struct":
       return writeStruct(writer, plan.fields!, (value ?? {}) as Struct);

@@ -213,6 +213,14 @@ export class ByteWriter {
     if (value !== null) this.raw(value);
   }
 
+  /** Non-null bytes given as pieces: one length for them all, then each piece (by reference when long, as `raw`). */
+  bytePieces(pieces: readonly Uint8Array[], compact: boolean): void {
+    let length = 0;
+    for (const piece of pieces) length += piece.length;
+    this.length_(length, compact, true);
+    for (const piece of pieces) this.raw(piece);
+  }
+
   /** Overwrites the first 4 bytes written (a frame's size). */
   patchFirstInt32(value: number): void {
     const first = this.#done[0] ?? this.#bytes;

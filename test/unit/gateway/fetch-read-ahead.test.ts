@@ -1,17 +1,20 @@
 /**
- * Fetch read-ahead (src/gateway/handlers/fetch-read-ahead.ts), through the Fetch handler over a
- * fake upstream (a Transport whose `fetch` answers binary fetches from a table): a partition
+ * Fetch read-ahead (src/gateway/handlers/fetch-read-ahead.ts), through the Fetch handler and its
+ * reads over node:http (upstream-read.ts) from a real local server that answers binary fetches
+ * from a table (each read seen, with its signal, on its way to the server): a partition
  * left behind its high watermark is read on before the client asks; the next Fetch at that
  * offset is answered from that read; nothing is read ahead at the head, for another offset, past
  * the byte bound, after the age bound, or once the connection closed.
  */
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { Transport } from "../../../src/client/transport.ts";
 import type { GatewayRequestContext } from "../../../src/gateway/handler-types.ts";
 import { FetchReadAhead } from "../../../src/gateway/handlers/fetch-read-ahead.ts";
 import { fetch as fetchHandler } from "../../../src/gateway/handlers/fetch.ts";
 import type { Session } from "../../../src/gateway/session.ts";
-import { gatewayReadAheadBytesMax, gatewayReadAheadMaxAgeMs } from "../../../src/limits.ts";
+import { recordBatchReadsOverHttp } from "../../../src/gateway/upstream-read.ts";
+import { gatewayReadAheadBytesMax, gatewayReadAheadDepth, gatewayReadAheadMaxAgeMs } from "../../../src/limits.ts";
 
 /** How long a poll waits for what must come: the machine may be busy with other test runs. */
 const patient = { timeout: 15_000, interval: 5 };
@@ -21,50 +24,71 @@ interface Read {
   offset: number;
   maxBytes: number;
   signal: AbortSignal;
+  /** Its answer came back whole (seen by the gateway in the same turn). */
+  answered: boolean;
 }
 
 /** A partition of `highWatermark` records, `perRead` records per read, each record one byte equal to its offset; the first read of an offset in `failing` answers 500. */
-function upstream(highWatermark: number, perRead: number, failing = new Set<number>()) {
-  const reads: Read[] = [];
-  const transport = new Transport({
-    baseUrl: "http://upstream.test",
-    server: "http://upstream.test",
-    token: undefined,
-    requestTimeoutMs: 10_000,
-    fetch: async (request) => {
-      const url = new URL(request.url);
-      const offset = Number(url.searchParams.get("offset"));
-      reads.push({ offset, maxBytes: Number(url.searchParams.get("maxBytes")), signal: request.signal });
-      if (failing.delete(offset)) return Response.json({ error: { code: "INTERNAL", message: "failed for the test" } }, { status: 500 });
-      const next = Math.min(highWatermark, offset + perRead);
-      const body = Uint8Array.from({ length: next - offset }, (_, i) => (offset + i) % 256);
-      return new Response(body, {
-        headers: { "tributary-high-watermark": String(highWatermark), "tributary-log-start-offset": "0", "tributary-next-offset": String(next) },
-      });
-    },
+const servers: Server[] = [];
+afterEach(async () => {
+  for (const server of servers.splice(0)) {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
+
+/** `stalled`: reads of these offsets get no answer (until the connection closes). */
+async function upstream(highWatermark: number, perRead: number, failing = new Set<number>(), stalled = new Set<number>()) {
+  const server = createServer((request, response) => {
+    const url = new URL(request.url!, "http://upstream.test");
+    const offset = Number(url.searchParams.get("offset"));
+    if (stalled.has(offset)) return;
+    if (failing.delete(offset)) {
+      response.writeHead(500, { "content-type": "application/json" });
+      response.end(JSON.stringify({ error: { code: "INTERNAL", message: "failed for the test" } }));
+      return;
+    }
+    const next = Math.min(highWatermark, offset + perRead);
+    response.writeHead(200, { "tributary-high-watermark": String(highWatermark), "tributary-log-start-offset": "0", "tributary-next-offset": String(next) });
+    response.end(Uint8Array.from({ length: next - offset }, (_, i) => (offset + i) % 256));
   });
-  return { reads, transport };
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const read = recordBatchReadsOverHttp({ baseUrl: url, server: url, token: undefined, requestTimeoutMs: 10_000 });
+  const reads: Read[] = [];
+  const session = {
+    invalidate() {},
+    readRecords: (request: Parameters<typeof read>[0]) => {
+      const seen: Read = { offset: Number(request.query.offset), maxBytes: Number(request.query.maxBytes), signal: request.signal ?? new AbortController().signal, answered: false };
+      reads.push(seen);
+      const answer = read(request);
+      answer.then(() => (seen.answered = true), () => {});
+      return answer;
+    },
+  } as unknown as Session;
+  return { reads, session };
 }
 
 let connections = 0;
 
-function connection(transport: Transport) {
+function connection(session: Session) {
   const closers: (() => void)[] = [];
   const context = {
-    transport: transport as Transport,
     apiVersion: 11,
     connectionId: 1_000_000 + ++connections,
-    session: { invalidate() {} } as unknown as Session,
+    session,
     onClose: (listener: () => void) => closers.push(listener),
   } as unknown as GatewayRequestContext;
-  const fetch = (offset: number, partitionMaxBytes = 1 << 20) =>
+  // By default a Fetch has room for one read (10 one-byte records): the reads after it are not added to its answer.
+  const fetch = (offset: number, partitionMaxBytes = 10) =>
     fetchHandler({ maxWaitMs: 0, minBytes: 1, maxBytes: 1 << 20, topics: [{ topic: "t", partitions: [{ partition: 0, fetchOffset: BigInt(offset), partitionMaxBytes }] }] }, context) as Promise<{
-      responses: { partitions: { records: Uint8Array; errorCode: number }[] }[];
+      responses: { partitions: { records: Uint8Array[]; errorCode: number }[] }[];
     }>;
   return { fetch, context, close: () => closers.splice(0).forEach((close) => close()) };
 }
 
-const recordsOf = (answer: Awaited<ReturnType<ReturnType<typeof connection>["fetch"]>>) => Array.from(answer.responses[0]!.partitions[0]!.records);
+const recordsOf = (answer: Awaited<ReturnType<ReturnType<typeof connection>["fetch"]>>) => answer.responses[0]!.partitions[0]!.records.flatMap((piece) => Array.from(piece));
 const range = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => (from + i) % 256);
 
 afterEach(() => {
@@ -73,13 +97,12 @@ afterEach(() => {
 
 describe("Fetch read-ahead", { timeout: 30_000 }, () => {
   it("reads a partition left behind its high watermark before the client asks, and answers the next Fetch from that read", async () => {
-    const { reads, transport } = upstream(30, 10);
-    const client = connection(transport);
+    const { reads, session } = await upstream(30, 10);
+    const client = connection(session);
     expect(recordsOf(await client.fetch(0))).toEqual(range(0, 10));
-    // The read of [10, 20) started with the answer, not with the next Fetch.
-    await expect.poll(() => reads.map((read) => read.offset), patient).toEqual([0, 10]);
+    // The read of [10, 20) started with the answer, not with the next Fetch, and [20, 30) once it answered.
+    await expect.poll(() => reads.map((read) => read.offset), patient).toEqual([0, 10, 20]);
     expect(recordsOf(await client.fetch(10))).toEqual(range(10, 20));
-    expect(reads.map((read) => read.offset)).toEqual([0, 10, 20]);
     expect(recordsOf(await client.fetch(20))).toEqual(range(20, 30));
     // At the head: nothing more is read ahead.
     await new Promise((resolve) => setTimeout(resolve, patientStill));
@@ -87,9 +110,31 @@ describe("Fetch read-ahead", { timeout: 30_000 }, () => {
     client.close();
   });
 
+  it("a Fetch with room for more answers with the reads after it that have answered, as far as its byte bound allows", async () => {
+    const { reads, session } = await upstream(100, 10);
+    const client = connection(session);
+    expect(recordsOf(await client.fetch(0, 25))).toEqual(range(0, 10));
+    await expect.poll(() => reads.map((read) => `${read.offset} ${read.answered}`), patient).toEqual(["0 true", "10 true", "20 true"]);
+    // [10, 20) and [20, 30) fit in 25 bytes' room, not a third read: the answer holds two reads, and [30, …) is read on.
+    expect(recordsOf(await client.fetch(10, 25))).toEqual(range(10, 30));
+    await expect.poll(() => reads.map((read) => `${read.offset} ${read.answered}`), patient).toEqual(["0 true", "10 true", "20 true", "30 true", "40 true"]);
+    expect(recordsOf(await client.fetch(30, 25))).toEqual(range(30, 50));
+    expect(reads.at(-1)!.offset).toBe(50);
+    client.close();
+  });
+
+  it("a read after the one a Fetch takes that has not answered yet is not waited for", async () => {
+    const { reads, session } = await upstream(100, 10, new Set(), new Set([20]));
+    const client = connection(session);
+    await client.fetch(0, 25);
+    await expect.poll(() => reads.map((read) => `${read.offset} ${read.answered}`), patient).toEqual(["0 true", "10 true", "20 false"]);
+    expect(recordsOf(await client.fetch(10, 25))).toEqual(range(10, 20));
+    client.close();
+  });
+
   it("reads nothing ahead of a partition at its high watermark", async () => {
-    const { reads, transport } = upstream(10, 10);
-    const client = connection(transport);
+    const { reads, session } = await upstream(10, 10);
+    const client = connection(session);
     expect(recordsOf(await client.fetch(0))).toEqual(range(0, 10));
     await new Promise((resolve) => setTimeout(resolve, patientStill));
     expect(reads.map((read) => read.offset)).toEqual([0]);
@@ -97,25 +142,28 @@ describe("Fetch read-ahead", { timeout: 30_000 }, () => {
   });
 
   it("a Fetch at another offset (a seek) or with another byte bound drops the read made ahead and reads afresh", async () => {
-    const { reads, transport } = upstream(100, 10);
-    const client = connection(transport);
+    const { reads, session } = await upstream(100, 10);
+    const client = connection(session);
     await client.fetch(0);
-    await expect.poll(() => reads.length, patient).toBe(2);
+    await expect.poll(() => reads.length, patient).toBe(3);
     expect(recordsOf(await client.fetch(5))).toEqual(range(5, 15));
-    expect(reads[1]!.signal.aborted).toBe(true);
-    expect(reads.slice(0, 3).map((read) => read.offset)).toEqual([0, 10, 5]);
-    await expect.poll(() => reads.length, patient).toBe(4); // [15, 25) ahead
+    expect([reads[1]!.signal.aborted, reads[2]!.signal.aborted]).toEqual([true, true]);
+    expect(reads.slice(0, 4).map((read) => read.offset)).toEqual([0, 10, 20, 5]);
+    await expect.poll(() => reads.length, patient).toBe(6); // [15, 25) and [25, 35) ahead
     expect(recordsOf(await client.fetch(15, 1000))).toEqual(range(15, 25));
-    expect(reads[3]!.signal.aborted).toBe(true);
-    expect(reads[4]).toMatchObject({ offset: 15, maxBytes: 1000 });
+    expect([reads[4]!.signal.aborted, reads[5]!.signal.aborted]).toEqual([true, true]);
+    expect(reads[6]).toMatchObject({ offset: 15, maxBytes: 1000 });
     client.close();
   });
 
   it("a read made ahead that failed is read again for the Fetch", async () => {
-    const { reads, transport } = upstream(30, 10, new Set([10]));
-    const client = connection(transport);
+    const { reads, session } = await upstream(30, 10, new Set([10]));
+    const client = connection(session);
     await client.fetch(0);
     await expect.poll(() => reads.length, patient).toBe(2);
+    // The read that failed does not chain: nothing is read after it.
+    await new Promise((resolve) => setTimeout(resolve, patientStill));
+    expect(reads).toHaveLength(2);
     const answer = await client.fetch(10);
     expect(answer.responses[0]!.partitions[0]!.errorCode).toBe(0);
     expect(recordsOf(answer)).toEqual(range(10, 20));
@@ -124,25 +172,39 @@ describe("Fetch read-ahead", { timeout: 30_000 }, () => {
   });
 
   it("what was read ahead with one token is not served after the connection authenticated with another", async () => {
-    const first = upstream(30, 10);
-    const second = upstream(30, 10);
-    const client = connection(first.transport);
+    const first = await upstream(30, 10);
+    const second = await upstream(30, 10);
+    const client = connection(first.session);
     await client.fetch(0);
-    await expect.poll(() => first.reads.length, patient).toBe(2);
-    (client.context as { transport: Transport }).transport = second.transport;
+    await expect.poll(() => first.reads.length, patient).toBe(3);
+    (client.context as { session: Session }).session = second.session;
     expect(recordsOf(await client.fetch(10))).toEqual(range(10, 20));
-    expect(first.reads[1]!.signal.aborted).toBe(true);
+    expect([first.reads[1]!.signal.aborted, first.reads[2]!.signal.aborted]).toEqual([true, true]);
     expect(second.reads[0]!.offset).toBe(10);
     client.close();
   });
 
   it("closing the connection aborts what was read ahead", async () => {
-    const { reads, transport } = upstream(100, 10);
-    const client = connection(transport);
+    const { reads, session } = await upstream(100, 10);
+    const client = connection(session);
     await client.fetch(0);
-    await expect.poll(() => reads.length, patient).toBe(2);
+    await expect.poll(() => reads.length, patient).toBe(3);
     client.close();
-    expect(reads[1]!.signal.aborted).toBe(true);
+    expect([reads[1]!.signal.aborted, reads[2]!.signal.aborted]).toEqual([true, true]);
+  });
+
+  it("reads at most gatewayReadAheadDepth ahead of a partition, and reads on as the client takes them", async () => {
+    const { reads, session } = await upstream(100, 10);
+    const client = connection(session);
+    await client.fetch(0);
+    await expect.poll(() => reads.map((read) => read.offset), patient).toEqual([0, ...range(1, 1 + gatewayReadAheadDepth).map((i) => i * 10)]);
+    await new Promise((resolve) => setTimeout(resolve, patientStill));
+    expect(reads).toHaveLength(1 + gatewayReadAheadDepth);
+    expect(recordsOf(await client.fetch(10))).toEqual(range(10, 20));
+    await expect.poll(() => reads.length, patient).toBe(2 + gatewayReadAheadDepth);
+    expect(reads.at(-1)!.offset).toBe(10 * (1 + gatewayReadAheadDepth));
+    expect(reads.every((read) => !read.signal.aborted)).toBe(true);
+    client.close();
   });
 });
 
@@ -161,11 +223,28 @@ describe("FetchReadAhead bounds", () => {
     readAhead.close();
   });
 
+  it("counts every chained read toward gatewayReadAheadBytesMax, and chains no further than it allows", async () => {
+    const half = gatewayReadAheadBytesMax / 2;
+    const offsets: number[] = [];
+    const readAhead = new FetchReadAhead<number>();
+    readAhead.start("a", 0, half, (offset) => (offsets.push(offset), Promise.resolve(offset + 10)), (next) => next);
+    await expect.poll(() => offsets, patient).toEqual([0, 10]);
+    expect(readAhead.size).toBe(2);
+    expect(readAhead.start("b", 0, 1, () => Promise.resolve(0))).toBe(false);
+    readAhead.close();
+    const large = new FetchReadAhead<number>();
+    const larger: number[] = [];
+    large.start("a", 0, half + 1, (offset) => (larger.push(offset), Promise.resolve(offset + 10)), (next) => next);
+    await new Promise((resolve) => setTimeout(resolve, patientStill));
+    expect(larger).toEqual([0]);
+    large.close();
+  });
+
   it("drops a read-ahead gatewayReadAheadMaxAgeMs after it started (aborting it); the next Fetch reads afresh", () => {
     vi.useFakeTimers();
     const readAhead = new FetchReadAhead<string>();
     let signal: AbortSignal | undefined;
-    readAhead.start("a", 10, 100, (given) => ((signal = given), Promise.resolve("read")));
+    readAhead.start("a", 10, 100, (_, given) => ((signal = given), Promise.resolve("read")));
     vi.advanceTimersByTime(gatewayReadAheadMaxAgeMs - 1);
     expect(readAhead.size).toBe(1);
     vi.advanceTimersByTime(1);
@@ -177,8 +256,8 @@ describe("FetchReadAhead bounds", () => {
   it("drops the read-aheads of partitions a Fetch does not name, and starts none once closed", () => {
     const readAhead = new FetchReadAhead<string>();
     const signals: AbortSignal[] = [];
-    readAhead.start("a", 0, 1, (signal) => (signals.push(signal), never()));
-    readAhead.start("b", 0, 1, (signal) => (signals.push(signal), never()));
+    readAhead.start("a", 0, 1, (_, signal) => (signals.push(signal), never()));
+    readAhead.start("b", 0, 1, (_, signal) => (signals.push(signal), never()));
     readAhead.dropOthers(new Set(["b"]));
     expect(signals.map((signal) => signal.aborted)).toEqual([true, false]);
     expect(readAhead.size).toBe(1);
