@@ -52,7 +52,7 @@ const gatewayPid = gateway.child.pid!;
 try {
   const client = new Tributary({ url: server.url });
   await client.admin().topics.create({ name: "gw-profile", partitions: 1 });
-  const producer = client.producer({ lingerMs: 0, idempotent: false });
+  const producer = client.producer({ lingerMs: 0, idempotent: false, requestsPerSecond: Infinity });
   for (let sent = 0; sent < records; sent += 1_000) await producer.send({ topic: "gw-profile", messages: Array.from({ length: 1_000 }, () => ({ value })) });
   await producer.close();
   const kafka = new Kafka({ brokers: [gateway.address], clientId: "profile", logLevel: logLevel.NOTHING });

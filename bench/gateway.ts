@@ -184,7 +184,8 @@ export async function gatewayBench(options: GatewayBenchOptions): Promise<void> 
     const producer: KafkaProducer = kafka.producer({ allowAutoTopicCreation: false });
     await producer.connect();
     // Both sides plain (not idempotent), acks=all: the same work per batch.
-    const clientProducer = client.producer({ lingerMs: 0, idempotent: false });
+    // Unpaced (requestsPerSecond Infinity), as kafkajs: each awaited send is its own request on both sides.
+    const clientProducer = client.producer({ lingerMs: 0, idempotent: false, requestsPerSecond: Infinity });
 
     progress(`produce: ${options.seconds} s each, in turns`);
     const [kafkaProduce, directProduce] = await alternating(
