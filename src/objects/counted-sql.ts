@@ -1,6 +1,16 @@
 import { countBilled } from "./billing-meter.ts";
 
 /**
+ * Whether an object counts its SQLite rows: only under TRIBUTARY_FAULTS=1, where the debug
+ * statistics show them (and, with TRIBUTARY_DEBUG_STATS=1 too, the billing meter's bill reads
+ * them; the workers layer's rows-written budgets read both with TRIBUTARY_FAULTS=1 alone).
+ * Never in production: counting is a wrapper around every statement an object runs.
+ */
+export function rowCountingEnabled(env: { TRIBUTARY_FAULTS?: string }): boolean {
+  return env.TRIBUTARY_FAULTS === "1";
+}
+
+/**
  * An object's SQLite with a count of the rows its statements write — what Cloudflare bills
  * ("rows written", read from each cursor's `rowsWritten` as the statement runs). The count
  * costs one property read per statement; objects report it in their debug statistics
@@ -8,16 +18,19 @@ import { countBilled } from "./billing-meter.ts";
  * read also go to the isolate's billing meter (`billing-meter.ts`, the benchmark's bill): a
  * cursor's rows read are known once it has been iterated, so each is added when this object
  * runs its next statement (its last one's reads are left out until then).
+ *
+ * Counted only where someone reads the counts (`rowCountingEnabled`): in production `storage`
+ * is the object's own SqlStorage, untouched, and `rowsWritten` stays 0.
  */
 export class CountedSql {
-  /** The SqlStorage to hand to stores: `exec` counts, the rest is the object's own. */
+  /** The SqlStorage to hand to stores: `exec` counts when counting is on; the rest is the object's own. */
   readonly storage: SqlStorage;
   #rowsWritten = 0;
   /** The last statement's cursor, whose rows read are added to the meter at the next one. */
   #unread: SqlStorageCursor<Record<string, SqlStorageValue>> | undefined;
 
-  constructor(sql: SqlStorage) {
-    this.storage = this.#counting(sql);
+  constructor(sql: SqlStorage, counting: boolean) {
+    this.storage = counting ? this.#counting(sql) : sql;
   }
 
   get rowsWritten(): number {

@@ -8,7 +8,7 @@ import { PartitionLog, type ReadLimits, type ReadResult } from "../log/partition
 import { Waiters } from "../log/waiters.ts";
 import type { ReplicateReply, ReplicateRequest, TruncateReply, TruncateRequest } from "../replication/messages.ts";
 import { ReplicaNode, type ReplicaRole } from "../replication/replica-node.ts";
-import { CountedSql } from "./counted-sql.ts";
+import { CountedSql, rowCountingEnabled } from "./counted-sql.ts";
 import { defaultPartitionConfig, samePartitionConfig } from "./partition-config.ts";
 import { appendBytes, writeAppends } from "./leader-appends.ts";
 import type { AppendAnswer, AppendRequest, FetchRequest, OffsetQuery, PartitionAddress, PartitionMetrics, ReplicaState, RoutedCall } from "./replica-api.ts";
@@ -64,7 +64,7 @@ export class PartitionReplica extends DurableObject<Env> {
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    this.#sql = new CountedSql(ctx.storage.sql);
+    this.#sql = new CountedSql(ctx.storage.sql, rowCountingEnabled(env));
     this.#replication = new ReplicationDriver({
       env,
       node: () => this.#node,

@@ -5,7 +5,7 @@ import { sharePartitionConfigOf } from "../share/share-configs.ts";
 import { SharePartition } from "../share/share-partition.ts";
 import type { PersistedSharePartition } from "../share/share-partition-persisted.ts";
 import { newestSnapshot, type PullAnswer, type PushAnswer, type StateReplica } from "../share/share-state-replication.ts";
-import { CountedSql } from "./counted-sql.ts";
+import { CountedSql, rowCountingEnabled } from "./counted-sql.ts";
 import { ReplicaFaults, checkFaultsEnabled, type Fault } from "./replica-faults.ts";
 import { applyMigrations } from "./schema.ts";
 import type { DeadLetterWork, LeaseAcknowledgement, SharePartitionDescription, SharePartitionKey, SharePartitionRef } from "./share-partition-api.ts";
@@ -44,7 +44,7 @@ export class SharePartitionState extends DurableObject<Env> {
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    this.#sql = new CountedSql(ctx.storage.sql);
+    this.#sql = new CountedSql(ctx.storage.sql, rowCountingEnabled(env));
     this.#rows = new ShareStateRows(this.#sql);
     this.#leadership = new ShareStateLeadership(env, this.#rows, () => this.#replica);
     void ctx.blockConcurrencyWhile(async () => {
