@@ -171,8 +171,10 @@ async function consumeGroup(context: CommandContext, topic: string, groupId: str
   const waitMs = integerValue(context.values, "wait-ms", 0, fetchWaitMsMax) ?? (follow ? 10_000 : 1_000);
   const consumer = context.client.consumer({
     groupId,
-    // Without --follow the run ends at the first poll that waited and found nothing: a poll's answer, not a stream's silence.
-    transport: follow ? "auto" : "poll",
+    // Polls, as before the client's WebSocket transport: without --follow the run ends at the first poll that waited
+    // and found nothing (a poll's answer, not a stream's silence); with it, a member whose session ran out during an
+    // outage reads nothing before it rejoins (test/e2e/follow-restart.test.ts).
+    transport: "poll",
     maxWaitTimeInMs: waitMs,
     maxBytes: 8 * 1024 * 1024,
     maxRecords: 10_000,

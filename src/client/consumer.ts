@@ -21,9 +21,9 @@
  * committed offsets (group-member.ts). Only `disconnect()` or an error that is not retriable
  * stops it.
  *
- * With `transport: "websocket"` the records come from the partitions' WebSocket streams
- * instead of polls (stream-polls.ts): the same loop, the same answers, only membership and
- * commits go to the coordinator.
+ * With `transport: "websocket"` — the default (`"auto"`) where the client has a WebSocket — the
+ * records come from the partitions' WebSocket streams instead of polls (stream-polls.ts): the
+ * same loop, the same answers, only membership and commits go to the coordinator.
  */
 import { EventHub, type ConsumerEvents } from "./consumer-events.ts";
 import type { Batch, ConsumerOptions, RunConfig, SubscribeRequest } from "./consumer-types.ts";

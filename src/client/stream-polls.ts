@@ -26,7 +26,7 @@ import { isTributaryError } from "./errors.ts";
 import type { GroupMember, PollRequest } from "./group-member.ts";
 import type { ClientLog } from "./logger.ts";
 import type { ConsumedMessage } from "./records.ts";
-import { withRetries, type RetryPolicy } from "./retry.ts";
+import { sleep, withRetries, type RetryPolicy } from "./retry.ts";
 import { path, type Transport } from "./transport.ts";
 import type { Assignment, Position } from "./types.ts";
 
@@ -57,6 +57,8 @@ export interface StreamPollsOptions {
   autoCommitIntervalMs: number;
 }
 
+/** Out of touch with the coordinator: how often a heartbeat is tried before records are handed out again. */
+const outOfTouchRetryMs = 1_000;
 /** As the server's poll: records and bytes waiting per partition, unless the consumer asks for fewer. */
 const bufferedRecordsDefault = 500;
 const bufferedBytesDefault = 1024 * 1024;
@@ -140,6 +142,13 @@ export class StreamPolls implements RecordSource {
 
   async poll(request: PollRequest, signal: AbortSignal): Promise<SourceAnswer | undefined> {
     await this.#commitAndHeartbeat(request, signal);
+    if (this.#outOfTouch()) {
+      // The coordinator has not answered for two intervals (an outage): the session may have run
+      // out and the partitions moved. Nothing is handed out until a heartbeat gets through (and
+      // rejoins, if so); it is tried again about once a second.
+      await sleep(Math.min(outOfTouchRetryMs, this.#options.member.heartbeatIntervalMs), signal);
+      return this.#take(0);
+    }
     let positions = request.positions;
     if (this.#lost) {
       this.#lost = false;
@@ -164,6 +173,12 @@ export class StreamPolls implements RecordSource {
     this.#feeds.clear();
   }
 
+  /** No answer from the coordinator for two heartbeat intervals. */
+  #outOfTouch(): boolean {
+    const { member } = this.#options;
+    return Date.now() >= member.heartbeatDueMs + member.heartbeatIntervalMs;
+  }
+
   #heartbeatDueMs(): number {
     const { member } = this.#options;
     return Math.max(member.heartbeatDueMs, this.#lastHeartbeatTryMs + member.heartbeatIntervalMs);
@@ -173,7 +188,7 @@ export class StreamPolls implements RecordSource {
   async #commitAndHeartbeat(request: PollRequest, signal: AbortSignal): Promise<void> {
     const { member, autoCommitIntervalMs } = this.#options;
     const now = Date.now();
-    let heartbeatDue = now >= this.#heartbeatDueMs();
+    let heartbeatDue = now >= this.#heartbeatDueMs() || this.#outOfTouch();
     if (request.autoCommit && (heartbeatDue || now - this.#lastCommitMs >= autoCommitIntervalMs)) {
       // Refused as fenced or expired: the heartbeat rejoins now, from the committed offsets.
       if (!(await this.#commit(request.positions, signal))) heartbeatDue = true;

@@ -231,6 +231,44 @@ describe("consumer({ transport: 'websocket' })", () => {
     expect(committed(server, 0)).toBe(4);
   });
 
+  it("out of touch with the coordinator (an outage), hands out nothing until a heartbeat gets through: a session that ran out meanwhile repeats nothing", async () => {
+    const server = new FakeServer();
+    server.heartbeatIntervalMs = 40;
+    server.createTopic("orders", 1);
+    let groupCallsRefused = false;
+    const refusing = async (input: RequestInfo | URL, init?: RequestInit) => {
+      const request = new Request(input, init);
+      if (groupCallsRefused && new URL(request.url).pathname.startsWith("/v1/groups/")) {
+        throw new TypeError("fetch failed", { cause: Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" }) });
+      }
+      return server.fetch(request);
+    };
+    const client = new Tributary({
+      url: "http://tributary.test",
+      fetch: refusing,
+      webSocket: server.streams.WebSocket,
+      retry: { initialBackoffMs: 1, maxBackoffMs: 5 },
+      logLevel: "nothing",
+    });
+    await client.topic("orders").produce([{ value: "a", partition: 0 }, { value: "b", partition: 0 }]);
+    const consumer = client.consumer({ groupId: "g", transport: "websocket", autoCommitIntervalMs: 60_000 });
+    await consumer.subscribe({ topics: ["orders"], fromBeginning: true });
+    const seen: string[] = [];
+    await consumer.run({ eachMessage: async ({ message }) => void seen.push(text(message.value)!) });
+    await until(() => committed(server, 0) === 2, "a and b committed");
+    groupCallsRefused = true; // the coordinator unreachable: heartbeats and commits fail
+    await tick(150);
+    server.forgetMembers(); // the session ran out during the outage
+    await client.topic("orders").produce([{ value: "x", partition: 0 }]); // the partition's stream still delivers
+    await tick(150);
+    expect(seen).toEqual(["a", "b"]); // x waits: the member does not know whether it still owns the partition
+    groupCallsRefused = false;
+    await until(() => seen.length === 3, "x after the rejoin");
+    await until(() => committed(server, 0) === 3, "x committed");
+    await consumer.disconnect();
+    expect(seen).toEqual(["a", "b", "x"]);
+  });
+
   it("a commit refused as fenced rejoins at once (epoch 0), without waiting for the heartbeat interval", async () => {
     const { server, client, consumer: make } = await seeded(1, 2);
     server.heartbeatIntervalMs = 60_000;
