@@ -1,14 +1,13 @@
 import { countBilled } from "./billing-meter.ts";
+import { debugStatsEnabled } from "./replica-debug-stats.ts";
 
 /**
- * Whether an object counts its SQLite rows: only under TRIBUTARY_FAULTS=1, where the debug
- * statistics show them (and, with TRIBUTARY_DEBUG_STATS=1 too, the billing meter's bill reads
- * them; the workers layer's rows-written budgets read both with TRIBUTARY_FAULTS=1 alone).
- * Never in production: counting is a wrapper around every statement an object runs.
+ * Whether an object counts its SQLite rows: exactly when debug statistics are on
+ * (TRIBUTARY_FAULTS=1), which show them (and, with TRIBUTARY_DEBUG_STATS=1 too, the billing
+ * meter's bill reads them; the workers layer's rows-written budgets read both). Never in
+ * production: counting is a wrapper around every statement an object runs.
  */
-export function rowCountingEnabled(env: { TRIBUTARY_FAULTS?: string }): boolean {
-  return env.TRIBUTARY_FAULTS === "1";
-}
+export const rowCountingEnabled = debugStatsEnabled;
 
 /**
  * An object's SQLite with a count of the rows its statements write — what Cloudflare bills
