@@ -288,8 +288,9 @@ export class StreamPolls implements RecordSource {
       this.#wake?.();
       this.#wake = undefined;
     };
+    const assigned = assignedKeys(member.assignment); // a heartbeat may have taken some while offsets were asked for
     for (const { topic, partition, key } of missing) {
-      if (!assignedKeys(member.assignment).has(key)) continue; // a heartbeat took it while offsets were asked for
+      if (!assigned.has(key)) continue;
       const from = this.#next.get(key)!.offset;
       this.#feeds.set(key, new Feed((signal) => this.#options.stream(topic, partition, from, signal), bounds, wake));
     }

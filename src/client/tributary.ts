@@ -121,8 +121,10 @@ export class Tributary {
     if (transport !== "auto" && transport !== "poll" && transport !== "websocket") throw new TypeError(`consumer: transport is auto, poll or websocket, got ${String(transport)}`);
     const autoCommitIntervalMs = options.autoCommitIntervalMs ?? 5_000;
     if (!Number.isSafeInteger(autoCommitIntervalMs) || autoCommitIntervalMs < 0) throw new RangeError("consumer: autoCommitIntervalMs must be an integer >= 0");
-    if (transport === "poll" || (transport === "auto" && streamWebSocket(this.#context()) === undefined)) return undefined;
-    if (streamWebSocket(this.#context()) === undefined) {
+    if (transport === "poll") return undefined;
+    const hasWebSocket = streamWebSocket(this.#context()) !== undefined;
+    if (transport === "auto" && !hasWebSocket) return undefined;
+    if (!hasWebSocket) {
       throw new TypeError(
         this.#transport.viaBinding
           ? "consumer: a service binding has no WebSocket; use transport poll"
