@@ -15,13 +15,20 @@ import type { FetchFunction } from "../client/transport.ts";
 import { gatewayUpstreamIdleMs } from "../limits.ts";
 
 /** Answers that must not have a body (the Response constructor refuses one). */
-export const nullBodyStatus = new Set([101, 103, 204, 205, 304]);
+const nullBodyStatus = new Set([101, 103, 204, 205, 304]);
 
 /** Shared by every session and by Fetch's reads (upstream-read.ts): they all talk to the one server the gateway fronts. */
 export const upstreamAgents = {
   "http:": new http.Agent({ keepAlive: true, timeout: gatewayUpstreamIdleMs }),
   "https:": new https.Agent({ keepAlive: true, timeout: gatewayUpstreamIdleMs }),
 };
+
+/** A node:http answer, read whole, as a fetch Response (no body where the status allows none). */
+export function responseOf(status: number, headers: http.IncomingHttpHeaders, chunks: readonly Buffer[], statusText?: string): Response {
+  const answerHeaders = new Headers();
+  for (const [name, value] of Object.entries(headers)) if (value !== undefined) answerHeaders.set(name, Array.isArray(value) ? value.join(", ") : value);
+  return new Response(nullBodyStatus.has(status) ? null : Buffer.concat(chunks), { status, statusText, headers: answerHeaders });
+}
 
 /** `fallback` for every request but a POST of a record batch, which goes over node:http. */
 export function recordBatchPostOverHttp(fallback: FetchFunction): FetchFunction {
@@ -43,14 +50,7 @@ export function recordBatchPostOverHttp(fallback: FetchFunction): FetchFunction 
           const chunks: Buffer[] = [];
           answer.on("data", (chunk: Buffer) => chunks.push(chunk));
           answer.on("error", reject);
-          answer.on("end", () => {
-            const status = answer.statusCode ?? 502;
-            const answerHeaders = new Headers();
-            for (const [name, value] of Object.entries(answer.headers)) {
-              if (value !== undefined) answerHeaders.set(name, Array.isArray(value) ? value.join(", ") : value);
-            }
-            resolve(new Response(nullBodyStatus.has(status) ? null : Buffer.concat(chunks), { status, statusText: answer.statusMessage, headers: answerHeaders }));
-          });
+          answer.on("end", () => resolve(responseOf(answer.statusCode ?? 502, answer.headers, chunks, answer.statusMessage)));
         },
       );
       outgoing.on("error", reject);

@@ -21,7 +21,7 @@ import type { Secret } from "../client/secret.ts";
 import { labelled } from "../client/transport.ts";
 import { TributaryError } from "../errors.ts";
 import { recordBatchContentType } from "../protocol/content-types.ts";
-import { nullBodyStatus, upstreamAgents } from "./upstream-post.ts";
+import { responseOf, upstreamAgents } from "./upstream-post.ts";
 
 export interface RecordsRequest {
   /** Path under the base URL, its segments already encoded (the client's `path`). */
@@ -115,10 +115,7 @@ export function recordBatchReadsOverHttp(options: UpstreamOptions): RecordsRead 
       throw labelled(timeout.aborted ? noAnswerError(what, error) : networkError(what, options.server, error), what);
     }
     if (raw.status < 200 || raw.status > 299) {
-      const answerHeaders = new Headers();
-      for (const [name, value] of Object.entries(raw.headers)) if (value !== undefined) answerHeaders.set(name, Array.isArray(value) ? value.join(", ") : value);
-      const body = nullBodyStatus.has(raw.status) ? null : Buffer.concat(raw.chunks, raw.bytes);
-      throw labelled(await errorFromResponse(new Response(body, { status: raw.status, headers: answerHeaders })), what);
+      throw labelled(await errorFromResponse(responseOf(raw.status, raw.headers, raw.chunks)), what);
     }
     let body: Raw;
     try {
