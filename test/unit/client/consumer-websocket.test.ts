@@ -22,14 +22,15 @@ async function until(condition: () => boolean, what: string, timeoutMs = 5_000):
 
 const tick = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-function streamClient() {
+/** A client of a fake server with its WebSocket double (none with `withSocket: false`); `wrapFetch` stands between them. */
+function streamClient(setup: { withSocket?: boolean; wrapFetch?: (fetch: FakeServer["fetch"]) => FakeServer["fetch"] } = {}) {
   const server = new FakeServer();
   server.heartbeatIntervalMs = 40;
   const client = new Tributary({
     url: "http://tributary.test",
-    fetch: server.fetch,
-    webSocket: server.streams.WebSocket,
-    retry: { initialBackoffMs: 1, maxBackoffMs: 5 },
+    fetch: setup.wrapFetch ? setup.wrapFetch(server.fetch) : server.fetch,
+    ...(setup.withSocket === false ? {} : { webSocket: server.streams.WebSocket }),
+    retry: { initialBackoffMs: 1, maxBackoffMs: 5 }, // the client's own backoff, short: a test waits for no real outage
     logLevel: "nothing",
   });
   const consumer = (options: Partial<ConsumerOptions> = {}) => client.consumer({ groupId: "g", transport: "websocket", ...options });
@@ -232,24 +233,16 @@ describe("consumer({ transport: 'websocket' })", () => {
   });
 
   it("out of touch with the coordinator (an outage), hands out nothing until a heartbeat gets through: a session that ran out meanwhile repeats nothing", async () => {
-    const server = new FakeServer();
-    server.heartbeatIntervalMs = 40;
-    server.createTopic("orders", 1);
     let groupCallsRefused = false;
-    const refusing = async (input: RequestInfo | URL, init?: RequestInit) => {
-      const request = new Request(input, init);
-      if (groupCallsRefused && new URL(request.url).pathname.startsWith("/v1/groups/")) {
-        throw new TypeError("fetch failed", { cause: Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" }) });
-      }
-      return server.fetch(request);
-    };
-    const client = new Tributary({
-      url: "http://tributary.test",
-      fetch: refusing,
-      webSocket: server.streams.WebSocket,
-      retry: { initialBackoffMs: 1, maxBackoffMs: 5 },
-      logLevel: "nothing",
+    const { server, client } = streamClient({
+      wrapFetch: (fetch) => async (request) => {
+        if (groupCallsRefused && new URL(request.url).pathname.startsWith("/v1/groups/")) {
+          throw new TypeError("fetch failed", { cause: Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" }) });
+        }
+        return fetch(request);
+      },
     });
+    server.createTopic("orders", 1);
     await client.topic("orders").produce([{ value: "a", partition: 0 }, { value: "b", partition: 0 }]);
     const consumer = client.consumer({ groupId: "g", transport: "websocket", autoCommitIntervalMs: 60_000 });
     await consumer.subscribe({ topics: ["orders"], fromBeginning: true });
@@ -339,16 +332,8 @@ describe("consumer({ transport: 'websocket' })", () => {
 
   it("is the default (transport auto) where the client has a WebSocket; without one the default polls", async () => {
     for (const withSocket of [true, false]) {
-      const server = new FakeServer();
-      server.heartbeatIntervalMs = 40;
+      const { server, client } = streamClient({ withSocket });
       server.createTopic("orders", 2);
-      const client = new Tributary({
-        url: "http://tributary.test",
-        fetch: server.fetch,
-        ...(withSocket ? { webSocket: server.streams.WebSocket } : {}),
-        retry: { initialBackoffMs: 1, maxBackoffMs: 5 },
-        logLevel: "nothing",
-      });
       await client.topic("orders").produce([{ value: "a", partition: 0 }, { value: "b", partition: 1 }]);
       const consumer = client.consumer({ groupId: `g-${withSocket}` });
       await consumer.subscribe({ topics: ["orders"], fromBeginning: true });
