@@ -735,6 +735,20 @@ export const streamForkBytesMax = 16 * MiB;
  */
 export const streamWindowBytesMax = 4 * MiB;
 
+/**
+ * A client's WebSocket stream (the group consumer's default) that opens this many records or
+ * more behind the high watermark first catches up over binary fetches, then opens its socket
+ * near the head (src/client/stream-catch-up.ts). Fetches of sealed offsets are served by the
+ * router from R2 (ARCHITECTURE decision 11) without a partition object request, and go one
+ * ahead of the consumer, where a socket's history comes through the partition object in
+ * window-bounded frames (and, on Node, deflated by the runtime: 3–5 × slower measured on
+ * this machine). One fetch's worth: less than this behind, the socket alone is as cheap.
+ */
+export const streamCatchUpRecordsMin = 10_000;
+
+/** A catch-up fetch's bytes at most: the stream's largest window, so catching up holds no more than a socket may. */
+export const streamCatchUpFetchBytes = streamWindowBytesMax;
+
 // ---- Share-partition state replication (issue 15) -------------------------------------------
 
 /**

@@ -28,6 +28,7 @@ import type { ClientLog } from "./logger.ts";
 import type { ConsumedMessage } from "./records.ts";
 import { sleep, withRetries, type RetryPolicy } from "./retry.ts";
 import { path, type Transport } from "./transport.ts";
+import { after, nextTurn } from "./turns.ts";
 import type { Assignment, Position } from "./types.ts";
 
 /** What the consumer processes next: a poll's answer, its records decoded. */
@@ -135,6 +136,7 @@ export class StreamPolls implements RecordSource {
   #lastHeartbeatTryMs = 0;
   #lost = false;
   #wake: (() => void) | undefined;
+  #wakeScheduled = false;
 
   constructor(options: StreamPollsOptions) {
     this.#options = options;
@@ -284,9 +286,16 @@ export class StreamPolls implements RecordSource {
       }
     }
     const bounds = { records: request.maxRecords ?? bufferedRecordsDefault, bytes: request.maxBytes ?? bufferedBytesDefault };
+    // A stream hands its frame's records over one at a time: the poll waiting for them is woken
+    // on the next turn of the event loop, with the whole frame in (up to the bounds), not per record.
     const wake = () => {
-      this.#wake?.();
-      this.#wake = undefined;
+      if (this.#wakeScheduled) return;
+      this.#wakeScheduled = true;
+      after(0, () => {
+        this.#wakeScheduled = false;
+        this.#wake?.();
+        this.#wake = undefined;
+      });
     };
     const assigned = assignedKeys(member.assignment); // a heartbeat may have taken some while offsets were asked for
     for (const { topic, partition, key } of missing) {
@@ -310,7 +319,7 @@ export class StreamPolls implements RecordSource {
   /** Until a stream has records (or failed), `untilMs` (the poll's wait, a commit due), a heartbeat is due, or the consumer stops. */
   async #wait(untilMs: number, signal: AbortSignal): Promise<void> {
     const ready = () => [...this.#feeds.values()].some((feed) => feed.buffer.length > 0 || feed.error !== undefined || feed.ended);
-    if (ready()) return;
+    if (ready()) return nextTurn(); // the frames arriving meanwhile join this poll's records
     untilMs = Math.min(untilMs, this.#heartbeatDueMs());
     let timer: ReturnType<typeof setTimeout> | undefined;
     let onAbort: (() => void) | undefined;

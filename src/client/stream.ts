@@ -19,9 +19,11 @@ import { partitionRetryRule, type WriteContext } from "./partition-write.ts";
 import type { ConsumedMessage } from "./records.ts";
 import { waitBeforeRetry } from "./retry.ts";
 import type { Secret } from "./secret.ts";
+import { catchUpConnection, needsCatchUp } from "./stream-catch-up.ts";
 import { openSse, recordsOfFrame, type StreamConnection, type StreamEncoding, type StreamFrame } from "./stream-sse.ts";
 import { globalWebSocket, openWebSocket, type WebSocketConstructor } from "./stream-websocket.ts";
 import { labelled, path, type ApiRequest } from "./transport.ts";
+import type { FetchResult } from "./types.ts";
 
 export type { StreamEncoding } from "./stream-sse.ts";
 export type { WebSocketConstructor, WebSocketLike } from "./stream-websocket.ts";
@@ -56,6 +58,8 @@ export interface StreamContext extends WriteContext {
 export interface StreamTopicCalls {
   latestOffset(partition: number, signal?: AbortSignal): Promise<number>;
   readToken(): Promise<{ token: Secret; expiresAt: number }>;
+  /** A binary fetch with the catch-up bounds (stream-catch-up.ts). */
+  catchUpFetch(partition: number, offset: number, signal: AbortSignal): Promise<FetchResult>;
 }
 
 /** A clean end this soon after opening, with nothing delivered, counts as a failure: no reconnect loop at full speed. */
@@ -215,7 +219,15 @@ async function* partitionRecords(
       throw error;
     }
   };
-  yield* resuming(stream.webSocket === undefined ? sse : socket, (frame) => {
+  // A socket opening far behind first catches up over fetches (stream-catch-up.ts): asked once, at the first opening.
+  let catchUp = stream.webSocket !== undefined && typeof stream.from === "number";
+  const catchUpOrSocket = async (): Promise<StreamConnection> => {
+    if (!catchUp || typeof position !== "number") return socket();
+    catchUp = false;
+    if (!needsCatchUp(position, await calls.latestOffset(partition, signal))) return socket();
+    return catchUpConnection((offset, fetchSignal) => calls.catchUpFetch(partition, offset, fetchSignal), { topic, partition, from: position, signal });
+  };
+  yield* resuming(stream.webSocket === undefined ? sse : catchUpOrSocket, (frame) => {
     position = frame.positions.get(partition)!;
     lastEventId = frame.resumeId;
   }, { shouldRetry, context, signal, what });

@@ -4,6 +4,7 @@
  * one partition's stored batches, decoded on the client.
  */
 import { TributaryError } from "../errors.ts";
+import { fetchMaxRecordsMax, streamCatchUpFetchBytes } from "../limits.ts";
 import { fetchHeaders, recordBatchContentType } from "../protocol/content-types.ts";
 import { partitionForKey } from "../protocol/partitioner.ts";
 import type { RecordInput } from "../protocol/record-batch.ts";
@@ -253,6 +254,7 @@ export class PartitionHandle {
       {
         latestOffset: async (partition) => (await topic.offset(partition, "latest")).offset,
         readToken: () => topic.readToken(),
+        catchUpFetch: (partition, offset, signal) => topic.fetch(partition, offset, { maxRecords: fetchMaxRecordsMax, maxBytes: streamCatchUpFetchBytes, signal }),
       },
       topic.name,
       this.partition,

@@ -75,6 +75,17 @@ describe("consumer({ transport: 'websocket' })", () => {
     expect(server.groups.get("g")!.core.isEmpty()).toBe(true);
   });
 
+  it("hands a frame's records over in one batch, not one record per poll", async () => {
+    const { consumer: make } = await seeded(1, 300); // one produce: one batch, one frame
+    const consumer = make();
+    await consumer.subscribe({ topics: ["orders"], fromBeginning: true });
+    const sizes: number[] = [];
+    await consumer.run({ eachBatch: async ({ batch }) => void sizes.push(batch.messages.length) });
+    await until(() => sizes.reduce((sum, size) => sum + size, 0) === 300, "300 records");
+    await consumer.disconnect();
+    expect(sizes).toEqual([300]);
+  });
+
   it("starts each partition at the group's committed offset, else at the end without fromBeginning", async () => {
     const { server, client, consumer: make } = await seeded(2, 5);
     const core = new ConsumerGroup({ generateMemberId: () => crypto.randomUUID() });

@@ -7,7 +7,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { Tributary, TributaryError, type LogFields, type TributaryConfig } from "../../../src/client/index.ts";
 import { recordBatchSubprotocol } from "../../../src/client/stream-websocket.ts";
-import { streamWindowBytes, streamWindowBytesMax } from "../../../src/limits.ts";
+import { streamCatchUpRecordsMin, streamWindowBytes, streamWindowBytesMax } from "../../../src/limits.ts";
 import type { FakeSocket } from "./support/fake-streams.ts";
 import { text } from "./support/client.ts";
 import { take } from "./support/streams.ts";
@@ -52,6 +52,28 @@ describe("partition streams over a WebSocket", () => {
     expect(socket.url.protocol).toBe("ws:");
     expect(socket.url.searchParams.get("offset")).toBe("1");
     expect(server.streams.sse.connections).toEqual([]);
+    expect(server.requestsTo(/\/records$/, "GET")).toEqual([]); // 4 records behind: no catch-up fetch
+  });
+
+  it("reads history over fetches, one ahead of the consumer, when it opens streamCatchUpRecordsMin or more behind; then opens its socket where they stopped", async () => {
+    const { server, client, produce } = socketClient();
+    const behind = 2 * streamCatchUpRecordsMin + 500;
+    for (let at = 0; at < behind; at += 500) {
+      await client.topic("t").produce(Array.from({ length: Math.min(500, behind - at) }, (_, i) => ({ value: `v${at + i}`, partition: 0 })));
+    }
+    const fetches = () => server.requestsTo(/\/partitions\/0\/records$/, "GET").length;
+    const records = await take(client.topic("t").partition(0).stream({ from: 0 }), behind + 1, async (_record, index) => {
+      if (index === 0) expect(fetches()).toBe(2); // the next fetch was asked before the first one's records were taken
+      if (index === behind - 1) await produce(["after"]);
+    });
+    expect(records.map((record) => record.offset)).toEqual(Array.from({ length: behind + 1 }, (_, i) => i));
+    expect(records.map((record) => text(record.value))).toEqual([...Array.from({ length: behind }, (_, i) => `v${i}`), "after"]);
+    expect(fetches()).toBeGreaterThanOrEqual(2);
+    const [socket, ...others] = server.streams.sockets;
+    expect(others).toEqual([]);
+    const socketFrom = Number(socket!.url.searchParams.get("offset"));
+    expect(socketFrom).toBeGreaterThan(streamCatchUpRecordsMin);
+    expect(behind - socketFrom).toBeLessThan(streamCatchUpRecordsMin);
   });
 
   it("grants the largest window at opening, then returns frames' bytes once those processed reach half of it, only after their records were taken", async () => {
@@ -135,7 +157,8 @@ describe("partition streams over a WebSocket", () => {
 
   it("learns why a refused handshake was refused from the same URL over HTTP", async () => {
     const { server, client } = socketClient();
-    await expect(take(client.topic("t").partition(5).stream({ from: 0 }), 1)).rejects.toMatchObject({ code: "UNKNOWN_TOPIC_OR_PARTITION" });
+    // From "earliest" no offset is asked first (a catch-up needs a number): the handshake is the first call.
+    await expect(take(client.topic("t").partition(5).stream({ from: "earliest" }), 1)).rejects.toMatchObject({ code: "UNKNOWN_TOPIC_OR_PARTITION" });
     expect(server.streams.sockets).toHaveLength(1);
   });
 
@@ -171,6 +194,7 @@ describe("partition streams over a WebSocket", () => {
     const { server, produce } = socketClient();
     await produce(["a"]);
     vi.stubGlobal("WebSocket", server.streams.WebSocket);
+    vi.stubGlobal("fetch", server.fetch); // the global fetch, which the stream's offset call goes through
     try {
       const plain = new Tributary({ url: "http://tributary.test", logLevel: "nothing" });
       const records = await take(plain.topic("t").partition(0).stream({ from: 0 }), 1);
