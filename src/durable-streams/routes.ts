@@ -1,7 +1,6 @@
 import { Hono, type Context } from "hono";
-import { cors } from "hono/cors";
 import { authentication } from "../router/auth.ts";
-import { corsOrigin } from "../router/cors-origins.ts";
+import { corsMiddleware } from "../router/cors.ts";
 import { quotaMiddleware } from "../router/quotas.ts";
 import type { RouterEnv } from "../router/context.ts";
 import { StreamError } from "./stream-errors.ts";
@@ -49,12 +48,11 @@ function streamRoute(handler: Handler) {
 export const durableStreamsRoutes = new Hono<RouterEnv>()
   .use(
     "*",
-    cors({
-      origin: (origin, c) => corsOrigin(origin, (c.env as Env).CORS_ORIGINS),
+    corsMiddleware({
       allowHeaders: ["Authorization", "Content-Type", "If-None-Match", ...protocolHeaders],
       exposeHeaders: ["ETag", "Location", "Retry-After", ...protocolHeaders],
       allowMethods: ["GET", "HEAD", "PUT", "POST", "DELETE", "OPTIONS"],
-      maxAge: 600,
+      maxAgeSeconds: 600,
     }),
   )
   .use("*", async (c, next) => {

@@ -25,8 +25,8 @@ export class Histogram {
     return this.#series.has(labelKey(labels));
   }
 
-  observe(labels: Labels, value: number): void {
-    const key = labelKey(labels);
+  /** `key`: labelKey(labels), when the caller has it already. */
+  observe(labels: Labels, value: number, key = labelKey(labels)): void {
     let series = this.#series.get(key);
     if (!series) {
       series = { labels, counts: this.#bounds.map(() => 0), sum: 0, count: 0 };

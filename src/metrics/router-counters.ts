@@ -27,15 +27,22 @@ export class RouterCounters {
   readonly #throttled = new Map<string, number>();
   readonly #errors = new Map<string, number>();
   readonly #durations = new Histogram(requestDurationBucketsSeconds);
+  /** The histogram's key of each method and route seen (a route is a pattern: few). */
+  readonly #durationKeys = new Map<string, string>();
 
   observe(request: RequestObservation): void {
-    const routeLabels = { method: request.method, route: request.route };
-    const labels = { ...routeLabels, status: String(request.status) };
-    const key = labelKey(labels);
+    // Keyed by a plain string on the hot path; labelKey only for a series seen the first time.
+    const routeKey = `${request.method} ${request.route}`;
+    const key = `${routeKey} ${request.status}`;
     const entry = this.#requests.get(key);
     if (entry) entry.value++;
-    else this.#requests.set(key, { labels, value: 1 });
-    this.#durations.observe(routeLabels, request.durationSeconds);
+    else this.#requests.set(key, { labels: { method: request.method, route: request.route, status: String(request.status) }, value: 1 });
+    let durationKey = this.#durationKeys.get(routeKey);
+    if (durationKey === undefined) {
+      durationKey = labelKey({ method: request.method, route: request.route });
+      this.#durationKeys.set(routeKey, durationKey);
+    }
+    this.#durations.observe({ method: request.method, route: request.route }, request.durationSeconds, durationKey);
     if (request.errorCode !== undefined) this.#errors.set(request.errorCode, (this.#errors.get(request.errorCode) ?? 0) + 1);
     if (request.throttledToken !== undefined) {
       // Bounded: past the bound, further tokens share one series rather than growing the map.

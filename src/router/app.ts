@@ -1,11 +1,10 @@
 import { Hono } from "hono";
-import { cors } from "hono/cors";
 import { asTributaryError, TributaryError } from "../errors.ts";
 import { fetchHeaders } from "../protocol/content-types.ts";
 import { allowedMethodsOf, methodNotAllowed } from "./allowed-methods.ts";
 import { authentication } from "./auth.ts";
 import { clientRegionHeader } from "./client-region.ts";
-import { corsOrigin } from "./cors-origins.ts";
+import { corsMiddleware } from "./cors.ts";
 import type { RouterEnv } from "./context.ts";
 import { errorResponse } from "./http-errors.ts";
 import { RouterCounters } from "../metrics/router-counters.ts";
@@ -37,12 +36,11 @@ export function createApp(): Hono<RouterEnv> {
   app.use("/v1/*", metricsMiddleware(counters));
   app.use(
     "/v1/*",
-    cors({
-      origin: (origin, c) => corsOrigin(origin, (c.env as Env).CORS_ORIGINS),
+    corsMiddleware({
       allowHeaders: ["Authorization", "Content-Type", "Accept", "Last-Event-ID", clientRegionHeader],
       exposeHeaders: ["Retry-After", ...Object.values(fetchHeaders)],
       allowMethods: ["GET", "POST", "PATCH", "DELETE", "OPTIONS"],
-      maxAge: 600,
+      maxAgeSeconds: 600,
     }),
   );
   app.use("/v1/*", authentication());

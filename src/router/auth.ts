@@ -99,7 +99,10 @@ async function resolvePrincipal(env: Env, token: string, adminToken: string): Pr
  */
 function requestToken(request: Request, header: string | undefined): string {
   const url = request.url;
-  const query = url.includes("?") ? new URLSearchParams(url.slice(url.indexOf("?") + 1)) : undefined;
+  const search = url.indexOf("?");
+  // Parsed only when the name can be there (written out, or percent-encoded): most requests carry no such thing.
+  const mayHold = search >= 0 && (url.includes(accessTokenParam, search) || url.includes("%", search));
+  const query = mayHold ? new URLSearchParams(url.slice(search + 1)) : undefined;
   if (!query?.has(accessTokenParam)) return bearerToken(header);
   if (!isStreamingRead(request)) {
     throw new TributaryError("INVALID_REQUEST", `unknown query parameter "${accessTokenParam}": only streaming reads (SSE, WebSocket) take a token in the query; send Authorization: Bearer`, { parameter: accessTokenParam });
