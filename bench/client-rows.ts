@@ -148,6 +148,29 @@ async function clientConsume(client: Tributary, topic: string, records: number):
   if (read !== records) throw new Error(`client consume of ${topic}: ${read} records, expected ${records}`);
 }
 
+/**
+ * The group consumer with its defaults (`consumer({ groupId })`: WebSocket streams where there is
+ * one, eachBatch), a group of its own from the beginning: from `run()` to its last record,
+ * joining the group included; its disconnect after, not timed.
+ */
+async function groupConsume(client: Tributary, topic: string, records: number, groupId: string): Promise<() => Promise<void>> {
+  const consumer = client.consumer({ groupId });
+  await consumer.subscribe({ topics: [topic], fromBeginning: true });
+  let read = 0;
+  await new Promise<void>((resolve, reject) => {
+    consumer
+      .run({
+        eachBatch: async ({ batch }) => {
+          read += batch.messages.length;
+          if (read >= records) resolve();
+        },
+      })
+      .catch(reject);
+  });
+  if (read !== records) throw new Error(`consumer() of ${topic}: ${read} records, expected ${records}`);
+  return () => consumer.disconnect();
+}
+
 /** Sends one record each way in turn (who goes first rotates), `latencySamples` times: each way's p50/p99. */
 async function latencies(ways: readonly (() => Promise<unknown>)[], latencySamples: number): Promise<Latency[]> {
   for (let i = 0; i < latencyWarmup; i++) for (const send of ways) await send();
@@ -191,6 +214,8 @@ export interface ClientFigures {
   /** `producer({ lingerMs: 0 })`, else lingerMs 5: what the linger costs a lone record (both unpaced). */
   eagerLatency: Latency[];
   profiles: { what: string; lines: string[] }[];
+  /** `consumer({ groupId })` with its defaults over each run's client topic, after the consume turns. */
+  groupConsume: Pass[];
   /** Redis Streams and NATS JetStream (`--peers`), measured in the same turns. */
   peers: { peer: Peer; figures: SideFigures }[];
 }
@@ -226,6 +251,7 @@ export async function measureClientRows(
   await clientProduce(client, await topic("client-warm-own"), messages);
   await rawConsume(endpoint, warm, records);
   await clientConsume(client, warm, records);
+  await (await groupConsume(client, warm, records, `client-warm-${suffix}`))();
   const live = peers.filter((peer) => peer.skipped === undefined);
   for (const peer of live) {
     await peer.produce(-1, records);
@@ -235,6 +261,7 @@ export async function measureClientRows(
   const raw: SideFigures = { produce: [], consume: [], latency: [] };
   const own: SideFigures = { produce: [], consume: [], latency: [] };
   const peerFigures = live.map((peer) => ({ peer, figures: { produce: [], consume: [], latency: [] } as SideFigures }));
+  const groupPasses: Pass[] = [];
   for (let run = 0; run < runs; run++) {
     const rawTopic = await topic(`client-raw-${run}`);
     const ownTopic = await topic(`client-own-${run}`);
@@ -255,6 +282,11 @@ export async function measureClientRows(
       side.figures.consume.push(result);
       progress(`run ${run + 1}/${runs} ${side.name} consume: ${describePass(result)}`);
     }
+    let disconnect: (() => Promise<void>) | undefined;
+    const grouped = await timed(records, processGroupId, async () => void (disconnect = await groupConsume(client, ownTopic, records, `client-group-${run}-${suffix}`)));
+    await disconnect?.();
+    groupPasses.push(grouped);
+    progress(`run ${run + 1}/${runs} consumer() consume: ${describePass(grouped)}`);
   }
   const profiles: { what: string; lines: string[] }[] = [];
   if (session) {
@@ -290,7 +322,7 @@ export async function measureClientRows(
     progress(`run ${run + 1}/${runs} latency: raw ${text(rawFigure!)}; topic.produce ${text(topicFigure!)}; producer() ${text(producerFigure!)}; lingerMs 0 ${text(eagerFigure!)}`);
   }
   await Promise.all([producer.close(), eager.close()]);
-  return { raw, own, producerLatency, eagerLatency, profiles, peers: peerFigures };
+  return { raw, own, producerLatency, eagerLatency, groupConsume: groupPasses, profiles, peers: peerFigures };
 }
 
 export async function clientBench(options: ClientBenchOptions): Promise<void> {
@@ -338,13 +370,13 @@ function describePass(pass: Pass): string {
 
 /** The peers' rows beside the client's own figures; a skipped peer says why. */
 function peerRows(runs: number, figures: ClientFigures, peers: readonly Peer[]): string[] {
-  const mine = { produce: medianPass(figures.own.produce), consume: medianPass(figures.own.consume), latency: medianLatency(figures.own.latency) };
+  const mine = { produce: medianPass(figures.own.produce), consume: medianPass(figures.own.consume), grouped: medianPass(figures.groupConsume), latency: medianLatency(figures.own.latency) };
   const lines = [
     `Peers on the same machine, in the same runs and turns as the rows above (bench/peers.ts; ${defaultSizes.records.toLocaleString("en-US")} records of 16 + 200 B, one stream or partition, medians of ${runs} runs after a warm-up pass; latency in the same turns, one record awaited at a time):`,
     "",
-    "| system | produce, records/s | consume, records/s | single-record p50 / p99, ms | client CPU per 1,000 records, ms (produce / consume) | Tributary's client ÷ it (produce / consume) | how |",
+    "| system | produce, records/s | consume, records/s | single-record p50 / p99, ms | client CPU per 1,000 records, ms (produce / consume) | Tributary's client ÷ it (produce / consume: topic.fetch, consumer()) | how |",
     "|---|---:|---:|---:|---:|---:|---|",
-    `| Tributary's client | ${rate(mine.produce.recordsPerSecond)} | ${rate(mine.consume.recordsPerSecond)} | ${mine.latency.p50Ms.toFixed(2)} / ${mine.latency.p99Ms.toFixed(2)} | ${ms(mine.produce.clientCpuMs)} / ${ms(mine.consume.clientCpuMs)} | | the rows above (\`producer({ acks: 1 })\`, \`topic.fetch\`, \`topic.produce\`) |`,
+    `| Tributary's client | ${rate(mine.produce.recordsPerSecond)} | ${rate(mine.consume.recordsPerSecond)} (consumer(): ${rate(mine.grouped.recordsPerSecond)}) | ${mine.latency.p50Ms.toFixed(2)} / ${mine.latency.p99Ms.toFixed(2)} | ${ms(mine.produce.clientCpuMs)} / ${ms(mine.consume.clientCpuMs)} (${ms(mine.grouped.clientCpuMs)}) | | the rows above (\`producer({ acks: 1 })\`, \`topic.fetch\` and \`consumer({ groupId })\`, \`topic.produce\`) |`,
   ];
   for (const peer of peers) {
     const measured = figures.peers.find((entry) => entry.peer === peer)?.figures;
@@ -353,7 +385,7 @@ function peerRows(runs: number, figures: ClientFigures, peers: readonly Peer[]):
       continue;
     }
     const [produced, consumed, latency] = [medianPass(measured.produce), medianPass(measured.consume), medianLatency(measured.latency)];
-    const ahead = `${(mine.produce.recordsPerSecond / produced.recordsPerSecond).toFixed(2)} × / ${(mine.consume.recordsPerSecond / consumed.recordsPerSecond).toFixed(2)} ×`;
+    const ahead = [mine.produce, mine.consume, mine.grouped].map((pass, at) => `${(pass.recordsPerSecond / (at === 0 ? produced : consumed).recordsPerSecond).toFixed(2)} ×`).join(" / ");
     lines.push(
       `| ${peer.name} | ${rate(produced.recordsPerSecond)} | ${rate(consumed.recordsPerSecond)} | ${latency.p50Ms.toFixed(2)} / ${latency.p99Ms.toFixed(2)} | ${ms(produced.clientCpuMs)} / ${ms(consumed.clientCpuMs)} | ${ahead} | ${peer.how} |`,
     );
@@ -369,6 +401,7 @@ export function clientMarkdown(figures: ClientFigures, records: number, runs: nu
   const environment = describeEnvironment();
   const [rawProduce, ownProduce, rawConsume, ownConsume] = [raw.produce, own.produce, raw.consume, own.consume].map(medianPass) as [Pass, Pass, Pass, Pass];
   const [rawLatency, ownLatency, lingering, eager] = [medianLatency(raw.latency), medianLatency(own.latency), medianLatency(producerLatency), medianLatency(eagerLatency)];
+  const grouped = medianPass(figures.groupConsume);
   const ratio = (a: number, b: number) => `${(a / b).toFixed(2)} ×`;
   return [
     clientHeading,
@@ -381,6 +414,7 @@ export function clientMarkdown(figures: ClientFigures, records: number, runs: nu
     "|---|---:|---:|---:|---:|---:|",
     `| produce, records/s (raw: 1,000-record requests, 1 in flight; client: \`producer({ acks: 1 })\`, one \`send()\`) | ${rate(rawProduce.recordsPerSecond)} | ${rate(ownProduce.recordsPerSecond)} | ${ratio(ownProduce.recordsPerSecond, rawProduce.recordsPerSecond)} | ${ms(rawProduce.clientCpuMs)} / ${ms(ownProduce.clientCpuMs)} | ${ms(rawProduce.serverCpuMs)} / ${ms(ownProduce.serverCpuMs)} |`,
     `| consume, records/s (10,000 a fetch; raw: positions only; client: \`topic.fetch\`, records decoded) | ${rate(rawConsume.recordsPerSecond)} | ${rate(ownConsume.recordsPerSecond)} | ${ratio(ownConsume.recordsPerSecond, rawConsume.recordsPerSecond)} | ${ms(rawConsume.clientCpuMs)} / ${ms(ownConsume.clientCpuMs)} | ${ms(rawConsume.serverCpuMs)} / ${ms(ownConsume.serverCpuMs)} |`,
+    `| consume through \`consumer({ groupId })\`, its defaults (a group of its own from the beginning; WebSocket streams, a catch-up over fetches first; eachBatch; joining included) | ${rate(rawConsume.recordsPerSecond)} | ${rate(grouped.recordsPerSecond)} | ${ratio(grouped.recordsPerSecond, rawConsume.recordsPerSecond)} | ${ms(rawConsume.clientCpuMs)} / ${ms(grouped.clientCpuMs)} | ${ms(rawConsume.serverCpuMs)} / ${ms(grouped.serverCpuMs)} |`,
     `| single-record produce p50 / p99, ms (raw acks 1; client: \`topic(t).produce([record])\`, its defaults: acks "all", no lingering; in turns) | ${rawLatency.p50Ms.toFixed(2)} / ${rawLatency.p99Ms.toFixed(2)} | ${ownLatency.p50Ms.toFixed(2)} / ${ownLatency.p99Ms.toFixed(2)} | p99 ${ratio(ownLatency.p99Ms, rawLatency.p99Ms)} | | |`,
     `| the same through \`producer({ requestsPerSecond: Infinity })\` (acks "all", idempotent, lingerMs 5: a lone record waits 5 ms for company by design; with the default pace, 2 requests a second a partition, records awaited one at a time go every 500 ms, also by design) | ${rawLatency.p50Ms.toFixed(2)} / ${rawLatency.p99Ms.toFixed(2)} | ${lingering.p50Ms.toFixed(2)} / ${lingering.p99Ms.toFixed(2)} | p99 ${ratio(lingering.p99Ms, rawLatency.p99Ms)} | | |`,
     `| the same through \`producer({ lingerMs: 0, requestsPerSecond: Infinity })\`, its other defaults kept | ${rawLatency.p50Ms.toFixed(2)} / ${rawLatency.p99Ms.toFixed(2)} | ${eager.p50Ms.toFixed(2)} / ${eager.p99Ms.toFixed(2)} | p99 ${ratio(eager.p99Ms, rawLatency.p99Ms)} | | |`,
@@ -389,7 +423,8 @@ export function clientMarkdown(figures: ClientFigures, records: number, runs: nu
       "What changed: each record is written into its partition's batch at `send` (src/protocol/record-batch-builder.ts), a fetch is decoded in one pass, binary requests ask for identity encoding (docs/client.md).",
     "",
     `Runs, records/s — raw produce ${raw.produce.map((pass) => rate(pass.recordsPerSecond)).join(", ")}; client produce ${own.produce.map((pass) => rate(pass.recordsPerSecond)).join(", ")}; ` +
-      `raw consume ${raw.consume.map((pass) => rate(pass.recordsPerSecond)).join(", ")}; client consume ${own.consume.map((pass) => rate(pass.recordsPerSecond)).join(", ")}.`,
+      `raw consume ${raw.consume.map((pass) => rate(pass.recordsPerSecond)).join(", ")}; client consume ${own.consume.map((pass) => rate(pass.recordsPerSecond)).join(", ")}; ` +
+      `consumer() ${figures.groupConsume.map((pass) => rate(pass.recordsPerSecond)).join(", ")}.`,
     "",
     ...(peerLines.length > 0 ? [...peerLines, ""] : []),
     `Machine load average when it ended: ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores.`,

@@ -122,9 +122,11 @@ describe("the benchmark's code against wrangler dev", () => {
       expect(side.consume[0]!.clientCpuMs).toBeGreaterThan(0);
       expect(side.latency[0]!.p99Ms).toBeGreaterThanOrEqual(side.latency[0]!.p50Ms);
     }
+    expect(figures.groupConsume[0]!.recordsPerSecond).toBeGreaterThan(0); // consumer() read all 3,000 records of the run's topic
     const section = clientMarkdown(figures, 3_000, 1, [], []);
     expect(sectionOf(`# x\n\n${section}`, clientHeading)).toBe(section);
     expect(section).toMatch(/\| produce, records\/s .* \| [\d,]+ \| [\d,]+ \| \d+\.\d\d × \|/);
+    expect(section).toMatch(/\| consume through `consumer\(\{ groupId \}\)`.* \| [\d,]+ \| [\d,]+ \| \d+\.\d\d × \|/);
   });
 
   it("runs a short soak, sampling memory and the partition's bounded structures", async () => {
