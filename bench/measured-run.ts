@@ -63,6 +63,7 @@ function cpuPerUnit(run: Run, used: ServerCpu & { clientMs: number }): CpuFigure
   return {
     per: throughput ? "1,000 records" : "record",
     runtimeMs: used.runtimeMs / units,
+    runtimeUserMs: (used.runtimeMs - used.runtimeSystemMs) / units,
     devServerMs: (used.proxyMs + used.wranglerMs) / units,
     clientMs: used.clientMs / units,
   };
@@ -74,7 +75,7 @@ export function describeRun({ run, cpu, otherLoad }: MeasuredRun): string {
     : `p50 ${run.p50Ms.toFixed(2)} ms, p99 ${run.p99Ms.toFixed(2)} ms (${run.samples} samples)`;
   const other = otherLoad === undefined ? "" : `; other processes ${(otherLoad * 100).toFixed(0)}% of the CPU`;
   if (!cpu) return figure + other;
-  return `${figure}; CPU ms per ${cpu.per}: runtime ${cpu.runtimeMs.toFixed(2)}, dev server ${cpu.devServerMs.toFixed(2)}, client ${cpu.clientMs.toFixed(2)}${other}`;
+  return `${figure}; CPU ms per ${cpu.per}: runtime ${cpu.runtimeMs.toFixed(2)} (user ${cpu.runtimeUserMs.toFixed(2)}), dev server ${cpu.devServerMs.toFixed(2)}, client ${cpu.clientMs.toFixed(2)}${other}`;
 }
 
 function medianCpu(runs: readonly MeasuredRun[]): CpuFigure | undefined {
@@ -83,6 +84,7 @@ function medianCpu(runs: readonly MeasuredRun[]): CpuFigure | undefined {
   return {
     per: cpus[0]!.per,
     runtimeMs: median(cpus.map((cpu) => cpu.runtimeMs)),
+    runtimeUserMs: median(cpus.map((cpu) => cpu.runtimeUserMs)),
     devServerMs: median(cpus.map((cpu) => cpu.devServerMs)),
     clientMs: median(cpus.map((cpu) => cpu.clientMs)),
   };

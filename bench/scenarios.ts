@@ -28,6 +28,8 @@ export interface CpuFigure {
   per: "1,000 records" | "record";
   /** The workerd that runs the Worker and its Durable Objects: the service's own work. */
   runtimeMs: number;
+  /** Of runtimeMs, user time: the service's code, without the kernel's part that swings between runs of the same code (bench/cpu.ts). */
+  runtimeUserMs: number;
   /** wrangler dev's proxy workerd and Node process: the dev server's work, the same kind for both servers. */
   devServerMs: number;
   /** The benchmark process (requests, answers, JSON). */

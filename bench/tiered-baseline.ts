@@ -46,9 +46,15 @@ const cpuRatio = (result: RowResult) => {
   const theirs = result.baseline?.cpu?.runtimeMs;
   return ours === undefined || theirs === undefined || ours === 0 ? undefined : theirs / ours;
 };
+/** The same over user time alone: the kernel's part of the runtime's CPU swings between runs of the same code (bench/cpu.ts). */
+const userCpuRatio = (result: RowResult) => {
+  const ours = result.tributary?.cpu?.runtimeUserMs;
+  const theirs = result.baseline?.cpu?.runtimeUserMs;
+  return ours === undefined || theirs === undefined || ours === 0 ? undefined : theirs / ours;
+};
 const cpuText = (result: RowResult, server: "tributary" | "baseline") => {
   const cpu = result[server]?.cpu;
-  return cpu ? cpu.runtimeMs.toFixed(1) : "—";
+  return cpu ? `${cpu.runtimeMs.toFixed(1)}, user ${cpu.runtimeUserMs.toFixed(1)}` : "—";
 };
 
 function markdown(pairs: Pair[], settings: Settings, uptime: string): string {
@@ -57,17 +63,18 @@ function markdown(pairs: Pair[], settings: Settings, uptime: string): string {
     tieredHeading,
     "",
     `${environment.date}, commit ${environment.commit}; ${settings.runs} runs of ${settings.seconds} s per row and server, interleaved, medians; load before: ${uptime}.`,
-    "Records/s; runtime CPU in ms per 1,000 records in brackets. \"× tiered\" is the issue 19 figure (target beside it); " +
-      "\"CPU ×\" is the tiered baseline's runtime CPU per record over Tributary's, what the ratio would be were both bound by the runtime's CPU (steadier on a loaded machine).",
+    "Records/s; runtime CPU in ms per 1,000 records in brackets (all, then its user time). \"× tiered\" is the issue 19 figure (target beside it); " +
+      "\"CPU ×\" is the tiered baseline's runtime CPU per record over Tributary's, what the ratio would be were both bound by the runtime's CPU (steadier on a loaded machine); " +
+      "\"user CPU ×\" the same over user time alone (the runtime's system time, its writes and page faults, swings between runs of the same code: bench/cpu.ts).",
     "",
-    "| row | Tributary | baseline (one row a request) | × baseline | Tributary | tiered baseline | × tiered | CPU × | target |",
-    "|---|---|---|---|---|---|---|---|---|",
+    "| row | Tributary | baseline (one row a request) | × baseline | Tributary | tiered baseline | × tiered | CPU × | user CPU × | target |",
+    "|---|---|---|---|---|---|---|---|---|---|",
   ];
   for (const { scenario, target, plain, tiered } of pairs) {
     const share = ratio(tiered);
     const met = share === undefined ? "" : share >= target ? " ✓" : " ✗";
     lines.push(
-      `| ${scenario.transport}: ${scenario.label} | ${integer(rate(plain, "tributary"))} (${cpuText(plain, "tributary")}) | ${integer(rate(plain, "baseline"))} (${cpuText(plain, "baseline")}) | ${ratio(plain)?.toFixed(2) ?? "—"}× | ${integer(rate(tiered, "tributary"))} (${cpuText(tiered, "tributary")}) | ${integer(rate(tiered, "baseline"))} (${cpuText(tiered, "baseline")}) | ${share?.toFixed(2) ?? "—"}× | ${cpuRatio(tiered)?.toFixed(2) ?? "—"}× | ≥ ${target}×${met} |`,
+      `| ${scenario.transport}: ${scenario.label} | ${integer(rate(plain, "tributary"))} (${cpuText(plain, "tributary")}) | ${integer(rate(plain, "baseline"))} (${cpuText(plain, "baseline")}) | ${ratio(plain)?.toFixed(2) ?? "—"}× | ${integer(rate(tiered, "tributary"))} (${cpuText(tiered, "tributary")}) | ${integer(rate(tiered, "baseline"))} (${cpuText(tiered, "baseline")}) | ${share?.toFixed(2) ?? "—"}× | ${cpuRatio(tiered)?.toFixed(2) ?? "—"}× | ${userCpuRatio(tiered)?.toFixed(2) ?? "—"}× | ≥ ${target}×${met} |`,
     );
   }
   return lines.join("\n");

@@ -53,6 +53,9 @@ describe("the benchmark's code against wrangler dev", () => {
     );
     const after = (await leaderCounters(target, topic))!;
     expect(produced.run).toMatchObject({ records: expect.any(Number) });
+    // The runtime's CPU and its user part (bench/cpu.ts: the kernel's part swings between runs).
+    expect(produced.cpu!.runtimeUserMs).toBeGreaterThan(0);
+    expect(produced.cpu!.runtimeUserMs).toBeLessThanOrEqual(produced.cpu!.runtimeMs);
     const records = "records" in produced.run ? produced.run.records : 0;
     expect(records).toBeGreaterThan(0);
     const cost = costBetween(before, after, records, "1,000 records")!;
