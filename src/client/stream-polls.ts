@@ -51,8 +51,8 @@ export interface StreamPollsOptions {
   member: GroupMember;
   groupId: string;
   calls: { transport: Transport; policy: RetryPolicy; log: ClientLog };
-  /** A partition's records from `from` on (the client's WebSocket stream), ended by `signal`. */
-  stream(topic: string, partition: number, from: number, signal: AbortSignal): AsyncIterator<ConsumedMessage>;
+  /** A partition's records from `from` on, those that arrived together at a time (the client's WebSocket stream, `streamBatches`), ended by `signal`. */
+  stream(topic: string, partition: number, from: number, signal: AbortSignal): AsyncIterator<ConsumedMessage[]>;
   offset(topic: string, partition: number, at: "earliest" | "latest"): Promise<number>;
   autoOffsetReset: "earliest" | "latest";
   autoCommitIntervalMs: number;
@@ -76,11 +76,12 @@ class Feed {
   readonly #stop = new AbortController();
   #room: (() => void) | undefined;
 
-  constructor(open: (signal: AbortSignal) => AsyncIterator<ConsumedMessage>, bounds: { records: number; bytes: number }, wake: () => void) {
+  constructor(open: (signal: AbortSignal) => AsyncIterator<ConsumedMessage[]>, bounds: { records: number; bytes: number }, wake: () => void) {
     void this.#pump(open(this.#stop.signal), bounds, wake);
   }
 
-  async #pump(records: AsyncIterator<ConsumedMessage>, bounds: { records: number; bytes: number }, wake: () => void): Promise<void> {
+  /** Takes the stream's records a frame at a time while the buffer is within its bounds (a frame may take it past them). */
+  async #pump(frames: AsyncIterator<ConsumedMessage[]>, bounds: { records: number; bytes: number }, wake: () => void): Promise<void> {
     const stopped = this.#stop.signal;
     try {
       for (;;) {
@@ -88,14 +89,16 @@ class Feed {
           await new Promise<void>((resolve) => (this.#room = resolve));
         }
         if (stopped.aborted) return;
-        const next = await records.next();
+        const next = await frames.next();
         if (stopped.aborted) return;
         if (next.done) {
           this.ended = true;
           return wake();
         }
-        this.buffer.push(next.value);
-        this.#bytes += sizeOf(next.value);
+        for (const record of next.value) {
+          this.buffer.push(record);
+          this.#bytes += sizeOf(record);
+        }
         wake();
       }
     } catch (error) {
@@ -104,7 +107,7 @@ class Feed {
       wake();
     } finally {
       // A stream waiting at a record it yielded closes its connection here.
-      await records.return?.().catch(() => undefined);
+      await frames.return?.().catch(() => undefined);
     }
   }
 

@@ -90,7 +90,7 @@ async function* resuming(
   open: () => Promise<StreamConnection>,
   advance: (frame: StreamFrame) => void,
   rules: { shouldRetry: (error: unknown) => boolean | Promise<boolean>; context: StreamContext; signal?: AbortSignal; what: string },
-): AsyncGenerator<ConsumedMessage, void, undefined> {
+): AsyncGenerator<ConsumedMessage[], void, undefined> {
   const { context, signal } = rules;
   let attempt = 0;
   let waitedMs = 0;
@@ -111,7 +111,7 @@ async function* resuming(
           delivered = true;
           attempt = 0;
           waitedMs = 0;
-          for (const record of frame.records) yield record;
+          if (frame.records.length > 0) yield frame.records;
           // Every record of the frame was taken: only now is the frame done (and credited).
           advance(frame);
           frame.processed?.();
@@ -135,6 +135,14 @@ async function* resuming(
   }
 }
 
+/**
+ * A stream's records one at a time. The frame's end (its position, its credit) is reached
+ * when the loop asks for the record after its last one, as with the frames themselves.
+ */
+async function* eachRecord(frames: AsyncGenerator<ConsumedMessage[], void, undefined>): AsyncGenerator<ConsumedMessage, void, undefined> {
+  for await (const records of frames) yield* records;
+}
+
 function logReconnect(log: ClientLog, what: string): void {
   log.log("debug", `${what}: the server ended the stream; reconnecting where it stopped`, { request: what });
 }
@@ -152,6 +160,31 @@ export function partitionStream(
   partition: number,
   options: PartitionStreamOptions = {},
 ): AsyncGenerator<ConsumedMessage, void, undefined> {
+  return eachRecord(partitionFrames(context, calls, checkedStream(context, topic, partition, options)));
+}
+
+/** `topic(t).partition(p).streamBatches(options)`: the same stream, the records that arrived together at a time. */
+export function partitionBatchStream(
+  context: StreamContext,
+  calls: StreamTopicCalls,
+  topic: string,
+  partition: number,
+  options: PartitionStreamOptions = {},
+): AsyncGenerator<ConsumedMessage[], void, undefined> {
+  return partitionFrames(context, calls, checkedStream(context, topic, partition, options));
+}
+
+interface PartitionStreamSetup {
+  topic: string;
+  partition: number;
+  from: "earliest" | "latest" | number;
+  encoding: StreamEncoding;
+  webSocket?: WebSocketConstructor;
+  signal?: AbortSignal;
+}
+
+/** A partition stream's options, checked (TypeError for a wrong one) with the transport chosen. */
+function checkedStream(context: StreamContext, topic: string, partition: number, options: PartitionStreamOptions): PartitionStreamSetup {
   const from = options.from ?? "latest";
   if (from !== "earliest" && from !== "latest" && !(Number.isSafeInteger(from) && from >= 0)) {
     throw new TypeError(`stream: from is "earliest", "latest" or an offset >= 0, got ${String(from)}`);
@@ -168,14 +201,10 @@ export function partitionStream(
     );
   }
   const webSocket = choice === "sse" ? undefined : available;
-  return partitionRecords(context, calls, { topic, partition, from, encoding, webSocket, signal: options.signal });
+  return { topic, partition, from, encoding, webSocket, signal: options.signal };
 }
 
-async function* partitionRecords(
-  context: StreamContext,
-  calls: StreamTopicCalls,
-  stream: { topic: string; partition: number; from: "earliest" | "latest" | number; encoding: StreamEncoding; webSocket?: WebSocketConstructor; signal?: AbortSignal },
-): AsyncGenerator<ConsumedMessage, void, undefined> {
+async function* partitionFrames(context: StreamContext, calls: StreamTopicCalls, stream: PartitionStreamSetup): AsyncGenerator<ConsumedMessage[], void, undefined> {
   const { topic, partition, encoding, signal } = stream;
   const recordsPath = path("topics", topic, "partitions", partition, "records");
   const what = `GET ${recordsPath}`;
@@ -261,16 +290,16 @@ function socketTokens(context: StreamContext, calls: StreamTopicCalls): () => Pr
 export function topicStream(context: StreamContext, topic: string, options: TopicStreamOptions = {}): AsyncGenerator<ConsumedMessage, void, undefined> {
   const from = options.from ?? "latest";
   if (from !== "earliest" && from !== "latest") throw new TypeError(`stream: a topic stream starts at "earliest" or "latest", got ${String(from)}`);
-  return topicRecords(context, topic, from, checkEncoding(options.encoding), options.signal);
+  return eachRecord(topicFrames(context, topic, from, checkEncoding(options.encoding), options.signal));
 }
 
-async function* topicRecords(
+async function* topicFrames(
   context: StreamContext,
   topic: string,
   from: "earliest" | "latest",
   encoding: StreamEncoding,
   signal: AbortSignal | undefined,
-): AsyncGenerator<ConsumedMessage, void, undefined> {
+): AsyncGenerator<ConsumedMessage[], void, undefined> {
   const recordsPath = path("topics", topic, "records");
   const what = `GET ${recordsPath}`;
   const positions = new Map<number, number>();

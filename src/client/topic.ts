@@ -14,7 +14,7 @@ import { withRetries } from "./retry.ts";
 import { path } from "./transport.ts";
 import { Secret } from "./secret.ts";
 import { StickyPartitioner } from "./sticky-partitioner.ts";
-import { partitionStream, topicStream, type PartitionStreamOptions, type StreamContext, type TopicStreamOptions } from "./stream.ts";
+import { partitionBatchStream, partitionStream, topicStream, type PartitionStreamOptions, type StreamContext, type StreamTopicCalls, type TopicStreamOptions } from "./stream.ts";
 import type { Acks, FetchResult, ReadToken, RecordMetadata, Topic, WriteToken } from "./types.ts";
 
 export interface FetchOptions {
@@ -248,17 +248,23 @@ export class PartitionHandle {
    * the runtime has one, else SSE (docs/client.md, "Streams").
    */
   stream(options: PartitionStreamOptions = {}): AsyncGenerator<ConsumedMessage, void, undefined> {
+    return partitionStream(this.#context, this.#calls(), this.#topic.name, this.partition, options);
+  }
+
+  /**
+   * The same stream, the records that arrived together (a frame, a fetch) at a time: no
+   * per-record step between them. What the group consumer reads (docs/client.md, "Streams").
+   */
+  streamBatches(options: PartitionStreamOptions = {}): AsyncGenerator<ConsumedMessage[], void, undefined> {
+    return partitionBatchStream(this.#context, this.#calls(), this.#topic.name, this.partition, options);
+  }
+
+  #calls(): StreamTopicCalls {
     const topic = this.#topic;
-    return partitionStream(
-      this.#context,
-      {
-        latestOffset: async (partition) => (await topic.offset(partition, "latest")).offset,
-        readToken: () => topic.readToken(),
-        catchUpFetch: (partition, offset, signal) => topic.fetch(partition, offset, { maxRecords: fetchMaxRecordsMax, maxBytes: streamCatchUpFetchBytes, signal }),
-      },
-      topic.name,
-      this.partition,
-      options,
-    );
+    return {
+      latestOffset: async (partition) => (await topic.offset(partition, "latest")).offset,
+      readToken: () => topic.readToken(),
+      catchUpFetch: (partition, offset, signal) => topic.fetch(partition, offset, { maxRecords: fetchMaxRecordsMax, maxBytes: streamCatchUpFetchBytes, signal }),
+    };
   }
 }

@@ -55,6 +55,20 @@ describe("partition streams over a WebSocket", () => {
     expect(server.requestsTo(/\/records$/, "GET")).toEqual([]); // 4 records behind: no catch-up fetch
   });
 
+  it("streamBatches hands over the records that arrived together at once; stream() the same records one at a time", async () => {
+    const { client, produce } = socketClient();
+    await produce(["a", "b", "c"]); // one batch, one frame
+    await produce(["d"]);
+    const batches: string[][] = [];
+    for await (const batch of client.topic("t").partition(0).streamBatches({ from: 0 })) {
+      batches.push(batch.map((record) => text(record.value)!));
+      if (batches.flat().length === 4) break;
+    }
+    expect(batches).toEqual([["a", "b", "c"], ["d"]]);
+    const records = await take(client.topic("t").partition(0).stream({ from: 0 }), 4);
+    expect(records.map((record) => text(record.value))).toEqual(["a", "b", "c", "d"]);
+  });
+
   it("reads history over fetches, one ahead of the consumer, when it opens streamCatchUpRecordsMin or more behind; then opens its socket where they stopped", async () => {
     const { server, client, produce } = socketClient();
     const behind = 2 * streamCatchUpRecordsMin + 500;
