@@ -39,7 +39,7 @@ import { createTopic, fetchMaxBytes, fetchRecords, produce, type Endpoint } from
 import { clientCpuMs, cpuBetween, serverCpu } from "./cpu.ts";
 import { median, percentile } from "./measure.ts";
 import { makeRecords } from "./payloads.ts";
-import { selfTimes, type Profile } from "./profile.ts";
+import { selfTimes, unsampledLabel, type Profile } from "./profile.ts";
 import { clientHeading, describeEnvironment, writeSection } from "./report.ts";
 import type { Peer } from "./peers.ts";
 import { startServer } from "./servers.ts";
@@ -197,13 +197,14 @@ async function profiled<T>(session: Session | undefined, work: () => Promise<T>)
   const { profile } = (await session.post("Profiler.stop")) as { profile: Profile };
   const times = await selfTimes({ call: async (method, params) => (await session.post(method as "Debugger.getScriptSource", params as { scriptId: string })) as never }, profile);
   // The inspector's own `post` (Profiler.stop hands the profile over) is the profiler's cost, not the client's.
-  const client = times.filter((time) => !time.label.startsWith("(idle)") && !time.label.startsWith("post  ‹post(method, params, callback)"));
+  const client = times.filter((time) => !time.label.startsWith("(idle)") && !time.label.startsWith("post  ‹post(method, params, callback)") && time.label !== unsampledLabel);
   const busy = client.reduce((sum, time) => sum + time.ms, 0);
+  const unsampled = times.find((time) => time.label === unsampledLabel)?.ms ?? 0;
   const lines = client
     .filter((time) => !time.label.startsWith("(program)"))
     .slice(0, profiledFunctions)
     .map((time) => `${time.ms.toFixed(0).padStart(6)} ms ${((100 * time.ms) / busy).toFixed(1).padStart(5)}%  ${time.label}`);
-  return { result, lines: [`busy ${busy.toFixed(0)} ms (samples outside idle and the inspector's own calls)`, ...lines] };
+  return { result, lines: [`busy ${busy.toFixed(0)} ms (samples outside idle and the inspector's own calls; ${unsampled.toFixed(0)} ms unsampled)`, ...lines] };
 }
 
 /** What measureClientRows answers: each side's passes and latencies, the producer()'s latencies, the profiles taken. */

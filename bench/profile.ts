@@ -33,10 +33,25 @@ export interface Profile {
 }
 
 
-/** Self time per function (ms), with its source line, most first. */
-export async function selfTimes(inspector: Pick<Inspector, "call">, profile: Profile): Promise<{ label: string; ms: number }[]> {
+/** A gap between two samples longer than this many sampling intervals went unsampled: it is not any function's. */
+const unsampledGapIntervals = 10;
+export const unsampledLabel = "(unsampled gaps)";
+
+/**
+ * Self time per function (ms), with its source line, most first. Each sample stands for the
+ * time until the next one (timeDeltas[i + 1], as DevTools counts it). Under load the sampler
+ * misses stretches (the thread ran another isolate — local R2's — or the sampler's thread was
+ * not scheduled): a gap longer than unsampledGapIntervals intervals is reported as
+ * `(unsampled gaps)` rather than charged to the function sampled before it.
+ */
+export async function selfTimes(inspector: Pick<Inspector, "call">, profile: Profile, intervalMicroseconds = samplingIntervalMicroseconds): Promise<{ label: string; ms: number }[]> {
   const microsecondsByNode = new Map<number, number>();
-  profile.samples.forEach((node, index) => microsecondsByNode.set(node, (microsecondsByNode.get(node) ?? 0) + (profile.timeDeltas[index] ?? 0)));
+  let unsampledMicroseconds = 0;
+  profile.samples.forEach((node, index) => {
+    const span = profile.timeDeltas[index + 1] ?? 0;
+    if (span > unsampledGapIntervals * intervalMicroseconds) unsampledMicroseconds += span;
+    else microsecondsByNode.set(node, (microsecondsByNode.get(node) ?? 0) + span);
+  });
   const sources = new Map<string, string[]>();
   const byLabel = new Map<string, number>();
   for (const node of profile.nodes) {
@@ -49,6 +64,7 @@ export async function selfTimes(inspector: Pick<Inspector, "call">, profile: Pro
     const label = `${functionName || "(anonymous)"}${line ? `  ‹${line}›` : ""}`;
     byLabel.set(label, (byLabel.get(label) ?? 0) + (microsecondsByNode.get(node.id) ?? 0) / 1000);
   }
+  if (unsampledMicroseconds > 0) byLabel.set(unsampledLabel, unsampledMicroseconds / 1000);
   return [...byLabel].map(([label, ms]) => ({ label, ms })).sort((a, b) => b.ms - a.ms);
 }
 
@@ -74,15 +90,16 @@ export async function profileRow(scenario: Scenario, settings: Settings, wrangle
       });
       if (!profile) return `${scenario.id}: ${described}`;
       const times = await selfTimes(inspector, profile);
-      const idle = times.filter((time) => time.label.startsWith("(idle)")).reduce((sum, time) => sum + time.ms, 0);
-      const busy = times.reduce((sum, time) => sum + time.ms, 0) - idle;
+      const total = (label: string) => times.filter((time) => time.label.startsWith(label)).reduce((sum, time) => sum + time.ms, 0);
+      const [idle, unsampled] = [total("(idle)"), total(unsampledLabel)];
+      const busy = times.reduce((sum, time) => sum + time.ms, 0) - idle - unsampled;
       const lines = times
-        .filter((time) => !time.label.startsWith("(idle)"))
+        .filter((time) => !time.label.startsWith("(idle)") && time.label !== unsampledLabel)
         .slice(0, functionsShown)
         .map((time) => `${time.ms.toFixed(0).padStart(7)} ms ${((100 * time.ms) / busy).toFixed(1).padStart(5)}%  ${time.label}`);
       return [
         `${scenario.id}, Tributary: ${described}`,
-        `Worker isolate busy ${busy.toFixed(0)} ms, idle ${idle.toFixed(0)} ms; self time by function (bundled source line):`,
+        `Worker isolate busy ${busy.toFixed(0)} ms, idle ${idle.toFixed(0)} ms, unsampled ${unsampled.toFixed(0)} ms (gaps of more than ${unsampledGapIntervals} intervals); self time by function (bundled source line):`,
         ...lines,
       ].join("\n");
     } finally {
