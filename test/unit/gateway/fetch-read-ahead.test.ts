@@ -6,14 +6,13 @@
  * offset is answered from that read; nothing is read ahead at the head, for another offset, past
  * the byte bound, after the age bound, or once the connection closed.
  */
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { GatewayRequestContext } from "../../../src/gateway/handler-types.ts";
 import { FetchReadAhead } from "../../../src/gateway/handlers/fetch-read-ahead.ts";
 import { fetch as fetchHandler } from "../../../src/gateway/handlers/fetch.ts";
 import type { Session } from "../../../src/gateway/session.ts";
 import { recordBatchReadsOverHttp } from "../../../src/gateway/upstream-read.ts";
+import { localHttpServers } from "./support/local-http.ts";
 import { gatewayReadAheadBytesMax, gatewayReadAheadDepth, gatewayReadAheadMaxAgeMs } from "../../../src/limits.ts";
 
 /** How long a poll waits for what must come: the machine may be busy with other test runs. */
@@ -29,19 +28,13 @@ interface Read {
 }
 
 /** A partition of `highWatermark` records, `perRead` records per read, each record one byte equal to its offset; the first read of an offset in `failing` answers 500. */
-const servers: Server[] = [];
-afterEach(async () => {
-  for (const server of servers.splice(0)) {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-  }
-});
+const { listen } = localHttpServers();
 
 /** `stalled`: reads of these offsets get no answer (until the connection closes). */
 async function upstream(highWatermark: number, perRead: number, failing = new Set<number>(), stalled = new Set<number>()) {
-  const server = createServer((request, response) => {
-    const url = new URL(request.url!, "http://upstream.test");
-    const offset = Number(url.searchParams.get("offset"));
+  const { url } = await listen((request, response) => {
+    const requested = new URL(request.url!, "http://upstream.test");
+    const offset = Number(requested.searchParams.get("offset"));
     if (stalled.has(offset)) return;
     if (failing.delete(offset)) {
       response.writeHead(500, { "content-type": "application/json" });
@@ -52,9 +45,6 @@ async function upstream(highWatermark: number, perRead: number, failing = new Se
     response.writeHead(200, { "tributary-high-watermark": String(highWatermark), "tributary-log-start-offset": "0", "tributary-next-offset": String(next) });
     response.end(Uint8Array.from({ length: next - offset }, (_, i) => (offset + i) % 256));
   });
-  servers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const read = recordBatchReadsOverHttp({ baseUrl: url, server: url, token: undefined, requestTimeoutMs: 10_000 });
   const reads: Read[] = [];
   const session = {

@@ -7,14 +7,14 @@
  * NETWORK_EXCEPTION, an answer that never comes REQUEST_TIMED_OUT, and a caller's abort closes
  * the request.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
-import { afterEach, describe, expect, it } from "vitest";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { describe, expect, it } from "vitest";
 import { Secret } from "../../../src/client/secret.ts";
 import { Transport, path, type FetchFunction } from "../../../src/client/transport.ts";
 import { TributaryError } from "../../../src/errors.ts";
 import { recordBatchPostOverHttp } from "../../../src/gateway/upstream-post.ts";
 import { recordBatchContentType } from "../../../src/protocol/content-types.ts";
+import { localHttpServers } from "./support/local-http.ts";
 
 interface Received {
   method: string;
@@ -23,18 +23,12 @@ interface Received {
   body: Buffer;
 }
 
-const servers: Server[] = [];
-afterEach(async () => {
-  for (const server of servers.splice(0)) {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-  }
-});
+const { servers, listen } = localHttpServers();
 
 async function serve(answer: (request: Received, response: ServerResponse) => void) {
   const received: Received[] = [];
   const closed: boolean[] = [];
-  const server = createServer((request, response) => {
+  const { url } = await listen((request, response) => {
     const chunks: Buffer[] = [];
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
     request.on("end", () => {
@@ -45,9 +39,7 @@ async function serve(answer: (request: Received, response: ServerResponse) => vo
       answer(got, response);
     });
   });
-  servers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, received, closed };
+  return { url, received, closed };
 }
 
 function transport(url: string, fallback: FetchFunction, requestTimeoutMs = 10_000) {

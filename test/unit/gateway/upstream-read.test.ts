@@ -7,36 +7,28 @@
  * answer is decompressed, a refused connection or a body cut off is NETWORK_EXCEPTION, no
  * answer in time REQUEST_TIMED_OUT, and a caller's abort stays its abort and closes the request.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { gzipSync } from "node:zlib";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { Secret } from "../../../src/client/secret.ts";
 import { path } from "../../../src/client/transport.ts";
 import { TributaryError } from "../../../src/errors.ts";
 import { recordBatchReadsOverHttp, type RecordsRequest } from "../../../src/gateway/upstream-read.ts";
 import { recordBatchContentType } from "../../../src/protocol/content-types.ts";
+import { localHttpServers } from "./support/local-http.ts";
 
-const servers: Server[] = [];
-afterEach(async () => {
-  for (const server of servers.splice(0)) {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-  }
-});
+const { servers, listen } = localHttpServers();
 
 async function serve(answer: (request: IncomingMessage, response: ServerResponse, index: number) => void) {
   const received: { url: string; headers: IncomingMessage["headers"]; port: number }[] = [];
   const closed: boolean[] = [];
-  const server = createServer((request, response) => {
+  const { url } = await listen((request, response) => {
     const index = received.push({ url: request.url!, headers: request.headers, port: request.socket.remotePort! }) - 1;
     closed.push(false);
     response.on("close", () => (closed[index] = true));
     answer(request, response, index);
   });
-  servers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, received, closed };
+  return { url, received, closed };
 }
 
 const reader = (url: string, requestTimeoutMs = 10_000) => recordBatchReadsOverHttp({ baseUrl: url, server: url, token: new Secret("tok-1"), requestTimeoutMs });
