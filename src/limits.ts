@@ -76,6 +76,15 @@ export const fetchWaitMsMax = 30_000;
 export const tailCacheBytesMax = 4 * MiB;
 
 /**
+ * Rows of the partition log that one SQLite statement reads: a scan (a read below the tail
+ * cache, a seal's plan) asks for this many first, then twice as many each time, up to the
+ * max. Each page is read to its end: a statement left unfinished keeps SQLite's read
+ * transaction, and with it the write-ahead log, open (src/objects/sqlite-log-store.ts).
+ */
+export const logScanPageRowsFirst = 4;
+export const logScanPageRowsMax = 256;
+
+/**
  * Long-poll waiters held by one partition object. Each holds a promise and an RPC; an
  * object has 128 MB shared with others in its isolate. Past the bound the oldest waiter is
  * answered (empty) so the newest can wait.

@@ -1,5 +1,6 @@
 import { emptyBounds, type BatchSize, type EpochStart, type LogBounds, type LogStore, type StoredBatch } from "../log/log-store.ts";
 import type { ProducerEntry } from "../log/producer-state.ts";
+import { logScanPageRowsFirst, logScanPageRowsMax } from "../limits.ts";
 
 /**
  * The partition log in the object's SQLite database: one row per record batch, keyed by its
@@ -208,19 +209,13 @@ export class SqliteLogStore implements LogStore {
   }
 
   *batchesFrom(offset: number): Iterable<StoredBatch> {
-    const cursor = this.#sql.exec<BatchRow>(
-      `SELECT ${batchColumns} FROM batches WHERE last_offset >= ? ORDER BY last_offset`,
-      offset,
-    );
-    for (const row of cursor) yield toStoredBatch(row);
+    for (const row of this.#rowsFrom<BatchRow>(batchColumns, offset)) yield toStoredBatch(row);
   }
 
   *batchSizesFrom(offset: number): Iterable<BatchSize> {
-    const cursor = this.#sql.exec<{ last_offset: number; base_offset: number; leader_epoch: number; max_timestamp: number; record_count: number; byte_length: number }>(
-      "SELECT last_offset, base_offset, leader_epoch, max_timestamp, record_count, length(bytes) AS byte_length FROM batches WHERE last_offset >= ? ORDER BY last_offset",
-      offset,
-    );
-    for (const row of cursor) {
+    type SizeRow = { last_offset: number; base_offset: number; leader_epoch: number; max_timestamp: number; record_count: number; byte_length: number };
+    const columns = "last_offset, base_offset, leader_epoch, max_timestamp, record_count, length(bytes) AS byte_length";
+    for (const row of this.#rowsFrom<SizeRow>(columns, offset)) {
       yield {
         baseOffset: row.base_offset,
         lastOffset: row.last_offset,
@@ -229,6 +224,26 @@ export class SqliteLogStore implements LogStore {
         recordCount: row.record_count,
         byteLength: row.byte_length,
       };
+    }
+  }
+
+  /**
+   * The batch rows ending at or after `offset`, in offset order, read a page at a time
+   * (`logScanPageRowsFirst`, doubling up to `logScanPageRowsMax`), each page to its end. Its
+   * callers stop early (a read's limits, a seal's count), and a cursor they left unfinished
+   * would keep SQLite's read transaction open until the runtime collected it: the write-ahead
+   * log cannot start over meanwhile and grows by every write (under wrangler dev a partition's
+   * .sqlite-wal reached 500 MB in 20 s of produce, and every write landed in fresh pages).
+   */
+  *#rowsFrom<Row extends { last_offset: number }>(columns: string, offset: number): Generator<Row> {
+    let from = offset;
+    for (let limit = logScanPageRowsFirst; ; limit = Math.min(limit * 2, logScanPageRowsMax)) {
+      const rows = this.#sql
+        .exec<Row>(`SELECT ${columns} FROM batches WHERE last_offset >= ? ORDER BY last_offset LIMIT ?`, from, limit)
+        .toArray();
+      yield* rows;
+      if (rows.length < limit) return;
+      from = rows.at(-1)!.last_offset + 1;
     }
   }
 

@@ -75,6 +75,18 @@ export const logStoreCases: Record<string, (store: LogStore) => void> = {
     expect(offsetsOf(store.batchesFrom(9))).toEqual([]);
   },
 
+  "a scan hands out every batch and size in order however many there are"(store) {
+    // More batches than the SQLite store reads in its first pages (4, 8, … up to 256 rows a statement).
+    const batches = Array.from({ length: 600 }, (_, index) => storedBatch(index * 2, 2, index));
+    store.append(batches, { logStartOffset: 0, logEndOffset: 1_200, highWatermark: 1_200 });
+    const all = batches.map((batch) => [batch.baseOffset, batch.lastOffset]);
+    expect(offsetsOf(store.batchesFrom(0))).toEqual(all);
+    expect(offsetsOf(store.batchesFrom(523))).toEqual(all.slice(261));
+    expect([...store.batchSizesFrom(7)].map((size) => [size.baseOffset, size.lastOffset, size.byteLength])).toEqual(
+      batches.slice(3).map((batch) => [batch.baseOffset, batch.lastOffset, batch.bytes.byteLength]),
+    );
+  },
+
   "appends accumulate in offset order"(store) {
     store.append([storedBatch(0, 2, 0)], { logStartOffset: 0, logEndOffset: 2, highWatermark: 2 });
     store.append([storedBatch(2, 1, 0)], { logStartOffset: 0, logEndOffset: 3, highWatermark: 3 });
