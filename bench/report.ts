@@ -253,6 +253,8 @@ export function writeResults(path: string, markdown: string): void {
 export function writeSection(path: string, heading: string, section: string): void {
   const current = existsSync(path) ? readFileSync(path, "utf8") : "# Benchmark results\n";
   const previous = sectionOf(current, heading);
-  const next = previous ? current.replace(previous, `${section.trimEnd()}\n`) : `${current.trimEnd()}\n\n${section.trimEnd()}\n`;
+  // A section with more after it keeps the blank line that ends it, so the next heading stays a heading of its own.
+  const replacement = previous?.endsWith("\n\n") ? `${section.trimEnd()}\n\n` : `${section.trimEnd()}\n`;
+  const next = previous ? current.replace(previous, replacement) : `${current.trimEnd()}\n\n${section.trimEnd()}\n`;
   writeFileSync(path, next, "utf8");
 }
