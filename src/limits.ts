@@ -620,6 +620,13 @@ export const sealedManifestSegmentsCachedMax = 50_000;
 export const sealedIndexRunsCachedMax = 65_536;
 
 /**
+ * Segment ranges one router isolate remembers having read from R2 once, so that it puts a
+ * range into the Cache API only when it reads it from R2 again (src/data-plane/sealed-reads.ts):
+ * ~150 bytes of key each, ~1.5 MB; at 10,000 records a fetch, the ranges of ~100 M records.
+ */
+export const sealedRangesReadOnceMax = 10_000;
+
+/**
  * Tries of one R2-served fetch: the first, and one more with a freshly read manifest when a
  * segment object was gone (retention or compaction swapped it meanwhile); then the partition
  * object serves the fetch.

@@ -4,7 +4,9 @@
  * partition's published manifest (src/log/sealed-manifest.ts), without a request to the
  * partition object. Per isolate: the manifests (bounded, src/limits.ts) and the decoded
  * segment indexes; in front of R2, Cloudflare's Cache API holds immutable segment ranges,
- * keyed by object key and range.
+ * keyed by object key and range. A range goes into the cache when an isolate reads it from
+ * R2 the second time (a one-pass catch-up, the usual one, writes nothing there; readers
+ * after the second find it cached): a put costs about as much as the read itself.
  *
  * Freshness: a fetch inside the sealed range revalidates the manifest (a conditional R2 read
  * that carries no body when nothing changed; the segment read the cached copy plans runs
@@ -24,6 +26,7 @@ import {
   sealedManifestSegmentsCachedMax,
   sealedManifestsCachedMax,
   sealedManifestTtlMs,
+  sealedRangesReadOnceMax,
   sealedReadAttemptsMax,
 } from "../limits.ts";
 import type { ReadResult } from "../log/partition-log.ts";
@@ -63,10 +66,12 @@ interface CachedManifest {
 }
 
 /** What this isolate did, for tests and debugging. */
-export const sealedReadStats = { served: 0, fellBack: 0, manifestChecks: 0, manifestBodies: 0, rangeReads: 0, cacheHits: 0, segmentsGone: 0 };
+export const sealedReadStats = { served: 0, fellBack: 0, manifestChecks: 0, manifestBodies: 0, rangeReads: 0, cacheHits: 0, cachePuts: 0, segmentsGone: 0 };
 
 const manifests = new WeightedLru<CachedManifest>(sealedManifestsCachedMax, sealedManifestSegmentsCachedMax);
 const indexes = new WeightedLru<SegmentIndexEntry[]>(Number.MAX_SAFE_INTEGER, sealedIndexRunsCachedMax);
+/** Cache keys of the ranges this isolate has read from R2 once and not put into the cache. */
+const rangesReadOnce = new WeightedLru<true>(sealedRangesReadOnceMax, sealedRangesReadOnceMax);
 /** Cache API keys: a URL per object range; the host is never fetched. */
 const cacheOrigin = "https://sealed-segments.tributary.invalid/";
 const immutableHeaders = { "Content-Type": "application/octet-stream", "Cache-Control": "public, max-age=31536000, immutable" };
@@ -173,7 +178,7 @@ async function segmentIndex(storage: SealedStorage, segment: PublishedSegment): 
   return index;
 }
 
-/** Bytes [position, position + length) of an immutable segment object: the Cache API, else R2 (then cached). */
+/** Bytes [position, position + length) of an immutable segment object: the Cache API, else R2 (cached when read from R2 a second time). */
 async function readRange(storage: SealedStorage, objectKey: string, position: number, length: number): Promise<Uint8Array | undefined> {
   const cacheKey = `${cacheOrigin}${objectKey}?bytes=${position}-${position + length - 1}`;
   const hit = await storage.cache?.match(cacheKey);
@@ -186,10 +191,21 @@ async function readRange(storage: SealedStorage, objectKey: string, position: nu
   if (object === null) return undefined;
   const bytes = new Uint8Array(await object.arrayBuffer());
   if (bytes.length !== length) throw new Error(`${objectKey}: ${bytes.length} bytes at ${position}, expected ${length}`);
-  if (storage.cache) {
+  if (storage.cache && readFromR2Before(cacheKey)) {
+    sealedReadStats.cachePuts++;
     const written = storage.cache.put(cacheKey, new Response(bytes.slice(), { headers: immutableHeaders })).catch((error: unknown) => console.error(`caching ${cacheKey} failed`, error));
     if (storage.defer) storage.defer(written);
     else await written;
   }
   return bytes;
+}
+
+/** Whether this isolate read the range from R2 before (it is then forgotten: the caller caches it); if not, it is remembered. */
+function readFromR2Before(cacheKey: string): boolean {
+  if (rangesReadOnce.get(cacheKey) === undefined) {
+    rangesReadOnce.set(cacheKey, true, 1);
+    return false;
+  }
+  rangesReadOnce.delete(cacheKey);
+  return true;
 }

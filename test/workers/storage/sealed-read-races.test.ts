@@ -103,8 +103,10 @@ describe("R2-served reads racing a manifest swap", () => {
     const kept = await writeSegment(topicId, 50, 100, 0, "g0");
     await publish(topicId, [old, kept], 0, 100);
     const storage: SealedStorage = { bucket: env.SEGMENTS, cache: caches.default };
-    const cached = await readSealedBatches(storage, topicId, 0, { offset: 0, ...limits });
-    expect(concat(...cached!.batches)).toEqual(bytesOf(old, 0, 2));
+    for (let read = 0; read < 2; read++) { // the second read from R2 puts the range into the cache
+      const fromR2 = await readSealedBatches(storage, topicId, 0, { offset: 0, ...limits });
+      expect(concat(...fromR2!.batches)).toEqual(bytesOf(old, 0, 2));
+    }
     const hits = sealedReadStats.cacheHits;
     const again = await readSealedBatches(storage, topicId, 0, { offset: 0, ...limits });
     expect(concat(...again!.batches)).toEqual(bytesOf(old, 0, 2));
@@ -113,6 +115,23 @@ describe("R2-served reads racing a manifest swap", () => {
     await publish(topicId, [kept], 50, 100);
     await env.SEGMENTS.delete(old.entry.objectKey);
     expect(await readSealedBatches(storage, topicId, 0, { offset: 0, ...limits })).toBeUndefined();
+  });
+
+  it("put a range into the Cache API on its second read from R2, not its first, and serve it from there after", async () => {
+    const topicId = crypto.randomUUID();
+    const segment = await writeSegment(topicId, 0, 50, 0, "g0");
+    await publish(topicId, [segment], 0, 50);
+    const storage: SealedStorage = { bucket: env.SEGMENTS, cache: caches.default };
+    const read = async () => concat(...(await readSealedBatches(storage, topicId, 0, { offset: 10, ...limits }))!.batches);
+    const counts = () => ({ rangeReads: sealedReadStats.rangeReads, cachePuts: sealedReadStats.cachePuts, cacheHits: sealedReadStats.cacheHits });
+    const before = counts();
+    expect(await read()).toEqual(bytesOf(segment, 2, 4)); // a one-pass reader: the index and the range from R2, nothing written to the cache
+    expect(counts()).toEqual({ ...before, rangeReads: before.rangeReads + 2 });
+    expect(await read()).toEqual(bytesOf(segment, 2, 4)); // read again: the range from R2 (the index from memory), and now cached
+    expect(counts()).toEqual({ ...before, rangeReads: before.rangeReads + 3, cachePuts: before.cachePuts + 1 });
+    expect(await read()).toEqual(bytesOf(segment, 2, 4)); // every read after: the Cache API
+    expect(await read()).toEqual(bytesOf(segment, 2, 4));
+    expect(counts()).toEqual({ rangeReads: before.rangeReads + 3, cachePuts: before.cachePuts + 1, cacheHits: before.cacheHits + 2 });
   });
 
   it("follow a compaction swap to the new generation when the old one is deleted mid-read", async () => {
