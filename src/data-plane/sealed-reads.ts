@@ -4,9 +4,10 @@
  * partition's published manifest (src/log/sealed-manifest.ts), without a request to the
  * partition object. Per isolate: the manifests (bounded, src/limits.ts) and the decoded
  * segment indexes; in front of R2, Cloudflare's Cache API holds immutable segment ranges,
- * keyed by object key and range. A range goes into the cache when an isolate reads it from
- * R2 the second time (a one-pass catch-up, the usual one, writes nothing there; readers
- * after the second find it cached): a put costs about as much as the read itself.
+ * keyed by object key and range. A range of batches goes into the cache when an isolate reads
+ * it from R2 the second time (a one-pass catch-up, the usual one, writes nothing there;
+ * readers after the second find it cached): a put costs about as much as the read itself. A
+ * segment's index, which every isolate reads once, is cached at its first read.
  *
  * Freshness: a fetch inside the sealed range revalidates the manifest (a conditional R2 read
  * that carries no body when nothing changed; the segment read the cached copy plans runs
@@ -161,7 +162,7 @@ async function readSegment(storage: SealedStorage, segment: PublishedSegment, hi
   const range = byteRangeFor({ index }, options.offset, options.maxBytes, options.maxRecords);
   if (range === undefined) return [];
   if (range.nextOffset >= highWatermark) return "object";
-  const bytes = await readRange(storage, segment.objectKey, range.position, range.length);
+  const bytes = await readRange(storage, segment.objectKey, range.position, range.length, "second read");
   if (bytes === undefined) return undefined;
   return [...splitBatches(bytes)].map(({ start, end }) => bytes.subarray(start, end));
 }
@@ -170,7 +171,8 @@ async function readSegment(storage: SealedStorage, segment: PublishedSegment, hi
 async function segmentIndex(storage: SealedStorage, segment: PublishedSegment): Promise<SegmentIndexEntry[] | undefined> {
   const known = indexes.get(segment.objectKey);
   if (known) return known;
-  const tail = await readRange(storage, segment.objectKey, segment.bytes - segment.indexBytes, segment.indexBytes);
+  // Every isolate reads a segment's index once (then keeps it decoded): cached at its first read.
+  const tail = await readRange(storage, segment.objectKey, segment.bytes - segment.indexBytes, segment.indexBytes, "first read");
   if (tail === undefined) return undefined;
   const index = decodeSegmentIndex(tail, segment.bytes);
   checkIndexFits(segment, index);
@@ -178,8 +180,17 @@ async function segmentIndex(storage: SealedStorage, segment: PublishedSegment): 
   return index;
 }
 
-/** Bytes [position, position + length) of an immutable segment object: the Cache API, else R2 (cached when read from R2 a second time). */
-async function readRange(storage: SealedStorage, objectKey: string, position: number, length: number): Promise<Uint8Array | undefined> {
+/**
+ * Bytes [position, position + length) of an immutable segment object: the Cache API, else R2,
+ * then put into the cache at this isolate's first or second read of the range from R2.
+ */
+async function readRange(
+  storage: SealedStorage,
+  objectKey: string,
+  position: number,
+  length: number,
+  cachedAt: "first read" | "second read",
+): Promise<Uint8Array | undefined> {
   const cacheKey = `${cacheOrigin}${objectKey}?bytes=${position}-${position + length - 1}`;
   const hit = await storage.cache?.match(cacheKey);
   if (hit) {
@@ -191,7 +202,7 @@ async function readRange(storage: SealedStorage, objectKey: string, position: nu
   if (object === null) return undefined;
   const bytes = new Uint8Array(await object.arrayBuffer());
   if (bytes.length !== length) throw new Error(`${objectKey}: ${bytes.length} bytes at ${position}, expected ${length}`);
-  if (storage.cache && readFromR2Before(cacheKey)) {
+  if (storage.cache && (cachedAt === "first read" || readFromR2Before(cacheKey))) {
     sealedReadStats.cachePuts++;
     const written = storage.cache.put(cacheKey, new Response(bytes.slice(), { headers: immutableHeaders })).catch((error: unknown) => console.error(`caching ${cacheKey} failed`, error));
     if (storage.defer) storage.defer(written);
