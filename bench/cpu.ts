@@ -17,9 +17,11 @@ export interface ServerCpu {
   runtimeMs: number;
   /**
    * Of runtimeMs, the kernel's (system time: writes of SQLite pages and R2 blobs, page faults).
-   * It swings between runs of the same code — 250 to 930 ms in 2-s runs of binary produce at 4
-   * in flight here, with two wrangler dev servers up, while user time stayed at 0.8–1.4 s — so
-   * the user part alone is the steadier measure of a server's own code.
+   * It swings between runs of the same code — 250 to 1,250 ms in 2-s runs of binary produce at
+   * 4 in flight here, while user time stayed at 0.8–1.4 s: this VM hands freed memory back to
+   * its host, so every page a run writes afresh costs a fault there (RESULTS.md, "The
+   * write-ahead log, and this machine's fresh pages"). The user part alone is the steadier
+   * measure of a server's own code.
    */
   runtimeSystemMs: number;
   proxyMs: number;

@@ -40,16 +40,15 @@ const ratio = (result: RowResult) => {
   const theirs = rate(result, "baseline");
   return ours === undefined || theirs === undefined ? undefined : ours / theirs;
 };
-/** The baseline's runtime CPU per 1,000 records over Tributary's: the throughput ratio a CPU-bound pair would show, steadier than records/s on a loaded machine. */
-const cpuRatio = (result: RowResult) => {
-  const ours = result.tributary?.cpu?.runtimeMs;
-  const theirs = result.baseline?.cpu?.runtimeMs;
-  return ours === undefined || theirs === undefined || ours === 0 ? undefined : theirs / ours;
-};
-/** The same over user time alone: the kernel's part of the runtime's CPU swings between runs of the same code (bench/cpu.ts). */
-const userCpuRatio = (result: RowResult) => {
-  const ours = result.tributary?.cpu?.runtimeUserMs;
-  const theirs = result.baseline?.cpu?.runtimeUserMs;
+/**
+ * The baseline's runtime CPU per 1,000 records over Tributary's: the throughput ratio a
+ * CPU-bound pair would show, steadier than records/s on a loaded machine. Over user time
+ * alone (`runtimeUserMs`) it leaves out the kernel's part, which swings between runs of the
+ * same code (bench/cpu.ts).
+ */
+const cpuRatio = (result: RowResult, figure: "runtimeMs" | "runtimeUserMs") => {
+  const ours = result.tributary?.cpu?.[figure];
+  const theirs = result.baseline?.cpu?.[figure];
   return ours === undefined || theirs === undefined || ours === 0 ? undefined : theirs / ours;
 };
 const cpuText = (result: RowResult, server: "tributary" | "baseline") => {
@@ -74,7 +73,7 @@ function markdown(pairs: Pair[], settings: Settings, uptime: string): string {
     const share = ratio(tiered);
     const met = share === undefined ? "" : share >= target ? " ✓" : " ✗";
     lines.push(
-      `| ${scenario.transport}: ${scenario.label} | ${integer(rate(plain, "tributary"))} (${cpuText(plain, "tributary")}) | ${integer(rate(plain, "baseline"))} (${cpuText(plain, "baseline")}) | ${ratio(plain)?.toFixed(2) ?? "—"}× | ${integer(rate(tiered, "tributary"))} (${cpuText(tiered, "tributary")}) | ${integer(rate(tiered, "baseline"))} (${cpuText(tiered, "baseline")}) | ${share?.toFixed(2) ?? "—"}× | ${cpuRatio(tiered)?.toFixed(2) ?? "—"}× | ${userCpuRatio(tiered)?.toFixed(2) ?? "—"}× | ≥ ${target}×${met} |`,
+      `| ${scenario.transport}: ${scenario.label} | ${integer(rate(plain, "tributary"))} (${cpuText(plain, "tributary")}) | ${integer(rate(plain, "baseline"))} (${cpuText(plain, "baseline")}) | ${ratio(plain)?.toFixed(2) ?? "—"}× | ${integer(rate(tiered, "tributary"))} (${cpuText(tiered, "tributary")}) | ${integer(rate(tiered, "baseline"))} (${cpuText(tiered, "baseline")}) | ${share?.toFixed(2) ?? "—"}× | ${cpuRatio(tiered, "runtimeMs")?.toFixed(2) ?? "—"}× | ${cpuRatio(tiered, "runtimeUserMs")?.toFixed(2) ?? "—"}× | ≥ ${target}×${met} |`,
     );
   }
   return lines.join("\n");
