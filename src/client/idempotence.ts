@@ -11,7 +11,7 @@
  */
 import type { ClientLog } from "./logger.ts";
 import { withRetries, type RetryPolicy } from "./retry.ts";
-import { incrementSequence } from "./partition-write.ts";
+import { incrementSequence } from "../protocol/sequences.ts";
 import { path, type Transport } from "./transport.ts";
 
 export interface ProducerSession {

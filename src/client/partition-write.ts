@@ -9,6 +9,7 @@ import { TributaryError, isRetriable } from "../errors.ts";
 import { concatBytes } from "../protocol/bytes.ts";
 import { recordBatchContentType } from "../protocol/content-types.ts";
 import { encodedRecordSize, encodeRecordBatch, type RecordInput } from "../protocol/record-batch.ts";
+import { incrementSequence } from "../protocol/sequences.ts";
 import { isTributaryError } from "./errors.ts";
 import type { ClientLog } from "./logger.ts";
 import type { MetadataCache } from "./metadata.ts";
@@ -45,11 +46,6 @@ interface BinaryProduceAnswer {
   baseOffset?: number;
   lastOffset?: number;
   timestamp?: number;
-}
-
-/** Kafka's sequence arithmetic: sequences count from 0 and wrap to 0 after 2^31 − 1. */
-export function incrementSequence(sequence: number, increment: number): number {
-  return (sequence + increment) % 0x80000000;
 }
 
 /** Cuts records into batches of at most `batchBytes` encoded bytes each (a larger record alone). */

@@ -1,6 +1,6 @@
 import { TributaryError } from "../errors.ts";
 import { batchBytesMax } from "../limits.ts";
-import { incrementSequence } from "../log/producer-state.ts";
+import { incrementSequence } from "../protocol/sequences.ts";
 import { decodeBase64 } from "../protocol/base64.ts";
 import { partitionForKey, stickyPartition } from "../protocol/partitioner.ts";
 import { batchHeaderBytes, encodedRecordSize, encodeRecordBatch, type RecordInput } from "../protocol/record-batch.ts";

@@ -1,24 +1,36 @@
 /**
- * One client connection: frames in, each request decoded and handed to its handler, answers
- * written in request order (Kafka's one rule of ordering per connection), nothing written for
+ * One client connection: frames in, each request decoded and handed to its handler once the
+ * request before it has been handled, answers written in request order (Kafka's one rule of
+ * ordering per connection: requests take effect in the order they were sent), nothing written for
  * a produce with acks=0. Bounded: a frame over gatewayFrameBytesMax or one that does not decode
  * closes this connection (one log line) and nothing else; past gatewayInFlightRequestsMax
  * unanswered requests, or gatewayBufferedBytesMax of answers the client has not read, the
  * socket is not read until that drops; a connection idle for gatewayIdleMs is closed.
  *
- *   socket ─► FrameReader ─► readRequest ─► handler (async) ─┐
- *   socket ◄─ write in order ◄─ writeResponse ◄───────────────┘
+ *   socket ─► FrameReader ─► readRequest ─► handler, after the one before ─┐
+ *   socket ◄─ write in order ◄─ writeResponse ◄─────────────────────────────┘
  */
 import type { Socket } from "node:net";
 import { gatewayBufferedBytesMax, gatewayIdleMs, gatewayInFlightRequestsMax } from "../limits.ts";
 import { apiVersionsAnswer } from "./handlers/api-versions.ts";
-import type { BrokerInfo, GatewayHandlers, GatewayRequestContext, SaslState } from "./handler-types.ts";
+import type { BrokerInfo, GatewayHandler, GatewayHandlers, GatewayRequestContext, GatewayRunHandler, SaslState } from "./handler-types.ts";
 import { kafkaErrors } from "./kafka-errors.ts";
 import { apiKeys } from "./protocol/apis.ts";
 import { noAnswer } from "./no-answer.ts";
 import { FrameReader } from "./protocol/frames.ts";
 import { readRequest, schemaName, writeResponse, type RequestHeader } from "./protocol/messages.ts";
 import type { Session, Sessions } from "./session.ts";
+
+type Answer = Record<string, unknown> | typeof noAnswer;
+
+/** A request read, waiting for the one before it to be handled. */
+interface Unhandled {
+  header: RequestHeader;
+  body: unknown;
+  handler: GatewayHandler<never, unknown> | GatewayRunHandler<never, unknown>;
+  resolve(answer: Answer): void;
+  reject(error: unknown): void;
+}
 
 export interface ConnectionOptions {
   handlers: GatewayHandlers;
@@ -46,6 +58,10 @@ export class GatewayConnection {
   /** Whole frames read while the bound was reached, dispatched as answers go (the socket is paused meanwhile). */
   readonly #waiting: Uint8Array[] = [];
   #tail: Promise<void> = Promise.resolve();
+  /** Requests read and not yet handed to their handler, oldest first: each waits for the one before it. */
+  readonly #unhandled: Unhandled[] = [];
+  /** Whether a handler is at work on this connection's requests. */
+  #handling = false;
   #closed = false;
   #draining = false;
   #idle: (() => void) | undefined;
@@ -94,6 +110,7 @@ export class GatewayConnection {
   }
 
   #fail(reason: string): void {
+    this.#waiting.length = 0; // a failed connection starts nothing more
     if (this.#closed) return;
     this.#options.log(`connection ${this.id} from ${this.#socket.remoteAddress}:${this.#socket.remotePort} closed: ${reason}`);
     this.#socket.destroy();
@@ -107,10 +124,15 @@ export class GatewayConnection {
     this.#pump();
   }
 
-  /** Dispatches waiting frames while fewer than the bound are in flight; reads the socket again only when none wait. */
+  /**
+   * Dispatches waiting frames while fewer than the bound are in flight; reads the socket again
+   * only when none wait. Frames read before the client closed are dispatched too: a producer
+   * with acks=0 closes as soon as its last request is written, and Kafka's broker still handles
+   * every request it received.
+   */
   #pump(): void {
-    while (!this.#closed && this.#waiting.length > 0 && this.#inFlight < gatewayInFlightRequestsMax) this.#dispatch(this.#waiting.shift()!);
-    if (this.#waiting.length > 0) this.#socket.pause();
+    while (this.#waiting.length > 0 && this.#inFlight < gatewayInFlightRequestsMax) this.#dispatch(this.#waiting.shift()!);
+    if (this.#waiting.length > 0 && !this.#closed) this.#socket.pause();
   }
 
   #dispatch(frame: Uint8Array): void {
@@ -118,7 +140,7 @@ export class GatewayConnection {
     if (!read.ok) return this.#fail(`malformed request: ${read.error}`);
     const request = read.value;
     const { header } = request;
-    let answer: Promise<Record<string, unknown> | typeof noAnswer>;
+    let answer: Promise<Answer>;
     let answerHeader: RequestHeader = header;
     if (header.apiKey === apiKeys.ApiVersions) {
       // An ApiVersions version the gateway does not know gets a v0 answer listing what it knows (as Kafka does).
@@ -130,16 +152,14 @@ export class GatewayConnection {
       if (request.kind === "unsupported" || handler === undefined) {
         return this.#fail(`unsupported request: ${schemaName(header.apiKey)} v${header.apiVersion}`);
       }
-      const context = this.#context(header);
-      const answering = handler as (request: unknown, context: GatewayRequestContext) => Promise<Record<string, unknown> | typeof noAnswer>;
-      // Through a promise: a handler that throws before its first await closes the connection as any other failure.
-      answer = Promise.resolve().then(() => answering(request.body, context));
+      answer = new Promise((resolve, reject) => this.#unhandled.push({ header, body: request.body, handler, resolve, reject }));
+      this.#handleNext();
     }
     this.#inFlight += 1;
-    if (this.#inFlight >= gatewayInFlightRequestsMax) this.#socket.pause();
+    if (this.#inFlight >= gatewayInFlightRequestsMax && !this.#closed) this.#socket.pause();
     // Answers leave in request order: each waits for the one before it.
     this.#tail = this.#tail.then(async () => {
-      let body: Record<string, unknown> | typeof noAnswer;
+      let body: Answer;
       try {
         body = await answer;
       } catch (error) {
@@ -148,8 +168,7 @@ export class GatewayConnection {
       } finally {
         this.#inFlight -= 1;
       }
-      if (this.#closed) return;
-      if (body !== noAnswer) {
+      if (body !== noAnswer && !this.#closed) {
         let chunks: Uint8Array[];
         try {
           chunks = writeResponse(answerHeader, body);
@@ -165,8 +184,46 @@ export class GatewayConnection {
     });
   }
 
+  /**
+   * Kafka's broker handles one request of a connection at a time, in order, and clients rely
+   * on it: an idempotent producer's requests must reach the partition in sequence order, a
+   * producer's records keep the order they were sent in, a commit follows the fetch before
+   * it. So the next request goes to its handler once the one before it has been handled (its
+   * answer may still wait to be written), with the connection's credentials as they are then
+   * (a SaslAuthenticate before it may have changed them). A run handler (Produce) takes the
+   * request with every request of the same API and version read after it meanwhile. Requests
+   * already read are handled even after the client closed the connection, as Kafka's broker
+   * does (a producer with acks=0 may close right after its last request).
+   */
+  #handleNext(): void {
+    if (this.#handling) return;
+    const first = this.#unhandled.shift();
+    if (first === undefined) return;
+    this.#handling = true;
+    const run = [first];
+    const { handler, header } = first;
+    let answers: Promise<unknown[]>;
+    if (typeof handler === "function") {
+      // Through a promise: a handler that throws before its first await closes the connection as any other failure.
+      answers = Promise.resolve().then(async () => [await handler(first.body as never, this.#context(header))]);
+    } else {
+      for (let next = this.#unhandled[0]; next?.header.apiKey === header.apiKey && next.header.apiVersion === header.apiVersion; next = this.#unhandled[0]) {
+        run.push(this.#unhandled.shift()!);
+      }
+      answers = Promise.resolve().then(() => handler.run(run.map((request) => request.body) as never[], this.#context(header)));
+    }
+    answers
+      .then(
+        (values) => run.forEach((request, index) => request.resolve(values[index] as Answer)),
+        (error: unknown) => run.forEach((request) => request.reject(error)),
+      )
+      .finally(() => {
+        this.#handling = false;
+        this.#handleNext();
+      });
+  }
+
   #resumeIfRoom(): void {
-    if (this.#closed) return;
     if (this.#inFlight === 0 && this.#idle !== undefined) {
       const idle = this.#idle;
       this.#idle = undefined;
@@ -175,6 +232,7 @@ export class GatewayConnection {
     }
     if (this.#draining) return;
     this.#pump();
+    if (this.#closed) return;
     if (this.#waiting.length === 0 && this.#inFlight < gatewayInFlightRequestsMax && this.#socket.writableLength <= gatewayBufferedBytesMax) this.#socket.resume();
     else this.#socket.pause();
   }

@@ -59,5 +59,14 @@ export interface SaslState {
 /** Answers one decoded request. Throwing closes the connection (logged); answer Kafka error codes instead. */
 export type GatewayHandler<Request = unknown, Response = unknown> = (request: Request, context: GatewayRequestContext) => Promise<Response>;
 
+/**
+ * Answers a run of consecutive requests of one API and version on one connection at once: the
+ * requests read while the one before them was handled, one answer each, in order (Produce
+ * writes each partition's batches of all of them together). `context` is the first request's.
+ */
+export interface GatewayRunHandler<Request = unknown, Response = unknown> {
+  run(requests: readonly Request[], context: GatewayRequestContext): Promise<Response[]>;
+}
+
 /** Handlers by Kafka API key. */
-export type GatewayHandlers = Partial<Record<number, GatewayHandler<never, unknown>>>;
+export type GatewayHandlers = Partial<Record<number, GatewayHandler<never, unknown> | GatewayRunHandler<never, unknown>>>;

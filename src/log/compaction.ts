@@ -31,6 +31,7 @@
  */
 import { controlFlag, encodeRecordBatch, splitBatches, timestampTypeLogAppendTime, transactionalFlag, type BatchHeader, type DecodedRecord } from "../protocol/record-batch.ts";
 import { decodeRecordBatch } from "../protocol/record-batch-decode.ts";
+import { incrementSequence } from "../protocol/sequences.ts";
 import type { StoredBatch } from "./log-store.ts";
 import { decodeSegmentIndex } from "./segment-format.ts";
 import type { SegmentManifestEntry } from "./segment-manifest.ts";
@@ -86,8 +87,6 @@ export interface CompactionResult {
   firstDirtyOffset: number;
   stats: CompactionStats;
 }
-
-const sequenceModulus = 2 ** 31;
 
 function assert(condition: boolean, message: string): asserts condition {
   if (!condition) throw new Error(`compaction invariant broken: ${message}`);
@@ -275,7 +274,7 @@ export class CompactionWriter {
         logAppendTime: (header.attributes & timestampTypeLogAppendTime) !== 0,
         producerId: header.producerId,
         producerEpoch: header.producerEpoch,
-        baseSequence: header.baseSequence < 0 ? header.baseSequence : (header.baseSequence + skipped) % sequenceModulus,
+        baseSequence: header.baseSequence < 0 ? header.baseSequence : incrementSequence(header.baseSequence, skipped),
       },
     );
     const maxTimestamp = run.reduce((max, record) => Math.max(max, record.timestamp), Number.MIN_SAFE_INTEGER);

@@ -1,14 +1,17 @@
 import { TributaryError } from "../errors.ts";
 import { producerRunsRemembered } from "../limits.ts";
 import type { BatchHeader } from "../protocol/record-batch.ts";
+import { incrementSequence, sequenceDistance, sequenceModulus } from "../protocol/sequences.ts";
 
 /**
  * The idempotent producer's partition half (API.md, Produce; Kafka's ProducerStateManager,
  * without transactions), pure. A producer stamps each batch with its id, its epoch and the
  * sequence of the batch's first record; sequences count the producer's records in the
  * partition from 0 and wrap to 0 after 2^31 − 1. Per producer the partition remembers its
- * epoch and its last runs: consecutive records (consecutive sequences at consecutive
- * offsets), so a sequence in a run maps to exactly one offset. Rules for an append:
+ * epoch, the first sequence it took in that epoch, and its last runs: consecutive records
+ * (consecutive sequences at consecutive offsets), so a sequence in a run maps to exactly one
+ * offset. The sequences from the epoch's first to the last run's last are the ones it knows it
+ * wrote. Rules for an append:
  *
  *   unknown producer ───────────────────────────────► append, any sequence (Kafka, KIP-360)
  *   older epoch ────────────────────────────────────► 409 INVALID_PRODUCER_EPOCH
@@ -16,28 +19,27 @@ import type { BatchHeader } from "../protocol/record-batch.ts";
  *                otherwise ─────────────────────────► 409 OUT_OF_ORDER_SEQUENCE_NUMBER
  *   same epoch:  first sequence = last + 1 ─────────► append
  *                every sequence inside one run ─────► duplicate: the original offsets, nothing written
- *                first sequence at or before last ──► 409 DUPLICATE_SEQUENCE_NUMBER
- *                first sequence past last + 1 ──────► 409 OUT_OF_ORDER_SEQUENCE_NUMBER
+ *                every sequence known written ──────► 409 DUPLICATE_SEQUENCE_NUMBER
+ *                otherwise (a gap, or sequences ────► 409 OUT_OF_ORDER_SEQUENCE_NUMBER
+ *                before the epoch's first)
+ *
+ * Why the epoch's first sequence: an unknown producer's first append may start anywhere, so
+ * when a producer's later request overtakes its first one (two requests in flight, delivered
+ * out of order), the later one is taken first. The first request's records were never
+ * written; answering them DUPLICATE_SEQUENCE_NUMBER, which Kafka's clients count as written,
+ * would lose them without a word. They are OUT_OF_ORDER_SEQUENCE_NUMBER instead: the producer
+ * learns that they are not in the log (issue 34).
  *
  * A leader checks and records; a follower records the batches it replicates with the same
  * function, so both hold the same state and a new leader deduplicates too.
  */
 
-/** Sequences are int32 and wrap to 0 after 2^31 − 1, as Kafka's. */
-export const sequenceModulus = 0x80000000;
-
-/** A run is cut before it covers half the sequence space, so "inside a run" stays unambiguous. */
+/**
+ * A run is cut before it covers half the sequence space, so "inside a run" stays unambiguous;
+ * so is the span of sequences known written (a producer past it has wrapped: only the last half
+ * of the space behind its next sequence counts as written).
+ */
 const runLengthMax = sequenceModulus / 2;
-
-/** `sequence` moved forward by `increment` records, wrapping after 2^31 − 1. */
-export function incrementSequence(sequence: number, increment: number): number {
-  return (sequence + increment) % sequenceModulus;
-}
-
-/** How many steps forward (with wrap) `to` lies from `from`: 0 … 2^31 − 1. */
-export function sequenceDistance(from: number, to: number): number {
-  return (((to - from) % sequenceModulus) + sequenceModulus) % sequenceModulus;
-}
 
 /** Consecutive records of one producer: sequences first…last (with wrap) at offsets base…last. */
 export interface SequenceRun {
@@ -51,6 +53,11 @@ export interface SequenceRun {
 export interface ProducerEntry {
   producerId: number;
   producerEpoch: number;
+  /**
+   * The first sequence this partition took of the producer in this epoch (kept within half the
+   * sequence space behind the last): every sequence from it to the last run's last was written.
+   */
+  firstSequence: number;
   /** Oldest first, at most producerRunsRemembered, never empty. */
   runs: SequenceRun[];
   /** When the producer last appended here (ms): idle time counts from it. */
@@ -133,18 +140,22 @@ export function checkProducerAppend(entry: ProducerEntry | undefined, append: Pr
     }
   }
   const data = { producerId, producerEpoch: entry.producerEpoch, expectedSequence, lastSequence, sequence: append.firstSequence };
-  if (sequenceDistance(expectedSequence, append.firstSequence) < sequenceModulus / 2) {
+  const known = sequenceDistance(entry.firstSequence, lastSequence);
+  const appendLast = incrementSequence(append.firstSequence, append.recordCount - 1);
+  const startsKnown = sequenceDistance(entry.firstSequence, append.firstSequence) <= known;
+  if (startsKnown && sequenceDistance(entry.firstSequence, appendLast) <= known) {
     throw new TributaryError(
-      "OUT_OF_ORDER_SEQUENCE_NUMBER",
-      `producer ${producerId}: sequence ${append.firstSequence} leaves a gap; the next sequence is ${expectedSequence}`,
+      "DUPLICATE_SEQUENCE_NUMBER",
+      `producer ${producerId}: sequences ${append.firstSequence}–${appendLast} are already written (the last is ${lastSequence}) and are not one of its last requests`,
       data,
     );
   }
-  throw new TributaryError(
-    "DUPLICATE_SEQUENCE_NUMBER",
-    `producer ${producerId}: sequence ${append.firstSequence} is already written (the last is ${lastSequence}) and is not one of its last requests`,
-    data,
-  );
+  const why = startsKnown
+    ? `sequences ${append.firstSequence}–${appendLast} run past the last written (${lastSequence}) without continuing it`
+    : sequenceDistance(expectedSequence, append.firstSequence) < sequenceModulus / 2
+      ? `sequence ${append.firstSequence} leaves a gap; the next sequence is ${expectedSequence}`
+      : `sequence ${append.firstSequence} comes before ${entry.firstSequence}, the first this partition holds of epoch ${entry.producerEpoch}: it holds none of those records`;
+  throw new TributaryError("OUT_OF_ORDER_SEQUENCE_NUMBER", `producer ${producerId}: ${why}`, { ...data, firstSequence: entry.firstSequence });
 }
 
 /**
@@ -164,7 +175,7 @@ export function recordProducerBatch(
     lastOffset: batch.baseOffset + batch.recordCount - 1,
   };
   if (!entry || entry.producerEpoch !== batch.producerEpoch) {
-    return { producerId: batch.producerId, producerEpoch: batch.producerEpoch, runs: [run], lastActivityMs: activityMs };
+    return { producerId: batch.producerId, producerEpoch: batch.producerEpoch, firstSequence: run.firstSequence, runs: [run], lastActivityMs: activityMs };
   }
   const previous = entry.runs.at(-1)!;
   const continues =
@@ -174,7 +185,9 @@ export function recordProducerBatch(
   const runs = continues
     ? [...entry.runs.slice(0, -1), { ...previous, lastSequence: run.lastSequence, lastOffset: run.lastOffset }]
     : [...entry.runs, run].slice(-producerRunsRemembered);
-  return { ...entry, runs, lastActivityMs: Math.max(entry.lastActivityMs, activityMs) };
+  // Known written: from the epoch's first sequence, or the last half of the space once it wrapped.
+  const firstSequence = sequenceDistance(entry.firstSequence, run.lastSequence) < runLengthMax ? entry.firstSequence : incrementSequence(run.lastSequence, sequenceModulus - runLengthMax + 1);
+  return { ...entry, firstSequence, runs, lastActivityMs: Math.max(entry.lastActivityMs, activityMs) };
 }
 
 /**

@@ -21,13 +21,13 @@ import { PartitionSubscribers } from "./partition-subscribers.ts";
 import { PartitionWakeups, partitionWakeupsMigration } from "./partition-wakeups.ts";
 import { applyMigrations } from "./schema.ts";
 import { SegmentTier, segmentTierMigration, type TierSnapshot } from "./segment-tier.ts";
-import { batchBoundsMigration, logStoreMigrations, producerIndexesDropMigration, producerStateMigration, SqliteLogStore } from "./sqlite-log-store.ts";
+import { batchBoundsMigration, logStoreMigrations, producerFirstSequenceMigration, producerIndexesDropMigration, producerStateMigration, SqliteLogStore } from "./sqlite-log-store.ts";
 import { StreamStateStore, streamStateMigration } from "./stream-appends.ts";
 import { countBilled, meteredBucket } from "./billing-meter.ts";
 
 export type { AppendAnswer, AppendRequest, FetchRequest, OffsetQuery, PartitionAddress, PartitionMetrics, ReplicaState, RoutedCall } from "./replica-api.ts";
 
-const migrations = [logStoreMigrations[0]!, replicaIdentityMigration, segmentTierMigration, producerStateMigration, batchBoundsMigration, partitionTrafficMigration, streamStateMigration, partitionWakeupsMigration, producerIndexesDropMigration];
+const migrations = [logStoreMigrations[0]!, replicaIdentityMigration, segmentTierMigration, producerStateMigration, batchBoundsMigration, partitionTrafficMigration, streamStateMigration, partitionWakeupsMigration, producerIndexesDropMigration, producerFirstSequenceMigration];
 
 /**
  * One replica of one partition: leader or follower (ARCHITECTURE.md decisions 4–5). A thin

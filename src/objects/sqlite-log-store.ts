@@ -57,6 +57,13 @@ export const producerIndexesDropMigration = `DROP INDEX IF EXISTS producers_by_l
    DROP INDEX IF EXISTS producers_by_activity;`;
 
 /**
+ * The first sequence a partition took of each producer in its epoch (producer-state.ts, issue
+ * 34): sequences before it are out of order, not duplicates. Rows written before hold NULL, read
+ * as their oldest remembered run's first sequence: what the partition still knows it wrote.
+ */
+export const producerFirstSequenceMigration = "ALTER TABLE producers ADD COLUMN first_sequence INTEGER;";
+
+/**
  * The log's bounds as of a batch, in its row: an append writes its batches and nothing else
  * (one row per batch, not one more for the bounds — Cloudflare bills rows written). The
  * `log_bounds` row is written by everything else (high watermark moves, retention, sealing,
@@ -70,11 +77,12 @@ export const batchBoundsMigration = `ALTER TABLE batches ADD COLUMN log_start_of
 interface ProducerRow extends Record<string, SqlStorageValue> {
   producer_id: number;
   producer_epoch: number;
+  first_sequence: number | null;
   runs: string;
   last_activity_ms: number;
 }
 
-const producerColumns = "producer_id, producer_epoch, runs, last_activity_ms";
+const producerColumns = "producer_id, producer_epoch, first_sequence, runs, last_activity_ms";
 
 function toProducerEntry(row: ProducerRow): ProducerEntry {
   const runs = (JSON.parse(row.runs) as [number, number, number, number][]).map(([firstSequence, lastSequence, baseOffset, lastOffset]) => ({
@@ -83,7 +91,8 @@ function toProducerEntry(row: ProducerRow): ProducerEntry {
     baseOffset,
     lastOffset,
   }));
-  return { producerId: row.producer_id, producerEpoch: row.producer_epoch, runs, lastActivityMs: row.last_activity_ms };
+  const firstSequence = row.first_sequence ?? runs[0]!.firstSequence;
+  return { producerId: row.producer_id, producerEpoch: row.producer_epoch, firstSequence, runs, lastActivityMs: row.last_activity_ms };
 }
 
 interface BatchRow extends Record<string, SqlStorageValue> {
@@ -280,11 +289,12 @@ export class SqliteLogStore implements LogStore {
     for (const entry of entries) {
       const runs = entry.runs.map((run) => [run.firstSequence, run.lastSequence, run.baseOffset, run.lastOffset]);
       this.#sql.exec(
-        `INSERT INTO producers (producer_id, producer_epoch, runs, last_offset, last_activity_ms) VALUES (?, ?, ?, ?, ?)
-         ON CONFLICT (producer_id) DO UPDATE SET producer_epoch = excluded.producer_epoch, runs = excluded.runs,
-           last_offset = excluded.last_offset, last_activity_ms = excluded.last_activity_ms`,
+        `INSERT INTO producers (producer_id, producer_epoch, first_sequence, runs, last_offset, last_activity_ms) VALUES (?, ?, ?, ?, ?, ?)
+         ON CONFLICT (producer_id) DO UPDATE SET producer_epoch = excluded.producer_epoch, first_sequence = excluded.first_sequence,
+           runs = excluded.runs, last_offset = excluded.last_offset, last_activity_ms = excluded.last_activity_ms`,
         entry.producerId,
         entry.producerEpoch,
+        entry.firstSequence,
         JSON.stringify(runs),
         entry.runs.at(-1)!.lastOffset,
         entry.lastActivityMs,

@@ -28,6 +28,7 @@ function producerEntry(producerId: number, lastActivityMs: number, ...runs: [num
   return {
     producerId,
     producerEpoch: 1,
+    firstSequence: runs[0]![0],
     runs: runs.map(([firstSequence, lastSequence, baseOffset, lastOffset]) => ({ firstSequence, lastSequence, baseOffset, lastOffset })),
     lastActivityMs,
   };

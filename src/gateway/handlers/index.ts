@@ -2,7 +2,7 @@
  * The gateway's own handlers by API key (everything but consumer groups, which
  * src/gateway/groups/ adds). ApiVersions is answered by the connection itself.
  */
-import type { GatewayHandler, GatewayHandlers } from "../handler-types.ts";
+import type { GatewayHandler, GatewayHandlers, GatewayRunHandler } from "../handler-types.ts";
 import { apiKeys } from "../protocol/apis.ts";
 import { alterConfigs, describeConfigs, incrementalAlterConfigs } from "./configs.ts";
 import { fetch } from "./fetch.ts";
@@ -15,9 +15,10 @@ import { saslAuthenticate, saslHandshake } from "./sasl.ts";
 import { createPartitions, createTopics, deleteTopics } from "./topics-admin.ts";
 
 const handler = <Request>(answer: GatewayHandler<Request, unknown>) => answer as GatewayHandler<never, unknown>;
+const runHandler = <Request>(answer: GatewayRunHandler<Request, unknown>) => answer as GatewayRunHandler<never, unknown>;
 
 export const coreHandlers: GatewayHandlers = {
-  [apiKeys.Produce]: handler(produce),
+  [apiKeys.Produce]: runHandler(produce),
   [apiKeys.Fetch]: handler(fetch),
   [apiKeys.ListOffsets]: handler(listOffsets),
   [apiKeys.Metadata]: handler(metadata),

@@ -3,13 +3,19 @@
  * (`POST /v1/topics/{t}/partitions/{p}/records`, application/vnd.tributary.record-batch),
  * partitions in parallel. An idempotent producer's id, epoch and sequences are in the batch
  * headers and pass through. acks 0, 1 and -1 map to acks=0, 1 and all; with acks=0 nothing is
- * answered (the write still happens before the next answer on the connection).
+ * answered (the write still happens before the next request of the connection is handled).
+ *
+ * The connection hands over a run of consecutive Produce requests at once: those read while
+ * the one before them was handled (a producer with several requests in flight). Requests with
+ * the same acks are written together, each partition's batches of all of them in one write, in
+ * request order (produce-writes.ts); each request is answered with its own offsets.
  */
 import { recordBatchContentType } from "../../protocol/content-types.ts";
 import { path } from "../../client/transport.ts";
 import { noAnswer } from "../no-answer.ts";
-import type { GatewayRequestContext } from "../handler-types.ts";
+import type { GatewayRequestContext, GatewayRunHandler } from "../handler-types.ts";
 import { errorMessage, kafkaErrorCode, kafkaErrors, throttleTimeMs } from "../kafka-errors.ts";
+import { outlineOf, writeParts, type PartitionPart, type PartitionPost, type PartOutcome } from "./produce-writes.ts";
 import { isStaleMetadata } from "./stale.ts";
 
 interface ProduceRequest {
@@ -19,54 +25,126 @@ interface ProduceRequest {
   topicData: { name: string; partitionData: { index: number; records: Uint8Array | null }[] }[];
 }
 
+interface PartitionResponse {
+  index: number;
+  errorCode: number;
+  baseOffset: bigint;
+  logAppendTimeMs: bigint;
+  logStartOffset: bigint;
+  recordErrors: never[];
+  errorMessage: string | null;
+}
+
+interface ProduceResponse {
+  responses: { name: string; partitionResponses: PartitionResponse[] }[];
+  throttleTimeMs: number;
+}
+
 interface BinaryProduceAnswer {
-  partition: number;
-  baseOffset: number;
-  lastOffset: number;
+  baseOffset?: number;
   timestamp?: number;
 }
 
 const acksParameter: Record<number, string> = { [-1]: "all", 0: "0", 1: "1" };
 
-export async function produce(request: ProduceRequest, context: GatewayRequestContext): Promise<Record<string, unknown> | typeof noAnswer> {
-  const acks = acksParameter[request.acks];
-  let throttle = 0;
-  const responses = await Promise.all(
-    request.topicData.map(async (topic) => ({
-      name: topic.name,
-      partitionResponses: await Promise.all(
-        topic.partitionData.map(async ({ index, records }) => {
-          const failed = (errorCode: number, message: string | null) => ({ index, errorCode, baseOffset: -1n, logAppendTimeMs: -1n, logStartOffset: -1n, recordErrors: [], errorMessage: message });
-          if (acks === undefined) return failed(kafkaErrors.INVALID_REQUIRED_ACKS, `acks must be -1, 0 or 1, got ${request.acks}`);
-          if (request.transactionalId !== null) return failed(kafkaErrors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, "transactions are not supported");
-          if (records === null || records.length === 0) return failed(kafkaErrors.CORRUPT_MESSAGE, "no record batch");
-          try {
-            const answer = await context.transport.json<BinaryProduceAnswer | Record<string, never>>({
-              method: "POST",
-              path: path("topics", topic.name, "partitions", index, "records"),
-              query: { acks },
-              bytes: records,
-              contentType: recordBatchContentType,
-            });
-            const written = answer as Partial<BinaryProduceAnswer>;
-            return {
-              index,
-              errorCode: kafkaErrors.NONE,
-              baseOffset: BigInt(written.baseOffset ?? -1),
-              logAppendTimeMs: BigInt(written.timestamp ?? -1),
-              logStartOffset: -1n,
-              recordErrors: [],
-              errorMessage: null,
-            };
-          } catch (error) {
-            if (isStaleMetadata(error)) context.session.invalidate();
-            throttle = Math.max(throttle, throttleTimeMs(error));
-            return failed(kafkaErrorCode(error), errorMessage(error));
-          }
-        }),
-      ),
-    })),
+const failed = (index: number, errorCode: number, message: string | null): PartitionResponse => ({
+  index,
+  errorCode,
+  baseOffset: -1n,
+  logAppendTimeMs: -1n,
+  logStartOffset: -1n,
+  recordErrors: [],
+  errorMessage: message,
+});
+
+/** One partition's records of one request, and where its answer goes. */
+interface Slot {
+  part: PartitionPart;
+  answer: (response: PartitionResponse) => void;
+  throttle: (ms: number) => void;
+}
+
+export const produce: GatewayRunHandler<ProduceRequest, ProduceResponse | typeof noAnswer> = {
+  async run(requests, context) {
+    const answers: (ProduceResponse | typeof noAnswer)[] = [];
+    for (let start = 0; start < requests.length; ) {
+      let end = start + 1;
+      while (end < requests.length && requests[end]!.acks === requests[start]!.acks) end += 1;
+      answers.push(...(await produceTogether(requests.slice(start, end), context)));
+      start = end;
+    }
+    return answers;
+  },
+};
+
+/** Requests with the same acks: every partition's batches written in request order, partitions in parallel. */
+async function produceTogether(requests: readonly ProduceRequest[], context: GatewayRequestContext): Promise<(ProduceResponse | typeof noAnswer)[]> {
+  const acks = acksParameter[requests[0]!.acks];
+  const byPartition = new Map<string, { topic: string; partition: number; slots: Slot[] }>();
+  const answers = requests.map((request) => {
+    const answer: ProduceResponse = { responses: [], throttleTimeMs: 0 };
+    for (const topic of request.topicData) {
+      const partitionResponses: PartitionResponse[] = [];
+      answer.responses.push({ name: topic.name, partitionResponses });
+      for (const { index, records } of topic.partitionData) {
+        const at = partitionResponses.push(failed(index, kafkaErrors.NONE, null)) - 1;
+        const refusal = refused(request, acks, index, records);
+        if (refusal !== undefined) {
+          partitionResponses[at] = refusal;
+          continue;
+        }
+        const key = `${topic.name}\u0000${index}`;
+        let writes = byPartition.get(key);
+        if (writes === undefined) byPartition.set(key, (writes = { topic: topic.name, partition: index, slots: [] }));
+        writes.slots.push({
+          part: { records: records!, outline: outlineOf(records!) },
+          answer: (response) => (partitionResponses[at] = response),
+          throttle: (ms) => (answer.throttleTimeMs = Math.max(answer.throttleTimeMs, ms)),
+        });
+      }
+    }
+    return answer;
+  });
+  await Promise.all(
+    [...byPartition.values()].map(async ({ topic, partition, slots }) => {
+      const outcomes = await writeParts(
+        slots.map((slot) => slot.part),
+        postTo(context, topic, partition, acks!),
+      );
+      outcomes.forEach((outcome, index) => answerSlot(slots[index]!, partition, outcome, context));
+    }),
   );
-  if (request.acks === 0) return noAnswer;
-  return { responses, throttleTimeMs: throttle };
+  return requests.map((request, index) => (request.acks === 0 ? noAnswer : answers[index]!));
+}
+
+/** Why a request's partition is not written at all, or undefined when it is. */
+function refused(request: ProduceRequest, acks: string | undefined, index: number, records: Uint8Array | null): PartitionResponse | undefined {
+  if (acks === undefined) return failed(index, kafkaErrors.INVALID_REQUIRED_ACKS, `acks must be -1, 0 or 1, got ${request.acks}`);
+  if (request.transactionalId !== null) return failed(index, kafkaErrors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, "transactions are not supported");
+  if (records === null || records.length === 0) return failed(index, kafkaErrors.CORRUPT_MESSAGE, "no record batch");
+  return undefined;
+}
+
+function postTo(context: GatewayRequestContext, topic: string, partition: number, acks: string): PartitionPost {
+  return async (records) => {
+    const answer = await context.transport.json<BinaryProduceAnswer | undefined>({
+      method: "POST",
+      path: path("topics", topic, "partitions", partition, "records"),
+      query: { acks },
+      bytes: records,
+      contentType: recordBatchContentType,
+    });
+    return { baseOffset: answer?.baseOffset ?? -1, timestamp: answer?.timestamp ?? -1 };
+  };
+}
+
+function answerSlot(slot: Slot, index: number, outcome: PartOutcome, context: GatewayRequestContext): void {
+  if (outcome.ok) {
+    slot.answer({ index, errorCode: kafkaErrors.NONE, baseOffset: BigInt(outcome.baseOffset), logAppendTimeMs: BigInt(outcome.timestamp), logStartOffset: -1n, recordErrors: [], errorMessage: null });
+    return;
+  }
+  const { error } = outcome;
+  if (isStaleMetadata(error)) context.session.invalidate();
+  slot.throttle(throttleTimeMs(error));
+  slot.answer(failed(index, kafkaErrorCode(error), errorMessage(error)));
 }

@@ -1,8 +1,9 @@
 /**
  * The connection loop (src/gateway/connection.ts) over a real loopback socket, with handlers
- * written for the test (no Tributary is called): answers leave in request order whatever order
- * the handlers finish in; past gatewayInFlightRequestsMax unanswered requests no further one is
- * read until an answer goes; a handler that fails closes only its own connection, with a line.
+ * written for the test (no Tributary is called): a connection's requests are handled one at a
+ * time in the order they were sent, and answered in that order; past gatewayInFlightRequestsMax
+ * unanswered requests no further one is read until an answer goes; a handler that fails closes
+ * only its own connection, with a line.
  */
 import { connect, createServer, type Server, type Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
@@ -17,9 +18,12 @@ const patient = { timeout: 15_000, interval: 10 };
 const broker = { nodeId: 0 as const, host: "127.0.0.1", port: 9092, clusterId: "test-cluster", autoCreateTopics: false };
 let server: Server | undefined;
 const clients: Socket[] = [];
+/** The server's side of each connection, in the order they came. */
+const connections: GatewayConnection[] = [];
 
 afterEach(async () => {
   for (const client of clients.splice(0)) client.destroy();
+  connections.length = 0;
   await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
   server = undefined;
 });
@@ -28,7 +32,7 @@ async function serve(handlers: GatewayHandlers, log: string[]): Promise<number> 
   const sessions = new Sessions({ url: "http://127.0.0.1:1", requestTimeoutMs: 1000 });
   let id = 0;
   server = createServer((socket) => {
-    new GatewayConnection(socket, ++id, { handlers, broker, sessions, token: undefined, maxFrameBytes: 1 << 20, log: (line) => log.push(line), checkToken: async () => 0 });
+    connections.push(new GatewayConnection(socket, ++id, { handlers, broker, sessions, token: undefined, maxFrameBytes: 1 << 20, log: (line) => log.push(line), checkToken: async () => 0 }));
   });
   await new Promise<void>((resolve) => server!.listen(0, "127.0.0.1", resolve));
   return (server.address() as { port: number }).port;
@@ -60,7 +64,7 @@ async function client(port: number) {
 const answer = (host: string) => ({ throttleTimeMs: 0, errorCode: 0, errorMessage: null, nodeId: 0, host, port: 9092 });
 
 describe("the connection loop", { timeout: 30_000 }, () => {
-  it("answers in request order when handlers finish out of order", async () => {
+  it("handles a connection's requests one at a time in the order they were sent, each once the one before it has finished", async () => {
     const release = new Map<string, () => void>();
     const handlers: GatewayHandlers = {
       10: (async (request: { key: string }) => {
@@ -70,12 +74,15 @@ describe("the connection loop", { timeout: 30_000 }, () => {
     };
     const c = await client(await serve(handlers, []));
     for (const [i, key] of ["a", "b", "c"].entries()) c.ask(i + 1, key);
+    await expect.poll(() => connections[0]?.inFlight, patient).toBe(3);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect([...release.keys()]).toEqual(["a"]);
+    release.get("a")!();
+    await expect.poll(() => [...release.keys()], patient).toEqual(["a", "b"]);
+    await expect.poll(() => c.answers, patient).toEqual([{ correlationId: 1, host: "a" }]);
+    release.get("b")!();
     await expect.poll(() => release.size, patient).toBe(3);
     release.get("c")!();
-    release.get("b")!();
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(c.answers).toEqual([]);
-    release.get("a")!();
     await expect.poll(() => c.answers.length, patient).toBe(3);
     expect(c.answers).toEqual([
       { correlationId: 1, host: "a" },
@@ -99,19 +106,44 @@ describe("the connection loop", { timeout: 30_000 }, () => {
     c.socket.cork();
     for (let i = 1; i <= gatewayInFlightRequestsMax + 8; i++) c.ask(i, `k${i}`);
     c.socket.uncork();
-    await expect.poll(() => started, patient).toBe(gatewayInFlightRequestsMax);
+    const connection = () => connections[0]!;
+    await expect.poll(() => connection()?.inFlight, patient).toBe(gatewayInFlightRequestsMax);
     await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(started).toBe(gatewayInFlightRequestsMax);
+    expect([connection().inFlight, started]).toEqual([gatewayInFlightRequestsMax, 1]);
     waiting.shift()!();
-    await expect.poll(() => started, patient).toBe(gatewayInFlightRequestsMax + 1);
+    await expect.poll(() => started, patient).toBe(2);
+    expect(connection().inFlight).toBeLessThanOrEqual(gatewayInFlightRequestsMax);
     // Answering every request lets the rest in, a free place at a time.
+    let most = 0;
     await expect
       .poll(() => {
+        most = Math.max(most, connection().inFlight);
         while (waiting.length > 0) waiting.shift()!();
         return c.answers.length;
       }, patient)
       .toBe(gatewayInFlightRequestsMax + 8);
+    expect(most).toBeLessThanOrEqual(gatewayInFlightRequestsMax);
     expect(c.answers.map((a) => a.correlationId)).toEqual(Array.from({ length: gatewayInFlightRequestsMax + 8 }, (_, i) => i + 1));
+  });
+
+  it("handles every request read before the client closed, in order (a producer with acks=0 closes right after its last)", async () => {
+    const handled: string[] = [];
+    const handlers: GatewayHandlers = {
+      10: (async (request: { key: string }) => {
+        await new Promise((resolve) => setTimeout(resolve, 2));
+        handled.push(request.key);
+        return answer(request.key);
+      }) as never,
+    };
+    const c = await client(await serve(handlers, []));
+    const keys = Array.from({ length: gatewayInFlightRequestsMax + 8 }, (_, i) => `k${i}`);
+    c.socket.cork();
+    keys.forEach((key, i) => c.ask(i + 1, key));
+    c.socket.uncork();
+    c.socket.end();
+    await c.closed;
+    await expect.poll(() => handled.length, patient).toBe(keys.length);
+    expect(handled).toEqual(keys);
   });
 
   it("a failing handler closes only its own connection, with one line", async () => {

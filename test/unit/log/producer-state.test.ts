@@ -8,13 +8,11 @@ import { TributaryError } from "../../../src/errors.ts";
 import { producerIdleMsMax, producerRunsRemembered, producersPerPartitionMax } from "../../../src/limits.ts";
 import { MemoryLogStore } from "../../../src/log/memory-log-store.ts";
 import { PartitionLog } from "../../../src/log/partition-log.ts";
+import { incrementSequence, sequenceDistance, sequenceModulus } from "../../../src/protocol/sequences.ts";
 import {
   checkProducerAppend,
-  incrementSequence,
   producerAppendOf,
   recordProducerBatch,
-  sequenceDistance,
-  sequenceModulus,
   truncateProducerEntry,
   type ProducerAppend,
   type ProducerEntry,
@@ -121,11 +119,56 @@ describe("checkProducerAppend", () => {
     expect(checkProducerAppend(entry, append(9, 6))).toEqual({ kind: "duplicate", baseOffset: 9, lastOffset: 14 });
   });
 
-  it("refuses a request only partly written before (mixed) as DUPLICATE_SEQUENCE_NUMBER: nothing is written twice", () => {
+  it("refuses a request only partly written before (mixed) as OUT_OF_ORDER_SEQUENCE_NUMBER: nothing is written twice, and the new part is not counted as written", () => {
     const entry = entryAfter([3]);
     const error = refusal(() => checkProducerAppend(entry, append(1, 4)));
-    expect(error.code).toBe("DUPLICATE_SEQUENCE_NUMBER");
+    expect(error.code).toBe("OUT_OF_ORDER_SEQUENCE_NUMBER");
+    expect(error.message).toContain("run past the last written (2)");
     expect(error.data).toMatchObject({ expectedSequence: 3 });
+  });
+
+  it("a first request arriving after a later one: the later is taken first (unknown producer), the first is OUT_OF_ORDER_SEQUENCE_NUMBER, never DUPLICATE_SEQUENCE_NUMBER", () => {
+    // Two requests in flight: sequences 0-4 and 5-9. The second reaches the partition first.
+    expect(checkProducerAppend(undefined, append(5, 5))).toEqual({ kind: "append" });
+    const entry = recordProducerBatch(undefined, { producerId: 7, producerEpoch: 0, baseSequence: 5, recordCount: 5, baseOffset: 0 }, 1_000);
+    expect(entry.firstSequence).toBe(5);
+    const error = refusal(() => checkProducerAppend(entry, append(0, 5)));
+    expect(error.code).toBe("OUT_OF_ORDER_SEQUENCE_NUMBER");
+    expect(error.message).toContain("comes before 5, the first this partition holds of epoch 0");
+    expect(error.data).toMatchObject({ producerId: 7, producerEpoch: 0, expectedSequence: 10, sequence: 0, firstSequence: 5 });
+    // The same once the first request's sequences have left the remembered runs.
+    const later = entryAfter([5, 2, 2, 2, 2, 2, 2], { from: 5, gap: 1 });
+    expect(later.firstSequence).toBe(5);
+    expect(refusal(() => checkProducerAppend(later, append(0, 5))).code).toBe("OUT_OF_ORDER_SEQUENCE_NUMBER");
+    expect(refusal(() => checkProducerAppend(later, append(3, 4))).code).toBe("OUT_OF_ORDER_SEQUENCE_NUMBER"); // straddles the first
+    expect(refusal(() => checkProducerAppend(later, append(5, 5))).code).toBe("DUPLICATE_SEQUENCE_NUMBER"); // written, not remembered
+  });
+
+  it("keeps the epoch's first sequence across appends and truncations, and starts it over with a new epoch", () => {
+    const entry = entryAfter([3, 3], { from: 10, gap: 2 });
+    expect(entry.firstSequence).toBe(10);
+    expect(truncateProducerEntry(entry, 6)!.firstSequence).toBe(10);
+    const next = recordProducerBatch(entry, { producerId: 7, producerEpoch: 1, baseSequence: 0, recordCount: 1, baseOffset: 9 }, 2_000);
+    expect(next.firstSequence).toBe(0);
+  });
+
+  it("counts at most the last half of the sequence space as written once a producer wraps", () => {
+    const half = sequenceModulus / 2;
+    // Batches each apart from the next (another producer between): 1 record, five of a quarter
+    // of half the space, five of 1 record; the five small ones are the runs remembered.
+    const quarter = half / 4;
+    const counts = [1, quarter, quarter, quarter, quarter, quarter, 1, 1, 1, 1, 1];
+    let sequence = 0;
+    const entry = counts.reduce<ProducerEntry | undefined>((state, recordCount, index) => {
+      const next = recordProducerBatch(state, { producerId: 7, producerEpoch: 0, baseSequence: sequence, recordCount, baseOffset: sequence + index }, 1_000);
+      sequence = incrementSequence(sequence, recordCount);
+      return next;
+    }, undefined)!;
+    const last = entry.runs.at(-1)!.lastSequence;
+    expect(last).toBe(5 * quarter + 5);
+    expect(sequenceDistance(entry.firstSequence, last)).toBe(half - 1);
+    expect(refusal(() => checkProducerAppend(entry, append(entry.firstSequence, 1))).code).toBe("DUPLICATE_SEQUENCE_NUMBER");
+    expect(refusal(() => checkProducerAppend(entry, append(incrementSequence(entry.firstSequence, lastSequence), 1))).code).toBe("OUT_OF_ORDER_SEQUENCE_NUMBER");
   });
 
   it("refuses a gap as OUT_OF_ORDER_SEQUENCE_NUMBER with the expected sequence", () => {
@@ -148,7 +191,7 @@ describe("checkProducerAppend", () => {
     expect(error.data).toMatchObject({ producerEpoch: 1, expectedSequence: 0 });
     expect(checkProducerAppend(entry, append(0, 1, 1))).toEqual({ kind: "append" });
     const next = recordProducerBatch(entry, { producerId: 7, producerEpoch: 1, baseSequence: 0, recordCount: 1, baseOffset: 5 }, 2_000);
-    expect(next).toEqual({ producerId: 7, producerEpoch: 1, runs: [{ firstSequence: 0, lastSequence: 0, baseOffset: 5, lastOffset: 5 }], lastActivityMs: 2_000 });
+    expect(next).toEqual({ producerId: 7, producerEpoch: 1, firstSequence: 0, runs: [{ firstSequence: 0, lastSequence: 0, baseOffset: 5, lastOffset: 5 }], lastActivityMs: 2_000 });
     expect(refusal(() => checkProducerAppend(next, append(3, 1, 0))).code).toBe("INVALID_PRODUCER_EPOCH");
   });
 
@@ -159,8 +202,10 @@ describe("checkProducerAppend", () => {
     expect(checkProducerAppend(entry, append(lastSequence, 3))).toEqual({ kind: "duplicate", baseOffset: 2, lastOffset: 4 });
     expect(checkProducerAppend(entry, append(lastSequence - 2, 5))).toEqual({ kind: "duplicate", baseOffset: 0, lastOffset: 4 });
     expect(refusal(() => checkProducerAppend(entry, append(4, 1))).code).toBe("OUT_OF_ORDER_SEQUENCE_NUMBER");
-    expect(refusal(() => checkProducerAppend(entry, append(lastSequence - 10, 2))).code).toBe("DUPLICATE_SEQUENCE_NUMBER");
-    expect(refusal(() => checkProducerAppend(entry, append(1, 2))).code).toBe("DUPLICATE_SEQUENCE_NUMBER"); // last written + a new one
+    expect(refusal(() => checkProducerAppend(entry, append(lastSequence - 10, 2))).code).toBe("OUT_OF_ORDER_SEQUENCE_NUMBER"); // before the first taken
+    expect(refusal(() => checkProducerAppend(entry, append(1, 2))).code).toBe("OUT_OF_ORDER_SEQUENCE_NUMBER"); // last written + a new one
+    const wrapped = entryAfter([2, 3, 2, 2, 2, 2, 2], { from: lastSequence - 2, gap: 1 });
+    expect(refusal(() => checkProducerAppend(wrapped, append(lastSequence, 1))).code).toBe("DUPLICATE_SEQUENCE_NUMBER"); // written before the wrap, no longer remembered
   });
 });
 
@@ -200,6 +245,14 @@ describe("PartitionLog with idempotent producers", () => {
     expect(log.append([producerBatch(["c"], 2)], 0, { nowMs: 7 })).toEqual({ baseOffset: 3, lastOffset: 3 });
     expect(log.recordTimestamps(0, 1)).toEqual([1_000, 1_001]);
     expect(log.producer(7)).toMatchObject({ producerEpoch: 0, lastActivityMs: 7 });
+  });
+
+  it("a later request taken first: the earlier one is refused OUT_OF_ORDER_SEQUENCE_NUMBER with nothing written, and the log holds only what was acknowledged", () => {
+    const log = new PartitionLog(new MemoryLogStore());
+    expect(log.append([producerBatch(["c", "d"], 2)], 0, { nowMs: 5 })).toEqual({ baseOffset: 0, lastOffset: 1 });
+    const error = refusal(() => log.append([producerBatch(["a", "b"], 0)], 0, { nowMs: 6 }));
+    expect(error.code).toBe("OUT_OF_ORDER_SEQUENCE_NUMBER");
+    expect(log.logEndOffset).toBe(2);
   });
 
   it("refuses a gap with nothing written, and keeps the producer state across a reopen", () => {
@@ -247,6 +300,7 @@ describe("PartitionLog with idempotent producers", () => {
     const many = Array.from({ length: producersPerPartitionMax - 2 }, (_, index) => ({
       producerId: 100 + index,
       producerEpoch: 0,
+      firstSequence: 0,
       runs: [{ firstSequence: 0, lastSequence: 0, baseOffset: 0, lastOffset: 0 }],
       lastActivityMs: 3_000 + producerIdleMsMax,
     }));

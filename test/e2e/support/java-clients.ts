@@ -1,0 +1,88 @@
+/**
+ * The Java Kafka client for e2e tests: test/java/pom.xml pins it; the first call copies it and
+ * its runtime dependencies from Maven Central (`mvn dependency:copy-dependencies`, Maven's own
+ * cache in ~/.m2) into .cache/java/<the pom's hash>/lib (git-ignored), and later calls and runs
+ * reuse it. A program of test/java/ runs with Java's single-file source launcher
+ * (`java -cp '<lib>/*' Program.java …`): no build step. Needs `java` (17+) and `mvn` on the PATH;
+ * without them it fails at once, naming what to install.
+ *
+ *   const { stdout } = await runJava("NumberedProducers.java", [gateway.address, "topic", …]);
+ */
+import { execFile, execFileSync, spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { repositoryRoot } from "./wrangler-dev.ts";
+
+const javaSources = join(repositoryRoot, "test", "java");
+const pom = join(javaSources, "pom.xml");
+/** Resolving from Maven Central the first time takes 10–30 s here. */
+const resolveTimeoutMs = 300_000;
+
+function requireCommand(command: string, install: string): void {
+  try {
+    execFileSync(command, ["-version"], { stdio: "ignore" });
+  } catch {
+    throw new Error(`${command} is not on the PATH; the Java client tests need it: ${install}`);
+  }
+}
+
+let resolving: Promise<string> | undefined;
+const living = new Set<ReturnType<typeof spawn>>();
+process.once("exit", () => {
+  for (const child of living) child.kill("SIGKILL");
+});
+
+/** The directory holding the client's jars, resolved once per pom. */
+export function javaLibrary(): Promise<string> {
+  resolving ??= (async () => {
+    requireCommand("java", "apt-get install -y openjdk-17-jdk-headless");
+    requireCommand("mvn", "apt-get install -y maven");
+    const hash = createHash("sha256").update(readFileSync(pom)).digest("hex").slice(0, 16);
+    const directory = join(repositoryRoot, ".cache", "java", hash);
+    const lib = join(directory, "lib");
+    if (existsSync(join(directory, ".complete"))) return lib;
+    const partial = `${lib}.partial-${process.pid}`;
+    rmSync(partial, { recursive: true, force: true });
+    try {
+      await promisify(execFile)("mvn", ["-B", "-q", "-f", pom, "dependency:copy-dependencies", "-DincludeScope=runtime", `-DoutputDirectory=${partial}`], {
+        timeout: resolveTimeoutMs,
+        maxBuffer: 16 * 1024 * 1024,
+      });
+    } catch (error) {
+      rmSync(partial, { recursive: true, force: true });
+      throw new Error(`resolving the Java Kafka client (test/java/pom.xml) from Maven Central failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    rmSync(lib, { recursive: true, force: true });
+    renameSync(partial, lib);
+    execFileSync("touch", [join(directory, ".complete")]);
+    return lib;
+  })();
+  return resolving;
+}
+
+export interface JavaRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs test/java/<program> with the client on its classpath; killed (SIGKILL) after `timeoutMs`. */
+export async function runJava(program: string, args: string[], timeoutMs = 120_000): Promise<JavaRun> {
+  const lib = await javaLibrary();
+  const child = spawn("java", ["-Xmx512m", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-cp", join(lib, "*"), join(javaSources, program), ...args], {
+    cwd: repositoryRoot,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  living.add(child);
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+  const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+  const code = await new Promise<number | null>((resolve) => child.once("exit", (exitCode) => resolve(exitCode)));
+  clearTimeout(timer);
+  living.delete(child);
+  return { code, stdout, stderr };
+}
