@@ -31,7 +31,10 @@ export interface AckedWrite {
   values: string[];
   baseOffset: number;
   lastOffset: number;
+  /** The epoch the records were written in. */
   epoch: number;
+  /** The leader epoch that acknowledged them: later than `epoch` for a retry answered with its original offsets. */
+  ackedInEpoch: number;
   leader: string;
 }
 
@@ -187,7 +190,7 @@ export class ReplicationChecks {
         const missing = firstMissing(view, write);
         if (missing === undefined) continue;
         const found = `offset ${missing} holds ${view.describe(missing)}`;
-        if (leads && node.leaderEpoch >= write.epoch) fail(`${region} leads epoch ${node.leaderEpoch} without acknowledged ${describeWrite(write)}: ${found}`);
+        if (leads && node.leaderEpoch >= write.ackedInEpoch) fail(`${region} leads epoch ${node.leaderEpoch} without acknowledged ${describeWrite(write)}: ${found}`);
         if (inIsr) fail(`${region} is in the controller's ISR [${controller.isr.join(",")}] without acknowledged ${describeWrite(write)}: ${found}`);
         if (node.log.highWatermark > missing) {
           fail(`${region}'s high watermark ${node.log.highWatermark} covers acknowledged ${describeWrite(write)}, but ${found}`);

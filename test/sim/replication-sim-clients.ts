@@ -18,6 +18,10 @@ interface PendingWrite {
   region: string;
   incarnation: number;
   epoch: number;
+  /** The epoch the records were written in: the leader's, but an older one for a retry answered with its original offsets. */
+  recordEpoch: number;
+  /** Told once whether the write was acknowledged. */
+  answered?: (acked: boolean) => void;
   baseOffset: number;
   lastOffset: number;
   values: string[];
@@ -28,8 +32,15 @@ const utf8 = new TextEncoder();
 const text = new TextDecoder();
 const answerTimeoutMs = 10_000;
 
+export interface WaitOptions {
+  recordEpoch?: number;
+  answered?: (acked: boolean) => void;
+}
+
 export class SimClients {
   readonly acked: AckedWrite[] = [];
+  /** Values a client counts as written without offsets (an idempotent producer's DUPLICATE_SEQUENCE_NUMBER). */
+  readonly #ackedWithoutOffsets: string[] = [];
   readonly #pending: PendingWrite[] = [];
   #nextValue = 1;
 
@@ -42,10 +53,16 @@ export class SimClients {
     return values.map((batch) => encodeRecordBatch(batch.map((value) => ({ key: null, value: utf8.encode(value), headers: [], timestamp }))));
   }
 
-  /** An acks-"all" write appended at `replica`, waiting for its answer. */
-  wait(replica: SimReplica, baseOffset: number, lastOffset: number, values: string[], nowMs: number): void {
+  /** An acks-"all" write appended at `replica` (or a retry answered with the offsets of an earlier one), waiting for its answer. */
+  wait(replica: SimReplica, baseOffset: number, lastOffset: number, values: string[], nowMs: number, options: WaitOptions = {}): void {
     const { region, incarnation, node } = replica;
-    this.#pending.push({ region, incarnation, epoch: node.leaderEpoch, baseOffset, lastOffset, values, deadlineMs: nowMs + answerTimeoutMs });
+    const recordEpoch = options.recordEpoch ?? node.leaderEpoch;
+    this.#pending.push({ region, incarnation, epoch: node.leaderEpoch, recordEpoch, answered: options.answered, baseOffset, lastOffset, values, deadlineMs: nowMs + answerTimeoutMs });
+  }
+
+  /** Values a client counts as written though the answer carried no offsets: at the end each must be in the log once. */
+  ackWithoutOffsets(values: readonly string[]): void {
+    this.#ackedWithoutOffsets.push(...values);
   }
 
   isPending(value: string): boolean {
@@ -68,20 +85,24 @@ export class SimClients {
       if (replica.crashed || replica.incarnation !== pending.incarnation) outcome = "lost with its leader's restart";
       else if (!node.isLeader || node.leaderEpoch !== pending.epoch) outcome = "NOT_LEADER_OR_FOLLOWER";
       else if (node.log.highWatermark > pending.lastOffset && node.inSyncReplicas.length >= minInsync) {
-        const write: AckedWrite = { values: pending.values, baseOffset: pending.baseOffset, lastOffset: pending.lastOffset, epoch: pending.epoch, leader: pending.region };
+        const write: AckedWrite = { values: pending.values, baseOffset: pending.baseOffset, lastOffset: pending.lastOffset, epoch: pending.recordEpoch, ackedInEpoch: pending.epoch, leader: pending.region };
         this.acked.push(write);
         acked.push(write);
+        pending.answered?.(true);
       } else if (nowMs > pending.deadlineMs) {
         // As the object: an ISR below the minimum waits for followers to rejoin, until the deadline.
         outcome = node.inSyncReplicas.length < minInsync ? "NOT_ENOUGH_REPLICAS after append" : "REQUEST_TIMED_OUT";
       } else continue;
-      if (outcome !== undefined) refused.push(`produce ${pending.values.join(",")} at ${pending.baseOffset}..${pending.lastOffset} answered ${outcome}`);
+      if (outcome !== undefined) {
+        refused.push(`produce ${pending.values.join(",")} at ${pending.baseOffset}..${pending.lastOffset} answered ${outcome}`);
+        pending.answered?.(false);
+      }
       this.#pending.splice(index, 1);
     }
     return { acked, refused };
   }
 
-  /** Every acknowledged write, read back below the high watermark: each where it was acknowledged, no value twice. */
+  /** Every acknowledged write, read back below the high watermark: each where it was acknowledged, no value twice; values acknowledged without offsets anywhere, once. */
   readBack(log: PartitionLog): void {
     const { batches } = log.read(log.logStartOffset, { maxRecords: Number.MAX_SAFE_INTEGER, maxBytes: Number.MAX_SAFE_INTEGER });
     const readable = new Map<number, string>();
@@ -97,5 +118,7 @@ export class SimClients {
         if (found !== value) throw new Error(`settle: acknowledged ${describeWrite(write)} reads back ${found ?? "nothing"} at ${write.baseOffset + index}`);
       });
     }
+    const missing = this.#ackedWithoutOffsets.filter((value) => !seen.has(value));
+    if (missing.length > 0) throw new Error(`settle: ${missing.join(",")} answered DUPLICATE_SEQUENCE_NUMBER (counted as written) but not in the log`);
   }
 }

@@ -2,7 +2,8 @@
  * A seeded world around the pure replication core (issue 4): 3 or 5 ReplicaNodes named by
  * region, each over its own in-memory store; a controller holding the PartitionState
  * (replication-sim-controller.ts); clients producing with acks "all" and some acks 1
- * (replication-sim-clients.ts); a fake clock and the fake network of
+ * (replication-sim-clients.ts) and idempotent producers whose requests arrive in any order
+ * (replication-sim-producers.ts); a fake clock and the fake network of
  * replication-sim-network.ts. Every step is one event — a message delivered, a produce, a
  * leader's or the controller's timer, a crash, a restart, a cut link, a heal, a controller
  * timeout — and is followed by every check of replication-sim-checks.ts. Everything is
@@ -35,6 +36,7 @@ import { ReplicationChecks, describeWrite } from "./replication-sim-checks.ts";
 import type { AckedWrite, CheckedWorld } from "./replication-sim-checks.ts";
 import { SimClients } from "./replication-sim-clients.ts";
 import { SimController } from "./replication-sim-controller.ts";
+import { SimIdempotentProducers, type ProducerCounts, type ProducerWorld } from "./replication-sim-producers.ts";
 import { LogView, ObservedStore } from "./replication-sim-log-view.ts";
 import { SimNetwork, controllerName, describeMessage, describeReply, describeState } from "./replication-sim-network.ts";
 import type { Envelope, Message, SendContext } from "./replication-sim-network.ts";
@@ -44,7 +46,7 @@ import type { SimReplica } from "./replication-sim-replica.ts";
 const allRegions = ["wnam", "enam", "weur", "apac", "oc"];
 
 /** What happened across a run, so a test can show that every fault was exercised. */
-export interface SimCounts {
+export interface SimCounts extends ProducerCounts {
   produced: number;
   acked: number;
   ackFailures: number;
@@ -78,10 +80,12 @@ export class SimWorld {
     produced: 0, acked: 0, ackFailures: 0, lost: 0, duplicated: 0, crashes: 0, isolations: 0, elections: 0,
     fenced: 0, mismatches: 0, truncations: 0, isrShrinks: 0, isrExpansions: 0, alterRefused: 0, settles: 0,
     controllerCuts: 0, truncatedRecords: 0, deposedTails: 0, probes: 0, announcements: 0, quietRecoveries: 0,
+    idempotentAcked: 0, idempotentDuplicates: 0, overtaken: 0, epochBumps: 0,
   };
   readonly replicas: SimReplica[];
   readonly checks = new ReplicationChecks();
   readonly clients = new SimClients();
+  readonly #producers = new SimIdempotentProducers();
   protected readonly random: SeededRandom;
   protected readonly network: SimNetwork;
   protected readonly controller: SimController;
@@ -139,6 +143,8 @@ export class SimWorld {
     const action = this.random.weighted({
       deliver: this.network.size > 0 ? 60 : 0,
       produce: 14,
+      idempotentSend: 6,
+      idempotentDeliver: this.#producers.sending > 0 ? 10 : 0,
       leaderTimer: 8,
       controllerTimer: 6,
       sleep: 5,
@@ -151,6 +157,8 @@ export class SimWorld {
     this.nowMs += this.random.int(0, 5);
     if (action === "deliver") this.#deliver(this.network.next()!);
     if (action === "produce") this.produce();
+    if (action === "idempotentSend") this.#producers.send(this.#producerWorld());
+    if (action === "idempotentDeliver") this.#producers.deliver(this.#producerWorld());
     if (action === "leaderTimer") {
       const leaders = live.filter((replica) => replica.node.isLeader);
       if (leaders.length > 0) this.leaderTimer(this.random.pick(leaders));
@@ -269,18 +277,38 @@ export class SimWorld {
       ? [[finalValue]]
       : Array.from({ length: this.random.int(1, 2) }, () => Array.from({ length: this.random.int(1, 3) }, () => this.clients.value()));
     const request = `produce acks=${acksAll ? "all" : "1"} [${values.map((batch) => batch.join(",")).join(" | ")}] to ${region}`;
-    if (replica.crashed || replica.isolated) return this.say(`${request}: unreachable`), false;
+    if (!this.#canAppend(replica, request, acksAll)) return false;
     const { node } = replica;
-    if (!node.isLeader) return this.say(`${request}: NOT_LEADER_OR_FOLLOWER (e${node.leaderEpoch})`), false;
-    if (acksAll && node.inSyncReplicas.length < this.#minInsync) {
-      return this.say(`${request}: NOT_ENOUGH_REPLICAS (isr [${node.inSyncReplicas.join(",")}])`), false;
-    }
     const { baseOffset, lastOffset } = node.appendAsLeader(this.clients.batches(values, this.nowMs));
     this.counts.produced += 1;
     this.say(`${request}: appended at ${baseOffset}..${lastOffset} in e${node.leaderEpoch}`);
     if (acksAll) this.clients.wait(replica, baseOffset, lastOffset, values.flat(), this.nowMs);
     this.#kick(replica);
     return true;
+  }
+
+  /** Whether a client's write can be appended at `replica`; says why not. */
+  #canAppend(replica: SimReplica, request: string, acksAll: boolean): boolean {
+    const { node } = replica;
+    if (replica.crashed || replica.isolated) return this.say(`${request}: unreachable`), false;
+    if (!node.isLeader) return this.say(`${request}: NOT_LEADER_OR_FOLLOWER (e${node.leaderEpoch})`), false;
+    if (acksAll && node.inSyncReplicas.length < this.#minInsync) return this.say(`${request}: NOT_ENOUGH_REPLICAS (isr [${node.inSyncReplicas.join(",")}])`), false;
+    return true;
+  }
+
+  /** The world as the idempotent producers see it: their requests go where produce()'s do. */
+  #producerWorld(): ProducerWorld {
+    return {
+      random: this.random,
+      clients: this.clients,
+      nowMs: this.nowMs,
+      say: (line) => this.say(line),
+      appendTarget: (request) => {
+        const replica = this.replica(this.random.chance(0.85) ? this.controller.state.leader : this.random.pick(this.replicas).region);
+        return this.#canAppend(replica, `${request} to ${replica.region}`, true) ? replica : undefined;
+      },
+      appended: (replica) => this.#kick(replica),
+    };
   }
 
   /** What the object does on a write, a new role or waking up: push to (or probe) every follower due it. */
@@ -382,6 +410,7 @@ export class SimWorld {
     for (const write of acked) this.say(`acknowledged ${describeWrite(write)}`);
     for (const line of refused) this.say(line);
     this.counts.acked += acked.length;
+    Object.assign(this.counts, this.#producers.counts);
     this.counts.ackFailures += refused.length;
     this.#persistRoles();
     this.counts.lost = this.network.lost;

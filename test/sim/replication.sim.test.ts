@@ -1,8 +1,9 @@
 /**
  * Seeded simulation of the pure replication core (issue 4). Each seed builds a partition of
  * 3 or 5 replicas, a controller and clients over a fake network (loss, duplication, delay,
- * reordering) and clock, with crashes, restarts, cut links and leader changes; every step is
- * followed by the invariant checks of replication-sim-checks.ts, and a final settling phase
+ * reordering) and clock — among the clients, idempotent producers whose requests arrive in
+ * any order and are retried (issue 34: no acknowledged record missing, none written twice) —
+ * with crashes, restarts, cut links and leader changes; every step is followed by the invariant checks of replication-sim-checks.ts, and a final settling phase
  * heals everything, needs one more acks-"all" write acknowledged, and reads every
  * acknowledged write back; then a quiet phase restarts the leader (now and then right after
  * a write whose answers it never gets) and, with no more writes, needs its high watermark at
@@ -78,7 +79,7 @@ function runAll(): void {
   const exercised: (keyof SimCounts)[] = [
     "acked", "lost", "duplicated", "crashes", "isolations", "controllerCuts", "elections", "fenced", "mismatches",
     "truncations", "truncatedRecords", "deposedTails", "isrShrinks", "isrExpansions", "settles",
-    "probes", "announcements",
+    "probes", "announcements", "idempotentAcked", "idempotentDuplicates", "overtaken",
   ];
   for (const name of exercised) expect(totals[name], name).toBeGreaterThan(seeds.length / 10);
   expect(totals.quietRecoveries, "quietRecoveries").toBe(seeds.length);

@@ -231,12 +231,48 @@ describe("idempotent binary produce", () => {
     expect((await produceBinary(topic, 0, batch(["a", "b"], producer, 0))).status).toBe(200);
     expect((await produceBinary(topic, 0, batch(["c"], producer, 2))).status).toBe(200);
     expect(expectError(await produceBinary(topic, 0, batch(["z"], producer, 4)), 409, "OUT_OF_ORDER_SEQUENCE_NUMBER")).toMatchObject({ expectedSequence: 3 });
-    // Records inside what was written are answered with their offsets; a request only partly written before is refused.
+    // Records inside what was written are answered with their offsets; a request only partly written before is refused,
+    // as out of order: a Kafka client counts a DUPLICATE_SEQUENCE_NUMBER as written, and "new" was not.
     expect((await produceBinary(topic, 0, batch(["b", "c"], producer, 1))).body).toEqual({ partition: 0, baseOffset: 1, lastOffset: 2 });
-    expect(expectError(await produceBinary(topic, 0, batch(["c", "new"], producer, 2)), 409, "DUPLICATE_SEQUENCE_NUMBER")).toMatchObject({ expectedSequence: 3, lastSequence: 2 });
+    expect(expectError(await produceBinary(topic, 0, batch(["c", "new"], producer, 2)), 409, "OUT_OF_ORDER_SEQUENCE_NUMBER")).toMatchObject({ expectedSequence: 3, lastSequence: 2 });
     expect((await produceBinary(topic, 0, batch(["e1"], { ...producer, producerEpoch: 3 }, 0))).status).toBe(200);
     expect(expectError(await produceBinary(topic, 0, batch(["d"], producer, 3)), 409, "INVALID_PRODUCER_EPOCH")).toMatchObject({ producerEpoch: 3 });
     expect(await highWatermarks(topic)).toEqual([4]);
+  });
+});
+
+describe("two requests of one producer in flight at once (issue 34)", () => {
+  it("the later one arriving first: the earlier is OUT_OF_ORDER_SEQUENCE_NUMBER (binary and JSON), never a duplicate, and nothing is written for it", async () => {
+    const topic = uniqueTopic("idem-overtaken");
+    await createTopic(topic);
+    const binary = await newProducer();
+    expect((await produceBinary(topic, 0, batch(["c", "d"], binary, 2))).status).toBe(200); // an unknown producer's first append: any sequence
+    const refused = expectError(await produceBinary(topic, 0, batch(["a", "b"], binary, 0)), 409, "OUT_OF_ORDER_SEQUENCE_NUMBER");
+    expect(refused).toMatchObject({ producerId: binary.producerId, sequence: 0, firstSequence: 2, expectedSequence: 4 });
+    const json = await newProducer();
+    expect((await produceIdempotent(topic, json, values(0, "y"), { 0: 1 })).status).toBe(200);
+    expectError(await produceIdempotent(topic, json, values(0, "x"), { 0: 0 }), 409, "OUT_OF_ORDER_SEQUENCE_NUMBER");
+    expect((await readAll(topic, 0)).map((record) => record.value)).toEqual(["c", "d", "y"]);
+  });
+
+  it("sent at the same time, in whatever order they land, every acknowledged record is in the log once", async () => {
+    const topic = uniqueTopic("idem-concurrent");
+    await createTopic(topic);
+    const acknowledged: string[] = [];
+    for (let round = 0; round < 12; round++) {
+      const producer = await newProducer();
+      const answers = await Promise.all([
+        produceBinary(topic, 0, batch([`${round}-a`, `${round}-b`], producer, 0)),
+        produceBinary(topic, 0, batch([`${round}-c`], producer, 2)),
+      ]);
+      answers.forEach((answer, index) => {
+        if (answer.status === 200) acknowledged.push(...(index === 0 ? [`${round}-a`, `${round}-b`] : [`${round}-c`]));
+        else expect(answer.body.error.code, JSON.stringify(answer.body)).toBe("OUT_OF_ORDER_SEQUENCE_NUMBER");
+      });
+    }
+    const written = (await readAll(topic, 0)).map((record) => record.value ?? "");
+    expect(written.filter((value) => acknowledged.includes(value)).sort()).toEqual([...acknowledged].sort());
+    expect(new Set(written).size).toBe(written.length);
   });
 });
 

@@ -33,3 +33,23 @@ describe("SqliteLogStore scans", () => {
     });
   });
 });
+
+describe("SqliteLogStore producer rows", () => {
+  it("reads a row written before the first-sequence column (NULL) with its oldest remembered run's first sequence", async () => {
+    const stub = env.PARTITIONS.get(env.PARTITIONS.newUniqueId());
+    await runInDurableObject(stub, (_instance, state) => {
+      state.storage.sql.exec(
+        "INSERT INTO producers (producer_id, producer_epoch, runs, last_offset, last_activity_ms) VALUES (?, ?, ?, ?, ?)",
+        7,
+        0,
+        JSON.stringify([[10, 12, 3, 5], [13, 13, 8, 8]]),
+        8,
+        1_000,
+      );
+      const store = new SqliteLogStore(state.storage.sql);
+      expect(store.readProducer(7)).toMatchObject({ producerEpoch: 0, firstSequence: 10 });
+      store.writeProducers([{ ...store.readProducer(7)!, firstSequence: 4 }]);
+      expect(store.readProducer(7)!.firstSequence).toBe(4);
+    });
+  });
+});
