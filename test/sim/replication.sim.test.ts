@@ -1,14 +1,15 @@
 /**
- * Seeded simulation of the pure replication core (issue 4). Each seed builds a partition of
- * 3 or 5 replicas, a controller and clients over a fake network (loss, duplication, delay,
- * reordering) and clock — among the clients, idempotent producers whose requests arrive in
- * any order and are retried (issue 34: no acknowledged record missing, none written twice) —
- * with crashes, restarts, cut links and leader changes; every step is followed by the
- * invariant checks of replication-sim-checks.ts, and a final settling phase heals everything,
- * needs one more acks-"all" write acknowledged, and reads every acknowledged write back; then a quiet phase restarts the leader (now and then right after
- * a write whose answers it never gets) and, with no more writes, needs its high watermark at
- * its log end and known to every follower within a bounded number of rounds, after which its
- * alarm sends nothing (issue 12 item 5).
+ * Seeded simulation of the pure replication core (issue 4). Each seed builds a partition of 3
+ * or 5 replicas, a controller and clients over a fake network (loss, duplication, delay,
+ * reordering) and clock — among the clients, idempotent producers whose requests arrive in any
+ * order and are retried (issue 34: no acknowledged record missing, none written twice) — with
+ * crashes, restarts, cut links and leader changes; every step is followed by the invariant
+ * checks of replication-sim-checks.ts, and a final settling phase heals everything, needs one
+ * more acks-"all" write acknowledged, and reads every acknowledged write back; then a quiet
+ * phase restarts the leader (now and then right after a write whose answers it never gets)
+ * and, with no more writes, needs its high watermark at its log end and known to every
+ * follower within a bounded number of rounds, after which its alarm sends nothing (issue 12
+ * item 5).
  *
  * A failure names its seed and prints the run's log. Replay one seed, log printed:
  *   REPLICATION_SIM_SEED=123 npx vitest run --project sim test/sim/replication.sim.test.ts
