@@ -6,6 +6,10 @@
  *   produce   batches of 100 records of 100 B, one in flight, acks=all: kafkajs through the
  *             gateway vs the client's producer (binary, direct HTTP), in turns of 250 ms;
  *             records/s (target ≥ 0.8×)
+ *   produce   200,000 records of 218 B by the Java client with its defaults (idempotent, up to
+ *   (Java)    5 requests in flight; Kafka's ProducerPerformance, gateway-java.ts) through the
+ *             gateway vs the client's producer with its defaults; records/s (informative: what
+ *             a connection's requests handled in order cost, issue 34)
  *   consume   the same 100,000 records read from offset 0, five times each in turns after a
  *             warm-up read: kafkajs's group consumer through the gateway (a new group each
  *             time, timed from its first Fetch) vs the client's binary fetch; the median records/s
@@ -27,6 +31,7 @@ import { Tributary } from "../src/client/index.ts";
 import { buildCli } from "../test/e2e/support/cli.ts";
 import { startGateway, type GatewayProcess } from "../test/e2e/support/gateway.ts";
 import { repositoryRoot } from "../test/e2e/support/wrangler-dev.ts";
+import { javaProducerRate } from "./gateway-java.ts";
 import { kcatConsume } from "./gateway-librdkafka.ts";
 import { describeEnvironment, gatewayHeading, writeSection } from "./report.ts";
 import { startServer } from "./servers.ts";
@@ -43,6 +48,9 @@ const latencySamples = 300;
 const memorySampleMs = 500;
 const sliceMs = 250;
 const consumeRounds = 5;
+/** As in issue 34's report: the Java producer's default 16 KiB batches hold ~70 such records. */
+const javaRecords = 200_000;
+const javaRecordBytes = 218;
 
 const value = Buffer.alloc(valueBytes, "x");
 const messages = Array.from({ length: batchRecords }, () => ({ value }));
@@ -142,6 +150,19 @@ async function kafkaConsume(kafka: Kafka, topic: string, total: number): Promise
   return { rate: read / ((done - start) / 1000), how: "kafkajs group consumer, timed from its first Fetch" };
 }
 
+/** Records/s of the client's producer with its defaults writing `total` records of `recordBytes`, all sent at once, until every one is acknowledged. */
+async function clientBulkProduce(client: Tributary, topic: string, total: number, recordBytes: number): Promise<number> {
+  const producer = client.producer();
+  const record = { value: Buffer.alloc(recordBytes, "x") };
+  const start = performance.now();
+  const sends: Promise<unknown>[] = [];
+  for (let sent = 0; sent < total; sent += 1_000) sends.push(producer.send({ topic, messages: Array.from({ length: Math.min(1_000, total - sent) }, () => record) }));
+  await Promise.all(sends);
+  const rate = total / ((performance.now() - start) / 1000);
+  await producer.close();
+  return rate;
+}
+
 async function clientConsume(client: Tributary, topic: string, total: number): Promise<number> {
   const start = performance.now();
   let offset = 0;
@@ -180,7 +201,7 @@ export async function gatewayBench(options: GatewayBenchOptions): Promise<void> 
     progress(`gateway on ${gateway.address} for ${server.url}`);
     const client = new Tributary({ url: server.url });
     const kafka = new Kafka({ brokers: [gateway.address], clientId: "bench", logLevel: logLevel.NOTHING });
-    for (const name of ["gw-produce-kafka", "gw-produce-client", "gw-consume", "gw-latency"]) await client.admin().topics.create({ name, partitions: 1 });
+    for (const name of ["gw-produce-kafka", "gw-produce-client", "gw-produce-java", "gw-produce-java-client", "gw-consume", "gw-latency"]) await client.admin().topics.create({ name, partitions: 1 });
     const producer: KafkaProducer = kafka.producer({ allowAutoTopicCreation: false });
     await producer.connect();
     // Both sides plain (not idempotent), acks=all: the same work per batch.
@@ -199,6 +220,10 @@ export async function gatewayBench(options: GatewayBenchOptions): Promise<void> 
         return batchRecords;
       },
     );
+
+    progress(`produce: ${javaRecords.toLocaleString("en")} records by the Java client's ProducerPerformance, then by the client`);
+    const javaProduce = await javaProducerRate(gateway.address, "gw-produce-java", javaRecords, javaRecordBytes);
+    const bulkProduce = await clientBulkProduce(client, "gw-produce-java-client", javaRecords, javaRecordBytes);
 
     progress(`consume: ${consumeRecords} records each`);
     for (let sent = 0; sent < consumeRecords; sent += 1_000) {
@@ -258,6 +283,9 @@ export async function gatewayBench(options: GatewayBenchOptions): Promise<void> 
       `| row | through the gateway | Tributary's client | ratio | target |`,
       `|---|---:|---:|---:|---|`,
       `| produce, records/s (batches of ${batchRecords} × ${valueBytes} B, 1 in flight, acks=all, in turns; kafkajs) | ${Math.round(kafkaProduce).toLocaleString("en")} | ${Math.round(directProduce).toLocaleString("en")} | ${ratio(kafkaProduce, directProduce)} | ≥ 0.8 |`,
+      javaProduce === undefined
+        ? `| produce through the gateway with the Java client | skipped: ../shared/kafka/kafka.sh or java is not there | | | informative |`
+        : `| produce, records/s (${javaRecords.toLocaleString("en")} records of ${javaRecordBytes} B, all at once; the Java client 4.4's defaults — idempotent, 5 in flight — by Kafka's ProducerPerformance vs the client's producer with its defaults) | ${Math.round(javaProduce).toLocaleString("en")} | ${Math.round(bulkProduce).toLocaleString("en")} | ${ratio(javaProduce, bulkProduce)} | informative |`,
       `| consume, records/s (${consumeRecords.toLocaleString("en")} records from offset 0, median of ${consumeRounds} in turns; ${kafkaRead.how}) | ${Math.round(kafkaRead.rate).toLocaleString("en")} | ${Math.round(directRead).toLocaleString("en")} | ${ratio(kafkaRead.rate, directRead)} | ≥ 0.8 |`,
       kcatRead === undefined
         ? `| consume through the gateway with librdkafka (kcat) | skipped: /usr/bin/kcat is not installed | | | informative |`
