@@ -72,6 +72,7 @@ export const allOptions = {
   "tls-key": option("string"),
   "auto-create-topics": option("boolean"),
   "max-connections": option("string"),
+  metrics: option("string"),
   // subscriptions create (src/cli/subscriptions.ts)
   mode: option("string"),
   webhook: option("string"),

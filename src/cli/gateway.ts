@@ -1,9 +1,9 @@
 /**
  * `tributary gateway --listen HOST:PORT [--advertise HOST:PORT] [--tls-cert F --tls-key F]
- * [--auto-create-topics] [--max-connections N]`: Kafka's wire protocol in front of the
- * deployment at --url (docs/gateway.md). One line when it listens, one per client connection
- * closed for an error (stderr); SIGINT/SIGTERM stop accepting, answer in-flight requests for
- * up to 10 s, and exit 0.
+ * [--auto-create-topics] [--max-connections N] [--metrics HOST:PORT]`: Kafka's wire protocol in
+ * front of the deployment at --url (docs/gateway.md). One line when it listens (and one for
+ * its metrics), one per client connection closed for an error (stderr); SIGINT/SIGTERM stop
+ * accepting, answer in-flight requests for up to 10 s, and exit 0.
  */
 import { readFileSync } from "node:fs";
 import { gatewayConnectionsMax, gatewayDrainMs } from "../limits.ts";
@@ -11,7 +11,7 @@ import { integerValue, stringValue, UsageError, type OptionName } from "./args.t
 import type { CommandContext } from "./context.ts";
 import { defaultUrl } from "./main.ts";
 
-export const gatewayOptions: OptionName[] = ["listen", "advertise", "tls-cert", "tls-key", "auto-create-topics", "max-connections"];
+export const gatewayOptions: OptionName[] = ["listen", "advertise", "tls-cert", "tls-key", "auto-create-topics", "max-connections", "metrics"];
 
 const stopSignals = ["SIGINT", "SIGTERM"] as const;
 
@@ -35,6 +35,8 @@ export async function gatewayCommand(context: CommandContext): Promise<void> {
   const url = stringValue(values, "url") ?? io.env.TRIBUTARY_URL ?? defaultUrl;
   const token = stringValue(values, "token") ?? io.env.TRIBUTARY_TOKEN;
   const tls = certPath === undefined ? undefined : { cert: readFileSync(certPath), key: readFileSync(keyPath!) };
+  const metricsText = stringValue(values, "metrics");
+  const metricsAt = metricsText === undefined ? undefined : hostPort(metricsText, "metrics");
 
   const stopSignal = new Promise<NodeJS.Signals>((resolve) => {
     for (const name of stopSignals) process.once(name, () => resolve(name));
@@ -52,8 +54,11 @@ export async function gatewayCommand(context: CommandContext): Promise<void> {
   });
   const shown = `${gateway.address.host}:${gateway.address.port}`;
   const advertised = `${gateway.broker.host}:${gateway.broker.port}`;
+  const metrics = metricsAt === undefined ? undefined : await (await import("../gateway/metrics-listener.ts")).serveGatewayMetrics(gateway, metricsAt);
+  if (metrics !== undefined) io.stdout.write(`Gateway metrics on http://${metrics.address.host}:${metrics.address.port}/metrics\n`);
   io.stdout.write(`Kafka gateway on ${tls ? "TLS " : ""}${shown}${advertised === shown ? "" : ` (advertised as ${advertised})`} for ${url}\n`);
   const signal = await stopSignal;
   io.stdout.write(`${signal}: stopping (in-flight requests get ${gatewayDrainMs / 1000} s)\n`);
   await gateway.stop();
+  await metrics?.close();
 }

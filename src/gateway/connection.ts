@@ -19,6 +19,7 @@ import { apiKeys } from "./protocol/apis.ts";
 import { noAnswer } from "./no-answer.ts";
 import { FrameReader } from "./protocol/frames.ts";
 import { readRequest, schemaName, writeResponse, type RequestHeader } from "./protocol/messages.ts";
+import type { GatewayStats } from "./gateway-stats.ts";
 import type { Session, Sessions } from "./session.ts";
 
 type Answer = Record<string, unknown> | typeof noAnswer;
@@ -43,6 +44,8 @@ export interface ConnectionOptions {
   log(line: string): void;
   /** Checks a token against the deployment: a Kafka error code, 0 when it is accepted. */
   checkToken(session: Session): Promise<number>;
+  /** The process's counters (--metrics). */
+  stats: GatewayStats;
 }
 
 export class GatewayConnection {
@@ -112,6 +115,7 @@ export class GatewayConnection {
   #fail(reason: string): void {
     this.#waiting.length = 0; // a failed connection starts nothing more
     if (this.#closed) return;
+    this.#options.stats.connectionsClosedForErrors += 1;
     this.#options.log(`connection ${this.id} from ${this.#socket.remoteAddress}:${this.#socket.remotePort} closed: ${reason}`);
     this.#socket.destroy();
   }
@@ -140,6 +144,7 @@ export class GatewayConnection {
     if (!read.ok) return this.#fail(`malformed request: ${read.error}`);
     const request = read.value;
     const { header } = request;
+    this.#options.stats.request(schemaName(header.apiKey), request.kind === "request" ? request.trailingBytes : 0);
     let answer: Promise<Answer>;
     let answerHeader: RequestHeader = header;
     if (header.apiKey === apiKeys.ApiVersions) {

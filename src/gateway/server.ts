@@ -14,6 +14,7 @@ import { TributaryError } from "../errors.ts";
 import { gatewayConnectionsMax, gatewayDrainMs, gatewayFrameBytesMax } from "../limits.ts";
 import { gatewayHandlers } from "./all-handlers.ts";
 import { GatewayConnection } from "./connection.ts";
+import { GatewayStats } from "./gateway-stats.ts";
 import type { BrokerInfo, GatewayHandlers } from "./handler-types.ts";
 import { kafkaErrorCode, kafkaErrors } from "./kafka-errors.ts";
 import { Sessions, type Session } from "./session.ts";
@@ -47,6 +48,8 @@ export interface Gateway {
   readonly broker: BrokerInfo;
   /** Open client connections. */
   readonly connections: number;
+  /** What the gateway counted since it started (`--metrics` serves it). */
+  readonly stats: GatewayStats;
   /** Stops accepting, answers what is in flight (at most `drainMs`), closes every connection. */
   stop(drainMs?: number): Promise<void>;
 }
@@ -106,6 +109,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   };
   const maxConnections = options.maxConnections ?? gatewayConnectionsMax;
   const connections = new Set<GatewayConnection>();
+  const stats = new GatewayStats();
   let nextId = 1;
   const onSocket = (socket: Socket) => {
     const id = nextId++;
@@ -122,7 +126,9 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       maxFrameBytes: gatewayFrameBytesMax,
       log,
       checkToken,
+      stats,
     });
+    stats.connectionsOpened += 1;
     connections.add(connection);
     socket.on("close", () => connections.delete(connection));
   };
@@ -136,6 +142,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     get connections() {
       return connections.size;
     },
+    stats,
     async stop(drainMs = gatewayDrainMs) {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       let timer: NodeJS.Timeout | undefined;

@@ -5,7 +5,8 @@ import { partitionsPerTopicMax, replicationFactorMax } from "../limits.ts";
 import { parseRegions, placePartitions } from "../topics/placement.ts";
 import { mergeTopicConfigs, type TopicConfigs } from "../topics/topic-configs.ts";
 import type { TopicMetadata, TopicSummary } from "../topics/topic-metadata.ts";
-import { checkTopicName, collidingTopic } from "../topics/topic-names.ts";
+import { checkNewTopicName, collidingTopic } from "../topics/topic-names.ts";
+import { topicDefaults } from "../topics/topic-defaults.ts";
 import type { AlterPartitionRequest, PartitionState } from "../replication/partition-state.ts";
 import { PartitionElections, type PartitionRef } from "./partition-elections.ts";
 import { applyMigrations } from "./schema.ts";
@@ -107,9 +108,10 @@ export class Controller extends DurableObject<Env> {
 
   async createTopic(request: CreateTopicRequest): Promise<Result<TopicMetadata>> {
     return toResult(async () => {
-      const name = checkTopicName(request.name);
-      const partitionCount = checkPartitionCount(request.partitions ?? 1, "partitions");
-      const replicationFactor = this.#checkReplicationFactor(request.replicationFactor ?? 1);
+      const name = checkNewTopicName(request.name);
+      const defaults = topicDefaults(this.env, this.#regions().length);
+      const partitionCount = checkPartitionCount(request.partitions ?? defaults.partitions, "partitions");
+      const replicationFactor = this.#checkReplicationFactor(request.replicationFactor ?? defaults.replicationFactor);
       const configs = mergeTopicConfigs({}, request.configs);
       if (this.#topics.has(name)) throw new TributaryError("TOPIC_ALREADY_EXISTS", `topic ${name} already exists`);
       // Kafka's InvalidTopicException; topics that collided before this check stay as they are.

@@ -200,4 +200,11 @@ export const metricsJsonResponseSchema = z.object({
 /** `GET /v1/cluster`. */
 export const clusterIdentitySchema = z.object({
   clusterId: z.string().meta({ description: "16 random bytes as 22 URL-safe base64 characters (Kafka's cluster id form), made once per deployment" }),
+  defaults: z
+    .object({
+      partitions: z.number().int().meta({ description: "A new topic's partition count when its creation names none (TOPIC_DEFAULT_PARTITIONS; Kafka's num.partitions)" }),
+      replicationFactor: z.number().int().meta({ description: "A new topic's replication factor when its creation names none (TOPIC_DEFAULT_REPLICATION_FACTOR; Kafka's default.replication.factor)" }),
+      configs: z.record(z.string(), z.string()).meta({ description: "Every topic config's default value, by its Kafka name" }),
+    })
+    .meta({ description: "What a new topic takes when its creation does not say" }),
 });

@@ -21,6 +21,26 @@ export function checkTopicName(name: unknown): string {
 }
 
 /**
+ * Kafka's internal topics (the group coordinator's offsets, the transaction coordinator's
+ * log, KIP-932's share-group state): Tributary keeps that state in its objects, not in topics,
+ * but Kafka clients know these names. The Kafka gateway lists them as internal topics.
+ */
+export const kafkaInternalTopics = ["__consumer_offsets"] as const;
+
+/**
+ * A name for a new topic: Kafka's rules, and not beginning with "__", which Kafka reserves
+ * for its internal topics (a topic of that name would be listed, auto-created and consumed by
+ * Kafka clients as if it were Kafka's own). Topics created before this rule keep their names.
+ */
+export function checkNewTopicName(name: unknown): string {
+  const checked = checkTopicName(name);
+  if (checked.startsWith("__")) {
+    throw new TributaryError("INVALID_TOPIC_EXCEPTION", `topic name ${JSON.stringify(checked)} begins with "__", which is reserved for Kafka's internal topics (${kafkaInternalTopics.join(", ")})`);
+  }
+  return checked;
+}
+
+/**
  * Kafka's collision rule: two topic names collide when they are equal once every "." is read
  * as "_" (`my.topic` and `my_topic`), since Kafka's metric names replace one with the other.
  * Kafka refuses to create a topic that collides with an existing one, and so do we, so that

@@ -7,7 +7,8 @@
  * the wait is over (the other polls are then abandoned). Last stable offset = high watermark
  * (no transactions). No fetch sessions: sessionId 0 tells the client to send full requests.
  * From v13 topics are named by id (Metadata's): an id no topic has answers UNKNOWN_TOPIC_ID for
- * its partitions. A partition the answer leaves behind its high watermark is read on at once,
+ * its partitions. The answer keeps to the request's MaxBytes and each partition's
+ * PartitionMaxBytes as Kafka's broker does (fetch-limits.ts). A partition the answer leaves behind its high watermark is read on at once,
  * while the client decodes the answer (fetch-read-ahead.ts): Kafka's clients send the next Fetch
  * only after handling the last, so this is where the gateway's read overlaps their work.
  * The reads go over node:http (upstream-read.ts), and the bytes they bring are the answer's
@@ -18,8 +19,10 @@ import { fetchHeaders } from "../../protocol/content-types.ts";
 import { path } from "../../client/transport.ts";
 import { TributaryError } from "../../errors.ts";
 import type { GatewayRequestContext } from "../handler-types.ts";
+import { baseOffsetAt, firstBytes, keptBytes } from "./fetch-limits.ts";
 import { FetchReadAhead } from "./fetch-read-ahead.ts";
 import { kafkaErrorCode, kafkaErrors, throttleTimeMs } from "../kafka-errors.ts";
+import { isInternalTopic } from "../internal-topics.ts";
 import { isStaleMetadata } from "./stale.ts";
 
 interface FetchRequest {
@@ -84,7 +87,7 @@ const nextOffsetHeader = fetchHeaders.nextOffset.toLowerCase();
 const partitionKey = (one: Wanted) => `${one.partition}:${one.topic}`;
 
 export async function fetch(request: FetchRequest, context: GatewayRequestContext): Promise<Record<string, unknown>> {
-  // Partitions are read in parallel, so the request's MaxBytes bounds each of them (Kafka's KIP-74 lets an answer exceed it).
+  // Partitions are read in parallel, each within its own bound and the request's; the answer is then cut to the request's (fetch-limits.ts).
   const requestMaxBytes = request.maxBytes ?? fetchMaxBytesMax;
   const byId = context.apiVersion >= 13;
   const names = await Promise.all(request.topics.map(({ topic, topicId }) => (byId ? context.session.topicNamed(topicId!) : topic)));
@@ -119,6 +122,14 @@ export async function fetch(request: FetchRequest, context: GatewayRequestContex
   wanted.forEach((one, i) => {
     if (one.topic !== undefined) answers[i] = withAnswered(readAhead, one, answers[i]!);
   });
+  // The request's MaxBytes over all partitions, in request order (KIP-74).
+  const kept = keptBytes(
+    answers.map((answer, i) => ({ records: answer.records, bytes: answer.bytes, partitionMaxBytes: wanted[i]!.maxBytes })),
+    requestMaxBytes,
+  );
+  kept.forEach((bytes, i) => {
+    if (bytes < answers[i]!.bytes) answers[i] = cutTo(answers[i]!, bytes, wanted[i]!.offset);
+  });
   // Partitions left behind their high watermark are read on while the client handles this answer.
   wanted.forEach((one, i) => {
     const nextOffset = one.topic === undefined ? undefined : readOnFrom(answers[i]!, one.offset);
@@ -134,6 +145,12 @@ export async function fetch(request: FetchRequest, context: GatewayRequestContex
     responses[keys.indexOf(keys[one.entry]!)]!.partitions.push(answer);
   });
   return { throttleTimeMs: throttle, errorCode: kafkaErrors.NONE, sessionId: 0, responses: responses.filter((_, i) => keys.indexOf(keys[i]!) === i) };
+}
+
+/** The answer's first `bytes` (whole batches); it reads on from the first batch left out. */
+function cutTo(answer: PartitionAnswer, bytes: number, offset: number): PartitionAnswer {
+  const nextOffset = bytes === 0 ? offset : baseOffsetAt(answer.records, bytes);
+  return { ...answer, records: firstBytes(answer.records, bytes), bytes, nextOffset };
 }
 
 /** Where to read on after an answer of a read from `offset`: undefined when it failed, was empty or reached the high watermark. */
@@ -182,6 +199,7 @@ async function fetchPartition(one: Wanted, waitMs: number, context: GatewayReque
     nextOffset,
   });
   if (one.topic === undefined) return answer(kafkaErrors.UNKNOWN_TOPIC_ID, empty, 0, -1, -1);
+  if (isInternalTopic(one.topic)) return answer(kafkaErrors.NONE, empty, 0, 0, 0);
   try {
     const read = await context.session.readRecords({
       path: path("topics", one.topic, "partitions", one.partition, "records"),

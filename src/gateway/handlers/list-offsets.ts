@@ -6,6 +6,7 @@
 import { path } from "../../client/transport.ts";
 import type { GatewayRequestContext } from "../handler-types.ts";
 import { kafkaErrorCode, kafkaErrors, throttleTimeMs } from "../kafka-errors.ts";
+import { isInternalTopic } from "../internal-topics.ts";
 import { isStaleMetadata } from "./stale.ts";
 
 interface ListOffsetsRequest {
@@ -21,6 +22,7 @@ export async function listOffsets(request: ListOffsetsRequest, context: GatewayR
         partitions.map(async ({ partitionIndex, timestamp }) => {
           const at = timestamp === -2n ? "earliest" : timestamp === -1n ? "latest" : timestamp >= 0n ? String(timestamp) : undefined;
           if (at === undefined) return { partitionIndex, errorCode: kafkaErrors.INVALID_REQUEST, timestamp: -1n, offset: -1n, leaderEpoch: -1 };
+          if (isInternalTopic(name)) return { partitionIndex, errorCode: kafkaErrors.NONE, timestamp: -1n, offset: 0n, leaderEpoch: 0 };
           try {
             const answer = await context.transport.json<{ offset: number; timestamp?: number }>({
               method: "GET",

@@ -4,8 +4,13 @@
  * asked again when a requested topic is missing from it); from v10, each topic's id is its
  * Tributary UUID, and a topic asked for by id alone is looked up by it (UNKNOWN_TOPIC_ID when
  * none has it). With `--auto-create-topics`, a topic
- * asked about and allowed by the client is created (one partition, as Kafka's num.partitions).
+ * asked about and allowed by the client is created (the deployment's default partition count
+ * and replication factor, as Kafka's num.partitions and default.replication.factor).
+ * Kafka's internal topics (`__consumer_offsets`) are listed with `isInternal`, as Kafka lists
+ * them, so that clients leave them out of regex subscriptions; Tributary keeps what they hold in
+ * its objects, so reading them finds nothing, and no topic beginning with "__" is created.
  */
+import { internalTopicId, isInternalTopic as isInternal, kafkaInternalTopics } from "../internal-topics.ts";
 import { TributaryError } from "../../errors.ts";
 import type { GatewayRequestContext } from "../handler-types.ts";
 import { kafkaErrorCode, kafkaErrors } from "../kafka-errors.ts";
@@ -26,19 +31,23 @@ export async function metadata(request: MetadataRequest, context: GatewayRequest
   const all = request.topics === null || (context.apiVersion === 0 && request.topics.length === 0);
   let listing = await session.topics();
   const byId = new Map<string, Record<string, unknown>>();
-  const names = all ? listing.map((topic) => topic.name) : [];
+  const names = all ? [...new Set([...listing.map((topic) => topic.name), ...kafkaInternalTopics])] : [];
   for (const topic of all ? [] : request.topics!) {
     const named = topic.name === null && topic.topicId !== undefined ? await session.topicNamed(topic.topicId) : (topic.name ?? "");
     if (named !== undefined) names.push(named);
     else byId.set(Buffer.from(topic.topicId!).toString("hex"), unknownId(topic.topicId!));
   }
-  if (!all && names.some((name) => !listing.some((topic) => topic.name === name))) listing = await session.topics(true);
+  if (!all && names.some((name) => !listing.some((topic) => topic.name === name) && !isInternal(name))) listing = await session.topics(true);
   const topics: Record<string, unknown>[] = [...byId.values()];
   // Described in parallel (and remembered): from v10 each topic answers its id.
   const ids = context.apiVersion >= 10 ? await Promise.all(names.map((name) => (listing.some((topic) => topic.name === name) ? session.topicId(name) : undefined))) : [];
   for (const [index, name] of names.entries()) {
     let found = listing.find((topic) => topic.name === name);
     let errorCode: number = kafkaErrors.NONE;
+    if (found === undefined && isInternal(name)) {
+      topics.push(topicEntry(name, { name, partitions: 1, replicationFactor: 1 }, errorCode, internalTopicId(name)));
+      continue;
+    }
     if (found === undefined && broker.autoCreateTopics && request.allowAutoTopicCreation !== false && name !== "") {
       const created = await autoCreate(name, context);
       if (typeof created === "number") errorCode = created;
@@ -69,7 +78,7 @@ function topicEntry(name: string | null, topic: TopicSummary | undefined, errorC
     errorCode,
     name,
     topicId,
-    isInternal: false,
+    isInternal: isInternal(name),
     partitions: Array.from({ length: count }, (_, partitionIndex) => ({
       errorCode: kafkaErrors.NONE,
       partitionIndex,
@@ -86,7 +95,8 @@ function topicEntry(name: string | null, topic: TopicSummary | undefined, errorC
 /** Creates the topic; a race with another creator is fine (it exists either way). */
 async function autoCreate(name: string, context: GatewayRequestContext): Promise<TopicSummary | number> {
   try {
-    const topic = await context.tributary.admin().topics.create({ name, partitions: 1 });
+    // The deployment's default partition count and replication factor (Kafka's num.partitions, default.replication.factor).
+    const topic = await context.tributary.admin().topics.create({ name });
     context.session.invalidate();
     return { name: topic.name, partitions: topic.partitions.length, replicationFactor: topic.replicationFactor };
   } catch (error) {

@@ -16,6 +16,7 @@ import { noAnswer } from "../no-answer.ts";
 import type { GatewayRequestContext, GatewayRunHandler } from "../handler-types.ts";
 import { errorMessage, kafkaErrorCode, kafkaErrors, throttleTimeMs } from "../kafka-errors.ts";
 import { outlineOf, writeParts, type PartitionPart, type PartitionPost, type PartOutcome } from "./produce-writes.ts";
+import { isInternalTopic } from "../internal-topics.ts";
 import { isStaleMetadata } from "./stale.ts";
 
 interface ProduceRequest {
@@ -88,7 +89,7 @@ async function produceTogether(requests: readonly ProduceRequest[], context: Gat
       answer.responses.push({ name: topic.name, partitionResponses });
       for (const { index, records } of topic.partitionData) {
         const at = partitionResponses.push(failed(index, kafkaErrors.NONE, null)) - 1;
-        const refusal = refused(request, acks, index, records);
+        const refusal = refused(request, acks, topic.name, index, records);
         if (refusal !== undefined) {
           partitionResponses[at] = refusal;
           continue;
@@ -118,10 +119,11 @@ async function produceTogether(requests: readonly ProduceRequest[], context: Gat
 }
 
 /** Why a request's partition is not written at all, or undefined when it is. */
-function refused(request: ProduceRequest, acks: string | undefined, index: number, records: Uint8Array | null): PartitionResponse | undefined {
+function refused(request: ProduceRequest, acks: string | undefined, topic: string, index: number, records: Uint8Array | null): PartitionResponse | undefined {
   if (acks === undefined) return failed(index, kafkaErrors.INVALID_REQUIRED_ACKS, `acks must be -1, 0 or 1, got ${request.acks}`);
-  if (request.transactionalId !== null) return failed(index, kafkaErrors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, "transactions are not supported");
+  if (request.transactionalId !== null) return failed(index, kafkaErrors.UNSUPPORTED_VERSION, "transactions are not supported by Tributary yet");
   if (records === null || records.length === 0) return failed(index, kafkaErrors.CORRUPT_MESSAGE, "no record batch");
+  if (isInternalTopic(topic)) return failed(index, kafkaErrors.INVALID_TOPIC_EXCEPTION, `${topic} is one of Kafka's internal topics: it cannot be written`);
   return undefined;
 }
 

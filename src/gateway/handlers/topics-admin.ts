@@ -1,17 +1,45 @@
 /**
- * CreateTopics, DeleteTopics, CreatePartitions through Tributary's topic routes. Replica
- * assignments are Tributary's own (placement over regions), so explicit ones are refused;
- * numPartitions/replicationFactor −1 take the defaults (1). validateOnly checks what can be
- * checked without creating (the name is free) and changes nothing. Each change drops the
- * session's topic listing, so the next Metadata sees it.
+ * CreateTopics, DeleteTopics, CreatePartitions through Tributary's topic routes.
+ * numPartitions/replicationFactor −1 take the deployment's defaults (Kafka's num.partitions and
+ * default.replication.factor: `POST /v1/topics` without them). Replicas are placed by
+ * Tributary (over regions), and the gateway is the one broker its clients see (node 0): an
+ * explicit replica assignment is taken when it names only that broker — one partition per
+ * entry, numbered from 0, its length the replication factor — and any other is
+ * INVALID_REPLICA_ASSIGNMENT with what is wrong. validateOnly checks what can be checked
+ * without creating (the name is free) and changes nothing. Each change drops the session's
+ * topic listing, so the next Metadata sees it.
  */
 import { TributaryError } from "../../errors.ts";
 import type { GatewayRequestContext } from "../handler-types.ts";
 import { errorMessage, kafkaErrorCode, kafkaErrors, throttleTimeMs } from "../kafka-errors.ts";
 
 interface CreateTopicsRequest {
-  topics: { name: string; numPartitions: number; replicationFactor: number; assignments: unknown[]; configs: { name: string; value: string | null }[] }[];
+  topics: {
+    name: string;
+    numPartitions: number;
+    replicationFactor: number;
+    assignments: { partitionIndex: number; brokerIds: number[] }[];
+    configs: { name: string; value: string | null }[];
+  }[];
   validateOnly?: boolean;
+}
+
+/** A count as asked, or undefined for −1 (the deployment's default). */
+const positive = (count: number) => (count === -1 ? undefined : count);
+
+/** The partition count and replication factor an explicit assignment stands for, or what is wrong with it. */
+function assignedSizes(topic: CreateTopicsRequest["topics"][number], brokerId: number): { partitions: number; replicationFactor: number } | string {
+  const { assignments } = topic;
+  if (topic.numPartitions !== -1 || topic.replicationFactor !== -1) return "with a replica assignment, numPartitions and replicationFactor are -1";
+  const replicationFactor = assignments[0]!.brokerIds.length;
+  for (const [index, { partitionIndex, brokerIds }] of assignments.entries()) {
+    if (partitionIndex !== index) return `the assignment names partition ${partitionIndex} where partition ${index} comes: partitions are numbered from 0 without gaps`;
+    if (brokerIds.length !== replicationFactor) return `partition ${partitionIndex} has ${brokerIds.length} replicas, partition 0 has ${replicationFactor}: every partition has as many`;
+    if (brokerIds.length === 0 || new Set(brokerIds).size !== brokerIds.length) return `partition ${partitionIndex}'s replicas ${JSON.stringify(brokerIds)} are empty or name a broker twice`;
+    const other = brokerIds.find((id) => id !== brokerId);
+    if (other !== undefined) return `broker ${other} is not a broker here: the gateway is broker ${brokerId}, and Tributary places the replicas itself`;
+  }
+  return { partitions: assignments.length, replicationFactor };
 }
 
 export async function createTopics(request: CreateTopicsRequest, context: GatewayRequestContext): Promise<Record<string, unknown>> {
@@ -19,17 +47,17 @@ export async function createTopics(request: CreateTopicsRequest, context: Gatewa
   const topics = [];
   for (const topic of request.topics) {
     const failed = (errorCode: number, message: string) => ({ name: topic.name, errorCode, errorMessage: message, numPartitions: -1, replicationFactor: -1, configs: null });
-    if (topic.assignments.length > 0) {
-      topics.push(failed(kafkaErrors.INVALID_REQUEST, "replica assignments are Tributary's own: give numPartitions and replicationFactor"));
+    const sizes = topic.assignments.length > 0 ? assignedSizes(topic, context.broker.nodeId) : { partitions: positive(topic.numPartitions), replicationFactor: positive(topic.replicationFactor) };
+    if (typeof sizes === "string") {
+      topics.push(failed(kafkaErrors.INVALID_REPLICA_ASSIGNMENT, sizes));
       continue;
     }
-    const partitions = topic.numPartitions === -1 ? 1 : topic.numPartitions;
-    const replicationFactor = topic.replicationFactor === -1 ? 1 : topic.replicationFactor;
+    const { partitions, replicationFactor } = sizes;
     const configs = Object.fromEntries(topic.configs.filter((config) => config.value !== null).map((config) => [config.name, config.value!]));
     try {
       if (request.validateOnly === true) {
         const exists = (await context.session.topics(true)).some((existing) => existing.name === topic.name);
-        topics.push(exists ? failed(kafkaErrors.TOPIC_ALREADY_EXISTS, `topic ${topic.name} already exists`) : { name: topic.name, errorCode: kafkaErrors.NONE, errorMessage: null, numPartitions: partitions, replicationFactor, configs: [] });
+        topics.push(exists ? failed(kafkaErrors.TOPIC_ALREADY_EXISTS, `topic ${topic.name} already exists`) : { name: topic.name, errorCode: kafkaErrors.NONE, errorMessage: null, numPartitions: partitions ?? -1, replicationFactor: replicationFactor ?? -1, configs: [] });
         continue;
       }
       const created = await context.tributary.admin().topics.create({ name: topic.name, partitions, replicationFactor, configs });

@@ -210,17 +210,22 @@ function writeStruct(writer: ByteWriter, struct: StructPlan, value: Struct): voi
 /** One message at one version, both directions. */
 export interface MessageCodec {
   readonly flexible: boolean;
+  /**
+   * Reads a request's fields and leaves what follows them in `reader`: Kafka's broker ignores
+   * bytes after a well-formed request (librdkafka ≥ 2.3 sends Metadata v12 with 3 more), so the
+   * caller decides what to do with them. A response is read whole or refused.
+   */
   readRequest(reader: ByteReader): Decoded<Struct>;
   writeRequest(writer: ByteWriter, request: Struct): void;
   readResponse(reader: ByteReader): Decoded<Struct>;
   writeResponse(writer: ByteWriter, response: Struct): void;
 }
 
-function reading(struct: StructPlan): (reader: ByteReader) => Decoded<Struct> {
+function reading(struct: StructPlan, whole: boolean): (reader: ByteReader) => Decoded<Struct> {
   return (reader) => {
     try {
       const value = readStruct(reader, struct);
-      if (reader.remaining !== 0) return { ok: false, error: `${reader.remaining} bytes left over after the message` };
+      if (whole && reader.remaining !== 0) return { ok: false, error: `${reader.remaining} bytes left over after the message` };
       return { ok: true, value };
     } catch (error) {
       if (error instanceof MalformedInput || error instanceof RangeError) return { ok: false, error: error.message };
@@ -241,9 +246,9 @@ export function messageCodec(schema: MessageSchema, version: number): MessageCod
     const response = planFields(schema.response, version, flexible);
     codec = {
       flexible,
-      readRequest: reading(request),
+      readRequest: reading(request, false),
       writeRequest: (writer, value) => writeStruct(writer, request, value),
-      readResponse: reading(response),
+      readResponse: reading(response, true),
       writeResponse: (writer, value) => writeStruct(writer, response, value),
     };
     codecs.set(key, codec);

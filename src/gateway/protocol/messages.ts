@@ -17,7 +17,8 @@ export interface RequestHeader {
 
 /** A request frame read: its header, and its body decoded when the gateway knows that API at that version. */
 export type ReadRequest =
-  | { kind: "request"; header: RequestHeader; body: Record<string, unknown> }
+  /** `trailingBytes`: bytes after the request's last field, ignored as Kafka's broker ignores them. */
+  | { kind: "request"; header: RequestHeader; body: Record<string, unknown>; trailingBytes: number }
   /** An API key or version the gateway has no layout for: the header is all it can read. */
   | { kind: "unsupported"; header: RequestHeader };
 
@@ -45,7 +46,7 @@ export function readRequest(frame: Uint8Array): Decoded<ReadRequest> {
   }
   const body = messageCodec(messageSchemas.get(header.apiKey)!, header.apiVersion).readRequest(reader);
   if (!body.ok) return { ok: false, error: `${schemaName(header.apiKey)} v${header.apiVersion}: ${body.error}` };
-  return { ok: true, value: { kind: "request", header, body: body.value } };
+  return { ok: true, value: { kind: "request", header, body: body.value, trailingBytes: reader.remaining } };
 }
 
 function skipTaggedFields(reader: ByteReader): void {

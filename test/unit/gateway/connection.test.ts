@@ -11,6 +11,7 @@ import { GatewayConnection } from "../../../src/gateway/connection.ts";
 import type { GatewayHandlers } from "../../../src/gateway/handler-types.ts";
 import { gatewayInFlightRequestsMax } from "../../../src/limits.ts";
 import { readResponse, writeRequest } from "../../../src/gateway/protocol/messages.ts";
+import { GatewayStats } from "../../../src/gateway/gateway-stats.ts";
 import { Sessions } from "../../../src/gateway/session.ts";
 
 /** How long a poll waits for what must come: the machine may be busy with other test runs. */
@@ -28,11 +29,14 @@ afterEach(async () => {
   server = undefined;
 });
 
+let stats = new GatewayStats();
+
 async function serve(handlers: GatewayHandlers, log: string[]): Promise<number> {
+  stats = new GatewayStats();
   const sessions = new Sessions({ url: "http://127.0.0.1:1", requestTimeoutMs: 1000 });
   let id = 0;
   server = createServer((socket) => {
-    connections.push(new GatewayConnection(socket, ++id, { handlers, broker, sessions, token: undefined, maxFrameBytes: 1 << 20, log: (line) => log.push(line), checkToken: async () => 0 }));
+    connections.push(new GatewayConnection(socket, ++id, { handlers, broker, sessions, token: undefined, maxFrameBytes: 1 << 20, log: (line) => log.push(line), checkToken: async () => 0, stats }));
   });
   await new Promise<void>((resolve) => server!.listen(0, "127.0.0.1", resolve));
   return (server.address() as { port: number }).port;
@@ -144,6 +148,22 @@ describe("the connection loop", { timeout: 30_000 }, () => {
     await c.closed;
     await expect.poll(() => handled.length, patient).toBe(keys.length);
     expect(handled).toEqual(keys);
+  });
+
+  it("answers a request with bytes after its last field, as Kafka's broker does, and counts it", async () => {
+    const handlers: GatewayHandlers = { 10: (async (request: { key: string }) => answer(request.key)) as never };
+    const c = await client(await serve(handlers, []));
+    // librdkafka ≥ 2.3's Metadata v12 carries 3 bytes after its fields; the same on FindCoordinator v0 here.
+    const frame = Buffer.from(writeRequest({ apiKey: 10, apiVersion: 0, correlationId: 1, clientId: "t" }, { key: "k" }));
+    const longer = Buffer.concat([frame, Buffer.from([0, 0, 0])]);
+    longer.writeInt32BE(longer.length - 4, 0);
+    c.socket.write(longer);
+    c.ask(2, "next");
+    await expect.poll(() => c.answers, patient).toEqual([
+      { correlationId: 1, host: "k" },
+      { correlationId: 2, host: "next" },
+    ]);
+    expect([stats.requests("FindCoordinator"), stats.requestsWithTrailingBytes("FindCoordinator"), stats.connectionsClosedForErrors]).toEqual([2, 1, 0]);
   });
 
   it("a failing handler closes only its own connection, with one line", async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { TributaryError } from "../../../src/errors.ts";
 import { parseRegions, placePartitions } from "../../../src/topics/placement.ts";
-import { checkTopicName, collidingTopic, topicCollisionKey } from "../../../src/topics/topic-names.ts";
+import { checkNewTopicName, checkTopicName, collidingTopic, topicCollisionKey } from "../../../src/topics/topic-names.ts";
 
 describe("topic names", () => {
   it.each(["a", "orders", "Orders.v2_x-y", "x".repeat(249), "..."])("accepts %s", (name) => {
@@ -10,6 +10,17 @@ describe("topic names", () => {
 
   it.each(["", ".", "..", "x".repeat(250), "a b", "a/b", "ä", 7, null])("refuses %j", (name) => {
     expect(() => checkTopicName(name)).toThrow(TributaryError);
+  });
+});
+
+describe("names for new topics", () => {
+  it("may not begin with __, which Kafka keeps for its internal topics; other names are Kafka's rules", () => {
+    for (const name of ["__consumer_offsets", "__transaction_state", "__mine"]) {
+      expect(() => checkNewTopicName(name)).toThrow(/reserved for Kafka's internal topics/);
+    }
+    expect(checkNewTopicName("_one_underscore")).toBe("_one_underscore");
+    expect(checkNewTopicName("a__b")).toBe("a__b");
+    expect(() => checkNewTopicName("bad name")).toThrow(TributaryError);
   });
 });
 

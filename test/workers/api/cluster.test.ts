@@ -1,7 +1,8 @@
 /**
  * `GET /v1/cluster` (docs/api.md): the deployment's cluster id, in Kafka's form (16 bytes as
  * 22 URL-safe base64 characters), made once and the same across calls, hosts and restarts of
- * the controller — what every Kafka gateway of the deployment answers in Metadata.
+ * the controller — what every Kafka gateway of the deployment answers in Metadata — and the
+ * defaults a new topic takes (TOPIC_DEFAULT_PARTITIONS, TOPIC_DEFAULT_REPLICATION_FACTOR).
  */
 import { abortAllDurableObjects, evictDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
@@ -25,6 +26,20 @@ describe("GET /v1/cluster", () => {
     expect(await clusterId()).toBe(first);
     await abortAllDurableObjects();
     expect(await clusterId()).toBe(first);
+  });
+
+  it("says what a new topic takes when its creation does not say, and creation takes it", async () => {
+    const response = await api<{ defaults: { partitions: number; replicationFactor: number; configs: Record<string, string> } }>("GET", "/v1/cluster");
+    expect(response.body.defaults).toMatchObject({ partitions: 1, replicationFactor: 1, configs: { "retention.ms": "604800000", "cleanup.policy": "delete" } });
+    const created = await api("POST", "/v1/topics", { name: "cluster-defaults" });
+    expect(created.status).toBe(201);
+    expect([created.body.partitions.length, created.body.replicationFactor]).toEqual([1, 1]);
+  });
+
+  it("no new topic's name begins with __ (Kafka's internal topics)", async () => {
+    const refused = await api("POST", "/v1/topics", { name: "__consumer_offsets" });
+    expect([refused.status, refused.body.error.code]).toEqual([400, "INVALID_TOPIC_EXCEPTION"]);
+    expect(refused.body.error.message).toMatch(/reserved for Kafka's internal topics/);
   });
 
   it("takes no query parameters", async () => {

@@ -15,6 +15,8 @@ export const testWorkerVariables = {
   CORS_ORIGINS: "*",
   SUBSCRIPTION_ORIGINS: "",
   DURABLE_STREAMS_LONG_POLL_MS: "20000",
+  TOPIC_DEFAULT_PARTITIONS: "1",
+  TOPIC_DEFAULT_REPLICATION_FACTOR: "1",
 } as const satisfies Record<WorkerVariableName, string>;
 
 /** The workers layer rehearses faults (API.md, fault injection). */
