@@ -74,7 +74,8 @@ export interface BoundedRead {
 /**
  * How many bytes of each read (in request order) the answer keeps under `maxBytes`: whole
  * batches, each partition within its own bound and what is left of the request's, the first
- * batch of the first partition with data whole.
+ * batch of the first partition with data whole. A read whose bytes do not walk as whole
+ * batches is kept or left out whole.
  */
 export function keptBytes(reads: readonly BoundedRead[], maxBytes: number): number[] {
   let left = maxBytes;
@@ -82,7 +83,9 @@ export function keptBytes(reads: readonly BoundedRead[], maxBytes: number): numb
   return reads.map(({ records, bytes, partitionMaxBytes }) => {
     if (bytes === 0) return 0;
     const limit = Math.min(partitionMaxBytes, left);
-    const ends = batchEnds(records, bytes);
+    // Bytes that do not walk as whole batches to their end are not cut: they pass as one piece, as they came.
+    const walked = batchEnds(records, bytes);
+    const ends = walked.at(-1) === bytes ? walked : [bytes];
     let kept = 0;
     for (const end of ends) {
       if (end > limit) break;

@@ -66,4 +66,9 @@ describe("a Fetch's byte bounds", () => {
     ];
     expect(keptBytes(reads, 1_000)).toEqual([0, big[0]!.byteLength, 0]);
   });
+
+  it("keeps or leaves out whole a read whose bytes do not walk as whole batches", () => {
+    const odd = { records: [new Uint8Array(30)], bytes: 30, partitionMaxBytes: 1_000 };
+    expect(keptBytes([odd, odd, odd], 70)).toEqual([30, 30, 0]);
+  });
 });
