@@ -73,6 +73,8 @@ export default defineConfig({
           name: "e2e",
           environment: "node",
           include: ["test/e2e/**/*.test.ts"],
+          // Stops whatever a test left running, after the whole layer (test/e2e/support/leftovers.ts).
+          globalSetup: ["test/e2e/support/global-setup.ts"],
           testTimeout: 120_000,
           hookTimeout: 120_000,
           fileParallelism: false,

@@ -8,6 +8,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { cliEntry } from "./cli.ts";
+import { forget, remember } from "./leftovers.ts";
 import { freePort, repositoryRoot } from "./wrangler-dev.ts";
 
 /** The listening line comes within a second here; a cold start on a slow machine takes longer. */
@@ -49,11 +50,12 @@ export async function startGateway(url: string, options: GatewayStartOptions = {
     stdio: ["ignore", "pipe", "pipe"],
   });
   living.add(child);
+  remember(child.pid, { what: `tributary gateway on 127.0.0.1:${port}`, group: false });
   let stdout = "";
   let stderr = "";
   child.stdout!.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
   child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => (living.delete(child), resolve(code))));
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => (living.delete(child), forget(child.pid), resolve(code))));
   const ready = await Promise.race([
     new Promise<"ready">((resolve) => {
       const check = () => (stdout.includes("Kafka gateway on") ? resolve("ready") : undefined);

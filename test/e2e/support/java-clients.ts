@@ -13,6 +13,7 @@ import { createHash } from "node:crypto";
 import { existsSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { forget, remember } from "./leftovers.ts";
 import { repositoryRoot } from "./wrangler-dev.ts";
 
 const javaSources = join(repositoryRoot, "test", "java");
@@ -76,6 +77,7 @@ export async function runJava(program: string, args: string[], timeoutMs = 120_0
     stdio: ["ignore", "pipe", "pipe"],
   });
   living.add(child);
+  remember(child.pid, { what: `java ${program}`, group: false });
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
@@ -84,5 +86,6 @@ export async function runJava(program: string, args: string[], timeoutMs = 120_0
   const code = await new Promise<number | null>((resolve) => child.once("exit", (exitCode) => resolve(exitCode)));
   clearTimeout(timer);
   living.delete(child);
+  forget(child.pid);
   return { code, stdout, stderr };
 }

@@ -12,6 +12,7 @@ import { createHash } from "node:crypto";
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { forget, remember } from "./leftovers.ts";
 import { repositoryRoot } from "./wrangler-dev.ts";
 
 const pythonSources = join(repositoryRoot, "test", "python");
@@ -65,6 +66,7 @@ export async function runPython(program: string, args: string[], timeoutMs = 120
   const interpreter = await pythonInterpreter();
   const child = spawn(interpreter, [join(pythonSources, program), ...args], { cwd: repositoryRoot, stdio: ["ignore", "pipe", "pipe"] });
   living.add(child);
+  remember(child.pid, { what: `python ${program}`, group: false });
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
@@ -73,5 +75,6 @@ export async function runPython(program: string, args: string[], timeoutMs = 120
   const code = await new Promise<number | null>((resolve) => child.once("exit", (exitCode) => resolve(exitCode)));
   clearTimeout(timer);
   living.delete(child);
+  forget(child.pid);
   return { code, stdout, stderr };
 }

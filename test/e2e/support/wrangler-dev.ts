@@ -20,6 +20,7 @@ import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { isMainThread } from "node:worker_threads";
+import { forget, remember } from "./leftovers.ts";
 
 export const repositoryRoot = fileURLToPath(new URL("../../../", import.meta.url).href);
 /** The project's own bin folder first, as npm scripts have it: wrangler then runs on the `node` dev dependency (Node 22). */
@@ -208,12 +209,16 @@ function track(
     const started = spawnServer();
     started.on("error", (error) => append(Buffer.from(`\n[spawn error] ${error.message}\n`)));
     if (started.pid === undefined) throw new Error(`could not spawn ${started.spawnfile}`);
+    remember(started.pid, { what: `${started.spawnfile} on port ${port}`, group: true });
     started.stdout?.on("data", append);
     started.stderr?.on("data", append);
     return started;
   };
   const halt = async () => {
-    if (child?.pid !== undefined) await stopGroup(child.pid);
+    if (child?.pid !== undefined) {
+      await stopGroup(child.pid);
+      forget(child.pid);
+    }
     child = undefined;
   };
   const server: DevServer = {
