@@ -3,7 +3,7 @@ import type { ReadResult } from "../log/partition-log.ts";
 import type { OffsetQuery } from "../objects/partition-replica.ts";
 import { replicaStub } from "../objects/stubs.ts";
 import type { DecodedRecord } from "../protocol/record-batch.ts";
-import { recordPayloadBytes } from "../topics/record-rules.ts";
+import { recordPayloadBytes } from "../protocol/record-scan.ts";
 import type { TopicMetadata } from "../topics/topic-metadata.ts";
 import { callLeader, placementOf, routedCall } from "./leader-calls.ts";
 import { readSealedBatches, sealedStorage } from "./sealed-reads.ts";

@@ -3,7 +3,7 @@ import type { DeadLetterWork, SharePartitionKey } from "../objects/share-partiti
 import { partitionForKey } from "../protocol/partitioner.ts";
 import { encodeRecordBatch, type DecodedRecord, type RecordInput } from "../protocol/record-batch.ts";
 import type { DeadLetter } from "../share/share-partition.ts";
-import { recordPayloadBytes } from "../topics/record-rules.ts";
+import { recordPayloadBytes } from "../protocol/record-scan.ts";
 import type { TopicMetadata } from "../topics/topic-metadata.ts";
 import { appendBatches } from "./binary-produce.ts";
 import { topicMetadata } from "./metadata-cache.ts";

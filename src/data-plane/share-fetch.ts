@@ -4,7 +4,7 @@ import type { LeaseAcknowledgement, ShareAcquireAnswer, ShareAcquireRequest, Sha
 import type { DecodedRecord } from "../protocol/record-batch.ts";
 import { recordJson } from "../protocol/record-json.ts";
 import type { ShareFetchRequest } from "../protocol/share-schemas.ts";
-import { recordPayloadBytes } from "../topics/record-rules.ts";
+import { recordPayloadBytes } from "../protocol/record-scan.ts";
 import type { TopicMetadata } from "../topics/topic-metadata.ts";
 import { topicMetadata } from "./metadata-cache.ts";
 import { listOffset, readPartition } from "./partition-reads.ts";

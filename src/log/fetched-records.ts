@@ -1,6 +1,6 @@
 import { type DecodedRecord } from "../protocol/record-batch.ts";
 import { decodeRecordBatch } from "../protocol/record-batch-decode.ts";
-import { recordPayloadBytes } from "../topics/record-rules.ts";
+import { recordPayloadBytes } from "../protocol/record-scan.ts";
 
 export interface RecordWindow {
   /** The first offset wanted: records before it in the first batch are skipped. */

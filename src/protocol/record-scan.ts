@@ -1,5 +1,6 @@
 import { crc32c } from "./crc32c.ts";
-import { BatchFormatError, batchHeaderBytes, readBatchHeader, timestampTypeLogAppendTime, type BatchHeader } from "./record-batch.ts";
+import { BatchFormatError, batchHeaderBytes, readBatchHeader, timestampTypeLogAppendTime, type BatchHeader, type RecordInput } from "./record-batch.ts";
+import { utf8Length } from "./utf8.ts";
 import { takeVarint, takeVarlong, VarintError, type ByteCursor } from "./varint.ts";
 
 /** What a producer's record must be checked for, without its bytes: see src/topics/record-rules.ts. */
@@ -9,6 +10,13 @@ export interface RecordSummary {
   payloadBytes: number;
   headerCount: number;
   timestamp: number;
+}
+
+/** A record's size as `max.message.bytes` and fetch `maxBytes` count it (what the scan's `payloadBytes` counts of a record's bytes): key, value, header keys (UTF-8) and values. */
+export function recordPayloadBytes(record: Pick<RecordInput, "key" | "value" | "headers">): number {
+  let bytes = (record.key?.byteLength ?? 0) + (record.value?.byteLength ?? 0);
+  for (const header of record.headers) bytes += utf8Length(header.key) + (header.value?.byteLength ?? 0);
+  return bytes;
 }
 
 /** Bytes a record body needs at least: attributes, timestampDelta, offsetDelta, keyLength, valueLength, headerCount. */

@@ -4,7 +4,7 @@ import type { PartitionStart } from "../objects/group-coordinator-api.ts";
 import { groupStub } from "../objects/stubs.ts";
 import type { DecodedRecord } from "../protocol/record-batch.ts";
 import type { PollRequest, Position } from "../protocol/schemas.ts";
-import { recordPayloadBytes } from "../topics/record-rules.ts";
+import { recordPayloadBytes } from "../protocol/record-scan.ts";
 import type { TopicMetadata } from "../topics/topic-metadata.ts";
 import { topicMetadata } from "../data-plane/metadata-cache.ts";
 import { listOffset, payloadBytesOf, readPartition, recordJson, type PartitionRecords } from "../data-plane/partition-reads.ts";

@@ -1,8 +1,7 @@
 import { TributaryError } from "../errors.ts";
 import { headersPerRecordMax } from "../limits.ts";
 import type { RecordInput } from "../protocol/record-batch.ts";
-import type { RecordSummary } from "../protocol/record-scan.ts";
-import { utf8Length } from "../protocol/utf8.ts";
+import { recordPayloadBytes, type RecordSummary } from "../protocol/record-scan.ts";
 import { configNumber, effectiveTopicConfigs } from "./topic-configs.ts";
 import type { TopicMetadata } from "./topic-metadata.ts";
 
@@ -41,13 +40,6 @@ function deriveRecordRules(topic: TopicMetadata): RecordRules {
     beforeMaxMs: configNumber(configs, "message.timestamp.before.max.ms"),
     afterMaxMs: configNumber(configs, "message.timestamp.after.max.ms"),
   };
-}
-
-/** A record's size as `max.message.bytes` and fetch `maxBytes` count it: key, value, header keys (UTF-8) and values. */
-export function recordPayloadBytes(record: Pick<RecordInput, "key" | "value" | "headers">): number {
-  let bytes = (record.key?.byteLength ?? 0) + (record.value?.byteLength ?? 0);
-  for (const header of record.headers) bytes += utf8Length(header.key) + (header.value?.byteLength ?? 0);
-  return bytes;
 }
 
 /**

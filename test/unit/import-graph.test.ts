@@ -6,7 +6,7 @@ import { circles, edgesWithin, importGraph, importSpecifiers, roomGraph, roomOf 
 // data plane → contracts ← objects, and no two files that need each other. Type imports count: a
 // pure room that imports upward "only for a type" still reads upward.
 
-const sourceDirectory = fileURLToPath(new URL("../../src/", import.meta.url));
+const sourceDirectory = fileURLToPath(new URL("../../src/", import.meta.url).href);
 
 /** One line per circle: its members, then the imports that close it. */
 function describeCircles(graph: Map<string, Set<string>>, found: string[][], nodeOf?: (file: string) => string): string[] {

@@ -2,8 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { BatchFormatError, encodeRecordBatch, type RecordInput } from "../../../src/protocol/record-batch.ts";
 import { decodeRecordBatch } from "../../../src/protocol/record-batch-decode.ts";
-import { scanRecordBatch, type RecordSummary } from "../../../src/protocol/record-scan.ts";
-import { recordPayloadBytes } from "../../../src/topics/record-rules.ts";
+import { recordPayloadBytes, scanRecordBatch, type RecordSummary } from "../../../src/protocol/record-scan.ts";
 
 const bytesOrNull = fc.option(fc.uint8Array({ maxLength: 40 }), { nil: null });
 const recordArbitrary: fc.Arbitrary<RecordInput> = fc.record({
