@@ -1,8 +1,8 @@
 /**
- * Tributary's Worker entry: the router (HTTP API) and the Durable Object classes.
- * Layers only call downward: router → objects → pure core (log, topics, protocol).
+ * Tributary's Worker entry: the HTTP app (src/app.ts) and the Durable Object classes.
+ * Layers only call downward: router → data plane → contracts ← objects → pure core (AGENTS.md).
  */
-import { createApp } from "./router/app.ts";
+import { createApp } from "./app.ts";
 
 export { Controller } from "./objects/controller.ts";
 export { GroupCoordinator } from "./objects/group-coordinator.ts";

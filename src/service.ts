@@ -12,7 +12,7 @@ import { WorkerEntrypoint } from "cloudflare:workers";
 import { isErrorCode, ok, type ErrorValue, type Result } from "./errors.ts";
 import { fetchHeaders, recordBatchContentType } from "./protocol/content-types.ts";
 import type { CallOptions, FetchedBatches, FetchQuery, Json, TributaryRpc } from "./protocol/rpc.ts";
-import { createApp } from "./router/app.ts";
+import { createApp } from "./app.ts";
 
 const app = createApp();
 

@@ -12,7 +12,7 @@ import { appendToStream, createStream, deleteStream } from "./stream-writes.ts";
 
 /**
  * The Durable Streams protocol (docs/durable-streams.md) under a base path of the Worker
- * (`/ds` by default, src/router/app.ts): every path below it is a stream, the topic
+ * (`/ds` by default, src/app.ts): every path below it is a stream, the topic
  * streamTopicName names. Authentication and per-token quotas as /v1 (Bearer tokens); each handler authorizes its
  * operation on the stream's topic (src/router/authorize.ts): GET and HEAD read, POST write,
  * PUT create, DELETE delete. Errors are the protocol's statuses (stream-responses.ts).

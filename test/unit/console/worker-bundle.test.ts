@@ -20,7 +20,7 @@ const read = (path: string) => {
 describe("the Worker's bundle and the console's", () => {
   it("keeps the console's code, Preact and uPlot out of the Worker", () => {
     const worker = read("worker/index.js");
-    expect(worker).toContain("// src/router/app.ts");
+    expect(worker).toContain("// src/app.ts");
     for (const marker of ["console/src/", "node_modules/preact", "node_modules/uplot"]) expect(worker).not.toContain(marker);
     expect(read("console/index.html")).toContain('src="/assets/main.js"');
   });

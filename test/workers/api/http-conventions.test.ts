@@ -9,7 +9,7 @@ import { env, exports } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { recordBatchContentType } from "../../../src/protocol/content-types.ts";
 import { encodeRecordBatch } from "../../../src/protocol/record-batch.ts";
-import { createApp } from "../../../src/router/app.ts";
+import { createApp } from "../../../src/app.ts";
 import { api, baseUrl, createTopic, expectError, highWatermarks, readResponse, uniqueTopic } from "../support/http.ts";
 import { appRoutes, securedCall } from "../support/secured.ts";
 

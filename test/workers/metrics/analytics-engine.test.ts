@@ -12,7 +12,7 @@ import { describe, expect, it } from "vitest";
 import { encodeRecordBatch } from "../../../src/protocol/record-batch.ts";
 import { ReplicaTraffic } from "../../../src/objects/replica-traffic.ts";
 import { replicaName } from "../../../src/objects/stubs.ts";
-import { createApp } from "../../../src/router/app.ts";
+import { createApp } from "../../../src/app.ts";
 import { createTopic, readResponse, uniqueTopic } from "../support/http.ts";
 
 async function call(app: ReturnType<typeof createApp>, path: string, bindings: Env) {

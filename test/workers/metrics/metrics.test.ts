@@ -10,7 +10,7 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { metricsHistoryMinutes } from "../../../src/limits.ts";
 import { replicaName } from "../../../src/objects/stubs.ts";
-import { createApp } from "../../../src/router/app.ts";
+import { createApp } from "../../../src/app.ts";
 import { groupPath, join, uniqueGroup } from "../groups/support/groups.ts";
 import { api, createTopic, describeTopic, fetchOk, produce, readResponse, uniqueTopic, type Topic } from "../support/http.ts";
 import { parseExposition, sampleValue } from "./support/parse-exposition.ts";

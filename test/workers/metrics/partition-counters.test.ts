@@ -8,7 +8,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { replicaName } from "../../../src/objects/stubs.ts";
 import { openPartitionTraffic, writePartitionTraffic } from "../../../src/objects/replica-traffic.ts";
-import { createApp } from "../../../src/router/app.ts";
+import { createApp } from "../../../src/app.ts";
 import { api, createTopic, produce, readResponse, uniqueTopic, type Topic } from "../support/http.ts";
 import { parseExposition, sampleValue } from "./support/parse-exposition.ts";
 

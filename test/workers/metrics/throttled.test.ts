@@ -5,7 +5,7 @@
  */
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { createApp } from "../../../src/router/app.ts";
+import { createApp } from "../../../src/app.ts";
 import { createTopic, readResponse, uniqueTopic } from "../support/http.ts";
 import { adminToken, allOn, createToken, securedEnv } from "../support/secured.ts";
 import { parseExposition, sampleValue } from "./support/parse-exposition.ts";

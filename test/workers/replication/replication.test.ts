@@ -8,7 +8,7 @@ import { createExecutionContext, runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { unwrap } from "../../../src/errors.ts";
 import { replicaStub } from "../../../src/objects/stubs.ts";
-import { createApp } from "../../../src/router/app.ts";
+import { createApp } from "../../../src/app.ts";
 import { api, createTopic, describeTopic, expectError, readAll, uniqueTopic } from "../support/http.ts";
 
 async function setFault(topic: string, replica: string, fault: string, ms?: number) {

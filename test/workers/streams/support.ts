@@ -6,7 +6,7 @@ import { createExecutionContext } from "cloudflare:test";
 import { exports } from "cloudflare:workers";
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { expect } from "vitest";
-import { createApp } from "../../../src/router/app.ts";
+import { createApp } from "../../../src/app.ts";
 import { baseUrl } from "../support/http.ts";
 import { securedEnv } from "../support/secured.ts";
 

@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import { unwrap } from "../../../src/errors.ts";
 import { streamsPerPartitionMax, streamsPerTokenMax } from "../../../src/limits.ts";
 import { replicaStub } from "../../../src/objects/stubs.ts";
-import { createApp } from "../../../src/router/app.ts";
+import { createApp } from "../../../src/app.ts";
 import { produceRetrying } from "../storage/support.ts";
 import { api, createTopic, describeTopic, expectError, readResponse, uniqueTopic } from "../support/http.ts";
 import { adminToken, allOn, createToken, securedEnv } from "../support/secured.ts";

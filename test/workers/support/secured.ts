@@ -7,7 +7,7 @@ import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test"
 import { env } from "cloudflare:workers";
 import { expect } from "vitest";
 import { operations, type ResourceType, type Rule } from "../../../src/auth/acl.ts";
-import { createApp } from "../../../src/router/app.ts";
+import { createApp } from "../../../src/app.ts";
 import { readResponse, type ApiResponse } from "./http.ts";
 
 export const adminToken = "admin-s3cret";

@@ -1,34 +1,39 @@
 import { Hono } from "hono";
-import { asTributaryError, TributaryError } from "../errors.ts";
-import { fetchHeaders } from "../protocol/content-types.ts";
-import { allowedMethodsOf, methodNotAllowed } from "./allowed-methods.ts";
-import { authentication } from "./auth.ts";
-import { clientRegionHeader } from "./client-region.ts";
-import { corsMiddleware } from "./cors.ts";
-import type { RouterEnv } from "./context.ts";
-import { errorResponse } from "./http-errors.ts";
-import { RouterCounters } from "../metrics/router-counters.ts";
-import { metricsMiddleware } from "./metrics-middleware.ts";
-import { quotaMiddleware } from "./quotas.ts";
-import { binaryRecordRoutes } from "./routes/binary-records.ts";
-import { groupRoutes } from "./routes/groups.ts";
-import { faultRoutes } from "./routes/faults.ts";
-import { metricsRoutes } from "./routes/metrics.ts";
-import { openApiRoutes } from "./routes/openapi.ts";
-import { partitionSocketRoutes } from "./routes/partition-socket.ts";
-import { producerRoutes } from "./routes/producers.ts";
-import { readTokenRoutes } from "./routes/read-tokens.ts";
-import { recordRoutes } from "./routes/records.ts";
-import { tokenRoutes } from "./routes/tokens.ts";
-import { topicRoutes } from "./routes/topics.ts";
-import { writeTokenRoutes } from "./routes/write-tokens.ts";
+import { asTributaryError, TributaryError } from "./errors.ts";
+import { fetchHeaders } from "./protocol/content-types.ts";
+import { allowedMethodsOf, methodNotAllowed } from "./router/allowed-methods.ts";
+import { authentication } from "./router/auth.ts";
+import { clientRegionHeader } from "./router/client-region.ts";
+import { corsMiddleware } from "./router/cors.ts";
+import type { RouterEnv } from "./router/context.ts";
+import { errorResponse } from "./router/http-errors.ts";
+import { RouterCounters } from "./metrics/router-counters.ts";
+import { metricsMiddleware } from "./router/metrics-middleware.ts";
+import { quotaMiddleware } from "./router/quotas.ts";
+import { binaryRecordRoutes } from "./router/routes/binary-records.ts";
+import { groupRoutes } from "./router/routes/groups.ts";
+import { faultRoutes } from "./router/routes/faults.ts";
+import { metricsRoutes } from "./router/routes/metrics.ts";
+import { openApiRoutes } from "./router/routes/openapi.ts";
+import { partitionSocketRoutes } from "./router/routes/partition-socket.ts";
+import { producerRoutes } from "./router/routes/producers.ts";
+import { readTokenRoutes } from "./router/routes/read-tokens.ts";
+import { recordRoutes } from "./router/routes/records.ts";
+import { tokenRoutes } from "./router/routes/tokens.ts";
+import { topicRoutes } from "./router/routes/topics.ts";
+import { writeTokenRoutes } from "./router/routes/write-tokens.ts";
 // Share groups (issue 15).
-import { shareGroupRoutes } from "./routes/share-groups.ts";
-import { subscriptionRoutes } from "./routes/subscriptions.ts";
-import { durableStreamsBasePath, durableStreamsRoutes } from "../durable-streams/routes.ts";
-import { clusterRoutes } from "./routes/cluster.ts";
+import { shareGroupRoutes } from "./router/routes/share-groups.ts";
+import { subscriptionRoutes } from "./router/routes/subscriptions.ts";
+import { durableStreamsBasePath, durableStreamsRoutes } from "./durable-streams/routes.ts";
+import { clusterRoutes } from "./router/routes/cluster.ts";
 
-/** The router Worker's HTTP API (API.md): stateless; every piece of state lives in an object. */
+/**
+ * The router Worker's HTTP API (API.md): stateless; every piece of state lives in an object.
+ * The router's /v1 routes and middleware, and the Durable Streams protocol at /ds, which is
+ * built on the router's middleware (authentication, CORS, quotas, SSE): the app that mounts
+ * both sits above both rooms, so neither imports the other's top (STYLE.md, no circles).
+ */
 export function createApp(): Hono<RouterEnv> {
   const app = new Hono<RouterEnv>();
   // This app's (this isolate's) request counters for GET /v1/metrics; first, so it sees every answer.
