@@ -1,7 +1,7 @@
 /**
  * One measured run of the bill (bench/bill.ts): a topic, its consumers, a producer at a fixed
  * rate for a while, all through the client with its defaults unless the case says otherwise,
- * against a `wrangler dev` running with the billing meter on (src/objects/billing-meter.ts).
+ * against a `wrangler dev` running with the billing meter on (src/contracts/billing-meter.ts).
  *
  *   topic (run partitions, RF) ──► consumers: G groups of one long-polling member, G groups of
  *   one member over WebSocket streams (`transport: "websocket"`), or G × partitions WebSocket
@@ -13,7 +13,7 @@ import NodeWebSocket from "ws";
 import { Tributary, type Consumer, type ProducerOptions, type WebSocketConstructor } from "../src/client/index.ts";
 import { cpuBetween, serverCpu } from "./cpu.ts";
 import type { MeasuredRun } from "./bill-math.ts";
-import type { billingSnapshot } from "../src/objects/billing-meter.ts";
+import type { billingSnapshot } from "../src/contracts/billing-meter.ts";
 
 export type ConsumerMode = "long-poll" | "group-websocket" | "websocket";
 

@@ -6,7 +6,7 @@
  * received from WebSocket subscribers (billed 20 to a request), and rows written as the
  * SQLite cursors report them. The row reads them before and after its
  * runs. Where the server also reports its billing meter (`debugBilling`,
- * src/objects/billing-meter.ts: every call on an object stub, alarm, WebSocket message and
+ * src/contracts/billing-meter.ts: every call on an object stub, alarm, WebSocket message and
  * SQLite row in the isolate, which under `wrangler dev` is the whole deployment), those
  * counts are used instead, so a replication factor 3 row includes its followers (the leader's
  * pushes to them, the rows they write) and the router's calls to other objects.

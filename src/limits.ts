@@ -115,7 +115,7 @@ export const metadataCacheMsMax = 5_000;
 export const metadataCacheEntriesMax = 1_000;
 
 /**
- * Partition replica ids kept per isolate (src/objects/stubs.ts): `idFromName` hashes the name
+ * Partition replica ids kept per isolate (src/contracts/stubs.ts): `idFromName` hashes the name
  * on every call otherwise. An id is a few dozen bytes; a thousand covers every partition
  * replica a busy isolate talks to (partitionsPerTopicMax is 256).
  */

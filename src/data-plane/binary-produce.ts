@@ -1,7 +1,7 @@
 import { TributaryError } from "../errors.ts";
 import { batchBytesMax } from "../limits.ts";
 import { producerAppendOf, type ProducerFields } from "../log/producer-state.ts";
-import type { AppendAnswer } from "../objects/partition-replica.ts";
+import type { AppendAnswer } from "../contracts/replica-api.ts";
 import {
   BatchFormatError,
   compressionMask,

@@ -1,7 +1,7 @@
 import { TributaryError, type Result } from "../errors.ts";
-import { partitionConfig } from "../objects/partition-config.ts";
-import type { PartitionReplica, RoutedCall } from "../objects/partition-replica.ts";
-import { controllerStub, replicaStub } from "../objects/stubs.ts";
+import { partitionConfig } from "../contracts/partition-config.ts";
+import type { RoutedCall } from "../contracts/replica-api.ts";
+import { controllerStub, replicaStub, type StubOf } from "../contracts/stubs.ts";
 import type { PartitionPlacement, TopicMetadata } from "../topics/topic-metadata.ts";
 import { isStaleMetadataError, rememberTopic, topicMetadata } from "./metadata-cache.ts";
 
@@ -21,7 +21,7 @@ export function routedCall(topic: TopicMetadata, partition: number, region: stri
   return { topicId: topic.topicId, partition, region, placement: state, config: partitionConfig(topic) };
 }
 
-export type ReplicaStub = DurableObjectStub<PartitionReplica>;
+export type ReplicaStub = StubOf<Env["PARTITIONS"]>;
 
 /**
  * Calls a partition's leader with the router's cached metadata (ARCHITECTURE.md decision

@@ -1,6 +1,6 @@
 import { TributaryError, unwrap } from "../errors.ts";
 import { metadataCacheEntriesMax, metadataCacheMsMax } from "../limits.ts";
-import { controllerStub } from "../objects/stubs.ts";
+import { controllerStub } from "../contracts/stubs.ts";
 import type { TopicMetadata } from "../topics/topic-metadata.ts";
 
 /**

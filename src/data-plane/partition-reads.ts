@@ -1,7 +1,7 @@
 import { recordsInWindow } from "../log/fetched-records.ts";
 import type { ReadResult } from "../log/partition-log.ts";
-import type { OffsetQuery } from "../objects/partition-replica.ts";
-import { replicaStub } from "../objects/stubs.ts";
+import type { OffsetQuery } from "../contracts/replica-api.ts";
+import { replicaStub } from "../contracts/stubs.ts";
 import type { DecodedRecord } from "../protocol/record-batch.ts";
 import { recordPayloadBytes } from "../protocol/record-scan.ts";
 import type { TopicMetadata } from "../topics/topic-metadata.ts";

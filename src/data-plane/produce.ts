@@ -1,6 +1,6 @@
 import { asTributaryError, TributaryError } from "../errors.ts";
-import { partitionConfig } from "../objects/partition-config.ts";
-import type { AppendAnswer } from "../objects/partition-replica.ts";
+import { partitionConfig } from "../contracts/partition-config.ts";
+import type { AppendAnswer } from "../contracts/replica-api.ts";
 import type { Acks, ProduceRequest } from "../protocol/schemas.ts";
 import type { TopicMetadata } from "../topics/topic-metadata.ts";
 import { callLeader } from "./leader-calls.ts";

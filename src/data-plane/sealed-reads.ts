@@ -43,7 +43,7 @@ import {
 } from "../log/sealed-manifest.ts";
 import { splitBatches } from "../protocol/record-batch.ts";
 import { WeightedLru } from "./weighted-lru.ts";
-import { meteredBucket } from "../objects/billing-meter.ts";
+import { meteredBucket } from "../contracts/billing-meter.ts";
 
 /** Where sealed bytes come from: the segments' bucket and, where there is one, the Cache API. */
 export interface SealedStorage {

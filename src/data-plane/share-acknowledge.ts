@@ -1,5 +1,5 @@
 import { asTributaryError, TributaryError, type ErrorCode } from "../errors.ts";
-import type { LeaseAcknowledgement } from "../objects/share-partition-api.ts";
+import type { LeaseAcknowledgement } from "../contracts/share-partition-api.ts";
 import type { ShareAcknowledgement, ShareFetchAcknowledgement } from "../protocol/share-schemas.ts";
 import { topicMetadata } from "./metadata-cache.ts";
 import { writeHandedOutDeadLetters } from "./share-dead-letters.ts";

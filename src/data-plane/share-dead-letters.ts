@@ -1,5 +1,5 @@
 import { batchBytesMax } from "../limits.ts";
-import type { DeadLetterWork, SharePartitionKey } from "../objects/share-partition-api.ts";
+import type { DeadLetterWork, SharePartitionKey } from "../contracts/share-partition-api.ts";
 import { partitionForKey } from "../protocol/partitioner.ts";
 import { encodeRecordBatch, type DecodedRecord, type RecordInput } from "../protocol/record-batch.ts";
 import type { DeadLetter } from "../share/share-partition.ts";

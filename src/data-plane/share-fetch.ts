@@ -1,6 +1,6 @@
 import { TributaryError } from "../errors.ts";
 import { shareFetchPartitionsPerRoundMax, shareFetchWaitRoundsMax } from "../limits.ts";
-import type { LeaseAcknowledgement, ShareAcquireAnswer, ShareAcquireRequest, SharePartitionKey } from "../objects/share-partition-api.ts";
+import type { LeaseAcknowledgement, ShareAcquireAnswer, ShareAcquireRequest, SharePartitionKey } from "../contracts/share-partition-api.ts";
 import type { DecodedRecord } from "../protocol/record-batch.ts";
 import { recordJson } from "../protocol/record-json.ts";
 import type { ShareFetchRequest } from "../protocol/share-schemas.ts";

@@ -1,6 +1,6 @@
 import { TributaryError, unwrap } from "../errors.ts";
-import type { SharePartitionRef } from "../objects/share-partition-api.ts";
-import { legacySharePartitionStub, shareGroupStub, sharePartitionStub } from "../objects/stubs.ts";
+import type { SharePartitionRef } from "../contracts/share-partition-api.ts";
+import { legacySharePartitionStub, shareGroupStub, sharePartitionStub } from "../contracts/stubs.ts";
 import type { TopicMetadata } from "../topics/topic-metadata.ts";
 import { topicMetadata } from "./metadata-cache.ts";
 import { listOffset } from "./partition-reads.ts";

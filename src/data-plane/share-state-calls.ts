@@ -1,7 +1,6 @@
 import { TributaryError, type Result } from "../errors.ts";
-import type { SharePartitionKey } from "../objects/share-partition-api.ts";
-import type { SharePartitionState } from "../objects/share-partition-state.ts";
-import { sharePartitionStub } from "../objects/stubs.ts";
+import type { SharePartitionKey } from "../contracts/share-partition-api.ts";
+import { sharePartitionStub, type StubOf } from "../contracts/stubs.ts";
 import type { TopicMetadata } from "../topics/topic-metadata.ts";
 import { callWithOneRetry, placementOf } from "./leader-calls.ts";
 import { topicMetadata } from "./metadata-cache.ts";
@@ -18,7 +17,7 @@ import { topicMetadata } from "./metadata-cache.ts";
  * refreshes the metadata too, and is answered as it is.
  */
 
-export type ShareStateStub = DurableObjectStub<SharePartitionState>;
+export type ShareStateStub = StubOf<Env["SHARE_PARTITIONS"]>;
 
 /** A share-partition's identity for a partition of a topic, with the partition's placement now. */
 export function sharePartitionKey(group: string, topic: TopicMetadata, partition: number): SharePartitionKey {

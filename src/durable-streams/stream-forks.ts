@@ -1,14 +1,14 @@
 import type { Context } from "hono";
 import { unwrap } from "../errors.ts";
 import { fetchMaxRecordsMax, streamForkBytesMax } from "../limits.ts";
-import type { AppendAnswer } from "../objects/replica-api.ts";
+import type { AppendAnswer } from "../contracts/replica-api.ts";
 import { encodeRecordBatch, type RecordInput } from "../protocol/record-batch.ts";
 import { streamClosedHeader } from "../protocol/stream-records.ts";
 import type { TopicMetadata } from "../topics/topic-metadata.ts";
 import type { RouterEnv } from "../router/context.ts";
 import { callLeader } from "../data-plane/leader-calls.ts";
 import { forgetTopic, rememberTopic } from "../data-plane/metadata-cache.ts";
-import { controllerStub } from "../objects/stubs.ts";
+import { controllerStub } from "../contracts/stubs.ts";
 import { readPartition } from "../data-plane/partition-reads.ts";
 import { jsonAppendValue } from "./json-messages.ts";
 import { StreamError } from "./stream-errors.ts";

@@ -1,5 +1,5 @@
 import { TributaryError, unwrap, type Result } from "../errors.ts";
-import { controllerStub } from "../objects/stubs.ts";
+import { controllerStub } from "../contracts/stubs.ts";
 import type { TopicMetadata } from "../topics/topic-metadata.ts";
 import { forgetTopic, rememberTopic, topicMetadata } from "../data-plane/metadata-cache.ts";
 import { StreamError } from "./stream-errors.ts";

@@ -1,8 +1,8 @@
 import type { Context } from "hono";
 import { TributaryError, unwrap, type Result } from "../errors.ts";
 import { streamAppendBytesMax } from "../limits.ts";
-import { controllerStub } from "../objects/stubs.ts";
-import type { AppendAnswer } from "../objects/replica-api.ts";
+import { controllerStub } from "../contracts/stubs.ts";
+import type { AppendAnswer } from "../contracts/replica-api.ts";
 import { encodeRecordBatch, type RecordHeader } from "../protocol/record-batch.ts";
 import { streamClosedHeader, type StreamAppendCondition } from "../protocol/stream-records.ts";
 import type { TopicMetadata } from "../topics/topic-metadata.ts";

@@ -1,4 +1,4 @@
-import { countBilled } from "./billing-meter.ts";
+import { countBilled } from "../contracts/billing-meter.ts";
 import { debugStatsEnabled } from "./replica-debug-stats.ts";
 
 /**

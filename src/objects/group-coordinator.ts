@@ -13,15 +13,15 @@ import type {
   PollStartRequest,
   Position,
   ResetRequest,
-} from "./group-coordinator-api.ts";
+} from "../contracts/group-coordinator-api.ts";
 import { ChangeWaiters } from "./group-change-waiters.ts";
 import { GroupIndexSync, type IndexSummary } from "./group-index-sync.ts";
 import { GroupOffsetsStore, groupOffsetsMigration, type CommittedOffset } from "./group-offsets-store.ts";
 import { GroupStateStore, groupStateMigration } from "./group-state-store.ts";
 import { GroupTopicCache, topicsMetaOf } from "./group-topic-cache.ts";
 import { applyMigrations } from "./schema.ts";
-import { controllerStub } from "./stubs.ts";
-import { countBilled } from "./billing-meter.ts";
+import { controllerStub } from "../contracts/stubs.ts";
+import { countBilled } from "../contracts/billing-meter.ts";
 import { CountedSql, rowCountingEnabled } from "./counted-sql.ts";
 
 const migrations = [`${groupStateMigration};\n${groupOffsetsMigration};`];

@@ -2,7 +2,7 @@ import { TributaryError } from "../errors.ts";
 import type { Settled } from "../log/group-commit.ts";
 import { BatchFormatError } from "../protocol/record-batch.ts";
 import type { ReplicaNode } from "../replication/replica-node.ts";
-import type { AppendAnswer, AppendRequest } from "./partition-replica.ts";
+import type { AppendAnswer, AppendRequest } from "../contracts/replica-api.ts";
 import { appendToStream, type StreamStateStore } from "./stream-appends.ts";
 
 /** Bytes of batches an append carries: what the group-commit queue bounds. */

@@ -3,9 +3,9 @@ import { replicaCallTimeoutMs } from "../limits.ts";
 import { alterPartition, electLeader, type AlterPartitionRequest, type PartitionState } from "../replication/partition-state.ts";
 import { effectiveTopicConfigs } from "../topics/topic-configs.ts";
 import type { PartitionPlacement, TopicMetadata } from "../topics/topic-metadata.ts";
-import { partitionConfig } from "./partition-config.ts";
+import { partitionConfig } from "../contracts/partition-config.ts";
 import { withTimeout } from "./replication-driver.ts";
-import { replicaStub } from "./stubs.ts";
+import { replicaStub } from "../contracts/stubs.ts";
 
 export interface PartitionRef {
   topicId: string;

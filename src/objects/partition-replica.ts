@@ -9,9 +9,9 @@ import { Waiters } from "../log/waiters.ts";
 import type { ReplicateReply, ReplicateRequest, TruncateReply, TruncateRequest } from "../replication/messages.ts";
 import { ReplicaNode, type ReplicaRole } from "../replication/replica-node.ts";
 import { CountedSql, rowCountingEnabled } from "./counted-sql.ts";
-import { defaultPartitionConfig, samePartitionConfig } from "./partition-config.ts";
+import { defaultPartitionConfig, samePartitionConfig } from "../contracts/partition-config.ts";
 import { appendBytes, writeAppends } from "./leader-appends.ts";
-import type { AppendAnswer, AppendRequest, FetchRequest, OffsetQuery, PartitionAddress, PartitionMetrics, ReplicaState, RoutedCall } from "./replica-api.ts";
+import type { AppendAnswer, AppendRequest, FetchRequest, OffsetQuery, PartitionAddress, PartitionMetrics, ReplicaState, RoutedCall } from "../contracts/replica-api.ts";
 import { debugStatsEnabled, ReplicaCounters, replicaDebugStats } from "./replica-debug-stats.ts";
 import { ReplicaFaults, type Fault } from "./replica-faults.ts";
 import { readReplicaIdentity, replicaIdentityMigration, writeReplicaIdentity, type ReplicaIdentity } from "./replica-identity.ts";
@@ -23,9 +23,7 @@ import { applyMigrations } from "./schema.ts";
 import { SegmentTier, segmentTierMigration, type TierSnapshot } from "./segment-tier.ts";
 import { batchBoundsMigration, logStoreMigrations, producerFirstSequenceMigration, producerIndexesDropMigration, producerStateMigration, SqliteLogStore } from "./sqlite-log-store.ts";
 import { StreamStateStore, streamStateMigration } from "./stream-appends.ts";
-import { countBilled, meteredBucket } from "./billing-meter.ts";
-
-export type { AppendAnswer, AppendRequest, FetchRequest, OffsetQuery, PartitionAddress, PartitionMetrics, ReplicaState, RoutedCall } from "./replica-api.ts";
+import { countBilled, meteredBucket } from "../contracts/billing-meter.ts";
 
 const migrations = [logStoreMigrations[0]!, replicaIdentityMigration, segmentTierMigration, producerStateMigration, batchBoundsMigration, partitionTrafficMigration, streamStateMigration, partitionWakeupsMigration, producerIndexesDropMigration, producerFirstSequenceMigration];
 

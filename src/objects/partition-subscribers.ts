@@ -20,8 +20,8 @@ import { concatBytes } from "../protocol/bytes.ts";
 import { readBatchHeader } from "../protocol/record-batch.ts";
 import { recordJson } from "../protocol/record-json.ts";
 import { serverCreditWindow } from "../protocol/stream-credit.ts";
-import type { RoutedCall } from "./replica-api.ts";
-import { countBilled } from "./billing-meter.ts";
+import type { RoutedCall } from "../contracts/replica-api.ts";
+import { countBilled } from "../contracts/billing-meter.ts";
 
 /** The subprotocol of binary frames (docs/api.md). */
 export const recordBatchSubprotocol = "tributary.record-batch";

@@ -1,6 +1,6 @@
 import { TributaryError } from "../errors.ts";
 import { partitionWakeupsMax } from "../limits.ts";
-import { subscriptionStub } from "./stubs.ts";
+import { subscriptionStub } from "../contracts/stubs.ts";
 
 /**
  * Subscriptions a partition's leader wakes when it commits records (docs/api.md,

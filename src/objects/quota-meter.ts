@@ -5,7 +5,7 @@ import { QuotaBuckets } from "../quota/quota-buckets.ts";
 import type { Throttle, Usage } from "../quota/quota-kinds.ts";
 
 /**
- * One token's quota meter (named by the token id, src/objects/stubs.ts): the token's buckets
+ * One token's quota meter (named by the token id, src/contracts/stubs.ts): the token's buckets
  * for the whole deployment, charged by every isolate that serves the token with the usage it
  * served (src/router/quotas.ts). It answers how long each kind stays throttled, as durations
  * by this object's one clock.

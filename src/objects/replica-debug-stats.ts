@@ -1,37 +1,10 @@
+import type { ReplicaDebugStats } from "../contracts/replica-api.ts";
 import type { GroupCommitStats } from "../log/group-commit.ts";
 
-/**
- * A partition object's counters since it started, reported in its state (and so in a topic's
- * description) only when TRIBUTARY_FAULTS is "1" — for tests and the benchmark (bench/), which
- * prints object requests and SQLite rows written per 1,000 records and watches memory in its
- * soak mode. Never a production API: the counters are per instance and start over when the
- * object does.
+/*
+ * A partition object's counters since it started, shown only when TRIBUTARY_FAULTS is "1"; their
+ * shape, part of the replica's answer, is ReplicaDebugStats in src/contracts/replica-api.ts.
  */
-export interface ReplicaDebugStats {
-  /** RPC calls this object answered (each one an object request, as Cloudflare bills them). */
-  requests: number;
-  /** Alarm invocations (billed as requests too). */
-  alarms: number;
-  /** Rows written to its SQLite (cursor.rowsWritten summed): what Cloudflare bills for storage writes. */
-  sqliteRowsWritten: number;
-  /** Group commit: transactions of appends, the appends they held, and what waits now. */
-  appendGroups: number;
-  appendsGrouped: number;
-  appendsWaiting: number;
-  appendBytesWaiting: number;
-  /** The bounded structures that hold memory: the tail cache's bytes and the long-poll waiters. */
-  tailCacheBytes: number;
-  waiters: number;
-  /** WebSocket subscribers open now (held across hibernation), and since this instance started: frames and bytes pushed, log reads made for them (one per position, shared by every subscriber there). */
-  subscribers: number;
-  framesPushed: number;
-  bytesPushed: number;
-  subscriberReads: number;
-  /** Push runs over the subscribers (each visits every socket): per commit, and per credit that may unblock one. */
-  subscriberPushes: number;
-  /** Messages received from subscribers (credit): incoming WebSocket messages, billed 20 to a request. */
-  subscriberMessages: number;
-}
 
 /** The counters an object keeps itself (the rest it reads from its parts when asked). */
 export class ReplicaCounters {

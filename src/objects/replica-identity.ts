@@ -1,5 +1,5 @@
 import type { ReplicaRole } from "../replication/replica-node.ts";
-import type { PartitionConfig } from "./partition-config.ts";
+import type { PartitionConfig } from "../contracts/partition-config.ts";
 
 /**
  * What a replica object remembers about itself: which partition it is, whether its topic was

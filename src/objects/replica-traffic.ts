@@ -4,7 +4,7 @@ import { partitionDataPoint } from "../metrics/analytics-points.ts";
 import { PartitionTraffic, recordsFrom, type TrafficSnapshot } from "../metrics/partition-traffic.ts";
 import { appendBytes } from "./leader-appends.ts";
 import type { ReplicaNode } from "../replication/replica-node.ts";
-import type { AppendAnswer, AppendRequest, PartitionMetrics } from "./replica-api.ts";
+import type { AppendAnswer, AppendRequest, PartitionMetrics } from "../contracts/replica-api.ts";
 
 /**
  * A partition replica's traffic counters (src/metrics/partition-traffic.ts) in its SQLite:

@@ -5,7 +5,7 @@ import type { ReplicateReply } from "../replication/messages.ts";
 import type { PartitionState } from "../replication/partition-state.ts";
 import type { ReplicaNode } from "../replication/replica-node.ts";
 import type { TierSnapshot } from "./segment-tier.ts";
-import { controllerStub, replicaStub } from "./stubs.ts";
+import { controllerStub, replicaStub } from "../contracts/stubs.ts";
 
 /** What the driver needs from its object: the node, who it is, and how to persist and announce changes. */
 export interface ReplicationHost {

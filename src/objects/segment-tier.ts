@@ -18,19 +18,7 @@ import {
 import { publishedManifest, sealedManifestKey } from "../log/sealed-manifest.ts";
 import { splitBatches } from "../protocol/record-batch.ts";
 import { decodeRecordBatch } from "../protocol/record-batch-decode.ts";
-
-/** The configs of a topic that sealing, retention and compaction follow. */
-export interface TierConfig {
-  segmentBytes: number;
-  segmentMs: number;
-  retentionMs: number;
-  retentionBytes: number;
-  /** cleanup.policy includes delete. */
-  deleteEnabled: boolean;
-  /** cleanup.policy includes compact. */
-  compactEnabled: boolean;
-  deleteRetentionMs: number;
-}
+import type { TierConfig } from "../contracts/partition-config.ts";
 
 /** The R2 operations the tier uses: an R2Bucket, or a wrapper around one (tests inject failures). */
 export type SegmentBucket = Pick<R2Bucket, "put" | "get" | "head" | "delete" | "list">;

@@ -3,8 +3,8 @@ import { TributaryError, toResult, unwrap, type Result } from "../errors.ts";
 import { shareGroupPartitionsMax, shareGroupsMax } from "../limits.ts";
 import { effectiveShareGroupConfigs, mergeShareGroupConfigs, type ShareGroupConfigs } from "../share/share-configs.ts";
 import { applyMigrations } from "./schema.ts";
-import type { SharePartitionRef, VersionedShareConfigs } from "./share-partition-api.ts";
-import { shareGroupIndexStub, sharePartitionStub } from "./stubs.ts";
+import type { SharePartitionRef, VersionedShareConfigs } from "../contracts/share-partition-api.ts";
+import { shareGroupIndexStub, sharePartitionStub } from "../contracts/stubs.ts";
 
 /**
  * One share group (docs/api.md, Share groups): its configs and the share-partitions it has

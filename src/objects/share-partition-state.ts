@@ -8,11 +8,11 @@ import { newestSnapshot, type PullAnswer, type PushAnswer, type StateReplica } f
 import { CountedSql, rowCountingEnabled } from "./counted-sql.ts";
 import { ReplicaFaults, checkFaultsEnabled, type Fault } from "./replica-faults.ts";
 import { applyMigrations } from "./schema.ts";
-import type { DeadLetterWork, LeaseAcknowledgement, SharePartitionDescription, SharePartitionKey, SharePartitionRef } from "./share-partition-api.ts";
-import type { ShareAcquireAnswer, ShareAcquireRequest, ShareSettleRequest, ShareStatePayload, ShareStateStats, VersionedShareConfigs } from "./share-partition-api.ts";
+import type { DeadLetterWork, LeaseAcknowledgement, SharePartitionDescription, SharePartitionKey, SharePartitionRef } from "../contracts/share-partition-api.ts";
+import type { ShareAcquireAnswer, ShareAcquireRequest, ShareSettleRequest, ShareStatePayload, ShareStateStats, VersionedShareConfigs } from "../contracts/share-partition-api.ts";
 import { ShareStateLeadership, notLeader } from "./share-state-leadership.ts";
 import { ShareStateRows, newerConfigs, refOf, shareStateMigrations, type ShareSnapshot } from "./share-state-replicas.ts";
-import { legacySharePartitionStub, shareGroupStub } from "./stubs.ts";
+import { legacySharePartitionStub, shareGroupStub } from "../contracts/stubs.ts";
 
 /**
  * One state replica of a share-partition (ARCHITECTURE.md decision 13; src/share/share-partition.ts):

@@ -1,9 +1,9 @@
 import { TributaryError, unwrap } from "../errors.ts";
 import { shareStateSyncRetryMs } from "../limits.ts";
 import { commitOutcome, compareStamps, otherRegions, type StateReplica, type StateSnapshot, type StateStamp } from "../share/share-state-replication.ts";
-import type { SharePartitionKey, ShareStatePayload } from "./share-partition-api.ts";
+import type { SharePartitionKey, ShareStatePayload } from "../contracts/share-partition-api.ts";
 import { pullSnapshots, pushSnapshot, type ShareStateRows } from "./share-state-replicas.ts";
-import { controllerStub } from "./stubs.ts";
+import { controllerStub } from "../contracts/stubs.ts";
 
 /**
  * What a leading state replica does with the others (src/share/share-state-replication.ts):

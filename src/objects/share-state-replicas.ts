@@ -1,7 +1,7 @@
 import { StateReplica, noEpoch, otherRegions, type PullAnswer, type PushOutcome, type StateSnapshot } from "../share/share-state-replication.ts";
 import type { CountedSql } from "./counted-sql.ts";
-import type { SharePartitionKey, SharePartitionRef, ShareStatePayload, VersionedShareConfigs } from "./share-partition-api.ts";
-import { sharePartitionStub } from "./stubs.ts";
+import type { SharePartitionKey, SharePartitionRef, ShareStatePayload, VersionedShareConfigs } from "../contracts/share-partition-api.ts";
+import { sharePartitionStub } from "../contracts/stubs.ts";
 
 /**
  * A share-partition state replica's storage and its calls to the other regions' replicas

@@ -3,7 +3,7 @@ import { checkProducerAppend, producerAppendOf } from "../log/producer-state.ts"
 import { readBatchHeader } from "../protocol/record-batch.ts";
 import type { StreamAppendCondition } from "../protocol/stream-records.ts";
 import type { ReplicaNode } from "../replication/replica-node.ts";
-import type { AppendAnswer } from "./replica-api.ts";
+import type { AppendAnswer } from "../contracts/replica-api.ts";
 
 /**
  * A Durable Streams stream's state beside its log (docs/durable-streams.md): whether it is

@@ -3,7 +3,7 @@ import { subscriptionAnswerBytesMax, subscriptionBatchBytesMax, subscriptionDeli
 import type { DecodedRecord } from "../protocol/record-batch.ts";
 import type { SubscriptionTarget } from "../protocol/subscription-schemas.ts";
 import { callLeader, routedCall } from "../data-plane/leader-calls.ts";
-import { replicaStub } from "./stubs.ts";
+import { replicaStub } from "../contracts/stubs.ts";
 import { produce } from "../data-plane/produce.ts";
 import { listOffset, readPartition } from "../data-plane/partition-reads.ts";
 import { acknowledgementsOf, acknowledgementsOfText } from "../subscriptions/delivery-answer.ts";

@@ -112,7 +112,7 @@ export class SubscriptionStore {
     if (error) this.#sql.exec("UPDATE counters SET last_error = ?, last_error_at = ? WHERE id = 1", error.message.slice(0, subscriptionErrorLengthMax), error.atMs);
   }
 
-  // ---- The listing (only in the index object, src/objects/stubs.ts subscriptionIndexName) ----
+  // ---- The listing (only in the index object, src/contracts/stubs.ts subscriptionIndexName) ----
 
   listing(): SubscriptionAnswer[] {
     return this.#sql.exec<{ settings: string }>("SELECT settings FROM listing ORDER BY name").toArray().map((row) => JSON.parse(row.settings) as SubscriptionAnswer);

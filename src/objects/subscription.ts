@@ -21,7 +21,7 @@ type Step = "delivered" | "idle" | "waiting";
 
 /**
  * A push subscription (docs/api.md, Subscriptions): one object per subscription, named by it
- * (src/objects/stubs.ts). Alarms drive deliveries; nothing runs while the topic is idle — a
+ * (src/contracts/stubs.ts). Alarms drive deliveries; nothing runs while the topic is idle — a
  * caught-up partition is watched (src/objects/partition-wakeups.ts) and its leader's next
  * commit wakes this object. `ordered` mode keeps one batch in flight per partition, in offset
  * order (src/subscriptions/delivery-plan.ts decides; this object persists and schedules).

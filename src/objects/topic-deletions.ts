@@ -1,7 +1,7 @@
 import { TributaryError, unwrap } from "../errors.ts";
 import { deleteFanOutConcurrencyMax } from "../limits.ts";
 import type { PartitionPlacement, TopicMetadata } from "../topics/topic-metadata.ts";
-import { groupStub, replicaStub } from "./stubs.ts";
+import { groupStub, replicaStub } from "../contracts/stubs.ts";
 
 /** Retry delay for a topic deletion whose partitions could not all be reached. */
 export const deletionRetryMs = 1_000;

@@ -4,7 +4,7 @@ import type { Principal } from "../auth/principal.ts";
 import { adminTokenFingerprint, importTagKey, isReadToken, isWriteToken, parseScopedToken, verifyReadToken, verifyWriteToken, type WriteTokenClaims } from "../auth/token-format.ts";
 import { TributaryError } from "../errors.ts";
 import { bearerTokenLengthMax } from "../limits.ts";
-import { controllerStub } from "../objects/stubs.ts";
+import { controllerStub } from "../contracts/stubs.ts";
 import type { TokenGrant } from "../objects/token-registry.ts";
 import type { RouterEnv } from "./context.ts";
 import { accessTokenParam, isStreamingRead } from "./streams/streaming-read.ts";

@@ -1,7 +1,7 @@
 import { TributaryError, unwrap } from "../errors.ts";
 import type { AutoOffsetReset } from "../group/index.ts";
-import type { PartitionStart } from "../objects/group-coordinator-api.ts";
-import { groupStub } from "../objects/stubs.ts";
+import type { PartitionStart } from "../contracts/group-coordinator-api.ts";
+import { groupStub } from "../contracts/stubs.ts";
 import type { DecodedRecord } from "../protocol/record-batch.ts";
 import type { PollRequest, Position } from "../protocol/schemas.ts";
 import { recordPayloadBytes } from "../protocol/record-scan.ts";

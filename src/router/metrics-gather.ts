@@ -1,7 +1,7 @@
 import { TributaryError, unwrap } from "../errors.ts";
 import { metricsFanOutConcurrencyMax, metricsGroupsMax, metricsPartitionsMax, metricsTopicsMax } from "../limits.ts";
 import type { Gathered, GatheredGroup, GatheredPartition } from "../metrics/cluster-families.ts";
-import { controllerStub, groupStub, replicaStub } from "../objects/stubs.ts";
+import { controllerStub, groupStub, replicaStub } from "../contracts/stubs.ts";
 import type { PartitionPlacement, TopicMetadata } from "../topics/topic-metadata.ts";
 import { mapBounded } from "./map-bounded.ts";
 import { topicMetadata } from "../data-plane/metadata-cache.ts";

@@ -6,7 +6,7 @@ import {
   fetchMaxRecordsMax,
   fetchWaitMsMax,
 } from "../limits.ts";
-import type { OffsetQuery } from "../objects/replica-api.ts";
+import type { OffsetQuery } from "../contracts/replica-api.ts";
 import { encodingSchema, type Acks, type Encoding } from "../protocol/schemas.ts";
 import { accessTokenParam } from "./streams/streaming-read.ts";
 

@@ -2,7 +2,7 @@ import type { MiddlewareHandler } from "hono";
 import type { Principal, Quotas } from "../auth/principal.ts";
 import { TributaryError, unwrap } from "../errors.ts";
 import { quotaFlushStepsMax, quotaMeterCallTimeoutMs, quotaTokensPerIsolateMax } from "../limits.ts";
-import { quotaMeterStub } from "../objects/stubs.ts";
+import { quotaMeterStub } from "../contracts/stubs.ts";
 import { hasQuotas, type QuotaKind, type Throttle } from "../quota/quota-kinds.ts";
 import { TokenUsageView } from "../quota/token-usage-view.ts";
 import type { RouterEnv } from "./context.ts";

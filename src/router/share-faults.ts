@@ -1,7 +1,7 @@
 import { unwrap } from "../errors.ts";
 import { shareFaultGroupsAtOnceMax } from "../limits.ts";
 import type { Fault } from "../objects/replica-faults.ts";
-import { shareGroupIndexStub, shareGroupStub, sharePartitionStub } from "../objects/stubs.ts";
+import { shareGroupIndexStub, shareGroupStub, sharePartitionStub } from "../contracts/stubs.ts";
 
 /**
  * Fault injection (docs/api.md, "Fault injection") for share-partition state: a fault set on a

@@ -1,7 +1,7 @@
 import { effectiveTopicConfigs } from "../topics/topic-configs.ts";
 import type { TopicMetadata } from "../topics/topic-metadata.ts";
 import { callLeader } from "../data-plane/leader-calls.ts";
-import { billingMeterEnabled, billingSnapshot } from "../objects/billing-meter.ts";
+import { billingMeterEnabled, billingSnapshot } from "../contracts/billing-meter.ts";
 
 const emptyStorage = { sqliteBatches: 0, sqliteBytes: 0, r2Segments: 0, r2Bytes: 0 };
 

@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { unwrap } from "../../errors.ts";
-import { controllerStub } from "../../objects/stubs.ts";
+import { controllerStub } from "../../contracts/stubs.ts";
 import type { RouterEnv } from "../context.ts";
 import { routeQuery } from "../query.ts";
 import { parseRegions } from "../../topics/placement.ts";

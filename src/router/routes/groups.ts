@@ -1,9 +1,9 @@
 import { Hono } from "hono";
 import { TributaryError, unwrap } from "../../errors.ts";
 import { adminRequestBytesMax, groupIdLengthMax } from "../../limits.ts";
-import type { GroupOffset } from "../../objects/group-coordinator-api.ts";
-import type { OffsetQuery } from "../../objects/partition-replica.ts";
-import { controllerStub, groupStub } from "../../objects/stubs.ts";
+import type { GroupOffset } from "../../contracts/group-coordinator-api.ts";
+import type { OffsetQuery } from "../../contracts/replica-api.ts";
+import { controllerStub, groupStub } from "../../contracts/stubs.ts";
 import {
   commitOffsetsSchema,
   heartbeatSchema,

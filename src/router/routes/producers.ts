@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { unwrap } from "../../errors.ts";
 import { adminRequestBytesMax } from "../../limits.ts";
-import { controllerStub } from "../../objects/stubs.ts";
+import { controllerStub } from "../../contracts/stubs.ts";
 import { producerRequestSchema } from "../../protocol/schemas.ts";
 import { authorizeIdempotentWrite } from "../authorize.ts";
 import type { RouterEnv } from "../context.ts";

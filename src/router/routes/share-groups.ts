@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { unwrap } from "../../errors.ts";
 import { adminRequestBytesMax } from "../../limits.ts";
-import { shareGroupIndexStub, shareGroupStub } from "../../objects/stubs.ts";
+import { shareGroupIndexStub, shareGroupStub } from "../../contracts/stubs.ts";
 import { shareAcknowledgeSchema, shareFetchSchema, shareGroupConfigsSchema, shareResetSchema } from "../../protocol/share-schemas.ts";
 import { authorize, authorizeTopics, may, principalOf } from "../authorize.ts";
 import type { RouterEnv } from "../context.ts";

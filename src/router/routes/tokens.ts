@@ -3,7 +3,7 @@ import { adminTokenFingerprint, isTokenId } from "../../auth/token-format.ts";
 import { createTokenSchema } from "../../auth/token-schemas.ts";
 import { TributaryError, unwrap } from "../../errors.ts";
 import { adminRequestBytesMax } from "../../limits.ts";
-import { controllerStub } from "../../objects/stubs.ts";
+import { controllerStub } from "../../contracts/stubs.ts";
 import { adminTokenFor, authorizeAdmin } from "../authorize.ts";
 import type { RouterEnv } from "../context.ts";
 import { routeQuery } from "../query.ts";

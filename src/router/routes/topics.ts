@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { unwrap } from "../../errors.ts";
 import { adminRequestBytesMax } from "../../limits.ts";
-import { controllerStub } from "../../objects/stubs.ts";
+import { controllerStub } from "../../contracts/stubs.ts";
 import { alterConfigsSchema, createPartitionsSchema, createTopicSchema } from "../../protocol/schemas.ts";
 import { forgetTopic, rememberTopic, topicMetadata } from "../../data-plane/metadata-cache.ts";
 import { routeQuery } from "../query.ts";

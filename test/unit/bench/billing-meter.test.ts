@@ -1,11 +1,11 @@
 /**
- * src/objects/billing-meter.ts, the counts behind the benchmark's bill: calls on stubs (each a
+ * src/contracts/billing-meter.ts, the counts behind the benchmark's bill: calls on stubs (each a
  * billed request) and the time each object has one in flight (the duration model: overlapping
  * calls to one object count once, two objects twice), R2 operations by class, and nothing at
  * all unless both debug variables are set. The meter is per isolate: each test reads deltas.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { billingSnapshot, meteredBucket, meteredStub } from "../../../src/objects/billing-meter.ts";
+import { billingSnapshot, meteredBucket, meteredStub } from "../../../src/contracts/billing-meter.ts";
 
 const on = { TRIBUTARY_FAULTS: "1", TRIBUTARY_DEBUG_STATS: "1" } as Env;
 const off = { TRIBUTARY_FAULTS: "1", TRIBUTARY_DEBUG_STATS: "" } as Env;

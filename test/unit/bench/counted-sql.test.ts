@@ -4,7 +4,7 @@
  * handed to the stores untouched, so no statement pays for a count nobody reads.
  */
 import { describe, expect, it } from "vitest";
-import { billingSnapshot } from "../../../src/objects/billing-meter.ts";
+import { billingSnapshot } from "../../../src/contracts/billing-meter.ts";
 import { CountedSql, rowCountingEnabled } from "../../../src/objects/counted-sql.ts";
 
 /** A SqlStorage whose every statement reports 3 rows written and 2 read. */

@@ -7,7 +7,7 @@
 import { abortAllDurableObjects, evictDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { controllerStub } from "../../../src/objects/stubs.ts";
+import { controllerStub } from "../../../src/contracts/stubs.ts";
 import { api } from "../support/http.ts";
 
 const clusterId = async (): Promise<string> => {

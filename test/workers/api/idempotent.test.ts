@@ -8,7 +8,7 @@ import { env, exports } from "cloudflare:workers";
 import { evictDurableObject, runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { unwrap } from "../../../src/errors.ts";
-import { replicaName, replicaStub } from "../../../src/objects/stubs.ts";
+import { replicaName, replicaStub } from "../../../src/contracts/stubs.ts";
 import { recordBatchContentType } from "../../../src/protocol/content-types.ts";
 import { encodeRecordBatch, splitBatches, type RecordInput } from "../../../src/protocol/record-batch.ts";
 import {

@@ -6,10 +6,10 @@
 import { abortAllDurableObjects, evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { controllerStub, replicaName } from "../../../src/objects/stubs.ts";
+import { controllerStub, replicaName } from "../../../src/contracts/stubs.ts";
 import { partitionForKey } from "../../../src/protocol/partitioner.ts";
 import { encodeRecordBatch } from "../../../src/protocol/record-batch.ts";
-import { defaultPartitionConfig } from "../../../src/objects/partition-config.ts";
+import { defaultPartitionConfig } from "../../../src/contracts/partition-config.ts";
 import { rememberTopic } from "../../../src/data-plane/metadata-cache.ts";
 import {
   api,

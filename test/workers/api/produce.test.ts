@@ -5,7 +5,7 @@
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { replicaStub } from "../../../src/objects/stubs.ts";
+import { replicaStub } from "../../../src/contracts/stubs.ts";
 import { partitionForKey } from "../../../src/protocol/partitioner.ts";
 import {
   api,

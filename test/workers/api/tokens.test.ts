@@ -6,7 +6,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { importTagKey, newScopedToken, sha256Hex } from "../../../src/auth/token-format.ts";
-import { controllerStub } from "../../../src/objects/stubs.ts";
+import { controllerStub } from "../../../src/contracts/stubs.ts";
 import { groupPath, uniqueGroup } from "../groups/support/groups.ts";
 import { api, createTopic, expectError, uniqueTopic } from "../support/http.ts";
 import { adminToken, allOn, createToken, securedCall, securedEnv } from "../support/secured.ts";

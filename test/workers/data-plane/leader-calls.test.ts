@@ -12,7 +12,7 @@ import { TributaryError, unwrap, type ErrorCode, type Result } from "../../../sr
 import { callLeader } from "../../../src/data-plane/leader-calls.ts";
 import { rememberTopic, topicMetadata } from "../../../src/data-plane/metadata-cache.ts";
 import { callShareState } from "../../../src/data-plane/share-state-calls.ts";
-import { controllerStub } from "../../../src/objects/stubs.ts";
+import { controllerStub } from "../../../src/contracts/stubs.ts";
 import type { TopicMetadata } from "../../../src/topics/topic-metadata.ts";
 import { createTopic, uniqueTopic } from "../support/http.ts";
 

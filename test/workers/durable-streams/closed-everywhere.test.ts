@@ -7,7 +7,7 @@ import { createExecutionContext, evictDurableObject } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { streamTopicName } from "../../../src/durable-streams/stream-names.ts";
-import { replicaName } from "../../../src/objects/stubs.ts";
+import { replicaName } from "../../../src/contracts/stubs.ts";
 import { recordBatchContentType } from "../../../src/protocol/content-types.ts";
 import { encodeRecordBatch } from "../../../src/protocol/record-batch.ts";
 import { TributaryService } from "../../../src/service.ts";

@@ -7,7 +7,7 @@ import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { streamTopicName } from "../../../src/durable-streams/stream-names.ts";
-import { controllerStub } from "../../../src/objects/stubs.ts";
+import { controllerStub } from "../../../src/contracts/stubs.ts";
 import { api } from "../support/http.ts";
 import { ds, plain, uniquePath } from "./support/stream-calls.ts";
 

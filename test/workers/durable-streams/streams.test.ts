@@ -7,7 +7,7 @@ import { abortAllDurableObjects, evictDurableObject } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { streamTopicName } from "../../../src/durable-streams/stream-names.ts";
-import { replicaName } from "../../../src/objects/stubs.ts";
+import { replicaName } from "../../../src/contracts/stubs.ts";
 import { api } from "../support/http.ts";
 import { unwrap } from "../../../src/errors.ts";
 import { adminToken, allOn, createToken, securedCall } from "../support/secured.ts";

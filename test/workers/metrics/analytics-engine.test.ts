@@ -11,7 +11,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { encodeRecordBatch } from "../../../src/protocol/record-batch.ts";
 import { ReplicaTraffic } from "../../../src/objects/replica-traffic.ts";
-import { replicaName } from "../../../src/objects/stubs.ts";
+import { replicaName } from "../../../src/contracts/stubs.ts";
 import { createApp } from "../../../src/app.ts";
 import { createTopic, readResponse, uniqueTopic } from "../support/http.ts";
 

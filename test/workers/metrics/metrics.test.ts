@@ -9,7 +9,7 @@ import { createExecutionContext, evictDurableObject, waitOnExecutionContext } fr
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { metricsHistoryMinutes } from "../../../src/limits.ts";
-import { replicaName } from "../../../src/objects/stubs.ts";
+import { replicaName } from "../../../src/contracts/stubs.ts";
 import { createApp } from "../../../src/app.ts";
 import { groupPath, join, uniqueGroup } from "../groups/support/groups.ts";
 import { api, createTopic, describeTopic, fetchOk, produce, readResponse, uniqueTopic, type Topic } from "../support/http.ts";

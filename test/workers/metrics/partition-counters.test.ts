@@ -6,7 +6,7 @@
 import { createExecutionContext, evictDurableObject, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { replicaName } from "../../../src/objects/stubs.ts";
+import { replicaName } from "../../../src/contracts/stubs.ts";
 import { openPartitionTraffic, writePartitionTraffic } from "../../../src/objects/replica-traffic.ts";
 import { createApp } from "../../../src/app.ts";
 import { api, createTopic, produce, readResponse, uniqueTopic, type Topic } from "../support/http.ts";

@@ -1,7 +1,7 @@
 /** The QuotaMeter object through its binding: one per token id, buckets in memory. */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { quotaMeterStub } from "../../../src/objects/stubs.ts";
+import { quotaMeterStub } from "../../../src/contracts/stubs.ts";
 
 function meter() {
   return quotaMeterStub(env, `meter-${crypto.randomUUID()}`);

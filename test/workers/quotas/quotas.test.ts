@@ -6,7 +6,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { Quotas } from "../../../src/auth/principal.ts";
-import { quotaMeterStub } from "../../../src/objects/stubs.ts";
+import { quotaMeterStub } from "../../../src/contracts/stubs.ts";
 import { recordBatchContentType } from "../../../src/protocol/content-types.ts";
 import type { Usage } from "../../../src/quota/quota-kinds.ts";
 import { api, createTopic, expectError, highWatermarks, produce, uniqueTopic, type ApiResponse } from "../support/http.ts";

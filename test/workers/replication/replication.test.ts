@@ -7,7 +7,7 @@ import { env } from "cloudflare:workers";
 import { createExecutionContext, runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { unwrap } from "../../../src/errors.ts";
-import { replicaStub } from "../../../src/objects/stubs.ts";
+import { replicaStub } from "../../../src/contracts/stubs.ts";
 import { createApp } from "../../../src/app.ts";
 import { api, createTopic, describeTopic, expectError, readAll, uniqueTopic } from "../support/http.ts";
 

@@ -1,7 +1,7 @@
 /** Share groups over HTTP in the workers layer (docs/api.md, Share groups). */
 import { env } from "cloudflare:workers";
 import { expect } from "vitest";
-import { sharePartitionStub } from "../../../src/objects/stubs.ts";
+import { sharePartitionStub } from "../../../src/contracts/stubs.ts";
 import { api, describeTopic, type ApiResponse } from "../support/http.ts";
 
 export interface ShareRecord {

@@ -8,8 +8,8 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { unwrap } from "../../../src/errors.ts";
-import { billingSnapshot } from "../../../src/objects/billing-meter.ts";
-import { replicaStub } from "../../../src/objects/stubs.ts";
+import { billingSnapshot } from "../../../src/contracts/billing-meter.ts";
+import { replicaStub } from "../../../src/contracts/stubs.ts";
 import { api, createTopic, describeTopic, produce, uniqueTopic } from "../support/http.ts";
 import { PollingMember, uniqueGroup } from "../groups/support/groups.ts";
 

@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { sealedManifestKey } from "../../../src/log/sealed-manifest.ts";
 import { routedCall } from "../../../src/data-plane/leader-calls.ts";
 import { topicMetadata } from "../../../src/data-plane/metadata-cache.ts";
-import { replicaStub } from "../../../src/objects/stubs.ts";
+import { replicaStub } from "../../../src/contracts/stubs.ts";
 import { recordBatchContentType } from "../../../src/protocol/content-types.ts";
 import { decodeRecordBatch } from "../../../src/protocol/record-batch-decode.ts";
 import { splitBatches } from "../../../src/protocol/record-batch.ts";

@@ -8,7 +8,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { PartitionLog } from "../../../src/log/partition-log.ts";
 import { segmentObjectKey } from "../../../src/log/segment-manifest.ts";
-import { defaultPartitionConfig } from "../../../src/objects/partition-config.ts";
+import { defaultPartitionConfig } from "../../../src/contracts/partition-config.ts";
 import { SegmentTier, type SegmentBucket } from "../../../src/objects/segment-tier.ts";
 import { SqliteLogStore } from "../../../src/objects/sqlite-log-store.ts";
 import { encodeRecordBatch } from "../../../src/protocol/record-batch.ts";

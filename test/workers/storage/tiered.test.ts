@@ -156,7 +156,7 @@ describe("followers", () => {
       await produceRetrying(topic, { records: Array.from({ length: 10 }, () => ({ value: "z".repeat(1_000) })), acks: "all" });
     }
     await eventually(async () => (await storageOf(topic)).storage.r2Segments >= 2);
-    const { replicaStub } = await import("../../../src/objects/stubs.ts");
+    const { replicaStub } = await import("../../../src/contracts/stubs.ts");
     const leader = (await storageOf(topic)).storage;
     // One more write pushes the new tier to the followers.
     await produceRetrying(topic, { records: [{ value: "last" }], acks: "all" });

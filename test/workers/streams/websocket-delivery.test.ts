@@ -9,7 +9,7 @@ import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { unwrap } from "../../../src/errors.ts";
 import type { PartitionReplica } from "../../../src/objects/partition-replica.ts";
-import { replicaStub } from "../../../src/objects/stubs.ts";
+import { replicaStub } from "../../../src/contracts/stubs.ts";
 import { api, baseUrl, createTopic, describeTopic, expectError, uniqueTopic } from "../support/http.ts";
 import { open, recordBatchSubprotocol, subscribe } from "./websocket-support.ts";
 

@@ -15,7 +15,7 @@ import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { unwrap } from "../../../src/errors.ts";
 import { streamStalledMsMax, streamWindowBytes, streamWindowBytesMax } from "../../../src/limits.ts";
-import { replicaStub } from "../../../src/objects/stubs.ts";
+import { replicaStub } from "../../../src/contracts/stubs.ts";
 import { produceRetrying } from "../storage/support.ts";
 import { createTopic, describeTopic, uniqueTopic } from "../support/http.ts";
 import { open, type Subscriber } from "./websocket-support.ts";

@@ -9,7 +9,7 @@ import { createExecutionContext, evictDurableObject, runDurableObjectAlarm, wait
 import { describe, expect, it } from "vitest";
 import { unwrap } from "../../../src/errors.ts";
 import { streamsPerPartitionMax, streamsPerTokenMax } from "../../../src/limits.ts";
-import { replicaStub } from "../../../src/objects/stubs.ts";
+import { replicaStub } from "../../../src/contracts/stubs.ts";
 import { createApp } from "../../../src/app.ts";
 import { produceRetrying } from "../storage/support.ts";
 import { api, createTopic, describeTopic, expectError, readResponse, uniqueTopic } from "../support/http.ts";

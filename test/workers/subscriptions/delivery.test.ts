@@ -7,7 +7,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { unwrap } from "../../../src/errors.ts";
-import { replicaStub, subscriptionStub } from "../../../src/objects/stubs.ts";
+import { replicaStub, subscriptionStub } from "../../../src/contracts/stubs.ts";
 import { api, createTopic, produce, readAll, uniqueTopic } from "../support/http.ts";
 import { createSubscription, describeSubscription, offsetsOf, received, settledRequests, uniqueSubscription, until } from "./support/subscriptions.ts";
 

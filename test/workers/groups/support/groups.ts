@@ -4,7 +4,7 @@
  */
 import { env } from "cloudflare:workers";
 import { expect } from "vitest";
-import { groupStub } from "../../../../src/objects/stubs.ts";
+import { groupStub } from "../../../../src/contracts/stubs.ts";
 import { api, createTopic, uniqueTopic, type ApiResponse } from "../../support/http.ts";
 
 export interface Assignment {

@@ -6,10 +6,11 @@
  *
  * The counts are per isolate. Under `wrangler dev` the Worker and every Durable Object of it
  * run in one isolate, so there they are the whole deployment's: every RPC call on a stub made
- * by `src/objects/stubs.ts` (the one place stubs come from, for the router and the objects
- * alike) is one billed object request, and the time each object has at least one such call
- * in flight is the wall-clock time it cannot hibernate because of a request (the bill's
- * duration model). Alarms, incoming WebSocket messages, SQLite rows (`CountedSql`) and R2
+ * by `src/contracts/stubs.ts` (the one place stubs come from, for the data plane, the router
+ * and the objects alike) is one billed object request, and the time each object has at least
+ * one such call in flight is the wall-clock time it cannot hibernate because of a request (the
+ * bill's duration model). It sits beside the stubs, below the objects and the data plane, which
+ * both count here. Alarms, incoming WebSocket messages, SQLite rows (`CountedSql`) and R2
  * operations are added by the code that does them.
  *
  * A call cancelled together with its request (a client that goes away during a long poll)

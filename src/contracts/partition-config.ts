@@ -1,6 +1,18 @@
 import { configNumber, effectiveTopicConfigs } from "../topics/topic-configs.ts";
 import type { TopicMetadata } from "../topics/topic-metadata.ts";
-import type { TierConfig } from "./segment-tier.ts";
+
+/** The configs of a topic that sealing, retention and compaction follow. */
+export interface TierConfig {
+  segmentBytes: number;
+  segmentMs: number;
+  retentionMs: number;
+  retentionBytes: number;
+  /** cleanup.policy includes delete. */
+  deleteEnabled: boolean;
+  /** cleanup.policy includes compact. */
+  compactEnabled: boolean;
+  deleteRetentionMs: number;
+}
 
 /**
  * The topic configs a partition replica acts on by itself — replication (ISR, acks "all")

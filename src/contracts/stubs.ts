@@ -2,13 +2,23 @@ import { replicaIdsCachedMax } from "../limits.ts";
 import { meteredStub } from "./billing-meter.ts";
 
 /**
- * The one place that names Durable Objects (ARCHITECTURE.md decision 2). A replica object is
+ * The one place that names Durable Objects (ARCHITECTURE.md decision 2) and makes their stubs,
+ * for the data plane, the router and the objects alike. A replica object is
  * `idFromName("<topicId>/<partition>/<region>")`, created with that region as its
  * `locationHint`; hints count only when an object is first created, so every `get` passes it.
  */
+
+/**
+ * A stub of the class a binding holds. The class comes from the Worker's bindings (`Env`,
+ * generated from wrangler.toml into worker-configuration.d.ts, which names each class), so this
+ * room of contracts imports no object: the objects sit above it (AGENTS.md, Layers).
+ */
+export type StubOf<Binding> =
+  Binding extends DurableObjectNamespace<infer Class extends Rpc.DurableObjectBranded | undefined> ? DurableObjectStub<Class> : never;
+
 export const controllerName = "controller";
 
-export function controllerStub(env: Env): DurableObjectStub<import("./controller.ts").Controller> {
+export function controllerStub(env: Env): StubOf<Env["CONTROLLER"]> {
   return meteredStub(env, env.CONTROLLER.get(env.CONTROLLER.idFromName(controllerName)));
 }
 
@@ -39,13 +49,13 @@ export function replicaStub(
   topicId: string,
   partition: number,
   region: string,
-): DurableObjectStub<import("./partition-replica.ts").PartitionReplica> {
+): StubOf<Env["PARTITIONS"]> {
   const id = replicaId(env, replicaName(topicId, partition, region));
   return meteredStub(env, env.PARTITIONS.get(id, { locationHint: region as DurableObjectLocationHint }));
 }
 
 /** A group's coordinator: one object per group, named by the group name (ARCHITECTURE.md decision 7). */
-export function groupStub(env: Env, group: string): DurableObjectStub<import("./group-coordinator.ts").GroupCoordinator> {
+export function groupStub(env: Env, group: string): StubOf<Env["GROUPS"]> {
   return meteredStub(env, env.GROUPS.get(env.GROUPS.idFromName(group)));
 }
 
@@ -54,19 +64,19 @@ export function groupStub(env: Env, group: string): DurableObjectStub<import("./
  * isolate serving the token charges the same buckets. No location hint: the object is made
  * near the first isolate that calls it, usually near the token's clients.
  */
-export function quotaMeterStub(env: Env, tokenId: string): DurableObjectStub<import("./quota-meter.ts").QuotaMeter> {
+export function quotaMeterStub(env: Env, tokenId: string): StubOf<Env["QUOTAS"]> {
   return meteredStub(env, env.QUOTAS.get(env.QUOTAS.idFromName(tokenId)));
 }
 
 // ---- Share groups (issue 15) ---------------------------------------------------------------
 
 /** A share group's object (configs, its share-partitions): one per group, named by the group name. */
-export function shareGroupStub(env: Env, group: string): DurableObjectStub<import("./share-group.ts").ShareGroup> {
+export function shareGroupStub(env: Env, group: string): StubOf<Env["SHARE_GROUPS"]> {
   return meteredStub(env, env.SHARE_GROUPS.get(env.SHARE_GROUPS.idFromName(group)));
 }
 
 /** The one index of share groups (GET /v1/share-groups). */
-export function shareGroupIndexStub(env: Env): DurableObjectStub<import("./share-group.ts").ShareGroupIndex> {
+export function shareGroupIndexStub(env: Env): StubOf<Env["SHARE_GROUP_INDEX"]> {
   return meteredStub(env, env.SHARE_GROUP_INDEX.get(env.SHARE_GROUP_INDEX.idFromName("share-groups")));
 }
 
@@ -88,7 +98,7 @@ export function shareStateReplicaName(group: string, topicId: string, partition:
 export function sharePartitionStub(
   env: Env,
   key: { group: string; topicId: string; partition: number; region: string },
-): DurableObjectStub<import("./share-partition-state.ts").SharePartitionState> {
+): StubOf<Env["SHARE_PARTITIONS"]> {
   const id = env.SHARE_PARTITIONS.idFromName(shareStateReplicaName(key.group, key.topicId, key.partition, key.region));
   return meteredStub(env, env.SHARE_PARTITIONS.get(id, { locationHint: key.region as DurableObjectLocationHint }));
 }
@@ -101,7 +111,7 @@ export function sharePartitionStub(
 export function legacySharePartitionStub(
   env: Env,
   key: { group: string; topicId: string; partition: number },
-): DurableObjectStub<import("./share-partition-state.ts").SharePartitionState> {
+): StubOf<Env["SHARE_PARTITIONS"]> {
   return meteredStub(env, env.SHARE_PARTITIONS.get(env.SHARE_PARTITIONS.idFromName(sharePartitionName(key.group, key.topicId, key.partition))));
 }
 /**
@@ -109,7 +119,7 @@ export function legacySharePartitionStub(
  * Subscriptions). The listing lives in one more object of the namespace, under a name no
  * subscription can have (names hold no "/").
  */
-export function subscriptionStub(env: Env, name: string): DurableObjectStub<import("./subscription.ts").Subscription> {
+export function subscriptionStub(env: Env, name: string): StubOf<Env["SUBSCRIPTIONS"]> {
   return meteredStub(env, env.SUBSCRIPTIONS.get(env.SUBSCRIPTIONS.idFromName(name)));
 }
 

@@ -1,6 +1,7 @@
 /**
- * The PartitionReplica's RPC shapes, for the router (src/router/*) and the controller. Every
- * method takes the replica's address and returns a Result.
+ * The PartitionReplica's RPC shapes (src/objects/partition-replica.ts), for its callers: the data
+ * plane, the router and the controller. Every method takes the replica's address and returns a
+ * Result.
  */
 import type { AppendResult } from "../log/partition-log.ts";
 import type { PartitionNumbers } from "../metrics/cluster-families.ts";
@@ -9,7 +10,6 @@ import type { StreamAppendCondition } from "../protocol/stream-records.ts";
 import type { PartitionState } from "../replication/partition-state.ts";
 import type { ReplicaRole } from "../replication/replica-node.ts";
 import type { PartitionConfig } from "./partition-config.ts";
-import type { ReplicaDebugStats } from "./replica-debug-stats.ts";
 
 /** Every call names the replica it means, so an object can check it is that replica. */
 export interface PartitionAddress {
@@ -68,4 +68,37 @@ export interface ReplicaState {
 /** A replica's numbers for GET /v1/metrics (docs/metrics.md): its log, its tiers and its traffic counters. */
 export interface PartitionMetrics extends PartitionNumbers {
   role: ReplicaRole["kind"];
+}
+
+/**
+ * A partition object's counters since it started, reported in its state (and so in a topic's
+ * description) only when TRIBUTARY_FAULTS is "1" — for tests and the benchmark (bench/), which
+ * prints object requests and SQLite rows written per 1,000 records and watches memory in its
+ * soak mode. Never a production API: the counters are per instance and start over when the
+ * object does.
+ */
+export interface ReplicaDebugStats {
+  /** RPC calls this object answered (each one an object request, as Cloudflare bills them). */
+  requests: number;
+  /** Alarm invocations (billed as requests too). */
+  alarms: number;
+  /** Rows written to its SQLite (cursor.rowsWritten summed): what Cloudflare bills for storage writes. */
+  sqliteRowsWritten: number;
+  /** Group commit: transactions of appends, the appends they held, and what waits now. */
+  appendGroups: number;
+  appendsGrouped: number;
+  appendsWaiting: number;
+  appendBytesWaiting: number;
+  /** The bounded structures that hold memory: the tail cache's bytes and the long-poll waiters. */
+  tailCacheBytes: number;
+  waiters: number;
+  /** WebSocket subscribers open now (held across hibernation), and since this instance started: frames and bytes pushed, log reads made for them (one per position, shared by every subscriber there). */
+  subscribers: number;
+  framesPushed: number;
+  bytesPushed: number;
+  subscriberReads: number;
+  /** Push runs over the subscribers (each visits every socket): per commit, and per credit that may unblock one. */
+  subscriberPushes: number;
+  /** Messages received from subscribers (credit): incoming WebSocket messages, billed 20 to a request. */
+  subscriberMessages: number;
 }
