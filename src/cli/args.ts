@@ -17,6 +17,9 @@ type OptionSpec = NonNullable<ParseArgsConfig["options"]>[string];
 
 const option = (type: "string" | "boolean", extra: Partial<OptionSpec> = {}): OptionSpec => ({ type, ...extra }) as OptionSpec;
 
+/** The server --url names when neither it nor TRIBUTARY_URL is given (wrangler dev's address). */
+export const defaultUrl = "http://127.0.0.1:8787";
+
 /** Every option of every command. */
 export const allOptions = {
   url: option("string"),

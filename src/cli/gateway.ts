@@ -7,9 +7,8 @@
  */
 import { readFileSync } from "node:fs";
 import { gatewayConnectionsMax, gatewayDrainMs } from "../limits.ts";
-import { integerValue, stringValue, UsageError, type OptionName } from "./args.ts";
+import { defaultUrl, integerValue, stringValue, UsageError, type OptionName } from "./args.ts";
 import type { CommandContext } from "./context.ts";
-import { defaultUrl } from "./main.ts";
 
 export const gatewayOptions: OptionName[] = ["listen", "advertise", "tls-cert", "tls-key", "auto-create-topics", "max-connections", "metrics"];
 

@@ -8,7 +8,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ErrorCode } from "../client/index.ts";
 import { TributaryError } from "../errors.ts";
-import { commandWords, parseCommand, stringValue, UsageError, type OptionName } from "./args.ts";
+import { commandWords, defaultUrl, parseCommand, stringValue, UsageError, type OptionName } from "./args.ts";
 import { stderrLogger } from "./retry-log.ts";
 import { consumeCommand, consumeOptions } from "./consume.ts";
 import type { CommandContext } from "./context.ts";
@@ -24,8 +24,6 @@ import { topicsCommand, topicsOptions } from "./topics.ts";
 import { usage } from "./usage.ts";
 
 export type { CliIo } from "./io.ts";
-
-export const defaultUrl = "http://127.0.0.1:8787";
 
 /** 130 = 128 + SIGINT, as a shell reports a command that Ctrl-C ended. */
 export const exitCodes = { ok: 0, failed: 1, usage: 2, interrupted: 130 } as const;
