@@ -4,13 +4,12 @@
  * are retried on retriable errors; changes are not, since an unanswered change may have
  * happened (a retried create would then fail with TOPIC_ALREADY_EXISTS): the caller decides.
  */
-import type { ClientLog } from "./logger.ts";
-import type { MetadataCache } from "./metadata.ts";
-import { withRetries, type RetryPolicy } from "./retry.ts";
+import type { AdminContext } from "./admin-context.ts";
+import { withRetries } from "./retry.ts";
 import { Secret } from "./secret.ts";
 import { ShareGroupsAdmin } from "./share-groups-admin.ts";
 import { SubscriptionsAdmin } from "./subscriptions-admin.ts";
-import { path, type Transport } from "./transport.ts";
+import { path } from "./transport.ts";
 import type {
   CreatedToken,
   CreateTokenRequest,
@@ -24,13 +23,6 @@ import type {
   Topic,
   TopicSummary,
 } from "./types.ts";
-
-export interface AdminContext {
-  transport: Transport;
-  metadata: MetadataCache;
-  policy: RetryPolicy;
-  log: ClientLog;
-}
 
 function read<T>(context: AdminContext, requestPath: string): Promise<T> {
   return withRetries(() => context.transport.json<T>({ method: "GET", path: requestPath }), { policy: context.policy, log: context.log });

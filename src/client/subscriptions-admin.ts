@@ -10,7 +10,7 @@ import type {
   SubscriptionAnswer,
   SubscriptionDescription,
 } from "../protocol/subscription-schemas.ts";
-import type { AdminContext } from "./admin.ts";
+import type { AdminContext } from "./admin-context.ts";
 import { withRetries } from "./retry.ts";
 import { path } from "./transport.ts";
 
