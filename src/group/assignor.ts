@@ -1,7 +1,8 @@
 /**
- * Server-side assignors (KIP-848): the coordinator computes every member's target assignment
- * with one of these. An assignor is a pure function of its input — same input, same output,
- * no randomness — so a restarted coordinator computes what its predecessor did.
+ * Server-side assignors (KIP-848), their contract: the coordinator computes every member's
+ * target assignment with one of them (by name: assignors.ts). An assignor is a pure function
+ * of its input — same input, same output, no randomness — so a restarted coordinator computes
+ * what its predecessor did.
  *
  * Contract every assignor honours (test/unit/group/assignor.case.ts checks it):
  * - the result has one entry per input member, in member-id order, each normalized;
@@ -11,8 +12,6 @@
  */
 
 import type { Assignment, TopicsMeta } from "./assignment.ts";
-import { rangeAssignor } from "./range-assignor.ts";
-import { uniformAssignor } from "./uniform-assignor.ts";
 
 export const assignorNames = ["uniform", "range"] as const;
 export type AssignorName = (typeof assignorNames)[number];
@@ -34,11 +33,6 @@ export interface Assignor {
   readonly name: AssignorName;
   assign(input: AssignorInput): Map<string, Assignment>;
 }
-
-export const assignors: Readonly<Record<AssignorName, Assignor>> = {
-  uniform: uniformAssignor,
-  range: rangeAssignor,
-};
 
 export function isAssignorName(value: unknown): value is AssignorName {
   return typeof value === "string" && (assignorNames as readonly string[]).includes(value);

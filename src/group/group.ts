@@ -21,7 +21,8 @@
 import { TributaryError } from "../errors.ts";
 import { assignmentKeys, compareStrings, isPartitionNumber, partitionKey, sameAssignment } from "./assignment.ts";
 import type { Assignment, TopicPartition, TopicsMeta } from "./assignment.ts";
-import { assignorNameDefault, assignorNames, assignors } from "./assignor.ts";
+import { assignorNameDefault, assignorNames } from "./assignor.ts";
+import { assignors } from "./assignors.ts";
 import type { AssignorName } from "./assignor.ts";
 import { groupTopicsMax, memberIdAttemptsMax, membersPerGroupMax } from "../limits.ts";
 import { invalid, parseHeartbeat, parseJoin } from "./group-requests.ts";

@@ -3,7 +3,8 @@
 export type { Assignment, TopicAssignment, TopicPartition, TopicsMeta } from "./assignment.ts";
 export { normalizeAssignment } from "./assignment.ts";
 export type { Assignor, AssignorInput, AssignorMember, AssignorName } from "./assignor.ts";
-export { assignorNameDefault, assignorNames, assignors, isAssignorName } from "./assignor.ts";
+export { assignorNameDefault, assignorNames, isAssignorName } from "./assignor.ts";
+export { assignors } from "./assignors.ts";
 export { ConsumerGroup } from "./group.ts";
 export type { GroupDeps, GroupDescription, GroupStatus, MemberDescription } from "./group.ts";
 export type { ClassicHeartbeatResponse, HeartbeatRequest, JoinRequest, JoinResponse, MemberResponse } from "./group-requests.ts";
