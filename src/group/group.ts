@@ -20,7 +20,7 @@
 
 import { TributaryError } from "../errors.ts";
 import { assignmentKeys, compareStrings, isPartitionNumber, partitionKey, sameAssignment } from "./assignment.ts";
-import type { Assignment, TopicPartition, TopicsMeta } from "./assignment.ts";
+import type { TopicPartition, TopicsMeta } from "./assignment.ts";
 import { assignorNameDefault, assignorNames } from "./assignor.ts";
 import { assignors } from "./assignors.ts";
 import type { AssignorName } from "./assignor.ts";
@@ -38,35 +38,12 @@ import {
 import type { AutoOffsetReset, GroupState, MemberState, TopicState } from "./group-state.ts";
 import { acceptEpoch, fenced, giveAssignment, nextAssignment, sharedOwnership } from "./reconcile.ts";
 import { refreshTopics } from "./topics.ts";
+import type { GroupDescription } from "./group-description.ts";
 import type { MemberContact } from "./member-contacts.ts";
 
 export interface GroupDeps {
   /** A fresh unique id per call; the coordinator passes `() => crypto.randomUUID()`. */
   generateMemberId(): string;
-}
-
-/**
- * Kafka's consumer group states: Empty (no members), Reconciling (some member's assignment
- * is not yet its target, or it has partitions still to let go), Stable (every member holds
- * exactly its target). Dead is the coordinator's, once the group is deleted.
- */
-export type GroupStatus = "Empty" | "Reconciling" | "Stable" | "Dead";
-
-export interface GroupDescription {
-  state: Exclude<GroupStatus, "Dead">;
-  assignor: AssignorName;
-  members: MemberDescription[];
-}
-
-export interface MemberDescription {
-  memberId: string;
-  memberEpoch: number;
-  assignment: Assignment;
-  clientId: string | null;
-  host: string | null;
-  /** The member's last accepted request (ms since the epoch); the object shows the persisted one after a restart (member-contacts.ts). */
-  lastHeartbeatAt: number;
-  sessionTimeoutMs: number;
 }
 
 export class ConsumerGroup {

@@ -6,7 +6,8 @@ export type { Assignor, AssignorInput, AssignorMember, AssignorName } from "./as
 export { assignorNameDefault, assignorNames, isAssignorName } from "./assignor.ts";
 export { assignors } from "./assignors.ts";
 export { ConsumerGroup } from "./group.ts";
-export type { GroupDeps, GroupDescription, GroupStatus, MemberDescription } from "./group.ts";
+export type { GroupDeps } from "./group.ts";
+export type { GroupDescription, GroupStatus, MemberDescription } from "./group-description.ts";
 export type { ClassicHeartbeatResponse, HeartbeatRequest, JoinRequest, JoinResponse, MemberResponse } from "./group-requests.ts";
 export { emptyGroupState, groupStateVersion, heartbeatIntervalMsFor } from "./group-state.ts";
 export type { AutoOffsetReset, GroupState, MemberState, TopicState } from "./group-state.ts";

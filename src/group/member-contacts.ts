@@ -19,7 +19,7 @@
  */
 
 import { memberContactPersistDivisor } from "../limits.ts";
-import type { GroupDescription } from "./group.ts";
+import type { GroupDescription } from "./group-description.ts";
 import type { GroupState, MemberState } from "./group-state.ts";
 
 export type MemberContact = Pick<MemberState, "memberId" | "lastContactMs" | "sessionTimeoutMs">;
