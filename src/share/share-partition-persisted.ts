@@ -1,4 +1,4 @@
-import type { ArchiveReason, InFlightRecord, RecordState } from "./share-partition.ts";
+import type { ArchiveReason, InFlightRecord, RecordState } from "./in-flight-record.ts";
 
 /**
  * A share-partition as one stored row (src/objects/share-partition-state.ts): its window as

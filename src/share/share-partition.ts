@@ -1,5 +1,6 @@
 import { TributaryError } from "../errors.ts";
 import { shareDeadLetterClaimMs, shareInFlightRecordsMax } from "../limits.ts";
+import type { ArchiveReason, InFlightRecord, RecordState } from "./in-flight-record.ts";
 import { fromRanges, toRanges, type PersistedSharePartition } from "./share-partition-persisted.ts";
 
 /**
@@ -30,9 +31,7 @@ import { fromRanges, toRanges, type PersistedSharePartition } from "./share-part
  * - The start moves past every leading accepted or archived offset.
  */
 
-export type RecordState = "available" | "acquired" | "acknowledged" | "archived" | "dead-lettering";
 export type AcknowledgeType = "accept" | "release" | "reject";
-export type ArchiveReason = "rejected" | "delivery-limit";
 
 /** The group's configs as a share-partition acts on them (src/share/share-configs.ts). */
 export interface SharePartitionConfig {
@@ -42,18 +41,6 @@ export interface SharePartitionConfig {
   deadLetter: boolean;
   /** The in-flight window's bound; shareInFlightRecordsMax unless a simulation makes it small. */
   inFlightRecordsMax?: number;
-}
-
-/** One offset of the window. */
-export interface InFlightRecord {
-  state: RecordState;
-  deliveryCount: number;
-  /** The lease holding the lock (acquired only). */
-  lease: string | null;
-  /** Acquired: when the lock expires. Dead-lettering: until when a router's claim holds (null: unclaimed). */
-  untilMs: number | null;
-  /** Why it is (being) archived. */
-  reason: ArchiveReason | null;
 }
 
 export interface AcquiredRecord {
