@@ -4,6 +4,7 @@
  * Result.
  */
 import type { AppendResult } from "../log/partition-log.ts";
+import type { SubscriberMode } from "../log/subscriber-window.ts";
 import type { PartitionNumbers } from "../metrics/cluster-families.ts";
 import type { Acks } from "../protocol/schemas.ts";
 import type { StreamAppendCondition } from "../protocol/stream-records.ts";
@@ -101,4 +102,23 @@ export interface ReplicaDebugStats {
   subscriberPushes: number;
   /** Messages received from subscribers (credit): incoming WebSocket messages, billed 20 to a request. */
   subscriberMessages: number;
+}
+
+// ---- WebSocket subscribers: a router's upgrade to the leader object (src/objects/partition-subscribers.ts)
+
+/** The subprotocol of binary frames (docs/api.md). */
+export const recordBatchSubprotocol = "tributary.record-batch";
+
+/** The header carrying a router's subscribe request to the leader object's fetch(). */
+export const subscribeHeader = "Tributary-Subscribe";
+
+/** What the router sends with an upgrade: its routed call, where to start, the frames wanted, and who asks. */
+export interface SubscribeRequest extends RoutedCall {
+  offset: "earliest" | "latest" | number;
+  mode: SubscriberMode;
+  /**
+   * The token's key (a hash of the request's credential, never the token), counted against
+   * streamsPerTokenMax; absent for the admin token and open mode.
+   */
+  tokenKey?: string;
 }

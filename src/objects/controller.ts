@@ -13,7 +13,8 @@ import { applyMigrations } from "./schema.ts";
 import { insertPartitionRows, loadTopicRows } from "./topic-rows.ts";
 import { StreamLifecycle } from "./stream-lifecycle.ts";
 import { deletionRetryMs, TopicDeletions } from "./topic-deletions.ts";
-import { TokenRegistry, tokenAdminBindingMigration, tokenMigration, type TokenGrant, type TokenView } from "./token-registry.ts";
+import { TokenRegistry, tokenAdminBindingMigration, tokenMigration } from "./token-registry.ts";
+import type { TokenGrant, TokenView } from "../contracts/controller-api.ts";
 
 export interface CreateTopicRequest {
   name: unknown;

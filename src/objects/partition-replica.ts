@@ -13,7 +13,8 @@ import { defaultPartitionConfig, samePartitionConfig } from "../contracts/partit
 import { appendBytes, writeAppends } from "./leader-appends.ts";
 import type { AppendAnswer, AppendRequest, FetchRequest, OffsetQuery, PartitionAddress, PartitionMetrics, ReplicaState, RoutedCall } from "../contracts/replica-api.ts";
 import { debugStatsEnabled, ReplicaCounters, replicaDebugStats } from "./replica-debug-stats.ts";
-import { ReplicaFaults, type Fault } from "./replica-faults.ts";
+import { ReplicaFaults } from "./replica-faults.ts";
+import type { Fault } from "../contracts/faults.ts";
 import { readReplicaIdentity, replicaIdentityMigration, writeReplicaIdentity, type ReplicaIdentity } from "./replica-identity.ts";
 import { deletePartitionTraffic, partitionTrafficMigration, ReplicaTraffic } from "./replica-traffic.ts";
 import { ReplicationDriver } from "./replication-driver.ts";

@@ -20,25 +20,8 @@ import { concatBytes } from "../protocol/bytes.ts";
 import { readBatchHeader } from "../protocol/record-batch.ts";
 import { recordJson } from "../protocol/record-json.ts";
 import { serverCreditWindow } from "../protocol/stream-credit.ts";
-import type { RoutedCall } from "../contracts/replica-api.ts";
+import { recordBatchSubprotocol, subscribeHeader, type SubscribeRequest } from "../contracts/replica-api.ts";
 import { countBilled } from "../contracts/billing-meter.ts";
-
-/** The subprotocol of binary frames (docs/api.md). */
-export const recordBatchSubprotocol = "tributary.record-batch";
-
-/** The header carrying a router's subscribe request to the leader object's fetch(). */
-export const subscribeHeader = "Tributary-Subscribe";
-
-/** What the router sends with an upgrade: its routed call, where to start, the frames wanted, and who asks. */
-export interface SubscribeRequest extends RoutedCall {
-  offset: "earliest" | "latest" | number;
-  mode: SubscriberMode;
-  /**
-   * The token's key (a hash of the request's credential, never the token), counted against
-   * streamsPerTokenMax; absent for the admin token and open mode.
-   */
-  tokenKey?: string;
-}
 
 /** How long a client told "too many streams for this token" waits before retrying (as SSE's refusal). */
 const tooManyStreamsRetryAfterMs = 1_000;

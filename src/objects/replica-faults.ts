@@ -1,15 +1,6 @@
-import { TributaryError } from "../errors.ts";
-import type { FaultRequest } from "../protocol/schemas.ts";
+import type { Fault } from "../contracts/faults.ts";
 
-/**
- * Fault injection (API.md, "Fault injection"): a documented feature for local resilience
- * drills and tests, enabled only when the Worker variable TRIBUTARY_FAULTS is "1".
- * - down: the replica answers nothing, as if unreachable (every call fails at once);
- * - slow: it answers `ms` later;
- * - crash-after-write: its next append is stored, then its reply is lost;
- * - none: back to normal.
- */
-export type Fault = FaultRequest["fault"];
+/* A replica's injected fault (src/contracts/faults.ts, API.md "Fault injection"), applied around its calls. */
 
 /** What a caller sees from a replica that is down: a failed call, not an error value. */
 export class ReplicaUnreachable extends Error {
@@ -41,8 +32,4 @@ export class ReplicaFaults {
     this.#fault = "none";
     throw new ReplicaUnreachable("replica crashed after writing (fault injection)");
   }
-}
-
-export function checkFaultsEnabled(env: { TRIBUTARY_FAULTS?: string }): void {
-  if (env.TRIBUTARY_FAULTS !== "1") throw new TributaryError("NOT_FOUND", "fault injection is not enabled on this deployment");
 }

@@ -3,6 +3,7 @@ import { subscriptionAnswerBytesMax, subscriptionBatchBytesMax, subscriptionDeli
 import type { DecodedRecord } from "../protocol/record-batch.ts";
 import type { SubscriptionTarget } from "../protocol/subscription-schemas.ts";
 import { callLeader, routedCall } from "../data-plane/leader-calls.ts";
+import { serviceTarget } from "../contracts/push-target.ts";
 import { replicaStub } from "../contracts/stubs.ts";
 import { produce } from "../data-plane/produce.ts";
 import { listOffset, readPartition } from "../data-plane/partition-reads.ts";
@@ -88,17 +89,6 @@ async function boundedText(response: Response): Promise<string> {
   }
   const text = await response.text();
   return text.length > subscriptionAnswerBytesMax ? "" : text;
-}
-
-interface PushTarget {
-  deliver(batch: DeliveryBatch): Promise<unknown>;
-}
-
-/** The Worker bound as `binding` in the deployment's config (a Fetcher: Durable Object namespaces, buckets and variables have no `fetch`); undefined when there is none. */
-export function serviceTarget(env: Env, binding: string): PushTarget | undefined {
-  const bound = (env as unknown as Record<string, unknown>)[binding];
-  if (bound === null || typeof bound !== "object" || typeof (bound as { fetch?: unknown }).fetch !== "function") return undefined;
-  return bound as PushTarget;
 }
 
 async function deliverToService(env: Env, binding: string, batch: DeliveryBatch): Promise<DeliveryOutcome> {

@@ -4,6 +4,7 @@ import type { Quotas } from "../auth/principal.ts";
 import { importTagKey, isAdminTokenFingerprint, newScopedToken } from "../auth/token-format.ts";
 import type { CreateTokenRequest } from "../auth/token-schemas.ts";
 import { tokensMax } from "../limits.ts";
+import type { TokenGrant, TokenView } from "../contracts/controller-api.ts";
 
 /** The controller's migration for scoped tokens (API.md, Tokens): secrets only as SHA-256. */
 export const tokenMigration = `CREATE TABLE tokens (
@@ -26,23 +27,6 @@ export const tokenMigration = `CREATE TABLE tokens (
  * have been created while no admin token was set, by anyone.
  */
 export const tokenAdminBindingMigration = "ALTER TABLE tokens ADD COLUMN admin_fingerprint TEXT;";
-
-/** A token as the admin lists it: never its secret. */
-export interface TokenView {
-  id: string;
-  name: string | null;
-  rules: Rule[];
-  expiresAt: number | null;
-  quotas: Quotas;
-}
-
-/** What a router needs to authorize a token's requests. */
-export interface TokenGrant {
-  tokenId: string;
-  rules: Rule[];
-  expiresAt: number | null;
-  quotas: Quotas;
-}
 
 interface TokenRow {
   id: string;

@@ -5,7 +5,7 @@ import { adminTokenFingerprint, importTagKey, isReadToken, isWriteToken, parseSc
 import { TributaryError } from "../errors.ts";
 import { bearerTokenLengthMax } from "../limits.ts";
 import { controllerStub } from "../contracts/stubs.ts";
-import type { TokenGrant } from "../objects/token-registry.ts";
+import type { TokenGrant } from "../contracts/controller-api.ts";
 import type { RouterEnv } from "./context.ts";
 import { accessTokenParam, isStreamingRead } from "./streams/streaming-read.ts";
 import { TokenCache } from "./token-cache.ts";

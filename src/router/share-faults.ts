@@ -1,6 +1,6 @@
 import { unwrap } from "../errors.ts";
 import { shareFaultGroupsAtOnceMax } from "../limits.ts";
-import type { Fault } from "../objects/replica-faults.ts";
+import type { Fault } from "../contracts/faults.ts";
 import { shareGroupIndexStub, shareGroupStub, sharePartitionStub } from "../contracts/stubs.ts";
 
 /**

@@ -1,5 +1,5 @@
 import { tokenCacheEntriesMax, tokenCacheMs } from "../limits.ts";
-import type { TokenGrant } from "../objects/token-registry.ts";
+import type { TokenGrant } from "../contracts/controller-api.ts";
 
 interface Entry {
   grant: Promise<TokenGrant | null>;

@@ -25,6 +25,14 @@ describe("the source's import graph", () => {
     expect(describeCircles(files, circles(files))).toEqual([]);
   });
 
+  it("reaches objects only through contracts: no file of the router, the data plane or the contracts imports one", () => {
+    const callers = new Set(["app.ts", "service.ts", "router", "durable-streams", "data-plane", "contracts"]);
+    const imports = [...files].flatMap(([file, targets]) =>
+      callers.has(roomOf(file)) ? [...targets].filter((target) => roomOf(target) === "objects").map((target) => `${file} → ${target}`) : [],
+    );
+    expect(imports).toEqual([]);
+  });
+
   it("reads every file of src/", () => {
     // A walk that found nothing would find no circle either.
     expect(files.size).toBeGreaterThan(300);

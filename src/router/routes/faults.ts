@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { TributaryError, unwrap } from "../../errors.ts";
 import { adminRequestBytesMax } from "../../limits.ts";
-import { checkFaultsEnabled } from "../../objects/replica-faults.ts";
+import { checkFaultsEnabled } from "../../contracts/faults.ts";
 import { replicaStub } from "../../contracts/stubs.ts";
 import { faultRequestSchema } from "../../protocol/schemas.ts";
 import { placementOf } from "../../data-plane/leader-calls.ts";

@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { sha256Hex } from "../../auth/token-format.ts";
 import { ok, TributaryError, type Result } from "../../errors.ts";
-import { recordBatchSubprotocol, subscribeHeader, type SubscribeRequest } from "../../objects/partition-subscribers.ts";
+import { recordBatchSubprotocol, subscribeHeader, type SubscribeRequest } from "../../contracts/replica-api.ts";
 import { encodingSchema } from "../../protocol/schemas.ts";
 import type { SubscriberMode } from "../../log/subscriber-window.ts";
 import { authorize, principalOf } from "../authorize.ts";

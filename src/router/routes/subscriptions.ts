@@ -2,7 +2,7 @@ import { Hono, type Context } from "hono";
 import { TributaryError, unwrap } from "../../errors.ts";
 import { adminRequestBytesMax } from "../../limits.ts";
 import { subscriptionIndexName, subscriptionStub } from "../../contracts/stubs.ts";
-import { serviceTarget } from "../../objects/subscription-io.ts";
+import { serviceTarget } from "../../contracts/push-target.ts";
 import {
   createSubscriptionSchema,
   patchSubscriptionSchema,

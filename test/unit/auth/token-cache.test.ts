@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { tokenCacheEntriesMax, tokenCacheMs } from "../../../src/limits.ts";
-import type { TokenGrant } from "../../../src/objects/token-registry.ts";
+import type { TokenGrant } from "../../../src/contracts/controller-api.ts";
 import { TokenCache } from "../../../src/router/token-cache.ts";
 
 const grant: TokenGrant = { tokenId: "0123456789abcdef", rules: [], expiresAt: null, quotas: {} };

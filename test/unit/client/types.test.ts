@@ -4,7 +4,7 @@ import type { Acks as ClientAcks, CreateTokenRequest, TokenInfo } from "../../..
 import type { Acks as SchemaAcks } from "../../../src/protocol/schemas.ts";
 import type { createTokenSchema, createWriteTokenSchema } from "../../../src/auth/token-schemas.ts";
 import type { WriteTokenOptions } from "../../../src/client/index.ts";
-import type { TokenView } from "../../../src/objects/token-registry.ts";
+import type { TokenView } from "../../../src/contracts/controller-api.ts";
 import * as client from "../../../src/client/index.ts";
 
 describe("client types", () => {

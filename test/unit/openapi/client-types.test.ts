@@ -9,7 +9,7 @@ import { describe, expect, expectTypeOf, it } from "vitest";
 import type { z } from "zod";
 import type { GroupDescription, GroupOffset, GroupSummary, Topic, TopicSummary, TokenInfo } from "../../../src/client/index.ts";
 import type { PollAnswer } from "../../../src/client/group-member.ts";
-import type { TokenView } from "../../../src/objects/token-registry.ts";
+import type { TokenView } from "../../../src/contracts/controller-api.ts";
 import type {
   binaryProduceResponseSchema,
   createdTokenSchema,
