@@ -1,0 +1,81 @@
+import { fetchMaxBytesMax } from "./log.ts";
+import { produceRequestBytesMax } from "./router.ts";
+import { MiB } from "./units.ts";
+
+/**
+ * Bounds of the Kafka gateway (`tributary gateway`): what one gateway process holds per client
+ * connection, and its reads and writes to Tributary.
+ *
+ * Each bound is named with its unit last and says why it has its value; src/limits.ts, the
+ * index, re-exports every one.
+ */
+
+// ---- Kafka gateway (`tributary gateway`, src/gateway/): what one gateway process holds per client ----
+
+/**
+ * The largest request frame the gateway reads (Kafka's socket.request.max.bytes is 100 MiB):
+ * a produce request holds at most what one binary produce takes (produceRequestBytesMax) plus
+ * its headers; a larger announced size closes the connection before any byte is buffered.
+ */
+export const gatewayFrameBytesMax = produceRequestBytesMax + 1 * MiB;
+
+/**
+ * Requests of one connection read and not yet answered: past it the gateway stops reading the
+ * socket until an answer goes out (Kafka's clients keep at most 5 in flight by default; a
+ * consumer's fetch long poll holds one).
+ */
+export const gatewayInFlightRequestsMax = 32;
+
+/** Answers queued to a client that does not read them: past it the gateway stops reading that client's requests. */
+export const gatewayBufferedBytesMax = 64 * MiB;
+
+/** A connection with nothing in flight and nothing received for this long is closed (Kafka's connections.max.idle.ms is 10 minutes). */
+export const gatewayIdleMs = 10 * 60_000;
+
+/** Client connections one gateway holds at once by default (`--max-connections`); one more is closed at once. */
+export const gatewayConnectionsMax = 1_000;
+
+/** After SIGINT/SIGTERM, in-flight requests get this long to be answered before the gateway exits. */
+export const gatewayDrainMs = 10_000;
+
+/** How long the gateway trusts a topic listing for Metadata (API.md's propagation bound). */
+export const gatewayMetadataMaxAgeMs = 5_000;
+
+// ---- Kafka gateway: Fetch read-ahead (src/gateway/handlers/fetch-read-ahead.ts, issue 16) ----
+
+/**
+ * Per client connection, the byte bounds (each partition's Fetch bound, as asked) of the
+ * partitions the gateway reads ahead of the client's next Fetch add up to at most this: one
+ * binary fetch's largest answer, so a read-ahead holds no more than one more answer than the
+ * client's own Fetch already may, and any single partition fits.
+ */
+export const gatewayReadAheadBytesMax = fetchMaxBytesMax;
+
+/**
+ * A read made ahead is used for at most this long after it started; older, it is dropped and
+ * the next Fetch reads afresh. The same staleness the gateway accepts in its topic listing
+ * (gatewayMetadataMaxAgeMs, API.md's propagation bound): records below the high watermark do
+ * not change, and a range removed by retention or deletion meanwhile is served at most this late.
+ */
+export const gatewayReadAheadMaxAgeMs = gatewayMetadataMaxAgeMs;
+
+// ---- Kafka gateway: Produce over node:http (src/gateway/upstream-post.ts, issue 16) ----
+
+/**
+ * A kept-alive connection from the gateway to Tributary for its record-batch POSTs is closed
+ * after this long unused: undici's (fetch's) own default, so that the gateway does not reuse a
+ * connection the server is about to close (a produce on it would fail with a reset).
+ */
+export const gatewayUpstreamIdleMs = 4_000;
+
+// ---- Kafka gateway: chained Fetch read-ahead (src/gateway/handlers/fetch-read-ahead.ts, issue 16) ----
+
+/**
+ * Per partition of a client connection, at most this many reads are made ahead of the client's
+ * Fetches (each starting where the one before it ended): one answer ready for the next Fetch and
+ * one read under way meanwhile, so that a read slower than the client's handling of one answer
+ * still does not keep the client waiting. (With one, kafkajs waited up to 70 ms for a read of
+ * 10,000 records on a busy 2-core machine.) Their byte bounds still add up to at most
+ * gatewayReadAheadBytesMax per connection.
+ */
+export const gatewayReadAheadDepth = 2;

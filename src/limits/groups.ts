@@ -1,0 +1,75 @@
+/**
+ * Bounds of consumer groups: members, subscriptions, sessions and heartbeats, the coordinator's
+ * writes of members' contact times.
+ *
+ * Each bound is named with its unit last and says why it has its value; src/limits.ts, the
+ * index, re-exports every one.
+ */
+
+// ---- Consumer groups ----------------------------------------------------------------
+
+/**
+ * Members of one group. The coordinator is one single-threaded object (~1,000 requests/s):
+ * 1,000 members heartbeating every 5 s are 200 requests/s before any poll, and each
+ * heartbeat walks the group's ownership in O(partitions). Kafka leaves this unbounded
+ * (group.consumer.max.size); a group larger than its partition count idles members anyway.
+ */
+export const membersPerGroupMax = 1_000;
+
+/** Topics in one member's subscription: a subscription names topics, it is not a catalogue. */
+export const subscribedTopicsMax = 32;
+
+/**
+ * Distinct topics across every subscription of the group. With partitionsPerTopicMax (256)
+ * this bounds a group at 16,384 partitions, so the serialized state (each partition in a
+ * target, an assignment and at most one previous assignment) stays well under the platform's
+ * 2 MB row and the assignor runs in milliseconds.
+ */
+export const groupTopicsMax = 64;
+
+/**
+ * Characters in a group name. Kafka bounds none, but a group name names the coordinator
+ * object, travels in every group URL and is a key of the controller's group index: a few
+ * hundred characters is plenty, as for topic names (249).
+ */
+export const groupIdLengthMax = 255;
+
+/** Kafka's group.consumer.min.session.timeout.ms: shorter sessions expire members on a hiccup. */
+export const sessionTimeoutMsMin = 6_000;
+
+/** Kafka's group.consumer.max.session.timeout.ms: a dead member holds its partitions at most this long. */
+export const sessionTimeoutMsMax = 1_800_000;
+
+/** Kafka's group.consumer.session.timeout.ms. */
+export const sessionTimeoutMsDefault = 45_000;
+
+/**
+ * Kafka's group.consumer.heartbeat.interval.ms. A member is told to heartbeat at most a third
+ * of its session timeout apart, so two lost heartbeats in a row still do not expire it.
+ */
+export const heartbeatIntervalMsDefault = 5_000;
+
+/**
+ * A member's contact time is written to the coordinator's state row at least once per this
+ * fraction of its session, not on every heartbeat (that would be a row written per heartbeat):
+ * a heartbeat writes the row when the member's contact has moved a quarter session or more
+ * past the one the row holds. After a restart (Cloudflare evicts idle objects routinely, and
+ * the expiry alarm starts a fresh one) each member counts as heard from at the latest time it
+ * may have been — the row's time plus a quarter session, never later than the restart — so a
+ * member that stopped heartbeating is removed at most a quarter session late (the slack: 11.25 s
+ * at the 45 s default), never early, however often the object restarts. The row is then written
+ * about once per quarter session per active group, whatever its size.
+ */
+export const memberContactPersistDivisor = 4;
+
+/**
+ * Characters of a member's client id (Kafka's client.id, shown by describe): a label for
+ * people, sent with every join, so a few hundred characters is plenty, as for group names.
+ */
+export const clientIdLengthMax = 255;
+
+/** Characters of the client address a describe shows: an IPv6 address in text is at most 45. */
+export const clientHostLengthMax = 45;
+
+/** Times the group asks its id generator for an unused member id before giving up. */
+export const memberIdAttemptsMax = 3;
