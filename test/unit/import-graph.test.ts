@@ -33,6 +33,22 @@ describe("the source's import graph", () => {
     expect(imports).toEqual([]);
   });
 
+  it("keeps the pure core pure: its rooms import only each other, the errors and the limits", () => {
+    const pure = new Set(["auth", "group", "log", "metrics", "protocol", "quota", "replication", "share", "subscriptions", "topics"]);
+    const allowed = new Set([...pure, "errors.ts", "limits.ts", "limits"]);
+    const imports = [...files].flatMap(([file, targets]) =>
+      pure.has(roomOf(file)) ? [...targets].filter((target) => !allowed.has(roomOf(target))).map((target) => `${file} → ${target}`) : [],
+    );
+    expect(imports).toEqual([]);
+  });
+
+  it("takes every bound through src/limits.ts, never from a file of src/limits/", () => {
+    const imports = [...files].flatMap(([file, targets]) =>
+      roomOf(file) === "limits" || file === "limits.ts" ? [] : [...targets].filter((target) => roomOf(target) === "limits").map((target) => `${file} → ${target}`),
+    );
+    expect(imports).toEqual([]);
+  });
+
   it("reads every file of src/", () => {
     // A walk that found nothing would find no circle either.
     expect(files.size).toBeGreaterThan(300);
