@@ -14,9 +14,9 @@ export const rowCountingEnabled = debugStatsEnabled;
  * ("rows written", read from each cursor's `rowsWritten` as the statement runs). The count
  * costs one property read per statement; objects report it in their debug statistics
  * (TRIBUTARY_FAULTS=1), and the benchmark prints it per 1,000 records. Rows written and rows
- * read also go to the isolate's billing meter (`billing-meter.ts`, the benchmark's bill): a
- * cursor's rows read are known once it has been iterated, so each is added when this object
- * runs its next statement (its last one's reads are left out until then).
+ * read also go to the isolate's billing meter (`src/contracts/billing-meter.ts`, the benchmark's
+ * bill): a cursor's rows read are known once it has been iterated, so each is added when this
+ * object runs its next statement (its last one's reads are left out until then).
  *
  * Counted only where someone reads the counts (`rowCountingEnabled`): in production `storage`
  * is the object's own SqlStorage, untouched, and `rowsWritten` stays 0.

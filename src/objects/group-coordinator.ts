@@ -62,7 +62,7 @@ export class GroupCoordinator extends DurableObject<Env> {
     super(ctx, env);
     this.#topics = new GroupTopicCache((name) => controllerStub(env).describeTopic(name));
     void ctx.blockConcurrencyWhile(async () => {
-      const sql = new CountedSql(ctx.storage.sql, rowCountingEnabled(env)).storage; // rows counted for the benchmark's bill (billing-meter.ts)
+      const sql = new CountedSql(ctx.storage.sql, rowCountingEnabled(env)).storage; // rows counted for the benchmark's bill (src/contracts/billing-meter.ts)
       applyMigrations(sql, migrations);
       this.#state = new GroupStateStore(sql);
       this.#offsets = new GroupOffsetsStore(sql);

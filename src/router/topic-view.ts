@@ -46,7 +46,7 @@ export async function topicView(env: Env, topic: TopicMetadata, options: { fresh
     // An addition to API.md's Topic: the configs set on the topic (the others are defaults; docs/api.md).
     configOverrides: Object.keys(topic.configs).sort(),
     partitions,
-    // Only with TRIBUTARY_FAULTS=1 and TRIBUTARY_DEBUG_STATS=1: the isolate's billing meter (billing-meter.ts; the benchmark's bill).
+    // Only with TRIBUTARY_FAULTS=1 and TRIBUTARY_DEBUG_STATS=1: the isolate's billing meter (src/contracts/billing-meter.ts; the benchmark's bill).
     ...(billingMeterEnabled(env) ? { debugBilling: billingSnapshot() } : {}),
   };
 }
