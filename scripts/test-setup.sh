@@ -39,6 +39,6 @@ if [ -z "$java_major" ] || [ "$java_major" -lt 17 ]; then
   exit 1
 fi
 if ! command -v go >/dev/null; then
-  echo "test setup: the franz-go suite needs Go 1.23 or newer (go.dev/dl), which Debian's golang-go is not; install it and put go on the PATH" >&2
+  echo "test setup: the franz-go suite needs Go 1.26 or newer (go.dev/dl; test/go/franz-go/go.mod), which Debian's golang-go is not; install it and put go on the PATH" >&2
   exit 1
 fi

@@ -13,6 +13,7 @@ import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { isMainThread } from "node:worker_threads";
 import { freePort, livingMembers, repositoryRoot } from "./wrangler-dev.ts";
+import { forget, remember } from "./leftovers.ts";
 
 const nodeBinary = join(repositoryRoot, "node_modules", ".bin", "node");
 const cliEntry = join(repositoryRoot, "bin", "tributary.js");
@@ -61,6 +62,7 @@ async function startOnPort(dataDirectory: string, port: number, extraArgs: strin
   if (child.pid === undefined) throw new Error("could not spawn tributary serve");
   const pid = child.pid;
   running.add(pid);
+  remember(pid, { what: `tributary serve on port ${port}`, group: true });
   killOnExit();
   let output = "";
   const append = (chunk: Buffer) => {
@@ -89,7 +91,10 @@ async function startOnPort(dataDirectory: string, port: number, extraArgs: strin
       const deadline = Date.now() + timeoutMs;
       while (Date.now() < deadline && livingMembers(pid).length > 0) await sleep(100);
       const left = livingMembers(pid);
-      if (left.length === 0) running.delete(pid);
+      if (left.length === 0) {
+        running.delete(pid);
+        forget(pid);
+      }
       return left;
     },
   };
