@@ -6,14 +6,17 @@
  *
  *   console/src/main.tsx ─► dist/console/assets/main.js + main.css
  *   console/src/index.html ─► dist/console/index.html
+ *
+ * The first argument, when given, is the folder to write instead (scripts/build.ts builds into a
+ * staging folder and moves it into dist/ without ever leaving a running server without it).
  */
 import { build } from "esbuild";
 import { copyFileSync, mkdirSync, rmSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("../", import.meta.url).href);
-export const consoleOutDirectory = join(root, "dist", "console");
+export const consoleOutDirectory = process.argv[2] === undefined ? join(root, "dist", "console") : resolve(process.argv[2]);
 
 rmSync(consoleOutDirectory, { recursive: true, force: true });
 mkdirSync(join(consoleOutDirectory, "assets"), { recursive: true });

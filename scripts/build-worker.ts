@@ -1,5 +1,7 @@
 /**
- * `npm run build` (dist/ emptied, then tsc, then this): the Worker bundled for Miniflare, and the settings of
+ * `npm run build` (scripts/build.ts: tsc, the console, then this, into a staging folder that then
+ * replaces dist/ file by file; the folder to write is the first argument, dist/worker/ without
+ * one): the Worker bundled for Miniflare, and the settings of
  * wrangler.toml that `tributary serve` and `tributary/testing` need, so that wrangler.toml
  * stays the one place that says which Durable Objects, bucket and variables Tributary has.
  *
@@ -22,7 +24,9 @@ import type { WorkerConfig } from "../src/testing/worker-config.ts";
 
 const root = fileURLToPath(new URL("../", import.meta.url).href);
 const configPath = join(root, "wrangler.toml");
-const outDirectory = join(root, "dist", "worker");
+/** Where the package has the Worker: paths in worker-config.json are relative to it. */
+const packagedDirectory = join(root, "dist", "worker");
+const outDirectory = process.argv[2] === undefined ? packagedDirectory : resolve(process.argv[2]);
 
 /** Fields of wrangler's config that would need a mapping in src/testing/worker-config.ts if they were ever used. */
 const unmappedFields = [
@@ -66,7 +70,7 @@ function assetsOf(assets: { directory?: string; run_worker_first?: boolean | str
   if (assets.html_handling !== undefined || assets.not_found_handling !== undefined) {
     throw new Error("wrangler.toml: [assets] html_handling / not_found_handling: map them in src/testing/worker-config.ts and scripts/build-worker.ts");
   }
-  return { directory: relative(outDirectory, directory), runWorkerFirst: assets.run_worker_first ?? false };
+  return { directory: relative(packagedDirectory, directory), runWorkerFirst: assets.run_worker_first ?? false };
 }
 
 function bundle(): void {
