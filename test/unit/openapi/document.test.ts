@@ -107,7 +107,7 @@ describe("the OpenAPI document", () => {
 
 /** docs/api.md's error table: each row's status and the codes it lists (backquoted; a parenthesis says more). */
 function errorTableOfDocs(): { status: string; code: string }[] {
-  const docs = readFileSync(fileURLToPath(new URL("../../../docs/api.md", import.meta.url)), "utf8");
+  const docs = readFileSync(fileURLToPath(new URL("../../../docs/api.md", import.meta.url).href), "utf8");
   const section = docs.slice(docs.indexOf("\n## Errors\n"));
   const rows = section.split("\n").filter((line) => /^\| \d{3} \|/.test(line));
   return rows.flatMap((row) => {
