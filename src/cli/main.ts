@@ -101,6 +101,7 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
       url: stringValue(values, "url") ?? io.env.TRIBUTARY_URL ?? defaultUrl,
       token: stringValue(values, "token") ?? io.env.TRIBUTARY_TOKEN,
       fetch: io.fetch,
+      webSocket: io.webSocket,
       // A person is waiting: give up after about 3 s of retries rather than the client's 26
       // (a --follow consumer retries without end); each retry is a line on stderr.
       retry: { retries: 5, maxBackoffMs: 2_000 },

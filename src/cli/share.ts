@@ -17,7 +17,7 @@ import { formatter, print } from "./consume.ts";
 import { output, type CommandContext } from "./context.ts";
 import { partitionList, resetTarget } from "./groups.ts";
 import { OutputClosed } from "./io.ts";
-import { renderTable } from "./table.ts";
+import { countOf, renderTable } from "./table.ts";
 
 export const shareOptions: Record<string, OptionName[]> = {
   consume: ["topic", "max", "follow", "wait-ms", "base64", "ack"],
@@ -167,7 +167,8 @@ export async function shareGroupsCommand(subcommand: string, context: CommandCon
       const offsets = await admin.resetOffsets(name, { topic, to, ...(partitions === undefined ? {} : { partitions }), dryRun: !execute });
       return output(context, { group: name, executed: execute, offsets }, () => {
         const table = renderTable(["SHARE-GROUP", "TOPIC", "PARTITION", "NEW-START-OFFSET"], offsets.map((o) => [name, o.topic, o.partition, o.offset]));
-        return execute ? table : `${table}dry run: nothing changed; add --execute to reset (no record of the group may be acquired)\n`;
+        if (!execute) return `${table}dry run: nothing changed; add --execute to reset (no record of the group may be acquired)\n`;
+        return `${table}reset: share group ${name} now starts ${countOf(offsets.length, "partition")} of ${topic} at the offsets above (nothing in flight)\n`;
       });
     }
     case "delete": {

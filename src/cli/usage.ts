@@ -22,8 +22,10 @@ usage: tributary [--url URL] [--token TOKEN] [--json] <command>
 
   consume <topic> (--group G | --partition N [--offset N|earliest|latest] | --follow)
                   [--from-beginning] [--follow] [--max N] [--json] [--base64] [--wait-ms N]
+                  [--transport poll|websocket]
       values, one per line; --json: JSON lines with key, headers, partition, offset, timestamp;
-      --follow without --group streams (a partition, or with neither option every partition)
+      --follow without --group streams (a partition, or with neither option every partition);
+      a group member polls, or with --transport websocket --follow reads its partitions' WebSockets
 
   groups list
   groups describe <group>

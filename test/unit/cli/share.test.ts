@@ -154,6 +154,8 @@ describe("tributary share-groups", () => {
     const executed = await cli(server, ["--json", "share-groups", "reset", "workers", "--topic", "jobs", "--to", "2", "--execute"]);
     expect(JSON.parse(executed.stdout.toString())).toEqual({ group: "workers", executed: true, offsets: [{ topic: "jobs", partition: 0, offset: 2 }] });
     expect((await cli(server, ["share", "consume", "workers", "--topic", "jobs"])).stdout.toString()).toBe("job-2\njob-3\n");
+    const said = await cli(server, ["share-groups", "reset", "workers", "--topic", "jobs", "--to", "earliest", "--execute"]);
+    expect(said.stdout.toString()).toMatch(/\nreset: share group workers now starts 1 partition of jobs at the offsets above \(nothing in flight\)\n$/);
     expect((await cli(server, ["share-groups", "delete", "workers"])).stdout.toString()).toBe("deleted share group workers\n");
     expect((await cli(server, ["share-groups", "list"])).stdout.toString()).toBe("no share groups\n");
   });
