@@ -49,6 +49,7 @@ export const allOptions = {
   "wait-ms": option("string"),
   base64: option("boolean"),
   "session-timeout-ms": option("string"),
+  transport: option("string"),
   // groups
   topic: option("string"),
   to: option("string"),

@@ -15,7 +15,7 @@ import { integerValue, stringValue, UsageError, type OptionName } from "./args.t
 import type { CommandContext } from "./context.ts";
 import { OutputClosed, write } from "./io.ts";
 
-export const consumeOptions: OptionName[] = ["group", "partition", "offset", "from-beginning", "follow", "max", "wait-ms", "base64", "session-timeout-ms"];
+export const consumeOptions: OptionName[] = ["group", "partition", "offset", "from-beginning", "follow", "max", "wait-ms", "base64", "session-timeout-ms", "transport"];
 
 const newline = new Uint8Array([0x0a]);
 const utf8 = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true });
@@ -64,10 +64,31 @@ export async function consumeCommand(context: CommandContext): Promise<void> {
     throw new UsageError("--offset is for --partition; a group starts at its committed offsets (see groups reset)");
   }
   const max = integerValue(context.values, "max", 1);
-  if (group !== undefined) return consumeGroup(context, topic, group, max);
+  const transport = transportValue(context, group, follow);
+  if (group !== undefined) return consumeGroup(context, topic, group, max, transport);
   if (partition === undefined) return followStream(context, topic, undefined, max);
   if (follow) return followStream(context, topic, partition, max);
   return consumePartition(context, topic, partition, max);
+}
+
+/**
+ * --transport: how a group member reads (docs/client.md, "Consumer"). `poll` by default: a run
+ * without --follow stops at the first poll that waited and found nothing, an answer only a
+ * poll gives (a stream's silence may be a socket still opening). `websocket`, with --follow:
+ * each assigned partition's WebSocket stream, cheaper for a consumer that stays.
+ */
+function transportValue(context: CommandContext, group: string | undefined, follow: boolean): "poll" | "websocket" {
+  const text = stringValue(context.values, "transport");
+  if (text === undefined) return "poll";
+  if (text !== "poll" && text !== "websocket") throw new UsageError(`--transport takes poll or websocket, got ${JSON.stringify(text)}`);
+  if (group === undefined) throw new UsageError("--transport is for --group (a partition or the whole topic streams with --follow)");
+  if (text === "websocket" && !follow) {
+    throw new UsageError("--transport websocket needs --follow: a run that stops when caught up knows it only from a poll that found nothing");
+  }
+  if (text === "websocket" && context.io.webSocket === undefined && typeof (globalThis as { WebSocket?: unknown }).WebSocket !== "function") {
+    throw new UsageError(`--transport websocket needs a WebSocket, which Node has from version 22 (this is ${process.version}): use --transport poll`);
+  }
+  return text;
 }
 
 /** Where a read starts: --offset (a number only for one partition), else --from-beginning's earliest, else latest. */
@@ -166,15 +187,15 @@ async function consumePartition(context: CommandContext, topic: string, partitio
   }
 }
 
-async function consumeGroup(context: CommandContext, topic: string, groupId: string, max: number | undefined): Promise<void> {
+async function consumeGroup(context: CommandContext, topic: string, groupId: string, max: number | undefined, transport: "poll" | "websocket"): Promise<void> {
   const follow = context.values.follow === true;
   const waitMs = integerValue(context.values, "wait-ms", 0, fetchWaitMsMax) ?? (follow ? 10_000 : 1_000);
   const consumer = context.client.consumer({
     groupId,
-    // Polls, as before the client's WebSocket transport: without --follow the run ends at the first poll that waited
+    // Polls unless --transport websocket (transportValue): without --follow the run ends at the first poll that waited
     // and found nothing (a poll's answer, not a stream's silence); with it, a member whose session ran out during an
-    // outage reads nothing before it rejoins (test/e2e/follow-restart.test.ts).
-    transport: "poll",
+    // outage reads nothing before it rejoins (test/e2e/follow-restart.test.ts), as over WebSockets.
+    transport,
     maxWaitTimeInMs: waitMs,
     maxBytes: 8 * 1024 * 1024,
     maxRecords: 10_000,

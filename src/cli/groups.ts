@@ -5,7 +5,7 @@
 import type { ResetTarget } from "../client/index.ts";
 import { stringValue, UsageError, type OptionName } from "./args.ts";
 import { output, type CommandContext } from "./context.ts";
-import { formatCount, renderTable } from "./table.ts";
+import { countOf, formatCount, renderTable } from "./table.ts";
 
 export const groupsOptions: Record<string, OptionName[]> = {
   list: [],
@@ -98,7 +98,8 @@ export async function groupsCommand(subcommand: string, context: CommandContext)
       const offsets = await groups.resetOffsets(name, { topic, to, ...(partitions === undefined ? {} : { partitions }), dryRun: !execute });
       return output(context, { group: name, executed: execute, offsets }, () => {
         const table = renderTable(["GROUP", "TOPIC", "PARTITION", "NEW-OFFSET"], offsets.map((o) => [name, o.topic, o.partition, o.offset]));
-        return execute ? table : `${table}dry run: nothing changed; add --execute to reset (the group must have no members)\n`;
+        if (!execute) return `${table}dry run: nothing changed; add --execute to reset (the group must have no members)\n`;
+        return `${table}reset: group ${name} now starts ${countOf(offsets.length, "partition")} of ${topic} at the offsets above (its committed offsets)\n`;
       });
     }
     case "delete": {

@@ -3,7 +3,7 @@
  * environment, whether a stream is a terminal, and the fetch its client uses.
  */
 import type { Readable, Writable } from "node:stream";
-import type { FetchFunction } from "../client/index.ts";
+import type { FetchFunction, WebSocketConstructor } from "../client/index.ts";
 
 export interface CliIo {
   stdin: Readable;
@@ -14,6 +14,8 @@ export interface CliIo {
   stderrIsTTY: boolean;
   /** Defaults to the global fetch. */
   fetch?: FetchFunction;
+  /** The WebSocket class for streams; defaults to the runtime's (Node 22 has one, Node 20 none). */
+  webSocket?: WebSocketConstructor;
   /** Called once with a function to run on Ctrl-C (SIGINT); returns an unsubscribe. */
   onInterrupt(handler: () => void): () => void;
 }

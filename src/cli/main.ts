@@ -6,11 +6,11 @@
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { ErrorCode } from "../client/index.ts";
 import { TributaryError } from "../errors.ts";
 import { commandWords, defaultUrl, parseCommand, stringValue, UsageError, type OptionName } from "./args.ts";
 import { stderrLogger } from "./retry-log.ts";
 import { consumeCommand, consumeOptions } from "./consume.ts";
+import { authorizationFields, errorHint, isAuthorizationFailure } from "./error-hints.ts";
 import type { CommandContext } from "./context.ts";
 import { gatewayCommand, gatewayOptions } from "./gateway.ts";
 import { groupsCommand, groupsOptions } from "./groups.ts";
@@ -101,6 +101,7 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
       url: stringValue(values, "url") ?? io.env.TRIBUTARY_URL ?? defaultUrl,
       token: stringValue(values, "token") ?? io.env.TRIBUTARY_TOKEN,
       fetch: io.fetch,
+      webSocket: io.webSocket,
       // A person is waiting: give up after about 3 s of retries rather than the client's 26
       // (a --follow consumer retries without end); each retry is a line on stderr.
       retry: { retries: 5, maxBackoffMs: 2_000 },
@@ -114,14 +115,6 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     return report(error, io, json);
   }
 }
-
-/** What to check when the server refused the credential, or what it allows. */
-const authenticationHints: Partial<Record<ErrorCode, string>> = {
-  UNAUTHENTICATED: "the token (--token or TRIBUTARY_TOKEN) is missing, unknown, expired or revoked",
-  TOPIC_AUTHORIZATION_FAILED: "the token's rules do not allow this on the topic",
-  GROUP_AUTHORIZATION_FAILED: "the token's rules do not allow this on the group",
-  CLUSTER_AUTHORIZATION_FAILED: "the token's rules do not allow this (managing tokens takes the admin token)",
-};
 
 /** One clear line (code and message) on stderr, JSON with --json; never a stack trace for an API error. */
 function report(error: unknown, io: CliIo, json: boolean): number {
@@ -138,12 +131,13 @@ function report(error: unknown, io: CliIo, json: boolean): number {
       io.stderr.write(`${JSON.stringify({ error: { ...data, code: error.code, message: error.message } })}\n`);
     } else {
       io.stderr.write(`error: ${error.code}: ${error.message}\n`);
-      const details = Object.entries(data).filter(([name]) => name !== "offsets");
+      const shown = (name: string) => name !== "offsets" && !(isAuthorizationFailure(error.code) && authorizationFields.has(name));
+      const details = Object.entries(data).filter(([name]) => shown(name));
       if (details.length > 0) io.stderr.write(`  ${details.map(([name, value]) => `${name}: ${JSON.stringify(value)}`).join("  ")}\n`);
       if ((error.code === "REQUEST_TIMED_OUT" || error.code === "NETWORK_EXCEPTION") && typeof cause === "string") {
         io.stderr.write(`  is Tributary running there? set --url or TRIBUTARY_URL (default ${defaultUrl})\n`);
       }
-      const hint = authenticationHints[error.code];
+      const hint = errorHint(error.code, data);
       if (hint !== undefined) io.stderr.write(`  ${hint}\n`);
     }
     return exitCodes.failed;

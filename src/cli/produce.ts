@@ -8,8 +8,8 @@
  * line read before the stop, waits for their answers, and says how many records were
  * acknowledged and from which line to resume (acknowledged-lines.ts).
  */
+import { open, type FileHandle } from "node:fs/promises";
 import { addAbortSignal, type Readable } from "node:stream";
-import { createReadStream } from "node:fs";
 import type { Acks, Producer, ProducerOptions } from "../client/index.ts";
 import { batchBytesMax, partitionsPerTopicMax, recordBytesMax } from "../limits.ts";
 import { AcknowledgedLines } from "./acknowledged-lines.ts";
@@ -75,6 +75,27 @@ async function recordBytesMaxOf(context: CommandContext, settings: Settings): Pr
   return Number.isSafeInteger(configured) && configured > 0 ? configured : recordBytesMax;
 }
 
+/** Why a file cannot be read, in words (its errno code otherwise). */
+const unreadable: Record<string, string> = { ENOENT: "no such file", EACCES: "permission denied", EPERM: "permission denied", EISDIR: "it is a directory" };
+
+/**
+ * --file, opened before anything is asked of the server: a file that cannot be read is said
+ * once, as that — not as a stopped produce with a line to resume from.
+ */
+async function openFile(file: string): Promise<FileHandle> {
+  let handle: FileHandle | undefined;
+  try {
+    handle = await open(file, "r");
+    // Opening a directory succeeds on Linux; reading it would fail later.
+    if ((await handle.stat()).isDirectory()) throw Object.assign(new Error("a directory"), { code: "EISDIR" });
+    return handle;
+  } catch (error) {
+    await handle?.close();
+    const code = (error as NodeJS.ErrnoException).code ?? "";
+    throw new Error(`cannot read --file ${file}: ${unreadable[code] ?? (error as Error).message}`);
+  }
+}
+
 interface Tally {
   ledger: AcknowledgedLines;
   bytes: number;
@@ -86,7 +107,7 @@ interface Tally {
  * aborts it here); answers the first failure. Aborting destroys the input, so a read waiting
  * for input that has not come ends at once.
  */
-async function produceLines(context: CommandContext, settings: Settings, tally: Tally, progress: Progress, stop: AbortController): Promise<unknown> {
+async function produceLines(context: CommandContext, settings: Settings, file: FileHandle | undefined, tally: Tally, progress: Progress, stop: AbortController): Promise<unknown> {
   let failure: unknown;
   const fail = (error: unknown) => {
     failure ??= error;
@@ -98,7 +119,7 @@ async function produceLines(context: CommandContext, settings: Settings, tally: 
   try {
     const rules = { ...settings.rules, recordBytesMax: await recordBytesMaxOf(context, settings) };
     producer = context.client.producer(settings.producer);
-    input = addAbortSignal(stop.signal, settings.file === undefined ? context.io.stdin : createReadStream(settings.file));
+    input = addAbortSignal(stop.signal, file === undefined ? context.io.stdin : file.createReadStream());
     let linesRead = 0;
     for await (const lines of byteLines(input)) {
       if (stop.signal.aborted) break;
@@ -129,7 +150,10 @@ async function produceLines(context: CommandContext, settings: Settings, tally: 
     // Reading fails with the abort's error once `stop` aborted: not a failure of its own.
     if (!stop.signal.aborted) fail(error);
   } finally {
-    if (settings.file !== undefined) input?.destroy();
+    if (file !== undefined) {
+      input?.destroy();
+      await file.close().catch(() => {}); // closed with its stream already, or never read
+    }
     // Every line read is produced and answered before the summary counts it.
     await Promise.allSettled(inFlight);
     await producer?.close();
@@ -139,13 +163,14 @@ async function produceLines(context: CommandContext, settings: Settings, tally: 
 
 export async function produceCommand(context: CommandContext): Promise<void> {
   const settings = settingsOf(context);
+  const file = settings.file === undefined ? undefined : await openFile(settings.file);
   const progress = new Progress(context.io.stderr, context.io.stderrIsTTY && context.values.quiet !== true && !context.json, "produced");
   const tally: Tally = { ledger: new AcknowledgedLines(), bytes: 0, byPartition: new Map() };
   const stop = new AbortController();
   const unsubscribe = context.io.onInterrupt(() => stop.abort(new Interrupted("interrupted")));
   let failure: unknown;
   try {
-    failure = await produceLines(context, settings, tally, progress, stop);
+    failure = await produceLines(context, settings, file, tally, progress, stop);
   } finally {
     unsubscribe();
     progress.finish();

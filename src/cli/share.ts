@@ -10,13 +10,14 @@
  * finds nothing available.
  */
 import type { AcknowledgeType, ShareGroupsAdmin } from "../client/index.ts";
+import { TributaryError } from "../errors.ts";
 import { fetchWaitMsMax } from "../limits.ts";
 import { configValues, integerValue, stringValue, UsageError, type OptionName } from "./args.ts";
 import { formatter, print } from "./consume.ts";
 import { output, type CommandContext } from "./context.ts";
 import { partitionList, resetTarget } from "./groups.ts";
 import { OutputClosed } from "./io.ts";
-import { renderTable } from "./table.ts";
+import { countOf, renderTable } from "./table.ts";
 
 export const shareOptions: Record<string, OptionName[]> = {
   consume: ["topic", "max", "follow", "wait-ms", "base64", "ack"],
@@ -55,6 +56,32 @@ function ackType(context: CommandContext): AcknowledgeType {
   return text;
 }
 
+/**
+ * The topics whose first fetch by the group this run makes and which it starts at their end
+ * (auto.offset.reset=latest, Kafka's default): asked before the first fetch, which creates
+ * the share-partitions. A group that does not exist yet has the default.
+ */
+async function topicsStartingAtTheEnd(context: CommandContext, group: string, topics: readonly string[]): Promise<string[]> {
+  try {
+    const described = await context.client.admin().shareGroups.describe(group);
+    if (described.configs["auto.offset.reset"] !== "latest") return [];
+    return topics.filter((topic) => !described.partitions.some((partition) => partition.topic === topic));
+  } catch (error) {
+    if (error instanceof TributaryError && error.code === "GROUP_ID_NOT_FOUND") return [...topics];
+    return []; // a token that may not describe the group, say: no note rather than a failed consume
+  }
+}
+
+/** Said when the group's first fetch of those topics found nothing: why, and the commands that change it. */
+function latestStartNote(group: string, topics: readonly string[]): string {
+  const resets = topics.map((topic) => `  to consume those: tributary share-groups reset ${group} --topic ${topic} --to earliest --execute\n`).join("");
+  return (
+    `nothing to consume: share group ${group} started ${topics.join(", ")} at the end (auto.offset.reset=latest, Kafka's default), after the records already there\n` +
+    resets +
+    `  to start topics it has not fetched yet at their beginning: tributary share-groups alter ${group} --config auto.offset.reset=earliest\n`
+  );
+}
+
 export async function shareCommand(subcommand: string, context: CommandContext): Promise<void> {
   if (subcommand !== "consume") throw new UsageError(`unknown command: share ${subcommand}`);
   const group = groupName(context, "share consume");
@@ -64,12 +91,17 @@ export async function shareCommand(subcommand: string, context: CommandContext):
   const follow = context.values.follow === true;
   // Ctrl-C lets the fetch in flight finish (what it acquired is then released): a follower waits 5 s at most.
   const waitMs = integerValue(context.values, "wait-ms", 0, fetchWaitMsMax) ?? (follow ? 5_000 : 1_000);
+  const startingAtTheEnd = await topicsStartingAtTheEnd(context, group, topics);
   const consumer = context.client.shareConsumer({ group, topics, maxWaitTimeInMs: waitMs, maxRecords: Math.min(max ?? fetchRecordsMax, fetchRecordsMax) });
   const format = formatter(context);
   let printed = 0;
+  let fetches = 0;
   let outputClosed: OutputClosed | undefined;
-  // Caught up: a fetch found nothing available (with --follow, fetching goes on until Ctrl-C).
-  if (!follow) consumer.on("fetch", ({ records }) => void (records === 0 && consumer.stop()));
+  consumer.on("fetch", ({ records }) => {
+    if (fetches++ === 0 && records === 0 && startingAtTheEnd.length > 0) context.io.stderr.write(latestStartNote(group, startingAtTheEnd));
+    // Caught up: a fetch found nothing available (with --follow, fetching goes on until Ctrl-C).
+    if (!follow && records === 0) void consumer.stop();
+  });
   const unsubscribe = context.io.onInterrupt(() => void consumer.stop());
   try {
     await consumer.run({
@@ -109,9 +141,11 @@ export async function shareGroupsCommand(subcommand: string, context: CommandCon
       const group = await admin.describe(groupName(context, "share-groups describe"));
       return output(context, group, () => {
         const configs = renderTable(["CONFIG", "VALUE"], Object.entries(group.configs).sort(([a], [b]) => (a < b ? -1 : 1)));
+        // KIP-932's share-partition start and end offsets bound the records in flight; from the
+        // start to the high watermark every record is available, acquired or done (docs/cli.md).
         const partitions = renderTable(
-          ["TOPIC", "PARTITION", "START", "END", "AVAILABLE", "ACQUIRED", "ARCHIVED"],
-          group.partitions.map((p) => [p.topic, p.partition, p.startOffset, p.endOffset, p.available, p.acquired, p.archived]),
+          ["TOPIC", "PARTITION", "IN-FLIGHT-START", "IN-FLIGHT-END", "HIGH-WATERMARK", "AVAILABLE", "ACQUIRED", "DONE", "ARCHIVED"],
+          group.partitions.map((p) => [p.topic, p.partition, p.startOffset, p.endOffset, p.highWatermark, p.available, p.acquired, p.done, p.archived]),
         );
         return `share group ${group.group}\n\n${configs}\n${group.partitions.length === 0 ? "no partitions fetched yet\n" : partitions}`;
       });
@@ -133,7 +167,8 @@ export async function shareGroupsCommand(subcommand: string, context: CommandCon
       const offsets = await admin.resetOffsets(name, { topic, to, ...(partitions === undefined ? {} : { partitions }), dryRun: !execute });
       return output(context, { group: name, executed: execute, offsets }, () => {
         const table = renderTable(["SHARE-GROUP", "TOPIC", "PARTITION", "NEW-START-OFFSET"], offsets.map((o) => [name, o.topic, o.partition, o.offset]));
-        return execute ? table : `${table}dry run: nothing changed; add --execute to reset (no record of the group may be acquired)\n`;
+        if (!execute) return `${table}dry run: nothing changed; add --execute to reset (no record of the group may be acquired)\n`;
+        return `${table}reset: share group ${name} now starts ${countOf(offsets.length, "partition")} of ${topic} at the offsets above (nothing in flight)\n`;
       });
     }
     case "delete": {

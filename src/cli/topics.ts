@@ -53,6 +53,17 @@ function describeTopic(topic: DescribedTopic): string {
   return `topic ${topic.name}  id ${topic.topicId}  replication factor ${topic.replicationFactor}\n\n${partitions}${storage}\n${configs}`;
 }
 
+/** What an alter changed, as the topic now has it: "retention.ms=3600000 cleanup.policy=delete (default) partitions=6". */
+function alterations(topic: Topic, configs: Record<string, string | null>, partitions: number | undefined): string {
+  const changes = Object.entries(configs).map(([key, value]) => {
+    const now = topic.configs[key];
+    if (value !== null) return `${key}=${now ?? value}`;
+    return now === undefined ? `${key}=(default)` : `${key}=${now} (default)`;
+  });
+  if (partitions !== undefined) changes.push(`partitions=${topic.partitions.length}`);
+  return changes.join(" ");
+}
+
 const partitionsValue = (context: CommandContext) => integerValue(context.values, "partitions", 1, partitionsPerTopicMax);
 
 export async function topicsCommand(subcommand: string, context: CommandContext): Promise<void> {
@@ -91,7 +102,7 @@ export async function topicsCommand(subcommand: string, context: CommandContext)
       let topic: Topic | undefined;
       if (Object.keys(configs).length > 0) topic = await topics.alterConfigs(name, configs);
       if (partitions !== undefined) topic = await topics.createPartitions(name, partitions);
-      return output(context, topic, () => describeTopic(topic!));
+      return output(context, topic, () => `altered topic ${name}: ${alterations(topic!, configs, partitions)}\n`);
     }
     case "delete": {
       const name = topicName(context);

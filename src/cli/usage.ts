@@ -22,8 +22,10 @@ usage: tributary [--url URL] [--token TOKEN] [--json] <command>
 
   consume <topic> (--group G | --partition N [--offset N|earliest|latest] | --follow)
                   [--from-beginning] [--follow] [--max N] [--json] [--base64] [--wait-ms N]
+                  [--transport poll|websocket]
       values, one per line; --json: JSON lines with key, headers, partition, offset, timestamp;
-      --follow without --group streams (a partition, or with neither option every partition)
+      --follow without --group streams (a partition, or with neither option every partition);
+      a group member polls, or with --transport websocket --follow reads its partitions' WebSockets
 
   groups list
   groups describe <group>
@@ -63,7 +65,7 @@ usage: tributary [--url URL] [--token TOKEN] [--json] <command>
   subscriptions delete <name>
 
   serve --data DIR [--port N] [--host H] [--admin-token T]
-      Tributary on this machine (workerd through Miniflare, Node >= 22.12), state under DIR;
+      Tributary on this machine (workerd through Miniflare, Node >= 20.18.1), state under DIR;
       port 8787 and host 127.0.0.1 by default, admin token also from TRIBUTARY_ADMIN_TOKEN
 
   gateway [--listen HOST:PORT] [--advertise HOST:PORT] [--tls-cert FILE --tls-key FILE]

@@ -21,8 +21,13 @@ export interface ProducerSession {
   readonly sequences: Map<string, number>;
 }
 
-export async function openProducerSession(transport: Transport, policy: RetryPolicy, log: ClientLog): Promise<ProducerSession> {
-  const answer = await withRetries(() => transport.json<{ producerId: number; producerEpoch: number }>({ method: "POST", path: path("producers"), json: {} }), {
+/**
+ * A new producer id and epoch. `topic` is the topic the first write goes to: a token that may
+ * write no topic is then refused with that topic's TOPIC_AUTHORIZATION_FAILED, as its produce
+ * would be, rather than the cluster's (docs/api.md, Idempotent producers).
+ */
+export async function openProducerSession(transport: Transport, policy: RetryPolicy, log: ClientLog, topic: string): Promise<ProducerSession> {
+  const answer = await withRetries(() => transport.json<{ producerId: number; producerEpoch: number }>({ method: "POST", path: path("producers"), json: { topic } }), {
     policy,
     log,
   });

@@ -353,7 +353,7 @@ export class Producer {
     try {
       let identity: BatchProducer | undefined;
       if (this.#idempotent) {
-        session = this.#session ??= openProducerSession(this.#context.transport, this.#context.policy, this.#context.log);
+        session = this.#session ??= openProducerSession(this.#context.transport, this.#context.policy, this.#context.log, queue.topic);
         const current = await session;
         const baseSequence = takeSequences(current, queue.topic, queue.partition, records);
         identity = { producerId: current.producerId, producerEpoch: current.producerEpoch, baseSequence };

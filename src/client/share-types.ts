@@ -55,14 +55,18 @@ export interface ShareConsumerEvents {
 export interface SharePartitionState {
   topic: string;
   partition: number;
-  /** Every record below it is accepted or archived. */
+  /** KIP-932's share-partition start offset: every record below it is accepted or archived. */
   startOffset: number;
-  /** The next record never fetched. */
+  /** KIP-932's share-partition end offset: the next record never fetched; records from startOffset to it are in flight. */
   endOffset: number;
-  /** Records from startOffset to endOffset waiting for a consumer. */
+  /** The partition's high watermark: `highWatermark − startOffset = available + acquired + done`. */
+  highWatermark: number;
+  /** Records waiting for a consumer: released ones in flight, and every one from endOffset to the high watermark. */
   available: number;
   /** Records locked by a fetch's lease. */
   acquired: number;
+  /** Records in flight already accepted, archived or being dead-lettered: never delivered again. */
+  done: number;
   /** Records archived (rejected, or delivered `delivery.count.limit` times) since the share-partition started. */
   archived: number;
 }

@@ -186,8 +186,14 @@ export const resetOffsetsSchema = z.object({
 });
 export type ResetTarget = z.infer<typeof resetOffsetsSchema>["to"];
 
-/** `POST /v1/producers`: no body, or a JSON object (fields for later versions, ignored). */
-export const producerRequestSchema = z.looseObject({});
+/**
+ * `POST /v1/producers`: no body, or a JSON object (other fields, for later versions, ignored).
+ * `topic`: the topic the producer is about to write, so that a token that may write no topic
+ * is refused with that topic's 403 (src/router/authorize.ts, authorizeIdempotentWrite).
+ */
+export const producerRequestSchema = z.looseObject({
+  topic: z.string().min(1).optional().meta({ description: "the topic the producer is about to write: a token that may write no topic is refused with its TOPIC_AUTHORIZATION_FAILED" }),
+});
 
 /** `POST /v1/faults` (API.md, Fault injection): the faults themselves are src/objects/replica-faults.ts's. */
 export const faultRequestSchema = z.object({

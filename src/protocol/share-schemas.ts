@@ -82,10 +82,12 @@ export const shareGroupListSchema = z.object({ groups: z.array(z.object({ group:
 export const sharePartitionViewSchema = z.object({
   topic: z.string(),
   partition: z.number().int(),
-  startOffset: z.number().int().meta({ description: "every record below is accepted or archived" }),
-  endOffset: z.number().int().meta({ description: "the next record never fetched" }),
-  available: z.number().int(),
-  acquired: z.number().int(),
+  startOffset: z.number().int().meta({ description: "KIP-932's share-partition start offset: every record below is accepted or archived" }),
+  endOffset: z.number().int().meta({ description: "KIP-932's share-partition end offset: the next record never fetched; [startOffset, endOffset) is in flight" }),
+  highWatermark: z.number().int().meta({ description: "the partition's high watermark: highWatermark − startOffset = available + acquired + done" }),
+  available: z.number().int().meta({ description: "records waiting for a consumer: released ones in flight, and every one from endOffset to the high watermark" }),
+  acquired: z.number().int().meta({ description: "records under a consumer's lock" }),
+  done: z.number().int().meta({ description: "records in flight already accepted, archived or being dead-lettered: never delivered again" }),
   archived: z.number().int().meta({ description: "records archived (rejected, or past the delivery limit) since the share-partition started" }),
   debug: z.record(z.string(), z.number()).optional().meta({ description: "only with TRIBUTARY_FAULTS=1 and TRIBUTARY_DEBUG_STATS=1; not a stable API" }),
 });

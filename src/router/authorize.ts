@@ -31,7 +31,7 @@ export function may(principal: Principal, resource: ResourceType, name: string, 
 
 export function authorize(c: Context<RouterEnv>, resource: ResourceType, name: string, operation: Operation): void {
   if (!may(principalOf(c), resource, name, operation)) {
-    throw new TributaryError(failureCodes[resource], `not authorized to ${operation} ${resource} ${JSON.stringify(name)}`, { resource, operation });
+    throw new TributaryError(failureCodes[resource], `not authorized to ${operation} ${resource} ${JSON.stringify(name)}`, { resource, name, operation });
   }
 }
 
@@ -45,10 +45,16 @@ export function authorizeTopicCreation(c: Context<RouterEnv>, name: string): voi
   authorize(c, "topic", name, "create");
 }
 
-/** Idempotent producer ids (Kafka's InitProducerId, KIP-679): `write` on the cluster or on any topic. */
-export function authorizeIdempotentWrite(c: Context<RouterEnv>): void {
+/**
+ * Idempotent producer ids (Kafka's InitProducerId, KIP-679): `write` on the cluster or on any
+ * topic. A token that may write no topic is refused with the 403 its produce would get: the
+ * topic's, when the request names the topic it is about to write, else the cluster's.
+ */
+export function authorizeIdempotentWrite(c: Context<RouterEnv>, topic: string | undefined): void {
   const principal = principalOf(c);
   if (principal.kind !== "token" || allowsAny(principal.rules, "topic", "write")) return;
+  if (may(principal, "cluster", clusterResourceName, "write")) return;
+  if (topic !== undefined) authorize(c, "topic", topic, "write");
   authorize(c, "cluster", clusterResourceName, "write");
 }
 

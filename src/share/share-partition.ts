@@ -70,11 +70,24 @@ export interface AcknowledgeBatch {
   type: AcknowledgeType;
 }
 
+/**
+ * What describe shows (docs/cli.md, share-groups describe). Every offset from `startOffset` to
+ * the high watermark is counted once: `highWatermark − startOffset = available + acquired +
+ * done` (test/unit/share/share-partition.test.ts holds it over random histories).
+ */
 export interface SharePartitionSummary {
+  /** KIP-932's share-partition start offset: every record below is accepted or archived. */
   startOffset: number;
+  /** KIP-932's share-partition end offset: the window [startOffset, endOffset) is in flight. */
   endOffset: number;
+  /** The partition's high watermark as last seen. */
+  highWatermark: number;
+  /** Released records in the window, and every record from endOffset to the high watermark. */
   available: number;
   acquired: number;
+  /** Records in the window accepted, archived or being written to the dead-letter topic: not delivered again. */
+  done: number;
+  /** Records archived since the share-partition started (below the start too). */
   archived: number;
 }
 
@@ -289,17 +302,20 @@ export class SharePartition {
   resetTo(offset: number, highWatermark: number): void {
     this.#start = offset;
     this.#records = [];
-    this.#highWatermark = Math.max(this.#highWatermark, highWatermark);
+    this.#highWatermark = Math.max(this.#highWatermark, highWatermark, offset);
   }
 
   summary(): SharePartitionSummary {
-    let available = Math.max(0, this.#highWatermark - this.endOffset);
+    let released = 0;
     let acquired = 0;
     for (const record of this.#records) {
-      if (record.state === "available") available += 1;
+      if (record.state === "available") released += 1;
       else if (record.state === "acquired") acquired += 1;
     }
-    return { startOffset: this.#start, endOffset: this.endOffset, available, acquired, archived: this.#archivedTotal };
+    // Never fetched: from the end to the high watermark (records are acquired only below it).
+    const available = released + Math.max(0, this.#highWatermark - this.endOffset);
+    const done = this.#records.length - released - acquired;
+    return { startOffset: this.#start, endOffset: this.endOffset, highWatermark: this.#highWatermark, available, acquired, done, archived: this.#archivedTotal };
   }
 
   /** A released record: available again, or archived when its delivery count reached the limit. */

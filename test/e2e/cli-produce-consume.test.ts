@@ -1,8 +1,8 @@
 /**
  * The `tributary` command against a real `wrangler dev`: 100,000 lines from a file, produced
  * through the CLI and consumed back through a consumer group, byte for byte and in order per
- * partition; and a group consumer killed mid-batch that a new process resumes from the
- * group's last commit.
+ * partition; a group member over WebSockets (--transport websocket); `topics alter`'s one line;
+ * and a group consumer killed mid-batch that a new process resumes from the group's last commit.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -92,6 +92,42 @@ describe("tributary CLI against wrangler dev", () => {
     const report = JSON.parse(lag.stdout.toString());
     expect(report.totalLag).toBe(0);
     expect(report.offsets.map((entry: { offset: number }) => entry.offset).reduce((a: number, b: number) => a + b, 0)).toBe(lineCount);
+  });
+
+  it("consume --group --follow --transport websocket reads the group's partitions over WebSockets and commits what it printed", async () => {
+    const client = new Tributary({ url: server.url });
+    await client.admin().topics.create({ name: "sockets", partitions: 2 });
+    await client.topic("sockets").produce(Array.from({ length: 300 }, (_, i) => ({ value: `s${i}`, partition: i % 2 })));
+    const follower = spawnCli(server.url, ["consume", "sockets", "--group", "socket-readers", "--from-beginning", "--follow", "--transport", "websocket"]);
+    let lines = 0;
+    follower.child.stdout!.on("data", (chunk: Buffer) => (lines += chunk.toString().split("\n").length - 1));
+    const deadline = Date.now() + 20_000;
+    while (lines < 300) {
+      expect(Date.now(), "300 lines printed").toBeLessThan(deadline);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    await client.topic("sockets").produce([{ value: "late", partition: 1 }]); // a record pushed to an open socket
+    while (lines < 301) {
+      expect(Date.now(), "the late record printed").toBeLessThan(deadline);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    follower.child.kill("SIGINT");
+    const run = await follower.done;
+    expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: "" });
+    expect(run.stdout.toString().split("\n").filter(Boolean).sort()).toEqual([...Array.from({ length: 300 }, (_, i) => `s${i}`), "late"].sort());
+    // It left the group having committed everything it printed.
+    const offsets = await client.admin().groups.offsets("socket-readers");
+    expect(offsets.map(({ partition, offset }) => [partition, offset])).toEqual([[0, 150], [1, 151]]);
+  });
+
+  it("topics alter prints one line of what changed, a deleted config with its default", async () => {
+    expect((await runCli(server.url, ["topics", "create", "altered", "--config", "cleanup.policy=compact"])).code).toBe(0);
+    const altered = await runCli(server.url, ["topics", "alter", "altered", "--config", "retention.ms=3600000", "--delete-config", "cleanup.policy", "--partitions", "2"]);
+    expect({ code: altered.code, stdout: altered.stdout.toString(), stderr: altered.stderr }).toEqual({
+      code: 0,
+      stdout: "altered topic altered: retention.ms=3600000 cleanup.policy=delete (default) partitions=2\n",
+      stderr: "",
+    });
   });
 
   it("a consumer killed mid-batch is resumed by a new process from the group's last commit", async () => {

@@ -3,7 +3,8 @@
  * share consumers in this process and a `tributary share consume` process work one group over
  * two partitions and handle each of 2,000 records exactly once while none dies; a handler
  * that throws gets its record again with a higher deliveryCount, a rejected record never
- * comes back; `share-groups describe / reset / delete` through the CLI.
+ * comes back; `share-groups describe / reset / delete` through the CLI, and what a new group's
+ * first consume says when it starts at the end.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RejectRecord, Tributary, type ShareConsumer } from "../../src/client/index.ts";
@@ -127,12 +128,30 @@ describe("share groups against wrangler dev", () => {
     expect(partition).toMatchObject({ startOffset: 10, endOffset: 10, available: 0, acquired: 0, archived: 1 }); // the rejected one
   });
 
+  it("a new group's first consume (auto.offset.reset latest) says why it printed nothing; describe's columns add up after 8 of 20", async () => {
+    await client.admin().topics.create({ name: "mail", partitions: 1 });
+    await client.topic("mail").produce(Array.from({ length: 20 }, (_, i) => ({ value: `mail-${i}`, partition: 0 })));
+    const first = await runCli(server.url, ["share", "consume", "mailers", "--topic", "mail"]);
+    expect({ code: first.code, stdout: first.stdout.toString() }).toEqual({ code: 0, stdout: "" });
+    expect(first.stderr).toContain("nothing to consume: share group mailers started mail at the end (auto.offset.reset=latest, Kafka's default)");
+    expect(first.stderr).toContain("  to consume those: tributary share-groups reset mailers --topic mail --to earliest --execute\n");
+
+    expect((await runCli(server.url, ["share-groups", "reset", "mailers", "--topic", "mail", "--to", "earliest", "--execute"])).code).toBe(0);
+    const consumed = await runCli(server.url, ["share", "consume", "mailers", "--topic", "mail", "--max", "8"]);
+    expect({ code: consumed.code, stderr: consumed.stderr, lines: consumed.stdout.toString().split("\n").filter(Boolean).length }).toEqual({ code: 0, stderr: "", lines: 8 });
+    const described = await runCli(server.url, ["share-groups", "describe", "mailers"]);
+    // 20 − 8 = 12 available + 0 acquired + 0 done.
+    expect(described.stdout.toString()).toMatch(/IN-FLIGHT-START\s+IN-FLIGHT-END\s+HIGH-WATERMARK\s+AVAILABLE\s+ACQUIRED\s+DONE\s+ARCHIVED\nmail\s+0\s+8\s+8\s+20\s+12\s+0\s+0\s+0\n$/);
+  });
+
   it("share-groups describe, reset (the plan, then --execute) and delete through the CLI", async () => {
     const described = await runCli(server.url, ["share-groups", "describe", "workers"]);
     expect(described.code, described.stderr).toBe(0);
     expect(described.stdout.toString()).toMatch(/^share group workers\n/);
     expect(described.stdout.toString()).toMatch(/auto\.offset\.reset\s+earliest\n/);
-    expect(described.stdout.toString()).toMatch(/TOPIC\s+PARTITION\s+START\s+END\s+AVAILABLE\s+ACQUIRED\s+ARCHIVED\njobs\s+0\s+1000\s+1000\s+0\s+0\s+0\njobs\s+1\s+1000\s+1000\s+0\s+0\s+0\n$/);
+    expect(described.stdout.toString()).toMatch(
+      /TOPIC\s+PARTITION\s+IN-FLIGHT-START\s+IN-FLIGHT-END\s+HIGH-WATERMARK\s+AVAILABLE\s+ACQUIRED\s+DONE\s+ARCHIVED\njobs\s+0\s+1000\s+1000\s+1000\s+0\s+0\s+0\s+0\njobs\s+1\s+1000\s+1000\s+1000\s+0\s+0\s+0\s+0\n$/,
+    );
 
     const plan = await runCli(server.url, ["share-groups", "reset", "workers", "--topic", "jobs", "--to", String(recordCount / 2 - 5)]);
     expect(plan.code, plan.stderr).toBe(0);

@@ -93,4 +93,23 @@ describe("tokens against wrangler dev", () => {
     expect(isTributaryError(pageAfterRevoke, "UNAUTHENTICATED")).toBe(true);
     expect((await cli(["tokens", "list", "--json"], { token: adminToken })).stdout.toString()).toContain('"tokens": []');
   });
+
+  it("a token that may only read a topic is refused its produce with the topic's 403 (not the cluster's), by the CLI and the client alike", async () => {
+    await admin.admin().topics.create({ name: "audit" });
+    const reader = await admin.admin().tokens.create({ name: "reader", rules: [{ resource: "topic", name: "audit", patternType: "literal", operations: ["read"] }] });
+    const refused = await runCli(server.url, ["produce", "audit"], { token: reader.token.reveal(), stdin: Buffer.from("x\n") });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('error: TOPIC_AUTHORIZATION_FAILED: not authorized to write topic "audit"\n');
+    expect(refused.stderr).toContain("  the token needs a rule such as --rule topic:audit:literal:write");
+    expect(refused.stderr).not.toContain("CLUSTER_AUTHORIZATION_FAILED");
+
+    // The client's idempotent producer (the default) asks for its producer id naming the topic it writes.
+    const producer = new Tributary({ url: server.url, token: reader.token }).producer();
+    const error = await producer.send({ topic: "audit", messages: [{ value: "x" }] }).catch((e: unknown) => e);
+    await producer.close();
+    if (!isTributaryError(error, "TOPIC_AUTHORIZATION_FAILED")) throw new Error(`expected the topic's 403, got ${String(error)}`);
+    expect(error.message).toBe('not authorized to write topic "audit"');
+    expect(error.data).toMatchObject({ resource: "topic", name: "audit", operation: "write" });
+    expect((await admin.admin().topics.describe("audit")).partitions[0]!.highWatermark).toBe(0);
+  });
 });

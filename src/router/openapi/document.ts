@@ -142,7 +142,9 @@ function operation(route: RouteDoc): Record<string, unknown> {
     security: securityOf[route.auth],
     parameters: parameters(route),
     ...(body ? { requestBody: body } : {}),
-    responses: { ...success, ...errorResponses(route) },
+    // Every served path answers a method it is not served with 405 (src/router/allowed-methods.ts):
+    // listed under each of its operations, as OpenAPI has no responses of a path.
+    responses: { ...success, ...errorResponses(route), "405": { $ref: "#/components/responses/MethodNotAllowed" } },
   };
 }
 
@@ -182,7 +184,7 @@ export function openApiDocument(): Record<string, unknown> {
       },
       responses: {
         MethodNotAllowed: {
-          description: "METHOD_NOT_ALLOWED: a served path requested with a method it is not served with",
+          description: "METHOD_NOT_ALLOWED: this path requested with a method it is not served with (Allow lists those it is)",
           headers: { Allow: { description: "The methods the path is served with", schema: { type: "string" } } },
           content: { "application/json": { schema: jsonSchemaOf(errorBodySchema(["METHOD_NOT_ALLOWED"]), "output") } },
         },

@@ -16,9 +16,11 @@ export const operationRouteDocs: readonly RouteDoc[] = [
   {
     method: "post", path: "/v1/producers", tag: "records", auth: "token", resource: "cluster", objects: true,
     summary: "An idempotent producer's id and epoch (Kafka's InitProducerId)",
-    description: "Needs `write` on any topic, or on the cluster (KIP-679).",
+    description:
+      "Needs `write` on any topic, or on the cluster (KIP-679). A token that may write no topic is refused with the 403 of the topic the body names (`topic`: the one the producer is about to write), else with the cluster's.",
     body: { json: producerRequestSchema, optional: true },
     responses: { 201: { description: "A producer id never handed out before, at epoch 0", json: producerIdentitySchema } },
+    errors: ["TOPIC_AUTHORIZATION_FAILED"],
   },
   {
     method: "post", path: "/v1/tokens", tag: "tokens", auth: "token", resource: "cluster", objects: true,

@@ -13,9 +13,9 @@ import { readJsonBody } from "../request-body.ts";
  * controller (Kafka's InitProducerId, without transactions).
  */
 export const producerRoutes = new Hono<RouterEnv>().post("/", async (c) => {
-  authorizeIdempotentWrite(c);
   routeQuery(c.req.url, []);
-  await readJsonBody(c.req.raw, producerRequestSchema, { maxBytes: adminRequestBytesMax, optional: true });
+  const { topic } = await readJsonBody(c.req.raw, producerRequestSchema, { maxBytes: adminRequestBytesMax, optional: true });
+  authorizeIdempotentWrite(c, topic);
   const identity = unwrap(await controllerStub(c.env).initProducerId());
   return c.json(identity, 201);
 });

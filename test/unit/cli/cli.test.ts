@@ -20,6 +20,10 @@ describe("tributary topics", () => {
     expect(described.stdout.toString()).toMatch(/retention\.ms\s+1000/);
     const altered = await cli(server, ["topics", "alter", "orders", "--partitions", "4", "--json"]);
     expect(JSON.parse(altered.stdout.toString()).partitions).toHaveLength(4);
+    // One line, not the whole description.
+    const configured = await cli(server, ["topics", "alter", "orders", "--config", "retention.ms=3600000", "--partitions", "5"]);
+    expect(configured).toMatchObject({ code: 0, stderr: "" });
+    expect(configured.stdout.toString()).toBe("altered topic orders: retention.ms=3600000 partitions=5\n");
     expect((await cli(server, ["topics", "delete", "orders"])).code).toBe(0);
     expect(server.topics.size).toBe(0);
   });
@@ -196,6 +200,11 @@ describe("tributary groups", () => {
     const committed = () => Object.fromEntries(server.groups.get("g")!.committed);
     const all = await cli(server, ["groups", "reset", "g", "--topic", "orders", "--to", "latest", "--execute"]);
     expect(all.code, all.stderr).toBe(0);
+    // --execute says what it did, under the offsets.
+    expect(all.stdout.toString()).toBe(
+      "GROUP  TOPIC   PARTITION  NEW-OFFSET\ng      orders  0          1\ng      orders  1          3\ng      orders  2          0\n" +
+        "reset: group g now starts 3 partitions of orders at the offsets above (its committed offsets)\n",
+    );
     expect(committed()).toEqual({ "orders/0": 1, "orders/1": 3, "orders/2": 0 });
 
     const plan = await cli(server, ["groups", "reset", "g", "--topic", "orders", "--to", "earliest", "--partitions", "1,2"]);

@@ -16,14 +16,14 @@ async function seeded(partitions = 1) {
 }
 
 /** Runs a --follow consume until `lines` lines are printed or `act` is done, then Ctrl-C. */
-async function follow(server: FakeServer, argv: string[], act: (printed: () => string) => Promise<void>) {
+async function follow(server: FakeServer, argv: string[], act: (printed: () => string) => Promise<void>, webSocket?: FakeServer["streams"]["WebSocket"]) {
   let interrupt: (() => void) | undefined;
   const chunks: Buffer[] = [];
   const { PassThrough } = await import("node:stream");
   const stdout = new PassThrough();
   stdout.on("data", (chunk: Buffer) => chunks.push(chunk));
   const printed = () => Buffer.concat(chunks).toString("utf8");
-  const running = cli(server, argv, { stdout, onInterrupt: (handler) => (interrupt = handler) });
+  const running = cli(server, argv, { stdout, webSocket, onInterrupt: (handler) => (interrupt = handler) });
   await act(printed);
   interrupt!();
   const run = await running;
@@ -108,5 +108,33 @@ describe("tributary topics read-token", () => {
     const tooLong = await cli(server, ["topics", "read-token", "orders", "--ttl", "2h"], { env });
     expect(tooLong.code).toBe(2);
     expect(tooLong.stderr).toContain("a read token's longest life");
+  });
+});
+
+describe("tributary consume --group --transport", () => {
+  it("websocket (with --follow): the member reads its partitions' WebSocket streams, commits what it printed, and leaves on Ctrl-C", async () => {
+    const server = await seeded(2);
+    await cli(server, ["produce", "orders", "--partition", "1"], { stdin: "c\n" });
+    const argv = ["consume", "orders", "--group", "g", "--from-beginning", "--follow", "--transport", "websocket", "--wait-ms", "50"];
+    const run = await follow(
+      server,
+      argv,
+      async (printed) => {
+        while (printed().split("\n").length < 4) await sleep(5);
+      },
+      server.streams.WebSocket,
+    );
+    expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: "" });
+    expect(run.printed.split("\n").filter(Boolean).sort()).toEqual(["a", "b", "c"]);
+    expect(server.streams.sockets.length).toBeGreaterThanOrEqual(2); // one per assigned partition
+    expect(server.requestsTo(/\/members\/[^/]+\/poll$/)).toHaveLength(0);
+    expect(Object.fromEntries(server.groups.get("g")!.committed)).toEqual({ "orders/0": 2, "orders/1": 1 });
+  });
+
+  it("poll is the default and takes no WebSocket", async () => {
+    const server = await seeded(1);
+    const run = await cli(server, ["consume", "orders", "--group", "g", "--from-beginning", "--transport", "poll", "--wait-ms", "10"], { webSocket: server.streams.WebSocket });
+    expect({ code: run.code, stdout: run.stdout.toString() }).toEqual({ code: 0, stdout: "a\nb\n" });
+    expect(server.streams.sockets).toHaveLength(0);
   });
 });

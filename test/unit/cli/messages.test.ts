@@ -31,6 +31,9 @@ describe("usage mistakes", () => {
     [["topics", "write-token", "t", "--ttl", "0s"], '--ttl must be longer than zero, got "0s"'],
     [["topics", "write-token", "t", "--ttl", "soon"], '--ttl takes a duration such as 30s, 10m, 1h or 7d, got "soon"'],
     [["produce", "t", "--acks", "2"], '--acks takes 0, 1 or all, got "2"'],
+    [["consume", "t", "--group", "g", "--transport", "sse"], '--transport takes poll or websocket, got "sse"'],
+    [["consume", "t", "--partition", "0", "--transport", "poll"], "--transport is for --group (a partition or the whole topic streams with --follow)"],
+    [["consume", "t", "--group", "g", "--transport", "websocket"], "--transport websocket needs --follow: a run that stops when caught up knows it only from a poll that found nothing"],
   ];
 
   it.each(cases)("%j: %s", async (argv, message) => {

@@ -3,6 +3,9 @@
  * Ctrl-C): every line before the stop is produced and acknowledged, and the run says how many
  * records were acknowledged and from which line to resume.
  */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { cli, FakeServer } from "./support.ts";
 
@@ -50,10 +53,27 @@ describe("tributary produce stopped by its input", () => {
     expect(total(server, "orders")).toBe(3);
   });
 
-  it("reports a file it cannot read as a failure before any record", async () => {
-    const run = await cli(new FakeServer(), ["produce", "orders", "--partition", "0", "--file", "/nonexistent/input.txt"]);
-    expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/^0 records were acknowledged before the failure; resume from line 1\nerror: ENOENT/);
+  it("says a file it cannot read is that, once, before any request (no resume line, no raw ENOENT)", async () => {
+    const directory = mkdtempSync(join(tmpdir(), "tributary-produce-"));
+    try {
+      const server = new FakeServer();
+      server.createTopic("orders", 1);
+      const cases: [file: string, why: string][] = [
+        [join(directory, "missing.txt"), "no such file"],
+        [directory, "it is a directory"],
+      ];
+      for (const [file, why] of cases) {
+        const run = await cli(server, ["produce", "orders", "--file", file]);
+        expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 1, stderr: `error: cannot read --file ${file}: ${why}\n` });
+      }
+      expect(server.requests).toHaveLength(0);
+      const readable = join(directory, "input.txt");
+      writeFileSync(readable, "one\ntwo\n");
+      expect((await cli(server, ["produce", "orders", "--file", readable])).code).toBe(0);
+      expect(total(server, "orders")).toBe(2);
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
   });
 });
 

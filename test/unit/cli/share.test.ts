@@ -72,6 +72,33 @@ describe("tributary share consume", () => {
     expect(applied(server)).toEqual(["0@0:accept", "0@1:release", "0@2:release"]);
   });
 
+  it("says why a new group's first fetch found nothing (auto.offset.reset=latest) and the commands that change it, once", async () => {
+    const server = new FakeServer();
+    server.createTopic("jobs", 1);
+    await new Tributary({ url: "http://tributary.test", fetch: server.fetch }).topic("jobs").produce([{ value: "old", partition: 0 }]);
+    const first = await cli(server, ["share", "consume", "fresh", "--topic", "jobs", "--wait-ms", "0"]);
+    expect({ code: first.code, stdout: first.stdout.toString() }).toEqual({ code: 0, stdout: "" });
+    expect(first.stderr).toBe(
+      "nothing to consume: share group fresh started jobs at the end (auto.offset.reset=latest, Kafka's default), after the records already there\n" +
+        "  to consume those: tributary share-groups reset fresh --topic jobs --to earliest --execute\n" +
+        "  to start topics it has not fetched yet at their beginning: tributary share-groups alter fresh --config auto.offset.reset=earliest\n",
+    );
+    // Not its first fetch any more: nothing is said when nothing new came.
+    expect(await cli(server, ["share", "consume", "fresh", "--topic", "jobs", "--wait-ms", "0"])).toMatchObject({ code: 0, stderr: "" });
+    // The command it gave does what it says.
+    expect((await cli(server, ["share-groups", "reset", "fresh", "--topic", "jobs", "--to", "earliest", "--execute"])).code).toBe(0);
+    const again = await cli(server, ["share", "consume", "fresh", "--topic", "jobs", "--wait-ms", "0"]);
+    expect({ code: again.code, stdout: again.stdout.toString(), stderr: again.stderr }).toEqual({ code: 0, stdout: "old\n", stderr: "" });
+  });
+
+  it("says nothing of where a group starts when it starts at the earliest record (its first fetch may find nothing too)", async () => {
+    const server = new FakeServer();
+    server.createTopic("empty", 1);
+    const client = new Tributary({ url: "http://tributary.test", fetch: server.fetch });
+    await client.admin().shareGroups.alterConfigs("workers", { "auto.offset.reset": "earliest" });
+    expect(await cli(server, ["share", "consume", "workers", "--topic", "empty", "--wait-ms", "0"])).toMatchObject({ code: 0, stderr: "" });
+  });
+
   it("stops quietly when the output closes, releasing the record it could not print", async () => {
     const server = await seeded(2);
     const stdout = new PassThrough();
@@ -115,7 +142,8 @@ describe("tributary share-groups", () => {
     const described = (await cli(server, ["share-groups", "describe", "workers"])).stdout.toString();
     expect(described).toMatch(/^share group workers\n\nCONFIG\s+VALUE\n/);
     expect(described).toMatch(/delivery\.count\.limit\s+3\n/);
-    expect(described).toMatch(/TOPIC\s+PARTITION\s+START\s+END\s+AVAILABLE\s+ACQUIRED\s+ARCHIVED\njobs\s+0\s+1\s+1\s+0\s+0\s+0\n$/);
+    // One of four records consumed: the in-flight window is empty at 1, and the three up to the high watermark are available.
+    expect(described).toMatch(/TOPIC\s+PARTITION\s+IN-FLIGHT-START\s+IN-FLIGHT-END\s+HIGH-WATERMARK\s+AVAILABLE\s+ACQUIRED\s+DONE\s+ARCHIVED\njobs\s+0\s+1\s+1\s+4\s+3\s+0\s+0\s+0\n$/);
   });
 
   it("reset shows the plan unless --execute, then moves the start; delete removes the group", async () => {
@@ -126,6 +154,8 @@ describe("tributary share-groups", () => {
     const executed = await cli(server, ["--json", "share-groups", "reset", "workers", "--topic", "jobs", "--to", "2", "--execute"]);
     expect(JSON.parse(executed.stdout.toString())).toEqual({ group: "workers", executed: true, offsets: [{ topic: "jobs", partition: 0, offset: 2 }] });
     expect((await cli(server, ["share", "consume", "workers", "--topic", "jobs"])).stdout.toString()).toBe("job-2\njob-3\n");
+    const said = await cli(server, ["share-groups", "reset", "workers", "--topic", "jobs", "--to", "earliest", "--execute"]);
+    expect(said.stdout.toString()).toMatch(/\nreset: share group workers now starts 1 partition of jobs at the offsets above \(nothing in flight\)\n$/);
     expect((await cli(server, ["share-groups", "delete", "workers"])).stdout.toString()).toBe("deleted share group workers\n");
     expect((await cli(server, ["share-groups", "list"])).stdout.toString()).toBe("no share groups\n");
   });

@@ -22,6 +22,8 @@ export interface CliOptions {
   stdout?: Writable;
   /** Instead of the server's fetch (to change its answers). */
   fetch?: CliIo["fetch"];
+  /** A WebSocket class for streams (the fake server's, `server.streams.WebSocket`); none by default, as a custom fetch has none. */
+  webSocket?: CliIo["webSocket"];
   /** Gets the CLI's Ctrl-C handler, to call it as a SIGINT would. */
   onInterrupt?: (handler: () => void) => void;
 }
@@ -42,6 +44,7 @@ export async function cli(server: FakeServer, argv: string[], options: CliOption
     stdoutIsTTY: false,
     stderrIsTTY: options.stderrIsTTY ?? false,
     fetch: options.fetch ?? server.fetch,
+    ...(options.webSocket === undefined ? {} : { webSocket: options.webSocket }),
     onInterrupt: (handler) => {
       options.onInterrupt?.(handler);
       return () => {};

@@ -83,8 +83,20 @@ describe("tributary tokens", () => {
     expect(produced.code, produced.stderr).toBe(0);
     const refused = await cli(server, ["produce", "payments"], { stdin: "a\n", env: { TRIBUTARY_TOKEN: token } });
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain('error: TOPIC_AUTHORIZATION_FAILED: not authorized to describe topic "payments"');
-    expect(refused.stderr).toContain("the token's rules do not allow this on the topic");
+    expect(refused.stderr).toContain('error: TOPIC_AUTHORIZATION_FAILED: not authorized to describe topic "payments"\n');
+    expect(refused.stderr).toContain("  the token needs a rule such as --rule topic:payments:literal:describe (tokens are created with the admin token: tributary tokens create)\n");
+  });
+
+  it("a token that may only read the topic is refused its produce as a write of that topic, with the rule that allows it", async () => {
+    const server = securedServer();
+    const token = (await cli(server, ["tokens", "create", "--rule", "topic:orders:literal:read", "--quiet"], { env: admin })).stdout.toString().trim();
+    const refused = await cli(server, ["produce", "orders"], { stdin: "a\n", env: { TRIBUTARY_TOKEN: token } });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toBe(
+      "0 records were acknowledged before the failure; resume from line 1\n" +
+        'error: TOPIC_AUTHORIZATION_FAILED: not authorized to write topic "orders"\n' +
+        "  the token needs a rule such as --rule topic:orders:literal:write (tokens are created with the admin token: tributary tokens create)\n",
+    );
   });
 
   it("lists tokens without secrets, as a table and as JSON, and revokes one by id", async () => {

@@ -325,7 +325,10 @@ describe("idempotent producer (client half; the server half is src/log/producer-
     server.createTopic("orders", 1);
     await client.producer({ lingerMs: 0 }).send({ topic: "orders", messages: [{ value: "a" }] });
     const [batch] = [...splitBatches(produceRequests(server)[0]!.body)];
+    const [opened] = server.requestsTo(/\/v1\/producers/);
     expect(server.requestsTo(/\/v1\/producers/)).toHaveLength(1);
+    // The topic it is about to write: a token that may write no topic is refused with that topic's 403.
+    expect(JSON.parse(new TextDecoder().decode(opened!.body))).toEqual({ topic: "orders" });
     expect(batch!.header.producerId).toBeGreaterThanOrEqual(0);
     expect([batch!.header.producerEpoch, batch!.header.baseSequence]).toEqual([0, 0]);
   });

@@ -4,8 +4,10 @@
  * generated from the zod schemas — a schema zod cannot describe without its own JSON Schema
  * fails the generation rather than becoming `{}`.
  */
+import { readFileSync } from "node:fs";
 import { compileErrors, validate } from "@readme/openapi-parser";
 import { Ajv2020 } from "ajv/dist/2020.js";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { errorTable } from "../../../src/errors.ts";
@@ -19,7 +21,7 @@ type Operation = {
   requestBody?: { content: Record<string, { schema: Record<string, unknown> }> };
   responses: Record<string, { content?: Record<string, { schema: Record<string, unknown> }> }>;
 };
-const document = openApiDocument() as { paths: Record<string, Record<string, Operation>> };
+const document = openApiDocument() as { paths: Record<string, Record<string, Operation>>; components: { responses: Record<string, Operation["responses"][string]> } };
 const operations = () => Object.entries(document.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => ({ path, method, op })));
 
 describe("the OpenAPI document", () => {
@@ -50,6 +52,24 @@ describe("the OpenAPI document", () => {
         expect(schema?.properties.error.properties.code.enum, `${route.method} ${route.path} ${code}`).toContain(code);
       }
     }
+  });
+
+  it("lists every code of docs/api.md's error table under a response of its status, and no code the table lacks", () => {
+    const table = errorTableOfDocs();
+    const listed = new Map<string, Set<string>>(); // status → codes the document answers with it
+    for (const { op } of operations()) {
+      for (const [status, answer] of Object.entries(op.responses)) {
+        for (const code of errorCodesIn(answer)) listed.set(status, (listed.get(status) ?? new Set()).add(code));
+      }
+    }
+    expect(table.length).toBeGreaterThan(30);
+    expect(table.filter(({ status, code }) => !listed.get(status)?.has(code)).map(({ status, code }) => `${status} ${code}`)).toEqual([]);
+    const documented = new Set(table.map(({ status, code }) => `${status} ${code}`));
+    expect([...listed].flatMap(([status, codes]) => [...codes].map((code) => `${status} ${code}`)).filter((entry) => !documented.has(entry))).toEqual([]);
+  });
+
+  it("answers 405 METHOD_NOT_ALLOWED with Allow on every path, as the router does for a method a path is not served with", () => {
+    for (const { path, method, op } of operations()) expect(errorCodesIn(op.responses["405"]!), `${method} ${path}`).toEqual(["METHOD_NOT_ALLOWED"]);
   });
 
   it("derives the generic errors: 401 and 429 where a token is needed, the resource's 403, none on health", () => {
@@ -84,3 +104,21 @@ describe("the OpenAPI document", () => {
     expect(jsonSchemaOf(z.custom<string>((value) => typeof value === "string").meta({ type: "string" }), "input")).toEqual({ type: "string" });
   });
 });
+
+/** docs/api.md's error table: each row's status and the codes it lists (backquoted; a parenthesis says more). */
+function errorTableOfDocs(): { status: string; code: string }[] {
+  const docs = readFileSync(fileURLToPath(new URL("../../../docs/api.md", import.meta.url).href), "utf8");
+  const section = docs.slice(docs.indexOf("\n## Errors\n"));
+  const rows = section.split("\n").filter((line) => /^\| \d{3} \|/.test(line));
+  return rows.flatMap((row) => {
+    const [, status, codes] = /^\| (\d{3}) \| (.*) \|$/.exec(row)!;
+    return [...codes!.replace(/\([^)]*\)/g, "").matchAll(/`([A-Z_]+)`/g)].map((match) => ({ status: status!, code: match[1]! }));
+  });
+}
+
+/** The error codes a response's JSON body may carry (a $ref to components.responses resolved). */
+function errorCodesIn(answer: Operation["responses"][string] & { $ref?: string }): string[] {
+  const resolved = answer.$ref === undefined ? answer : document.components.responses[answer.$ref.replace("#/components/responses/", "")]!;
+  const schema = resolved.content?.["application/json"]?.schema as { properties?: { error?: { properties?: { code?: { enum?: string[] } } } } } | undefined;
+  return schema?.properties?.error?.properties?.code?.enum ?? [];
+}

@@ -1,4 +1,5 @@
 /** The share-partition state machine (src/share/share-partition.ts): pure, time passed in. */
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { TributaryError } from "../../../src/errors.ts";
 import { shareDeadLetterClaimMs, shareInFlightRecordsMax } from "../../../src/limits.ts";
@@ -31,7 +32,7 @@ describe("SharePartition", () => {
     expect(acquire(partition, "b", 5, 0, 15)).toEqual([13, 14]);
     expect(acquire(partition, "c", 5, 0, 15)).toEqual([]);
     expect(partition.recordAt(10)).toMatchObject({ state: "acquired", lease: "a", deliveryCount: 1, untilMs: 1_000 });
-    expect(partition.summary()).toEqual({ startOffset: 10, endOffset: 15, available: 0, acquired: 5, archived: 0 });
+    expect(partition.summary()).toEqual({ startOffset: 10, endOffset: 15, highWatermark: 15, available: 0, acquired: 5, done: 0, archived: 0 });
   });
 
   it("moves its start past accepted records and redelivers released ones first, counted", () => {
@@ -139,7 +140,68 @@ describe("SharePartition", () => {
     acquire(partition, "a", 3, 0, 10);
     partition.acknowledge([{ lease: "a", offsets: [0, 1, 2], type: "release" }], 1, config);
     partition.resetTo(8, 10);
-    expect(partition.summary()).toEqual({ startOffset: 8, endOffset: 8, available: 2, acquired: 0, archived: 0 });
+    expect(partition.summary()).toEqual({ startOffset: 8, endOffset: 8, highWatermark: 10, available: 2, acquired: 0, done: 0, archived: 0 });
+  });
+
+  it("describes 8 of 20 records accepted as start 8, end 8, high watermark 20 and 12 available", () => {
+    const partition = SharePartition.startingAt(0, 20);
+    const offsets = acquire(partition, "a", 8, 0, 20);
+    partition.acknowledge([{ lease: "a", offsets, type: "accept" }], 1, config);
+    expect(partition.summary()).toEqual({ startOffset: 8, endOffset: 8, highWatermark: 20, available: 12, acquired: 0, done: 0, archived: 0 });
+  });
+
+  it("counts every record from its start to the high watermark once: available + acquired + done (docs/cli.md, share-groups describe)", () => {
+    type Step =
+      | { kind: "acquire"; lease: number; max: number; grow: number; logStart: number }
+      | { kind: "acknowledge"; lease: number; type: "accept" | "release" | "reject"; pick: number }
+      | { kind: "time"; ms: number }
+      | { kind: "unacquire" | "skip"; lease: number; pick: number }
+      | { kind: "dead-letters"; confirm: boolean }
+      | { kind: "reset"; at: number };
+    const step: fc.Arbitrary<Step> = fc.oneof(
+      fc.record({ kind: fc.constant("acquire" as const), lease: fc.nat(2), max: fc.integer({ min: 1, max: 6 }), grow: fc.nat(5), logStart: fc.nat(3) }),
+      fc.record({ kind: fc.constant("acknowledge" as const), lease: fc.nat(2), type: fc.constantFrom("accept" as const, "release" as const, "reject" as const), pick: fc.nat(7) }),
+      fc.record({ kind: fc.constant("time" as const), ms: fc.integer({ min: 1, max: 1_500 }) }),
+      fc.record({ kind: fc.constantFrom("unacquire" as const, "skip" as const), lease: fc.nat(2), pick: fc.nat(7) }),
+      fc.record({ kind: fc.constant("dead-letters" as const), confirm: fc.boolean() }),
+      fc.record({ kind: fc.constant("reset" as const), at: fc.nat(30) }),
+    );
+    fc.assert(
+      fc.property(fc.boolean(), fc.nat(10), fc.array(step, { maxLength: 60 }), (deadLetter, start, steps) => {
+        const chosen = { ...config, deadLetter, inFlightRecordsMax: 8 };
+        const partition = SharePartition.startingAt(start, start);
+        const held = new Map<number, number[]>(); // lease → offsets it acquired
+        let nowMs = 0;
+        let highWatermark = start;
+        for (const next of steps) {
+          const lease = "lease" in next ? next.lease : 0;
+          const mine = held.get(lease) ?? [];
+          const picked = "pick" in next ? mine.filter((_, index) => (next.pick >> index) % 2 === 1) : [];
+          if (next.kind === "acquire") {
+            highWatermark += next.grow;
+            const logStartOffset = Math.min(highWatermark, partition.startOffset + next.logStart);
+            const offsets = partition.acquire({ lease: String(lease), maxRecords: next.max, nowMs, highWatermark, logStartOffset }, chosen).map(({ offset }) => offset);
+            held.set(lease, [...mine, ...offsets]);
+          } else if (next.kind === "acknowledge") {
+            try {
+              partition.acknowledge([{ lease: String(lease), offsets: picked, type: next.type }], nowMs, chosen);
+            } catch (error) {
+              if (!(error instanceof TributaryError)) throw error; // an expired or taken lock: refused, nothing changed
+            }
+          } else if (next.kind === "time") nowMs += next.ms;
+          else if (next.kind === "unacquire") partition.unacquire(String(lease), picked);
+          else if (next.kind === "skip") partition.skipMissing(String(lease), picked);
+          else if (next.kind === "dead-letters") {
+            const claimed = partition.claimDeadLetters(nowMs, 4, chosen);
+            if (next.confirm) partition.completeDeadLetters(claimed.map(({ offset }) => offset));
+          } else if (next.kind === "reset" && !partition.hasAcquired(nowMs)) partition.resetTo(Math.min(next.at, highWatermark), highWatermark);
+          const view = partition.summary();
+          expect(view.highWatermark - view.startOffset).toBe(view.available + view.acquired + view.done);
+          expect(view.startOffset <= view.endOffset && view.endOffset <= view.highWatermark).toBe(true);
+        }
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it("stores its window as runs of equal records, not one entry per record", () => {

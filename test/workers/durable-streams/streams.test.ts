@@ -11,6 +11,8 @@ import { replicaName } from "../../../src/contracts/stubs.ts";
 import { api } from "../support/http.ts";
 import { unwrap } from "../../../src/errors.ts";
 import { adminToken, allOn, createToken, securedCall } from "../support/secured.ts";
+// The user documentation, as text (vite's ?raw): its examples are checked against the server's answers.
+import durableStreamsDoc from "../../../docs/durable-streams.md?raw";
 
 let streams = 0;
 const uniquePath = (label: string) => `tests/${label}-${Date.now()}-${streams++}`;
@@ -52,6 +54,22 @@ describe("a stream is a one-partition topic", () => {
     expect(await topicRecords(path)).toEqual({ highWatermark: 2, values: ["first", "second"] });
     const read = await call("GET", `${path}?offset=0000000000000000_0000000000000001`);
     expect({ text: read.text, next: read.headers.get("stream-next-offset") }).toEqual({ text: "second", next: "0000000000000000_0000000000000002" });
+  });
+});
+
+describe("offsets", () => {
+  it("are written as docs/durable-streams.md's example says: the offset after 42 records", async () => {
+    const row = durableStreamsDoc.split("\n").find((line) => line.startsWith("| an offset |"));
+    const example = /`([0-9_]+)`/.exec(row ?? "")?.[1];
+    const path = uniquePath("offset-example");
+    expect((await call("PUT", path, { headers: plain })).status).toBe(201);
+    const records = Array.from({ length: 42 }, (_, index) => ({ value: `record ${index}` }));
+    expect((await api("POST", `/v1/topics/${streamTopicName(path)}/records`, { records })).status).toBe(200);
+    const head = await call("HEAD", path);
+    expect({ status: head.status, next: head.headers.get("stream-next-offset") }).toEqual({ status: 200, next: example });
+    // And taken back: a read from it is at the tail.
+    const read = await call("GET", `${path}?offset=${example}`);
+    expect({ status: read.status, text: read.text, upToDate: read.headers.get("stream-up-to-date") }).toEqual({ status: 200, text: "", upToDate: "true" });
   });
 });
 

@@ -311,9 +311,14 @@ describe("the authorization matrix", () => {
     expect(groups).not.toContain(group);
   });
 
-  it("refuses a producer id to a token that may write no topic", async () => {
-    const response = await securedCall("POST", "/v1/producers", { token: tokens.readOnly });
-    expect({ status: response.status, code: response.body?.error?.code }).toEqual(refusedCluster);
+  it("refuses a producer id to a token that may write no topic: the named topic's refusal, else the cluster's", async () => {
+    const named = await securedCall("POST", "/v1/producers", { token: tokens.readOnly, body: { topic } });
+    expect({ status: named.status, code: named.body?.error?.code }).toEqual(refusedTopic);
+    expect(named.body.error).toMatchObject({ message: `not authorized to write topic ${JSON.stringify(topic)}`, resource: "topic", name: topic, operation: "write" });
+    const unnamed = await securedCall("POST", "/v1/producers", { token: tokens.readOnly });
+    expect({ status: unnamed.status, code: unnamed.body?.error?.code }).toEqual(refusedCluster);
+    // KIP-679: a token that may write some topic gets a producer id whichever topic it names (its produce is checked).
+    expect((await securedCall("POST", "/v1/producers", { token: tokens.other, body: { topic } })).status).toBe(201);
   });
 
   it("refuses a subscription whose dead-letter topic the token may not write, creating nothing", async () => {

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { createTopic, expectError, produce, uniqueTopic } from "../support/http.ts";
-import { acceptAll, acknowledge, acksOf, describeShareGroup, setConfigs, shareFetch, shareFetchRaw, uniqueShareGroup } from "./support.ts";
+import { acceptAll, acknowledge, acksOf, describeShareGroup, setConfigs, shareFetch, shareFetchRaw, uniqueShareGroup, type Ack } from "./support.ts";
 
 async function earliestGroup(prefix: string): Promise<string> {
   const group = uniqueShareGroup(prefix);
@@ -30,7 +30,26 @@ describe("share fetch and acknowledge", () => {
     await acceptAll(group, first);
     await acceptAll(group, second);
     const described = await describeShareGroup(group);
-    expect(described.partitions).toEqual([{ topic, partition: 0, startOffset: 10, endOffset: 10, available: 0, acquired: 0, archived: 0 }]);
+    expect(described.partitions).toEqual([{ topic, partition: 0, startOffset: 10, endOffset: 10, highWatermark: 10, available: 0, acquired: 0, done: 0, archived: 0 }]);
+  });
+
+  it("describes the in-flight window and the high watermark so that available + acquired + done adds up to the records past the start", async () => {
+    const topic = uniqueTopic("share-describe");
+    await createTopic(topic, { partitions: 1 });
+    await produce(topic, Array.from({ length: 20 }, (_, index) => ({ value: `v${index}` })));
+    const group = await earliestGroup("describe");
+    // 8 of 20 consumed and accepted: nothing in flight, 12 available.
+    await acceptAll(group, await shareFetch(group, { topics: [topic], maxRecords: 8 }));
+    expect((await describeShareGroup(group)).partitions).toEqual([
+      { topic, partition: 0, startOffset: 8, endOffset: 8, highWatermark: 20, available: 12, acquired: 0, done: 0, archived: 0 },
+    ]);
+    // 8 more fetched: 8–10 and 12 accepted, 11 released, 13–15 still held.
+    const held = await shareFetch(group, { topics: [topic], maxRecords: 8 });
+    const ack = (offsets: number[], type: Ack["type"]) => ({ topic, partition: 0, offsets, type });
+    await acknowledge(group, held.lease, [ack([8, 9, 10, 12], "accept"), ack([11], "release")]);
+    const [view] = (await describeShareGroup(group)).partitions;
+    expect(view).toEqual({ topic, partition: 0, startOffset: 11, endOffset: 16, highWatermark: 20, available: 5, acquired: 3, done: 1, archived: 0 });
+    expect(view!.highWatermark - view!.startOffset).toBe(view!.available + view!.acquired + view!.done);
   });
 
   it("makes released records available again at once, their delivery counted", async () => {

@@ -98,7 +98,7 @@ describe("replicated share-partition state", () => {
     ]);
     await acceptAll(group, redelivered);
     const described = await api("GET", `/v1/share-groups/${group}`);
-    expect(described.body.partitions).toEqual([{ topic, partition: 0, startOffset: 10, endOffset: 10, available: 0, acquired: 0, archived: 0 }]);
+    expect(described.body.partitions).toEqual([{ topic, partition: 0, startOffset: 10, endOffset: 10, highWatermark: 10, available: 0, acquired: 0, done: 0, archived: 0 }]);
   });
 
   it("writes one row per write in each region at RF 3, and makes no extra request at RF 1", async () => {

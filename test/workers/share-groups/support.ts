@@ -40,8 +40,10 @@ export interface SharePartitionView {
   partition: number;
   startOffset: number;
   endOffset: number;
+  highWatermark: number;
   available: number;
   acquired: number;
+  done: number;
   archived: number;
 }
 

@@ -234,7 +234,10 @@ export class FakeServer {
     if (principal.kind === "admin") return undefined;
     const [resource, name, sub, , leaf] = request.path.split("/").slice(2).map(decodeURIComponent);
     const method = request.method;
-    if (resource === "producers") return this.tokens.refuseProducerId(principal);
+    if (resource === "producers") {
+      const text = new TextDecoder().decode(request.body);
+      return this.tokens.refuseProducerId(principal, text === "" ? undefined : (JSON.parse(text) as { topic?: string }).topic);
+    }
     if (resource === "topics" && name === undefined) {
       if (method !== "POST" || this.tokens.refuse(principal, "cluster", "tributary", "create") === undefined) return undefined;
       return this.tokens.refuse(principal, "topic", JSON.parse(new TextDecoder().decode(request.body)).name, "create");

@@ -131,7 +131,19 @@ export class FakeShareGroups {
     const partitions = [...group.partitions.values()].map((p) => {
       const states = [...p.records.values()];
       const count = (state: RecordState["state"]) => states.filter((r) => r.state === state).length;
-      return { topic: p.topic, partition: p.partition, startOffset: p.startOffset, endOffset: p.endOffset, available: count("available"), acquired: count("acquired"), archived: count("archived") };
+      // As the server's (src/share/share-partition.ts, summary): available counts the records never fetched too.
+      const highWatermark = Math.max(p.endOffset, this.#records(p.topic, p.partition)?.length ?? 0);
+      return {
+        topic: p.topic,
+        partition: p.partition,
+        startOffset: p.startOffset,
+        endOffset: p.endOffset,
+        highWatermark,
+        available: count("available") + highWatermark - p.endOffset,
+        acquired: count("acquired"),
+        done: count("accepted") + count("archived"),
+        archived: count("archived"),
+      };
     });
     return { group: name, configs: { ...defaults, ...group.configs }, partitions };
   }

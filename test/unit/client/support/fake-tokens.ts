@@ -49,13 +49,14 @@ export class FakeTokens {
   /** A 403 answer when `principal` may not do `operation` on the resource, else undefined. */
   refuse(principal: FakePrincipal, resource: ResourceType, name: string, operation: Operation): Response | undefined {
     if (principal.kind === "admin" || allows(principal.rules, resource, name, operation)) return undefined;
-    return apiError(403, authorizationCodes[resource], `not authorized to ${operation} ${resource} ${JSON.stringify(name)}`, { resource, operation });
+    return apiError(403, authorizationCodes[resource], `not authorized to ${operation} ${resource} ${JSON.stringify(name)}`, { resource, name, operation });
   }
 
-  /** POST /v1/producers: write on any topic (KIP-679). */
-  refuseProducerId(principal: FakePrincipal): Response | undefined {
+  /** POST /v1/producers: write on any topic (KIP-679); refused as the named topic's write, else the cluster's. */
+  refuseProducerId(principal: FakePrincipal, topic: string | undefined): Response | undefined {
     if (principal.kind === "admin" || allowsAny(principal.rules, "topic", "write")) return undefined;
-    return this.refuse(principal, "cluster", "tributary", "write");
+    if (this.refuse(principal, "cluster", "tributary", "write") === undefined) return undefined;
+    return this.refuse(principal, topic === undefined ? "cluster" : "topic", topic ?? "tributary", "write");
   }
 
   /** `/v1/tokens[/id]`: admin only. */
