@@ -53,7 +53,12 @@ export interface FetchRequest extends RoutedCall {
   waitMs: number;
 }
 
-export type OffsetQuery = "earliest" | "latest" | { timestampMs: number };
+/**
+ * `earliest` (the log start), `latest` (the high watermark), `earliest-local` (the first offset
+ * held by the partition itself, past what tiered storage holds: Kafka's KIP-405), `max-timestamp`
+ * (the first record with the largest timestamp: KIP-734), or the first record at or after a time.
+ */
+export type OffsetQuery = "earliest" | "latest" | "earliest-local" | "max-timestamp" | { timestampMs: number };
 
 export interface ReplicaState {
   logStartOffset: number;

@@ -69,6 +69,9 @@ export interface LogStore {
   /** The first batch (lowest offsets) whose max timestamp is at or after `timestampMs`. */
   firstBatchWithTimestampAtOrAfter(timestampMs: number): StoredBatch | undefined;
 
+  /** The largest max timestamp of the batches that start below `offset`; undefined when none does. */
+  maxTimestampBelow(offset: number): number | undefined;
+
   /**
    * The first offset of each leader epoch in the log, ascending. Kept apart from the
    * batches (appends record new epochs; truncation removes them), so sealing batches away

@@ -65,6 +65,11 @@ export class MemoryLogStore implements LogStore {
     return this.#batches.find((batch) => batch.maxTimestamp >= timestampMs);
   }
 
+  maxTimestampBelow(offset: number): number | undefined {
+    const below = this.#batches.filter((batch) => batch.baseOffset < offset);
+    return below.length === 0 ? undefined : Math.max(...below.map((batch) => batch.maxTimestamp));
+  }
+
   epochStarts(): EpochStart[] {
     return this.#epochs.map((start) => ({ ...start }));
   }

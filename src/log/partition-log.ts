@@ -306,6 +306,11 @@ export class PartitionLog {
    * timestamp; the high watermark (and no timestamp) when no such record is readable.
    * Decodes the one batch that holds it.
    */
+  /** The largest timestamp of the batches held here below the high watermark; undefined when there are none. */
+  maxHeldTimestamp(): number | undefined {
+    return this.#store.maxTimestampBelow(this.highWatermark);
+  }
+
   offsetForTimestamp(timestampMs: number): { offset: number; timestamp?: number } {
     const { logStartOffset, highWatermark } = this;
     const batch = this.#store.firstBatchWithTimestampAtOrAfter(timestampMs);

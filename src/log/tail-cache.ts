@@ -75,6 +75,10 @@ export class TailCachedStore implements LogStore {
     return this.#store.firstBatchWithTimestampAtOrAfter(timestampMs);
   }
 
+  maxTimestampBelow(offset: number): number | undefined {
+    return this.#store.maxTimestampBelow(offset);
+  }
+
   epochStarts(): EpochStart[] {
     return this.#store.epochStarts();
   }

@@ -26,6 +26,11 @@ import { batchBoundsMigration, logStoreMigrations, producerFirstSequenceMigratio
 import { StreamStateStore, streamStateMigration } from "./stream-appends.ts";
 import { countBilled, meteredBucket } from "../contracts/billing-meter.ts";
 
+/** The larger of two maxima either of which may be missing. */
+function maxTimestamp(sealed: number | undefined, held: number | undefined): number | undefined {
+  return sealed === undefined ? held : held === undefined ? sealed : Math.max(sealed, held);
+}
+
 const migrations = [logStoreMigrations[0]!, replicaIdentityMigration, segmentTierMigration, producerStateMigration, batchBoundsMigration, partitionTrafficMigration, streamStateMigration, partitionWakeupsMigration, producerIndexesDropMigration, producerFirstSequenceMigration];
 
 /**
@@ -231,8 +236,11 @@ export class PartitionReplica extends DurableObject<Env> {
       const log = this.#admitRouted(request, false).log;
       if (request.at === "earliest") return { offset: log.logStartOffset };
       if (request.at === "latest") return { offset: log.highWatermark };
-      const sealed = await this.#tier?.offsetForTimestamp(request.at.timestampMs, log.logStartOffset);
-      return sealed ?? log.offsetForTimestamp(request.at.timestampMs);
+      if (request.at === "earliest-local") return { offset: log.localStartOffset };
+      const timestampMs = request.at === "max-timestamp" ? maxTimestamp(this.#tier?.maxTimestamp(log.logStartOffset), log.maxHeldTimestamp()) : request.at.timestampMs;
+      if (timestampMs === undefined) return { offset: log.highWatermark };
+      const sealed = await this.#tier?.offsetForTimestamp(timestampMs, log.logStartOffset);
+      return sealed ?? log.offsetForTimestamp(timestampMs);
     });
   }
 

@@ -180,6 +180,12 @@ export class SegmentTier {
   }
 
   /** The first sealed record at or after `timestampMs`, when a sealed segment holds one. */
+  /** The largest timestamp of the sealed segments that reach `logStartOffset`; undefined when there are none. */
+  maxTimestamp(logStartOffset: number): number | undefined {
+    const kept = this.#manifest.filter((entry) => entry.lastOffset >= logStartOffset);
+    return kept.length === 0 ? undefined : Math.max(...kept.map((entry) => entry.maxTimestamp));
+  }
+
   async offsetForTimestamp(timestampMs: number, logStartOffset: number): Promise<{ offset: number; timestamp: number } | undefined> {
     const found = firstOffsetAtOrAfterTime(this.#manifest, timestampMs);
     if (!found) return undefined;

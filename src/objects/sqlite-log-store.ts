@@ -256,6 +256,10 @@ export class SqliteLogStore implements LogStore {
     }
   }
 
+  maxTimestampBelow(offset: number): number | undefined {
+    return this.#sql.exec<{ max: number | null }>("SELECT max(max_timestamp) AS max FROM batches WHERE base_offset < ?", offset).one().max ?? undefined;
+  }
+
   firstBatchWithTimestampAtOrAfter(timestampMs: number): StoredBatch | undefined {
     const row = this.#sql
       .exec<BatchRow>(

@@ -91,11 +91,12 @@ export function fetchParams(query: Record<string, string | undefined>) {
 
 /**
  * `at` of `GET …/offsets` (API.md): `earliest`, `latest`, or a timestamp in milliseconds
- * (the first offset whose record timestamp is at or after it).
+ * (the first offset whose record timestamp is at or after it); and, additions (docs/api.md),
+ * `max-timestamp` and `earliest-local`.
  */
 export function offsetAtParam(text: string | undefined): OffsetQuery {
-  if (text === "earliest" || text === "latest") return text;
-  const what = "earliest, latest or a timestamp in milliseconds since the epoch (an integer from 0)";
+  if (text === "earliest" || text === "latest" || text === "max-timestamp" || text === "earliest-local") return text;
+  const what = "earliest, latest, max-timestamp, earliest-local or a timestamp in milliseconds since the epoch (an integer from 0)";
   if (text === undefined || text === "") throw new TributaryError("INVALID_REQUEST", `at is required: ${what}`);
   const value = integerPattern.test(text) ? Number(text) : Number.NaN;
   if (!Number.isSafeInteger(value) || value < 0) throw new TributaryError("INVALID_REQUEST", `at must be ${what}`);

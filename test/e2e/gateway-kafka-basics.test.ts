@@ -130,6 +130,16 @@ describe("the gateway as other projects' suites use it", () => {
     expect(answers.misassigned).toMatch(/^INVALID_REPLICA_ASSIGNMENT: .*broker 7 is not a broker here/);
   });
 
+  it("answers ListOffsets v7+ and v8+ as the Java client asks them: the largest timestamp's record, the earliest local offset", async () => {
+    const topic = "timed";
+    await client.admin().topics.create({ name: topic, partitions: 1 });
+    const base = Date.now() - 60_000;
+    await client.topic(topic).produce([0, 5_000, 1_000].map((delta) => ({ value: "v", partition: 0, timestamp: base + delta })));
+    const java = await runJava("GatewayBasics.java", ["offsets", gateway.address, topic]);
+    expect(java.code, java.stderr).toBe(0);
+    expect(JSON.parse(java.stdout)).toEqual({ maxTimestamp: { offset: 1, timestamp: base + 5_000 }, earliestLocal: { offset: 0 } });
+  });
+
   it("a transactional producer's initTransactions() fails with an unsupported error, not a wait: transactions are not supported yet", async () => {
     const java = await runJava("GatewayBasics.java", ["transactional", gateway.address]);
     expect(java.code, java.stderr).toBe(0);

@@ -1,11 +1,14 @@
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ListOffsetsResult;
 import org.apache.kafka.clients.admin.ListTopicsOptions;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicListing;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -25,6 +28,9 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *   java -cp 'lib/*' GatewayBasics.java topics BOOTSTRAP NEW_TOPIC
  *     the Admin client's topic listing with internal topics, then CreateTopics of NEW_TOPIC:
  *     prints {"topics":{"<name>":<internal>,…},"created":"<error or ok>"}
+ *   java -cp 'lib/*' GatewayBasics.java offsets BOOTSTRAP TOPIC
+ *     the Admin client's ListOffsets of partition 0 for OffsetSpec.maxTimestamp() (v7+) and
+ *     earliestLocal() (v8+): prints {"maxTimestamp":{"offset":N,"timestamp":T},"earliestLocal":{"offset":N}}
  *   java -cp 'lib/*' GatewayBasics.java transactional BOOTSTRAP
  *     a transactional producer's initTransactions(): prints {"error":"<class>: <message>"} or {"error":null}
  */
@@ -34,6 +40,7 @@ public class GatewayBasics {
       case "consume" -> consume(args[1], args[2], Integer.parseInt(args[3]), Integer.parseInt(args[4]));
       case "transactional" -> transactional(args[1]);
       case "topics" -> topics(args[1], args[2]);
+      case "offsets" -> offsets(args[1], args[2]);
       default -> throw new IllegalArgumentException(args[0]);
     }
   }
@@ -79,6 +86,19 @@ public class GatewayBasics {
     }
     json.append("},\"created\":\"").append(created.replace("\\", "\\\\").replace("\"", "\\\"")).append("\"}");
     System.out.println(json);
+  }
+
+  static void offsets(String bootstrap, String topic) {
+    Properties config = new Properties();
+    config.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    TopicPartition partition = new TopicPartition(topic, 0);
+    try (Admin admin = Admin.create(config)) {
+      ListOffsetsResult.ListOffsetsResultInfo max = admin.listOffsets(Map.of(partition, OffsetSpec.maxTimestamp())).partitionResult(partition).get();
+      ListOffsetsResult.ListOffsetsResultInfo local = admin.listOffsets(Map.of(partition, OffsetSpec.earliestLocal())).partitionResult(partition).get();
+      System.out.println("{\"maxTimestamp\":{\"offset\":" + max.offset() + ",\"timestamp\":" + max.timestamp() + "},\"earliestLocal\":{\"offset\":" + local.offset() + "}}");
+    } catch (Exception e) {
+      throw new RuntimeException(e);
+    }
   }
 
   static void transactional(String bootstrap) {

@@ -96,6 +96,17 @@ export const logStoreCases: Record<string, (store: LogStore) => void> = {
     expect(store.readBounds()).toEqual({ logStartOffset: 0, logEndOffset: 8, highWatermark: 8 });
   },
 
+  "maxTimestampBelow is the largest max timestamp of the batches starting below an offset"(store) {
+    expect(store.maxTimestampBelow(10)).toBeUndefined();
+    store.append(
+      [storedBatch(0, 2, 5_000), storedBatch(2, 2, 9_000), storedBatch(4, 2, 1_000)],
+      { logStartOffset: 0, logEndOffset: 6, highWatermark: 6 },
+    );
+    expect(store.maxTimestampBelow(2)).toBe(5_001);
+    expect(store.maxTimestampBelow(6)).toBe(9_001);
+    expect(store.maxTimestampBelow(0)).toBeUndefined();
+  },
+
   "firstBatchWithTimestampAtOrAfter finds the lowest-offset batch whose max timestamp qualifies"(store) {
     // Create times need not be monotonic: the second batch is older than the first.
     store.append(

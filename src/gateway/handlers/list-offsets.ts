@@ -1,7 +1,8 @@
 /**
- * ListOffsets: timestamp −2 is the earliest offset, −1 the latest (the high watermark), any
- * other the first offset whose timestamp is at or after it (`GET …/offsets?at=`); none found
- * answers offset −1, as Kafka does.
+ * ListOffsets: timestamp −2 is the earliest offset, −1 the latest (the high watermark), −3 the
+ * first record with the largest timestamp (v7+, KIP-734), −4 the first offset the partition
+ * holds itself, past its tiered segments in R2 (v8+, KIP-405), any other the first offset whose
+ * timestamp is at or after it (`GET …/offsets?at=`); none found answers offset −1, as Kafka does.
  */
 import { path } from "../../client/transport.ts";
 import type { GatewayRequestContext } from "../handler-types.ts";
@@ -13,6 +14,14 @@ interface ListOffsetsRequest {
   topics: { name: string; partitions: { partitionIndex: number; timestamp: bigint }[] }[];
 }
 
+/** Kafka's special timestamps, as `GET …/offsets?at=` names them. */
+const timestampSpecs = new Map<bigint, string>([
+  [-1n, "latest"],
+  [-2n, "earliest"],
+  [-3n, "max-timestamp"],
+  [-4n, "earliest-local"],
+]);
+
 export async function listOffsets(request: ListOffsetsRequest, context: GatewayRequestContext): Promise<Record<string, unknown>> {
   let throttle = 0;
   const topics = await Promise.all(
@@ -20,7 +29,7 @@ export async function listOffsets(request: ListOffsetsRequest, context: GatewayR
       name,
       partitions: await Promise.all(
         partitions.map(async ({ partitionIndex, timestamp }) => {
-          const at = timestamp === -2n ? "earliest" : timestamp === -1n ? "latest" : timestamp >= 0n ? String(timestamp) : undefined;
+          const at = timestampSpecs.get(timestamp) ?? (timestamp >= 0n ? String(timestamp) : undefined);
           if (at === undefined) return { partitionIndex, errorCode: kafkaErrors.INVALID_REQUEST, timestamp: -1n, offset: -1n, leaderEpoch: -1 };
           if (isInternalTopic(name)) return { partitionIndex, errorCode: kafkaErrors.NONE, timestamp: -1n, offset: 0n, leaderEpoch: 0 };
           try {
@@ -29,7 +38,7 @@ export async function listOffsets(request: ListOffsetsRequest, context: GatewayR
               path: path("topics", name, "partitions", partitionIndex, "offsets"),
               query: { at },
             });
-            const byTime = at !== "earliest" && at !== "latest";
+            const byTime = at !== "earliest" && at !== "latest" && at !== "earliest-local";
             if (byTime && answer.timestamp === undefined) return { partitionIndex, errorCode: kafkaErrors.NONE, timestamp: -1n, offset: -1n, leaderEpoch: -1 };
             return { partitionIndex, errorCode: kafkaErrors.NONE, timestamp: BigInt(answer.timestamp ?? -1), offset: BigInt(answer.offset), leaderEpoch: 0 };
           } catch (error) {

@@ -196,8 +196,9 @@ export const fetch: MessageSchema = {
 export const listOffsets: MessageSchema = {
   apiKey: 2,
   name: "ListOffsets",
-  // v7's MAX_TIMESTAMP (−3) has no Tributary counterpart: up to v6.
-  versions: [1, 6],
+  // v7 adds MAX_TIMESTAMP (−3, KIP-734) and v8 EARLIEST_LOCAL (−4, KIP-405), with no new field;
+  // v9's LATEST_TIERED (−5) and v10's TimeoutMs are not served.
+  versions: [1, 8],
   flexibleFrom: 6,
   request: [
     ["replicaId", "int32", "1+"],

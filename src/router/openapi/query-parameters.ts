@@ -36,8 +36,9 @@ export const queryParameters: Record<string, { description: string; schema: Reco
     schema: { type: "string", enum: ["utf8", "base64"], default: "utf8" },
   },
   at: {
-    description: "`earliest`, `latest`, or a timestamp in ms: the first offset whose record timestamp is at or after it.",
-    schema: { type: "string", pattern: "^(earliest|latest|[0-9]{1,16})$" },
+    description:
+      "`earliest`, `latest`, or a timestamp in ms: the first offset whose record timestamp is at or after it; `max-timestamp`: the first record with the largest timestamp (Kafka's KIP-734); `earliest-local`: the first offset the partition holds itself, past its sealed segments in R2 (KIP-405).",
+    schema: { type: "string", pattern: "^(earliest|latest|max-timestamp|earliest-local|[0-9]{1,16})$" },
   },
   acks: {
     description: "`0` (answer 202 at once), `1` (the leader stored it) or `all` (the in-sync replicas did).",

@@ -81,6 +81,33 @@ describe("offsets by time across tiers", () => {
     expect(held.body).toEqual({ offset: 298, timestamp: base + 298_000 });
     const none = await api("GET", `/v1/topics/${topic}/partitions/0/offsets?at=${base + 10_000_000}`);
     expect(none.body).toEqual({ offset: 300 });
+    // Kafka's KIP-734 and KIP-405 specs: the record with the largest timestamp, and the first offset held outside R2.
+    // Sealed segments hold the first records: the partition's own rows start past them.
+    const local = await api("GET", `/v1/topics/${topic}/partitions/0/offsets?at=earliest-local`);
+    expect(local.body.offset).toBeGreaterThan(0);
+    expect(local.body.offset).toBeLessThan(300);
+    expect((await api("GET", `/v1/topics/${topic}/partitions/0/offsets?at=earliest`)).body).toEqual({ offset: 0 });
+    expect((await api("GET", `/v1/topics/${topic}/partitions/0/offsets?at=max-timestamp`)).body).toEqual({ offset: 299, timestamp: base + 299_000 });
+  });
+
+  it("finds the record with the largest timestamp in a sealed segment when later records are older", async () => {
+    const topic = uniqueTopic("tiered-max-time");
+    await createTopic(topic, { configs: { "segment.bytes": "65536" } });
+    const base = Date.now() - 1_000_000;
+    // Record 15's timestamp is the largest; everything after it is older.
+    for (let request = 0; request < 30; request++) {
+      const records = Array.from({ length: 10 }, (_, index) => {
+        const offset = request * 10 + index;
+        return { value: "t".repeat(1_000), timestamp: base + (offset === 15 ? 900_000 : offset * 1_000) };
+      });
+      await produceRetrying(topic, { records, acks: 1 });
+    }
+    await eventually(async () => (await storageOf(topic)).storage.r2Segments >= 2);
+    expect((await api("GET", `/v1/topics/${topic}/partitions/0/offsets?at=max-timestamp`)).body).toEqual({ offset: 15, timestamp: base + 900_000 });
+    const empty = uniqueTopic("tiered-max-time-empty");
+    await createTopic(empty);
+    expect((await api("GET", `/v1/topics/${empty}/partitions/0/offsets?at=max-timestamp`)).body).toEqual({ offset: 0 });
+    expect((await api("GET", `/v1/topics/${empty}/partitions/0/offsets?at=earliest-local`)).body).toEqual({ offset: 0 });
   });
 });
 
