@@ -27,6 +27,7 @@ import { shareGroupRoutes } from "./router/routes/share-groups.ts";
 import { subscriptionRoutes } from "./router/routes/subscriptions.ts";
 import { durableStreamsBasePath, durableStreamsRoutes } from "./durable-streams/routes.ts";
 import { clusterRoutes } from "./router/routes/cluster.ts";
+import { whoamiRoutes } from "./router/routes/whoami.ts";
 
 /**
  * The router Worker's HTTP API (API.md): stateless; every piece of state lives in an object.
@@ -50,7 +51,8 @@ export function createApp(): Hono<RouterEnv> {
   );
   app.use("/v1/*", authentication());
   app.use("/v1/*", quotaMiddleware());
-  app.get("/v1/health", (c) => c.json({ status: "ok" }));
+  // Public (no token): says whether the other routes need one, so a page can ask for a token or not.
+  app.get("/v1/health", (c) => c.json({ status: "ok", tokenRequired: Boolean(c.env.TRIBUTARY_ADMIN_TOKEN) }));
   app.route("/v1/topics", topicRoutes);
   app.route("/v1/topics", partitionSocketRoutes); // an Upgrade: websocket GET; others fall through
   app.route("/v1/topics", binaryRecordRoutes);
@@ -68,6 +70,7 @@ export function createApp(): Hono<RouterEnv> {
   // The Durable Streams protocol (docs/durable-streams.md): its own CORS, authentication and errors.
   app.route(durableStreamsBasePath, durableStreamsRoutes);
   app.route("/v1/cluster", clusterRoutes); // the deployment's cluster id (issue 16, the Kafka gateway)
+  app.route("/v1/whoami", whoamiRoutes); // the caller's kind of token (issue 31, the console's header)
   // After authentication, as any route: a path served with other methods is 405 with Allow.
   const allowedMethods = allowedMethodsOf(app.routes);
   app.notFound((c) => {

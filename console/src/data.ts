@@ -5,24 +5,32 @@ import type { MetricsAnswer, Topic, TopicSummary } from "./types.ts";
 
 /** Describe calls in flight at once when a page describes every topic (a browser allows ~6 per origin). */
 const describeConcurrency = 6;
-/** Topics described for the topics and cluster pages; beyond it the table shows the list's columns only. */
+/** Topics (share groups) described for a list page; beyond it the table shows the list's columns only. */
 export const describedTopicsMax = 200;
 
-export async function describeTopics(topics: readonly TopicSummary[]): Promise<Map<string, Topic>> {
-  const described = new Map<string, Topic>();
-  const queue = topics.slice(0, describedTopicsMax).map((topic) => topic.name);
+/**
+ * `describe(name)` for each of the first `describedTopicsMax` names, `describeConcurrency` at
+ * a time. A name the API no longer knows (404: deleted between the list and the describe) is
+ * left out: its row shows the list's columns only.
+ */
+export async function describeEach<T>(names: readonly string[], describe: (name: string) => Promise<T>): Promise<Map<string, T>> {
+  const described = new Map<string, T>();
+  const queue = names.slice(0, describedTopicsMax);
   const worker = async () => {
     for (let name = queue.shift(); name !== undefined; name = queue.shift()) {
       try {
-        described.set(name, await api<Topic>("GET", path`/v1/topics/${name}`));
+        described.set(name, await describe(name));
       } catch (error) {
-        // Deleted between the list and the describe: the row shows the list's columns only.
         if (!(error instanceof ApiError && error.status === 404)) throw error;
       }
     }
   };
   await Promise.all(Array.from({ length: describeConcurrency }, worker));
   return described;
+}
+
+export function describeTopics(topics: readonly TopicSummary[]): Promise<Map<string, Topic>> {
+  return describeEach(topics.map((topic) => topic.name), (name) => api<Topic>("GET", path`/v1/topics/${name}`));
 }
 
 export function listTopics(): Promise<TopicSummary[]> {

@@ -42,12 +42,27 @@ export async function fetchPartition(topic: string, partition: number, offset: n
   return { records: answer.records.map((record) => ({ ...record, partition })), nextOffset: answer.nextOffset };
 }
 
-/** The shown records with `more` merged in: one per (partition, offset), by timestamp then partition and offset, the newest `shownRecordsMax`. */
-export function mergeRecords(shown: readonly ShownRecord[], more: readonly ShownRecord[]): ShownRecord[] {
+/**
+ * How the table lists records: the newest first (reading the latest: what just happened is on
+ * top, across partitions by timestamp), or the oldest first (reading forward from an offset,
+ * a time or the start).
+ */
+export type RecordOrder = "newest-first" | "oldest-first";
+
+export function orderFor(from: StartFrom): RecordOrder {
+  return from.kind === "latest" ? "newest-first" : "oldest-first";
+}
+
+/**
+ * The shown records with `more` merged in: one per (partition, offset), by timestamp (then
+ * partition and offset) in `order`, at most `max` — the newest kept.
+ */
+export function mergeRecords(shown: readonly ShownRecord[], more: readonly ShownRecord[], order: RecordOrder = "oldest-first", max = shownRecordsMax): ShownRecord[] {
   const byPosition = new Map<string, ShownRecord>();
   for (const record of [...shown, ...more]) byPosition.set(`${record.partition}:${record.offset}`, record);
-  const merged = [...byPosition.values()].sort((a, b) => a.timestamp - b.timestamp || a.partition - b.partition || a.offset - b.offset);
-  return merged.length > shownRecordsMax ? merged.slice(merged.length - shownRecordsMax) : merged;
+  const newestFirst = [...byPosition.values()].sort((a, b) => b.timestamp - a.timestamp || b.partition - a.partition || b.offset - a.offset);
+  const kept = newestFirst.slice(0, max);
+  return order === "newest-first" ? kept : kept.reverse();
 }
 
 /** A record's key as text for the key filter (base64 from the API; null keys never match a filter). */

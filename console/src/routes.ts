@@ -8,6 +8,10 @@ export type Route =
   | { page: "messages"; topic: string }
   | { page: "groups" }
   | { page: "group"; group: string }
+  | { page: "share-groups" }
+  | { page: "share-group"; group: string }
+  | { page: "subscriptions" }
+  | { page: "subscription"; name: string }
   | { page: "tokens" }
   | { page: "cluster" }
   | { page: "api" }
@@ -22,6 +26,10 @@ export function parseRoute(hash: string): Route {
   if (first === "topics" && second !== undefined && third === "messages" && parts.length === 3) return { page: "messages", topic: second };
   if (first === "groups" && parts.length === 1) return { page: "groups" };
   if (first === "groups" && second !== undefined && parts.length === 2) return { page: "group", group: second };
+  if (first === "share-groups" && parts.length === 1) return { page: "share-groups" };
+  if (first === "share-groups" && second !== undefined && parts.length === 2) return { page: "share-group", group: second };
+  if (first === "subscriptions" && parts.length === 1) return { page: "subscriptions" };
+  if (first === "subscriptions" && second !== undefined && parts.length === 2) return { page: "subscription", name: second };
   if ((first === "tokens" || first === "cluster" || first === "api") && parts.length === 1) return { page: first };
   return { page: "not-found", hash };
 }
@@ -34,6 +42,10 @@ export function routeHref(route: Exclude<Route, { page: "not-found" }>): string 
       return `#/topics/${encodeURIComponent(route.topic)}/messages`;
     case "group":
       return `#/groups/${encodeURIComponent(route.group)}`;
+    case "share-group":
+      return `#/share-groups/${encodeURIComponent(route.group)}`;
+    case "subscription":
+      return `#/subscriptions/${encodeURIComponent(route.name)}`;
     default:
       return `#/${route.page}`;
   }

@@ -4,6 +4,19 @@
  */
 import type { MetricsAnswer } from "./types.ts";
 
+/**
+ * What every time chart shows: the last 15 minutes (the metrics' history holds 15 one-minute
+ * buckets), whatever the samples — one sample is a point in it and none an empty stretch of
+ * it, never an axis of years chosen from the samples alone.
+ */
+export const chartWindowSeconds = 15 * 60;
+
+/** The x axis's range at `nowMs`, in uPlot's seconds since the epoch. */
+export function chartWindow(nowMs: number, windowSeconds = chartWindowSeconds): [number, number] {
+  const now = nowMs / 1000;
+  return [now - windowSeconds, now];
+}
+
 export interface RateSeries {
   /** Seconds since the epoch (uPlot's x axis), one per minute bucket. */
   times: number[];

@@ -4,10 +4,13 @@
  * differs in the browser — describe's `storage` and `configOverrides`, fetched records with
  * base64 keys and values, the metrics' JSON twin.
  */
+import type { z } from "zod";
+import type { shareGroupDescriptionSchema, shareGroupListSchema } from "../../src/protocol/share-schemas.ts";
 import type { GroupDescription, GroupOffset, GroupSummary, PartitionInfo as ClientPartitionInfo, RecordHeaders, Rule, Topic as ClientTopic, TokenInfo, TopicSummary } from "../../src/client/types.ts";
 
 export type { GroupOffset, GroupSummary, Rule, TokenInfo, TopicSummary };
 export type { Operation } from "../../src/client/types.ts";
+export type { SubscriptionAnswer as Subscription, SubscriptionDescription } from "../../src/protocol/subscription-schemas.ts";
 export type Group = GroupDescription;
 
 export interface PartitionStorage { sqliteBatches: number; sqliteBytes: number; r2Segments: number; r2Bytes: number }
@@ -34,3 +37,7 @@ export interface MetricsAnswer {
   families: { name: string; type: string; help: string; samples: { name: string; labels: Record<string, string>; value: number }[] }[];
   history: { partitions: { topic: string; partition: number; minuteStartMs: number[]; recordsIn: number[]; recordsOut: number[] }[] };
 }
+/** Share groups and subscriptions as the response schemas state them (the client's own types pull in its transport). */
+export type ShareGroupDescription = z.output<typeof shareGroupDescriptionSchema>;
+export type SharePartitionState = ShareGroupDescription["partitions"][number];
+export type ShareGroupSummary = z.output<typeof shareGroupListSchema>["groups"][number];

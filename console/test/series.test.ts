@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { mergeRecords, shownRecordsMax, type ShownRecord } from "../src/record-reads.ts";
-import { appendSample, topicRates, totalLag } from "../src/series.ts";
+import { mergeRecords, orderFor, shownRecordsMax, type ShownRecord } from "../src/record-reads.ts";
+import { appendSample, chartWindow, chartWindowSeconds, topicRates, totalLag } from "../src/series.ts";
 import type { MetricsAnswer } from "../src/types.ts";
 
 const record = (partition: number, offset: number, timestamp: number): ShownRecord => ({ partition, offset, timestamp, key: null, value: "", headers: {} });
@@ -35,5 +35,22 @@ describe("console series", () => {
     const bounded = mergeRecords([], many);
     expect(bounded).toHaveLength(shownRecordsMax);
     expect(bounded[0]!.offset).toBe(5);
+  });
+
+  it("lists the latest records newest first across partitions by timestamp, keeping the newest N", () => {
+    const read = [record(0, 7, 100), record(1, 3, 300), record(2, 9, 200), record(0, 8, 400), record(1, 2, 50)];
+    expect(orderFor({ kind: "latest" })).toBe("newest-first");
+    expect(orderFor({ kind: "earliest" })).toBe("oldest-first");
+    expect(mergeRecords([], read, "newest-first").map((r) => `${r.partition}:${r.offset}`)).toEqual(["0:8", "1:3", "2:9", "0:7", "1:2"]);
+    expect(mergeRecords([], read, "newest-first", 3).map((r) => `${r.partition}:${r.offset}`)).toEqual(["0:8", "1:3", "2:9"]);
+    expect(mergeRecords([], read, "oldest-first", 3).map((r) => `${r.partition}:${r.offset}`)).toEqual(["2:9", "1:3", "0:8"]);
+    // Records arriving on a live tail go on top.
+    expect(mergeRecords(mergeRecords([], read, "newest-first"), [record(2, 10, 500)], "newest-first")[0]).toMatchObject({ partition: 2, offset: 10 });
+  });
+
+  it("charts the last 15 minutes up to now, whatever the samples", () => {
+    const now = Date.UTC(2026, 11, 3, 8, 0, 0);
+    expect(chartWindowSeconds).toBe(900);
+    expect(chartWindow(now)).toEqual([now / 1000 - 900, now / 1000]);
   });
 });

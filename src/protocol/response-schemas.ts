@@ -13,7 +13,10 @@ import { errorTable, type ErrorCode } from "../errors.ts";
 const offsetSchema = z.number().int();
 const timestampSchema = z.number().int().meta({ description: "ms since the Unix epoch" });
 
-export const healthResponseSchema = z.object({ status: z.literal("ok") });
+export const healthResponseSchema = z.object({
+  status: z.literal("ok"),
+  tokenRequired: z.boolean().meta({ description: "whether the other routes need a bearer token (TRIBUTARY_ADMIN_TOKEN is set); false: an open deployment answers everything" }),
+});
 
 export const partitionInfoSchema = z.object({
   partition: z.number().int().nonnegative(),
@@ -149,6 +152,17 @@ export const tokenViewSchema = z
   .object({ id: z.string(), name: z.string().nullable(), rules: z.array(ruleViewSchema), expiresAt: timestampSchema.nullable(), quotas: quotasViewSchema });
 export const tokenListSchema = z.object({ tokens: z.array(tokenViewSchema) });
 export const createdTokenSchema = tokenViewSchema.extend({ token: z.string().meta({ description: "the secret, shown only here" }) });
+
+/** GET /v1/whoami: what kind of token the caller holds, never any of its secret. */
+export const whoamiResponseSchema = z.object({
+  kind: z.enum(["open", "admin", "scoped", "write", "read"]).meta({ description: "open: no admin token is configured, no token needed" }),
+  tokenId: z.string().optional().meta({ description: "a scoped token's id" }),
+  mintedFrom: z.string().optional().meta({ description: "a write or read token's: the id of the scoped token it was minted from, or \"admin\"" }),
+  topic: z.string().optional().meta({ description: "a write or read token's one topic" }),
+  rules: z.array(ruleViewSchema).optional().meta({ description: "what a scoped, write or read token may do" }),
+  expiresAt: timestampSchema.nullable().optional(),
+  quotas: quotasViewSchema.optional(),
+});
 
 /** GET /v1/openapi.json: an OpenAPI 3.1 document (its own shape is OpenAPI's; test/unit/openapi/ validates it). */
 export const openApiDocumentSchema = z.looseObject({

@@ -60,11 +60,12 @@ function principalOf(grant: TokenGrant | null, now: number): Principal {
 async function topicTokenPrincipal(
   env: Env,
   claims: WriteTokenClaims | undefined,
-  operations: readonly Operation[],
+  minted: "write" | "read",
   adminToken: string,
   now: number,
 ): Promise<Principal> {
   if (claims === undefined || claims.expiresAt <= now) throw unauthenticated();
+  const operations: Operation[] = minted === "write" ? ["write"] : ["read", "describe"];
   let quotas = {};
   let expiresAt = claims.expiresAt;
   if (claims.parent !== "admin") {
@@ -74,15 +75,15 @@ async function topicTokenPrincipal(
     quotas = parent.quotas;
     expiresAt = Math.min(expiresAt, parent.expiresAt ?? Infinity);
   }
-  const rules = [{ resource: "topic" as const, name: claims.topic, patternType: "literal" as const, operations: [...operations] }];
-  return { kind: "token", tokenId: claims.parent, rules, expiresAt, quotas };
+  const rules = [{ resource: "topic" as const, name: claims.topic, patternType: "literal" as const, operations }];
+  return { kind: "token", tokenId: claims.parent, rules, expiresAt, quotas, minted };
 }
 
 async function resolvePrincipal(env: Env, token: string, adminToken: string): Promise<Principal> {
   const now = Date.now();
   if (secretsEqual(token, adminToken)) return { kind: "admin" };
-  if (isWriteToken(token)) return topicTokenPrincipal(env, await verifyWriteToken(token, adminToken), ["write"], adminToken, now);
-  if (isReadToken(token)) return topicTokenPrincipal(env, await verifyReadToken(token, adminToken), ["read", "describe"], adminToken, now);
+  if (isWriteToken(token)) return topicTokenPrincipal(env, await verifyWriteToken(token, adminToken), "write", adminToken, now);
+  if (isReadToken(token)) return topicTokenPrincipal(env, await verifyReadToken(token, adminToken), "read", adminToken, now);
   const scoped = await parseScopedToken(token, await tokenTagKey(env));
   if (scoped === undefined) throw unauthenticated();
   // Bound to the admin token it was created under: one made before this one, or while none was set, is refused.

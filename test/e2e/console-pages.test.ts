@@ -3,19 +3,24 @@
  * open local mode, with data: every page loads with no console error and no failed request
  * (screenshots of each in test-output/console/); the first load's JavaScript stays within
  * 150 KB gzipped; a topic created in the UI is in the API; a record produced in the form shows
- * in the browser; the lag shown for a group is the API's. Controls are found by their labels,
- * as a screen reader finds them.
+ * in the browser; the lag shown for a group is the API's; every page fits a 390-pixel-wide
+ * screen; charts show the last 15 minutes whatever their samples; a missing topic shows only
+ * the error; "Latest 50" over all partitions lists the newest first. Controls are found by
+ * their labels, as a screen reader finds them.
  */
 import { gzipSync } from "node:zlib";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchChromium, watchedPage, type WatchedPage } from "./support/console-browser.ts";
+import { launchChromium, narrowViewport, overflowOf, watchedPage, type WatchedPage } from "./support/console-browser.ts";
 import { startWranglerDev, type DevServer } from "./support/wrangler-dev.ts";
 
 /** The issue's bound on the first load: JavaScript, gzipped. */
 const firstLoadJavaScriptGzipBytesMax = 150 * 1024;
 const topic = "orders";
 const group = "billing";
+/** A topic of 60 records over 3 partitions, a second apart: "Latest 50" shows the newest 50 of them. */
+const events = "events";
+const eventCount = 60;
 
 describe("the console against wrangler dev (open mode)", () => {
   let server: DevServer;
@@ -41,6 +46,10 @@ describe("the console against wrangler dev (open mode)", () => {
     // An empty group with commits (the API creates it): partition 0 read to 1, partition 1 to 3, partition 2 nothing.
     const commit = await call("POST", `/v1/groups/${group}/offsets`, { offsets: [{ topic, partition: 0, offset: 1 }, { topic, partition: 1, offset: 3 }] });
     expect(commit.status).toBe(204);
+    expect((await call("POST", "/v1/topics", { name: events, partitions: 3 })).status).toBe(201);
+    const firstTimestamp = Date.now() - eventCount * 1_000;
+    const eventRecords = Array.from({ length: eventCount }, (_, index) => ({ value: `event-${index}`, partition: (index * 7) % 3, timestamp: firstTimestamp + index * 1_000 }));
+    expect((await call("POST", `/v1/topics/${events}/records`, { records: eventRecords })).status).toBe(200);
     browser = await launchChromium();
     watched = await watchedPage(browser);
   });
@@ -92,6 +101,74 @@ describe("the console against wrangler dev (open mode)", () => {
       expect(watched.problems()).toEqual([]);
     });
   }
+
+  it("fits every page in a 390-pixel-wide screen, tables included", async () => {
+    const narrow = await watchedPage(browser, { viewport: narrowViewport });
+    for (const { name, hash, heading, ready } of pages) {
+      await narrow.page.goto(`${server.url}/${hash}`);
+      await narrow.page.getByRole("heading", { level: 1, name: heading }).waitFor();
+      await narrow.page.locator(ready).first().waitFor();
+      await expect.poll(() => narrow.page.getByText(/Loading/).count()).toBe(0);
+      await narrow.screenshot(`${name}-narrow`);
+      expect({ page: name, ...(await overflowOf(narrow.page)) }).toEqual({ page: name, documentWidth: narrowViewport.width, windowWidth: narrowViewport.width, overflowing: [] });
+    }
+    expect(narrow.problems()).toEqual([]);
+    await narrow.page.context().close();
+  });
+
+  it("says in the header that this open deployment needs no token, and on the tokens page why it creates none", async () => {
+    watched.clearProblems();
+    await open("#/tokens", "Tokens");
+    const page = watched.page;
+    await expect.poll(() => page.getByTestId("token-kind").textContent()).toBe("Open mode: no token needed");
+    await page.getByTestId("tokens-open-mode").filter({ hasText: "SECURITY_DISABLED" }).waitFor();
+    expect(await page.getByText("Create a token").count()).toBe(0);
+    expect(await page.getByLabel("Token", { exact: true }).count()).toBe(0);
+    expect(watched.problems()).toEqual([]);
+  });
+
+  it("charts the last 15 minutes up to now, whatever the samples: one lag sample, no traffic at all", async () => {
+    const windowOf = async (caption: string) => {
+      const chart = watched.page.locator("figure.chart").filter({ hasText: caption }).locator("[role=img]");
+      await expect.poll(() => chart.getAttribute("data-x-max")).not.toBeNull();
+      return { min: Number(await chart.getAttribute("data-x-min")), max: Number(await chart.getAttribute("data-x-max")) };
+    };
+    expect((await call("POST", "/v1/topics", { name: "quiet", partitions: 1 })).status).toBe(201);
+    for (const [hash, heading, caption] of [[`#/groups/${group}`, `Group ${group}`, "Total lag"], ["#/topics/quiet", "Topic quiet", "Records per second"]] as const) {
+      watched.clearProblems();
+      await open(hash, heading);
+      const range = await windowOf(caption);
+      expect(Math.abs(range.max - range.min - 15 * 60)).toBeLessThan(1);
+      expect(Math.abs(range.max - Date.now() / 1000)).toBeLessThan(60);
+      expect(watched.problems()).toEqual([]);
+    }
+    await watched.screenshot("group-one-sample");
+  });
+
+  it("shows only the API's error for a topic that does not exist: no chart, no link to its messages", async () => {
+    const missing = await watchedPage(browser, { tolerated: (url, status) => status === 404 && new URL(url).pathname === "/v1/topics/no-such-topic" });
+    for (const [hash, heading] of [["#/topics/no-such-topic", "Topic no-such-topic"], ["#/topics/no-such-topic/messages", "Messages in no-such-topic"]]) {
+      await missing.page.goto(`${server.url}/${hash}`);
+      await missing.page.getByRole("heading", { level: 1, name: heading }).waitFor();
+      await expect.poll(() => missing.page.getByRole("alert").textContent()).toMatch(/^UNKNOWN_TOPIC_OR_PARTITION: /);
+      expect(await missing.page.locator("main figure, main form, main table").count()).toBe(0);
+      expect(await missing.page.getByRole("link", { name: "Browse and produce messages" }).count()).toBe(0);
+    }
+    await missing.screenshot("topic-missing");
+    expect(missing.problems()).toEqual([]);
+    await missing.page.context().close();
+  });
+
+  it("lists the latest 50 over all partitions newest first, across partitions by timestamp", async () => {
+    watched.clearProblems();
+    await open(`#/topics/${events}/messages`, `Messages in ${events}`);
+    const page = watched.page;
+    await page.getByText(`The newest 50 of ${eventCount} records read, newest first.`).waitFor();
+    const values = await page.getByRole("table", { name: "Records" }).locator("tbody tr td:nth-child(5)").allTextContents();
+    expect(values).toEqual(Array.from({ length: 50 }, (_, index) => `event-${eventCount - 1 - index}`));
+    await watched.screenshot("messages-latest");
+    expect(watched.problems()).toEqual([]);
+  });
 
   it("is usable from the keyboard: a page opened focuses its heading; the skip link leads the navigation", async () => {
     await open("#/topics", "Topics");

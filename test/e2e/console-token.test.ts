@@ -2,7 +2,10 @@
  * The console against a deployment with an admin token (`wrangler dev` with
  * TRIBUTARY_ADMIN_TOKEN): the assets need no token and the data always does; a token typed in
  * once is kept for the tab and sent as `Authorization`; a scoped token's view hides the topics
- * it may not describe; the admin creates a token in the UI and sees its secret once.
+ * it may not describe and the actions it may not take; the header names the kind of token in
+ * use (admin, scoped and its id, read or write and its topic), never any of its secret; the
+ * token field asks for a token because the server's health says it needs one; the admin
+ * creates a token in the UI and sees its secret once.
  */
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -77,12 +80,72 @@ describe("the console against a deployment with tokens", () => {
     await page.context().close();
   });
 
+  it("asks for a token because the server says it needs one, and names the token in use by its kind, never by its secret", async () => {
+    const minted = async (kind: "read" | "write") => {
+      const answer = await call("POST", `/v1/topics/shop-orders/${kind}-tokens`, {});
+      expect(answer.status).toBe(201);
+      return answer.body.token as string;
+    };
+    const scopedId = scopedToken.slice(4, 20);
+    const cases = [
+      { token: adminToken, kind: "Admin token", secret: adminToken },
+      { token: scopedToken, kind: `Scoped token ${scopedId}`, secret: scopedToken.slice(21) },
+      { token: await minted("read"), kind: "Read token for shop-orders", secret: "" },
+      { token: await minted("write"), kind: "Write token for shop-orders", secret: "" },
+    ];
+    // A read or write token's secret is its signature (after the "."), its payload only names the topic.
+    for (const entry of cases) if (entry.secret === "") entry.secret = entry.token.slice(entry.token.indexOf(".") + 1);
+    const refusedWithoutToken = (url: string, status: number) => status === 401 || (status === 403 && new URL(url).pathname === "/v1/metrics");
+    for (const { token, kind, secret } of cases) {
+      const watched = await watchedPage(browser, { tolerated: refusedWithoutToken });
+      const page = watched.page;
+      await page.goto(`${server.url}/#/cluster`);
+      const field = page.getByLabel("Token", { exact: true });
+      await expect.poll(() => field.getAttribute("placeholder")).toBe("this server needs a token");
+      await field.fill(token);
+      await page.getByRole("button", { name: "Use token" }).click();
+      await expect.poll(() => page.getByTestId("token-kind").textContent()).toBe(kind);
+      const text = await page.evaluate<string>("document.body.innerText");
+      for (const piece of [secret.slice(0, 5), secret.slice(-5), token.slice(0, 8)].filter((part) => !kind.includes(part))) expect({ kind, shows: text.includes(piece) }).toEqual({ kind, shows: false });
+      if (kind === "Admin token") await watched.screenshot("token-kind-admin");
+      await page.context().close();
+    }
+  });
+
+  it("offers a scoped token no action it may not take: no delete, create, config change or produce", async () => {
+    const metricsRefused = (url: string, status: number) => status === 403 && new URL(url).pathname === "/v1/metrics";
+    const watched = await watchedPage(browser, { tolerated: metricsRefused });
+    const page = watched.page;
+    // The token as typed in earlier in this tab (the token field's test is above).
+    await page.addInitScript(`sessionStorage.setItem("tributary.console.token", ${JSON.stringify(scopedToken)})`);
+    await page.goto(`${server.url}/#/topics`);
+    const row = page.getByRole("row").filter({ has: page.getByRole("link", { name: "shop-orders" }) });
+    await row.getByRole("link", { name: "Messages" }).waitFor();
+    await expect.poll(() => page.getByTestId("token-kind").textContent()).toMatch(/^Scoped token /);
+    expect(await row.getByRole("button", { name: "Delete" }).count()).toBe(0);
+    expect(await page.getByText("Create a topic").count()).toBe(0);
+    await watched.screenshot("topics-scoped-no-actions");
+    await page.goto(`${server.url}/#/topics/shop-orders`);
+    await page.getByRole("heading", { name: "Configs" }).waitFor();
+    expect(await page.getByRole("form", { name: "Set a config" }).count()).toBe(0);
+    await page.goto(`${server.url}/#/topics/shop-orders/messages`);
+    await page.getByText(/records? read\./).waitFor();
+    expect(await page.getByText("Produce a record").count()).toBe(0);
+    // The tokens page says whose they are to manage, and asks the API nothing it would refuse.
+    await page.goto(`${server.url}/#/tokens`);
+    await page.getByTestId("tokens-admin-only").waitFor();
+    expect(await page.getByTestId("tokens-admin-only").textContent()).toContain("Only the admin token manages tokens");
+    await page.getByText("read on topic shop-*").waitFor();
+    expect(watched.problems()).toEqual([]);
+    await page.context().close();
+  });
+
   it("lets the admin create a token in the UI and shows its secret once", async () => {
     const watched = await watchedPage(browser);
     const page = watched.page;
     await page.goto(`${server.url}/#/tokens`);
-    await page.getByRole("alert").first().waitFor();
-    watched.clearProblems(); // the 401 before a token is typed in
+    // Without a token the page asks the API nothing: it says who may manage tokens.
+    await page.getByTestId("tokens-admin-only").filter({ hasText: "this session holds no valid token" }).waitFor();
     await page.getByLabel("Token", { exact: true }).fill(adminToken);
     await page.getByRole("button", { name: "Use token" }).click();
     await page.getByRole("cell", { name: "shop-reader" }).or(page.getByRole("rowheader", { name: "shop-reader" })).waitFor();

@@ -147,6 +147,7 @@ describe("the router's answers agree with its OpenAPI document", () => {
     await call("GET", "/v1/topics", { token: null });
     await call("PUT", "/v1/topics");
     await call("GET", "/v1/cluster"); // the deployment's cluster id (the Kafka gateway reads it)
+    await call("GET", "/v1/whoami"); // the caller's kind of token (the console's header)
     await call("GET", "/v1/health", { token: null });
     await call("GET", "/v1/openapi.json", { token: null });
     await call("GET", "/v1/openapi.json?unknown=1", { token: null });

@@ -1,8 +1,7 @@
 /** A uPlot time chart (bundled, no CDN), sized to its container, colours from the page's theme. */
 import { useEffect, useRef } from "preact/hooks";
 import uPlot from "uplot";
-
-const xSpanMinSeconds = 60;
+import { chartWindow } from "../series.ts";
 
 export interface ChartSeries {
   label: string;
@@ -10,6 +9,13 @@ export interface ChartSeries {
   colorVar: string;
 }
 
+/** The chart's width: its container's, and at least this (a phone's column is about 350 px). */
+const chartWidthMin = 260;
+
+/**
+ * The x axis is the last 15 minutes up to now (`chartWindow`), recomputed at each redraw;
+ * the container carries the range uPlot drew (`data-x-min`, `data-x-max`, seconds) for tests.
+ */
 export function TimeChart(props: { title: string; times: number[]; series: ChartSeries[]; height?: number; unit: string }) {
   const container = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | null>(null);
@@ -22,19 +28,26 @@ export function TimeChart(props: { title: string; times: number[]; series: Chart
     const style = getComputedStyle(document.documentElement);
     const color = (name: string) => style.getPropertyValue(name).trim() || "#888";
     const axis = { stroke: color("--muted"), grid: { stroke: color("--grid") }, ticks: { stroke: color("--grid") } };
+    const width = () => Math.max(element.clientWidth, chartWidthMin);
     plot.current = new uPlot(
       {
-        width: Math.max(element.clientWidth, 300),
+        width: width(),
         height,
         series: [{}, ...series.map((entry) => ({ label: entry.label, stroke: color(entry.colorVar), width: 2, value: (_: uPlot, v: number | null) => (v === null ? "—" : `${v.toFixed(2)} ${unit}`) }))],
         axes: [axis, { ...axis, size: 60 }],
-        // A window of at least a minute, so one sample is a point on it rather than a chart of years.
-        scales: { x: { time: true, range: (_u, min, max) => (max - min < xSpanMinSeconds ? [max - xSpanMinSeconds, max] : [min, max]) }, y: { range: (_u, min, max) => [0, Math.max(max, min, 1)] } },
+        scales: { x: { time: true, range: () => chartWindow(Date.now()) }, y: { range: (_u, min, max) => [0, Math.max(max ?? 0, min ?? 0, 1)] } },
+        hooks: {
+          setScale: [(u, key) => {
+            if (key !== "x") return;
+            element.dataset.xMin = String(u.scales.x!.min);
+            element.dataset.xMax = String(u.scales.x!.max);
+          }],
+        },
       },
       [times, ...series.map((entry) => entry.values)],
       element,
     );
-    const resize = () => plot.current?.setSize({ width: Math.max(element.clientWidth, 300), height });
+    const resize = () => plot.current?.setSize({ width: width(), height });
     window.addEventListener("resize", resize);
     return () => {
       window.removeEventListener("resize", resize);

@@ -3,7 +3,8 @@ import { useState } from "preact/hooks";
 import { api } from "../api.ts";
 import { ErrorMessage, PageHeading, Status, useInterval, useLoad } from "../components/common.tsx";
 import { describeTopics, listTopics } from "../data.ts";
-import { storedToken } from "../session.ts";
+import { describeIdentity } from "../identity.ts";
+import { useIdentity } from "../session-identity.tsx";
 import type { Topic } from "../types.ts";
 
 interface RegionRow {
@@ -29,6 +30,7 @@ export function regionRows(topics: Iterable<Topic>): RegionRow[] {
 }
 
 export function ClusterPage() {
+  const identity = useIdentity();
   const [latencyMs, setLatencyMs] = useState<number>();
   const health = useLoad(async () => {
     const started = performance.now();
@@ -44,7 +46,7 @@ export function ClusterPage() {
       <PageHeading>Cluster</PageHeading>
       <h2>Health</h2>
       <ErrorMessage error={health.error} />
-      {health.data !== undefined && <p>API <strong data-testid="health">{health.data.status}</strong>{latencyMs !== undefined && ` (answered in ${latencyMs} ms)`} · {storedToken() === null ? "no token sent (an open deployment answers everything)" : "a token is sent with every request"}</p>}
+      {health.data !== undefined && <p>API <strong data-testid="health">{health.data.status}</strong>{latencyMs !== undefined && ` (answered in ${latencyMs} ms)`} · {describeIdentity(identity)}</p>}
       <h2>Regions</h2>
       <p class="meta">Regions holding replicas of the topics this token may describe; a replica out of the ISR counts as out of sync.</p>
       <ErrorMessage error={topics.error} />

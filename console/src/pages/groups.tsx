@@ -3,15 +3,18 @@ import { useState } from "preact/hooks";
 import { api, path } from "../api.ts";
 import { TimeChart } from "../components/chart.tsx";
 import { ConfirmButton, ErrorMessage, PageHeading, Status, useInterval, useLoad } from "../components/common.tsx";
+import { ResetOffsetsForm } from "../components/reset-offsets.tsx";
 import { formatLocalTime } from "../format.ts";
 import { routeHref } from "../routes.ts";
-import { appendSample, totalLag } from "../series.ts";
+import { identityMay } from "../identity.ts";
+import { appendSample, chartWindowSeconds, totalLag } from "../series.ts";
+import { useIdentity } from "../session-identity.tsx";
 import type { Group, GroupOffset, GroupSummary } from "../types.ts";
 
 /** How often an open group page samples its offsets for the lag chart. */
 const lagSampleMs = 5_000;
-/** Samples kept: an hour at one per 5 s. */
-const lagSamplesMax = 720;
+/** Samples kept: the chart's window (15 minutes) at one per 5 s. */
+const lagSamplesMax = chartWindowSeconds / (lagSampleMs / 1000);
 
 export function GroupsPage() {
   const groups = useLoad(() => api<{ groups: GroupSummary[] }>("GET", "/v1/groups"), "groups");
@@ -36,7 +39,7 @@ export function GroupsPage() {
           </tbody>
         </table>
       )}
-      <p class="meta">Share groups and subscriptions appear here once the API has them.</p>
+      <p class="meta">Share groups (queues over a topic) and push subscriptions have pages of their own: <a href={routeHref({ page: "share-groups" })}>share groups</a>, <a href={routeHref({ page: "subscriptions" })}>subscriptions</a>.</p>
     </section>
   );
 }
@@ -74,7 +77,7 @@ export function GroupPage(props: { group: string }) {
       <ErrorMessage error={offsetsError} />
       {offsets !== undefined && <LagTable offsets={offsets} />}
       <TimeChart
-        title="Total lag while this page is open (sampled every 5 s)"
+        title="Total lag, last 15 minutes (sampled every 5 s while this page is open)"
         unit="records"
         times={samples.map(([time]) => time)}
         series={[{ label: "total lag", values: samples.map(([, lag]) => lag), colorVar: "--series-1" }]}
@@ -125,31 +128,18 @@ function LagTable(props: { offsets: GroupOffset[] }) {
   );
 }
 
-/** Reset offsets (empty groups only, as the API says) with a dry run first; delete an empty group. */
+/**
+ * Reset offsets (empty groups only, as the API says) with a dry run first; delete an empty
+ * group. Offered only to a token that may: `read` on the group resets, `delete` deletes.
+ */
 function GroupActions(props: { group: Group; topics: string[]; onChanged: () => void }) {
+  const identity = useIdentity();
   const [error, setError] = useState<unknown>();
-  const [message, setMessage] = useState<string>();
   const empty = props.group.state === "Empty";
-  const reset = async (event: Event) => {
-    event.preventDefault();
-    const submitter = (event as SubmitEvent).submitter as HTMLButtonElement | null;
-    const fields = new FormData(event.currentTarget as HTMLFormElement);
-    const kind = String(fields.get("to"));
-    const at = String(fields.get("at") ?? "");
-    const to = kind === "offset" ? { offset: Number(at) } : kind === "timestamp" ? { timestamp: new Date(at).getTime() } : kind;
-    const dryRun = submitter?.value === "dry-run";
-    setError(undefined);
-    try {
-      const answer = await api<{ offsets: { partition: number; offset: number }[] }>("POST", path`/v1/groups/${props.group.group}/offsets/reset`, { topic: String(fields.get("topic")), to, dryRun });
-      setMessage(`${dryRun ? "Would set" : "Set"} ${answer.offsets.map((row) => `partition ${row.partition} → ${row.offset}`).join(", ")}.`);
-      if (!dryRun) props.onChanged();
-    } catch (caught) {
-      setError(caught);
-    }
-  };
+  const name = props.group.group;
   const remove = async () => {
     try {
-      await api("DELETE", path`/v1/groups/${props.group.group}`);
+      await api("DELETE", path`/v1/groups/${name}`);
       location.hash = routeHref({ page: "groups" });
     } catch (caught) {
       setError(caught);
@@ -157,19 +147,15 @@ function GroupActions(props: { group: Group; topics: string[]; onChanged: () => 
   };
   return (
     <>
-      <h2>Reset offsets</h2>
-      {!empty && <p class="meta">A reset needs an empty group (its members gone); a dry run shows the plan at any time.</p>}
-      <form onSubmit={reset} class="inline-form" aria-label="Reset offsets">
-        <label>Topic <input name="topic" list="group-topics" required autoComplete="off" /></label>
-        <datalist id="group-topics">{props.topics.map((topic) => <option key={topic} value={topic} />)}</datalist>
-        <label>To <select name="to"><option value="earliest">earliest</option><option value="latest">latest</option><option value="offset">offset</option><option value="timestamp">time</option></select></label>
-        <label>Offset or time (local) <input name="at" autoComplete="off" placeholder="42 or 2026-12-03T08:00" /></label>
-        <button type="submit" name="action" value="dry-run">Dry run</button>
-        <button type="submit" name="action" value="reset" disabled={!empty}>Reset offsets</button>
-      </form>
+      {identityMay(identity, "group", name, "read") && (
+        <>
+          <h2>Reset offsets</h2>
+          {!empty && <p class="meta">A reset needs an empty group (its members gone); a dry run shows the plan at any time.</p>}
+          <ResetOffsetsForm resetPath={path`/v1/groups/${name}/offsets/reset`} topics={props.topics} resetEnabled={empty} onChanged={props.onChanged} />
+        </>
+      )}
       <ErrorMessage error={error} />
-      {message !== undefined && <Status>{message}</Status>}
-      {empty && <p><ConfirmButton label="Delete group" confirmLabel={`Delete ${props.group.group}`} question={`Delete group ${props.group.group} and its committed offsets?`} onConfirm={remove} /></p>}
+      {empty && identityMay(identity, "group", name, "delete") && <p><ConfirmButton label="Delete group" confirmLabel={`Delete ${name}`} question={`Delete group ${name} and its committed offsets?`} onConfirm={remove} /></p>}
     </>
   );
 }

@@ -3,13 +3,15 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { api, authHeaders, path } from "../api.ts";
 import { ErrorMessage, PageHeading, Status } from "../components/common.tsx";
 import { base64ToBytes, formatLocalTime, renderPayload, utf8OrNull, type PayloadView } from "../format.ts";
-import { fetchPartition, keyMatches, mergeRecords, startOffset, type ShownRecord, type StartFrom } from "../record-reads.ts";
+import { identityMay } from "../identity.ts";
+import { fetchPartition, keyMatches, mergeRecords, orderFor, shownRecordsMax, startOffset, type ShownRecord, type StartFrom } from "../record-reads.ts";
 import { routeHref } from "../routes.ts";
+import { useIdentity } from "../session-identity.tsx";
 import { readEventStream } from "../sse.ts";
 import type { FetchedRecord, Topic } from "../types.ts";
 import { ProduceForm } from "./produce-form.tsx";
 
-/** Records read per partition by one load. */
+/** Records read per partition by one load; "Latest 50" shows the newest 50 of them over all partitions. */
 const readCount = 50;
 
 interface Query {
@@ -18,7 +20,9 @@ interface Query {
 }
 
 export function MessagesPage(props: { topic: string }) {
+  const identity = useIdentity();
   const [topic, setTopic] = useState<Topic>();
+  const [topicError, setTopicError] = useState<unknown>();
   const [query, setQuery] = useState<Query>({ partition: "all", from: { kind: "latest" } });
   const [records, setRecords] = useState<ShownRecord[]>([]);
   const positions = useRef(new Map<number, number>());
@@ -31,9 +35,17 @@ export function MessagesPage(props: { topic: string }) {
   const load = async (next: Query) => {
     setError(undefined);
     setStatus("Reading…");
+    let described: Topic;
     try {
-      const described = await api<Topic>("GET", path`/v1/topics/${props.topic}`);
+      described = await api<Topic>("GET", path`/v1/topics/${props.topic}`);
       setTopic(described);
+      setTopicError(undefined);
+    } catch (caught) {
+      setTopicError(caught);
+      setStatus(undefined);
+      return;
+    }
+    try {
       const partitions = described.partitions.filter((p) => next.partition === "all" || p.partition === next.partition);
       positions.current = new Map();
       const reads = await Promise.all(partitions.map(async (partition) => {
@@ -42,9 +54,10 @@ export function MessagesPage(props: { topic: string }) {
         return { partition: partition.partition, ...(await fetchPartition(props.topic, partition.partition, offset, readCount, partition.leader)) };
       }));
       for (const read of reads) positions.current.set(read.partition, read.nextOffset);
-      const merged = mergeRecords([], reads.flatMap((read) => read.records));
+      const read = reads.flatMap((entry) => entry.records);
+      const merged = mergeRecords([], read, orderFor(next.from), next.from.kind === "latest" ? readCount : shownRecordsMax);
       setRecords(merged);
-      setStatus(`${merged.length} record${merged.length === 1 ? "" : "s"} read.`);
+      setStatus(merged.length < read.length ? `The newest ${merged.length} of ${read.length} records read, newest first.` : `${merged.length} record${merged.length === 1 ? "" : "s"} read.`);
     } catch (caught) {
       setError(caught);
       setStatus(undefined);
@@ -58,7 +71,7 @@ export function MessagesPage(props: { topic: string }) {
       const reads = await Promise.all([...positions.current].map(async ([partition, offset]) => ({ partition, ...(await fetchPartition(props.topic, partition, offset, readCount, leaders.get(partition))) })));
       for (const read of reads) positions.current.set(read.partition, read.nextOffset);
       const more = reads.flatMap((read) => read.records);
-      setRecords((shown) => mergeRecords(shown, more));
+      setRecords((shown) => mergeRecords(shown, more, orderFor(query.from)));
       setStatus(`${more.length} more record${more.length === 1 ? "" : "s"} read.`);
     } catch (caught) {
       setError(caught);
@@ -83,7 +96,7 @@ export function MessagesPage(props: { topic: string }) {
         if (event.event !== "records") return;
         const data = JSON.parse(event.data) as { records: FetchedRecord[]; nextOffset?: number };
         const arrived = data.records.map((record) => ({ ...record, partition: record.partition ?? (partition as number) }));
-        setRecords((shown) => mergeRecords(shown, arrived));
+        setRecords((shown) => mergeRecords(shown, arrived, orderFor(query.from)));
         setStatus(`Live: ${arrived.length} record${arrived.length === 1 ? "" : "s"} arrived at ${formatLocalTime(Date.now())}.`);
       },
     }).then(
@@ -114,6 +127,10 @@ export function MessagesPage(props: { topic: string }) {
   const visible = records.filter((record) => keyMatches(record, keyFilter, decodeKey));
   const [fromKind, setFromKind] = useState(query.from.kind);
 
+  // A topic that is not there (or not this token's to read) has nothing to browse: only the API's answer.
+  if (topic === undefined && topicError !== undefined) {
+    return <section><PageHeading>Messages in {props.topic}</PageHeading><ErrorMessage error={topicError} /><p><a href={routeHref({ page: "topics" })}>Back to the topics</a></p></section>;
+  }
   return (
     <section>
       <PageHeading>Messages in {props.topic}</PageHeading>
@@ -149,7 +166,7 @@ export function MessagesPage(props: { topic: string }) {
       <ErrorMessage error={error} />
       {status !== undefined && <Status>{status}</Status>}
       <RecordTable records={visible} view={view} />
-      {topic !== undefined && <ProduceForm topic={topic} onProduced={() => { if (!live) void load(query); }} />}
+      {topic !== undefined && identityMay(identity, "topic", props.topic, "write") && <ProduceForm topic={topic} onProduced={() => { if (!live) void load(query); }} />}
     </section>
   );
 }

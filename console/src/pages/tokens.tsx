@@ -3,12 +3,33 @@ import { useState } from "preact/hooks";
 import { api, path } from "../api.ts";
 import { ConfirmButton, ErrorMessage, PageHeading, Status, useLoad } from "../components/common.tsx";
 import { formatLocalTime } from "../format.ts";
+import { describeIdentity, identityIsAdmin } from "../identity.ts";
+import { useSession } from "../session-identity.tsx";
 import type { Operation, Rule, TokenInfo } from "../types.ts";
 
 const operations: Operation[] = ["read", "write", "describe", "create", "alter", "delete"];
 const emptyRule = (): Rule => ({ resource: "topic", name: "", patternType: "literal", operations: ["read"] });
 
 export function TokensPage() {
+  const { identity, tokenRequired } = useSession();
+  // Only the admin token manages tokens: another token is not sent to ask (it could only be refused).
+  if (identity.kind === "loading") return <section><PageHeading>Tokens</PageHeading><Status>Checking the token…</Status></section>;
+  if (!identityIsAdmin(identity)) {
+    return (
+      <section>
+        <PageHeading>Tokens</PageHeading>
+        <p data-testid="tokens-admin-only">Only the admin token manages tokens; this session holds {identity.kind === "no-token" || identity.kind === "refused" ? "no valid token" : `a ${describeIdentity(identity).replace(/^\w/, (first) => first.toLowerCase())}`}.</p>
+        {(identity.kind === "scoped" || identity.kind === "write" || identity.kind === "read") && (
+          <><h2>What this token may do</h2><ul class="rules">{(identity.rules ?? []).map((rule, index) => <li key={index}>{describeRule(rule)}</li>)}</ul></>
+        )}
+      </section>
+    );
+  }
+  return <TokenManager open={tokenRequired === false} />;
+}
+
+/** The admin's view: the list, revoke, and (unless the deployment is open) create. */
+function TokenManager(props: { open: boolean }) {
   const tokens = useLoad(() => api<{ tokens: TokenInfo[] }>("GET", "/v1/tokens"), "tokens");
   const [error, setError] = useState<unknown>();
   const [secret, setSecret] = useState<{ name: string; token: string }>();
@@ -25,7 +46,15 @@ export function TokensPage() {
     <section>
       <PageHeading>Tokens</PageHeading>
       <p class="meta">Scoped tokens and their rules (Kafka's ACLs, allow rules only). Only the admin token may manage them.</p>
-      <CreateTokenForm onCreated={(created) => { setSecret(created); tokens.reload(); }} />
+      {props.open ? (
+        <p class="panel" data-testid="tokens-open-mode">
+          This deployment is in open mode: it has no admin token (<code>TRIBUTARY_ADMIN_TOKEN</code> is not set), so every request is allowed and a
+          token would protect nothing. The API refuses to create one (<code>SECURITY_DISABLED</code>). Set the admin token
+          (<code>wrangler secret put TRIBUTARY_ADMIN_TOKEN</code>; <code>.dev.vars</code> locally) to create tokens.
+        </p>
+      ) : (
+        <CreateTokenForm onCreated={(created) => { setSecret(created); tokens.reload(); }} />
+      )}
       {secret !== undefined && (
         <div class="secret" role="alert">
           <p>The secret of <strong>{secret.name}</strong>, shown this once: copy it now.</p>
@@ -37,6 +66,7 @@ export function TokensPage() {
       {tokens.data === undefined && tokens.loading && <Status>Loading tokens…</Status>}
       {tokens.data !== undefined && (
         <table>
+          <caption class="visually-hidden">Tokens</caption>
           <thead><tr><th scope="col">Name</th><th scope="col">Id</th><th scope="col">Rules</th><th scope="col">Expires</th><th scope="col">Quotas</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
           <tbody>
             {tokens.data.tokens.length === 0 && <tr><td colSpan={6}>No tokens.</td></tr>}
@@ -46,7 +76,7 @@ export function TokensPage() {
                 <td><code>{token.id}</code></td>
                 <td><ul class="rules">{token.rules.map((rule, index) => <li key={index}>{describeRule(rule)}</li>)}</ul></td>
                 <td>{token.expiresAt === null ? "never" : formatLocalTime(token.expiresAt)}</td>
-                <td>{token.quotas ? Object.entries(token.quotas).map(([name, value]) => `${name} ${value}`).join(", ") : "—"}</td>
+                <td>{token.quotas ? Object.entries(token.quotas).map(([name, value]) => `${name} ${value}`).join(", ") || "—" : "—"}</td>
                 <td><ConfirmButton label="Revoke" confirmLabel={`Revoke ${token.name ?? token.id}`} question={`Revoke token ${token.name ?? token.id}?`} onConfirm={() => revoke(token.id)} /></td>
               </tr>
             ))}

@@ -6,7 +6,8 @@ import { ConfirmButton, ErrorMessage, PageHeading, Status, useInterval, useLoad 
 import { describeTopics, listTopics, loadMetrics, missingRatesReason, partitionBytes } from "../data.ts";
 import { formatBytes, formatRate, parseConfigLines } from "../format.ts";
 import { routeHref } from "../routes.ts";
-import { storedToken } from "../session.ts";
+import { identityMay, identityMayCreateTopics } from "../identity.ts";
+import { useIdentity } from "../session-identity.tsx";
 import { topicRates } from "../series.ts";
 import type { MetricsAnswer, Topic } from "../types.ts";
 
@@ -14,6 +15,7 @@ import type { MetricsAnswer, Topic } from "../types.ts";
 const refreshMs = 15_000;
 
 export function TopicsPage() {
+  const identity = useIdentity();
   const topics = useLoad(async () => {
     const list = await listTopics();
     return { list, described: await describeTopics(list) };
@@ -37,7 +39,7 @@ export function TopicsPage() {
   return (
     <section>
       <PageHeading>Topics</PageHeading>
-      <CreateTopicForm onCreated={(name) => { setMessage(`Created topic ${name}.`); topics.reload(); }} />
+      {identityMayCreateTopics(identity) && <CreateTopicForm onCreated={(name) => { setMessage(`Created topic ${name}.`); topics.reload(); }} />}
       {message !== undefined && <Status>{message}</Status>}
       <ErrorMessage error={actionError} />
       <ErrorMessage error={topics.error} />
@@ -50,9 +52,9 @@ export function TopicsPage() {
             <tr><th scope="col">Name</th><th scope="col" class="number">Partitions</th><th scope="col" class="number">Replication factor</th><th scope="col" class="number">SQLite</th><th scope="col" class="number">R2</th><th scope="col">Records in/s (15 min)</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr>
           </thead>
           <tbody>
-            {topics.data.list.length === 0 && <tr><td colSpan={7}>{storedToken() === null ? "No topics yet." : "No topics this token may describe."}</td></tr>}
+            {topics.data.list.length === 0 && <tr><td colSpan={7}>{identity.kind === "scoped" || identity.kind === "write" || identity.kind === "read" ? "No topics this token may describe." : "No topics yet."}</td></tr>}
             {topics.data.list.map((summary) => (
-              <TopicRow key={summary.name} summary={summary} topic={topics.data!.described.get(summary.name)} metrics={metrics.data} ratesMissing={missingRatesReason(metrics.error)} onDelete={remove} />
+              <TopicRow key={summary.name} summary={summary} topic={topics.data!.described.get(summary.name)} metrics={metrics.data} ratesMissing={missingRatesReason(metrics.error)} onDelete={identityMay(identity, "topic", summary.name, "delete") ? remove : undefined} />
             ))}
           </tbody>
         </table>
@@ -61,7 +63,7 @@ export function TopicsPage() {
   );
 }
 
-function TopicRow(props: { summary: { name: string; partitions: number; replicationFactor: number }; topic: Topic | undefined; metrics: MetricsAnswer | undefined; ratesMissing: string; onDelete: (name: string) => Promise<void> }) {
+function TopicRow(props: { summary: { name: string; partitions: number; replicationFactor: number }; topic: Topic | undefined; metrics: MetricsAnswer | undefined; ratesMissing: string; onDelete: ((name: string) => Promise<void>) | undefined }) {
   const { summary } = props;
   const bytes = partitionBytes(props.topic);
   const rates = topicRates(props.metrics, summary.name).recordsInPerSecond;
@@ -82,7 +84,7 @@ function TopicRow(props: { summary: { name: string; partitions: number; replicat
       </td>
       <td class="actions">
         <a href={routeHref({ page: "messages", topic: summary.name })}>Messages</a>{" "}
-        <ConfirmButton label="Delete" confirmLabel={`Delete ${summary.name}`} question={`Delete topic ${summary.name} and all its records?`} onConfirm={() => props.onDelete(summary.name)} />
+        {props.onDelete !== undefined && <ConfirmButton label="Delete" confirmLabel={`Delete ${summary.name}`} question={`Delete topic ${summary.name} and all its records?`} onConfirm={() => props.onDelete!(summary.name)} />}
       </td>
     </tr>
   );

@@ -7,6 +7,7 @@ import {
   openApiDocumentSchema,
   producerIdentitySchema,
   tokenListSchema,
+  whoamiResponseSchema,
 } from "../../protocol/response-schemas.ts";
 import { faultRequestSchema, producerRequestSchema } from "../../protocol/schemas.ts";
 import type { RouteDoc } from "./route-doc.ts";
@@ -50,7 +51,7 @@ export const operationRouteDocs: readonly RouteDoc[] = [
   },
   {
     method: "get", path: "/v1/health", tag: "operations", auth: "none",
-    summary: "Health (no token; ignores query parameters)",
+    summary: "Health, and whether the other routes need a token (no token; ignores query parameters)",
     responses: { 200: { description: "Healthy", json: healthResponseSchema } },
   },
   {
@@ -79,5 +80,12 @@ export const operationRouteDocs: readonly RouteDoc[] = [
     description: "Made once by the controller and the same through every URL of the deployment; the Kafka gateway answers it in Metadata.",
     query: [],
     responses: { 200: { description: "The cluster id", json: clusterIdentitySchema } },
+  },
+  // The caller's kind of token (issue 31: the console says which token is in use).
+  {
+    method: "get", path: "/v1/whoami", tag: "tokens", auth: "token",
+    summary: "The kind of token the request holds (admin, scoped with its id, write or read with its topic), never a secret (any valid token)",
+    query: [],
+    responses: { 200: { description: "The caller's principal", json: whoamiResponseSchema } },
   },
 ];

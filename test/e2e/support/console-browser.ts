@@ -29,8 +29,11 @@ export interface WatchedPage {
  * `tolerated(url, status)` names answers a test expects (the API's refusal it checks the page
  * shows); everything else counts.
  */
-export async function watchedPage(browser: Browser, options: { colorScheme?: "light" | "dark"; tolerated?: (url: string, status: number) => boolean } = {}): Promise<WatchedPage> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, colorScheme: options.colorScheme ?? "light" });
+export async function watchedPage(
+  browser: Browser,
+  options: { colorScheme?: "light" | "dark"; tolerated?: (url: string, status: number) => boolean; viewport?: { width: number; height: number } } = {},
+): Promise<WatchedPage> {
+  const context = await browser.newContext({ viewport: options.viewport ?? { width: 1280, height: 860 }, colorScheme: options.colorScheme ?? "light" });
   const page = await context.newPage();
   const tolerated = options.tolerated ?? (() => false);
   let problems: string[] = [];
@@ -59,4 +62,22 @@ export async function watchedPage(browser: Browser, options: { colorScheme?: "li
     clearProblems: () => { problems = []; },
     screenshot: async (name) => { await page.screenshot({ path: join(screenshotDirectory, `${name}.png`), fullPage: true }); },
   };
+}
+
+/** A phone's screen (an iPhone 12 to 15's CSS pixels): the width every table must fit. */
+export const narrowViewport = { width: 390, height: 844 };
+
+/**
+ * What sticks out of a narrow page: the document wider than the window (the page would scroll
+ * sideways), and each table or other element whose right edge passes the window's, by name.
+ */
+export function overflowOf(page: Page): Promise<{ documentWidth: number; windowWidth: number; overflowing: string[] }> {
+  // A string: the test layer has no DOM types, the page runs it as it is.
+  return page.evaluate(`(() => {
+    const windowWidth = window.innerWidth;
+    const overflowing = [...document.querySelectorAll("main table, main form, main figure, main pre, main dl, header")]
+      .filter((element) => element.getBoundingClientRect().right > windowWidth + 0.5)
+      .map((element) => (element.tagName.toLowerCase() + " " + (element.getAttribute("aria-label") ?? element.querySelector("caption")?.textContent ?? "")).trim() + " (right edge " + Math.round(element.getBoundingClientRect().right) + ")");
+    return { documentWidth: document.documentElement.scrollWidth, windowWidth, overflowing };
+  })()`);
 }

@@ -191,6 +191,8 @@ const rows: Row[] = [
   { route: "DELETE /v1/topics/:topic", call: () => ["DELETE", `/v1/topics/${topic}`, {}], other: refusedTopic, allowed: "rightful" },
   // The deployment's cluster id (issue 16): any valid token reads it.
   { route: "GET /v1/cluster", call: () => ["GET", "/v1/cluster", {}], other: { status: 200 }, allowed: "rightful" },
+  // The caller's own kind of token (issue 31): any valid token asks about itself.
+  { route: "GET /v1/whoami", call: () => ["GET", "/v1/whoami", {}], other: { status: 200 }, allowed: "rightful" },
 ];
 
 // ---- Durable Streams (docs/durable-streams.md): the /ds routes authorize on the stream's topic.

@@ -1,0 +1,39 @@
+/**
+ * Loads and shares the session's identity (identity.ts): `GET /v1/health` says whether this
+ * server needs a token, `GET /v1/whoami` what kind the typed-in one is. Pages read it with
+ * `useIdentity()`.
+ */
+import { createContext } from "preact";
+import { useContext } from "preact/hooks";
+import { api, ApiError } from "./api.ts";
+import type { Identity, Whoami } from "./identity.ts";
+
+export interface Session {
+  /** Whether the server needs a token (undefined: a server too old to say). */
+  tokenRequired: boolean | undefined;
+  identity: Identity;
+}
+
+export async function loadSession(token: string | null): Promise<Session> {
+  const health = await api<{ status: string; tokenRequired?: boolean }>("GET", "/v1/health");
+  const tokenRequired = health.tokenRequired;
+  if (tokenRequired === false) return { tokenRequired, identity: { kind: "open" } };
+  if (token === null) return { tokenRequired, identity: { kind: tokenRequired === true ? "no-token" : "unknown" } };
+  try {
+    return { tokenRequired, identity: await api<Whoami>("GET", "/v1/whoami") };
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 401) return { tokenRequired, identity: { kind: "refused" } };
+    if (error instanceof ApiError && error.status === 404) return { tokenRequired, identity: { kind: "unknown" } };
+    throw error;
+  }
+}
+
+export const SessionContext = createContext<Session>({ tokenRequired: undefined, identity: { kind: "loading" } });
+
+export function useSession(): Session {
+  return useContext(SessionContext);
+}
+
+export function useIdentity(): Identity {
+  return useContext(SessionContext).identity;
+}
