@@ -52,7 +52,7 @@ export function createApp(): Hono<RouterEnv> {
   app.use("/v1/*", authentication());
   app.use("/v1/*", quotaMiddleware());
   // Public (no token): says whether the other routes need one, so a page can ask for a token or not.
-  app.get("/v1/health", (c) => c.json({ status: "ok", tokenRequired: Boolean(c.env.TRIBUTARY_ADMIN_TOKEN) }));
+  app.get("/v1/health", (c) => c.json({ status: "ok" }));
   app.route("/v1/topics", topicRoutes);
   app.route("/v1/topics", partitionSocketRoutes); // an Upgrade: websocket GET; others fall through
   app.route("/v1/topics", binaryRecordRoutes);

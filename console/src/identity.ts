@@ -1,5 +1,5 @@
 /**
- * Who the console is, pure: what the server needs (`GET /v1/health`'s `tokenRequired`), what
+ * Who the console is, pure: what the server needs (`GET /v1/whoami` without a token), what
  * kind of token the session holds (`GET /v1/whoami`) as the header shows it — its kind and a
  * scoped token's id, never any of its secret — and what that token may do, so a page offers
  * only what the API would allow. The API still decides; this only leaves out buttons that
@@ -23,7 +23,7 @@ export type Identity =
   | { kind: "no-token" }
   /** The token typed in is not valid here (401). */
   | { kind: "refused" }
-  /** A server too old to say (no `tokenRequired`, no `/v1/whoami`): assume the token may, the API decides. */
+  /** A server too old to say (no `/v1/whoami`): assume the token may, the API decides. */
   | { kind: "unknown" }
   | Whoami;
 

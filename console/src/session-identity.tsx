@@ -1,7 +1,7 @@
 /**
- * Loads and shares the session's identity (identity.ts): `GET /v1/health` says whether this
- * server needs a token, `GET /v1/whoami` what kind the typed-in one is. Pages read it with
- * `useIdentity()`.
+ * Loads and shares the session's identity (identity.ts): `GET /v1/whoami` without a token says
+ * whether this server needs one (`open`, or `none`), and with the typed-in one what kind it is.
+ * Pages read it with `useIdentity()`.
  */
 import { createContext } from "preact";
 import { useContext } from "preact/hooks";
@@ -14,9 +14,15 @@ export interface Session {
   identity: Identity;
 }
 
+/** Whether the server needs a token: without one, `GET /v1/whoami` answers `open` where none is needed, `none` where one is (undefined: a server too old to have the route). */
+async function needsToken(): Promise<boolean | undefined> {
+  const response = await fetch("/v1/whoami", { headers: { accept: "application/json" } });
+  if (!response.ok) return undefined;
+  return ((await response.json()) as { kind?: string }).kind !== "open";
+}
+
 export async function loadSession(token: string | null): Promise<Session> {
-  const health = await api<{ status: string; tokenRequired?: boolean }>("GET", "/v1/health");
-  const tokenRequired = health.tokenRequired;
+  const tokenRequired = await needsToken();
   if (tokenRequired === false) return { tokenRequired, identity: { kind: "open" } };
   if (token === null) return { tokenRequired, identity: { kind: tokenRequired === true ? "no-token" : "unknown" } };
   try {

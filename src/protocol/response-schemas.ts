@@ -15,7 +15,6 @@ const timestampSchema = z.number().int().meta({ description: "ms since the Unix 
 
 export const healthResponseSchema = z.object({
   status: z.literal("ok"),
-  tokenRequired: z.boolean().meta({ description: "whether the other routes need a bearer token (TRIBUTARY_ADMIN_TOKEN is set); false: an open deployment answers everything" }),
 });
 
 export const partitionInfoSchema = z.object({
@@ -155,7 +154,7 @@ export const createdTokenSchema = tokenViewSchema.extend({ token: z.string().met
 
 /** GET /v1/whoami: what kind of token the caller holds, never any of its secret. */
 export const whoamiResponseSchema = z.object({
-  kind: z.enum(["open", "admin", "scoped", "write", "read"]).meta({ description: "open: no admin token is configured, no token needed" }),
+  kind: z.enum(["open", "none", "admin", "scoped", "write", "read"]).meta({ description: "open: no admin token is configured, no token needed; none: asked without a token where one is needed" }),
   tokenId: z.string().optional().meta({ description: "a scoped token's id" }),
   mintedFrom: z.string().optional().meta({ description: "a write or read token's: the id of the scoped token it was minted from, or \"admin\"" }),
   topic: z.string().optional().meta({ description: "a write or read token's one topic" }),

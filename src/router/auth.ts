@@ -126,6 +126,12 @@ function credentialOf(principal: Principal, token: string): string {
 export const publicPaths: readonly string[] = ["/v1/health", "/v1/openapi.json"];
 
 /**
+ * Answered without a token too, as "no token" (`GET /v1/whoami`): a page asks it before it has
+ * one, to learn whether the deployment needs one. A token it is given is checked as anywhere.
+ */
+export const identityPath = "/v1/whoami";
+
+/**
  * Authentication (API.md, Conventions and Tokens): with the `TRIBUTARY_ADMIN_TOKEN` secret
  * set, every /v1 request but the public paths and CORS preflight needs `Authorization: Bearer <token>`
  * (or, on a streaming read, `?access_token=`) — the admin token, a scoped, write or read
@@ -147,6 +153,7 @@ export function authentication(): MiddlewareHandler<RouterEnv> {
       c.set("credential", "open");
       return next();
     }
+    if (token === "" && c.req.path === identityPath) return next(); // the route answers "none"
     if (token === "") throw unauthenticated();
     const principal = await resolvePrincipal(c.env, token, adminToken);
     c.set("principal", principal);

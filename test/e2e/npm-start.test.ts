@@ -33,7 +33,7 @@ describe("npm start", () => {
     expect(server.output()).toContain(`Ready on ${server.url}`);
 
     const health = await fetch(`${server.url}/v1/health`);
-    expect({ status: health.status, body: await health.json() }).toEqual({ status: 200, body: { status: "ok", tokenRequired: false } });
+    expect({ status: health.status, body: await health.json() }).toEqual({ status: 200, body: { status: "ok" } });
 
     const topics = await fetch(`${server.url}/v1/topics`);
     expect(topics.status).toBe(200);

@@ -52,7 +52,7 @@ describe("TributaryService over RPC", () => {
 
   it("serves the HTTP API on fetch too, for the client's new Tributary({ binding })", async () => {
     const response = await (service as unknown as Fetcher).fetch("http://tributary/v1/health");
-    expect(await response.json()).toEqual({ status: "ok", tokenRequired: false });
+    expect(await response.json()).toEqual({ status: "ok" });
   });
 });
 

@@ -84,7 +84,7 @@ export const operationRouteDocs: readonly RouteDoc[] = [
   // The caller's kind of token (issue 31: the console says which token is in use).
   {
     method: "get", path: "/v1/whoami", tag: "tokens", auth: "token",
-    summary: "The kind of token the request holds (admin, scoped with its id, write or read with its topic), never a secret (any valid token)",
+    summary: "The kind of token the request holds (admin, scoped with its id, write or read with its topic), never a secret (any valid token; without one: open, or none where a token is needed)",
     query: [],
     responses: { 200: { description: "The caller's principal", json: whoamiResponseSchema } },
   },

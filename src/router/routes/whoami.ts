@@ -21,9 +21,12 @@ export function whoamiAnswer(principal: Principal): WhoamiAnswer {
  * `GET /v1/whoami` (docs/api.md, Tokens and authorization): what kind of token the request
  * holds — so a page (the console) can say which one is in use and offer only what it may do —
  * without ever echoing the token. Any valid token may ask; it says nothing the token's holder
- * could not learn by trying.
+ * could not learn by trying. Asked without a token it answers `open` where none is needed and
+ * `none` where one is: what a page needs before it asks for one.
  */
 export const whoamiRoutes = new Hono<RouterEnv>().get("/", (c) => {
   routeQuery(c.req.url, []);
+  // No principal: a deployment that needs a token, asked without one (src/router/auth.ts, identityPath).
+  if (c.get("principal") === undefined) return c.json({ kind: "none" } satisfies WhoamiAnswer);
   return c.json(whoamiAnswer(principalOf(c)));
 });

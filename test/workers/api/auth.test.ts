@@ -72,7 +72,7 @@ describe("with TRIBUTARY_ADMIN_TOKEN set", () => {
   it("answers GET /v1/health without a token", async () => {
     const response = await call("GET", "/v1/health");
     expect(response.status).toBe(200);
-    expect(response.body).toEqual({ status: "ok", tokenRequired: true });
+    expect(response.body).toEqual({ status: "ok" });
     const wrong = await call("GET", "/v1/health", { authorization: "Bearer wrong" });
     expect(wrong.status).toBe(200);
   });

@@ -1,7 +1,8 @@
 /**
- * `GET /v1/whoami` (docs/api.md, Tokens and authorization) and health's `tokenRequired`: what
- * a page needs to say which token is in use and whether one is needed — the kind (admin,
- * scoped with its id, write or read with its topic), never any of the token's secret.
+ * `GET /v1/whoami` (docs/api.md, Tokens and authorization): what a page needs to say which
+ * token is in use and whether one is needed — the kind (admin, scoped with its id, write or
+ * read with its topic), never any of the token's secret; without a token, `open` on a
+ * deployment that needs none and `none` on one that does (a token it is given is checked). Health stays API.md's `{"status": "ok"}`.
  */
 import { describe, expect, it } from "vitest";
 import { api, createTopic, expectError, uniqueTopic } from "../support/http.ts";
@@ -10,10 +11,13 @@ import { adminToken, createToken, securedCall } from "../support/secured.ts";
 /** A token's secret: everything after its id (`trb_<id>_<secret>`), or the whole of any other token. */
 const secretOf = (token: string) => (token.startsWith("trb_") ? token.slice(21) : token);
 
-describe("GET /v1/health", () => {
-  it("says whether the other routes need a token", async () => {
-    expect((await api("GET", "/v1/health")).body).toEqual({ status: "ok", tokenRequired: false });
-    expect((await securedCall("GET", "/v1/health")).body).toEqual({ status: "ok", tokenRequired: true });
+describe("whether a token is needed", () => {
+  it("health answers API.md's body either way; whoami without a token answers open, or none where a token is needed", async () => {
+    expect((await api("GET", "/v1/health")).body).toEqual({ status: "ok" });
+    expect((await securedCall("GET", "/v1/health")).body).toEqual({ status: "ok" });
+    expect((await api("GET", "/v1/whoami")).body).toEqual({ kind: "open" });
+    expect((await securedCall("GET", "/v1/whoami")).body).toEqual({ kind: "none" });
+    expectError(await securedCall("GET", "/v1/whoami", { token: "not-a-token" }), 401, "UNAUTHENTICATED");
   });
 });
 
@@ -64,7 +68,8 @@ describe("GET /v1/whoami", () => {
   });
 
   it("refuses a request without a valid token, and takes no query parameters", async () => {
-    expectError(await securedCall("GET", "/v1/whoami"), 401, "UNAUTHENTICATED");
+    expect((await securedCall("GET", "/v1/whoami")).body).toEqual({ kind: "none" });
+    expectError(await securedCall("GET", "/v1/whoami", { token: "not-a-token" }), 401, "UNAUTHENTICATED");
     expectError(await securedCall("GET", "/v1/whoami", { token: "wrong" }), 401, "UNAUTHENTICATED");
     expectError(await securedCall("GET", "/v1/whoami?x=1", { token: adminToken }), 400, "INVALID_REQUEST");
   });

@@ -39,6 +39,8 @@ interface Row {
   other: { status: number; code?: string };
   /** Who passes authorization (a scoped token can never manage tokens or inject faults). */
   allowed: "rightful" | "admin";
+  /** The answer without any token, when the route gives one (the identity route's "none"); 401 otherwise. */
+  withoutToken?: { status: number; body: unknown };
 }
 
 const refusedTopic = { status: 403, code: "TOPIC_AUTHORIZATION_FAILED" };
@@ -192,7 +194,7 @@ const rows: Row[] = [
   // The deployment's cluster id (issue 16): any valid token reads it.
   { route: "GET /v1/cluster", call: () => ["GET", "/v1/cluster", {}], other: { status: 200 }, allowed: "rightful" },
   // The caller's own kind of token (issue 31): any valid token asks about itself.
-  { route: "GET /v1/whoami", call: () => ["GET", "/v1/whoami", {}], other: { status: 200 }, allowed: "rightful" },
+  { route: "GET /v1/whoami", call: () => ["GET", "/v1/whoami", {}], other: { status: 200 }, allowed: "rightful", withoutToken: { status: 200, body: { kind: "none" } } },
 ];
 
 // ---- Durable Streams (docs/durable-streams.md): the /ds routes authorize on the stream's topic.
@@ -294,7 +296,11 @@ describe("the authorization matrix", () => {
 
   it.each(rows.map((row) => [row.route, row] as const))("%s: 401 without a valid token, the other token's refusal, nothing changed", async (_route, row) => {
     const before = await snapshot();
-    for (const credential of [undefined, "garbage", tokens.wrongSecret, tokens.expired, tokens.revoked]) {
+    if (row.withoutToken !== undefined) {
+      const response = await send(row, undefined);
+      expect({ status: response.status, body: response.body }).toEqual(row.withoutToken);
+    }
+    for (const credential of [...(row.withoutToken === undefined ? [undefined] : []), "garbage", tokens.wrongSecret, tokens.expired, tokens.revoked]) {
       const response = await send(row, credential);
       expect({ credential, status: response.status, code: response.body?.error?.code }).toEqual({ credential, status: 401, code: "UNAUTHENTICATED" });
       if (credential !== undefined) expect(response.text).not.toContain(credential); // secrets never in an error body
