@@ -46,16 +46,17 @@ describe("offsetAtParam", () => {
     expect(offsetAtParam("latest")).toBe("latest");
     expect(offsetAtParam("1764673200000")).toEqual({ timestampMs: 1764673200000 });
     expect(offsetAtParam("0")).toEqual({ timestampMs: 0 });
+    expect([offsetAtParam("max-timestamp"), offsetAtParam("earliest-local")]).toEqual(["max-timestamp", "earliest-local"]);
   });
 
   it.each(["yesterday", "-1", "1.5", "9007199254740993", "EARLIEST"])("refuses %s naming every form at takes", (text) => {
     const refused = refusal(() => offsetAtParam(text));
     expect(refused.code).toBe("INVALID_REQUEST");
-    expect(refused.message).toMatch(/^at must be earliest, latest or a timestamp in milliseconds/);
+    expect(refused.message).toMatch(/^at must be earliest, latest, max-timestamp, earliest-local or a timestamp in milliseconds/);
   });
 
   it("says at is required when it is missing", () => {
-    expect(refusal(() => offsetAtParam(undefined)).message).toMatch(/^at is required: earliest, latest or a timestamp/);
+    expect(refusal(() => offsetAtParam(undefined)).message).toMatch(/^at is required: earliest, latest, max-timestamp, earliest-local or a timestamp/);
   });
 });
 
