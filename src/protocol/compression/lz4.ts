@@ -176,6 +176,7 @@ function readFrameHeader(src: Uint8Array, at: number): { at: number; flags: numb
 
 /** Decodes LZ4 frames (one or more, skippable frames skipped) into at most `bytesMax` bytes. */
 export function lz4Decompress(src: Uint8Array, bytesMax: number): Uint8Array {
+  if (src.length === 0) corrupt(codec, "no frame");
   const output = new BoundedOutput(codec, bytesMax, src.length * 3);
   let at = 0;
   while (at < src.length) {
