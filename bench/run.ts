@@ -113,6 +113,7 @@ function parseOptions(): Options {
       "profile-client": { type: "boolean", default: false },
       bill: { type: "boolean", default: false }, // bench/bill.ts (issue 19)
       tiered: { type: "boolean", default: false }, // bench/tiered-baseline.ts (issue 19)
+      compression: { type: "boolean", default: false }, // bench/compression.ts (issue 27)
       help: { type: "boolean", default: false },
     },
   });
@@ -223,6 +224,7 @@ async function main(): Promise<void> {
     const uptime = execFileSync("uptime", { encoding: "utf8" }).trim();
     return tieredBench({ settings, write, wranglerDefaults, uptime, log: (line) => console.error(`[bench] ${line}`) });
   }
+  if (process.argv.includes("--compression")) return void console.log((await import("./compression.ts")).compressionBench()); // issue 27: codec speeds and ratios (bench/compression.ts)
   if (durableStreams) return durableStreamsBench({ ...settings, write }, (line) => console.error(`[bench] ${line}`));
   if (gateway !== undefined) {
     const startedAt = performance.now();

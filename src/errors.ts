@@ -12,6 +12,8 @@ export const errorTable = {
   INVALID_CONFIG: { status: 400, retriable: false },
   INVALID_RECORD: { status: 400, retriable: false },
   INVALID_TIMESTAMP: { status: 400, retriable: false },
+  /** A compressed batch whose records cannot be read: corrupt compressed bytes under a valid CRC, or an unknown codec (issue 27). */
+  CORRUPT_MESSAGE: { status: 400, retriable: false },
   SECURITY_DISABLED: { status: 400, retriable: false },
   UNAUTHENTICATED: { status: 401, retriable: false },
   TOPIC_AUTHORIZATION_FAILED: { status: 403, retriable: false },

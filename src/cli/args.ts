@@ -39,6 +39,7 @@ export const allOptions = {
   acks: option("string"),
   "linger-ms": option("string"),
   "batch-bytes": option("string"),
+  compression: option("string"),
   quiet: option("boolean", { short: "q" }),
   // consume
   group: option("string"),

@@ -11,6 +11,7 @@
 import { open, type FileHandle } from "node:fs/promises";
 import { addAbortSignal, type Readable } from "node:stream";
 import type { Acks, Producer, ProducerOptions } from "../client/index.ts";
+import { compressionCodecs, isCompressionCodec, type CompressionCodec } from "../protocol/compression/codecs.ts";
 import { batchBytesMax, partitionsPerTopicMax, recordBytesMax } from "../limits.ts";
 import { AcknowledgedLines } from "./acknowledged-lines.ts";
 import { integerValue, stringValue, UsageError, type OptionName } from "./args.ts";
@@ -20,7 +21,7 @@ import { byteLines, linesToMessages, type LineRules } from "./lines.ts";
 import { Progress } from "./progress.ts";
 import { countOf, formatBytes, formatCount } from "./table.ts";
 
-export const produceOptions: OptionName[] = ["file", "key-separator", "partition", "acks", "linger-ms", "batch-bytes", "quiet"];
+export const produceOptions: OptionName[] = ["file", "key-separator", "partition", "acks", "linger-ms", "batch-bytes", "compression", "quiet"];
 
 /** Sends (one per input chunk) awaiting acknowledgement at once: with the producer's own buffer bound, memory stays bounded. */
 const sendsInFlightMax = 32;
@@ -38,6 +39,11 @@ function acksValue(text: string | undefined): Acks | undefined {
   if (text === "1") return 1;
   if (text === "all") return "all";
   throw new UsageError(`--acks takes 0, 1 or all, got ${JSON.stringify(text)}`);
+}
+
+function compressionValue(text: string | undefined): CompressionCodec | undefined {
+  if (text === undefined || isCompressionCodec(text)) return text;
+  throw new UsageError(`--compression takes ${compressionCodecs.join(", ")}, got ${JSON.stringify(text)}`);
 }
 
 function settingsOf(context: CommandContext): Settings {
@@ -59,6 +65,7 @@ function settingsOf(context: CommandContext): Settings {
       acks: acksValue(stringValue(values, "acks")),
       lingerMs: integerValue(values, "linger-ms", 0, 60_000) ?? 10,
       batchBytes: integerValue(values, "batch-bytes", 1, batchBytesMax),
+      compression: compressionValue(stringValue(values, "compression")),
     },
   };
 }

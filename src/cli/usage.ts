@@ -15,7 +15,7 @@ usage: tributary [--url URL] [--token TOKEN] [--json] <command>
       a short-lived token that may only read the topic (a page's ?access_token= on a stream)
 
   produce <topic> [--file PATH] [--key-separator SEP] [--partition N] [--acks 0|1|all]
-                  [--linger-ms N] [--batch-bytes N] [--quiet]
+                  [--linger-ms N] [--batch-bytes N] [--compression none|gzip|snappy|lz4|zstd] [--quiet]
       one record per line of stdin (or --file); a progress line on a terminal, a summary at the end;
       stopped early (a bad line, a refused request, Ctrl-C), it says what was acknowledged and
       the line to resume from

@@ -7,6 +7,7 @@
 export { Tributary, type TributaryConfig, type RedactedConfig } from "./tributary.ts";
 export { Admin, TopicsAdmin, GroupsAdmin, TokensAdmin } from "./admin.ts";
 export { Producer, type ProducerOptions, type SendRequest } from "./producer.ts";
+export type { CompressionCodec } from "../protocol/compression/codecs.ts";
 export {
   Consumer,
   type ConsumerOptions,

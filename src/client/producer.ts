@@ -15,6 +15,8 @@
  */
 import { concatBytes } from "../protocol/bytes.ts";
 import { partitionForKey } from "../protocol/partitioner.ts";
+import { compressionCodecs, isCompressionCodec, type CompressionCodec } from "../protocol/compression/codecs.ts";
+import { compressBatch } from "../protocol/record-batch-compression.ts";
 import { fieldLength, RecordBatchBuilder, sealBatch, type BatchProducer, type RecordFields } from "../protocol/record-batch-builder.ts";
 import { writeUtf8 } from "../protocol/utf8.ts";
 import { openProducerSession, takeSequences, type ProducerSession } from "./idempotence.ts";
@@ -54,6 +56,12 @@ export interface ProducerOptions {
   idempotent?: boolean;
   /** Bytes queued or in flight before `send` waits for room. Default 32 MiB (Kafka's buffer.memory). */
   bufferBytes?: number;
+  /**
+   * The codec each batch's records are compressed with before it is sent (kafkajs's option;
+   * Kafka's compression.type): "none" (default), "gzip", "snappy", "lz4" or "zstd". The
+   * partition stores the batch as sent unless the topic's `compression.type` says otherwise.
+   */
+  compression?: CompressionCodec;
 }
 
 export interface SendRequest {
@@ -89,6 +97,7 @@ export class Producer {
   readonly #bufferBytes: number;
   readonly #acks: Acks;
   readonly #idempotent: boolean;
+  readonly #compression: CompressionCodec;
   readonly #queues = new Map<string, PartitionQueue>();
   /** Where keyless records of each topic go; one entry per topic that got some, as Kafka's. */
   readonly #sticky = new Map<string, StickyPartitioner>();
@@ -115,6 +124,14 @@ export class Producer {
     this.#acks = acks;
     this.#idempotent = options.idempotent ?? acks === "all";
     if (this.#idempotent && acks !== "all") throw new RangeError(`an idempotent producer needs acks "all" (API.md, Produce)`);
+    const compression = options.compression ?? "none";
+    if (!isCompressionCodec(compression)) throw new RangeError(`producer option compression must be one of ${compressionCodecs.join(", ")}, got ${String(compression)}`);
+    this.#compression = compression;
+  }
+
+  /** A finished batch with its records compressed, once, before it is sealed (producer fields and CRC are the header's). */
+  #compressed(batch: Uint8Array): Uint8Array {
+    return this.#compression === "none" ? batch : compressBatch(batch, this.#compression, { preferNative: true });
   }
 
   /** Queues the messages; resolves with where each landed, in order, once all are acknowledged. */
@@ -269,7 +286,7 @@ export class Producer {
     const capacity = Math.min(Math.max(batchCapacityMin, bytesAhead + batchCapacitySlack), this.#batchBytes + batchCapacitySlack);
     queue.open ??= new RecordBatchBuilder(capacity);
     if (!queue.open.tryAppend(fields, this.#batchBytes)) {
-      const closed = queue.open.finish();
+      const closed = this.#compressed(queue.open.finish());
       // Without a producer identity the batch is final now: its CRC is computed here, while an earlier request is out.
       if (!this.#idempotent) sealBatch(closed);
       queue.closed.push({ bytes: closed, records: queue.open.count, accounted: queue.openAccounted, sealed: !this.#idempotent });
@@ -320,7 +337,7 @@ export class Producer {
     queue.closed.splice(0, batches.length);
     const open = queue.open;
     if (queue.closed.length === 0 && open !== undefined && (batches.length === 0 || size + open.byteLength <= requestBytesMax)) {
-      batches.push({ bytes: open.finish(), records: open.count, accounted: queue.openAccounted, sealed: false });
+      batches.push({ bytes: this.#compressed(open.finish()), records: open.count, accounted: queue.openAccounted, sealed: false });
       queue.open = undefined;
       queue.openAccounted = 0;
     }

@@ -2,28 +2,42 @@ import { TributaryError } from "../errors.ts";
 import { batchBytesMax } from "../limits.ts";
 import { producerAppendOf, type ProducerFields } from "../log/producer-state.ts";
 import type { AppendAnswer } from "../contracts/replica-api.ts";
-import {
-  BatchFormatError,
-  compressionMask,
-  controlFlag,
-  splitBatches,
-  stampLogAppendTime,
-  transactionalFlag,
-} from "../protocol/record-batch.ts";
+import { CompressionError } from "../protocol/compression/compression-error.ts";
+import { BatchFormatError, compressionMask, controlFlag, splitBatches, stampLogAppendTime, transactionalFlag } from "../protocol/record-batch.ts";
+import { recompressBatch } from "../protocol/record-batch-compression.ts";
 import { scanRecordBatch } from "../protocol/record-scan.ts";
-import { checkRecordSummary, recordRules } from "../topics/record-rules.ts";
+import { checkRecordSummary, recordRules, type RecordRules } from "../topics/record-rules.ts";
 import type { TopicMetadata } from "../topics/topic-metadata.ts";
 import type { Acks } from "../protocol/schemas.ts";
 import { callLeader } from "./leader-calls.ts";
 
+/** The rules for a compressed batch's records: `max.message.bytes` bounds the batch as sent instead (Kafka's rule). */
+const compressedRules = new WeakMap<RecordRules, RecordRules>();
+
+function rulesForCompressed(rules: RecordRules): RecordRules {
+  let derived = compressedRules.get(rules);
+  if (!derived) compressedRules.set(rules, (derived = Object.freeze({ ...rules, maxRecordBytes: Number.POSITIVE_INFINITY })));
+  return derived;
+}
+
+/** A compressed batch's failure as the API's error: unreadable bytes are CORRUPT_MESSAGE, a bomb MESSAGE_TOO_LARGE. */
+function compressionRefusal(where: string, error: CompressionError): TributaryError {
+  const code = error.failure === "too-large" ? "MESSAGE_TOO_LARGE" : "CORRUPT_MESSAGE";
+  return new TributaryError(code, `${where}: ${error.message}`);
+}
+
 /**
  * Client-built record batches, checked as the JSON path checks records: each batch whole
- * (CRC-32C, structure), no compression or transactional/control batches yet, at most
- * batchBytesMax each, and every record against the topic's rules. An idempotent producer's
- * batches (a producer id other than -1) all carry one producer id and epoch with consecutive
- * sequences (`idempotent` says so; they need acks "all", which the caller checks). On a
- * LogAppendTime topic each batch is stamped with the append time. Returns each batch as its
- * own bytes (the body itself when it is one batch), ready to append. Nothing is written here.
+ * (CRC-32C, structure, a compressed batch's records inflated within decompressedBatchBytesMax),
+ * no transactional or control batches yet, at most batchBytesMax each, and every record against
+ * the topic's rules; a compressed batch's size as sent against `max.message.bytes` instead of
+ * each record's (Kafka's rule). An idempotent producer's batches (a producer id other than -1)
+ * all carry one producer id and epoch with consecutive sequences (`idempotent` says so; they
+ * need acks "all", which the caller checks). A topic whose `compression.type` names a codec
+ * gets each batch in it (re-encoded here, at the stateless edge, so the leader only assigns
+ * offsets: docs/api.md, Compression). On a LogAppendTime topic each batch is stamped with the
+ * append time. Returns each batch as its own bytes (the body itself when it is one batch),
+ * ready to append. Nothing is written here.
  */
 export function checkClientBatches(body: Uint8Array, topic: TopicMetadata, nowMs: number): { batches: Uint8Array[]; idempotent: boolean } {
   const rules = recordRules(topic);
@@ -32,17 +46,29 @@ export function checkClientBatches(body: Uint8Array, topic: TopicMetadata, nowMs
   try {
     for (const { header, start, end } of splitBatches(body)) {
       const where = `batch ${batches.length}`;
-      if (end - start > batchBytesMax) {
-        throw new TributaryError("RECORD_LIST_TOO_LARGE", `${where}: ${end - start} bytes; a batch has at most ${batchBytesMax}`);
+      const size = end - start;
+      if (size > batchBytesMax) {
+        throw new TributaryError("RECORD_LIST_TOO_LARGE", `${where}: ${size} bytes; a batch has at most ${batchBytesMax}`);
       }
-      if ((header.attributes & (compressionMask | transactionalFlag | controlFlag)) !== 0) {
-        throw new TributaryError("INVALID_RECORD", `${where}: compressed, transactional and control batches are not supported yet`);
+      if ((header.attributes & (transactionalFlag | controlFlag)) !== 0) {
+        throw new TributaryError("INVALID_RECORD", `${where}: transactional and control batches are not supported yet`);
+      }
+      const compressed = (header.attributes & compressionMask) !== 0;
+      if (compressed && size > rules.maxRecordBytes) {
+        throw new TributaryError("MESSAGE_TOO_LARGE", `${where}: a compressed batch of ${size} bytes exceeds max.message.bytes ${rules.maxRecordBytes}`);
       }
       producers.push(header);
-      scanRecordBatch(body, start, (record, index) => checkRecordSummary(record, () => `${where}, record ${index}`, rules, nowMs));
+      const recordRulesOfBatch = compressed ? rulesForCompressed(rules) : rules;
+      try {
+        scanRecordBatch(body, start, (record, index) => checkRecordSummary(record, () => `${where}, record ${index}`, recordRulesOfBatch, nowMs));
+      } catch (error) {
+        if (error instanceof CompressionError) throw compressionRefusal(where, error);
+        throw error;
+      }
       // The usual body is one batch: it is taken as it is (the body is this request's own). A
       // batch of several is copied out, since a view would carry the whole body over RPC.
-      const batch = start === 0 && end === body.byteLength && body.byteOffset === 0 && body.buffer.byteLength === end ? body : body.slice(start, end);
+      let batch = start === 0 && end === body.byteLength && body.byteOffset === 0 && body.buffer.byteLength === end ? body : body.slice(start, end);
+      if (rules.storedCodec !== undefined) batch = storedAs(batch, rules, where);
       if (rules.logAppendTime) stampLogAppendTime(batch, 0, nowMs);
       batches.push(batch);
     }
@@ -52,6 +78,21 @@ export function checkClientBatches(body: Uint8Array, topic: TopicMetadata, nowMs
   }
   if (batches.length === 0) throw new TributaryError("INVALID_REQUEST", "the body holds no record batch");
   return { batches, idempotent: producerAppendOf(producers) !== undefined };
+}
+
+/** The batch in the topic's `compression.type` codec, within a stored batch's bound. */
+function storedAs(batch: Uint8Array, rules: RecordRules, where: string): Uint8Array {
+  let stored: Uint8Array;
+  try {
+    stored = recompressBatch(batch, rules.storedCodec!);
+  } catch (error) {
+    if (error instanceof CompressionError) throw compressionRefusal(where, error);
+    throw error;
+  }
+  if (stored.length > batchBytesMax) {
+    throw new TributaryError("RECORD_LIST_TOO_LARGE", `${where}: ${stored.length} bytes as compression.type stores it; a batch has at most ${batchBytesMax}`);
+  }
+  return stored;
 }
 
 /** Appends checked batches to one partition's leader. */

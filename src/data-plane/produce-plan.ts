@@ -5,6 +5,7 @@ import { decodeBase64 } from "../protocol/base64.ts";
 import { partitionForKey, stickyPartition } from "../protocol/partitioner.ts";
 import { batchHeaderBytes, encodedRecordSize, encodeRecordBatch, type RecordInput } from "../protocol/record-batch.ts";
 import { RecordBatchBuilder, sealBatch, type HeaderField } from "../protocol/record-batch-builder.ts";
+import { compressBatch } from "../protocol/record-batch-compression.ts";
 import { utf8Length } from "../protocol/utf8.ts";
 import type { Encoding, ProduceRecord, ProduceRequest } from "../protocol/schemas.ts";
 import { checkRecord, checkRecordSummary, recordRules, type RecordRules } from "../topics/record-rules.ts";
@@ -174,7 +175,15 @@ export function planProduce(
   idempotence?: IdempotentProduce,
 ): PartitionWrite[] {
   const rules = recordRules(topic);
-  if (encoding === "utf8" && !rules.logAppendTime) return planText(records, rules, nowMs, idempotence);
+  const writes = encoding === "utf8" && !rules.logAppendTime ? planText(records, rules, nowMs, idempotence) : planRecords(records, encoding, rules, nowMs, idempotence);
+  // A topic whose compression.type names a codec stores JSON-produced batches in it too (issue 27).
+  const codec = rules.storedCodec;
+  if (codec !== undefined && codec !== "none") for (const write of writes) write.batches = write.batches.map((batch) => compressBatch(batch, codec));
+  return writes;
+}
+
+/** planProduce's general path: any encoding, any timestamp type, a record object each. */
+function planRecords(records: readonly ProduceRecord[], encoding: Encoding, rules: RecordRules, nowMs: number, idempotence: IdempotentProduce | undefined): PartitionWrite[] {
   let stickyChoice: number | undefined;
   const sticky = () => (stickyChoice ??= stickyPartition(rules.partitionCount));
   const byPartition = new Map<number, { inputs: RecordInput[]; indexes: number[] }>();

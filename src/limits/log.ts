@@ -21,6 +21,16 @@ export const recordBytesMax = 1 * MiB;
  */
 export const batchBytesMax = 1 * MiB + 64 * KiB;
 
+/**
+ * Bytes a compressed batch's records may inflate to (issue 27). Whoever decodes one — the
+ * router validating a produce, a reader showing records, compaction, the client — holds the
+ * inflated records in memory at once, and a Worker has 128 MB: so a decoder stops at this
+ * bound, in time as in memory, and a batch past it is refused as a decompression bomb
+ * (MESSAGE_TOO_LARGE). Kafka's clients close a batch at `batch.size` before compressing
+ * (16 KiB in the Java client, 1 MB in librdkafka and franz-go), far below it.
+ */
+export const decompressedBatchBytesMax = 8 * MiB;
+
 /** Headers on one record: Kafka has no bound, but a header map is metadata, not payload. */
 export const headersPerRecordMax = 64;
 

@@ -31,6 +31,7 @@
  */
 import { controlFlag, encodeRecordBatch, splitBatches, timestampTypeLogAppendTime, transactionalFlag, type BatchHeader, type DecodedRecord } from "../protocol/record-batch.ts";
 import { decodeRecordBatch } from "../protocol/record-batch-decode.ts";
+import { batchCodec, compressBatch } from "../protocol/record-batch-compression.ts";
 import { incrementSequence } from "../protocol/sequences.ts";
 import type { StoredBatch } from "./log-store.ts";
 import { decodeSegmentIndex } from "./segment-format.ts";
@@ -262,11 +263,11 @@ export class CompactionWriter {
     };
   }
 
-  /** Re-encodes consecutive survivors of one batch as a batch of their own, at their offsets. */
+  /** Re-encodes consecutive survivors of one batch as a batch of their own, at their offsets, in the batch's codec. */
   #emitRun(header: BatchHeader, run: DecodedRecord[]): void {
     const baseOffset = run[0]!.offset;
     const skipped = baseOffset - header.baseOffset;
-    const bytes = encodeRecordBatch(
+    const encoded = encodeRecordBatch(
       run.map(({ key, value, headers, timestamp }) => ({ key, value, headers, timestamp })),
       {
         baseOffset,
@@ -277,6 +278,7 @@ export class CompactionWriter {
         baseSequence: header.baseSequence < 0 ? header.baseSequence : incrementSequence(header.baseSequence, skipped),
       },
     );
+    const bytes = compressBatch(encoded, batchCodec(header) ?? "none");
     const maxTimestamp = run.reduce((max, record) => Math.max(max, record.timestamp), Number.MIN_SAFE_INTEGER);
     const stored = { baseOffset, lastOffset: run.at(-1)!.offset, leaderEpoch: header.partitionLeaderEpoch, maxTimestamp, recordCount: run.length };
     this.#emit({ ...stored, bytes }, run);

@@ -26,7 +26,10 @@ export {
   type RecordHeader,
   type RecordInput,
 } from "./record-batch.ts";
-export { decodeRecordBatch } from "./record-batch-decode.ts";
+export { decodeRecordBatch, type DecodeOptions } from "./record-batch-decode.ts";
+export { batchCodec, compressBatch, recompressBatch } from "./record-batch-compression.ts";
+export { compressionCodecs, type CompressionCodec } from "./compression/codecs.ts";
+export { CompressionError, type CompressionFailure } from "./compression/compression-error.ts";
 export { murmur2, partitionForKey, stickyPartition } from "./partitioner.ts";
 export { crc32c } from "./crc32c.ts";
 export { fetchHeaders, isRecordBatchType, recordBatchContentType } from "./content-types.ts";

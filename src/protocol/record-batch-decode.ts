@@ -8,7 +8,6 @@ import {
   attributesAt,
   BatchFormatError,
   batchHeaderBytes,
-  compressionMask,
   fail,
   logOverheadBytes,
   readBatchHeader,
@@ -18,6 +17,7 @@ import {
   type DecodedRecord,
   type RecordHeader,
 } from "./record-batch.ts";
+import { batchRecordsSection } from "./record-batch-compression.ts";
 import { readUtf8 } from "./utf8.ts";
 import { takeVarint, takeVarlong, VarintError, type ByteCursor } from "./varint.ts";
 
@@ -101,10 +101,12 @@ function decodeRecord<T>(cursor: ByteCursor, header: BatchHeader, index: number,
 /**
  * Decodes the batch at `at` after checking its header, its CRC and its structure: exactly
  * recordCount records, each exactly as long as its length says, offset deltas 0, 1, 2 …, and
- * nothing left over. Keys, values and header values are views into `bytes`, not copies: copy
- * them (`slice()`) to keep them past the life of the buffer or to modify it. Null and empty
- * fields stay distinct. Compressed batches are refused for now; transactional and control
- * bits are left in `header.attributes`. Throws BatchFormatError, and nothing else, on any
+ * nothing left over. Keys, values and header values are views into `bytes` (or into the
+ * inflated records of a compressed batch), not copies: copy them (`slice()`) to keep them
+ * past the life of the buffer or to modify it. Null and empty fields stay distinct. A
+ * compressed batch (gzip, snappy, lz4, zstd) is inflated within `decompressedBytesMax`;
+ * transactional and control bits are left in `header.attributes`. Throws BatchFormatError
+ * (CompressionError for compressed bytes that cannot be read), and nothing else, on any
  * malformed input.
  *
  * `checkCrc: false` skips the CRC (every structural check stays, so malformed bytes still
@@ -112,10 +114,16 @@ function decodeRecord<T>(cursor: ByteCursor, header: BatchHeader, index: number,
  * checked when they were produced (src/protocol/record-scan.ts) — a broker does not check
  * CRCs again on fetch, Kafka leaves that to consumers. The check is a full pass over the bytes.
  */
+export interface DecodeOptions {
+  checkCrc?: boolean;
+  /** The most a compressed batch's records may inflate to; default decompressedBatchBytesMax. */
+  decompressedBytesMax?: number;
+}
+
 export function decodeRecordBatch(
   bytes: Uint8Array,
   at = 0,
-  options: { checkCrc?: boolean } = {},
+  options: DecodeOptions = {},
 ): { header: BatchHeader; records: DecodedRecord[] } {
   return decodeBatchRecords(bytes, at, decodedRecord, options);
 }
@@ -125,7 +133,7 @@ export function decodeBatchRecords<T>(
   bytes: Uint8Array,
   at: number,
   build: RecordBuilder<T>,
-  options: { checkCrc?: boolean } = {},
+  options: DecodeOptions = {},
 ): { header: BatchHeader; records: T[] } {
   const header = readBatchHeader(bytes, at);
   const end = at + logOverheadBytes + header.batchLength;
@@ -133,14 +141,13 @@ export function decodeBatchRecords<T>(
     const crc = crc32c(bytes, at + attributesAt, end);
     if (crc !== header.crc) fail(`batch at ${at}: CRC-32C ${crc}, stored ${header.crc}`);
   }
-  const compression = header.attributes & compressionMask;
-  if (compression !== 0) fail(`batch at ${at}: compression ${compression} is not supported yet`);
+  const section = batchRecordsSection(bytes, at, header, options.decompressedBytesMax);
   const count = header.recordCount;
-  if (count * (1 + recordBodyBytesMin) > end - at - batchHeaderBytes) {
+  if (count * (1 + recordBodyBytesMin) > section.end - section.start) {
     fail(`batch at ${at}: ${count} records cannot fit its length`);
   }
   const records: T[] = new Array(count);
-  const cursor: ByteCursor = { bytes, position: at + batchHeaderBytes, end };
+  const cursor: ByteCursor = { bytes: section.bytes, position: section.start, end: section.end };
   let index = 0;
   try {
     for (; index < count; index++) records[index] = decodeRecord(cursor, header, index, build);
@@ -148,8 +155,8 @@ export function decodeBatchRecords<T>(
     if (!(error instanceof BatchFormatError || error instanceof VarintError)) throw error;
     throw new BatchFormatError(`batch at ${at}, record ${index}: ${error.message}`, { cause: error });
   }
-  if (cursor.position !== end) {
-    fail(`batch at ${at}: ${end - cursor.position} bytes after the records`);
+  if (cursor.position !== section.end) {
+    fail(`batch at ${at}: ${section.end - cursor.position} bytes after the records`);
   }
   return { header, records };
 }

@@ -80,7 +80,7 @@ export interface EncodeOptions {
 
 /** A batch that is truncated, corrupt, or in a form this codec does not read. */
 export class BatchFormatError extends Error {
-  override readonly name = "BatchFormatError";
+  override readonly name: string = "BatchFormatError";
 }
 
 export function fail(message: string): never {

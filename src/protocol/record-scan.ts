@@ -1,5 +1,6 @@
 import { crc32c } from "./crc32c.ts";
-import { BatchFormatError, batchHeaderBytes, readBatchHeader, timestampTypeLogAppendTime, type BatchHeader, type RecordInput } from "./record-batch.ts";
+import { BatchFormatError, readBatchHeader, timestampTypeLogAppendTime, type BatchHeader, type RecordInput } from "./record-batch.ts";
+import { batchRecordsSection } from "./record-batch-compression.ts";
 import { utf8Length } from "./utf8.ts";
 import { takeVarint, takeVarlong, VarintError, type ByteCursor } from "./varint.ts";
 
@@ -70,15 +71,17 @@ function scanRecord(cursor: ByteCursor, header: BatchHeader, index: number, summ
  * Validates the batch at `at` as decodeRecordBatch does — header, CRC-32C, exactly
  * recordCount well-formed records, nothing left over — and calls `onRecord` with each
  * record's summary (one object, reused), without building records, strings or views: the check a producer's
- * batch needs before it is stored (the router's hot path). Throws BatchFormatError.
+ * batch needs before it is stored (the router's hot path). A compressed batch's records are
+ * inflated (within `decompressedBytesMax`) and scanned. Throws BatchFormatError (CompressionError
+ * for compressed bytes that cannot be read).
  */
-export function scanRecordBatch(bytes: Uint8Array, at: number, onRecord: RecordVisitor): BatchHeader {
+export function scanRecordBatch(bytes: Uint8Array, at: number, onRecord: RecordVisitor, decompressedBytesMax?: number): BatchHeader {
   const header = readBatchHeader(bytes, at);
   const end = at + 12 + header.batchLength;
   const crc = crc32c(bytes, at + 21, end);
   if (crc !== header.crc) fail(`batch at ${at}: CRC-32C ${crc}, stored ${header.crc}`);
-  if ((header.attributes & 0x07) !== 0) fail(`batch at ${at}: compressed batches are not supported yet`);
-  const cursor: ByteCursor = { bytes, position: at + batchHeaderBytes, end };
+  const section = batchRecordsSection(bytes, at, header, decompressedBytesMax);
+  const cursor: ByteCursor = { bytes: section.bytes, position: section.start, end: section.end };
   const summary: RecordSummary = { keyIsNull: false, payloadBytes: 0, headerCount: 0, timestamp: 0 };
   let index = 0;
   try {
@@ -90,6 +93,6 @@ export function scanRecordBatch(bytes: Uint8Array, at: number, onRecord: RecordV
     if (!(error instanceof BatchFormatError || error instanceof VarintError)) throw error;
     throw new BatchFormatError(`batch at ${at}, record ${index}: ${error.message}`, { cause: error });
   }
-  if (cursor.position !== end) fail(`batch at ${at}: ${end - cursor.position} bytes after the records`);
+  if (cursor.position !== section.end) fail(`batch at ${at}: ${section.end - cursor.position} bytes after the records`);
   return header;
 }

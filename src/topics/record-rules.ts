@@ -1,5 +1,6 @@
 import { TributaryError } from "../errors.ts";
 import { headersPerRecordMax } from "../limits.ts";
+import type { CompressionCodec } from "../protocol/compression/codecs.ts";
 import type { RecordInput } from "../protocol/record-batch.ts";
 import { recordPayloadBytes, type RecordSummary } from "../protocol/record-scan.ts";
 import { configNumber, effectiveTopicConfigs } from "./topic-configs.ts";
@@ -13,6 +14,8 @@ export interface RecordRules {
   logAppendTime: boolean;
   beforeMaxMs: number;
   afterMaxMs: number;
+  /** `compression.type`: the codec batches are stored in, or undefined for `producer` (as sent). */
+  storedCodec: CompressionCodec | undefined;
 }
 
 /**
@@ -39,7 +42,14 @@ function deriveRecordRules(topic: TopicMetadata): RecordRules {
     logAppendTime: configs["message.timestamp.type"] === "LogAppendTime",
     beforeMaxMs: configNumber(configs, "message.timestamp.before.max.ms"),
     afterMaxMs: configNumber(configs, "message.timestamp.after.max.ms"),
+    storedCodec: storedCodecOf(configs["compression.type"]),
   };
+}
+
+/** The codec a `compression.type` value stores batches in: undefined for `producer`. */
+export function storedCodecOf(compressionType: string): CompressionCodec | undefined {
+  if (compressionType === "producer") return undefined;
+  return compressionType === "uncompressed" ? "none" : (compressionType as CompressionCodec);
 }
 
 /**

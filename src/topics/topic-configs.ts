@@ -29,6 +29,9 @@ export const topicConfigRules = {
   "message.timestamp.type": { kind: "enum", values: ["CreateTime", "LogAppendTime"], default: "CreateTime" },
   "message.timestamp.before.max.ms": { kind: "long", min: 0, default: unbounded },
   "message.timestamp.after.max.ms": { kind: "long", min: 0, default: unbounded },
+  // Issue 27: how batches are stored. `producer` keeps each batch as its producer compressed
+  // it; any other value re-encodes batches that arrive in another codec (Kafka's values).
+  "compression.type": { kind: "enum", values: ["producer", "uncompressed", "gzip", "snappy", "lz4", "zstd"], default: "producer" },
 } as const satisfies Record<string, ConfigRule>;
 
 export type TopicConfigName = keyof typeof topicConfigRules;

@@ -81,6 +81,7 @@ const defaultConfigs = {
   "message.timestamp.type": "CreateTime",
   "message.timestamp.before.max.ms": "9223372036854775807",
   "message.timestamp.after.max.ms": "9223372036854775807",
+  "compression.type": "producer",
 };
 
 /** A Topic's partitions with replication factor 1: the one replica leads and is the ISR. */

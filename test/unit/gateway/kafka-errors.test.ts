@@ -14,6 +14,7 @@ describe("Tributary errors as Kafka codes", () => {
     ["TOPIC_ALREADY_EXISTS", 36],
     ["DUPLICATE_SEQUENCE_NUMBER", 46],
     ["INVALID_RECORD", 87],
+    ["CORRUPT_MESSAGE", 2], // compressed bytes that cannot be read (issue 27)
     ["STREAM_CLOSED", 87], // a Produce to a closed Durable Stream: refused for good, per batch
     ["THROTTLING_QUOTA_EXCEEDED", 7],
     ["BROKER_BUSY", 7],

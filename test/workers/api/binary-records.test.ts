@@ -87,7 +87,7 @@ describe("binary produce", () => {
   it.each([
     ["a flipped byte after the CRC", (batch: Uint8Array) => (batch[70] = batch[70]! ^ 0xff), 400, "INVALID_RECORD"],
     ["a truncated batch", (batch: Uint8Array) => batch.subarray(0, batch.length - 3), 400, "INVALID_RECORD"],
-    ["compression bits", (batch: Uint8Array) => (batch[22] = batch[22]! | 0x01), 400, "INVALID_RECORD"],
+    ["codec bits under a stale CRC", (batch: Uint8Array) => (batch[22] = batch[22]! | 0x01), 400, "INVALID_RECORD"],
   ])("refuses %s, writing nothing", async (_name, corrupt, status, code) => {
     const topic = uniqueTopic("binary-corrupt");
     await createTopic(topic);

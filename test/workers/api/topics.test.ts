@@ -22,6 +22,7 @@ const defaultConfigs = {
   "message.timestamp.type": "CreateTime",
   "message.timestamp.before.max.ms": "9223372036854775807",
   "message.timestamp.after.max.ms": "9223372036854775807",
+  "compression.type": "producer",
 };
 
 const regions = env.REGIONS.split(",");
@@ -154,7 +155,8 @@ describe("POST /v1/topics", () => {
 
   it.each([
     ["an unknown name", { "retention.foo": "1" }],
-    ["a Kafka config Tributary does not have", { "compression.type": "gzip" }],
+    ["a Kafka config Tributary does not have", { "flush.ms": "1000" }],
+    ["a compression.type that is not Kafka's", { "compression.type": "brotli" }],
     ["a non-integer", { "retention.ms": "soon" }],
     ["a decimal", { "retention.ms": "1.5" }],
     ["retention.ms below -1", { "retention.ms": "-2" }],

@@ -1,0 +1,306 @@
+/**
+ * Writing zstd frames (RFC 8878) in pure TypeScript, since no well-kept zstd encoder runs in
+ * Workers without compiling WebAssembly at run time. A deliberately small encoder: LZ77
+ * matches found as LZ4 finds them (one hash table of 4-byte sequences), literals stored raw
+ * and the sequences entropy-coded with the format's predefined FSE tables; a block that does
+ * not shrink is stored raw. Any zstd decoder reads it (libzstd, zstd-jni, franz-go's klauspost,
+ * fzstd). It trades ratio for simplicity: no Huffman literals, no repeat offsets, no tuned tables.
+ *
+ * Frame: magic 28 B5 2F FD · descriptor (single segment, 4-byte content size, no checksum)
+ *        · content size u32 LE · blocks
+ * Block: header u24 LE (last · type 0 raw / 2 compressed · size) · content
+ * Compressed block: literals section (raw: size header · bytes) · sequences section
+ *        (count · modes byte 0: all predefined · bitstream read backwards)
+ */
+
+const blockBytesMax = 128 * 1024;
+const minMatch = 4;
+const hashLog = 16;
+const windowBytes = 1 << 24;
+
+/** The predefined distributions (RFC 8878 §3.1.1.3.2.2): literal lengths, match lengths, offsets. */
+const literalLengthNorm = [4, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 2, 1, 1, 1, 1, 1, -1, -1, -1, -1];
+const matchLengthNorm = [
+  1, 4, 3, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+  -1, -1, -1, -1, -1, -1, -1,
+];
+const offsetNorm = [1, 1, 1, 1, 1, 1, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, -1, -1, -1, -1, -1];
+
+const literalLengthBase = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 18, 20, 22, 24, 28, 32, 40, 48, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536];
+const literalLengthBits = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 3, 3, 4, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16];
+const matchLengthBase = [
+  3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 37, 39, 41, 43, 47, 51, 59, 67, 83, 99, 131, 259, 515, 1027, 2051, 4099, 8195, 16387, 32771, 65539,
+];
+const matchLengthBits = [
+  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 3, 3, 4, 4, 5, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16,
+];
+
+function highBit(value: number): number {
+  return 31 - Math.clz32(value);
+}
+
+/** An FSE encoding table (zstd's FSE_buildCTable) for a normalized distribution. */
+interface FseTable {
+  accuracyLog: number;
+  states: Uint16Array;
+  deltaBits: Int32Array;
+  deltaState: Int32Array;
+}
+
+function buildFseTable(norm: readonly number[], accuracyLog: number): FseTable {
+  const size = 1 << accuracyLog;
+  const symbols = new Uint8Array(size);
+  const cumulative = new Int32Array(norm.length + 1);
+  let high = size - 1;
+  for (let s = 0; s < norm.length; s++) {
+    if (norm[s] === -1) {
+      cumulative[s + 1] = cumulative[s]! + 1;
+      symbols[high--] = s;
+    } else {
+      cumulative[s + 1] = cumulative[s]! + norm[s]!;
+    }
+  }
+  const step = (size >>> 1) + (size >>> 3) + 3;
+  let position = 0;
+  for (let s = 0; s < norm.length; s++) {
+    for (let i = 0; i < norm[s]!; i++) {
+      symbols[position] = s;
+      do position = (position + step) & (size - 1);
+      while (position > high);
+    }
+  }
+  const states = new Uint16Array(size);
+  const next = cumulative.slice();
+  for (let u = 0; u < size; u++) states[next[symbols[u]!]!++] = size + u;
+  const deltaBits = new Int32Array(norm.length);
+  const deltaState = new Int32Array(norm.length);
+  let total = 0;
+  for (let s = 0; s < norm.length; s++) {
+    const count = norm[s]!;
+    if (count === -1 || count === 1) {
+      deltaBits[s] = (accuracyLog << 16) - size;
+      deltaState[s] = total - 1;
+      total++;
+    } else if (count > 1) {
+      const bitsOut = accuracyLog - highBit(count - 1);
+      deltaBits[s] = (bitsOut << 16) - (count << bitsOut);
+      deltaState[s] = total - count;
+      total += count;
+    }
+  }
+  return { accuracyLog, states, deltaBits, deltaState };
+}
+
+const literalLengthTable = /*#__PURE__*/ buildFseTable(literalLengthNorm, 6);
+const matchLengthTable = /*#__PURE__*/ buildFseTable(matchLengthNorm, 6);
+const offsetTable = /*#__PURE__*/ buildFseTable(offsetNorm, 5);
+
+function literalLengthCode(length: number): number {
+  if (length < 16) return length;
+  if (length >= 64) return highBit(length) + 19;
+  let code = 16;
+  while (code < 25 && literalLengthBase[code + 1]! <= length) code++;
+  return code;
+}
+
+function matchLengthCode(length: number): number {
+  const base = length - 3;
+  if (base < 32) return base;
+  if (base >= 128) return highBit(base) + 36;
+  let code = 32;
+  while (code < 42 && matchLengthBase[code + 1]! <= length) code++;
+  return code;
+}
+
+/** Writes bits forward, little-endian; the decoder reads them back from the end. */
+class BitWriter {
+  bytes: Uint8Array;
+  at: number;
+  #bits = 0;
+  #count = 0;
+  constructor(bytes: Uint8Array, at: number) {
+    this.bytes = bytes;
+    this.at = at;
+  }
+  /** Adds the low `count` bits of `value` (count ≤ 24). */
+  add(value: number, count: number): void {
+    if (count === 0) return;
+    this.#bits = (this.#bits | ((value & ((1 << count) - 1)) << this.#count)) >>> 0;
+    this.#count += count;
+    while (this.#count >= 8) {
+      this.bytes[this.at++] = this.#bits;
+      this.#bits >>>= 8;
+      this.#count -= 8;
+    }
+  }
+  /** Adds the closing 1 bit and pads the last byte. */
+  close(): number {
+    this.add(1, 1);
+    if (this.#count > 0) this.bytes[this.at++] = this.#bits;
+    return this.at;
+  }
+}
+
+function initState(table: FseTable, symbol: number): number {
+  const bitsOut = (table.deltaBits[symbol]! + (1 << 15)) >>> 16;
+  const value = (bitsOut << 16) - table.deltaBits[symbol]!;
+  return table.states[(value >> bitsOut) + table.deltaState[symbol]!]!;
+}
+
+function encodeSymbol(writer: BitWriter, table: FseTable, state: number, symbol: number): number {
+  const bitsOut = (state + table.deltaBits[symbol]!) >>> 16;
+  writer.add(state, bitsOut);
+  return table.states[(state >>> bitsOut) + table.deltaState[symbol]!]!;
+}
+
+interface Sequences {
+  count: number;
+  literalLengths: Int32Array;
+  matchLengths: Int32Array;
+  offsets: Int32Array;
+}
+
+function read32(bytes: Uint8Array, at: number): number {
+  return bytes[at]! | (bytes[at + 1]! << 8) | (bytes[at + 2]! << 16) | (bytes[at + 3]! << 24);
+}
+
+/** Finds matches in src[start, end), which may reach back before `start`; gathers literals in `literals`. */
+function findSequences(src: Uint8Array, start: number, end: number, table: Int32Array, literals: Uint8Array, sequences: Sequences): number {
+  let literalCount = 0;
+  let count = 0;
+  let anchor = start;
+  let i = start;
+  const limit = end - 8;
+  let misses = 0;
+  while (i < limit) {
+    const value = read32(src, i);
+    const hash = Math.imul(value, 2654435761) >>> (32 - hashLog);
+    const candidate = table[hash]!;
+    table[hash] = i;
+    if (candidate < 0 || i - candidate > windowBytes || read32(src, candidate) !== value) {
+      i += 1 + (misses++ >> 6);
+      continue;
+    }
+    misses = 0;
+    let length = minMatch;
+    while (i + length < end && src[candidate + length] === src[i + length]) length++;
+    literals.set(src.subarray(anchor, i), literalCount);
+    literalCount += i - anchor;
+    sequences.literalLengths[count] = i - anchor;
+    sequences.matchLengths[count] = length;
+    sequences.offsets[count] = i - candidate;
+    count++;
+    i += length;
+    anchor = i;
+  }
+  literals.set(src.subarray(anchor, end), literalCount);
+  sequences.count = count;
+  return literalCount + end - anchor;
+}
+
+function writeLiterals(out: Uint8Array, at: number, literals: Uint8Array, count: number): number {
+  if (count < 32) {
+    out[at++] = count << 3;
+  } else if (count < 4096) {
+    out[at++] = ((count & 0x0f) << 4) | (1 << 2);
+    out[at++] = count >>> 4;
+  } else {
+    out[at++] = ((count & 0x0f) << 4) | (3 << 2);
+    out[at++] = count >>> 4;
+    out[at++] = count >>> 12;
+  }
+  out.set(literals.subarray(0, count), at);
+  return at + count;
+}
+
+function writeSequences(out: Uint8Array, at: number, sequences: Sequences): number {
+  const count = sequences.count;
+  if (count < 128) {
+    out[at++] = count;
+  } else if (count < 0x7f00) {
+    out[at++] = (count >>> 8) + 0x80;
+    out[at++] = count;
+  } else {
+    out[at++] = 0xff;
+    out[at++] = count - 0x7f00;
+    out[at++] = (count - 0x7f00) >>> 8;
+  }
+  if (count === 0) return at;
+  out[at++] = 0; // literal lengths, offsets and match lengths: the predefined tables
+  const writer = new BitWriter(out, at);
+  const ll = new Uint8Array(count);
+  const ml = new Uint8Array(count);
+  const of = new Uint8Array(count);
+  for (let n = 0; n < count; n++) {
+    ll[n] = literalLengthCode(sequences.literalLengths[n]!);
+    ml[n] = matchLengthCode(sequences.matchLengths[n]!);
+    of[n] = highBit(sequences.offsets[n]! + 3);
+  }
+  const extraBits = (n: number) => {
+    const literalLength = sequences.literalLengths[n]!;
+    writer.add(literalLength - literalLengthBase[ll[n]!]!, literalLengthBits[ll[n]!]!);
+    writer.add(sequences.matchLengths[n]! - matchLengthBase[ml[n]!]!, matchLengthBits[ml[n]!]!);
+    writer.add(sequences.offsets[n]! + 3 - (1 << of[n]!), of[n]!);
+  };
+  const last = count - 1;
+  let llState = initState(literalLengthTable, ll[last]!);
+  let mlState = initState(matchLengthTable, ml[last]!);
+  let ofState = initState(offsetTable, of[last]!);
+  extraBits(last);
+  for (let n = count - 2; n >= 0; n--) {
+    ofState = encodeSymbol(writer, offsetTable, ofState, of[n]!);
+    mlState = encodeSymbol(writer, matchLengthTable, mlState, ml[n]!);
+    llState = encodeSymbol(writer, literalLengthTable, llState, ll[n]!);
+    extraBits(n);
+  }
+  writer.add(mlState, 6);
+  writer.add(ofState, 5);
+  writer.add(llState, 6);
+  return writer.close();
+}
+
+function writeBlockHeader(out: Uint8Array, at: number, last: boolean, type: number, size: number): void {
+  const header = (size << 3) | (type << 1) | (last ? 1 : 0);
+  out[at] = header;
+  out[at + 1] = header >>> 8;
+  out[at + 2] = header >>> 16;
+}
+
+/** One zstd frame of `src` (see the drawing above). */
+export function zstdCompress(src: Uint8Array): Uint8Array {
+  const blocks = Math.max(1, Math.ceil(src.length / blockBytesMax));
+  // Worst case: every block stored raw, plus the frame header.
+  const out = new Uint8Array(9 + blocks * (3 + blockBytesMax) + 64);
+  out.set([0x28, 0xb5, 0x2f, 0xfd, 0xa0], 0); // magic; descriptor: 4-byte content size, single segment
+  out[5] = src.length;
+  out[6] = src.length >>> 8;
+  out[7] = src.length >>> 16;
+  out[8] = src.length >>> 24;
+  let at = 9;
+  const table = new Int32Array(1 << hashLog).fill(-1);
+  const literals = new Uint8Array(blockBytesMax);
+  const sequenceMax = blockBytesMax / minMatch + 1;
+  const sequences: Sequences = { count: 0, literalLengths: new Int32Array(sequenceMax), matchLengths: new Int32Array(sequenceMax), offsets: new Int32Array(sequenceMax) };
+  const scratch = new Uint8Array(blockBytesMax + 1024);
+  let start = 0;
+  do {
+    const end = Math.min(src.length, start + blockBytesMax);
+    const last = end === src.length;
+    const literalCount = findSequences(src, start, end, table, literals, sequences);
+    let size = -1;
+    if (sequences.count > 0) {
+      size = writeSequences(scratch, writeLiterals(scratch, 0, literals, literalCount), sequences);
+    }
+    if (size > 0 && size < end - start) {
+      writeBlockHeader(out, at, last, 2, size);
+      out.set(scratch.subarray(0, size), at + 3);
+      at += 3 + size;
+    } else {
+      writeBlockHeader(out, at, last, 0, end - start);
+      out.set(src.subarray(start, end), at + 3);
+      at += 3 + end - start;
+    }
+    start = end;
+  } while (start < src.length);
+  return out.slice(0, at);
+}
