@@ -92,6 +92,8 @@ export class FakeServer {
 
   /** While true, every request fails as a refused connection does under Node's fetch. */
   down = false;
+  /** Refuses this many requests more, as `down` does, then answers again (an outage of a known length, free of timing). */
+  downForRequests = 0;
   /** "METHOD /path" of each request refused while down. */
   readonly refused: string[] = [];
 
@@ -125,7 +127,8 @@ export class FakeServer {
   async #handle(request: Request): Promise<Response> {
     if (request.signal.aborted) throw request.signal.reason; // as fetch does
     const url = new URL(request.url);
-    if (this.down) {
+    if (this.down || this.downForRequests > 0) {
+      this.downForRequests = Math.max(0, this.downForRequests - 1);
       this.refused.push(`${request.method} ${url.pathname}`);
       const cause = Object.assign(new Error(`connect ECONNREFUSED ${url.host}`), { code: "ECONNREFUSED" });
       throw new TypeError("fetch failed", { cause });
