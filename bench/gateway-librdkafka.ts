@@ -11,8 +11,8 @@
  */
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
+import { kcatPath } from "../test/e2e/support/kcat.ts";
 
-export const kcatPath = "/usr/bin/kcat";
 
 /** Records/s of kcat reading `total` records of partition 0 from offset 0 through `address`; undefined when kcat is not installed. */
 export async function kcatConsume(address: string, topic: string, total: number, timeoutMs = 60_000): Promise<number | undefined> {

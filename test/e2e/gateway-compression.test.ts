@@ -6,7 +6,6 @@
  * broker without Produce v0: docs/gateway.md). Tributary's client produces in each codec and
  * kcat, kafkajs (gzip) and confluent-kafka read it back.
  */
-import { execFile } from "node:child_process";
 import { CompressionTypes, Kafka, logLevel } from "kafkajs";
 import { compatibilityPartitioner, Producer as PlatformaticProducer, stringSerializers } from "@platformatic/kafka";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -18,12 +17,7 @@ import { buildCli } from "./support/cli.ts";
 import { startGateway, type GatewayProcess } from "./support/gateway.ts";
 import { runPython } from "./support/python-clients.ts";
 import { startWranglerDev, type DevServer } from "./support/wrangler-dev.ts";
-
-const kcat = (args: string[], input?: string) =>
-  new Promise<{ stdout: string; stderr: string }>((resolve, reject) => {
-    const child = execFile("/usr/bin/kcat", args, { timeout: 60_000 }, (error, stdout, stderr) => (error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve({ stdout, stderr })));
-    child.stdin!.end(input ?? "");
-  });
+import { kcat } from "./support/kcat.ts";
 
 describe("compressed batches through tributary gateway", () => {
   let server: DevServer;

@@ -16,7 +16,6 @@
  *   IncrementalAlterConfigs APPEND and SUBTRACT on cleanup.policy;
  * - a transactional producer's initTransactions() fails at once with an unsupported error.
  */
-import { execFile } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Tributary } from "../../src/client/index.ts";
 import { TributaryError } from "../../src/errors.ts";
@@ -25,17 +24,9 @@ import { startGateway, type GatewayProcess } from "./support/gateway.ts";
 import { runJava } from "./support/java-clients.ts";
 import { runPython } from "./support/python-clients.ts";
 import { freePort, startWranglerDev, type DevServer } from "./support/wrangler-dev.ts";
+import { kcat } from "./support/kcat.ts";
 
 const fetchMaxBytes = 1_000_000;
-
-function kcat(args: string[], input = ""): Promise<{ stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = execFile("/usr/bin/kcat", args, { timeout: 60_000, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) =>
-      error ? reject(new Error(`${error.message}\n${stderr.slice(-2000)}`)) : resolve({ stdout, stderr }),
-    );
-    child.stdin!.end(input);
-  });
-}
 
 /** One sample of the gateway's metrics text, 0 when absent. */
 function sample(text: string, name: string, labels = ""): number {

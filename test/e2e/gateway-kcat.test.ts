@@ -22,16 +22,12 @@ import { encodeRecordBatch } from "../../src/protocol/record-batch.ts";
 import { buildCli, runCli } from "./support/cli.ts";
 import { startGateway, type GatewayProcess } from "./support/gateway.ts";
 import { freePort, startWranglerDev, type DevServer } from "./support/wrangler-dev.ts";
+import { kcat } from "./support/kcat.ts";
 
 const run = promisify(execFile);
 /** How long a poll waits for what must come: the machine may be busy with other test runs. */
 const patient = { timeout: 15_000, interval: 20 };
 const adminToken = "gateway-e2e-admin-token-0123456789abcdef";
-const kcat = (args: string[], input?: string) =>
-  new Promise<{ stdout: string; stderr: string }>((resolve, reject) => {
-    const child = execFile("/usr/bin/kcat", args, { timeout: 30_000 }, (error, stdout, stderr) => (error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve({ stdout, stderr })));
-    child.stdin!.end(input ?? "");
-  });
 
 /** One raw connection: write bytes, collect what comes back, know when it closed. */
 function rawConnection(port: number): Promise<{ socket: Socket; received: () => Buffer; closed: Promise<void> }> {

@@ -13,7 +13,6 @@
  * - librdkafka (kcat) without idempotence, up to a million requests in flight, acks all and
  *   acks 0: the log holds the lines in the order they were read.
  */
-import { execFile } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Tributary } from "../../src/client/index.ts";
 import { buildCli } from "./support/cli.ts";
@@ -21,6 +20,7 @@ import { startDelayingProxy, type DelayingProxy } from "./support/delaying-proxy
 import { startGateway, type GatewayProcess } from "./support/gateway.ts";
 import { runJava } from "./support/java-clients.ts";
 import { startWranglerDev, type DevServer } from "./support/wrangler-dev.ts";
+import { kcat } from "./support/kcat.ts";
 
 /** How long a poll waits for what must come: the machine may be busy with other test runs. */
 const patient = { timeout: 30_000, interval: 100 };
@@ -34,13 +34,6 @@ const javaValueBytes = 218;
 const kcatLines = 3_000;
 
 const text = new TextDecoder();
-
-function kcat(args: string[], input: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = execFile("/usr/bin/kcat", args, { timeout: 60_000 }, (error, _stdout, stderr) => (error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve()));
-    child.stdin!.end(input);
-  });
-}
 
 /** Every record value of partition 0, in offset order, once `count` are there. */
 async function readAll(client: Tributary, topic: string, count: number): Promise<string[]> {

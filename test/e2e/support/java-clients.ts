@@ -8,12 +8,12 @@
  *
  *   const { stdout } = await runJava("NumberedProducers.java", [gateway.address, "topic", …]);
  */
-import { execFile, execFileSync, spawn } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { forget, remember } from "./leftovers.ts";
+import { runToEnd, type ChildRun } from "./child-run.ts";
 import { repositoryRoot } from "./wrangler-dev.ts";
 
 const javaSources = join(repositoryRoot, "test", "java");
@@ -30,10 +30,6 @@ function requireCommand(command: string, install: string): void {
 }
 
 let resolving: Promise<string> | undefined;
-const living = new Set<ReturnType<typeof spawn>>();
-process.once("exit", () => {
-  for (const child of living) child.kill("SIGKILL");
-});
 
 /** The directory holding the client's jars, resolved once per pom. */
 export function javaLibrary(): Promise<string> {
@@ -63,29 +59,11 @@ export function javaLibrary(): Promise<string> {
   return resolving;
 }
 
-export interface JavaRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+export type JavaRun = ChildRun;
 
 /** Runs test/java/<program> with the client on its classpath; killed (SIGKILL) after `timeoutMs`. */
 export async function runJava(program: string, args: string[], timeoutMs = 120_000): Promise<JavaRun> {
   const lib = await javaLibrary();
-  const child = spawn("java", ["-Xmx512m", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-cp", join(lib, "*"), join(javaSources, program), ...args], {
-    cwd: repositoryRoot,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  living.add(child);
-  remember(child.pid, { what: `java ${program}`, group: false });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
-  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
-  const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
-  const code = await new Promise<number | null>((resolve) => child.once("exit", (exitCode) => resolve(exitCode)));
-  clearTimeout(timer);
-  living.delete(child);
-  forget(child.pid);
-  return { code, stdout, stderr };
+  const java = ["-Xmx512m", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-cp", join(lib, "*"), join(javaSources, program), ...args];
+  return runToEnd("java", java, `java ${program}`, timeoutMs);
 }

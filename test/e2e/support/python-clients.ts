@@ -7,12 +7,12 @@
  *
  *   const { stdout } = await runPython("list_topics.py", [gateway.address]);
  */
-import { execFile, execFileSync, spawn } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { forget, remember } from "./leftovers.ts";
+import { runToEnd, type ChildRun } from "./child-run.ts";
 import { repositoryRoot } from "./wrangler-dev.ts";
 
 const pythonSources = join(repositoryRoot, "test", "python");
@@ -21,10 +21,6 @@ const requirements = join(pythonSources, "requirements.txt");
 const installTimeoutMs = 300_000;
 
 let installing: Promise<string> | undefined;
-const living = new Set<ReturnType<typeof spawn>>();
-process.once("exit", () => {
-  for (const child of living) child.kill("SIGKILL");
-});
 
 /** The environment's interpreter, made once per requirements file. */
 export function pythonInterpreter(): Promise<string> {
@@ -55,26 +51,9 @@ export function pythonInterpreter(): Promise<string> {
   return installing;
 }
 
-export interface PythonRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+export type PythonRun = ChildRun;
 
 /** Runs test/python/<program> in the environment; killed (SIGKILL) after `timeoutMs`. */
 export async function runPython(program: string, args: string[], timeoutMs = 120_000): Promise<PythonRun> {
-  const interpreter = await pythonInterpreter();
-  const child = spawn(interpreter, [join(pythonSources, program), ...args], { cwd: repositoryRoot, stdio: ["ignore", "pipe", "pipe"] });
-  living.add(child);
-  remember(child.pid, { what: `python ${program}`, group: false });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
-  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
-  const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
-  const code = await new Promise<number | null>((resolve) => child.once("exit", (exitCode) => resolve(exitCode)));
-  clearTimeout(timer);
-  living.delete(child);
-  forget(child.pid);
-  return { code, stdout, stderr };
+  return runToEnd(await pythonInterpreter(), [join(pythonSources, program), ...args], `python ${program}`, timeoutMs);
 }
