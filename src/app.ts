@@ -28,6 +28,7 @@ import { subscriptionRoutes } from "./router/routes/subscriptions.ts";
 import { durableStreamsBasePath, durableStreamsRoutes } from "./durable-streams/routes.ts";
 import { clusterRoutes } from "./router/routes/cluster.ts";
 import { whoamiRoutes } from "./router/routes/whoami.ts";
+import { scramRoutes } from "./router/routes/scram.ts";
 
 /**
  * The router Worker's HTTP API (API.md): stateless; every piece of state lives in an object.
@@ -71,6 +72,7 @@ export function createApp(): Hono<RouterEnv> {
   app.route(durableStreamsBasePath, durableStreamsRoutes);
   app.route("/v1/cluster", clusterRoutes); // the deployment's cluster id (issue 16, the Kafka gateway)
   app.route("/v1/whoami", whoamiRoutes); // the caller's kind of token (issue 31, the console's header)
+  app.route("/v1/scram", scramRoutes); // SCRAM exchanges the Kafka gateway relays (issue 35)
   // After authentication, as any route: a path served with other methods is 405 with Allow.
   const allowedMethods = allowedMethodsOf(app.routes);
   app.notFound((c) => {

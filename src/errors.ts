@@ -16,6 +16,8 @@ export const errorTable = {
   CORRUPT_MESSAGE: { status: 400, retriable: false },
   SECURITY_DISABLED: { status: 400, retriable: false },
   UNAUTHENTICATED: { status: 401, retriable: false },
+  /** A SCRAM exchange's credential (not the request's bearer token) was refused: docs/api.md, SCRAM. Kafka's name. */
+  SASL_AUTHENTICATION_FAILED: { status: 401, retriable: false },
   TOPIC_AUTHORIZATION_FAILED: { status: 403, retriable: false },
   GROUP_AUTHORIZATION_FAILED: { status: 403, retriable: false },
   CLUSTER_AUTHORIZATION_FAILED: { status: 403, retriable: false },

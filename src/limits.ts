@@ -16,6 +16,7 @@
  * - limits/streams.ts: SSE and WebSocket streams, WebSocket credit, Durable Streams
  * - limits/subscriptions.ts: push subscriptions
  * - limits/gateway.ts: the Kafka gateway
+ * - limits/scram.ts: SCRAM's credentials, exchanges and session tokens (the gateway's SASL)
  * - limits/client.ts: the TypeScript client's own choices
  */
 
@@ -27,4 +28,5 @@ export * from "./limits/router.ts";
 export * from "./limits/streams.ts";
 export * from "./limits/subscriptions.ts";
 export * from "./limits/gateway.ts";
+export * from "./limits/scram.ts";
 export * from "./limits/client.ts";

@@ -13,6 +13,10 @@ import { decodeBase64, encodeBase64 } from "../protocol/base64.ts";
  * - Read token: `trr_<payload>.<signature>` — the same, for reading and describing one topic
  *   (docs/api.md, "Read tokens for browsers"), signed with a key of its own, so neither kind
  *   can pass for the other.
+ * - Session token: `trs_<payload>.<signature>` — what a SCRAM exchange answers when its proof
+ *   holds (the Kafka gateway's credential for that connection, docs/gateway.md): it acts as the
+ *   scoped token it names, with that token's rules and quotas, until its expiry (at most a day)
+ *   or until that token is revoked. Signed with a key of its own; nobody stores it.
  * - All exist only under an admin token: a scoped token's row records the fingerprint of the
  *   admin token it was created under, and authenticates only under that one (so a token made
  *   before the deployment was secured, or under an admin token since rotated, is void).
@@ -131,41 +135,55 @@ export interface WriteTokenClaims {
 
 export type ReadTokenClaims = WriteTokenClaims;
 
-/** The two kinds of signed topic token: each has its prefix and its own key (domain-separated). */
+/**
+ * What the deployment signs with keys derived from the admin token, each kind with its own key
+ * (domain-separated), so that none can pass for another: the two kinds of topic token, SCRAM
+ * session tokens, and the state a SCRAM exchange carries from its first step to its last.
+ */
+type SignedKind = "write" | "read" | "session" | "scram exchange";
 type TopicTokenKind = "write" | "read";
-const topicTokenPrefixes: Record<TopicTokenKind, string> = { write: writePrefix, read: "trr_" };
+const signedPrefixes: Record<SignedKind, string> = { write: writePrefix, read: "trr_", session: "trs_", "scram exchange": "" };
 
 /** The last signing keys made, by admin token: a deployment has one admin token at a time. */
-let lastKeys: { adminToken: string; keys: Partial<Record<TopicTokenKind, Promise<CryptoKey>>> } | undefined;
+let lastKeys: { adminToken: string; keys: Partial<Record<SignedKind, Promise<CryptoKey>>> } | undefined;
 
-function signingKey(kind: TopicTokenKind, adminToken: string): Promise<CryptoKey> {
+function signingKey(kind: SignedKind, adminToken: string): Promise<CryptoKey> {
   if (lastKeys?.adminToken !== adminToken) lastKeys = { adminToken, keys: {} };
   const material = utf8.encode(`tributary ${kind} tokens v1\n${adminToken}`);
   return (lastKeys.keys[kind] ??= crypto.subtle.importKey("raw", material, { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"]));
 }
 
-async function signTopicToken(kind: TopicTokenKind, claims: WriteTokenClaims, adminToken: string): Promise<string> {
-  const payload = base64url(utf8.encode(JSON.stringify({ p: claims.parent, t: claims.topic, e: claims.expiresAt })));
+/** `<prefix><base64url JSON>.<base64url HMAC-SHA256 of it>`. */
+export async function signPayload(kind: SignedKind, value: unknown, adminToken: string): Promise<string> {
+  const payload = base64url(utf8.encode(JSON.stringify(value)));
   const signature = new Uint8Array(await crypto.subtle.sign("HMAC", await signingKey(kind, adminToken), utf8.encode(payload)));
-  return `${topicTokenPrefixes[kind]}${payload}.${base64url(signature)}`;
+  return `${signedPrefixes[kind]}${payload}.${base64url(signature)}`;
 }
 
 /**
- * The claims of a topic token of this kind whose signature is right (checked in constant
- * time by Web Crypto's verify), or undefined. Expiry is the caller's to check.
+ * The JSON a text of this kind carries when its signature is right (checked in constant time
+ * by Web Crypto's verify), or undefined. What it says (its shape, its expiry) is the caller's to check.
  */
-async function verifyTopicToken(kind: TopicTokenKind, token: string, adminToken: string): Promise<WriteTokenClaims | undefined> {
-  const prefix = topicTokenPrefixes[kind];
-  if (!token.startsWith(prefix)) return undefined;
-  const [payload, signatureText, extra] = token.slice(prefix.length).split(".");
+export async function verifyPayload(kind: SignedKind, text: string, adminToken: string): Promise<unknown> {
+  const prefix = signedPrefixes[kind];
+  if (!text.startsWith(prefix)) return undefined;
+  const [payload, signatureText, extra] = text.slice(prefix.length).split(".");
   if (payload === undefined || signatureText === undefined || extra !== undefined) return undefined;
   const signature = fromBase64url(signatureText);
   if (signature === undefined || signature.byteLength !== 32) return undefined;
   if (!(await crypto.subtle.verify("HMAC", await signingKey(kind, adminToken), signature, utf8.encode(payload)))) return undefined;
   const json = fromBase64url(payload);
-  if (json === undefined) return undefined;
-  const claims = JSON.parse(new TextDecoder().decode(json)) as { p?: unknown; t?: unknown; e?: unknown };
-  if (typeof claims.p !== "string" || typeof claims.t !== "string" || !Number.isSafeInteger(claims.e)) return undefined;
+  return json === undefined ? undefined : (JSON.parse(new TextDecoder().decode(json)) as unknown);
+}
+
+function signTopicToken(kind: TopicTokenKind, claims: WriteTokenClaims, adminToken: string): Promise<string> {
+  return signPayload(kind, { p: claims.parent, t: claims.topic, e: claims.expiresAt }, adminToken);
+}
+
+/** The claims of a topic token of this kind whose signature is right, or undefined. Expiry is the caller's to check. */
+async function verifyTopicToken(kind: TopicTokenKind, token: string, adminToken: string): Promise<WriteTokenClaims | undefined> {
+  const claims = (await verifyPayload(kind, token, adminToken)) as { p?: unknown; t?: unknown; e?: unknown } | undefined;
+  if (typeof claims?.p !== "string" || typeof claims.t !== "string" || !Number.isSafeInteger(claims.e)) return undefined;
   return { parent: claims.p, topic: claims.t, expiresAt: claims.e as number };
 }
 
@@ -174,7 +192,7 @@ export function signWriteToken(claims: WriteTokenClaims, adminToken: string): Pr
 }
 
 export function isWriteToken(token: string): boolean {
-  return token.startsWith(topicTokenPrefixes.write);
+  return token.startsWith(signedPrefixes.write);
 }
 
 export function verifyWriteToken(token: string, adminToken: string): Promise<WriteTokenClaims | undefined> {
@@ -186,9 +204,30 @@ export function signReadToken(claims: ReadTokenClaims, adminToken: string): Prom
 }
 
 export function isReadToken(token: string): boolean {
-  return token.startsWith(topicTokenPrefixes.read);
+  return token.startsWith(signedPrefixes.read);
 }
 
 export function verifyReadToken(token: string, adminToken: string): Promise<ReadTokenClaims | undefined> {
   return verifyTopicToken("read", token, adminToken);
+}
+
+/** What a session token says: it acts as the scoped token `parent` (its id), until `expiresAt`. */
+export interface SessionTokenClaims {
+  parent: string;
+  expiresAt: number;
+}
+
+export function signSessionToken(claims: SessionTokenClaims, adminToken: string): Promise<string> {
+  return signPayload("session", { p: claims.parent, e: claims.expiresAt }, adminToken);
+}
+
+export function isSessionToken(token: string): boolean {
+  return token.startsWith(signedPrefixes.session);
+}
+
+/** The claims of a session token whose signature is right, or undefined. Expiry is the caller's to check. */
+export async function verifySessionToken(token: string, adminToken: string): Promise<SessionTokenClaims | undefined> {
+  const claims = (await verifyPayload("session", token, adminToken)) as { p?: unknown; e?: unknown } | undefined;
+  if (typeof claims?.p !== "string" || !tokenIdPattern.test(claims.p) || !Number.isSafeInteger(claims.e)) return undefined;
+  return { parent: claims.p, expiresAt: claims.e as number };
 }

@@ -1,5 +1,6 @@
 import type { Rule } from "../auth/acl.ts";
 import type { Quotas } from "../auth/principal.ts";
+import type { ScramCredential } from "../auth/scram.ts";
 
 /*
  * Answer shapes of the Controller (src/objects/controller.ts) that its callers name: its token
@@ -22,3 +23,11 @@ export interface TokenGrant {
   expiresAt: number | null;
   quotas: Quotas;
 }
+
+/** A token's SCRAM credential for one mechanism, with its grant; or why there is none (src/router/routes/scram.ts). */
+export type ScramLookup =
+  | { kind: "credential"; credential: ScramCredential; grant: TokenGrant }
+  /** No live token with that id under this admin token (unknown, revoked, expired, or bound to another). */
+  | { kind: "unknown" }
+  /** A live token created before SCRAM credentials were kept. */
+  | { kind: "none" };

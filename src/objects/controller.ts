@@ -1,4 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
+import type { ScramMechanism } from "../auth/scram.ts";
 import { createTokenSchema } from "../auth/token-schemas.ts";
 import { TributaryError, toResult, type Result } from "../errors.ts";
 import { partitionsPerTopicMax, replicationFactorMax } from "../limits.ts";
@@ -13,8 +14,8 @@ import { applyMigrations } from "./schema.ts";
 import { insertPartitionRows, loadTopicRows } from "./topic-rows.ts";
 import { StreamLifecycle } from "./stream-lifecycle.ts";
 import { deletionRetryMs, TopicDeletions } from "./topic-deletions.ts";
-import { TokenRegistry, tokenAdminBindingMigration, tokenMigration } from "./token-registry.ts";
-import type { TokenGrant, TokenView } from "../contracts/controller-api.ts";
+import { TokenRegistry, tokenAdminBindingMigration, tokenMigration, tokenScramMigration } from "./token-registry.ts";
+import type { ScramLookup, TokenGrant, TokenView } from "../contracts/controller-api.ts";
 
 export interface CreateTopicRequest {
   name: unknown;
@@ -70,6 +71,7 @@ const migrations = [
      id INTEGER PRIMARY KEY CHECK (id = 1),
      cluster_id TEXT NOT NULL
    );`,
+  tokenScramMigration,
 ];
 
 /** What `POST /v1/producers` answers (Kafka's InitProducerId, without transactions). */
@@ -360,6 +362,11 @@ export class Controller extends DurableObject<Env> {
   /** The key routers check scoped tokens' tags with, so made-up tokens never reach this object. */
   async tokenTagKey(): Promise<Uint8Array> {
     return this.#tokens.tagKeyBytes();
+  }
+
+  /** A SCRAM exchange's step (src/router/routes/scram.ts): the token's credential for the mechanism, and its grant. */
+  async scramCredential(id: string, mechanism: ScramMechanism, adminFingerprint: string): Promise<ScramLookup> {
+    return this.#tokens.scramCredential(id, mechanism, adminFingerprint, Date.now());
   }
 
   /** The grant of a live token by id (the token a write token was minted from), or null. */

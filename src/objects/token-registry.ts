@@ -1,10 +1,12 @@
 import { TributaryError } from "../errors.ts";
 import type { Rule } from "../auth/acl.ts";
 import type { Quotas } from "../auth/principal.ts";
+import { scramCredential, scramMechanisms, type ScramMechanism } from "../auth/scram.ts";
 import { importTagKey, isAdminTokenFingerprint, newScopedToken } from "../auth/token-format.ts";
 import type { CreateTokenRequest } from "../auth/token-schemas.ts";
-import { tokensMax } from "../limits.ts";
-import type { TokenGrant, TokenView } from "../contracts/controller-api.ts";
+import { decodeBase64, encodeBase64 } from "../protocol/base64.ts";
+import { scramIterations, scramSaltBytes, tokensMax } from "../limits.ts";
+import type { ScramLookup, TokenGrant, TokenView } from "../contracts/controller-api.ts";
 
 /** The controller's migration for scoped tokens (API.md, Tokens): secrets only as SHA-256. */
 export const tokenMigration = `CREATE TABLE tokens (
@@ -28,6 +30,30 @@ export const tokenMigration = `CREATE TABLE tokens (
  */
 export const tokenAdminBindingMigration = "ALTER TABLE tokens ADD COLUMN admin_fingerprint TEXT;";
 
+/**
+ * Its migration keeping SCRAM credentials with each token (docs/gateway.md): per mechanism the
+ * salt, iteration count, StoredKey and ServerKey, as JSON; never the token. Rows from before it
+ * have none: their tokens authenticate over HTTP, PLAIN and OAUTHBEARER, not SCRAM.
+ */
+export const tokenScramMigration = "ALTER TABLE tokens ADD COLUMN scram TEXT;";
+
+type StoredScram = Record<ScramMechanism, { salt: string; iterations: number; storedKey: string; serverKey: string }>;
+
+/** The SCRAM credentials of a new token, one per mechanism, each with its own salt. */
+async function scramCredentials(token: string): Promise<StoredScram> {
+  const stored = {} as StoredScram;
+  for (const [mechanism, hash] of Object.entries(scramMechanisms) as [ScramMechanism, (typeof scramMechanisms)[ScramMechanism]][]) {
+    const credential = await scramCredential(hash, token, crypto.getRandomValues(new Uint8Array(scramSaltBytes)), scramIterations);
+    stored[mechanism] = {
+      salt: encodeBase64(credential.salt),
+      iterations: credential.iterations,
+      storedKey: encodeBase64(credential.storedKey),
+      serverKey: encodeBase64(credential.serverKey),
+    };
+  }
+  return stored;
+}
+
 interface TokenRow {
   id: string;
   name: string | null;
@@ -36,6 +62,7 @@ interface TokenRow {
   quotas: string;
   expires_at: number | null;
   admin_fingerprint: string | null;
+  scram: string | null;
   [column: string]: SqlStorageValue;
 }
 
@@ -47,8 +74,9 @@ function viewOf(row: TokenRow): TokenView {
 
 /**
  * Scoped tokens in the controller's SQLite. Creating one answers its secret once; the row
- * keeps only the secret's SHA-256, compared in constant time, and the fingerprint of the admin
- * token it was created under: it authenticates only while the router has that admin token.
+ * keeps only the secret's SHA-256, compared in constant time, its SCRAM credentials (salted
+ * keys, src/auth/scram.ts), and the fingerprint of the admin token it was created under: it
+ * authenticates only while the router has that admin token.
  * Revoking deletes the row; routers stop accepting the token when their cache entry ends
  * (limits.ts: tokenCacheMs).
  */
@@ -71,9 +99,10 @@ export class TokenRegistry {
     if (count >= tokensMax) throw new TributaryError("INVALID_REQUEST", `there are already ${tokensMax} tokens; revoke some first`);
     this.#tagKey ??= importTagKey(this.tagKeyBytes());
     const fresh = await newScopedToken(await this.#tagKey);
+    const scram = await scramCredentials(fresh.token);
     const view: TokenView = { id: fresh.id, name: request.name ?? null, rules: request.rules, expiresAt: request.expiresAt ?? null, quotas: request.quotas ?? {} };
     this.#sql.exec(
-      "INSERT INTO tokens (id, name, secret_sha256, rules, quotas, expires_at, created_at, admin_fingerprint) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+      "INSERT INTO tokens (id, name, secret_sha256, rules, quotas, expires_at, created_at, admin_fingerprint, scram) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
       view.id,
       view.name,
       fresh.secretHash,
@@ -82,6 +111,7 @@ export class TokenRegistry {
       view.expiresAt,
       now,
       adminFingerprint,
+      JSON.stringify(scram),
     );
     return { ...view, token: fresh.token };
   }
@@ -121,6 +151,18 @@ export class TokenRegistry {
   grantOf(id: string, adminFingerprint: string, now: number): TokenGrant | undefined {
     const row = this.#row(id);
     return row === undefined ? undefined : this.#grant(row, adminFingerprint, now);
+  }
+
+  /** The token's SCRAM credential for `mechanism` and its grant, when it is live under this admin token. */
+  scramCredential(id: string, mechanism: ScramMechanism, adminFingerprint: string, now: number): ScramLookup {
+    const row = this.#row(id);
+    const grant = row === undefined ? undefined : this.#grant(row, adminFingerprint, now);
+    if (row === undefined || grant === undefined) return { kind: "unknown" };
+    const stored = row.scram === null ? undefined : (JSON.parse(row.scram) as Partial<StoredScram>)[mechanism];
+    if (stored === undefined) return { kind: "none" };
+    const bytes = (text: string) => decodeBase64(text)!;
+    const credential = { salt: bytes(stored.salt), iterations: stored.iterations, storedKey: bytes(stored.storedKey), serverKey: bytes(stored.serverKey) };
+    return { kind: "credential", credential, grant };
   }
 
   #row(id: string): TokenRow | undefined {

@@ -163,6 +163,20 @@ export const whoamiResponseSchema = z.object({
   quotas: quotasViewSchema.optional(),
 });
 
+/** `POST /v1/scram/first` (docs/api.md, SCRAM). */
+export const scramFirstResponseSchema = z.object({
+  serverFirst: z.string().meta({ description: "the server-first message, for the client" }),
+  exchange: z.string().meta({ description: "opaque, signed: send it back with the client's final message (good for a minute)" }),
+});
+
+/** `POST /v1/scram/final`: server-final, and the session token that acts as the scoped token the username named. */
+export const scramFinalResponseSchema = z.object({
+  serverFinal: z.string().meta({ description: "the server-final message, for the client" }),
+  token: z.string().meta({ description: "a session token (trs_…) with the scoped token's rules and quotas" }),
+  expiresAt: timestampSchema,
+  lifetimeMs: z.number().int().positive().meta({ description: "expiresAt less the server's time of the answer: the session's lifetime, free of clock skew" }),
+});
+
 /** GET /v1/openapi.json: an OpenAPI 3.1 document (its own shape is OpenAPI's; test/unit/openapi/ validates it). */
 export const openApiDocumentSchema = z.looseObject({
   openapi: z.string(),

@@ -8,6 +8,9 @@ import {
   fetchWaitMsMax,
   groupTopicsMax,
   partitionsPerTopicMax,
+  scramMessageLengthMax,
+  scramSessionTtlMsMax,
+  scramSessionTtlMsMin,
   sessionTimeoutMsMax,
   sessionTimeoutMsMin,
   subscribedTopicsMax,
@@ -204,3 +207,21 @@ export const faultRequestSchema = z.object({
   ms: z.number().int().nonnegative().max(60_000).optional(),
 });
 export type FaultRequest = z.infer<typeof faultRequestSchema>;
+
+// ---- SCRAM exchanges a Kafka gateway relays (docs/api.md, SCRAM; src/auth/scram-exchange.ts) ----
+
+export const scramMechanismNames = ["SCRAM-SHA-256", "SCRAM-SHA-512"] as const;
+
+/** `POST /v1/scram/first`: the client's first message, as the client wrote it. */
+export const scramFirstRequestSchema = z.strictObject({
+  mechanism: z.enum(scramMechanismNames),
+  clientFirst: z.string().min(1).max(scramMessageLengthMax),
+});
+
+/** `POST /v1/scram/final`: the exchange the first step answered, the client's final message, and the session's lifetime. */
+export const scramFinalRequestSchema = z.strictObject({
+  // The messages of the first step, base64url'd in signed JSON: a few times one message.
+  exchange: z.string().min(1).max(4 * scramMessageLengthMax),
+  clientFinal: z.string().min(1).max(scramMessageLengthMax),
+  ttlMs: z.number().int().min(scramSessionTtlMsMin).max(scramSessionTtlMsMax).optional(),
+});

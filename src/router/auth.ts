@@ -1,7 +1,19 @@
 import type { MiddlewareHandler } from "hono";
 import { allows, type Operation } from "../auth/acl.ts";
 import type { Principal } from "../auth/principal.ts";
-import { adminTokenFingerprint, importTagKey, isReadToken, isWriteToken, parseScopedToken, verifyReadToken, verifyWriteToken, type WriteTokenClaims } from "../auth/token-format.ts";
+import {
+  adminTokenFingerprint,
+  importTagKey,
+  isReadToken,
+  isSessionToken,
+  isWriteToken,
+  parseScopedToken,
+  verifyReadToken,
+  verifySessionToken,
+  verifyWriteToken,
+  type SessionTokenClaims,
+  type WriteTokenClaims,
+} from "../auth/token-format.ts";
 import { TributaryError } from "../errors.ts";
 import { bearerTokenLengthMax } from "../limits.ts";
 import { controllerStub } from "../contracts/stubs.ts";
@@ -79,9 +91,23 @@ async function topicTokenPrincipal(
   return { kind: "token", tokenId: claims.parent, rules, expiresAt, quotas, minted };
 }
 
+/**
+ * A session token (what a SCRAM exchange answers, docs/api.md): its signature, its expiry, and
+ * the scoped token it acts as, which must still be live — revoking that token voids its session
+ * tokens within the cache's seconds. It has that token's rules and quotas, and dies with it.
+ */
+async function sessionTokenPrincipal(env: Env, claims: SessionTokenClaims | undefined, adminToken: string, now: number): Promise<Principal> {
+  if (claims === undefined || claims.expiresAt <= now) throw unauthenticated();
+  const fingerprint = await adminTokenFingerprint(adminToken);
+  const parent = principalOf(await grants.get(`id:${fingerprint}:${claims.parent}`, now, () => controllerStub(env).tokenGrant(claims.parent, fingerprint)), now);
+  if (parent.kind !== "token") throw unauthenticated();
+  return { ...parent, expiresAt: Math.min(claims.expiresAt, parent.expiresAt ?? Infinity) };
+}
+
 async function resolvePrincipal(env: Env, token: string, adminToken: string): Promise<Principal> {
   const now = Date.now();
   if (secretsEqual(token, adminToken)) return { kind: "admin" };
+  if (isSessionToken(token)) return sessionTokenPrincipal(env, await verifySessionToken(token, adminToken), adminToken, now);
   if (isWriteToken(token)) return topicTokenPrincipal(env, await verifyWriteToken(token, adminToken), "write", adminToken, now);
   if (isReadToken(token)) return topicTokenPrincipal(env, await verifyReadToken(token, adminToken), "read", adminToken, now);
   const scoped = await parseScopedToken(token, await tokenTagKey(env));
@@ -134,8 +160,8 @@ export const identityPath = "/v1/whoami";
 /**
  * Authentication (API.md, Conventions and Tokens): with the `TRIBUTARY_ADMIN_TOKEN` secret
  * set, every /v1 request but the public paths and CORS preflight needs `Authorization: Bearer <token>`
- * (or, on a streaming read, `?access_token=`) — the admin token, a scoped, write or read
- * token — and the request carries its principal to the routes, which authorize it
+ * (or, on a streaming read, `?access_token=`) — the admin token, a scoped, write, read or
+ * session token — and the request carries its principal to the routes, which authorize it
  * (src/router/authorize.ts). Without the secret (local development) every request is
  * allowed and a warning is logged once.
  */

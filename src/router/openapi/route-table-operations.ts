@@ -6,13 +6,15 @@ import {
   metricsJsonResponseSchema,
   openApiDocumentSchema,
   producerIdentitySchema,
+  scramFinalResponseSchema,
+  scramFirstResponseSchema,
   tokenListSchema,
   whoamiResponseSchema,
 } from "../../protocol/response-schemas.ts";
-import { faultRequestSchema, producerRequestSchema } from "../../protocol/schemas.ts";
+import { faultRequestSchema, producerRequestSchema, scramFinalRequestSchema, scramFirstRequestSchema } from "../../protocol/schemas.ts";
 import type { RouteDoc } from "./route-doc.ts";
 
-/** Idempotent producers, scoped tokens, fault injection, health, metrics and this document (docs/api.md). */
+/** Idempotent producers, scoped tokens, SCRAM, fault injection, health, metrics and this document (docs/api.md). */
 export const operationRouteDocs: readonly RouteDoc[] = [
   {
     method: "post", path: "/v1/producers", tag: "records", auth: "token", resource: "cluster", objects: true,
@@ -40,6 +42,24 @@ export const operationRouteDocs: readonly RouteDoc[] = [
     summary: "Revoke a scoped token (admin token only)",
     responses: { 204: { description: "Revoked" } },
     errors: ["NOT_FOUND"],
+  },
+  // SCRAM exchanges a Kafka gateway relays (issue 35; docs/gateway.md).
+  {
+    method: "post", path: "/v1/scram/first", tag: "tokens", auth: "token", objects: true,
+    summary: "A SCRAM exchange's first step: the client's first message, the server's (any valid token relays it)",
+    description: "The username is a scoped token's id, the password the token. Refused exchanges are 401 SASL_AUTHENTICATION_FAILED, saying why.",
+    query: [],
+    body: { json: scramFirstRequestSchema },
+    responses: { 200: { description: "server-first, and the exchange to send back with client-final", json: scramFirstResponseSchema } },
+    errors: ["SASL_AUTHENTICATION_FAILED", "SECURITY_DISABLED"],
+  },
+  {
+    method: "post", path: "/v1/scram/final", tag: "tokens", auth: "token", objects: true,
+    summary: "A SCRAM exchange's last step: when the client's proof holds, server-final and a session token acting as the scoped token",
+    query: [],
+    body: { json: scramFinalRequestSchema },
+    responses: { 200: { description: "server-final and the session token", json: scramFinalResponseSchema } },
+    errors: ["SASL_AUTHENTICATION_FAILED", "SECURITY_DISABLED"],
   },
   {
     method: "post", path: "/v1/faults", tag: "operations", auth: "token", resource: "cluster", objects: true,

@@ -195,6 +195,15 @@ const rows: Row[] = [
   { route: "GET /v1/cluster", call: () => ["GET", "/v1/cluster", {}], other: { status: 200 }, allowed: "rightful" },
   // The caller's own kind of token (issue 31): any valid token asks about itself.
   { route: "GET /v1/whoami", call: () => ["GET", "/v1/whoami", {}], other: { status: 200 }, allowed: "rightful", withoutToken: { status: 200, body: { kind: "none" } } },
+  // SCRAM exchanges (issue 35): any valid token (a gateway's) relays one; the client's credential is the SCRAM proof.
+  {
+    route: "POST /v1/scram/first",
+    call: () => ["POST", "/v1/scram/first", { body: { mechanism: "SCRAM-SHA-256", clientFirst: `n,,n=${tokens.rightful.slice(4, 20)},r=matrix` } }],
+    other: { status: 200 },
+    allowed: "rightful",
+  },
+  // Without a client-final message: 400 once authenticated (a wrong proof would be 401 SASL_AUTHENTICATION_FAILED, test/workers/api/scram.test.ts).
+  { route: "POST /v1/scram/final", call: () => ["POST", "/v1/scram/final", { body: { exchange: "x" } }], other: { status: 400, code: "INVALID_REQUEST" }, allowed: "rightful" },
 ];
 
 // ---- Durable Streams (docs/durable-streams.md): the /ds routes authorize on the stream's topic.
