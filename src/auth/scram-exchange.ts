@@ -81,8 +81,10 @@ export async function finishExchange(exchange: ScramExchange, clientFinal: strin
   if (parsed.value.channelBinding !== encodeBase64(utf8.encode(exchange.gs2Header))) {
     return { ok: false, error: "SCRAM client-final message: its channel binding (c=) is not the client-first's gs2 header" };
   }
+  // Kafka's broker takes a nonce that ends with server-first's (librdkafka 2.x sends its own nonce
+  // in front of it once more), and so does this: the proof covers server-first, with its nonce, anyway.
   const combined = /^r=([^,]*)/.exec(exchange.serverFirst)?.[1];
-  if (parsed.value.nonce !== combined) return { ok: false, error: "SCRAM client-final message: its nonce is not the one server-first answered" };
+  if (combined === undefined || !parsed.value.nonce.endsWith(combined)) return { ok: false, error: "SCRAM client-final message: its nonce is not the one server-first answered" };
   const message = authMessage(exchange.clientFirstBare, exchange.serverFirst, parsed.value.withoutProof);
   const signature = await verifyClientProof(scramMechanisms[exchange.mechanism], credential, message, parsed.value.proof);
   if (signature === undefined) {

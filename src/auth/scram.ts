@@ -217,13 +217,20 @@ export function clientFirstMessage(username: string, nonce: string): { message: 
  * The client's answer to server-first, and the server-final it must then receive (compare the
  * whole message: a server that does not know the credential cannot make it).
  */
-export async function clientFinalMessage(hash: ScramHash, password: string, clientFirstBare: string, serverFirst: string): Promise<Parsed<{ message: string; serverFinal: string }>> {
+export async function clientFinalMessage(
+  hash: ScramHash,
+  password: string,
+  clientFirstBare: string,
+  serverFirst: string,
+  /** The nonce to send: server-first's, unless a test plays a client that sends another (librdkafka's, its own in front). */
+  nonce?: string,
+): Promise<Parsed<{ message: string; serverFinal: string }>> {
   const parsed = parseServerFirst(serverFirst);
   if (!parsed.ok) return parsed;
   const salted = await saltedPassword(hash, password, parsed.value.salt, parsed.value.iterations);
   const clientKey = await hmac(hash, salted, utf8.encode("Client Key"));
   const storedKey = bytes(await crypto.subtle.digest(hash, clientKey));
-  const withoutProof = `c=${encodeBase64(utf8.encode("n,,"))},r=${parsed.value.nonce}`;
+  const withoutProof = `c=${encodeBase64(utf8.encode("n,,"))},r=${nonce ?? parsed.value.nonce}`;
   const signed = utf8.encode(authMessage(clientFirstBare, serverFirst, withoutProof));
   const proof = xor(clientKey, await hmac(hash, storedKey, signed));
   const serverKey = await hmac(hash, salted, utf8.encode("Server Key"));

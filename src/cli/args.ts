@@ -78,6 +78,7 @@ export const allOptions = {
   "auto-create-topics": option("boolean"),
   "max-connections": option("string"),
   metrics: option("string"),
+  "max-reauth": option("string"),
   // subscriptions create (src/cli/subscriptions.ts)
   mode: option("string"),
   webhook: option("string"),

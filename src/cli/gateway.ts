@@ -1,16 +1,16 @@
 /**
  * `tributary gateway --listen HOST:PORT [--advertise HOST:PORT] [--tls-cert F --tls-key F]
- * [--auto-create-topics] [--max-connections N] [--metrics HOST:PORT]`: Kafka's wire protocol in
- * front of the deployment at --url (docs/gateway.md). One line when it listens (and one for
- * its metrics), one per client connection closed for an error (stderr); SIGINT/SIGTERM stop
- * accepting, answer in-flight requests for up to 10 s, and exit 0.
+ * [--auto-create-topics] [--max-connections N] [--metrics HOST:PORT] [--max-reauth DURATION]`:
+ * Kafka's wire protocol in front of the deployment at --url (docs/gateway.md). One line when it
+ * listens (and one for its metrics), one per client connection closed for an error (stderr);
+ * SIGINT/SIGTERM stop accepting, answer in-flight requests for up to 10 s, and exit 0.
  */
 import { readFileSync } from "node:fs";
-import { gatewayConnectionsMax, gatewayDrainMs } from "../limits.ts";
-import { defaultUrl, integerValue, stringValue, UsageError, type OptionName } from "./args.ts";
+import { gatewayConnectionsMax, gatewayDrainMs, scramSessionTtlMsMax, scramSessionTtlMsMin } from "../limits.ts";
+import { defaultUrl, durationValue, formatDuration, integerValue, stringValue, UsageError, type OptionName } from "./args.ts";
 import type { CommandContext } from "./context.ts";
 
-export const gatewayOptions: OptionName[] = ["listen", "advertise", "tls-cert", "tls-key", "auto-create-topics", "max-connections", "metrics"];
+export const gatewayOptions: OptionName[] = ["listen", "advertise", "tls-cert", "tls-key", "auto-create-topics", "max-connections", "metrics", "max-reauth"];
 
 const stopSignals = ["SIGINT", "SIGTERM"] as const;
 
@@ -31,6 +31,9 @@ export async function gatewayCommand(context: CommandContext): Promise<void> {
   const keyPath = stringValue(values, "tls-key");
   if ((certPath === undefined) !== (keyPath === undefined)) throw new UsageError("--tls-cert and --tls-key come together");
   const maxConnections = integerValue(values, "max-connections", 1) ?? gatewayConnectionsMax;
+  // Kafka's connections.max.reauth.ms; SCRAM sessions are the deployment's session tokens, which live at most a day.
+  const maxReauthMs = durationValue(values, "max-reauth", { ms: scramSessionTtlMsMax, why: "a SCRAM session token's longest life" });
+  if (maxReauthMs !== undefined && maxReauthMs < scramSessionTtlMsMin) throw new UsageError(`--max-reauth is at least ${formatDuration(scramSessionTtlMsMin)}, got ${JSON.stringify(values["max-reauth"])}`);
   const url = stringValue(values, "url") ?? io.env.TRIBUTARY_URL ?? defaultUrl;
   const token = stringValue(values, "token") ?? io.env.TRIBUTARY_TOKEN;
   const tls = certPath === undefined ? undefined : { cert: readFileSync(certPath), key: readFileSync(keyPath!) };
@@ -49,6 +52,7 @@ export async function gatewayCommand(context: CommandContext): Promise<void> {
     tls,
     autoCreateTopics: values["auto-create-topics"] === true,
     maxConnections,
+    maxReauthMs,
     log: (line) => io.stderr.write(`${line}\n`),
   });
   const shown = `${gateway.address.host}:${gateway.address.port}`;

@@ -69,10 +69,11 @@ usage: tributary [--url URL] [--token TOKEN] [--json] <command>
       port 8787 and host 127.0.0.1 by default, admin token also from TRIBUTARY_ADMIN_TOKEN
 
   gateway [--listen HOST:PORT] [--advertise HOST:PORT] [--tls-cert FILE --tls-key FILE]
-          [--auto-create-topics] [--max-connections N] [--metrics HOST:PORT]
+          [--auto-create-topics] [--max-connections N] [--metrics HOST:PORT] [--max-reauth DURATION]
       Kafka's wire protocol for --url (kcat, kafkajs, librdkafka clients; docs/gateway.md);
-      listens on 127.0.0.1:9092 by default; a client's SASL PLAIN password is its token;
-      --metrics serves the gateway's counters at http://HOST:PORT/metrics (Prometheus)
+      listens on 127.0.0.1:9092 by default; clients authenticate with SASL PLAIN or OAUTHBEARER
+      (a token), or SCRAM-SHA-256/512 (a scoped token's id and the token); --metrics serves the
+      gateway's counters at http://HOST:PORT/metrics (Prometheus)
 
 options:
   --url     the Worker's URL (env TRIBUTARY_URL, default http://127.0.0.1:8787)

@@ -11,6 +11,7 @@
  *   socket ◄─ write in order ◄─ writeResponse ◄─────────────────────────────┘
  */
 import type { Socket } from "node:net";
+import { path } from "../client/transport.ts";
 import { gatewayBufferedBytesMax, gatewayIdleMs, gatewayInFlightRequestsMax } from "../limits.ts";
 import { apiVersionsAnswer } from "./handlers/api-versions.ts";
 import type { BrokerInfo, GatewayHandler, GatewayHandlers, GatewayRequestContext, GatewayRunHandler, SaslState } from "./handler-types.ts";
@@ -46,6 +47,8 @@ export interface ConnectionOptions {
   checkToken(session: Session): Promise<number>;
   /** The process's counters (--metrics). */
   stats: GatewayStats;
+  /** Kafka's connections.max.reauth.ms (`--max-reauth`): how long a SASL session lasts; 0 for no bound but its credential's. */
+  maxReauthMs: number;
 }
 
 export class GatewayConnection {
@@ -57,6 +60,8 @@ export class GatewayConnection {
   readonly #closeListeners: (() => void)[] = [];
   #token: string | undefined;
   #session: Session;
+  /** When the connection's SASL session ends (performance.now()); undefined while it has no end. */
+  #sessionEndsAt: number | undefined;
   #inFlight = 0;
   /** Whole frames read while the bound was reached, dispatched as answers go (the socket is paused meanwhile). */
   readonly #waiting: Uint8Array[] = [];
@@ -66,13 +71,24 @@ export class GatewayConnection {
   /** Whether a handler is at work on this connection's requests. */
   #handling = false;
   #closed = false;
+  /** Failed: destroyed, its 'close' not yet seen; said once. */
+  #failed = false;
   #draining = false;
   #idle: (() => void) | undefined;
+  /** The connection's SASL state, as handlers see it. */
+  readonly #sasl: SaslState;
 
   constructor(socket: Socket, id: number, options: ConnectionOptions) {
     this.id = id;
     this.#socket = socket;
     this.#options = options;
+    this.#sasl = {
+      mechanism: null,
+      scramExchange: null,
+      authenticate: (token, lifetimeMs) => this.#authenticate(token, lifetimeMs),
+      scram: (step, body) => this.#scram(step, body),
+      maxReauthMs: options.maxReauthMs,
+    };
     this.#reader = new FrameReader(options.maxFrameBytes);
     this.#clientHost = `/${socket.remoteAddress ?? "unknown"}`;
     this.#token = options.token;
@@ -114,7 +130,8 @@ export class GatewayConnection {
 
   #fail(reason: string): void {
     this.#waiting.length = 0; // a failed connection starts nothing more
-    if (this.#closed) return;
+    if (this.#closed || this.#failed) return;
+    this.#failed = true;
     this.#options.stats.connectionsClosedForErrors += 1;
     this.#options.log(`connection ${this.id} from ${this.#socket.remoteAddress}:${this.#socket.remotePort} closed: ${reason}`);
     this.#socket.destroy();
@@ -207,6 +224,12 @@ export class GatewayConnection {
     this.#handling = true;
     const run = [first];
     const { handler, header } = first;
+    if (this.#sessionEnded(header.apiKey)) {
+      const ended = new Error("its SASL session ended and the client did not authenticate again (KIP-368: SaslAuthenticate's answer gave the session's lifetime)");
+      for (const request of [first, ...this.#unhandled.splice(0)]) request.reject(ended);
+      this.#handling = false;
+      return;
+    }
     let answers: Promise<unknown[]>;
     if (typeof handler === "function") {
       // Through a promise: a handler that throws before its first await closes the connection as any other failure.
@@ -262,13 +285,28 @@ export class GatewayConnection {
     };
   }
 
-  /** The connection's SASL state, as handlers see it. */
-  readonly #sasl: SaslState = {
-    mechanism: null,
-    authenticate: (token) => this.#authenticate(token),
-  };
+  /**
+   * Whether a request may no longer be handled: the connection's SASL session ended. Kafka's
+   * broker closes such a connection at its next request other than the ones that authenticate
+   * it again (KIP-368), and so does the gateway; the client connects and authenticates anew.
+   */
+  #sessionEnded(apiKey: number): boolean {
+    if (this.#sessionEndsAt === undefined || performance.now() < this.#sessionEndsAt) return false;
+    return apiKey !== apiKeys.SaslHandshake && apiKey !== apiKeys.SaslAuthenticate;
+  }
 
-  async #authenticate(token: string | undefined): Promise<number> {
+
+  /** A SCRAM step on the deployment, with the gateway's own token (the client's is what SCRAM proves). */
+  async #scram<T>(step: "first" | "final", body: Record<string, unknown>): Promise<T> {
+    const session = this.#options.sessions.acquire(this.#options.token);
+    try {
+      return await session.transport.json<T>({ method: "POST", path: path("scram", step), json: body });
+    } finally {
+      this.#options.sessions.release(this.#options.token, session);
+    }
+  }
+
+  async #authenticate(token: string | undefined, lifetimeMs?: number): Promise<number> {
     const wanted = token ?? this.#options.token;
     const session = this.#options.sessions.acquire(wanted);
     const code = await this.#options.checkToken(session);
@@ -279,6 +317,7 @@ export class GatewayConnection {
     this.#options.sessions.release(this.#token, this.#session);
     this.#token = wanted;
     this.#session = session;
+    this.#sessionEndsAt = lifetimeMs === undefined ? undefined : performance.now() + lifetimeMs;
     return code;
   }
 

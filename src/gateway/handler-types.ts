@@ -15,7 +15,7 @@ import type { Session } from "./session.ts";
 
 /** What a handler knows of the connection its request came on. */
 export interface GatewayRequestContext {
-  /** The client for this connection's credentials (the SASL PLAIN password, else the gateway's own token). */
+  /** The client for this connection's credentials (a SASL-authenticated client's token, else the gateway's own). */
   readonly tributary: Tributary;
   /** The same credentials at the HTTP level, for routes the client does not wrap. */
   readonly transport: Transport;
@@ -50,10 +50,21 @@ export interface BrokerInfo {
 }
 
 export interface SaslState {
-  /** The mechanism SaslHandshake chose, null before one. */
+  /** The mechanism SaslHandshake chose, null before one and once an authentication is over. */
   mechanism: string | null;
-  /** Makes `token` (undefined: the gateway's own) this connection's credentials; answers a Kafka error code (0 when accepted). */
-  authenticate(token: string | undefined): Promise<number>;
+  /** A SCRAM exchange between its two SaslAuthenticate requests: what the deployment's first step answered. */
+  scramExchange: string | null;
+  /**
+   * Makes `token` (undefined: the gateway's own) this connection's credentials; answers a Kafka
+   * error code (0 when accepted). With `lifetimeMs` the session ends then: a request after it
+   * other than SaslHandshake and SaslAuthenticate (the client re-authenticating, KIP-368)
+   * closes the connection, as Kafka's broker does.
+   */
+  authenticate(token: string | undefined, lifetimeMs?: number): Promise<number>;
+  /** A SCRAM exchange's step on the deployment (POST /v1/scram/first or /final), called with the gateway's own token. */
+  scram<T>(step: "first" | "final", body: Record<string, unknown>): Promise<T>;
+  /** Kafka's connections.max.reauth.ms (`--max-reauth-ms`): how long any SASL session lasts, 0 for no bound but the credential's. */
+  readonly maxReauthMs: number;
 }
 
 /** Answers one decoded request. Throwing closes the connection (logged); answer Kafka error codes instead. */

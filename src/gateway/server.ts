@@ -34,6 +34,12 @@ export interface GatewayOptions {
   tls?: { cert: string | Buffer; key: string | Buffer };
   autoCreateTopics?: boolean;
   maxConnections?: number;
+  /**
+   * Kafka's connections.max.reauth.ms: how long a SASL session lasts before the client must
+   * authenticate again (KIP-368) or be disconnected. Without it, PLAIN and OAUTHBEARER sessions
+   * have no end and SCRAM's last as the deployment's session token (an hour by default).
+   */
+  maxReauthMs?: number;
   /** Handlers by API key; every one the gateway has by default. */
   handlers?: GatewayHandlers;
   /** Where connection errors are said (one line each). */
@@ -84,7 +90,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   if (code === kafkaErrors.SASL_AUTHENTICATION_FAILED) {
     throw new Error(
       options.token === undefined
-        ? `${options.url} needs a token: give --token or TRIBUTARY_TOKEN (clients may also send their own as the SASL PLAIN password)`
+        ? `${options.url} needs a token: give --token or TRIBUTARY_TOKEN (clients may also authenticate with their own over SASL)`
         : `${options.url} refused the token (unknown, expired or revoked)`,
     );
   }
@@ -127,6 +133,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       log,
       checkToken,
       stats,
+      maxReauthMs: options.maxReauthMs ?? 0,
     });
     stats.connectionsOpened += 1;
     connections.add(connection);

@@ -1,5 +1,5 @@
 /**
- * What the gateway holds per credential (its own `--token`, or a client's SASL PLAIN password):
+ * What the gateway holds per credential (its own `--token`, or the token a client authenticated with over SASL):
  * the client for that token, its transport for routes the client does not wrap, Fetch's reads
  * of stored record batches (over node:http, upstream-read.ts), and the topic
  * listing Metadata answers from — trusted for at most 5 s (gatewayMetadataMaxAgeMs), dropped at

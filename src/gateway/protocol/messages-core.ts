@@ -277,8 +277,10 @@ export const initProducerId: MessageSchema = {
 export const saslHandshake: MessageSchema = {
   apiKey: 17,
   name: "SaslHandshake",
-  // v0 is followed by raw SASL bytes outside Kafka's framing; v1 by SaslAuthenticate, the only way served.
-  versions: [1, 1],
+  // v0 is followed by raw SASL bytes outside Kafka's framing, v1 by SaslAuthenticate, the only
+  // way served. v0 is advertised all the same: librdkafka offers SASL only to a broker whose
+  // range includes it (then sends v1); a v0 handshake is answered UNSUPPORTED_VERSION (handlers/sasl.ts).
+  versions: [0, 1],
   flexibleFrom: null,
   request: [
     ["mechanism", "string", "0+"],

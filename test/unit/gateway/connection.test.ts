@@ -3,12 +3,14 @@
  * written for the test (no Tributary is called): a connection's requests are handled one at a
  * time in the order they were sent, and answered in that order; past gatewayInFlightRequestsMax
  * unanswered requests no further one is read until an answer goes; a handler that fails closes
- * only its own connection, with a line.
+ * only its own connection, with a line; a request after the connection's SASL session ended
+ * closes it, unless the client authenticated again (KIP-368).
  */
 import { connect, createServer, type Server, type Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { GatewayConnection } from "../../../src/gateway/connection.ts";
-import type { GatewayHandlers } from "../../../src/gateway/handler-types.ts";
+import type { GatewayHandlers, GatewayRequestContext } from "../../../src/gateway/handler-types.ts";
+import { saslAnswer } from "../../../src/gateway/handlers/sasl-answer.ts";
 import { gatewayInFlightRequestsMax } from "../../../src/limits.ts";
 import { readResponse, writeRequest } from "../../../src/gateway/protocol/messages.ts";
 import { GatewayStats } from "../../../src/gateway/gateway-stats.ts";
@@ -36,13 +38,13 @@ async function serve(handlers: GatewayHandlers, log: string[]): Promise<number> 
   const sessions = new Sessions({ url: "http://127.0.0.1:1", requestTimeoutMs: 1000 });
   let id = 0;
   server = createServer((socket) => {
-    connections.push(new GatewayConnection(socket, ++id, { handlers, broker, sessions, token: undefined, maxFrameBytes: 1 << 20, log: (line) => log.push(line), checkToken: async () => 0, stats }));
+    connections.push(new GatewayConnection(socket, ++id, { handlers, broker, sessions, token: undefined, maxFrameBytes: 1 << 20, log: (line) => log.push(line), checkToken: async () => 0, stats, maxReauthMs: 0 }));
   });
   await new Promise<void>((resolve) => server!.listen(0, "127.0.0.1", resolve));
   return (server.address() as { port: number }).port;
 }
 
-/** A client that collects answers (correlation ids of FindCoordinator v0 answers). */
+/** A client that collects answers (correlation ids of FindCoordinator v0 answers; SaslAuthenticate v2's error codes). */
 async function client(port: number) {
   const socket = connect(port, "127.0.0.1");
   clients.push(socket);
@@ -54,15 +56,22 @@ async function client(port: number) {
     while (buffer.length >= 4 && buffer.length >= 4 + buffer.readInt32BE(0)) {
       const frame = buffer.subarray(4, 4 + buffer.readInt32BE(0));
       buffer = buffer.subarray(4 + frame.length);
-      const read = readResponse(new Uint8Array(frame), 10, 0);
+      const correlationId = frame.readInt32BE(0);
+      const sasl = saslRequests.has(correlationId);
+      const read = sasl ? readResponse(new Uint8Array(frame), 36, 2) : readResponse(new Uint8Array(frame), 10, 0);
       if (!read.ok) throw new Error(read.error);
-      answers.push({ correlationId: read.value.correlationId, host: read.value.body.host as string });
+      answers.push(sasl ? { correlationId, host: `sasl ${read.value.body.errorCode as number}` } : { correlationId, host: read.value.body.host as string });
     }
   });
   const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
   socket.on("error", () => {});
   const ask = (correlationId: number, key: string) => socket.write(writeRequest({ apiKey: 10, apiVersion: 0, correlationId, clientId: "t" }, { key }));
-  return { answers, ask, closed, socket };
+  const saslRequests = new Set<number>();
+  const authenticate = (correlationId: number) => {
+    saslRequests.add(correlationId);
+    return socket.write(writeRequest({ apiKey: 36, apiVersion: 2, correlationId, clientId: "t" }, { authBytes: new Uint8Array(0) }));
+  };
+  return { answers, ask, authenticate, closed, socket };
 }
 
 const answer = (host: string) => ({ throttleTimeMs: 0, errorCode: 0, errorMessage: null, nodeId: 0, host, port: 9092 });
@@ -182,6 +191,46 @@ describe("the connection loop", { timeout: 30_000 }, () => {
     expect(log).toEqual([expect.stringMatching(/^connection 1 from 127\.0\.0\.1:\d+ closed: FindCoordinator v0 failed: the handler failed$/)]);
     other.ask(7, "fine");
     await expect.poll(() => other.answers, patient).toEqual([{ correlationId: 7, host: "fine" }]);
+  });
+
+  it("a request after the connection's SASL session ended closes it with a line (KIP-368); until then requests are answered", async () => {
+    const log: string[] = [];
+    const handlers: GatewayHandlers = {
+      10: (async (request: { key: string }) => answer(request.key)) as never,
+      36: (async (_request: unknown, context: GatewayRequestContext) => saslAnswer(await context.sasl.authenticate(undefined, 1_000), null)) as never,
+    };
+    const c = await client(await serve(handlers, log));
+    c.authenticate(1);
+    c.ask(2, "within");
+    await expect.poll(() => c.answers, patient).toEqual([{ correlationId: 1, host: "sasl 0" }, { correlationId: 2, host: "within" }]);
+    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    c.ask(3, "after");
+    c.ask(4, "after that");
+    await c.closed;
+    expect(c.answers).toHaveLength(2);
+    expect(log).toEqual([expect.stringMatching(/^connection 1 from .* closed: FindCoordinator v0 failed: its SASL session ended and the client did not authenticate again \(KIP-368/)]);
+  });
+
+  it("authenticating again renews the session, also once it ended (SaslAuthenticate is what a session's end leaves open)", async () => {
+    const log: string[] = [];
+    const lifetimes = [1_000, 1_000, undefined];
+    const handlers: GatewayHandlers = {
+      10: (async (request: { key: string }) => answer(request.key)) as never,
+      36: (async (_request: unknown, context: GatewayRequestContext) => saslAnswer(await context.sasl.authenticate(undefined, lifetimes.shift()), null)) as never,
+    };
+    const c = await client(await serve(handlers, log));
+    c.authenticate(1);
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    c.authenticate(2); // before the end: a new second
+    await new Promise((resolve) => setTimeout(resolve, 600)); // past the first session's end
+    c.ask(3, "renewed");
+    await expect.poll(() => c.answers.length, patient).toBe(3);
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    c.authenticate(4); // after the end: a session without one
+    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    c.ask(5, "unbounded");
+    await expect.poll(() => c.answers.map((a) => a.host), patient).toEqual(["sasl 0", "sasl 0", "renewed", "sasl 0", "unbounded"]);
+    expect(log).toEqual([]);
   });
 
   it("an API without a handler closes the connection, as Kafka does", async () => {
