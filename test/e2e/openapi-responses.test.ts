@@ -7,6 +7,7 @@
  * adds or drops, or a status it answers that the document does not list, fails here.
  */
 import { Ajv2020 } from "ajv/dist/2020.js";
+import { clientFinalMessage, clientFirstMessage } from "../../src/auth/scram.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isTributaryError, Tributary, type ConsumedMessage } from "../../src/client/index.ts";
 import { encodeRecordBatch } from "../../src/protocol/record-batch.ts";
@@ -143,6 +144,13 @@ describe("the router's answers agree with its OpenAPI document", () => {
     const tokens = client.admin().tokens;
     const created = await tokens.create({ name: "docs", rules: [{ resource: "topic", name: "docs", patternType: "literal", operations: ["read"] }], quotas: { requestsPerSecond: 100 } });
     await tokens.list();
+    // A SCRAM exchange as the Kafka gateway relays one (the scoped token's id and the token), and a refused one.
+    const scramFirst = clientFirstMessage(created.id, "docsnonce");
+    const started = (await (await call("POST", "/v1/scram/first", { json: { mechanism: "SCRAM-SHA-256", clientFirst: scramFirst.message } })).json()) as { serverFirst: string; exchange: string };
+    const scramFinal = await clientFinalMessage("SHA-256", created.token.reveal(), scramFirst.bare, started.serverFirst);
+    if (!scramFinal.ok) throw new Error(scramFinal.error);
+    await call("POST", "/v1/scram/final", { json: { exchange: started.exchange, clientFinal: scramFinal.value.message } });
+    await call("POST", "/v1/scram/final", { json: { exchange: started.exchange, clientFinal: "c=biws,r=docsnonce,p=AAAA" } });
     await tokens.revoke(created.id);
     await call("GET", "/v1/topics", { token: null });
     await call("PUT", "/v1/topics");
