@@ -4,15 +4,15 @@
  *
  * - SCRAM-SHA-256 and SCRAM-SHA-512 (the username a scoped token's id, the password the token;
  *   the deployment checks the exchange, the gateway never learns the token): librdkafka (kcat),
- *   kafkajs and the Java client 4.4 produce and consume, with the token's rules;
- * - OAUTHBEARER with a Tributary token as the bearer: kafkajs's `oauthBearerProvider` and the
- *   Java client's login callback handler;
+ *   kafkajs, confluent-kafka (librdkafka 2.16) and the Java client 4.4 produce and consume,
+ *   with the token's rules;
+ * - OAUTHBEARER with a Tributary token as the bearer: kafkajs's `oauthBearerProvider`,
+ *   confluent-kafka's `oauth_cb` and the Java client's login callback handler;
  * - a bad credential fails at once with SASL_AUTHENTICATION_FAILED and the reason, in each client;
- * - `--max-reauth`: the Java client re-authenticates before its session ends (KIP-368) and its
+ * - `--max-reauth`: the Java client and librdkafka 2.16 re-authenticate before their sessions end (KIP-368) and their
  *   connections live on (a client that does not is disconnected at its next request:
  *   test/unit/gateway/connection.test.ts); SaslHandshake lists the mechanisms.
  */
-import { execFile } from "node:child_process";
 import { Kafka, logLevel, type SASLOptions } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Tributary } from "../../src/client/index.ts";
@@ -20,6 +20,8 @@ import { readResponse, writeRequest } from "../../src/gateway/protocol/messages.
 import { buildCli } from "./support/cli.ts";
 import { startGateway, type GatewayProcess } from "./support/gateway.ts";
 import { runJava } from "./support/java-clients.ts";
+import { kcat } from "./support/kcat.ts";
+import { runPython } from "./support/python-clients.ts";
 import { startWranglerDev, type DevServer } from "./support/wrangler-dev.ts";
 import { connect } from "node:net";
 
@@ -31,13 +33,6 @@ interface Created {
   token: string;
 }
 
-function kcat(args: string[], input = ""): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = execFile("/usr/bin/kcat", args, { timeout: 30_000 }, (error, stdout, stderr) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }));
-    child.stdin!.end(input);
-  });
-}
-
 function scramArgs(address: string, mechanism: string, username: string, password: string): string[] {
   return ["-b", address, "-X", "security.protocol=SASL_PLAINTEXT", "-X", `sasl.mechanisms=${mechanism}`, "-X", `sasl.username=${username}`, "-X", `sasl.password=${password}`];
 }
@@ -46,17 +41,24 @@ function kafka(address: string, sasl: SASLOptions): Kafka {
   return new Kafka({ brokers: [address], clientId: "sasl-e2e", logLevel: logLevel.NOTHING, retry: { retries: 0 }, sasl });
 }
 
-interface JavaResult {
+interface ClientResult {
   acked: number;
   consumed: number;
   error: string | null;
 }
 
-async function java(address: string, mechanism: string, username: string, secret: string, topic: string, records: number, pauseMs: number): Promise<JavaResult> {
+async function python(address: string, mechanism: string, username: string, secret: string, topic: string, records: number, pauseMs: number): Promise<ClientResult> {
+  const run = await runPython("sasl_clients.py", [address, mechanism, username, secret, topic, String(records), String(pauseMs)]);
+  const line = run.stdout.trim().split("\n").at(-1) ?? "";
+  if (!line.startsWith("{")) throw new Error(`sasl_clients.py printed no result (exit ${run.code}):\n${run.stdout}\n${run.stderr}`);
+  return JSON.parse(line) as ClientResult;
+}
+
+async function java(address: string, mechanism: string, username: string, secret: string, topic: string, records: number, pauseMs: number): Promise<ClientResult> {
   const run = await runJava("SaslClients.java", [address, mechanism, username, secret, topic, String(records), String(pauseMs)]);
   const line = run.stdout.trim().split("\n").at(-1) ?? "";
   if (!line.startsWith("{")) throw new Error(`SaslClients printed no result (exit ${run.code}):\n${run.stdout}\n${run.stderr}`);
-  return JSON.parse(line) as JavaResult;
+  return JSON.parse(line) as ClientResult;
 }
 
 describe("SASL through tributary gateway: SCRAM-SHA-256/512 and OAUTHBEARER beside PLAIN", () => {
@@ -105,8 +107,7 @@ describe("SASL through tributary gateway: SCRAM-SHA-256/512 and OAUTHBEARER besi
     const topic = `sasl-kcat-${mechanism.toLowerCase()}`;
     await client.admin().topics.create({ name: topic, partitions: 1 });
     const args = scramArgs(gateway.address, mechanism, scoped.id, scoped.token);
-    const produced = await kcat([...args, "-P", "-t", topic], "one\ntwo\n");
-    expect(produced.code, produced.stderr).toBe(0);
+    await kcat([...args, "-P", "-t", topic], "one\ntwo\n");
     const consumed = await kcat([...args, "-C", "-t", topic, "-o", "beginning", "-e"]);
     expect(consumed.stdout.trim().split("\n")).toEqual(["one", "two"]);
     // The token's rules hold: it may not describe a topic outside sasl-*, and sees none.
@@ -117,13 +118,10 @@ describe("SASL through tributary gateway: SCRAM-SHA-256/512 and OAUTHBEARER besi
   });
 
   it("kcat: a wrong password, an unknown id and the admin token as a SCRAM user fail at once, saying why", async () => {
-    const wrong = await kcat([...scramArgs(gateway.address, "SCRAM-SHA-256", scoped.id, `${scoped.token}x`), "-L", "-m", "2"]);
-    expect(wrong.code).not.toBe(0);
-    expect(wrong.stderr).toContain(`the password is not the token whose id is ${scoped.id}`);
-    const unknown = await kcat([...scramArgs(gateway.address, "SCRAM-SHA-512", "0123456789abcdef", scoped.token), "-L", "-m", "2"]);
-    expect(unknown.stderr).toContain("no live scoped token has the id 0123456789abcdef");
-    const admin = await kcat([...scramArgs(gateway.address, "SCRAM-SHA-256", "admin", adminToken), "-L", "-m", "2"]);
-    expect(admin.stderr).toContain("the SCRAM username is a scoped token's id");
+    const refused = (username: string, password: string, mechanism = "SCRAM-SHA-256") => kcat([...scramArgs(gateway.address, mechanism, username, password), "-L", "-m", "2"]);
+    await expect(refused(scoped.id, `${scoped.token}x`)).rejects.toThrow(`the password is not the token whose id is ${scoped.id}`);
+    await expect(refused("0123456789abcdef", scoped.token, "SCRAM-SHA-512")).rejects.toThrow("no live scoped token has the id 0123456789abcdef");
+    await expect(refused("admin", adminToken)).rejects.toThrow("the SCRAM username is a scoped token's id");
   });
 
   it.each(["scram-sha-256", "scram-sha-512"] as const)("kafkajs with %s: produces, consumes, and is held to the token's rules", async (mechanism) => {
@@ -167,13 +165,28 @@ describe("SASL through tributary gateway: SCRAM-SHA-256/512 and OAUTHBEARER besi
     expect(refused.error).toMatch(mechanism === "OAUTHBEARER" ? /the deployment refused the bearer token/ : /the password is not the token whose id is/);
   });
 
-  it("--max-reauth: the Java client authenticates again before its session ends (KIP-368), its connections live on", async () => {
+  it.each(["SCRAM-SHA-256", "OAUTHBEARER"])("confluent-kafka (librdkafka 2.16) with %s produces and consumes; a bad credential fails with the reason", async (mechanism) => {
+    const topic = `sasl-python-${mechanism.toLowerCase()}`;
+    await client.admin().topics.create({ name: topic, partitions: 1 });
+    expect(await python(gateway.address, mechanism, scoped.id, scoped.token, topic, 3, 0)).toEqual({ acked: 3, consumed: 3, error: null });
+    const refused = await python(gateway.address, mechanism, scoped.id, "trb_0000000000000000_not-the-token", topic, 1, 0);
+    expect(refused.acked).toBe(0);
+    expect(refused.error).toMatch(mechanism === "OAUTHBEARER" ? /the deployment refused the bearer token/ : /the password is not the token whose id is/);
+  });
+
+  it("--max-reauth: the Java client and librdkafka 2.16 authenticate again before their sessions end (KIP-368), their connections live on", async () => {
     const short = await startGateway(server.url, { token: adminToken, args: ["--max-reauth", "3s"] });
     try {
       await client.admin().topics.create({ name: "sasl-reauth", partitions: 1 });
       // 20 records half a second apart: the producer's connection outlives three sessions.
       expect(await java(short.address, "SCRAM-SHA-256", scoped.id, scoped.token, "sasl-reauth", 20, 500)).toEqual({ acked: 20, consumed: 20, error: null });
       expect(await java(short.address, "OAUTHBEARER", "", scoped.token, "sasl-reauth", 8, 500)).toEqual({ acked: 8, consumed: 28, error: null });
+      // librdkafka 2.16 (confluent-kafka) re-authenticates too, asking its oauth_cb again.
+      for (const mechanism of ["SCRAM-SHA-512", "OAUTHBEARER"]) {
+        const topic = `sasl-reauth-python-${mechanism.toLowerCase()}`;
+        await client.admin().topics.create({ name: topic, partitions: 1 });
+        expect(await python(short.address, mechanism, scoped.id, scoped.token, topic, 8, 500)).toEqual({ acked: 8, consumed: 8, error: null });
+      }
       // A connection whose session ended without re-authentication would have been closed, with a line.
       expect(short.stderr()).not.toContain("SASL session ended");
     } finally {

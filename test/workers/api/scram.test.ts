@@ -76,6 +76,8 @@ describe("POST /v1/scram/first and /v1/scram/final", () => {
     expect(answer.body.lifetimeMs).toBeLessThanOrEqual(scramSessionTtlMsDefault);
     expect(answer.body.lifetimeMs).toBeGreaterThan(scramSessionTtlMsDefault - 60_000);
     const session = answer.body.token as string;
+    // It acts as the scoped token: GET /v1/whoami says so, with the session's expiry.
+    expect((await securedCall("GET", "/v1/whoami", { token: session })).body).toMatchObject({ kind: "scoped", tokenId: created.id, expiresAt: answer.body.expiresAt });
     expect((await produceWith(topic, session)).status).toBe(200);
     expectError(await produceWith(other, session), 403, "TOPIC_AUTHORIZATION_FAILED");
     expectError(await securedCall("GET", "/v1/tokens", { token: session }), 403, "CLUSTER_AUTHORIZATION_FAILED");
