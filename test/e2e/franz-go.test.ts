@@ -1,8 +1,10 @@
 /**
  * Issue 35: franz-go's own `pkg/kgo` tests, unchanged, pinned to v1.22.3 (test/go/franz-go:
- * its go.mod and go.sum; the Go module proxy brings it), against a fresh `tributary serve` and
- * `tributary gateway --auto-create-topics`, as franz-go's CI runs them against a broker
- * (KGO_SEEDS, KGO_TEST_RF=1, fewer records per test). Every test of the package runs; the only
+ * its go.mod and go.sum; the Go module proxy brings it), against a fresh `tributary serve` with
+ * an admin token and `tributary gateway --auto-create-topics --token <it>`, as franz-go's CI runs
+ * them against a broker (KGO_SEEDS, KGO_TEST_RF=1, fewer records per test; its SCRAM tests
+ * through the same gateway with a scoped token that may do everything: KGO_TEST_SCRAM_SEEDS,
+ * KGO_TEST_SCRAM=<token id>:<token>:512). Every test of the package runs; the only
  * ones allowed to fail, hang or skip are listed by name in test/go/franz-go/allowed-failures.txt,
  * each with the open issue it waits on.
  *
@@ -16,6 +18,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Tributary } from "../../src/client/index.ts";
 import { buildCli } from "./support/cli.ts";
 import { startGateway, type GatewayProcess } from "./support/gateway.ts";
 import { startServe, type ServeProcess } from "./support/selfhost-serve.ts";
@@ -31,6 +34,7 @@ const mainRunMs = 300_000;
 const listedRunMs = 60_000;
 /** Building the test binary: the module download and a cold build take a minute or two here. */
 const buildMs = 600_000;
+const adminToken = "franz-go-e2e-admin-token-0123456789abcdef";
 
 interface Outcomes {
   passed: Set<string>;
@@ -95,6 +99,7 @@ describe("franz-go's pkg/kgo tests (v1.22.3) through the gateway", () => {
   let dataDir: string;
   let packageDir: string;
   let testNames: string[];
+  let scram: string;
 
   beforeAll(async () => {
     buildCli();
@@ -104,8 +109,14 @@ describe("franz-go's pkg/kgo tests (v1.22.3) through the gateway", () => {
     packageDir = (await run("go", ["list", "-f", "{{.Dir}}", kgoPackage], { cwd: moduleDir, env: goEnv })).stdout.trim();
     testNames = (await run(binary, ["-test.list", "^Test"], { cwd: packageDir })).stdout.trim().split("\n");
     dataDir = mkdtempSync(join(tmpdir(), "tributary-franz-go-"));
-    serve = await startServe(dataDir);
-    gateway = await startGateway(serve.url, { args: ["--auto-create-topics"] });
+    serve = await startServe(dataDir, ["--admin-token", adminToken]);
+    gateway = await startGateway(serve.url, { token: adminToken, args: ["--auto-create-topics"] });
+    const all = ["read", "write", "describe", "create", "alter", "delete"] as const;
+    const created = await new Tributary({ url: serve.url, token: adminToken }).admin().tokens.create({
+      name: "franz-go-scram",
+      rules: (["topic", "group", "cluster"] as const).map((resource) => ({ resource, name: "*", patternType: "literal" as const, operations: [...all] })),
+    });
+    scram = `${created.id}:${created.token.reveal()}:512`;
   }, buildMs + 120_000);
 
   afterAll(async () => {
@@ -120,7 +131,7 @@ describe("franz-go's pkg/kgo tests (v1.22.3) through the gateway", () => {
   it("passes every test but the listed ones; the listed ones are tests of the package", { timeout: mainRunMs + listedRunMs + 180_000 }, async () => {
     const listed = allowedFailures();
     expect([...listed.keys()].filter((name) => !testNames.includes(name)), "listed tests that the package does not have").toEqual([]);
-    const env = { ...process.env, KGO_SEEDS: gateway.address, KGO_TEST_RF: "1", KGO_TEST_RECORDS: "20000", KGO_LOG_LEVEL: "none" };
+    const env = { ...process.env, KGO_SEEDS: gateway.address, KGO_TEST_RF: "1", KGO_TEST_RECORDS: "20000", KGO_LOG_LEVEL: "none", KGO_TEST_SCRAM_SEEDS: gateway.address, KGO_TEST_SCRAM: scram };
 
     const main = await runTests([`-test.skip=${anchored(listed.keys())}`], env, mainRunMs, packageDir);
     const unfinished = testNames.filter((name) => !listed.has(name) && !main.passed.has(name) && !main.failed.has(name) && !main.skipped.has(name) && !main.hung.includes(name));
