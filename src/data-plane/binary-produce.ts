@@ -48,7 +48,8 @@ export function checkClientBatches(body: Uint8Array, topic: TopicMetadata, nowMs
       const where = `batch ${batches.length}`;
       const size = end - start;
       if (size > batchBytesMax) {
-        throw new TributaryError("RECORD_LIST_TOO_LARGE", `${where}: ${size} bytes; a batch has at most ${batchBytesMax}`);
+        // Kafka's answer for a record batch larger than a partition takes (RECORD_LIST_TOO_LARGE is a whole request's).
+        throw new TributaryError("MESSAGE_TOO_LARGE", `${where}: ${size} bytes; a batch has at most ${batchBytesMax}`);
       }
       if ((header.attributes & (transactionalFlag | controlFlag)) !== 0) {
         throw new TributaryError("INVALID_RECORD", `${where}: transactional and control batches are not supported yet`);
@@ -90,7 +91,7 @@ function storedAs(batch: Uint8Array, rules: RecordRules, where: string): Uint8Ar
     throw error;
   }
   if (stored.length > batchBytesMax) {
-    throw new TributaryError("RECORD_LIST_TOO_LARGE", `${where}: ${stored.length} bytes as compression.type stores it; a batch has at most ${batchBytesMax}`);
+    throw new TributaryError("MESSAGE_TOO_LARGE", `${where}: ${stored.length} bytes as compression.type stores it; a batch has at most ${batchBytesMax}`);
   }
   return stored;
 }

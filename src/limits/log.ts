@@ -31,9 +31,6 @@ export const batchBytesMax = 1 * MiB + 64 * KiB;
  */
 export const decompressedBatchBytesMax = 8 * MiB;
 
-/** Headers on one record: Kafka has no bound, but a header map is metadata, not payload. */
-export const headersPerRecordMax = 64;
-
 // ---- Topics -------------------------------------------------------------------------
 
 /** Kafka's own limit on topic names. */

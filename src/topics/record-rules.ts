@@ -1,5 +1,4 @@
 import { TributaryError } from "../errors.ts";
-import { headersPerRecordMax } from "../limits.ts";
 import type { CompressionCodec } from "../protocol/compression/codecs.ts";
 import type { RecordInput } from "../protocol/record-batch.ts";
 import { recordPayloadBytes, type RecordSummary } from "../protocol/record-scan.ts";
@@ -77,9 +76,6 @@ export function checkRecordSummary(record: RecordSummary, where: string | (() =>
 }
 
 function checkSummary(record: RecordSummary, rules: RecordRules, nowMs: number): void {
-  if (record.headerCount > headersPerRecordMax) {
-    throw new TributaryError("INVALID_RECORD", `at most ${headersPerRecordMax} headers`);
-  }
   if (record.payloadBytes > rules.maxRecordBytes) {
     throw new TributaryError("MESSAGE_TOO_LARGE", `${record.payloadBytes} bytes exceeds max.message.bytes ${rules.maxRecordBytes}`);
   }

@@ -14,6 +14,8 @@
  *   the deployment's default partition count for CreateTopics with -1 and auto-created
  *   topics, explicit replica assignments naming the gateway's broker (and not others),
  *   IncrementalAlterConfigs APPEND and SUBTRACT on cleanup.policy;
+ * - a batch larger than a partition takes is Kafka's MESSAGE_TOO_LARGE, and a record may carry
+ *   any number of headers;
  * - a transactional producer's initTransactions() fails at once with an unsupported error.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -129,6 +131,16 @@ describe("the gateway as other projects' suites use it", () => {
     const java = await runJava("GatewayBasics.java", ["offsets", gateway.address, topic]);
     expect(java.code, java.stderr).toBe(0);
     expect(JSON.parse(java.stdout)).toEqual({ maxTimestamp: { offset: 1, timestamp: base + 5_000 }, earliestLocal: { offset: 0 } });
+  });
+
+  it("answers a batch larger than a partition takes MESSAGE_TOO_LARGE, and takes a record with many headers (confluent-kafka)", async () => {
+    const topic = "sized";
+    await client.admin().topics.create({ name: topic, partitions: 1 });
+    const run = await runPython("produce_limits.py", [gateway.address, topic, String(1_500_000), "200"]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual({ large: "MSG_SIZE_TOO_LARGE", headers: null });
+    const { records } = await client.topic(topic).fetch(0, 0);
+    expect(records.map((record) => Object.keys(record.headers).length)).toEqual([200]);
   });
 
   it("a transactional producer's initTransactions() fails with an unsupported error, not a wait: transactions are not supported yet", async () => {

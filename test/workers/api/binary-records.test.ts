@@ -127,7 +127,7 @@ describe("binary produce", () => {
     const topic = uniqueTopic("binary-bounds");
     await createTopic(topic);
     const values = Array.from({ length: 3 }, () => ({ key: null, value: new Uint8Array(batchBytesMax / 2), headers: [], timestamp: Date.now() }));
-    expectError(await produceBinary(topic, 0, encodeRecordBatch(values)), 413, "RECORD_LIST_TOO_LARGE");
+    expectError(await produceBinary(topic, 0, encodeRecordBatch(values)), 413, "MESSAGE_TOO_LARGE");
     expectError(await produceBinary(topic, 5, encodeRecordBatch(records(["a"]))), 404, "UNKNOWN_TOPIC_OR_PARTITION");
     expect(await highWatermarks(topic)).toEqual([0]);
   });

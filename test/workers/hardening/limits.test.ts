@@ -12,7 +12,6 @@ import {
   fetchMaxRecordsMax,
   fetchWaitMsMax,
   groupIdLengthMax,
-  headersPerRecordMax,
   partitionsPerTopicMax,
   produceRecordsMax,
   produceRequestBytesMax,
@@ -45,15 +44,13 @@ describe("limits on produce", () => {
     await expectNothingWritten(topic, async () => expectError(await api("POST", `/v1/topics/${topic}/records`, body), 413, "RECORD_LIST_TOO_LARGE"));
   });
 
-  it("refuses a record over recordBytesMax, and more than headersPerRecordMax headers", async () => {
+  it("refuses a record over recordBytesMax; takes any number of headers within it (Kafka has no bound)", async () => {
     const topic = uniqueTopic("limit-record");
     await createTopic(topic);
     const tooBig = { records: [{ value: "v".repeat(recordBytesMax + 1) }] };
     await expectNothingWritten(topic, async () => expectError(await api("POST", `/v1/topics/${topic}/records`, tooBig), 413, "MESSAGE_TOO_LARGE"));
     const headers = (count: number) => Object.fromEntries(Array.from({ length: count }, (_, index) => [`h${index}`, "v"]));
-    const tooMany = { records: [{ value: "v", headers: headers(headersPerRecordMax + 1) }] };
-    await expectNothingWritten(topic, async () => expectError(await api("POST", `/v1/topics/${topic}/records`, tooMany), 400, "INVALID_RECORD"));
-    expect((await api("POST", `/v1/topics/${topic}/records`, { records: [{ value: "v", headers: headers(headersPerRecordMax) }] })).status).toBe(200);
+    expect((await api("POST", `/v1/topics/${topic}/records`, { records: [{ value: "v", headers: headers(1_000) }] })).status).toBe(200);
   });
 });
 
