@@ -82,12 +82,10 @@ describe("400 INVALID_RECORD", () => {
     await expectRefused(mixed, { records: [{ value: "v" }] }, 400, "INVALID_RECORD");
   });
 
-  it("refuses a record with more than 64 headers", async () => {
+  it("takes a record with any number of headers, as Kafka does (its size bounds them)", async () => {
     const topic = await seededTopic("many-headers");
-    const headers = Object.fromEntries(Array.from({ length: 65 }, (_, index) => [`h${index}`, "v"]));
-    await expectRefused(topic, { records: [ok, { value: "v", headers }] }, 400, "INVALID_RECORD");
-    const limit = Object.fromEntries(Array.from({ length: 64 }, (_, index) => [`h${index}`, "v"]));
-    expect(await produce(topic, [{ value: "v", headers: limit, partition: 0 }])).toHaveLength(1);
+    const headers = Object.fromEntries(Array.from({ length: 500 }, (_, index) => [`h${index}`, "v"]));
+    expect(await produce(topic, [{ value: "v", headers, partition: 0 }])).toHaveLength(1);
   });
 });
 
