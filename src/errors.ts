@@ -14,6 +14,8 @@ export const errorTable = {
   INVALID_TIMESTAMP: { status: 400, retriable: false },
   /** A compressed batch whose records cannot be read: corrupt compressed bytes under a valid CRC, or an unknown codec (issue 27). */
   CORRUPT_MESSAGE: { status: 400, retriable: false },
+  /** A committed offset's metadata string longer than Kafka's offset.metadata.max.bytes (limits.ts, offsetMetadataLengthMax). */
+  OFFSET_METADATA_TOO_LARGE: { status: 400, retriable: false },
   SECURITY_DISABLED: { status: 400, retriable: false },
   UNAUTHENTICATED: { status: 401, retriable: false },
   /** A SCRAM exchange's credential (not the request's bearer token) was refused: docs/api.md, SCRAM. Kafka's name. */

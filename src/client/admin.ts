@@ -15,6 +15,7 @@ import type {
   CreateTokenRequest,
   CreateTopicRequest,
   GroupDescription,
+  CommittedPosition,
   GroupOffset,
   GroupSummary,
   Position,
@@ -105,8 +106,8 @@ export class GroupsAdmin {
     return answer.offsets;
   }
 
-  /** Commits offsets for an empty group (a member commits through its consumer). */
-  async commitOffsets(group: string, offsets: Position[]): Promise<void> {
+  /** Commits offsets (each with an optional metadata string) for an empty group (a member commits through its consumer). */
+  async commitOffsets(group: string, offsets: CommittedPosition[]): Promise<void> {
     await this.#context.transport.empty({ method: "POST", path: path("groups", group, "offsets"), json: { offsets } });
   }
 

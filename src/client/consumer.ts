@@ -32,7 +32,7 @@ import type { ClientLog } from "./logger.ts";
 import { consumedFromPolled, type ConsumedMessage } from "./records.ts";
 import { backoffMs, sleep, withRetries, type RetryPolicy } from "./retry.ts";
 import type { RecordSource, SourceAnswer } from "./stream-polls.ts";
-import type { Assignment, Position, TopicPartition } from "./types.ts";
+import type { Assignment, CommittedPosition, Position, TopicPartition } from "./types.ts";
 
 export type { Batch, ConsumerOptions, EachBatchPayload, EachMessagePayload, RunConfig, SubscribeRequest } from "./consumer-types.ts";
 
@@ -176,8 +176,8 @@ export class Consumer {
       .filter((entry) => entry.partitions.length > 0);
   }
 
-  /** Commits positions now (with autoCommit false, the only way to commit). */
-  async commitOffsets(positions: Position[]): Promise<void> {
+  /** Commits positions now, each with an optional metadata string (with autoCommit false, the only way to commit). */
+  async commitOffsets(positions: CommittedPosition[]): Promise<void> {
     await this.#member.commit(positions);
   }
 

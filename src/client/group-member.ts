@@ -14,7 +14,7 @@ import { isTributaryError } from "./errors.ts";
 import type { ClientLog } from "./logger.ts";
 import { withRetries, type RetryPolicy } from "./retry.ts";
 import { path, type Transport } from "./transport.ts";
-import type { Assignment, Position } from "./types.ts";
+import type { Assignment, CommittedPosition, Position } from "./types.ts";
 
 export interface MemberOptions {
   groupId: string;
@@ -119,7 +119,7 @@ export class GroupMember {
   }
 
   /** Commits positions under the member's id and epoch (for partitions it owns). */
-  async commit(positions: Position[], signal?: AbortSignal): Promise<void> {
+  async commit(positions: CommittedPosition[], signal?: AbortSignal): Promise<void> {
     if (positions.length === 0) return;
     await this.#exclusive(() =>
       withRetries(

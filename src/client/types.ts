@@ -62,6 +62,11 @@ export interface Position extends TopicPartition {
   offset: number;
 }
 
+/** A position to commit, with Kafka's commit metadata string (at most 4,096 characters; "" when omitted). */
+export interface CommittedPosition extends Position {
+  metadata?: string;
+}
+
 /** `[{topic, partitions: [...]}]`. */
 export type Assignment = { topic: string; partitions: number[] }[];
 
@@ -93,6 +98,8 @@ export interface GroupDescription {
 export interface GroupOffset extends TopicPartition {
   /** null where nothing is committed. */
   offset: number | null;
+  /** The commit's metadata string ("" when it carried none); null where nothing is committed. */
+  metadata: string | null;
   highWatermark: number;
   /** highWatermark − offset; null where nothing is committed. */
   lag: number | null;

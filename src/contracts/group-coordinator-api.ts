@@ -3,9 +3,9 @@
  * src/router/group-poll.ts). Every method takes the group name first and returns a Result.
  */
 import type { AutoOffsetReset, MemberResponse } from "../group/index.ts";
-import type { Position } from "../protocol/schemas.ts";
+import type { CommittedPosition, Position } from "../protocol/schemas.ts";
 
-export type { Position };
+export type { CommittedPosition, Position };
 
 export interface PollStartRequest {
   memberEpoch: number;
@@ -35,7 +35,8 @@ export interface CommitRequest {
   memberEpoch?: number;
   /** A classic member's commit (ConsumerGroup.checkCommit): current epoch, partitions it still owns. */
   classic?: boolean;
-  offsets: Position[];
+  /** Each with Kafka's metadata string ("" when omitted), at most offsetMetadataLengthMax long. */
+  offsets: CommittedPosition[];
 }
 
 export interface ResetRequest {
@@ -50,4 +51,6 @@ export interface GroupOffset {
   topicId: string;
   partition: number;
   offset: number | null;
+  /** The commit's metadata string ("" when it carried none); null where nothing is committed. */
+  metadata: string | null;
 }

@@ -73,3 +73,11 @@ export const clientHostLengthMax = 45;
 
 /** Times the group asks its id generator for an unused member id before giving up. */
 export const memberIdAttemptsMax = 3;
+
+/**
+ * Characters of a committed offset's metadata string: Kafka's offset.metadata.max.bytes (4096).
+ * Kafka compares it with the string's length (Java's String.length, UTF-16 code units, which is
+ * JavaScript's too), not its encoded bytes; so does Tributary. A partition's row then stays a few
+ * KiB at most (≤ 3 bytes of UTF-8 per unit).
+ */
+export const offsetMetadataLengthMax = 4_096;

@@ -3,7 +3,7 @@ import { TributaryError, toResult, type Result } from "../errors.ts";
 import { compareStrings } from "../group/assignment.ts";
 import { ConsumerGroup, normalizeAssignment, PersistedContacts } from "../group/index.ts";
 import type { Assignment, ClassicHeartbeatResponse, GroupDescription, GroupState, HeartbeatRequest, JoinRequest, JoinResponse, MemberResponse } from "../group/index.ts";
-import { fetchWaitMsMax, membersPerGroupMax } from "../limits.ts";
+import { fetchWaitMsMax, membersPerGroupMax, offsetMetadataLengthMax } from "../limits.ts";
 import type { TopicMetadata } from "../topics/topic-metadata.ts";
 import type {
   CommitRequest,
@@ -16,7 +16,7 @@ import type {
 } from "../contracts/group-coordinator-api.ts";
 import { ChangeWaiters } from "./group-change-waiters.ts";
 import { GroupIndexSync, type IndexSummary } from "./group-index-sync.ts";
-import { GroupOffsetsStore, groupOffsetsMigration, type CommittedOffset } from "./group-offsets-store.ts";
+import { GroupOffsetsStore, groupOffsetsMetadataMigration, groupOffsetsMigration, type CommittedOffset } from "./group-offsets-store.ts";
 import { GroupStateStore, groupStateMigration } from "./group-state-store.ts";
 import { GroupTopicCache, topicsMetaOf } from "./group-topic-cache.ts";
 import { applyMigrations } from "./schema.ts";
@@ -24,7 +24,7 @@ import { controllerStub } from "../contracts/stubs.ts";
 import { countBilled } from "../contracts/billing-meter.ts";
 import { CountedSql, rowCountingEnabled } from "./counted-sql.ts";
 
-const migrations = [`${groupStateMigration};\n${groupOffsetsMigration};`];
+const migrations = [`${groupStateMigration};\n${groupOffsetsMigration};`, groupOffsetsMetadataMigration];
 
 /** Topic ids whose deletion this object has seen; a commit racing a deletion must not revive them. */
 const deletedTopicIdsMax = 1_000;
@@ -155,6 +155,7 @@ export class GroupCoordinator extends DurableObject<Env> {
         this.#requireEmpty("commit offsets without a member");
       }
       for (const { topic, partition } of request.offsets) requirePartition(meta, topic, partition);
+      requireMetadataFits(request.offsets);
       this.#writeOffsets(request.offsets, meta, Date.now());
       this.#exists = true;
     });
@@ -196,7 +197,8 @@ export class GroupCoordinator extends DurableObject<Env> {
         if (topic === undefined) continue;
         const committed = this.#offsets.committed(topic.topicId);
         for (const { partition } of topic.partitions) {
-          answer.push({ topic: name, topicId: topic.topicId, partition, offset: committed.get(partition) ?? null });
+          const entry = committed.get(partition);
+          answer.push({ topic: name, topicId: topic.topicId, partition, offset: entry?.offset ?? null, metadata: entry?.metadata ?? null });
         }
       }
       return answer;
@@ -301,12 +303,13 @@ export class GroupCoordinator extends DurableObject<Env> {
     this.#waiters.wake();
   }
 
-  #writeOffsets(positions: readonly Position[], meta: ReadonlyMap<string, TopicMetadata>, nowMs: number): void {
+  /** Writes positions as committed; a position's metadata string is kept ("" when it has none, as a poll's). */
+  #writeOffsets(positions: readonly (Position & { metadata?: string })[], meta: ReadonlyMap<string, TopicMetadata>, nowMs: number): void {
     const rows: CommittedOffset[] = [];
-    for (const { topic, partition, offset } of positions) {
+    for (const { topic, partition, offset, metadata } of positions) {
       const topicId = meta.get(topic)?.topicId;
       if (topicId === undefined || this.#deletedTopicIds.has(topicId)) continue;
-      rows.push({ topicId, topic, partition, offset });
+      rows.push({ topicId, topic, partition, offset, metadata: metadata ?? "" });
     }
     this.#offsets.write(rows, nowMs);
   }
@@ -318,7 +321,7 @@ export class GroupCoordinator extends DurableObject<Env> {
       if (topicId === undefined) continue;
       const committed = this.#offsets.committed(topicId);
       for (const partition of partitions) {
-        const committedOffset = committed.get(partition) ?? null;
+        const committedOffset = committed.get(partition)?.offset ?? null;
         starts.push({ topic, topicId, partition, committedOffset, reset: this.#group.offsetResetFor(memberId, topic, partition) });
       }
     }
@@ -399,6 +402,14 @@ function requirePartition(meta: ReadonlyMap<string, TopicMetadata>, topic: strin
   if (partition >= partitions) {
     throw new TributaryError("UNKNOWN_TOPIC_OR_PARTITION", `topic ${topic} has no partition ${partition}`);
   }
+}
+
+/** Kafka's OffsetCommit refuses a metadata string past offset.metadata.max.bytes; over HTTP nothing of the request is written. */
+function requireMetadataFits(offsets: readonly { topic: string; partition: number; metadata?: string }[]): void {
+  const tooLarge = offsets.filter(({ metadata }) => metadata !== undefined && metadata.length > offsetMetadataLengthMax);
+  if (tooLarge.length === 0) return;
+  const partitions = tooLarge.map(({ topic, partition }) => ({ topic, partition }));
+  throw new TributaryError("OFFSET_METADATA_TOO_LARGE", `a commit's metadata is at most ${offsetMetadataLengthMax} characters`, { partitions, metadataMax: offsetMetadataLengthMax });
 }
 
 function invalid(message: string): TributaryError {

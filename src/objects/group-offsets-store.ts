@@ -9,6 +9,14 @@ export interface CommittedOffset {
   topic: string;
   partition: number;
   offset: number;
+  /** Kafka's commit metadata string; "" when the commit carried none. */
+  metadata: string;
+}
+
+/** What is committed for one partition. */
+export interface Committed {
+  offset: number;
+  metadata: string;
 }
 
 export const groupOffsetsMigration = `CREATE TABLE offsets (
@@ -20,6 +28,9 @@ export const groupOffsetsMigration = `CREATE TABLE offsets (
   PRIMARY KEY (topic_id, partition)
 )`;
 
+/** Migration 2 (issue 35): each commit's metadata string, Kafka's committedMetadata; "" for the rows before it. */
+export const groupOffsetsMetadataMigration = `ALTER TABLE offsets ADD COLUMN metadata TEXT NOT NULL DEFAULT ''`;
+
 export class GroupOffsetsStore {
   readonly #sql: SqlStorage;
 
@@ -28,34 +39,36 @@ export class GroupOffsetsStore {
   }
 
   /**
-   * Writes offsets. A row whose offset did not move is left alone: a polling member commits
-   * every partition it holds on every poll, and an unchanged offset is not worth a row write
-   * (ARCHITECTURE.md decision 11).
+   * Writes offsets. A row whose offset and metadata did not move is left alone: a polling
+   * member commits every partition it holds on every poll, and an unchanged offset is not worth
+   * a row write (ARCHITECTURE.md decision 11).
    */
   write(offsets: readonly CommittedOffset[], nowMs: number): void {
-    for (const { topicId, topic, partition, offset } of offsets) {
+    for (const { topicId, topic, partition, offset, metadata } of offsets) {
       this.#sql.exec(
-        `INSERT INTO offsets (topic_id, topic, partition, committed_offset, committed_at) VALUES (?, ?, ?, ?, ?)
+        `INSERT INTO offsets (topic_id, topic, partition, committed_offset, committed_at, metadata) VALUES (?, ?, ?, ?, ?, ?)
          ON CONFLICT (topic_id, partition) DO UPDATE SET committed_offset = excluded.committed_offset,
-           topic = excluded.topic, committed_at = excluded.committed_at
-         WHERE offsets.committed_offset <> excluded.committed_offset OR offsets.topic <> excluded.topic`,
+           topic = excluded.topic, committed_at = excluded.committed_at, metadata = excluded.metadata
+         WHERE offsets.committed_offset <> excluded.committed_offset OR offsets.topic <> excluded.topic
+           OR offsets.metadata <> excluded.metadata`,
         topicId,
         topic,
         partition,
         offset,
         nowMs,
+        metadata,
       );
     }
   }
 
-  /** Committed offset by partition, for one topic. */
-  committed(topicId: string): Map<number, number> {
-    const offsets = new Map<number, number>();
-    for (const row of this.#sql.exec<{ partition: number; committed_offset: number }>(
-      "SELECT partition, committed_offset FROM offsets WHERE topic_id = ?",
+  /** What is committed by partition, for one topic. */
+  committed(topicId: string): Map<number, Committed> {
+    const offsets = new Map<number, Committed>();
+    for (const row of this.#sql.exec<{ partition: number; committed_offset: number; metadata: string }>(
+      "SELECT partition, committed_offset, metadata FROM offsets WHERE topic_id = ?",
       topicId,
     )) {
-      offsets.set(row.partition, row.committed_offset);
+      offsets.set(row.partition, { offset: row.committed_offset, metadata: row.metadata });
     }
     return offsets;
   }

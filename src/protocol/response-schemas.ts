@@ -127,7 +127,14 @@ export const groupDescriptionSchema = z.object({
 
 export const groupOffsetsSchema = z.object({
   offsets: z.array(
-    z.object({ topic: z.string(), partition: z.number().int(), offset: offsetSchema.nullable(), highWatermark: offsetSchema, lag: z.number().int().nullable() }),
+    z.object({
+      topic: z.string(),
+      partition: z.number().int(),
+      offset: offsetSchema.nullable(),
+      metadata: z.string().nullable().meta({ description: "the commit's metadata string (\"\" when it carried none); null where nothing is committed" }),
+      highWatermark: offsetSchema,
+      lag: z.number().int().nullable(),
+    }),
   ),
 });
 

@@ -124,13 +124,24 @@ export const positionSchema = z.object({
 export type Position = z.infer<typeof positionSchema>;
 
 /** Positions naming each partition at most once (which of two would count is anyone's guess). */
-const positionsSchema = z
-  .array(positionSchema)
-  .max(groupPartitionsMax)
-  .refine(
-    (positions) => new Set(positions.map(({ topic, partition }) => JSON.stringify([topic, partition]))).size === positions.length,
-    { error: "positions name each partition at most once" },
-  );
+function distinctPositions<Item extends typeof positionSchema>(item: Item) {
+  return z
+    .array(item)
+    .max(groupPartitionsMax)
+    .refine(
+      (positions) => new Set(positions.map(({ topic, partition }) => JSON.stringify([topic, partition]))).size === positions.length,
+      { error: "positions name each partition at most once" },
+    );
+}
+const positionsSchema = distinctPositions(positionSchema);
+
+/**
+ * A committed position with Kafka's metadata string (OffsetCommit's committedMetadata), kept
+ * with the offset and answered by GET offsets; "" when omitted. Longer than
+ * offsetMetadataLengthMax is OFFSET_METADATA_TOO_LARGE (the coordinator checks it, for its code).
+ */
+export const committedPositionSchema = positionSchema.extend({ metadata: z.string().optional() });
+export type CommittedPosition = z.infer<typeof committedPositionSchema>;
 
 export const joinGroupSchema = z.object({
   topics: z.array(z.string().min(1)).min(1).max(subscribedTopicsMax),
@@ -167,7 +178,7 @@ export const commitOffsetsSchema = z.object({
   memberEpoch: memberEpochSchema.optional(),
   /** A classic member's commit: at its current epoch, for partitions it still owns (also those it is giving up). */
   classic: z.boolean().optional(),
-  offsets: positionsSchema.refine((positions) => positions.length > 0, { error: "offsets holds at least one position" }),
+  offsets: distinctPositions(committedPositionSchema).refine((positions) => positions.length > 0, { error: "offsets holds at least one position" }),
 });
 
 export const resetOffsetsSchema = z.object({

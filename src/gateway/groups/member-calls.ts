@@ -55,7 +55,7 @@ export interface CommitBody {
   memberId?: string;
   memberEpoch?: number;
   classic?: boolean;
-  offsets: { topic: string; partition: number; offset: number }[];
+  offsets: { topic: string; partition: number; offset: number; metadata?: string }[];
 }
 
 export function commitOffsets(context: GatewayRequestContext, group: string, body: CommitBody): Promise<void> {

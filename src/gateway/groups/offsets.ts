@@ -4,8 +4,11 @@
  * (its member epoch) as a classic member: accepted at that generation, for the partitions it
  * still owns, until it rejoins. A commit with generation -1 and no member comes from outside
  * the group (admin tools, a consumer with manual assignment): accepted while the group is empty.
- * Tributary keeps no commit metadata or leader epoch: OffsetFetch answers "" and -1.
+ * Each commit's metadata string is kept and answered by OffsetFetch; one longer than Kafka's
+ * offset.metadata.max.bytes is OFFSET_METADATA_TOO_LARGE for its partition alone, the others
+ * committed (Kafka's answer). Tributary keeps no leader epoch: OffsetFetch answers -1.
  */
+import { offsetMetadataLengthMax } from "../../limits.ts";
 import type { GatewayRequestContext } from "../handler-types.ts";
 import { kafkaCodes, orKafkaCode } from "./kafka-codes.ts";
 import { commitOffsets } from "./member-calls.ts";
@@ -19,9 +22,16 @@ import type {
 } from "./messages.ts";
 
 export async function offsetCommit(request: OffsetCommitRequest, context: GatewayRequestContext): Promise<OffsetCommitResponse> {
-  const offsets = request.topics.flatMap(({ name, partitions }) =>
-    partitions.map(({ partitionIndex, committedOffset }) => ({ topic: name, partition: partitionIndex, offset: Number(committedOffset) })),
+  const requested = request.topics.flatMap(({ name, partitions }) =>
+    partitions.map(({ partitionIndex, committedOffset, committedMetadata }) => ({
+      topic: name,
+      partition: partitionIndex,
+      offset: Number(committedOffset),
+      metadata: committedMetadata ?? "",
+    })),
   );
+  const tooLarge = (metadata: string) => metadata.length > offsetMetadataLengthMax;
+  const offsets = requested.filter(({ metadata }) => !tooLarge(metadata));
   const generation = request.generationIdOrMemberEpoch ?? -1;
   const memberId = request.memberId ?? "";
   const valid = offsets.every(({ offset }) => Number.isSafeInteger(offset) && offset >= 0);
@@ -38,7 +48,10 @@ export async function offsetCommit(request: OffsetCommitRequest, context: Gatewa
     throttleTimeMs: 0,
     topics: request.topics.map(({ name, partitions }) => ({
       name,
-      partitions: partitions.map(({ partitionIndex }) => ({ partitionIndex, errorCode })),
+      partitions: partitions.map(({ partitionIndex, committedMetadata }) => ({
+        partitionIndex,
+        errorCode: request.groupId !== "" && tooLarge(committedMetadata ?? "") ? kafkaCodes.OFFSET_METADATA_TOO_LARGE : errorCode,
+      })),
     })),
   };
 }
@@ -59,18 +72,15 @@ async function fetchGroup(group: string, topics: OffsetFetchTopics[] | null, con
   const listed = await orKafkaCode(() => context.tributary.admin().groups.offsets(group));
   // An unknown group has committed nothing: Kafka answers -1 for every partition, no error.
   if (listed.errorCode !== 0 && listed.errorCode !== kafkaCodes.GROUP_ID_NOT_FOUND) return { topics: [], errorCode: listed.errorCode };
-  const committed = new Map<string, number>();
-  for (const { topic, partition, offset } of listed.value ?? []) if (offset !== null) committed.set(`${partition}:${topic}`, offset);
+  const committed = new Map<string, { offset: number; metadata: string | null }>();
+  for (const { topic, partition, offset, metadata } of listed.value ?? []) if (offset !== null) committed.set(`${partition}:${topic}`, { offset, metadata });
   const wanted = topics ?? committedTopics(listed.value ?? []);
   const answer: OffsetFetchTopicAnswer[] = wanted.map(({ name, partitionIndexes }) => ({
     name,
-    partitions: partitionIndexes.map((partitionIndex) => ({
-      partitionIndex,
-      committedOffset: BigInt(committed.get(`${partitionIndex}:${name}`) ?? -1),
-      committedLeaderEpoch: -1,
-      metadata: "",
-      errorCode: 0,
-    })),
+    partitions: partitionIndexes.map((partitionIndex) => {
+      const entry = committed.get(`${partitionIndex}:${name}`);
+      return { partitionIndex, committedOffset: BigInt(entry?.offset ?? -1), committedLeaderEpoch: -1, metadata: entry?.metadata ?? "", errorCode: 0 };
+    }),
   }));
   return { topics: answer, errorCode: 0 };
 }

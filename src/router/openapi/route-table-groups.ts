@@ -52,7 +52,7 @@ export const groupRouteDocs: readonly RouteDoc[] = [
     summary: "Commit offsets (a member's, or any while the group is empty)",
     body: { json: commitOffsetsSchema },
     responses: noContent,
-    errors: [...memberErrors, "NON_EMPTY_GROUP", "UNKNOWN_TOPIC_OR_PARTITION", "TOPIC_AUTHORIZATION_FAILED"],
+    errors: [...memberErrors, "NON_EMPTY_GROUP", "UNKNOWN_TOPIC_OR_PARTITION", "TOPIC_AUTHORIZATION_FAILED", "OFFSET_METADATA_TOO_LARGE"],
   },
   {
     method: "get", path: "/v1/groups/:group/offsets", tag: "groups", auth: "token", resource: "group", objects: true,

@@ -86,6 +86,6 @@ export async function threeMembersComeAndGo(
   const atTheEnd = async () => (await tributary.admin().groups.offsets(groupId)).every(({ offset }) => offset === 200);
   await waitUntil(atTheEnd, 20_000, "every offset committed to the end");
   expect(await tributary.admin().groups.offsets(groupId)).toEqual(
-    [0, 1, 2, 3, 4, 5].map((partition) => ({ topic, partition, offset: 200, highWatermark: 200, lag: 0 })),
+    [0, 1, 2, 3, 4, 5].map((partition) => ({ topic, partition, offset: 200, metadata: "", highWatermark: 200, lag: 0 })),
   );
 }

@@ -53,12 +53,32 @@ describe("commit", () => {
     const response = await commitRaw(group, { memberId: joined.memberId, memberEpoch: joined.memberEpoch, offsets });
     expect(response.status, response.text).toBe(204);
     expect(await groupOffsets(group)).toEqual([
-      { topic, partition: 0, offset: 2, highWatermark: 5, lag: 3 },
-      { topic, partition: 1, offset: null, highWatermark: 5, lag: null },
-      { topic, partition: 2, offset: 5, highWatermark: 5, lag: 0 },
+      { topic, partition: 0, offset: 2, metadata: "", highWatermark: 5, lag: 3 },
+      { topic, partition: 1, offset: null, metadata: null, highWatermark: 5, lag: null },
+      { topic, partition: 2, offset: 5, metadata: "", highWatermark: 5, lag: 0 },
     ]);
     await produce(topic, [{ value: "more", partition: 2 }]);
-    expect((await groupOffsets(group))[2]).toEqual({ topic, partition: 2, offset: 5, highWatermark: 6, lag: 1 });
+    expect((await groupOffsets(group))[2]).toEqual({ topic, partition: 2, offset: 5, metadata: "", highWatermark: 6, lag: 1 });
+  });
+
+  it("keeps each commit's metadata string up to 4096 characters; a longer one is 400 OFFSET_METADATA_TOO_LARGE and nothing is written", async () => {
+    const topic = await filledTopic(2, 3);
+    const group = uniqueGroup("commit-metadata");
+    const joined = await join(group, [topic]);
+    const member = { memberId: joined.memberId, memberEpoch: joined.memberEpoch };
+    const longest = "é".repeat(4_096);
+    const committed = await commitRaw(group, { ...member, offsets: [{ topic, partition: 0, offset: 1, metadata: "checkpoint 1" }, { topic, partition: 1, offset: 2, metadata: longest }] });
+    expect(committed.status, committed.text).toBe(204);
+    expect((await groupOffsets(group)).map(({ offset, metadata }) => [offset, metadata])).toEqual([[1, "checkpoint 1"], [2, longest]]);
+
+    const tooLarge = await commitRaw(group, { ...member, offsets: [{ topic, partition: 0, offset: 3, metadata: "fits" }, { topic, partition: 1, offset: 3, metadata: `${longest}x` }] });
+    expectError(tooLarge, 400, "OFFSET_METADATA_TOO_LARGE");
+    expect((await groupOffsets(group)).map(({ offset, metadata }) => [offset, metadata])).toEqual([[1, "checkpoint 1"], [2, longest]]);
+
+    // The same offset with other metadata is a change; a commit without metadata (a poll's) keeps "".
+    expect((await commitRaw(group, { ...member, offsets: [{ topic, partition: 0, offset: 1, metadata: "again" }] })).status).toBe(204);
+    expect((await commitRaw(group, { ...member, offsets: [{ topic, partition: 1, offset: 2 }] })).status).toBe(204);
+    expect((await groupOffsets(group)).map(({ offset, metadata }) => [offset, metadata])).toEqual([[1, "again"], [2, ""]]);
   });
 
   it("fences a member's commit for a partition it does not own or with a wrong epoch: 409, nothing written", async () => {
@@ -91,7 +111,7 @@ describe("commit", () => {
     expect((await groupOffsets(group))[0]!.offset).toBeNull();
     await leave(group, joined.memberId);
     expect((await commitRaw(group, { offsets: [{ topic, partition: 0, offset: 3 }] })).status).toBe(204);
-    expect(await groupOffsets(group)).toEqual([{ topic, partition: 0, offset: 3, highWatermark: 4, lag: 1 }]);
+    expect(await groupOffsets(group)).toEqual([{ topic, partition: 0, offset: 3, metadata: "", highWatermark: 4, lag: 1 }]);
   });
 
   it("creates a group with a commit without a member; its offsets list the topics with commits", async () => {
@@ -100,8 +120,8 @@ describe("commit", () => {
     expect((await commitRaw(group, { offsets: [{ topic, partition: 1, offset: 1 }] })).status).toBe(204);
     expect(await describeGroup(group)).toEqual({ group, state: "Empty", assignor: "uniform", members: [] });
     expect(await groupOffsets(group)).toEqual([
-      { topic, partition: 0, offset: null, highWatermark: 2, lag: null },
-      { topic, partition: 1, offset: 1, highWatermark: 2, lag: 1 },
+      { topic, partition: 0, offset: null, metadata: null, highWatermark: 2, lag: null },
+      { topic, partition: 1, offset: 1, metadata: "", highWatermark: 2, lag: 1 },
     ]);
     const listed = await api("GET", "/v1/groups");
     expect(listed.body.groups).toContainEqual({ group, state: "Empty", members: 0 });
@@ -263,6 +283,6 @@ describe("a deleted topic", () => {
     await createTopic(topic, { partitions: 1 });
     await produce(topic, [{ value: "fresh" }]);
     const offsets = await groupOffsets(group);
-    expect(offsets.find((entry) => entry.topic === topic)).toEqual({ topic, partition: 0, offset: null, highWatermark: 1, lag: null });
+    expect(offsets.find((entry) => entry.topic === topic)).toEqual({ topic, partition: 0, offset: null, metadata: null, highWatermark: 1, lag: null });
   });
 });

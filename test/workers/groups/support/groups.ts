@@ -105,6 +105,7 @@ export interface GroupOffsetEntry {
   topic: string;
   partition: number;
   offset: number | null;
+  metadata: string | null;
   highWatermark: number;
   lag: number | null;
 }
