@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Tributary } from "../../src/client/index.ts";
 import { Secret } from "../../src/client/secret.ts";
 import { Transport } from "../../src/client/transport.ts";
-import { decodeAssignment, encodeSubscription } from "../../src/gateway/groups/consumer-protocol.ts";
+import { decodeAssignment, encodeSubscription } from "../../src/protocol/consumer-protocol.ts";
 import { groupHandlers } from "../../src/gateway/groups/index.ts";
 import type { GatewayRequestContext } from "../../src/gateway/handler-types.ts";
 import { writeResponse } from "../../src/gateway/protocol/messages.ts";

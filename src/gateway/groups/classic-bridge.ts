@@ -8,9 +8,8 @@
  * moves nothing), so a generation stays valid from a JoinGroup until the next one.
  */
 import { sessionTimeoutMsMax, sessionTimeoutMsMin } from "../../limits.ts";
-import { MalformedInput } from "../protocol/primitives.ts";
-import { decodeSubscription } from "./consumer-protocol.ts";
-import type { Subscription } from "./consumer-protocol.ts";
+import { decodeSubscription, MalformedConsumerProtocol } from "../../protocol/consumer-protocol.ts";
+import type { Subscription } from "../../protocol/consumer-protocol.ts";
 
 /** The only protocol type the bridge speaks: Kafka consumers' (Kafka Connect's "connect" is not bridged). */
 export const consumerProtocolType = "consumer";
@@ -35,7 +34,7 @@ export function chooseProtocol(protocols: readonly { name: string; metadata: Uin
       const subscription = decodeSubscription(metadata);
       if (subscription.topics.length > 0) return { name, subscription, cooperative: cooperativeProtocols.has(name) };
     } catch (error) {
-      if (!(error instanceof MalformedInput)) throw error;
+      if (!(error instanceof MalformedConsumerProtocol)) throw error;
     }
   }
   return null;

@@ -7,7 +7,7 @@
  */
 import type { GatewayRequestContext } from "../handler-types.ts";
 import { classicGroupState, consumerProtocolType } from "./classic-bridge.ts";
-import { encodeAssignment, encodeSubscription } from "./consumer-protocol.ts";
+import { encodeAssignment, encodeSubscription } from "../../protocol/consumer-protocol.ts";
 import { kafkaCodes, orKafkaCode } from "./kafka-codes.ts";
 import type {
   DeleteGroupsRequest,

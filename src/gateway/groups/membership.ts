@@ -12,7 +12,7 @@
 import type { GatewayRequestContext } from "../handler-types.ts";
 import { assignorFor, chooseProtocol, consumerProtocolType, joinPlan, sessionTimeoutAccepted } from "./classic-bridge.ts";
 import type { ChosenProtocol } from "./classic-bridge.ts";
-import { encodeAssignment } from "./consumer-protocol.ts";
+import { encodeAssignment } from "../../protocol/consumer-protocol.ts";
 import { kafkaCodeOf, kafkaCodes, orKafkaCode } from "./kafka-codes.ts";
 import { checkInMember, heartbeatMember, joinMember, leaveMember } from "./member-calls.ts";
 import type { MemberAnswer } from "./member-calls.ts";

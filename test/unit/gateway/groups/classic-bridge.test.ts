@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { TributaryError } from "../../../../src/errors.ts";
 import { assignorFor, chooseProtocol, classicGroupState, joinPlan, sessionTimeoutAccepted } from "../../../../src/gateway/groups/classic-bridge.ts";
-import { encodeSubscription } from "../../../../src/gateway/groups/consumer-protocol.ts";
+import { encodeSubscription } from "../../../../src/protocol/consumer-protocol.ts";
 import { kafkaCodeOf, kafkaCodes } from "../../../../src/gateway/groups/kafka-codes.ts";
 
 const subscribing = (...topics: string[]) => encodeSubscription({ topics });

@@ -6,13 +6,13 @@
 import { createRequire } from "node:module";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { MalformedInput } from "../../../../src/gateway/protocol/primitives.ts";
+import { MalformedConsumerProtocol as MalformedInput } from "../../../src/protocol/consumer-protocol.ts";
 import {
   decodeAssignment,
   decodeSubscription,
   encodeAssignment,
   encodeSubscription,
-} from "../../../../src/gateway/groups/consumer-protocol.ts";
+} from "../../../src/protocol/consumer-protocol.ts";
 
 const require = createRequire(import.meta.url);
 const { MemberMetadata, MemberAssignment } = require("kafkajs/src/consumer/assignerProtocol") as {
