@@ -30,6 +30,13 @@ export const errorTable = {
   METHOD_NOT_ALLOWED: { status: 405, retriable: false },
   TOPIC_ALREADY_EXISTS: { status: 409, retriable: false },
   FENCED_MEMBER_EPOCH: { status: 409, retriable: false },
+  // Kafka's classic group protocol (docs/api.md, Classic members).
+  /** A static member's id was taken over by another process with the same groupInstanceId (KIP-345). */
+  FENCED_INSTANCE_ID: { status: 409, retriable: false },
+  /** Protocols that the group's members cannot share: another protocol type, no common assignor, or one the server cannot stand in for. */
+  INCONSISTENT_GROUP_PROTOCOL: { status: 409, retriable: false },
+  /** The classic group is rebalancing: the member rejoins (JoinGroup) before it may go on. */
+  REBALANCE_IN_PROGRESS: { status: 409, retriable: false },
   NON_EMPTY_GROUP: { status: 409, retriable: false },
   OUT_OF_ORDER_SEQUENCE_NUMBER: { status: 409, retriable: false },
   DUPLICATE_SEQUENCE_NUMBER: { status: 409, retriable: false },

@@ -13,6 +13,7 @@
 
 import type { Assignment } from "./assignment.ts";
 import type { AssignorName } from "./assignor.ts";
+import type { ClassicProtocol } from "./classic-group-state.ts";
 import { heartbeatIntervalMsDefault } from "../limits.ts";
 
 export const groupStateVersion = 1;
@@ -48,6 +49,19 @@ export interface MemberState {
    * that writes only on revision changes must keep contact times some other way.
    */
   lastContactMs: number;
+  /**
+   * A classic member's (Kafka's JoinGroup protocol, bridged: classic-bridge.ts) settings as its
+   * last JoinGroup gave them: the group goes back to Kafka's classic protocol with them once
+   * only classic members are left (group-conversion.ts). Absent or null for an HTTP member.
+   */
+  classic?: ClassicMemberInfo | null;
+}
+
+export interface ClassicMemberInfo {
+  groupInstanceId: string | null;
+  /** Every protocol of its JoinGroup, in its order of preference. */
+  protocols: ClassicProtocol[];
+  rebalanceTimeoutMs: number;
 }
 
 export interface TopicState {
@@ -101,7 +115,13 @@ export function copyMember(member: MemberState): MemberState {
     pendingRevocation: copyAssignment(member.pendingRevocation),
     targetAssignment: copyAssignment(member.targetAssignment),
     subscribedTopics: [...member.subscribedTopics],
+    // HTTP members' state stays as it was before classic members had settings here.
+    ...(member.classic == null ? {} : { classic: copyClassicInfo(member.classic) }),
   };
+}
+
+export function copyClassicInfo(classic: ClassicMemberInfo | null): ClassicMemberInfo | null {
+  return classic === null ? null : { ...classic, protocols: classic.protocols.map((protocol) => ({ ...protocol })) };
 }
 
 export function copyGroupState(state: GroupState): GroupState {

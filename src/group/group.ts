@@ -29,13 +29,14 @@ import { invalid, parseHeartbeat, parseJoin } from "./group-requests.ts";
 import type { ClassicHeartbeatResponse, HeartbeatRequest, JoinRequest, JoinResponse, MemberResponse } from "./group-requests.ts";
 import {
   copyAssignment,
+  copyClassicInfo,
   copyGroupState,
   copyMember,
   emptyGroupState,
   groupStateVersion,
   heartbeatIntervalMsFor,
 } from "./group-state.ts";
-import type { AutoOffsetReset, GroupState, MemberState, TopicState } from "./group-state.ts";
+import type { AutoOffsetReset, ClassicMemberInfo, GroupState, MemberState, TopicState } from "./group-state.ts";
 import { acceptEpoch, fenced, giveAssignment, nextAssignment, sharedOwnership } from "./reconcile.ts";
 import { refreshTopics } from "./topics.ts";
 import type { GroupDescription } from "./group-description.ts";
@@ -145,6 +146,15 @@ export class ConsumerGroup {
     return { ...this.#response(member), rebalance };
   }
 
+  /** Records a classic member's JoinGroup settings (classic-bridge.ts); null makes it an HTTP member again. */
+  setClassic(memberId: string, classic: ClassicMemberInfo | null): void {
+    const member = this.#requireMember(memberId);
+    if (JSON.stringify(member.classic ?? null) === JSON.stringify(classic)) return;
+    if (classic === null) delete member.classic;
+    else member.classic = copyClassicInfo(classic);
+    this.#revision += 1;
+  }
+
   /** The member leaves; its partitions are free at once (others pick them up as they heartbeat). */
   leave(memberId: string): void {
     this.#requireMember(memberId);
@@ -237,6 +247,7 @@ export class ConsumerGroup {
         host: member.host,
         lastHeartbeatAt: member.lastContactMs,
         sessionTimeoutMs: member.sessionTimeoutMs,
+        ...(member.classic == null ? {} : { groupInstanceId: member.classic.groupInstanceId }),
       })),
     };
   }

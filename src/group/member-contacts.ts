@@ -19,10 +19,18 @@
  */
 
 import { memberContactPersistDivisor } from "../limits.ts";
-import type { GroupDescription } from "./group-description.ts";
-import type { GroupState, MemberState } from "./group-state.ts";
 
-export type MemberContact = Pick<MemberState, "memberId" | "lastContactMs" | "sessionTimeoutMs">;
+/** A member as far as contacts go: a server-assigned member's state (group-state.ts) or a classic one's (classic-group-state.ts). */
+export interface MemberContact {
+  memberId: string;
+  lastContactMs: number;
+  sessionTimeoutMs: number;
+}
+
+/** What a state or a description holds of its members: the row's state, or several states' members together. */
+interface WithMembers<Member> {
+  members: Member[];
+}
 
 /** How far a member's contact may run past the row's before the row is written. */
 export function contactPersistLagMsFor(sessionTimeoutMs: number): number {
@@ -39,7 +47,7 @@ export class PersistedContacts {
    * A state just read from the row: remembers its contact times and replaces each with the
    * latest time the member may have been heard from (mutates `state`).
    */
-  load(state: GroupState, nowMs: number): void {
+  load(state: WithMembers<MemberContact>, nowMs: number): void {
     this.#row = new Map(state.members.map((member) => [member.memberId, member.lastContactMs]));
     this.#restored.clear();
     for (const member of state.members) {
@@ -63,7 +71,7 @@ export class PersistedContacts {
    * for a member not heard from since the load, the row's (its real last one may be later,
    * by less than `lag`), never the restored guess.
    */
-  describe(description: GroupDescription): GroupDescription {
+  describe<Description extends WithMembers<{ memberId: string; lastHeartbeatAt: number }>>(description: Description): Description {
     const members = description.members.map((member) => {
       const known = this.#restored.get(member.memberId) === member.lastHeartbeatAt ? this.#row.get(member.memberId) : undefined;
       return known === undefined ? member : { ...member, lastHeartbeatAt: known };
@@ -75,7 +83,7 @@ export class PersistedContacts {
    * The state about to be written (mutated): a member not heard from since the load keeps the
    * row's contact time. Afterwards the row holds what `state` holds.
    */
-  toRow(state: GroupState | null): GroupState | null {
+  toRow<State extends WithMembers<MemberContact>>(state: State | null): State | null {
     const row = new Map<string, number>();
     const restored = new Map<string, number>();
     for (const member of state?.members ?? []) {

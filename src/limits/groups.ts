@@ -1,10 +1,12 @@
 /**
  * Bounds of consumer groups: members, subscriptions, sessions and heartbeats, the coordinator's
- * writes of members' contact times.
+ * writes of members' contact times, commit metadata, Kafka's classic protocol (issue 35).
  *
  * Each bound is named with its unit last and says why it has its value; src/limits.ts, the
  * index, re-exports every one.
  */
+
+import { MiB } from "./units.ts";
 
 // ---- Consumer groups ----------------------------------------------------------------
 
@@ -81,3 +83,37 @@ export const memberIdAttemptsMax = 3;
  * KiB at most (≤ 3 bytes of UTF-8 per unit).
  */
 export const offsetMetadataLengthMax = 4_096;
+
+/**
+ * Bytes of protocol metadata and assignments a classic group keeps (issue 35), all members
+ * together: Kafka keeps them in one group metadata record of its offsets topic, which must fit
+ * the topic's 1 MB message size, so no Kafka group holds more. Tributary keeps them as base64
+ * in the coordinator's state row (⁴⁄₃ larger), under the platform's 2 MB row. A JoinGroup or a
+ * leader's SyncGroup past it is refused (MESSAGE_TOO_LARGE), as Kafka fails a record too large.
+ */
+export const classicGroupBytesMax = 1 * MiB;
+
+/**
+ * Kafka's group.initial.rebalance.delay.ms: a classic group rebalancing from empty waits this
+ * long for more members before it completes the join phase (extended while members keep
+ * coming, up to the rebalance timeout), so consumers started together rebalance once.
+ */
+export const classicInitialRebalanceDelayMs = 3_000;
+
+/**
+ * How long the coordinator holds one call of a classic member that waits (a JoinGroup for the
+ * rebalance to complete, a follower's SyncGroup for the leader's assignments) before it
+ * answers "pending" and the gateway calls again. Kafka holds the request for up to the
+ * rebalance timeout; a bounded call keeps each HTTP request and object call short, and a call
+ * lost with a restarted object is just made again.
+ */
+export const classicWaitMsMax = 10_000;
+
+/** Protocols (assignors) one classic member lists in its JoinGroup: clients offer a few, in preference order. */
+export const classicProtocolsMax = 16;
+
+/**
+ * Bytes of a classic JoinGroup or SyncGroup body: a leader's SyncGroup carries every member's
+ * assignment, up to classicGroupBytesMax as base64 (⁴⁄₃ larger) with the members' ids.
+ */
+export const classicRequestBytesMax = 2 * MiB;

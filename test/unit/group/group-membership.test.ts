@@ -1,255 +1,128 @@
+/**
+ * One group, whatever its members speak (src/group/group-membership.ts): classic members alone
+ * take Kafka's classic path; an HTTP member converts the group to server-side assignment (or is
+ * refused, naming why); classic members bridged onto it get ConsumerProtocol assignments; when
+ * the last HTTP member leaves, the classic members go back to the classic path.
+ */
 import { describe, expect, it } from "vitest";
-import { ConsumerGroup } from "../../../src/group/group.ts";
-import { clientHostLengthMax, clientIdLengthMax, groupTopicsMax, membersPerGroupMax, subscribedTopicsMax } from "../../../src/limits.ts";
-import { emptyGroupState } from "../../../src/group/group-state.ts";
-import { expectRefused, memberOf, meta, newGroup, t0, thrown } from "./group-fixtures.ts";
+import type { ClassicJoinAnswer, ClassicJoinOutcome, ClassicJoinRequest } from "../../../src/group/classic-group.ts";
+import type { ClassicProtocol } from "../../../src/group/classic-group-state.ts";
+import { GroupMembership } from "../../../src/group/group-membership.ts";
+import { classicInitialRebalanceDelayMs } from "../../../src/limits.ts";
+import { decodeAssignment, encodeAssignment, encodeSubscription } from "../../../src/protocol/consumer-protocol.ts";
+import { meta, sequentialIds, thrown, t0 } from "./group-fixtures.ts";
 
-describe("join", () => {
-  it("creates the group with its first member, which gets everything at epoch 1", () => {
-    const group = newGroup();
-    expect(group.isEmpty()).toBe(true);
-    const joined = group.join({ topics: ["orders", "audit"] }, meta, t0);
-    expect(joined).toEqual({
-      memberId: "m1",
-      memberEpoch: 1,
-      assignment: [
-        { topic: "audit", partitions: [0, 1] },
-        { topic: "orders", partitions: [0, 1, 2, 3] },
-      ],
-      heartbeatIntervalMs: 5_000,
-    });
-    expect(group.isEmpty()).toBe(false);
-    expect(group.describe()).toEqual({
-      state: "Stable",
-      assignor: "uniform",
-      members: [
-        { memberId: "m1", memberEpoch: 1, assignment: joined.assignment, clientId: null, host: null, lastHeartbeatAt: t0, sessionTimeoutMs: 45_000 },
-      ],
-    });
+const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString("base64");
+const subscription = (name: string, userData: number[] = [], topics = ["orders"]): ClassicProtocol => ({
+  name,
+  metadata: b64(encodeSubscription({ topics, userData: new Uint8Array(userData) }, 1)),
+});
+
+function request(memberId: string, protocols: ClassicProtocol[], overrides: Partial<ClassicJoinRequest> = {}): ClassicJoinRequest {
+  return {
+    memberId, groupInstanceId: null, protocolType: "consumer", protocols, sessionTimeoutMs: 10_000, rebalanceTimeoutMs: 30_000,
+    clientId: "k", host: null, requireKnownMemberId: false, supportsSkipAssignment: true, ...overrides,
+  };
+}
+
+function answer(outcome: ClassicJoinOutcome): ClassicJoinAnswer {
+  if (outcome.kind !== "joined") throw new Error(`expected an answer: ${JSON.stringify(outcome)}`);
+  return outcome.answer;
+}
+
+/** Two range consumers on the classic path, stable at generation 1; the leader gave each two of orders' four partitions. */
+function classicPair(protocol = subscription("range")) {
+  const group = new GroupMembership({ generateMemberId: sequentialIds("id") });
+  const a = (group.classicJoin(request("", [protocol]), meta, t0) as { memberId: string }).memberId;
+  const b = (group.classicJoin(request("", [protocol]), meta, t0 + 1) as { memberId: string }).memberId;
+  // b came during the initial delay: it is extended once more.
+  const now = t0 + 2 * classicInitialRebalanceDelayMs;
+  group.expire(t0 + classicInitialRebalanceDelayMs);
+  expect(group.classicJoinAnswer(a, null)).toBe("waiting");
+  group.expire(now);
+  const leader = group.classicJoinAnswer(a, null) as ClassicJoinAnswer;
+  expect(leader.members.map(({ metadata }) => metadata)).toEqual([protocol.metadata, protocol.metadata]);
+  const bytes = (partitions: number[]) => b64(encodeAssignment([{ topic: "orders", partitions }]));
+  const sync = (memberId: string, assignments: { memberId: string; assignment: string }[]) =>
+    group.classicSync({ memberId, groupInstanceId: null, generationId: leader.generationId, protocolType: "consumer", protocolName: protocol.name, assignments }, meta, now);
+  expect(sync(b, [])).toEqual({ kind: "waiting" });
+  sync(a, [{ memberId: a, assignment: bytes([0, 1]) }, { memberId: b, assignment: bytes([2, 3]) }]);
+  expect(group.path).toBe("classic");
+  return { group, a, b, now, generationId: leader.generationId };
+}
+
+describe("an HTTP member joining a classic group", () => {
+  it("converts it: the classic members keep the leader's partitions until they rejoin and give them up, then get ConsumerProtocol assignments", () => {
+    const { group, a, b, now, generationId } = classicPair();
+    const http = group.join({ topics: ["orders"] }, meta, now + 10);
+    expect(group.path).toBe("server");
+    expect(http.assignment).toEqual([]);
+    const describedA = group.describe().members.find(({ memberId }) => memberId === a)!;
+    expect(describedA).toMatchObject({ memberEpoch: generationId, assignment: [{ topic: "orders", partitions: [0, 1] }], groupInstanceId: null });
+    // Each classic member is told to rejoin, rejoins eagerly through the bridge and gets its share as Assignment bytes.
+    for (const memberId of [a, b]) {
+      expect(group.classicHeartbeat(memberId, null, generationId, meta, now + 20)).toEqual({ rebalance: true });
+      const rejoined = answer(group.classicJoin(request(memberId, [subscription("range")]), meta, now + 21));
+      expect(rejoined).toMatchObject({ leader: "", members: [], protocolName: "range" });
+      const synced = group.classicSync({ memberId, groupInstanceId: null, generationId: rejoined.generationId, protocolType: "consumer", protocolName: "range", assignments: [] }, meta, now + 22);
+      if (synced.kind !== "synced") throw new Error("a bridged SyncGroup never waits");
+      expect(decodeAssignment(Buffer.from(synced.answer.assignment, "base64")).assignment.flatMap(({ partitions }) => partitions).length).toBeLessThanOrEqual(2);
+    }
+    const all = [...group.describe().members.flatMap(({ assignment }) => assignment.flatMap(({ partitions }) => partitions)), ...group.server.heartbeat(http.memberId, { memberEpoch: http.memberEpoch }, meta, now + 30).assignment.flatMap(({ partitions }) => partitions)];
+    expect(new Set(all).size).toBe(all.length);
   });
 
-  it("describes each member's client id, host, last heartbeat and session, as its join and heartbeats gave them", () => {
-    const group = newGroup();
-    group.join({ topics: ["orders"], clientId: "billing-1", host: "203.0.113.7", sessionTimeoutMs: 10_000 }, meta, t0);
-    group.heartbeat("m1", { memberEpoch: 1 }, meta, t0 + 2_000);
-    expect(group.describe().members).toEqual([
-      expect.objectContaining({ clientId: "billing-1", host: "203.0.113.7", lastHeartbeatAt: t0 + 2_000, sessionTimeoutMs: 10_000 }),
-    ]);
-    // A rejoin with new settings takes the new client id; an empty one counts as none.
-    group.join({ memberId: "m1", topics: ["orders"], clientId: "" }, meta, t0 + 3_000);
-    expect(group.describe().members[0]).toMatchObject({ clientId: null, host: null, lastHeartbeatAt: t0 + 3_000 });
+  it("answers a held classic JoinGroup REBALANCE_IN_PROGRESS once the group converted", () => {
+    const { group, a, b, now, generationId } = classicPair();
+    group.classicJoin(request(a, [subscription("range")]), meta, now);
+    expect(group.classicJoinAnswer(a, null)).toBe("waiting");
+    group.join({ topics: ["orders"] }, meta, now + 1);
+    expect(thrown(() => group.classicJoinAnswer(a, null)).code).toBe("REBALANCE_IN_PROGRESS");
+    expect(group.classicHeartbeat(b, null, generationId, meta, now + 2)).toEqual({ rebalance: true });
   });
 
-  it("drops a host the router could not use rather than refusing the member", () => {
-    const group = newGroup();
-    group.join({ topics: ["orders"], host: "x".repeat(clientHostLengthMax + 1) }, meta, t0);
-    expect(group.describe().members[0]!.host).toBeNull();
+  it("is refused, naming why, from a group whose assignor carries user data (Kafka Streams) or of another protocol type (Connect); nothing changes", () => {
+    for (const [protocols, overrides, why] of [
+      [[subscription("stream", [0, 0, 0, 11, 1, 2])], {}, /assignor stream carries user data/],
+      [[{ name: "sessioned", metadata: b64(new Uint8Array([0, 1, 2])) }], { protocolType: "connect" }, /protocol type "connect"/],
+    ] as const) {
+      const group = new GroupMembership({ generateMemberId: sequentialIds("id") });
+      group.classicJoin(request("", [...protocols], overrides), meta, t0);
+      const before = JSON.stringify(group.toState());
+      const refused = thrown(() => group.join({ topics: ["orders"] }, meta, t0 + 1));
+      expect(refused.code).toBe("INCONSISTENT_GROUP_PROTOCOL");
+      expect(refused.message).toMatch(why);
+      expect(JSON.stringify(group.toState())).toBe(before);
+    }
   });
 
-  it("applies Kafka's defaults: 45 s session, latest, uniform", () => {
-    const group = newGroup();
-    group.join({ topics: ["orders"] }, meta, t0);
-    const member = memberOf(group, "m1");
-    expect([member.sessionTimeoutMs, member.autoOffsetReset, member.assignorPreference]).toEqual([45_000, "latest", null]);
-  });
-
-  it.each([
-    [6_000, 2_000],
-    [12_000, 4_000],
-    [45_000, 5_000],
-    [1_800_000, 5_000],
-  ])("tells a member with a %i ms session to heartbeat every %i ms", (sessionTimeoutMs, heartbeatIntervalMs) => {
-    expect(newGroup().join({ topics: ["orders"], sessionTimeoutMs }, meta, t0).heartbeatIntervalMs).toBe(heartbeatIntervalMs);
-  });
-
-  it.each([
-    ["no topics", { topics: [] }],
-    ["too many topics", { topics: Array.from({ length: subscribedTopicsMax + 1 }, (_, i) => `t${i}`) }],
-    ["a topic that is not a string", { topics: [7] }],
-    ["an empty topic name", { topics: [""] }],
-    ["a session below 6 s", { topics: ["orders"], sessionTimeoutMs: 5_999 }],
-    ["a session above 30 min", { topics: ["orders"], sessionTimeoutMs: 1_800_001 }],
-    ["a fractional session", { topics: ["orders"], sessionTimeoutMs: 6_000.5 }],
-    ["an unknown assignor", { topics: ["orders"], assignor: "sticky" }],
-    ["an unknown reset policy", { topics: ["orders"], autoOffsetReset: "none" }],
-    ["an empty member id", { topics: ["orders"], memberId: "" }],
-    ["a client id that is not a string", { topics: ["orders"], clientId: 7 }],
-    ["a client id too long", { topics: ["orders"], clientId: "c".repeat(clientIdLengthMax + 1) }],
-  ])("refuses %s with INVALID_REQUEST and changes nothing", (_, request) => {
-    const group = newGroup();
-    group.join({ topics: ["orders"] }, meta, t0);
-    expectRefused(group, "INVALID_REQUEST", () => group.join(request as never, meta, t0 + 1));
-  });
-
-  it("refuses unknown topics with UNKNOWN_TOPIC_OR_PARTITION, naming them", () => {
-    const group = newGroup();
-    const error = expectRefused(group, "UNKNOWN_TOPIC_OR_PARTITION", () =>
-      group.join({ topics: ["orders", "nope", "__proto__"] }, meta, t0),
-    );
-    expect(error.data).toEqual({ topics: ["__proto__", "nope"] });
-    expect(error.status).toBe(404);
-  });
-
-  it("treats a subscription as a set: repeated topics count once", () => {
-    const group = newGroup();
-    group.join({ topics: ["orders", "orders", "audit"] }, meta, t0);
-    expect(memberOf(group, "m1").subscribedTopics).toEqual(["audit", "orders"]);
-  });
-
-  it(`refuses member ${membersPerGroupMax + 1} with INVALID_REQUEST`, () => {
-    const group = newGroup();
-    for (let i = 0; i < membersPerGroupMax; i++) group.join({ topics: ["orders"] }, meta, t0);
-    const error = expectRefused(group, "INVALID_REQUEST", () => group.join({ topics: ["orders"] }, meta, t0));
-    expect(error.data).toEqual({ membersMax: membersPerGroupMax });
-  });
-
-  it(`refuses a subscription that takes the group past ${groupTopicsMax} topics`, () => {
-    const many = Object.fromEntries(Array.from({ length: groupTopicsMax + 1 }, (_, i) => [`t${i}`, { partitions: 1 }]));
-    const group = newGroup();
-    for (let i = 0; i < groupTopicsMax; i += 32) group.join({ topics: Object.keys(many).slice(i, i + 32) }, many, t0);
-    expectRefused(group, "INVALID_REQUEST", () => group.join({ topics: [`t${groupTopicsMax}`] }, many, t0));
-    // A member may swap its own topics for others without growing the union.
-    const swapped = group.join({ memberId: "m1", topics: [`t${groupTopicsMax}`] }, many, t0);
-    expect(swapped.assignment).toEqual([{ topic: `t${groupTopicsMax}`, partitions: [0] }]);
-  });
-
-  it("asks the id generator again when it repeats an id, and gives up after a few tries", () => {
-    const ids = ["a", "a", "a", "b"];
-    const group = new ConsumerGroup({ generateMemberId: () => ids.shift() ?? "a" });
-    expect(group.join({ topics: ["orders"] }, meta, t0).memberId).toBe("a");
-    expect(group.join({ topics: ["orders"] }, meta, t0).memberId).toBe("b");
-    expectRefused(group, "UNKNOWN_SERVER_ERROR", () => group.join({ topics: ["orders"] }, meta, t0));
-  });
-
-  it("rejoins a known member id with new settings, giving up what it held", () => {
-    const group = newGroup();
-    group.join({ topics: ["orders"] }, meta, t0);
-    const rejoined = group.join({ memberId: "m1", topics: ["audit"], sessionTimeoutMs: 6_000, autoOffsetReset: "earliest" }, meta, t0 + 1);
-    expect(rejoined).toEqual({ memberId: "m1", memberEpoch: 2, assignment: [{ topic: "audit", partitions: [0, 1] }], heartbeatIntervalMs: 2_000 });
-    expect(memberOf(group, "m1").autoOffsetReset).toBe("earliest");
-    expect(group.subscribedTopics()).toEqual(["audit"]);
-  });
-
-  it("refuses to rejoin an unknown member id with UNKNOWN_MEMBER_ID", () => {
-    const group = newGroup();
-    const error = expectRefused(group, "UNKNOWN_MEMBER_ID", () => group.join({ memberId: "ghost", topics: ["orders"] }, meta, t0));
-    expect(error.data).toEqual({ memberId: "ghost" });
+  it("lets a sticky assignor's user data pass (the server knows its generation and partitions), and refuses a bridged member that has only a Streams protocol", () => {
+    const { group, now } = classicPair(subscription("cooperative-sticky", [0, 0, 0, 1]));
+    group.join({ topics: ["orders"] }, meta, now);
+    expect(group.path).toBe("server");
+    const refused = thrown(() => group.classicJoin(request("", [subscription("stream", [9, 9])]), meta, now + 1));
+    expect(refused).toMatchObject({ code: "INCONSISTENT_GROUP_PROTOCOL" });
+    expect(refused.message).toMatch(/the server assigns its partitions, and assignor stream carries user data/);
   });
 });
 
-describe("leave and expire", () => {
-  it("frees a leaving member's partitions for the others at once", () => {
-    const group = newGroup();
-    group.join({ topics: ["orders"] }, meta, t0);
-    group.join({ topics: ["orders"] }, meta, t0);
-    group.leave("m1");
-    expect(group.heartbeat("m2", { memberEpoch: 1 }, meta, t0 + 1)).toMatchObject({
-      memberEpoch: 2,
-      assignment: [{ topic: "orders", partitions: [0, 1, 2, 3] }],
-    });
+describe("back to the classic path", () => {
+  it("when the last HTTP member leaves, classic members sharing a protocol rebalance under the classic protocol, from their epochs", () => {
+    const { group, a, now } = classicPair();
+    const http = group.join({ topics: ["orders"] }, meta, now);
+    const epochA = group.describe().members.find(({ memberId }) => memberId === a)!.memberEpoch;
+    group.leave(http.memberId, now + 1);
+    expect(group.path).toBe("classic");
+    expect(group.describe().classic).toMatchObject({ state: "PreparingRebalance", protocolType: "consumer", protocolName: null });
+    expect(group.classicHeartbeat(a, null, epochA, meta, now + 2)).toEqual({ rebalance: true });
   });
 
-  it("refuses to remove an unknown member with UNKNOWN_MEMBER_ID", () => {
-    const group = newGroup();
-    expectRefused(group, "UNKNOWN_MEMBER_ID", () => group.leave("m1"));
-  });
-
-  it("expires members at their deadline, not before, and reports the next deadline", () => {
-    const group = newGroup();
-    expect(group.nextDeadlineMs()).toBeNull();
-    group.join({ topics: ["orders"], sessionTimeoutMs: 10_000 }, meta, t0);
-    group.join({ topics: ["orders"], sessionTimeoutMs: 6_000 }, meta, t0 + 1_000);
-    expect(group.nextDeadlineMs()).toBe(t0 + 7_000);
-    expect(group.expire(t0 + 6_999)).toEqual([]);
-    expect(group.expire(t0 + 7_000)).toEqual(["m2"]);
-    expect(group.nextDeadlineMs()).toBe(t0 + 10_000);
-    group.heartbeat("m1", { memberEpoch: memberOf(group, "m1").memberEpoch }, meta, t0 + 9_000);
-    expect(group.nextDeadlineMs()).toBe(t0 + 19_000);
-    expect(group.expire(t0 + 30_000)).toEqual(["m1"]);
-    expect(group.isEmpty()).toBe(true);
-    expect(group.describe()).toEqual({ state: "Empty", assignor: "uniform", members: [] });
-  });
-
-  it("does not extend the session of a fenced request", () => {
-    const group = newGroup();
-    group.join({ topics: ["orders"], sessionTimeoutMs: 6_000 }, meta, t0);
-    thrown(() => group.heartbeat("m1", { memberEpoch: 9 }, meta, t0 + 5_000));
-    expect(group.expire(t0 + 6_000)).toEqual(["m1"]);
-  });
-
-  it("forgets topics nobody subscribes to any more", () => {
-    const group = newGroup();
-    group.join({ topics: ["orders"] }, meta, t0);
-    group.join({ topics: ["audit"] }, meta, t0);
-    group.leave("m1");
-    expect(group.subscribedTopics()).toEqual(["audit"]);
-  });
-});
-
-describe("assignor choice", () => {
-  it("uses the assignor most members ask for, keeping the current one on a tie", () => {
-    const group = newGroup();
-    group.join({ topics: ["orders"], assignor: "range" }, meta, t0);
-    expect(group.describe().assignor).toBe("range");
-    group.join({ topics: ["orders"], assignor: "uniform" }, meta, t0);
-    expect(group.describe().assignor).toBe("range");
-    group.join({ topics: ["orders"], assignor: "uniform" }, meta, t0);
-    expect(group.describe().assignor).toBe("uniform");
-    group.join({ topics: ["orders"] }, meta, t0);
-    expect(group.describe().assignor).toBe("uniform");
-  });
-
-  it("falls back to uniform when no member asks", () => {
-    const group = newGroup();
-    group.join({ topics: ["orders"], assignor: "range" }, meta, t0);
-    group.join({ topics: ["orders"] }, meta, t0);
-    group.leave("m1");
-    expect(group.describe().assignor).toBe("uniform");
-  });
-});
-
-describe("state", () => {
-  it("survives a JSON round trip: a restored group answers exactly as the original", () => {
-    const original = newGroup();
-    original.join({ topics: ["orders", "__proto__"] }, { ...meta, ["__proto__"]: { partitions: 2 } }, t0);
-    original.join({ topics: ["orders"] }, meta, t0);
-    original.heartbeat("m1", { memberEpoch: 1 }, meta, t0 + 1);
-    const restored = new ConsumerGroup({ generateMemberId: () => "m3" }, JSON.parse(JSON.stringify(original.toState())));
-    expect(restored.toState()).toEqual(original.toState());
-    const answers = [original, restored].map((group) => group.heartbeat("m1", { memberEpoch: 2 }, meta, t0 + 2));
-    expect(answers[1]).toEqual(answers[0]);
-    expect(restored.toState()).toEqual(original.toState());
-  });
-
-  it("moves the revision for real changes but not for a heartbeat that changes nothing", () => {
-    const group = newGroup();
-    expect(group.revision).toBe(0);
-    group.join({ topics: ["orders"] }, meta, t0);
-    const revision = group.revision;
-    expect(revision).toBeGreaterThan(0);
-    group.heartbeat("m1", { memberEpoch: 1 }, meta, t0 + 1_000);
-    expect(group.revision).toBe(revision);
-    expect(memberOf(group, "m1").lastContactMs).toBe(t0 + 1_000);
-    group.heartbeat("m1", { memberEpoch: 1 }, { orders: { partitions: 5 } }, t0 + 2_000);
-    expect(group.revision).toBeGreaterThan(revision);
-  });
-
-  it("refuses state from another version, and state in which a partition has two owners", () => {
-    expect(() => newGroup({ ...emptyGroupState(), version: 2 as never })).toThrow(/version/);
-    const group = newGroup();
-    group.join({ topics: ["orders"] }, meta, t0);
-    const state = group.toState();
-    state.members.push({ ...state.members[0]!, memberId: "m2" });
-    expect(() => newGroup(state)).toThrow(/two owners/);
-  });
-
-  it("hands out copies: changing what it returns does not change the group", () => {
-    const group = newGroup();
-    const joined = group.join({ topics: ["orders"] }, meta, t0);
-    joined.assignment[0]!.partitions.push(99);
-    group.toState().members[0]!.assignment.length = 0;
-    memberOf(group, "m1").assignment.length = 0;
-    group.describe().members[0]!.assignment.length = 0;
-    expect(group.describe().members[0]!.assignment).toEqual([{ topic: "orders", partitions: [0, 1, 2, 3] }]);
+  it("stays with the server while the classic members share no protocol", () => {
+    const group = new GroupMembership({ generateMemberId: sequentialIds("id") });
+    const http = group.join({ topics: ["orders"] }, meta, t0);
+    answer(group.classicJoin(request("", [subscription("range")]), meta, t0 + 1));
+    answer(group.classicJoin(request("", [subscription("RoundRobinAssigner")]), meta, t0 + 2));
+    group.leave(http.memberId, t0 + 3);
+    expect(group.path).toBe("server");
   });
 });
