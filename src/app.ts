@@ -12,6 +12,7 @@ import { metricsMiddleware } from "./router/metrics-middleware.ts";
 import { quotaMiddleware } from "./router/quotas.ts";
 import { binaryRecordRoutes } from "./router/routes/binary-records.ts";
 import { groupRoutes } from "./router/routes/groups.ts";
+import { classicMemberRoutes } from "./router/routes/classic-members.ts";
 import { faultRoutes } from "./router/routes/faults.ts";
 import { metricsRoutes } from "./router/routes/metrics.ts";
 import { openApiRoutes } from "./router/routes/openapi.ts";
@@ -63,6 +64,7 @@ export function createApp(): Hono<RouterEnv> {
   app.route("/v1/producers", producerRoutes);
   app.route("/v1/faults", faultRoutes);
   app.route("/v1/groups", groupRoutes);
+  app.route("/v1/groups", classicMemberRoutes);
   app.route("/v1/tokens", tokenRoutes);
   app.route("/v1", openApiRoutes);
   app.route("/v1/metrics", metricsRoutes(counters));

@@ -92,7 +92,17 @@ export interface GroupDescription {
     /** Last heartbeat (ms since the epoch). */
     lastHeartbeatAt: number;
     sessionTimeoutMs: number;
+    /** A classic member's (Kafka's JoinGroup, through the gateway) static id, null when dynamic; absent for an HTTP member. */
+    groupInstanceId?: string | null;
   }[];
+  /** Present while the group takes Kafka's classic path (only classic members): its own state, generation, protocol and leader. */
+  classic?: {
+    state: "PreparingRebalance" | "CompletingRebalance" | "Stable";
+    generationId: number;
+    protocolType: string | null;
+    protocolName: string | null;
+    leader: string | null;
+  };
 }
 
 export interface GroupOffset extends TopicPartition {

@@ -2,7 +2,9 @@
  * The GroupCoordinator's RPC shapes, for the router (src/router/routes/groups.ts,
  * src/router/group-poll.ts). Every method takes the group name first and returns a Result.
  */
+import type { ErrorValue } from "../errors.ts";
 import type { AutoOffsetReset, MemberResponse } from "../group/index.ts";
+import type { ClassicJoinAnswer, ClassicJoinRequest, ClassicSyncAnswer, ClassicSyncRequest } from "../group/classic-group.ts";
 import type { CommittedPosition, Position } from "../protocol/schemas.ts";
 
 export type { CommittedPosition, Position };
@@ -33,8 +35,10 @@ export interface PollStart extends MemberResponse {
 export interface CommitRequest {
   memberId?: string;
   memberEpoch?: number;
-  /** A classic member's commit (ConsumerGroup.checkCommit): current epoch, partitions it still owns. */
+  /** A classic member's commit: `memberEpoch` is its generation (on the server's path also: partitions it still owns). */
   classic?: boolean;
+  /** A classic static member's instance id: a commit under a replaced member id is FENCED_INSTANCE_ID. */
+  groupInstanceId?: string | null;
   /** Each with Kafka's metadata string ("" when omitted), at most offsetMetadataLengthMax long. */
   offsets: CommittedPosition[];
 }
@@ -53,4 +57,35 @@ export interface GroupOffset {
   offset: number | null;
   /** The commit's metadata string ("" when it carried none); null where nothing is committed. */
   metadata: string | null;
+}
+
+// ---- Classic members (Kafka's JoinGroup protocol, through the gateway; docs/api.md, Classic members) ----
+
+export type { ClassicJoinAnswer, ClassicJoinRequest, ClassicSyncAnswer, ClassicSyncRequest };
+
+/** A call that may wait (a held JoinGroup or SyncGroup) waits at most `waitMs` (≤ classicWaitMsMax), then answers "pending". */
+export interface ClassicWait {
+  waitMs: number;
+}
+
+/** A JoinGroup's answer: the generation joined; or, still held, "pending" (call again with `memberId`); or Kafka's MEMBER_ID_REQUIRED with the id to use. */
+export type ClassicJoinReply =
+  | ({ outcome: "joined" } & ClassicJoinAnswer)
+  | { outcome: "pending"; memberId: string }
+  | { outcome: "member-id-required"; memberId: string };
+
+export type ClassicSyncReply = ({ outcome: "synced" } & ClassicSyncAnswer) | { outcome: "pending" };
+
+export interface ClassicHeartbeatRequest {
+  memberId: string;
+  groupInstanceId: string | null;
+  generationId: number;
+}
+
+export interface ClassicLeaveRequest {
+  members: { memberId: string; groupInstanceId: string | null }[];
+}
+
+export interface ClassicLeaveReply {
+  members: { memberId: string; groupInstanceId: string | null; error: ErrorValue | null }[];
 }

@@ -1,4 +1,4 @@
-/** Consumer groups, the pure core (ARCHITECTURE.md decision 7): what the GroupCoordinator object adapts. */
+/** Consumer groups, the pure core (ARCHITECTURE.md decisions 7 and 19): what the GroupCoordinator object adapts. */
 
 export type { Assignment, TopicAssignment, TopicPartition, TopicsMeta } from "./assignment.ts";
 export { normalizeAssignment } from "./assignment.ts";
@@ -15,3 +15,8 @@ export { contactPersistLagMsFor, PersistedContacts } from "./member-contacts.ts"
 export type { MemberContact } from "./member-contacts.ts";
 export { rangeAssignor } from "./range-assignor.ts";
 export { uniformAssignor } from "./uniform-assignor.ts";
+export { ClassicGroup } from "./classic-group.ts";
+export type { ClassicJoinAnswer, ClassicJoinOutcome, ClassicJoinRequest, ClassicLeaveResult, ClassicSyncAnswer, ClassicSyncOutcome, ClassicSyncRequest } from "./classic-group.ts";
+export type { ClassicGroupState, ClassicMemberState, ClassicProtocol } from "./classic-group-state.ts";
+export { GroupMembership } from "./group-membership.ts";
+export type { GroupPath, MembershipDescription, MembershipState } from "./group-membership.ts";

@@ -1,11 +1,19 @@
 import { DurableObject } from "cloudflare:workers";
-import { TributaryError, toResult, type Result } from "../errors.ts";
+import { TributaryError, toResult, unwrap, type Result } from "../errors.ts";
 import { compareStrings } from "../group/assignment.ts";
-import { ConsumerGroup, normalizeAssignment, PersistedContacts } from "../group/index.ts";
-import type { Assignment, ClassicHeartbeatResponse, GroupDescription, GroupState, HeartbeatRequest, JoinRequest, JoinResponse, MemberResponse } from "../group/index.ts";
-import { fetchWaitMsMax, membersPerGroupMax, offsetMetadataLengthMax } from "../limits.ts";
+import { GroupMembership, normalizeAssignment, PersistedContacts } from "../group/index.ts";
+import type { Assignment, ClassicHeartbeatResponse, HeartbeatRequest, JoinRequest, JoinResponse, MemberResponse, MembershipDescription, MembershipState } from "../group/index.ts";
+import { classicWaitMsMax, fetchWaitMsMax, membersPerGroupMax } from "../limits.ts";
 import type { TopicMetadata } from "../topics/topic-metadata.ts";
 import type {
+  ClassicHeartbeatRequest,
+  ClassicJoinReply,
+  ClassicJoinRequest,
+  ClassicLeaveReply,
+  ClassicLeaveRequest,
+  ClassicSyncReply,
+  ClassicSyncRequest,
+  ClassicWait,
   CommitRequest,
   GroupOffset,
   PartitionStart,
@@ -16,25 +24,26 @@ import type {
 } from "../contracts/group-coordinator-api.ts";
 import { ChangeWaiters } from "./group-change-waiters.ts";
 import { GroupIndexSync, type IndexSummary } from "./group-index-sync.ts";
-import { GroupOffsetsStore, groupOffsetsMetadataMigration, groupOffsetsMigration, type CommittedOffset } from "./group-offsets-store.ts";
-import { GroupStateStore, groupStateMigration } from "./group-state-store.ts";
+import { GroupOffsetsStore, groupOffsetsMetadataMigration, groupOffsetsMigration } from "./group-offsets-store.ts";
+import { GroupStateStore, groupClassicStateMigration, groupStateMigration } from "./group-state-store.ts";
+import { committedRows, DeletedTopicIds, invalid, partitionStarts, requireMetadataFits, requirePartition } from "./group-coordinator-checks.ts";
 import { GroupTopicCache, topicsMetaOf } from "./group-topic-cache.ts";
 import { applyMigrations } from "./schema.ts";
 import { controllerStub } from "../contracts/stubs.ts";
 import { countBilled } from "../contracts/billing-meter.ts";
 import { CountedSql, rowCountingEnabled } from "./counted-sql.ts";
 
-const migrations = [`${groupStateMigration};\n${groupOffsetsMigration};`, groupOffsetsMetadataMigration];
+const migrations = [`${groupStateMigration};\n${groupOffsetsMigration};`, groupOffsetsMetadataMigration, groupClassicStateMigration];
 
-/** Topic ids whose deletion this object has seen; a commit racing a deletion must not revive them. */
-const deletedTopicIdsMax = 1_000;
 
 /**
- * One consumer group's coordinator (ARCHITECTURE.md decision 7): a thin adapter over the
- * pure ConsumerGroup (src/group/group.ts says how an object drives it). It persists the
+ * One consumer group's coordinator (ARCHITECTURE.md decisions 7 and 19): a thin adapter over the
+ * pure GroupMembership (src/group/group-membership.ts: server-side assignment for HTTP members,
+ * Kafka's classic protocol while only classic members are in the group). It persists the
  * group's state as one JSON row when its revision moves, stores committed offsets keyed by
- * topicId, expires silent members with its alarm, wakes waiting polls on every change, and
- * keeps the controller's group index current. It never relays records.
+ * topicId, expires silent members with its alarm, wakes waiting polls and held classic
+ * requests on every change, and keeps the controller's group index current. It never relays
+ * records.
  *
  * Contact times are not written per heartbeat but at least once per quarter session
  * (src/group/member-contacts.ts): however often the object restarts, a member that stopped
@@ -56,7 +65,7 @@ export class GroupCoordinator extends DurableObject<Env> {
   #index!: GroupIndexSync;
   readonly #topics: GroupTopicCache;
   readonly #waiters = new ChangeWaiters(membersPerGroupMax);
-  readonly #deletedTopicIds = new Set<string>();
+  readonly #deletedTopicIds = new DeletedTopicIds();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -89,9 +98,9 @@ export class GroupCoordinator extends DurableObject<Env> {
     return this.#change(group, async () => {
       const topics = Array.isArray(request?.topics) ? request.topics.filter((topic) => typeof topic === "string") : [];
       const meta = await this.#meta([...this.#group.subscribedTopics(), ...topics]);
-      if (request.classic === true) return this.#group.classicHeartbeat(memberId, request.memberEpoch, topicsMetaOf(meta), Date.now());
+      if (request.classic === true) return this.#group.server.classicHeartbeat(memberId, request.memberEpoch, topicsMetaOf(meta), Date.now());
       const { memberEpoch, ownedPartitions } = request;
-      return this.#group.heartbeat(memberId, { memberEpoch, ownedPartitions, topics: request.topics }, topicsMetaOf(meta), Date.now());
+      return this.#group.server.heartbeat(memberId, { memberEpoch, ownedPartitions, topics: request.topics }, topicsMetaOf(meta), Date.now());
     });
   }
 
@@ -108,12 +117,12 @@ export class GroupCoordinator extends DurableObject<Env> {
       const nowMs = Date.now();
       const positions = request.memberEpoch === 0 ? undefined : request.positions;
       const commit = request.autoCommit && positions !== undefined && positions.length > 0;
-      if (commit) this.#group.checkCommit(memberId, request.memberEpoch, positions);
+      if (commit) this.#group.server.checkCommit(memberId, request.memberEpoch, positions);
       const ownedPartitions =
         positions === undefined ? undefined : normalizeAssignment(positions.map(({ topic, partition }) => ({ topic, partitions: [partition] })));
-      const response = this.#group.heartbeat(memberId, { memberEpoch: request.memberEpoch, ownedPartitions }, topicsMetaOf(meta), nowMs);
+      const response = this.#group.server.heartbeat(memberId, { memberEpoch: request.memberEpoch, ownedPartitions }, topicsMetaOf(meta), nowMs);
       if (commit) this.#writeOffsets(positions, meta, nowMs);
-      const sessionTimeoutMs = this.#group.member(memberId)?.sessionTimeoutMs ?? 0;
+      const sessionTimeoutMs = this.#group.server.member(memberId)?.sessionTimeoutMs ?? 0;
       return { ...response, sessionTimeoutMs, starts: this.#starts(memberId, response.assignment, meta) };
     });
   }
@@ -127,8 +136,8 @@ export class GroupCoordinator extends DurableObject<Env> {
     return toResult(() => {
       this.#admitName(group);
       const changed = () => {
-        const member = this.#group.member(memberId);
-        return member === undefined || member.memberEpoch !== memberEpoch || this.#group.needsReconciliation(memberId);
+        const member = this.#group.server.member(memberId);
+        return member === undefined || member.memberEpoch !== memberEpoch || this.#group.server.needsReconciliation(memberId);
       };
       return this.#waiters.wait(changed, Math.max(0, Math.min(waitMs, fetchWaitMsMax)));
     });
@@ -136,7 +145,72 @@ export class GroupCoordinator extends DurableObject<Env> {
 
   /** The member leaves; its partitions are free at once. */
   async leave(group: string, memberId: string): Promise<Result<void>> {
-    return this.#change(group, async () => this.#group.leave(memberId));
+    return this.#change(group, async () => this.#group.leave(memberId, Date.now()));
+  }
+
+  /**
+   * A classic member's JoinGroup (docs/api.md, Classic members). Kafka holds it until the
+   * rebalance completes; here it is held at most `waitMs`, then answered "pending" and the
+   * caller sends it again (with the member id the answer gives). A held JoinGroup whose
+   * rebalance completed and another began before it was answered joins the new one.
+   */
+  async classicJoin(group: string, call: { request: ClassicJoinRequest } & ClassicWait): Promise<Result<ClassicJoinReply>> {
+    return toResult(async () => {
+      const deadline = Date.now() + clampWait(call.waitMs);
+      let request = call.request;
+      for (;;) {
+        const outcome = unwrap(
+          await this.#change(group, async () => {
+            const meta = await this.#meta([...this.#group.subscribedTopics(), ...this.#group.topicsOf(request)]);
+            const joined = this.#group.classicJoin(request, topicsMetaOf(meta), Date.now());
+            this.#exists = true;
+            return joined;
+          }),
+        );
+        if (outcome.kind === "joined") return { outcome: "joined", ...outcome.answer };
+        if (outcome.kind === "member-id-required") return { outcome: "member-id-required", memberId: outcome.memberId };
+        request = { ...request, memberId: outcome.memberId };
+        const { groupInstanceId } = request;
+        const settled = () => settledAnswer(() => this.#group.classicJoinAnswer(outcome.memberId, groupInstanceId));
+        if (!(await this.#waiters.wait(() => settled() !== "waiting", Math.max(0, deadline - Date.now())))) return { outcome: "pending", memberId: outcome.memberId };
+        const answer = this.#group.classicJoinAnswer(outcome.memberId, groupInstanceId);
+        if (answer !== "waiting" && answer !== "rejoin") return { outcome: "joined", ...answer };
+      }
+    });
+  }
+
+  /** A classic member's SyncGroup; a follower's is held for the leader's assignments at most `waitMs`, then answered "pending". */
+  async classicSync(group: string, call: { request: ClassicSyncRequest } & ClassicWait): Promise<Result<ClassicSyncReply>> {
+    return toResult(async () => {
+      const { request } = call;
+      const synced = unwrap(
+        await this.#change(group, async () => {
+          const meta = await this.#meta(this.#group.path === "server" ? this.#group.subscribedTopics() : []);
+          return this.#group.classicSync(request, topicsMetaOf(meta), Date.now());
+        }),
+      );
+      if (synced.kind === "synced") return { outcome: "synced", ...synced.answer };
+      const answer = () => this.#group.classicSyncAnswer(request.memberId, request.groupInstanceId, request.generationId);
+      if (!(await this.#waiters.wait(() => settledAnswer(answer) !== "waiting", clampWait(call.waitMs)))) return { outcome: "pending" };
+      const settled = answer();
+      return settled === "waiting" ? { outcome: "pending" } : { outcome: "synced", ...settled };
+    });
+  }
+
+  /** A classic member's Heartbeat at its generation: `rebalance` tells it to rejoin. */
+  async classicHeartbeat(group: string, request: ClassicHeartbeatRequest): Promise<Result<{ rebalance: boolean }>> {
+    return this.#change(group, async () => {
+      const meta = await this.#meta(this.#group.path === "server" ? this.#group.subscribedTopics() : []);
+      return this.#group.classicHeartbeat(request.memberId, request.groupInstanceId, request.generationId, topicsMetaOf(meta), Date.now());
+    });
+  }
+
+  /** A classic LeaveGroup of one or more members; each is answered on its own. */
+  async classicLeave(group: string, request: ClassicLeaveRequest): Promise<Result<ClassicLeaveReply>> {
+    return this.#change(group, async () => {
+      const results = this.#group.classicLeave(request.members, Date.now());
+      return { members: results.map(({ memberId, groupInstanceId, error }) => ({ memberId, groupInstanceId, error: error === null ? null : error.toValue() })) };
+    });
   }
 
   /**
@@ -148,9 +222,11 @@ export class GroupCoordinator extends DurableObject<Env> {
       const meta = await this.#meta(request.offsets.map((position) => position.topic));
       if (request.memberId !== undefined) {
         if (request.memberEpoch === undefined) throw invalid("memberEpoch is required with memberId");
-        this.#group.checkCommit(request.memberId, request.memberEpoch, request.offsets, { classic: request.classic });
+        if (request.classic === true) this.#group.checkClassicCommit(request.memberId, request.groupInstanceId ?? null, request.memberEpoch, request.offsets);
+        else this.#group.server.checkCommit(request.memberId, request.memberEpoch, request.offsets);
       } else {
         if (request.classic !== undefined) throw invalid("classic needs a memberId");
+        if (request.groupInstanceId != null) throw invalid("groupInstanceId needs a memberId");
         if (request.memberEpoch !== undefined) throw invalid("memberEpoch needs a memberId");
         this.#requireEmpty("commit offsets without a member");
       }
@@ -205,7 +281,7 @@ export class GroupCoordinator extends DurableObject<Env> {
     });
   }
 
-  async describe(group: string): Promise<Result<GroupDescription & { group: string }>> {
+  async describe(group: string): Promise<Result<MembershipDescription & { group: string }>> {
     return toResult(() => {
       this.#admitName(group);
       this.#requireExists();
@@ -233,10 +309,6 @@ export class GroupCoordinator extends DurableObject<Env> {
   async deleteTopicOffsets(group: string, topicId: string, topicName: string): Promise<Result<void>> {
     return this.#change(group, async () => {
       this.#deletedTopicIds.add(topicId);
-      if (this.#deletedTopicIds.size > deletedTopicIdsMax) {
-        const oldest = this.#deletedTopicIds.values().next();
-        if (!oldest.done) this.#deletedTopicIds.delete(oldest.value);
-      }
       this.#offsets.deleteTopic(topicId);
       const cached = this.#topics.peek(topicName);
       if (cached === undefined || cached.topicId === topicId) {
@@ -296,36 +368,20 @@ export class GroupCoordinator extends DurableObject<Env> {
   }
 
   #removeTopic(name: string): void {
-    const state = this.#group.toState().topics.find((topic) => topic.topic === name);
+    const state = this.#group.toState().server.topics.find((topic) => topic.topic === name);
     if (state === undefined || state.partitions === 0) return;
-    this.#group.removeTopic(name);
+    this.#group.server.removeTopic(name);
     this.#persist();
     this.#waiters.wake();
   }
 
   /** Writes positions as committed; a position's metadata string is kept ("" when it has none, as a poll's). */
   #writeOffsets(positions: readonly (Position & { metadata?: string })[], meta: ReadonlyMap<string, TopicMetadata>, nowMs: number): void {
-    const rows: CommittedOffset[] = [];
-    for (const { topic, partition, offset, metadata } of positions) {
-      const topicId = meta.get(topic)?.topicId;
-      if (topicId === undefined || this.#deletedTopicIds.has(topicId)) continue;
-      rows.push({ topicId, topic, partition, offset, metadata: metadata ?? "" });
-    }
-    this.#offsets.write(rows, nowMs);
+    this.#offsets.write(committedRows(positions, meta, this.#deletedTopicIds), nowMs);
   }
 
   #starts(memberId: string, assignment: Assignment, meta: ReadonlyMap<string, TopicMetadata>): PartitionStart[] {
-    const starts: PartitionStart[] = [];
-    for (const { topic, partitions } of assignment) {
-      const topicId = meta.get(topic)?.topicId;
-      if (topicId === undefined) continue;
-      const committed = this.#offsets.committed(topicId);
-      for (const partition of partitions) {
-        const committedOffset = committed.get(partition)?.offset ?? null;
-        starts.push({ topic, topicId, partition, committedOffset, reset: this.#group.offsetResetFor(memberId, topic, partition) });
-      }
-    }
-    return starts;
+    return partitionStarts(assignment, meta, (topicId) => this.#offsets.committed(topicId), (topic, partition) => this.#group.server.offsetResetFor(memberId, topic, partition));
   }
 
   #admitName(group: string): void {
@@ -349,8 +405,8 @@ export class GroupCoordinator extends DurableObject<Env> {
     if (!stored) return undefined;
     this.#name = stored.name;
     if (stored.state === null) return stored;
-    const state: GroupState = stored.state;
-    this.#contacts.load(state, Date.now());
+    const state: Partial<MembershipState> = { server: stored.state.server, classic: stored.state.classic ?? undefined };
+    this.#contacts.load({ members: [...(state.server?.members ?? []), ...(state.classic?.members ?? [])] }, Date.now());
     this.#group = newGroup(state);
     this.#exists = true;
     this.#persistedExists = true;
@@ -366,11 +422,11 @@ export class GroupCoordinator extends DurableObject<Env> {
   }
 
   #saveRow(): void {
-    this.#state.save({
-      name: this.#name ?? "",
-      state: this.#contacts.toRow(this.#exists ? this.#group.toState() : null),
-      indexed: this.#index.acknowledged,
-    });
+    const state = this.#exists ? this.#group.toState() : null;
+    if (state !== null) this.#contacts.toRow({ members: [...state.server.members, ...state.classic.members] });
+    // An empty classic group keeps its generation (Kafka's counts on); one that never had a member is not written.
+    const classic = state === null || (state.classic.members.length === 0 && state.classic.generationId === 0 && state.classic.pendingMembers.length === 0) ? null : state.classic;
+    this.#state.save({ name: this.#name ?? "", state: state === null ? null : { server: state.server, classic }, indexed: this.#index.acknowledged });
     this.#persistedExists = this.#exists;
     this.#persistedRevision = this.#group.revision;
   }
@@ -392,26 +448,21 @@ export class GroupCoordinator extends DurableObject<Env> {
   }
 }
 
-function newGroup(state?: GroupState): ConsumerGroup {
-  return new ConsumerGroup({ generateMemberId: () => crypto.randomUUID() }, state);
+function newGroup(state?: Partial<MembershipState>): GroupMembership {
+  return new GroupMembership({ generateMemberId: () => crypto.randomUUID() }, state);
 }
 
-function requirePartition(meta: ReadonlyMap<string, TopicMetadata>, topic: string, partition: number): void {
-  const partitions = meta.get(topic)?.partitions.length;
-  if (partitions === undefined) throw new TributaryError("UNKNOWN_TOPIC_OR_PARTITION", `topic ${topic} does not exist`);
-  if (partition >= partitions) {
-    throw new TributaryError("UNKNOWN_TOPIC_OR_PARTITION", `topic ${topic} has no partition ${partition}`);
+/** A held classic call waits at most classicWaitMsMax at a time. */
+function clampWait(waitMs: number): number {
+  return Math.max(0, Math.min(Number.isFinite(waitMs) ? waitMs : 0, classicWaitMsMax));
+}
+
+/** A held request's answer as a waiter sees it: "waiting" until it has one (an error is an answer too). */
+function settledAnswer<T>(answer: () => T | "waiting"): T | "waiting" | "failed" {
+  try {
+    return answer();
+  } catch (error) {
+    if (error instanceof TributaryError) return "failed";
+    throw error;
   }
-}
-
-/** Kafka's OffsetCommit refuses a metadata string past offset.metadata.max.bytes; over HTTP nothing of the request is written. */
-function requireMetadataFits(offsets: readonly { topic: string; partition: number; metadata?: string }[]): void {
-  const tooLarge = offsets.filter(({ metadata }) => metadata !== undefined && metadata.length > offsetMetadataLengthMax);
-  if (tooLarge.length === 0) return;
-  const partitions = tooLarge.map(({ topic, partition }) => ({ topic, partition }));
-  throw new TributaryError("OFFSET_METADATA_TOO_LARGE", `a commit's metadata is at most ${offsetMetadataLengthMax} characters`, { partitions, metadataMax: offsetMetadataLengthMax });
-}
-
-function invalid(message: string): TributaryError {
-  return new TributaryError("INVALID_REQUEST", message);
 }

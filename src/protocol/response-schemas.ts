@@ -121,6 +121,47 @@ export const groupDescriptionSchema = z.object({
       host: z.string().nullable(),
       lastHeartbeatAt: timestampSchema,
       sessionTimeoutMs: z.number().int(),
+      groupInstanceId: z.string().nullable().optional().meta({ description: "a classic member's static id (null when dynamic); absent for an HTTP member" }),
+    }),
+  ),
+  classic: z
+    .object({
+      state: z.enum(["PreparingRebalance", "CompletingRebalance", "Stable"]),
+      generationId: z.number().int(),
+      protocolType: z.string().nullable(),
+      protocolName: z.string().nullable(),
+      leader: z.string().nullable(),
+    })
+    .optional()
+    .meta({ description: "present while the group takes Kafka's classic path (only classic members): its own state, generation, protocol and leader" }),
+});
+
+// Classic members (docs/api.md): the gateway's JoinGroup, SyncGroup, Heartbeat and LeaveGroup.
+export const classicJoinResponseSchema = z.discriminatedUnion("outcome", [
+  z.object({
+    outcome: z.literal("joined"),
+    memberId: z.string(),
+    generationId: z.number().int(),
+    protocolType: z.string().nullable(),
+    protocolName: z.string().nullable(),
+    leader: z.string(),
+    skipAssignment: z.boolean(),
+    members: z.array(z.object({ memberId: z.string(), groupInstanceId: z.string().nullable(), metadata: z.string() })),
+  }),
+  z.object({ outcome: z.literal("pending"), memberId: z.string() }),
+  z.object({ outcome: z.literal("member-id-required"), memberId: z.string() }),
+]);
+export const classicSyncResponseSchema = z.discriminatedUnion("outcome", [
+  z.object({ outcome: z.literal("synced"), protocolType: z.string().nullable(), protocolName: z.string().nullable(), assignment: z.string() }),
+  z.object({ outcome: z.literal("pending") }),
+]);
+export const classicHeartbeatResponseSchema = z.object({ rebalance: z.boolean() });
+export const classicLeaveResponseSchema = z.object({
+  members: z.array(
+    z.object({
+      memberId: z.string(),
+      groupInstanceId: z.string().nullable(),
+      error: z.object({ code: z.string(), message: z.string() }).nullable(),
     }),
   ),
 });

@@ -1,12 +1,17 @@
 import { z } from "zod";
+import { decodeBase64 } from "./base64.ts";
 import {
+  classicProtocolsMax,
+  classicWaitMsMax,
   clientIdLengthMax,
   fetchMaxBytesDefault,
   fetchMaxBytesMax,
   fetchMaxRecordsDefault,
   fetchMaxRecordsMax,
   fetchWaitMsMax,
+  groupIdLengthMax,
   groupTopicsMax,
+  membersPerGroupMax,
   partitionsPerTopicMax,
   scramMessageLengthMax,
   scramSessionTtlMsMax,
@@ -176,9 +181,60 @@ export type PollRequest = z.infer<typeof pollSchema>;
 export const commitOffsetsSchema = z.object({
   memberId: z.string().min(1).optional(),
   memberEpoch: memberEpochSchema.optional(),
-  /** A classic member's commit: at its current epoch, for partitions it still owns (also those it is giving up). */
+  /** A classic member's commit: `memberEpoch` is its generation (on the server's path: for partitions it still owns, also those it is giving up). */
   classic: z.boolean().optional(),
+  /** A classic static member's groupInstanceId: a commit under a member id its instance no longer has is FENCED_INSTANCE_ID. */
+  groupInstanceId: z.string().min(1).nullable().optional(),
   offsets: distinctPositions(committedPositionSchema).refine((positions) => positions.length > 0, { error: "offsets holds at least one position" }),
+});
+
+// ---- Classic members: Kafka's JoinGroup protocol, as the Kafka gateway forwards it (docs/api.md) ----
+
+/** Bytes as standard base64 (a protocol's metadata, a leader's assignment): kept and handed on as they are. */
+const bytesSchema = z.string().refine((text) => decodeBase64(text) !== undefined, { error: "standard base64" });
+const instanceIdSchema = z.string().min(1).max(groupIdLengthMax).nullable().default(null);
+const classicWaitSchema = z.number().int().min(0).max(classicWaitMsMax).default(0);
+
+export const classicJoinSchema = z.object({
+  /** "" for a member that has no id yet. */
+  memberId: z.string().default(""),
+  groupInstanceId: instanceIdSchema,
+  protocolType: z.string().min(1),
+  protocols: z
+    .array(z.object({ name: z.string().min(1), metadata: bytesSchema }))
+    .min(1)
+    .max(classicProtocolsMax)
+    .refine((protocols) => new Set(protocols.map(({ name }) => name)).size === protocols.length, { error: "protocols name each protocol once" }),
+  sessionTimeoutMs: z.number().int().min(sessionTimeoutMsMin).max(sessionTimeoutMsMax),
+  rebalanceTimeoutMs: z.number().int().min(1).max(2_147_483_647),
+  clientId: z.string().max(clientIdLengthMax).nullable().default(null),
+  /** JoinGroup v4+: a new dynamic member gets its id first (KIP-394). */
+  requireKnownMemberId: z.boolean().default(false),
+  /** JoinGroup v9+ (KIP-814). */
+  supportsSkipAssignment: z.boolean().default(false),
+  waitMs: classicWaitSchema,
+});
+
+export const classicSyncSchema = z.object({
+  memberId: z.string().min(1),
+  groupInstanceId: instanceIdSchema,
+  generationId: z.number().int(),
+  protocolType: z.string().nullable().default(null),
+  protocolName: z.string().nullable().default(null),
+  /** The leader's: the bytes for each member; a follower sends none. */
+  assignments: z.array(z.object({ memberId: z.string(), assignment: bytesSchema })).max(membersPerGroupMax).default([]),
+  waitMs: classicWaitSchema,
+});
+
+export const classicHeartbeatSchema = z.object({
+  memberId: z.string().min(1),
+  groupInstanceId: instanceIdSchema,
+  generationId: z.number().int(),
+});
+
+export const classicLeaveSchema = z.object({
+  /** By member id, or by instance id alone with memberId "" (an admin removing a static member). */
+  members: z.array(z.object({ memberId: z.string(), groupInstanceId: instanceIdSchema })).min(1).max(membersPerGroupMax),
 });
 
 export const resetOffsetsSchema = z.object({

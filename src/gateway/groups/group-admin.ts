@@ -1,12 +1,13 @@
 /**
  * ListGroups, DescribeGroups and DeleteGroups on the coordinator's groups. Every Tributary
  * group is a Kafka "consumer" group (KIP-848's type) whatever its members speak. ListGroups
- * shows the consumer-group state names (Empty, Reconciling, Stable); DescribeGroups, a
- * classic API, the classic ones (Reconciling is PreparingRebalance), the assignor as the
- * protocol, and each member's subscription as the topics of its assignment.
+ * shows the consumer-group state names (Empty, Reconciling, Stable). DescribeGroups, a classic
+ * API, shows a group on Kafka's classic path as Kafka would (its own state, protocol type and
+ * protocol, each member's instance id), and a server-assigned one with the classic state names
+ * (Reconciling is PreparingRebalance) and the server's assignor as the protocol; each member's
+ * subscription as the topics of its assignment.
  */
 import type { GatewayRequestContext } from "../handler-types.ts";
-import { classicGroupState, consumerProtocolType } from "./classic-bridge.ts";
 import { encodeAssignment, encodeSubscription } from "../../protocol/consumer-protocol.ts";
 import { kafkaCodes, orKafkaCode } from "./kafka-codes.ts";
 import type {
@@ -22,6 +23,7 @@ import type {
 /** Kafka's answer when authorized operations were not asked for. */
 const authorizedOperationsOmitted = -2147483648;
 const groupType = "consumer";
+const consumerProtocolType = "consumer";
 
 export async function listGroups(request: ListGroupsRequest, context: GatewayRequestContext): Promise<ListGroupsResponse> {
   const listed = await orKafkaCode(() => context.tributary.admin().groups.list());
@@ -45,16 +47,16 @@ async function describeOne(groupId: string, context: GatewayRequestContext): Pro
   // Kafka describes a group it does not know as Dead, without an error.
   if (described.errorCode === kafkaCodes.GROUP_ID_NOT_FOUND) return { ...base, errorCode: 0, groupState: "Dead" };
   if (described.value === undefined) return { ...base, errorCode: described.errorCode, groupState: "" };
-  const { state, assignor, members } = described.value;
+  const { state, assignor, members, classic } = described.value;
   return {
     ...base,
     errorCode: 0,
-    groupState: classicGroupState(state),
-    protocolType: consumerProtocolType,
-    protocolData: assignor,
+    groupState: classic?.state ?? (state === "Reconciling" ? "PreparingRebalance" : state),
+    protocolType: classic?.protocolType ?? consumerProtocolType,
+    protocolData: classic === undefined ? assignor : (classic.protocolName ?? ""),
     members: members.map((member) => ({
       memberId: member.memberId,
-      groupInstanceId: null,
+      groupInstanceId: member.groupInstanceId ?? null,
       clientId: member.clientId ?? "",
       clientHost: member.host ?? "",
       memberMetadata: encodeSubscription({ topics: member.assignment.map(({ topic }) => topic) }),

@@ -1,6 +1,6 @@
 /**
  * The gateway's consumer-group handlers (docs/gateway.md, Consumer groups): classic Kafka
- * consumers bridged onto Tributary's server-side coordinator, by Kafka API key.
+ * members translated onto Tributary's group coordinators, by Kafka API key.
  */
 import type { GatewayHandlers } from "../handler-types.ts";
 import { deleteGroups, describeGroups, listGroups } from "./group-admin.ts";

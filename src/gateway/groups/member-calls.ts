@@ -1,60 +1,78 @@
 /**
- * The HTTP calls a classic member's requests become (API.md, Consumer groups): join, heartbeat
- * (plain, or `classic: true`: nothing moves, the answer says whether to rejoin), leave and
- * commit. Through the connection's own credentials, so Tributary's ACLs apply as they do to
- * any member.
+ * The HTTP calls a classic member's requests become (docs/api.md, Classic members): JoinGroup,
+ * SyncGroup, Heartbeat and LeaveGroup at `/v1/groups/{g}/classic/…`, OffsetCommit as a
+ * commit with `classic: true`. Through the connection's own credentials, so Tributary's ACLs
+ * apply as they do to any member. Bytes travel as base64.
  */
-import type { Assignment } from "../../client/types.ts";
 import { path } from "../../client/transport.ts";
+import type { ErrorValue } from "../../errors.ts";
+import { classicWaitMsMax } from "../../limits.ts";
 import type { GatewayRequestContext } from "../handler-types.ts";
 
-export interface MemberAnswer {
-  memberEpoch: number;
-  assignment: Assignment;
-  heartbeatIntervalMs: number;
-}
-
-export interface ClassicCheckAnswer extends MemberAnswer {
-  rebalance: boolean;
-}
-
-export interface JoinSettings {
-  topics: string[];
+export interface ClassicJoinBody {
+  memberId: string;
+  groupInstanceId: string | null;
+  protocolType: string;
+  protocols: { name: string; metadata: string }[];
   sessionTimeoutMs: number;
-  assignor?: "uniform" | "range";
-  clientId?: string;
+  rebalanceTimeoutMs: number;
+  clientId: string | null;
+  requireKnownMemberId: boolean;
+  supportsSkipAssignment: boolean;
 }
 
-export function joinMember(context: GatewayRequestContext, group: string, settings: JoinSettings): Promise<MemberAnswer & { memberId: string }> {
-  return context.transport.json({ method: "POST", path: path("groups", group, "members"), json: settings });
+export type ClassicJoinReply =
+  | {
+      outcome: "joined";
+      memberId: string;
+      generationId: number;
+      protocolType: string | null;
+      protocolName: string | null;
+      leader: string;
+      skipAssignment: boolean;
+      members: { memberId: string; groupInstanceId: string | null; metadata: string }[];
+    }
+  | { outcome: "pending"; memberId: string }
+  | { outcome: "member-id-required"; memberId: string };
+
+export interface ClassicSyncBody {
+  memberId: string;
+  groupInstanceId: string | null;
+  generationId: number;
+  protocolType: string | null;
+  protocolName: string | null;
+  assignments: { memberId: string; assignment: string }[];
 }
 
-export function heartbeatMember(
-  context: GatewayRequestContext,
-  group: string,
-  memberId: string,
-  body: { memberEpoch: number; ownedPartitions?: Assignment; topics?: string[] },
-): Promise<MemberAnswer> {
-  return context.transport.json({ method: "POST", path: path("groups", group, "members", memberId, "heartbeat"), json: body });
+export type ClassicSyncReply = { outcome: "synced"; protocolType: string | null; protocolName: string | null; assignment: string } | { outcome: "pending" };
+
+/** One JoinGroup call, held by the coordinator at most classicWaitMsMax (then "pending": call again). */
+export function classicJoin(context: GatewayRequestContext, group: string, body: ClassicJoinBody): Promise<ClassicJoinReply> {
+  return context.transport.json({ method: "POST", path: path("groups", group, "classic", "join"), json: { ...body, waitMs: classicWaitMsMax }, waitMs: classicWaitMsMax });
 }
 
-/** A classic member checks in at its generation: its assignment, and whether it must rejoin. */
-export function checkInMember(context: GatewayRequestContext, group: string, memberId: string, memberEpoch: number): Promise<ClassicCheckAnswer> {
-  return context.transport.json({
-    method: "POST",
-    path: path("groups", group, "members", memberId, "heartbeat"),
-    json: { memberEpoch, classic: true },
-  });
+/** One SyncGroup call, held as a JoinGroup call is. */
+export function classicSync(context: GatewayRequestContext, group: string, body: ClassicSyncBody): Promise<ClassicSyncReply> {
+  return context.transport.json({ method: "POST", path: path("groups", group, "classic", "sync"), json: { ...body, waitMs: classicWaitMsMax }, waitMs: classicWaitMsMax });
 }
 
-export function leaveMember(context: GatewayRequestContext, group: string, memberId: string): Promise<void> {
-  return context.transport.empty({ method: "DELETE", path: path("groups", group, "members", memberId) });
+export function classicHeartbeat(context: GatewayRequestContext, group: string, body: { memberId: string; groupInstanceId: string | null; generationId: number }): Promise<{ rebalance: boolean }> {
+  return context.transport.json({ method: "POST", path: path("groups", group, "classic", "heartbeat"), json: body });
+}
+
+export interface ClassicLeaveReply {
+  members: { memberId: string; groupInstanceId: string | null; error: ErrorValue | null }[];
+}
+
+export function classicLeave(context: GatewayRequestContext, group: string, members: { memberId: string; groupInstanceId: string | null }[]): Promise<ClassicLeaveReply> {
+  return context.transport.json({ method: "POST", path: path("groups", group, "classic", "leave"), json: { members } });
 }
 
 export interface CommitBody {
   memberId?: string;
   memberEpoch?: number;
   classic?: boolean;
+  groupInstanceId?: string | null;
   offsets: { topic: string; partition: number; offset: number; metadata?: string }[];
 }
 

@@ -1,21 +1,21 @@
 /**
- * JoinGroup, SyncGroup, Heartbeat and LeaveGroup of classic consumers, bridged onto the
- * coordinator's server-side assignment (classic-bridge.ts has the decisions):
- * - JoinGroup joins or rejoins the member and answers its generation (= member epoch). No
- *   member is the leader: every member sends an empty SyncGroup, and the coordinator assigns.
- * - SyncGroup answers the member's assignment at that generation, as ConsumerProtocol
- *   Assignment bytes. It holds only partitions nobody else owns.
- * - Heartbeat checks in without moving anything; REBALANCE_IN_PROGRESS when the member's
- *   assignment must change (or it holds partitions it must give up): it rejoins.
- * - LeaveGroup frees the member's partitions at once.
+ * JoinGroup, SyncGroup, Heartbeat and LeaveGroup of classic members: translated onto the
+ * group's coordinator, which runs Kafka's classic protocol while only classic members are in
+ * the group (a leader assigns; its bytes are handed on as sent) and bridges them onto its own
+ * assignment once an HTTP member is (docs/gateway.md, Consumer groups). The gateway keeps no
+ * membership: each request is one or more HTTP calls.
+ *
+ * Kafka holds a JoinGroup until the rebalance completes and a follower's SyncGroup until the
+ * leader's assignments came; the coordinator holds each call a few seconds at most and answers
+ * "pending", and the handler calls again until there is an answer or the connection closed.
  */
+import { TributaryError } from "../../errors.ts";
+import { decodeBase64, encodeBase64 } from "../../protocol/base64.ts";
+import { sessionTimeoutMsMax, sessionTimeoutMsMin } from "../../limits.ts";
 import type { GatewayRequestContext } from "../handler-types.ts";
-import { assignorFor, chooseProtocol, consumerProtocolType, joinPlan, sessionTimeoutAccepted } from "./classic-bridge.ts";
-import type { ChosenProtocol } from "./classic-bridge.ts";
-import { encodeAssignment } from "../../protocol/consumer-protocol.ts";
 import { kafkaCodeOf, kafkaCodes, orKafkaCode } from "./kafka-codes.ts";
-import { checkInMember, heartbeatMember, joinMember, leaveMember } from "./member-calls.ts";
-import type { MemberAnswer } from "./member-calls.ts";
+import { classicHeartbeat, classicJoin, classicLeave, classicSync } from "./member-calls.ts";
+import type { ClassicJoinBody } from "./member-calls.ts";
 import type {
   HeartbeatRequest,
   HeartbeatResponse,
@@ -26,87 +26,112 @@ import type {
   SyncGroupRequest,
   SyncGroupResponse,
 } from "./messages.ts";
-import { TributaryError } from "../../errors.ts";
 
 export async function joinGroup(request: JoinGroupRequest, context: GatewayRequestContext): Promise<JoinGroupResponse> {
-  const failed = (errorCode: number, memberId = request.memberId): JoinGroupResponse => joinAnswer(errorCode, memberId, -1, null);
-  if (request.protocolType !== consumerProtocolType) return failed(kafkaCodes.INCONSISTENT_GROUP_PROTOCOL);
-  const chosen = chooseProtocol(request.protocols);
-  if (chosen === null) return failed(kafkaCodes.INCONSISTENT_GROUP_PROTOCOL);
-  if (!sessionTimeoutAccepted(request.sessionTimeoutMs)) return failed(kafkaCodes.INVALID_SESSION_TIMEOUT);
+  const failed = (errorCode: number, memberId = request.memberId): JoinGroupResponse => ({ ...emptyJoinAnswer(memberId), errorCode });
   if (request.groupId === "") return failed(kafkaCodes.INVALID_GROUP_ID);
+  if (!sessionTimeoutAccepted(request.sessionTimeoutMs)) return failed(kafkaCodes.INVALID_SESSION_TIMEOUT);
+  if (request.protocolType === "" || request.protocols.length === 0) return failed(kafkaCodes.INCONSISTENT_GROUP_PROTOCOL);
+  const body: ClassicJoinBody = {
+    memberId: request.memberId,
+    groupInstanceId: request.groupInstanceId ?? null,
+    protocolType: request.protocolType,
+    protocols: request.protocols.map(({ name, metadata }) => ({ name, metadata: encodeBase64(metadata) })),
+    sessionTimeoutMs: request.sessionTimeoutMs,
+    // JoinGroup v0 has no rebalance timeout: Kafka uses the session timeout.
+    rebalanceTimeoutMs: request.rebalanceTimeoutMs === undefined || request.rebalanceTimeoutMs < 0 ? request.sessionTimeoutMs : request.rebalanceTimeoutMs,
+    clientId: context.clientId,
+    requireKnownMemberId: context.apiVersion >= 4,
+    supportsSkipAssignment: context.apiVersion >= 9,
+  };
+  const closed = connectionClosed(context);
   try {
-    const plan = joinPlan(request.memberId, context.apiVersion, chosen.cooperative);
-    if (plan === "join" || plan === "join-then-require-id") {
-      const joined = await joinNew(request, chosen, context);
-      if (plan === "join-then-require-id") return failed(kafkaCodes.MEMBER_ID_REQUIRED, joined.memberId);
-      return joinAnswer(0, joined.memberId, joined.memberEpoch, chosen.name);
+    for (;;) {
+      const reply = await classicJoin(context, request.groupId, body);
+      if (reply.outcome === "member-id-required") return failed(kafkaCodes.MEMBER_ID_REQUIRED, reply.memberId);
+      if (reply.outcome === "joined") {
+        return {
+          throttleTimeMs: 0,
+          errorCode: 0,
+          generationId: reply.generationId,
+          protocolType: reply.protocolType,
+          protocolName: reply.protocolName,
+          leader: reply.leader,
+          skipAssignment: reply.skipAssignment,
+          memberId: reply.memberId,
+          members: reply.members.map(({ memberId, groupInstanceId, metadata }) => ({ memberId, groupInstanceId, metadata: bytes(metadata) })),
+        };
+      }
+      // Still held: the rebalance goes on. Nobody is left to answer once the connection closed.
+      body.memberId = reply.memberId;
+      if (closed()) return failed(kafkaCodes.REBALANCE_IN_PROGRESS, reply.memberId);
     }
-    const answer = plan === "rejoin-eager"
-      ? await rejoinEager(request.groupId, request.memberId, chosen, context)
-      : await rejoinCooperative(request.groupId, request.memberId, chosen, context);
-    return joinAnswer(0, request.memberId, answer.memberEpoch, chosen.name);
   } catch (error) {
     return failed(kafkaCodeOf(error));
   }
 }
 
-function joinAnswer(errorCode: number, memberId: string, generationId: number, protocolName: string | null): JoinGroupResponse {
-  return {
-    throttleTimeMs: 0,
-    errorCode,
-    generationId,
-    protocolType: errorCode === 0 ? consumerProtocolType : null,
-    protocolName,
-    leader: "",
-    skipAssignment: false,
-    memberId,
-    members: [],
+export async function syncGroup(request: SyncGroupRequest, context: GatewayRequestContext): Promise<SyncGroupResponse> {
+  const failed = (errorCode: number): SyncGroupResponse => ({ throttleTimeMs: 0, errorCode, protocolType: null, protocolName: null, assignment: new Uint8Array(0) });
+  const refused = unnamed(request.groupId, request.memberId);
+  if (refused !== 0) return failed(refused);
+  const body = {
+    memberId: request.memberId,
+    groupInstanceId: request.groupInstanceId ?? null,
+    generationId: request.generationId,
+    protocolType: request.protocolType ?? null,
+    protocolName: request.protocolName ?? null,
+    assignments: request.assignments.map(({ memberId, assignment }) => ({ memberId, assignment: encodeBase64(assignment) })),
   };
-}
-
-/** Joins with the subscription's topics. */
-async function joinNew(request: JoinGroupRequest, chosen: ChosenProtocol, context: GatewayRequestContext) {
-  const settings = { sessionTimeoutMs: request.sessionTimeoutMs, assignor: assignorFor(chosen.name), clientId: context.clientId ?? undefined };
-  return withKnownTopics(chosen.subscription.topics, (topics) => joinMember(context, request.groupId, { topics, ...settings }));
-}
-
-/** An eager member rejoins from nothing (epoch 0), with its subscription as it is now. */
-async function rejoinEager(group: string, memberId: string, chosen: ChosenProtocol, context: GatewayRequestContext): Promise<MemberAnswer> {
-  return withKnownTopics(chosen.subscription.topics, (topics) => heartbeatMember(context, group, memberId, { memberEpoch: 0, topics }));
-}
-
-/**
- * A cooperative member rejoins at its current epoch (the coordinator's, read from describe: a
- * JoinGroup carries no generation before Subscription v2) with what it still owns.
- */
-async function rejoinCooperative(group: string, memberId: string, chosen: ChosenProtocol, context: GatewayRequestContext): Promise<MemberAnswer> {
-  const described = await context.tributary.admin().groups.describe(group).catch((error: unknown) => {
-    // An unknown group has no such member either: the client joins anew.
-    if (error instanceof TributaryError && error.code === "GROUP_ID_NOT_FOUND") throw new TributaryError("UNKNOWN_MEMBER_ID", `no member ${memberId}`);
-    throw error;
-  });
-  const member = described.members.find((entry) => entry.memberId === memberId);
-  if (member === undefined) throw new TributaryError("UNKNOWN_MEMBER_ID", `no member ${memberId} in group ${group}`);
-  const { ownedPartitions } = chosen.subscription;
-  return withKnownTopics(chosen.subscription.topics, (topics) => heartbeatMember(context, group, memberId, { memberEpoch: member.memberEpoch, ownedPartitions, topics }));
-}
-
-/**
- * Runs a join or rejoin with the subscription's topics; when Tributary has some of them not,
- * once more without those (Kafka assigns nothing of a missing topic either). None left: the
- * refusal stands.
- */
-async function withKnownTopics<T>(subscribed: readonly string[], call: (topics: string[]) => Promise<T>): Promise<T> {
-  const topics = [...new Set(subscribed)];
+  const closed = connectionClosed(context);
   try {
-    return await call(topics);
+    for (;;) {
+      const reply = await classicSync(context, request.groupId, body);
+      if (reply.outcome === "synced") {
+        return { throttleTimeMs: 0, errorCode: 0, protocolType: reply.protocolType, protocolName: reply.protocolName, assignment: bytes(reply.assignment) };
+      }
+      if (closed()) return failed(kafkaCodes.REBALANCE_IN_PROGRESS);
+    }
   } catch (error) {
-    const unknown = error instanceof TributaryError && error.code === "UNKNOWN_TOPIC_OR_PARTITION" ? error.data.topics : undefined;
-    const known = Array.isArray(unknown) ? topics.filter((topic) => !unknown.includes(topic)) : [];
-    if (known.length === 0) throw error;
-    return call(known);
+    return failed(kafkaCodeOf(error));
   }
+}
+
+export async function heartbeat(request: HeartbeatRequest, context: GatewayRequestContext): Promise<HeartbeatResponse> {
+  const refused = unnamed(request.groupId, request.memberId);
+  if (refused !== 0) return { throttleTimeMs: 0, errorCode: refused };
+  const checked = await orKafkaCode(() =>
+    classicHeartbeat(context, request.groupId, { memberId: request.memberId, groupInstanceId: request.groupInstanceId ?? null, generationId: request.generationId }),
+  );
+  const errorCode = checked.value?.rebalance === true ? kafkaCodes.REBALANCE_IN_PROGRESS : checked.errorCode;
+  return { throttleTimeMs: 0, errorCode };
+}
+
+export async function leaveGroup(request: LeaveGroupRequest, context: GatewayRequestContext): Promise<LeaveGroupResponse> {
+  const leaving = request.members ?? (request.memberId === undefined ? [] : [{ memberId: request.memberId, groupInstanceId: null }]);
+  const members = leaving.map(({ memberId, groupInstanceId }) => ({ memberId, groupInstanceId: groupInstanceId ?? null }));
+  // v0–v2 name one member: its outcome is the answer's; v3+ answers per member.
+  const answer = (results: { memberId: string; groupInstanceId: string | null; errorCode: number }[], errorCode?: number): LeaveGroupResponse => ({
+    throttleTimeMs: 0,
+    errorCode: errorCode ?? (request.members === undefined ? (results[0]?.errorCode ?? 0) : 0),
+    members: results,
+  });
+  if (request.groupId === "") return answer(members.map((member) => ({ ...member, errorCode: kafkaCodes.INVALID_GROUP_ID })), kafkaCodes.INVALID_GROUP_ID);
+  if (members.length === 0) return answer([]);
+  const left = await orKafkaCode(() => classicLeave(context, request.groupId, members));
+  if (left.value === undefined) return answer(members.map((member) => ({ ...member, errorCode: left.errorCode })), left.errorCode);
+  return answer(
+    left.value.members.map(({ memberId, groupInstanceId, error }) => ({ memberId, groupInstanceId, errorCode: error === null ? 0 : kafkaCodeOf(TributaryError.fromValue(error)) })),
+  );
+}
+
+/** Kafka refuses a session timeout outside the broker's bounds with INVALID_SESSION_TIMEOUT; these are the coordinator's. */
+export function sessionTimeoutAccepted(sessionTimeoutMs: number): boolean {
+  return Number.isSafeInteger(sessionTimeoutMs) && sessionTimeoutMs >= sessionTimeoutMsMin && sessionTimeoutMs <= sessionTimeoutMsMax;
+}
+
+function emptyJoinAnswer(memberId: string): JoinGroupResponse {
+  return { throttleTimeMs: 0, errorCode: 0, generationId: -1, protocolType: null, protocolName: null, leader: "", skipAssignment: false, memberId, members: [] };
 }
 
 /** What a request naming no group or no member is answered, before any call (Kafka's codes for them). */
@@ -115,40 +140,26 @@ function unnamed(groupId: string, memberId: string): number {
   return memberId === "" ? kafkaCodes.UNKNOWN_MEMBER_ID : 0;
 }
 
-/** A check-in at the member's generation, or the Kafka code that answers it. */
-function checkIn(request: { groupId: string; memberId: string; generationId: number }, context: GatewayRequestContext) {
-  const refused = unnamed(request.groupId, request.memberId);
-  if (refused !== 0) return Promise.resolve({ value: undefined, errorCode: refused });
-  return orKafkaCode(() => checkInMember(context, request.groupId, request.memberId, request.generationId));
+/** Open connections that held a request, each with one close listener (not one per held request). */
+const watched = new Map<number, { closed: boolean }>();
+
+/** Whether the connection has closed since (a held request then stops calling again). */
+function connectionClosed(context: GatewayRequestContext): () => boolean {
+  let watch = watched.get(context.connectionId);
+  if (watch === undefined) {
+    const created = { closed: false };
+    watched.set(context.connectionId, created);
+    context.onClose(() => {
+      created.closed = true;
+      watched.delete(context.connectionId);
+    });
+    watch = watched.get(context.connectionId) ?? created;
+  }
+  const current = watch;
+  return () => current.closed;
 }
 
-export async function syncGroup(request: SyncGroupRequest, context: GatewayRequestContext): Promise<SyncGroupResponse> {
-  const checked = await checkIn(request, context);
-  return {
-    throttleTimeMs: 0,
-    errorCode: checked.errorCode,
-    protocolType: checked.errorCode === 0 ? (request.protocolType ?? consumerProtocolType) : null,
-    protocolName: checked.errorCode === 0 ? (request.protocolName ?? null) : null,
-    assignment: checked.value === undefined ? new Uint8Array(0) : encodeAssignment(checked.value.assignment),
-  };
-}
-
-export async function heartbeat(request: HeartbeatRequest, context: GatewayRequestContext): Promise<HeartbeatResponse> {
-  const checked = await checkIn(request, context);
-  const errorCode = checked.value?.rebalance === true ? kafkaCodes.REBALANCE_IN_PROGRESS : checked.errorCode;
-  return { throttleTimeMs: 0, errorCode };
-}
-
-export async function leaveGroup(request: LeaveGroupRequest, context: GatewayRequestContext): Promise<LeaveGroupResponse> {
-  const leaving = request.members ?? (request.memberId === undefined ? [] : [{ memberId: request.memberId, groupInstanceId: null }]);
-  const members = await Promise.all(
-    leaving.map(async ({ memberId, groupInstanceId }) => {
-      const refused = unnamed(request.groupId, memberId);
-      const left = refused !== 0 ? { errorCode: refused } : await orKafkaCode(() => leaveMember(context, request.groupId, memberId));
-      return { memberId, groupInstanceId, errorCode: left.errorCode };
-    }),
-  );
-  // v0–v2 name one member: its outcome is the answer's; v3+ answers per member.
-  const errorCode = request.members === undefined ? (members[0]?.errorCode ?? 0) : 0;
-  return { throttleTimeMs: 0, errorCode, members };
+/** Base64 the coordinator answered (it only hands on what it was given). */
+function bytes(base64: string): Uint8Array {
+  return decodeBase64(base64) ?? new Uint8Array(0);
 }

@@ -10,7 +10,7 @@ export interface JoinGroupRequest {
   /** v1+. */
   rebalanceTimeoutMs?: number;
   memberId: string;
-  /** v5+: static membership, which the bridge does not keep (the member joins as a dynamic one). */
+  /** v5+: static membership (KIP-345). */
   groupInstanceId?: string | null;
   protocolType: string;
   protocols: { name: string; metadata: Uint8Array }[];
@@ -38,7 +38,7 @@ export interface SyncGroupRequest {
   /** v5+. */
   protocolType?: string | null;
   protocolName?: string | null;
-  /** The leader's assignments: ignored, the coordinator assigns. */
+  /** The leader's assignments (a follower sends none). */
   assignments: { memberId: string; assignment: Uint8Array }[];
 }
 

@@ -1,8 +1,9 @@
 /**
  * OffsetCommit and OffsetFetch on the coordinator's committed offsets, the very ones
- * `GET /v1/groups/{group}/offsets` and the CLI show. A member commits with its generation
- * (its member epoch) as a classic member: accepted at that generation, for the partitions it
- * still owns, until it rejoins. A commit with generation -1 and no member comes from outside
+ * `GET /v1/groups/{group}/offsets` and the CLI show. A member commits with its generation as a
+ * classic member: on Kafka's classic path as Kafka checks it (its generation, its instance id,
+ * not while the leader assigns); on the server's path for the partitions it still owns, until
+ * it rejoins. A commit with generation -1 and no member comes from outside
  * the group (admin tools, a consumer with manual assignment): accepted while the group is empty.
  * Each commit's metadata string is kept and answered by OffsetFetch; one longer than Kafka's
  * offset.metadata.max.bytes is OFFSET_METADATA_TOO_LARGE for its partition alone, the others
@@ -39,7 +40,7 @@ export async function offsetCommit(request: OffsetCommitRequest, context: Gatewa
   if (request.groupId === "") errorCode = kafkaCodes.INVALID_GROUP_ID;
   else if (!valid) errorCode = kafkaCodes.INVALID_REQUEST;
   else if (offsets.length > 0) {
-    const member = generation >= 0 && memberId !== "" ? { memberId, memberEpoch: generation, classic: true } : {};
+    const member = generation >= 0 && memberId !== "" ? { memberId, memberEpoch: generation, classic: true, groupInstanceId: request.groupInstanceId ?? null } : {};
     errorCode = (await orKafkaCode(() => commitOffsets(context, request.groupId, { ...member, offsets }))).errorCode;
     // Kafka's answer to a commit from outside a group that has members.
     if (errorCode === kafkaCodes.NON_EMPTY_GROUP) errorCode = kafkaCodes.UNKNOWN_MEMBER_ID;

@@ -1,4 +1,8 @@
 import {
+  classicHeartbeatResponseSchema,
+  classicJoinResponseSchema,
+  classicLeaveResponseSchema,
+  classicSyncResponseSchema,
   groupDescriptionSchema,
   groupListSchema,
   groupOffsetsSchema,
@@ -7,11 +11,23 @@ import {
   pollResponseSchema,
   resetOffsetsResponseSchema,
 } from "../../protocol/response-schemas.ts";
-import { commitOffsetsSchema, heartbeatSchema, joinGroupSchema, pollSchema, resetOffsetsSchema } from "../../protocol/schemas.ts";
+import {
+  classicHeartbeatSchema,
+  classicJoinSchema,
+  classicLeaveSchema,
+  classicSyncSchema,
+  commitOffsetsSchema,
+  heartbeatSchema,
+  joinGroupSchema,
+  pollSchema,
+  resetOffsetsSchema,
+} from "../../protocol/schemas.ts";
 import { leaderErrors, type RouteDoc } from "./route-doc.ts";
 
 const noContent = { 204: { description: "Done" } };
 const memberErrors = ["UNKNOWN_MEMBER_ID", "FENCED_MEMBER_EPOCH"] as const;
+/** A classic member's own refusals (Kafka's FENCED_INSTANCE_ID, REBALANCE_IN_PROGRESS). */
+const classicErrors = ["FENCED_INSTANCE_ID", "REBALANCE_IN_PROGRESS"] as const;
 
 /** Consumer groups (docs/api.md, Consumer groups). */
 export const groupRouteDocs: readonly RouteDoc[] = [
@@ -25,7 +41,7 @@ export const groupRouteDocs: readonly RouteDoc[] = [
     summary: "Join a group (a new member)",
     body: { json: joinGroupSchema },
     responses: { 201: { description: "The member, its epoch and assignment", json: joinResponseSchema } },
-    errors: ["UNKNOWN_TOPIC_OR_PARTITION", "TOPIC_AUTHORIZATION_FAILED"],
+    errors: ["UNKNOWN_TOPIC_OR_PARTITION", "TOPIC_AUTHORIZATION_FAILED", "INCONSISTENT_GROUP_PROTOCOL"],
   },
   {
     method: "post", path: "/v1/groups/:group/members/:memberId/heartbeat", tag: "groups", auth: "token", resource: "group", objects: true,
@@ -52,7 +68,7 @@ export const groupRouteDocs: readonly RouteDoc[] = [
     summary: "Commit offsets (a member's, or any while the group is empty)",
     body: { json: commitOffsetsSchema },
     responses: noContent,
-    errors: [...memberErrors, "NON_EMPTY_GROUP", "UNKNOWN_TOPIC_OR_PARTITION", "TOPIC_AUTHORIZATION_FAILED", "OFFSET_METADATA_TOO_LARGE"],
+    errors: [...memberErrors, ...classicErrors, "NON_EMPTY_GROUP", "UNKNOWN_TOPIC_OR_PARTITION", "TOPIC_AUTHORIZATION_FAILED", "OFFSET_METADATA_TOO_LARGE"],
   },
   {
     method: "get", path: "/v1/groups/:group/offsets", tag: "groups", auth: "token", resource: "group", objects: true,
@@ -78,5 +94,32 @@ export const groupRouteDocs: readonly RouteDoc[] = [
     summary: "Delete an empty group and its offsets",
     responses: noContent,
     errors: ["GROUP_ID_NOT_FOUND", "NON_EMPTY_GROUP"],
+  },
+  {
+    method: "post", path: "/v1/groups/:group/classic/join", tag: "groups", auth: "token", resource: "group", objects: true,
+    summary: "A classic member's JoinGroup (Kafka's classic protocol, the gateway's members)",
+    body: { json: classicJoinSchema },
+    responses: { 200: { description: "The generation joined; or still held (pending: send it again), or MEMBER_ID_REQUIRED's id", json: classicJoinResponseSchema } },
+    errors: [...memberErrors, ...classicErrors, "INCONSISTENT_GROUP_PROTOCOL", "UNKNOWN_TOPIC_OR_PARTITION", "TOPIC_AUTHORIZATION_FAILED", "MESSAGE_TOO_LARGE"],
+  },
+  {
+    method: "post", path: "/v1/groups/:group/classic/sync", tag: "groups", auth: "token", resource: "group", objects: true,
+    summary: "A classic member's SyncGroup: the leader sends the assignments, each member gets its bytes",
+    body: { json: classicSyncSchema },
+    responses: { 200: { description: "The member's assignment bytes; or still held (pending: send it again)", json: classicSyncResponseSchema } },
+    errors: [...memberErrors, ...classicErrors, "INCONSISTENT_GROUP_PROTOCOL", "MESSAGE_TOO_LARGE"],
+  },
+  {
+    method: "post", path: "/v1/groups/:group/classic/heartbeat", tag: "groups", auth: "token", resource: "group", objects: true,
+    summary: "A classic member's Heartbeat at its generation",
+    body: { json: classicHeartbeatSchema },
+    responses: { 200: { description: "Whether the member must rejoin", json: classicHeartbeatResponseSchema } },
+    errors: [...memberErrors, ...classicErrors],
+  },
+  {
+    method: "post", path: "/v1/groups/:group/classic/leave", tag: "groups", auth: "token", resource: "group", objects: true,
+    summary: "A classic LeaveGroup of one or more members",
+    body: { json: classicLeaveSchema },
+    responses: { 200: { description: "Each member's outcome", json: classicLeaveResponseSchema } },
   },
 ];

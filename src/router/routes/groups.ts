@@ -155,7 +155,7 @@ async function topicFor(env: Env, name: string, topicId: string, partitionsNeede
  * (wrangler dev sets it too; a service binding's request has none: null). A label for people,
  * not an identity.
  */
-function clientHost(request: Request): string | null {
+export function clientHost(request: Request): string | null {
   return request.headers.get("CF-Connecting-IP")?.trim() || null;
 }
 

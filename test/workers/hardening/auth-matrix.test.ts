@@ -6,6 +6,8 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { encodeRecordBatch } from "../../../src/protocol/record-batch.ts";
+import { encodeBase64 } from "../../../src/protocol/base64.ts";
+import { encodeSubscription } from "../../../src/protocol/consumer-protocol.ts";
 import { publicPaths } from "../../../src/router/auth.ts";
 import { recordBatchContentType } from "../../../src/protocol/content-types.ts";
 import { groupPath, join, uniqueGroup } from "../groups/support/groups.ts";
@@ -44,6 +46,8 @@ interface Row {
 }
 
 const refusedTopic = { status: 403, code: "TOPIC_AUTHORIZATION_FAILED" };
+/** A consumer's JoinGroup metadata (ConsumerProtocol Subscription) naming the topic, as base64. */
+const classicSubscription = () => encodeBase64(encodeSubscription({ topics: [topic] }));
 const refusedGroup = { status: 403, code: "GROUP_AUTHORIZATION_FAILED" };
 const refusedCluster = { status: 403, code: "CLUSTER_AUTHORIZATION_FAILED" };
 const member = () => `/members/${memberId}`;
@@ -127,6 +131,16 @@ const rows: Row[] = [
     allowed: "rightful",
   },
   { route: "POST /v1/groups/:group/members", call: () => ["POST", groupPath(group, "/members"), { body: { topics: [topic] } }], other: refusedGroup, allowed: "rightful" },
+  // Classic members (issue 35): the group's read, as any member's request (a consumer's JoinGroup also the topics' read).
+  {
+    route: "POST /v1/groups/:group/classic/join",
+    call: () => ["POST", groupPath(group, "/classic/join"), { body: { memberId: "nobody", protocolType: "consumer", protocols: [{ name: "range", metadata: classicSubscription() }], sessionTimeoutMs: 30_000, rebalanceTimeoutMs: 30_000 } }],
+    other: refusedGroup,
+    allowed: "rightful",
+  },
+  { route: "POST /v1/groups/:group/classic/sync", call: () => ["POST", groupPath(group, "/classic/sync"), { body: { memberId: "nobody", generationId: 1 } }], other: refusedGroup, allowed: "rightful" },
+  { route: "POST /v1/groups/:group/classic/heartbeat", call: () => ["POST", groupPath(group, "/classic/heartbeat"), { body: { memberId: "nobody", generationId: 1 } }], other: refusedGroup, allowed: "rightful" },
+  { route: "POST /v1/groups/:group/classic/leave", call: () => ["POST", groupPath(group, "/classic/leave"), { body: { members: [{ memberId: "nobody" }] } }], other: refusedGroup, allowed: "rightful" },
   // Share groups (issue 15): the group resource, as consumer groups; their topics' read.
   { route: "GET /v1/share-groups", call: () => ["GET", "/v1/share-groups", {}], other: { status: 200 }, allowed: "rightful" },
   {

@@ -128,7 +128,9 @@ export interface GroupDescription {
     host: string | null;
     lastHeartbeatAt: number;
     sessionTimeoutMs: number;
+    groupInstanceId?: string | null;
   }[];
+  classic?: { state: string; generationId: number; protocolType: string | null; protocolName: string | null; leader: string | null };
 }
 
 export async function describeGroup(group: string): Promise<GroupDescription> {
