@@ -1,10 +1,15 @@
 /**
  * @platformatic/kafka's classic group client through the gateway (issue 16): three consumers
- * over six partitions that rebalance as they come and go — its own JoinGroup, SyncGroup,
- * Heartbeat (rejoining on REBALANCE_IN_PROGRESS), OffsetFetch, OffsetCommit and LeaveGroup —
- * each processing records by committing past them, so no record is processed twice while no
- * member dies and every record is processed; the committed offsets are the ones
- * `GET /v1/groups/{g}/offsets` shows.
+ * over six partitions that rebalance as they come and go — its own JoinGroup, SyncGroup (its
+ * leader assigns, issue 35), Heartbeat (rejoining on REBALANCE_IN_PROGRESS), OffsetFetch,
+ * OffsetCommit and LeaveGroup — each processing records by committing past them, so every
+ * record is processed; the committed offsets are the ones `GET /v1/groups/{g}/offsets` shows.
+ *
+ * At least once, not exactly once: this client rejoins from its heartbeat while the
+ * application goes on, and retries a commit refused by the rebalance under its new generation,
+ * which Kafka's classic coordinator takes (it never checks which partitions a commit names:
+ * the leader's assignment is opaque to it). So a chunk being committed across a rebalance may
+ * also be processed by the partition's new owner, as against Kafka.
  *
  * Records are read with the consumer's own Fetch (v13+: the topic named by its id, from
  * Metadata) at the positions its OffsetFetch answers, so that each chunk is committed before it
@@ -114,13 +119,13 @@ describe("@platformatic/kafka consumer groups through the gateway", () => {
     return member;
   }
 
-  it("three consumers over six partitions: members come and go, every record processed exactly once, offsets committed", async () => {
+  it("three consumers over six partitions: members come and go, every record processed at least once, offsets committed", async () => {
     const groupId = "platformatic-three";
     const start = async (name: string, topic: string, ledger: Ledger) => {
       const member = await startMember(name, groupId, topic, ledger);
       return { leave: () => member.close() };
     };
-    await threeMembersComeAndGo(tributary, ["p1", "p2", "p3"], start, "platformatic-group", groupId);
+    await threeMembersComeAndGo(tributary, ["p1", "p2", "p3"], start, "platformatic-group", groupId, { atLeastOnce: true });
     const described = await tributary.admin().groups.describe(groupId);
     expect(described.members.map(({ clientId }) => clientId).sort()).toEqual(["p1", "p3"]);
     await waitUntil(async () => (await tributary.admin().groups.describe(groupId)).state === "Stable", 20_000, "the group settles");

@@ -56,8 +56,9 @@ export async function waitUntil(condition: () => boolean | Promise<boolean>, tim
 /**
  * The issue's group scenario on a fresh six-partition topic: 600 records; one member, then a
  * second, then a third join while they are processed; 300 more; the second leaves; 300 more.
- * Then every record was processed exactly once (no member died), by all three, and the
- * group's committed offsets reach the end of every partition.
+ * Then every record was processed exactly once (no member died) — or, `atLeastOnce`, at least
+ * once, for a client whose commits Kafka's classic protocol may take after a rebalance — by all
+ * three, and the group's committed offsets reach the end of every partition.
  */
 export async function threeMembersComeAndGo(
   tributary: Tributary,
@@ -65,6 +66,7 @@ export async function threeMembersComeAndGo(
   start: (name: string, topic: string, ledger: Ledger) => Promise<{ leave(): Promise<void> }>,
   topic: string,
   groupId: string,
+  options: { atLeastOnce?: boolean } = {},
 ): Promise<void> {
   const [first, second, third] = names;
   await tributary.admin().topics.create({ name: topic, partitions: 6 });
@@ -81,7 +83,7 @@ export async function threeMembersComeAndGo(
   await leaving.leave();
   await produceNumbered(tributary, topic, 6, 50, 150);
   await ledger.waitFor(1_200, 30_000, `${first} and ${third} after ${second} left`);
-  expect(ledger.duplicates).toEqual([]);
+  if (options.atLeastOnce !== true) expect(ledger.duplicates).toEqual([]);
   expect(ledger.consumers()).toEqual(new Set(names));
   const atTheEnd = async () => (await tributary.admin().groups.offsets(groupId)).every(({ offset }) => offset === 200);
   await waitUntil(atTheEnd, 20_000, "every offset committed to the end");
