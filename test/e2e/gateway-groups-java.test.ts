@@ -1,0 +1,120 @@
+/**
+ * The Java Kafka client 4.4 in classic groups through the gateway (issue 35: Kafka's classic
+ * protocol, the leader's bytes handed on as sent):
+ *
+ * - consumers with static membership (group.instance.id) and the CooperativeStickyAssignor
+ *   (its user data carries each member's generation): a restart within the session timeout
+ *   gets its partitions back without a rebalance; a second process with a running member's
+ *   instance id fences that member, as Kafka 4.4 does (FencedInstanceIdException on the running
+ *   one; the newcomer carries on with its partitions); offsets committed with a metadata
+ *   string are read back with it (test/java/StaticMembers.java);
+ * - a Kafka Streams application (at_least_once; Streams' "stream" assignor, whose subscription
+ *   and assignment user data only the leader's bytes carry — before, the first rebalance died
+ *   with TaskAssignmentException: Failed to decode AssignmentInfo) through one rebalance: a
+ *   second instance joins, the two share the tasks, every record is uppercased into the output
+ *   (test/java/StreamsUppercase.java).
+ *
+ * The expectations are what the same programs print against a real Kafka 4.4
+ * (/work/shared/kafka/kafka.sh) with the same topics.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Tributary } from "../../src/client/index.ts";
+import { buildCli } from "./support/cli.ts";
+import { startGateway, type GatewayProcess } from "./support/gateway.ts";
+import { produceNumbered } from "./support/group-ledger.ts";
+import { runJava } from "./support/java-clients.ts";
+import { startWranglerDev, type DevServer } from "./support/wrangler-dev.ts";
+
+interface Event {
+  event: string;
+  consumer?: string;
+  phase?: string;
+  partitions?: number[];
+  generation?: number;
+  partition?: number;
+  offset?: number;
+  metadata?: string;
+  error?: string;
+}
+
+/** The program's JSON lines, with the phase each event fell in. */
+function eventsOf(stdout: string): (Event & { during: string })[] {
+  let during = "starting";
+  const events: (Event & { during: string })[] = [];
+  for (const line of stdout.split("\n").filter((entry) => entry.startsWith("{"))) {
+    const event = JSON.parse(line) as Event;
+    events.push({ ...event, during });
+    if (event.event === "phase") during = `after ${event.phase!}`;
+  }
+  return events;
+}
+
+describe("the Java client's classic groups through the gateway", () => {
+  let server: DevServer;
+  let tributary: Tributary;
+  let gateway: GatewayProcess;
+
+  beforeAll(async () => {
+    buildCli();
+    server = await startWranglerDev();
+    tributary = new Tributary({ url: server.url });
+    gateway = await startGateway(server.url);
+  }, 120_000);
+
+  afterAll(async () => {
+    await gateway?.stop("SIGKILL");
+    await server?.stop();
+  });
+
+  it("static members with the cooperative-sticky assignor: a restart keeps its partitions without a rebalance, a duplicate instance fences the running one", async () => {
+    const topic = "java-static";
+    const group = "java-static";
+    await tributary.admin().topics.create({ name: topic, partitions: 4 });
+    await produceNumbered(tributary, topic, 4, 50);
+    const run = await runJava("StaticMembers.java", [gateway.address, topic, group], 180_000);
+    const events = eventsOf(run.stdout);
+    expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(0);
+    expect(events.filter(({ event }) => event === "error")).toEqual([]);
+    const assigned = (consumer: string, during?: string) =>
+      events.filter((event) => event.consumer === consumer && event.event === "assigned" && (during === undefined || event.during === during));
+    const owned = (consumer: string, during: string) => assigned(consumer, during).flatMap(({ partitions }) => partitions!);
+
+    // a and b share the four partitions.
+    const ofA = owned("a", "starting");
+    const ofB = owned("b", "starting");
+    expect([...ofA, ...ofB].sort()).toEqual([0, 1, 2, 3]);
+    const generation = assigned("a", "starting").at(-1)!.generation!;
+
+    // b restarts as b2 under its instance id: the same partitions at the same generation; a sees nothing.
+    expect(assigned("b2").map(({ partitions, generation: at }) => [partitions, at])).toEqual([[ofB.sort(), generation]]);
+    expect(events.filter((event) => event.consumer === "a" && event.during === "after shared" && event.event !== "records")).toEqual([]);
+
+    // dup starts under a's instance id: a is fenced, dup carries on with a's partitions, still no rebalance.
+    expect(events.filter(({ event }) => event === "fenced").map(({ consumer }) => consumer)).toEqual(["a"]);
+    expect(assigned("dup").map(({ partitions, generation: at }) => [partitions, at])).toEqual([[ofA.sort(), generation]]);
+    expect(events.filter((event) => event.consumer === "b2" && event.during === "after restarted" && event.event !== "records")).toEqual([]);
+
+    // Committed offsets keep their metadata (OffsetCommit → OffsetFetch).
+    const committed = events.filter(({ event }) => event === "committed").sort((x, y) => x.partition! - y.partition!);
+    expect(committed.map(({ partition, metadata }) => [partition, metadata])).toEqual(ofA.sort().map((partition) => [partition, "checkpoint of dup"]));
+    const http = await tributary.admin().groups.offsets(group);
+    for (const { partition, offset } of committed) expect(http.find((entry) => entry.partition === partition)).toMatchObject({ offset, metadata: "checkpoint of dup" });
+  }, 240_000);
+
+  it("a Kafka Streams application with at_least_once goes through a rebalance: two instances share the tasks, every record reaches the output", async () => {
+    await tributary.admin().topics.create({ name: "streams-in", partitions: 4 });
+    await tributary.admin().topics.create({ name: "streams-out", partitions: 4 });
+    await produceNumbered(tributary, "streams-in", 4, 50);
+    const run = await runJava("StreamsUppercase.java", [gateway.address, "streams-in", "streams-out", "uppercase-app", "200", "100"], 180_000);
+    const events = eventsOf(run.stdout);
+    expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(0);
+    expect(events.filter(({ event }) => event === "error")).toEqual([]);
+    const tasks = events.filter(({ event }) => event === "tasks") as unknown as { instance: number; tasks: string[] }[];
+    expect(tasks.map(({ instance }) => instance)).toEqual([1, 2]);
+    expect(tasks.flatMap((entry) => entry.tasks).sort()).toEqual(["0_0", "0_1", "0_2", "0_3"]);
+    expect(tasks.every((entry) => entry.tasks.length > 0)).toBe(true);
+    expect(events.find(({ event }) => event === "output")).toMatchObject({ distinct: 300, uppercase: true });
+    // Streams' members do not leave on close (they expire): the group is still on Kafka's classic path, with Streams' protocol.
+    expect((await tributary.admin().groups.describe("uppercase-app")).classic).toMatchObject({ protocolType: "consumer", protocolName: "stream" });
+  }, 240_000);
+});
