@@ -298,7 +298,7 @@ export class ClassicGroup {
       throw inconsistent(`SyncGroup names protocol ${request.protocolType ?? ""}/${request.protocolName ?? ""}, the group uses ${protocolType ?? ""}/${protocolName ?? ""}`);
     }
     if (this.#state.status === "PreparingRebalance") throw rebalancing();
-    if (this.#state.status === "CompletingRebalance" && member.memberId === this.#state.leaderId) this.#takeAssignments(request.assignments);
+    if (this.#state.status === "CompletingRebalance" && member.memberId === this.#state.leaderId) this.#takeAssignments(request.assignments, nowMs);
     member.lastContactMs = nowMs;
     if (!member.synced) {
       member.synced = true;
@@ -335,13 +335,19 @@ export class ClassicGroup {
     if (this.#state.status === "CompletingRebalance") throw rebalancing();
   }
 
-  #takeAssignments(assignments: readonly { memberId: string; assignment: string }[]): void {
+  #takeAssignments(assignments: readonly { memberId: string; assignment: string }[], nowMs: number): void {
     const byMember = new Map(assignments.map(({ memberId, assignment }) => [memberId, assignment]));
     const given = this.#state.members.map((each) => ({ ...each, assignment: byMember.get(each.memberId) ?? "" }));
     if (groupBytes(given) > classicGroupBytesMax) throw tooLarge();
     for (const each of this.#state.members) each.assignment = byMember.get(each.memberId) ?? "";
+    this.#answeredHeldSyncs(nowMs);
     this.#state.status = "Stable";
     this.#changed();
+  }
+
+  /** Kafka restarts the session of each member whose held SyncGroup it answers (propagateAssignment). */
+  #answeredHeldSyncs(nowMs: number): void {
+    for (const member of this.#state.members) if (member.synced) member.lastContactMs = Math.max(member.lastContactMs, nowMs);
   }
 
   // ---- LeaveGroup, expiry -----------------------------------------------------------------
@@ -438,7 +444,11 @@ export class ClassicGroup {
   /** Kafka's prepareRebalance: members learn of it from their heartbeats and rejoin. */
   #prepareRebalance(nowMs: number): void {
     const state = this.#state;
-    if (state.status === "CompletingRebalance") for (const member of state.members) member.assignment = "";
+    if (state.status === "CompletingRebalance") {
+      for (const member of state.members) member.assignment = "";
+      // A held SyncGroup is answered REBALANCE_IN_PROGRESS: its member's session starts over then, as in Kafka.
+      this.#answeredHeldSyncs(nowMs);
+    }
     state.syncDeadlineMs = null;
     const initial = state.status === "Empty";
     state.status = "PreparingRebalance";

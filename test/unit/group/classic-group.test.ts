@@ -184,6 +184,18 @@ describe("rebalances by leaving, expiring and aborting", () => {
     expect(group.status).toBe("Empty");
   });
 
+  it("restarts the session of a member whose held SyncGroup is answered, as Kafka does, so it may rejoin after a long wait", () => {
+    const { group, memberId: first, now } = stableWithOne();
+    const second = (group.join(request(""), now) as { memberId: string }).memberId;
+    const generationId = joined(group.join(request(first), now + 1)).generationId;
+    expect(group.sync({ memberId: second, groupInstanceId: null, generationId, protocolType: null, protocolName: null, assignments: [] }, now + 2)).toEqual({ kind: "waiting" });
+    // The leader never syncs and goes silent; the follower's SyncGroup is held all along (it does not expire).
+    expect(group.expire(now + 1 + 10_000)).toEqual([first]);
+    expect(() => group.syncAnswer(second, null, generationId)).toThrow(expect.objectContaining({ code: "REBALANCE_IN_PROGRESS" }));
+    // Its own last request was at now + 2: without a fresh session it would be gone by now + 2 + its 10 s.
+    expect(joined(group.join(request(second), now + 2 + 10_000))).toMatchObject({ leader: second, generationId: generationId + 1 });
+  });
+
   it("leaves by member id, by instance id alone (admin), and answers each unknown one UNKNOWN_MEMBER_ID", () => {
     const { group, memberId, now } = stableWithOne({ groupInstanceId: "i-1" });
     const results = group.leave([{ memberId: "", groupInstanceId: "i-1" }, { memberId: "nobody", groupInstanceId: null }, { memberId: "", groupInstanceId: "i-9" }], now);
