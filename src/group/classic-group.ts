@@ -25,73 +25,46 @@
  * Refusals are Tributary's codes: ILLEGAL_GENERATION is FENCED_MEMBER_EPOCH.
  */
 import { TributaryError } from "../errors.ts";
-import { classicGroupBytesMax, classicInitialRebalanceDelayMs, membersPerGroupMax } from "../limits.ts";
+import { classicGroupBytesMax, membersPerGroupMax } from "../limits.ts";
+import type {
+  ClassicGroupDeps,
+  ClassicJoinAnswer,
+  ClassicJoinOutcome,
+  ClassicJoinRequest,
+  ClassicLeaveResult,
+  ClassicSyncAnswer,
+  ClassicSyncOutcome,
+  ClassicSyncRequest,
+} from "./classic-group-requests.ts";
+import { inconsistent, invalid, rebalancing, sameProtocols, tooLarge, unknownMember } from "./classic-group-requests.ts";
 import type { ClassicGroupState, ClassicGroupStatus, ClassicMemberState, ClassicProtocol } from "./classic-group-state.ts";
 import { classicGroupStateVersion, copyClassicGroupState, emptyClassicGroupState, groupBytes, metadataFor } from "./classic-group-state.ts";
 import { selectProtocol, supportsProtocols } from "./classic-protocols.ts";
+import {
+  afterDeparture,
+  allJoined,
+  answeredHeldSyncs,
+  changed,
+  completeJoin,
+  maybeCompleteJoin,
+  nextDeadlineMs,
+  prepareRebalance,
+  removeMember,
+  runDeadlines,
+  satisfied,
+} from "./classic-rebalance.ts";
 import type { MemberContact } from "./member-contacts.ts";
 
-export interface ClassicJoinRequest {
-  /** "" for a member that has no id yet. */
-  memberId: string;
-  groupInstanceId: string | null;
-  protocolType: string;
-  protocols: ClassicProtocol[];
-  sessionTimeoutMs: number;
-  rebalanceTimeoutMs: number;
-  clientId: string | null;
-  host: string | null;
-  /** JoinGroup v4+: a new dynamic member first gets its id with MEMBER_ID_REQUIRED (KIP-394). */
-  requireKnownMemberId: boolean;
-  /** JoinGroup v9+: a static leader replaced in a stable group is told so without assigning again (KIP-814). */
-  supportsSkipAssignment: boolean;
-}
-
-export interface ClassicJoinAnswer {
-  memberId: string;
-  generationId: number;
-  protocolType: string | null;
-  protocolName: string | null;
-  /** "" when the group has none. */
-  leader: string;
-  skipAssignment: boolean;
-  /** The leader's answer lists every member with its metadata for the chosen protocol; others' are empty. */
-  members: { memberId: string; groupInstanceId: string | null; metadata: string }[];
-}
-
-export type ClassicJoinOutcome =
-  | { kind: "joined"; answer: ClassicJoinAnswer }
-  | { kind: "waiting"; memberId: string }
-  | { kind: "member-id-required"; memberId: string };
-
-export interface ClassicSyncRequest {
-  memberId: string;
-  groupInstanceId: string | null;
-  generationId: number;
-  protocolType: string | null;
-  protocolName: string | null;
-  /** The leader's assignments (base64 bytes); a follower's are ignored. */
-  assignments: { memberId: string; assignment: string }[];
-}
-
-export interface ClassicSyncAnswer {
-  protocolType: string | null;
-  protocolName: string | null;
-  assignment: string;
-}
-
-export type ClassicSyncOutcome = { kind: "synced"; answer: ClassicSyncAnswer } | { kind: "waiting" };
-
-export interface ClassicLeaveResult {
-  memberId: string;
-  groupInstanceId: string | null;
-  error: TributaryError | null;
-}
-
-export interface ClassicGroupDeps {
-  /** A fresh unique string per call; the coordinator passes `() => crypto.randomUUID()`. */
-  generateId(): string;
-}
+export type {
+  ClassicGroupDeps,
+  ClassicJoinAnswer,
+  ClassicJoinOutcome,
+  ClassicJoinRequest,
+  ClassicLeaveResult,
+  ClassicSyncAnswer,
+  ClassicSyncOutcome,
+  ClassicSyncRequest,
+} from "./classic-group-requests.ts";
 
 export class ClassicGroup {
   readonly #deps: ClassicGroupDeps;
@@ -153,14 +126,14 @@ export class ClassicGroup {
     const unchanged = sameProtocols(member.protocols, request.protocols);
     if (status === "PreparingRebalance") {
       this.#updateMember(member, request);
-      this.#maybeCompleteJoin(nowMs);
+      maybeCompleteJoin(this.#state, nowMs);
     } else if ((status === "CompletingRebalance" || (status === "Stable" && member.memberId !== this.#state.leaderId)) && unchanged) {
       // A follower (or a member that lost its JoinGroup answer) with nothing new: the current generation.
       this.#giveGeneration(member);
     } else {
       // New metadata, or the leader rejoining a stable group (it may have seen topics change): a rebalance.
       this.#updateMember(member, request);
-      this.#prepareRebalance(nowMs);
+      prepareRebalance(this.#state, nowMs);
     }
     return this.#joinOutcome(member.memberId);
   }
@@ -186,7 +159,7 @@ export class ClassicGroup {
     if (existing !== undefined) return this.#replaceStaticMember(existing, memberId, request, nowMs);
     if (request.groupInstanceId === null && request.requireKnownMemberId) {
       this.#state.pendingMembers.push({ memberId, deadlineMs: nowMs + request.sessionTimeoutMs });
-      this.#changed();
+      changed(this.#state);
       return { kind: "member-id-required", memberId };
     }
     this.#addMember(memberId, request, nowMs);
@@ -211,8 +184,8 @@ export class ClassicGroup {
       // An older client would assign again as the leader: it is told the former leader id, so it follows.
       return { kind: "joined", answer: { ...answer, leader: isLeader ? old.memberId : answer.leader, members: [] } };
     }
-    if (status === "Stable" || status === "CompletingRebalance") this.#prepareRebalance(nowMs);
-    else this.#maybeCompleteJoin(nowMs);
+    if (status === "Stable" || status === "CompletingRebalance") prepareRebalance(this.#state, nowMs);
+    else maybeCompleteJoin(this.#state, nowMs);
     return this.#joinOutcome(memberId);
   }
 
@@ -237,8 +210,8 @@ export class ClassicGroup {
     this.#updateMember(member, request);
     if (state.leaderId === null) state.leaderId = memberId;
     if (state.initialRebalance !== null) state.initialRebalance.newMemberAdded = true;
-    if (state.status === "PreparingRebalance") this.#maybeCompleteJoin(nowMs);
-    else this.#prepareRebalance(nowMs);
+    if (state.status === "PreparingRebalance") maybeCompleteJoin(this.#state, nowMs);
+    else prepareRebalance(this.#state, nowMs);
   }
 
   /** New protocols and timeouts (`#checkBytes` passed); the member now awaits the join. */
@@ -249,7 +222,7 @@ export class ClassicGroup {
     member.clientId = request.clientId ?? member.clientId;
     member.host = request.host ?? member.host;
     member.awaitingJoin = true;
-    this.#changed();
+    changed(this.#state);
   }
 
   /** Would the group stay within classicGroupBytesMax with `member` (null: a new one) joining with these protocols? */
@@ -263,7 +236,7 @@ export class ClassicGroup {
   #giveGeneration(member: ClassicMemberState): void {
     if (member.generationId === this.#state.generationId) return;
     member.generationId = this.#state.generationId;
-    this.#changed();
+    changed(this.#state);
   }
 
   #joinOutcome(memberId: string): ClassicJoinOutcome {
@@ -302,7 +275,7 @@ export class ClassicGroup {
     member.lastContactMs = nowMs;
     if (!member.synced) {
       member.synced = true;
-      this.#changed();
+      changed(this.#state);
     }
     if (this.#state.members.every(({ synced }) => synced)) this.#state.syncDeadlineMs = null;
     const answer = this.syncAnswer(request.memberId, request.groupInstanceId, request.generationId);
@@ -340,14 +313,9 @@ export class ClassicGroup {
     const given = this.#state.members.map((each) => ({ ...each, assignment: byMember.get(each.memberId) ?? "" }));
     if (groupBytes(given) > classicGroupBytesMax) throw tooLarge();
     for (const each of this.#state.members) each.assignment = byMember.get(each.memberId) ?? "";
-    this.#answeredHeldSyncs(nowMs);
+    answeredHeldSyncs(this.#state, nowMs);
     this.#state.status = "Stable";
-    this.#changed();
-  }
-
-  /** Kafka restarts the session of each member whose held SyncGroup it answers (propagateAssignment). */
-  #answeredHeldSyncs(nowMs: number): void {
-    for (const member of this.#state.members) if (member.synced) member.lastContactMs = Math.max(member.lastContactMs, nowMs);
+    changed(this.#state);
   }
 
   // ---- LeaveGroup, expiry -----------------------------------------------------------------
@@ -363,13 +331,13 @@ export class ClassicGroup {
         if (memberId === "") {
           const member = groupInstanceId === null ? undefined : this.#staticMember(groupInstanceId);
           if (member === undefined) throw unknownMember(groupInstanceId ?? "");
-          this.#remove(member.memberId);
+          removeMember(this.#state, member.memberId);
         } else if (this.#state.pendingMembers.some((pending) => pending.memberId === memberId)) {
           this.#state.pendingMembers = this.#state.pendingMembers.filter((pending) => pending.memberId !== memberId);
-          this.#changed();
+          changed(this.#state);
         } else {
           this.#validateMember(memberId, groupInstanceId);
-          this.#remove(memberId);
+          removeMember(this.#state, memberId);
         }
         left = true;
       } catch (caught) {
@@ -378,7 +346,7 @@ export class ClassicGroup {
       }
       results.push({ memberId, groupInstanceId, error });
     }
-    if (left) this.#afterDeparture(nowMs);
+    if (left) afterDeparture(this.#state, nowMs);
     return results;
   }
 
@@ -389,139 +357,24 @@ export class ClassicGroup {
     const pendingBefore = state.pendingMembers.length;
     state.pendingMembers = state.pendingMembers.filter(({ deadlineMs }) => nowMs < deadlineMs);
     if (state.pendingMembers.length !== pendingBefore) {
-      this.#changed();
-      if (state.status === "PreparingRebalance" && this.#allJoined()) this.#completeJoin(nowMs);
+      changed(this.#state);
+      if (state.status === "PreparingRebalance" && allJoined(this.#state)) completeJoin(this.#state, nowMs);
     }
     for (const member of [...state.members]) {
-      if (this.#satisfied(member) || nowMs < member.lastContactMs + member.sessionTimeoutMs) continue;
-      this.#remove(member.memberId);
+      if (satisfied(this.#state, member) || nowMs < member.lastContactMs + member.sessionTimeoutMs) continue;
+      removeMember(this.#state, member.memberId);
       removed.push(member.memberId);
     }
-    if (removed.length > 0) this.#afterDeparture(nowMs);
-    this.#runDeadlines(nowMs);
+    if (removed.length > 0) afterDeparture(this.#state, nowMs);
+    runDeadlines(this.#state, nowMs);
     return removed;
   }
 
   /** When `expire` has something to do next; null when nothing is due ever. */
   nextDeadlineMs(): number | null {
-    const state = this.#state;
-    const deadlines = [
-      ...state.pendingMembers.map(({ deadlineMs }) => deadlineMs),
-      ...state.members.filter((member) => !this.#satisfied(member)).map((member) => member.lastContactMs + member.sessionTimeoutMs),
-      state.initialRebalance?.checkAtMs ?? null,
-      state.initialRebalance === null ? state.joinDeadlineMs : null,
-      state.syncDeadlineMs,
-    ].filter((at): at is number => at !== null);
-    return deadlines.length === 0 ? null : Math.min(...deadlines);
+    return nextDeadlineMs(this.#state);
   }
 
-  #runDeadlines(nowMs: number): void {
-    const state = this.#state;
-    const initial = state.initialRebalance;
-    if (state.status === "PreparingRebalance" && initial !== null && nowMs >= initial.checkAtMs) {
-      if (initial.newMemberAdded && initial.remainingMs > 0) {
-        // Members keep coming: wait once more, within the rebalance timeout.
-        const delayMs = Math.min(classicInitialRebalanceDelayMs, initial.remainingMs);
-        state.initialRebalance = { checkAtMs: nowMs + delayMs, remainingMs: Math.max(initial.remainingMs - delayMs, 0), newMemberAdded: false };
-        this.#changed();
-      } else {
-        this.#completeJoin(nowMs);
-      }
-    } else if (state.status === "PreparingRebalance" && initial === null && state.joinDeadlineMs !== null && nowMs >= state.joinDeadlineMs) {
-      this.#completeJoin(nowMs);
-    }
-    if (state.syncDeadlineMs !== null && nowMs >= state.syncDeadlineMs && state.status !== "PreparingRebalance") {
-      state.syncDeadlineMs = null;
-      const unsynced = state.members.filter(({ synced }) => !synced).map(({ memberId }) => memberId);
-      for (const memberId of unsynced) this.#remove(memberId);
-      this.#changed();
-      if (unsynced.length > 0) this.#prepareRebalance(nowMs);
-    }
-  }
-
-  // ---- Kafka's rebalance steps ---------------------------------------------------------------
-
-  /** Kafka's prepareRebalance: members learn of it from their heartbeats and rejoin. */
-  #prepareRebalance(nowMs: number): void {
-    const state = this.#state;
-    if (state.status === "CompletingRebalance") {
-      for (const member of state.members) member.assignment = "";
-      // A held SyncGroup is answered REBALANCE_IN_PROGRESS: its member's session starts over then, as in Kafka.
-      this.#answeredHeldSyncs(nowMs);
-    }
-    state.syncDeadlineMs = null;
-    const initial = state.status === "Empty";
-    state.status = "PreparingRebalance";
-    this.#changed();
-    if (initial) {
-      const rebalanceTimeoutMs = this.#rebalanceTimeoutMs();
-      state.initialRebalance = {
-        checkAtMs: nowMs + classicInitialRebalanceDelayMs,
-        remainingMs: Math.max(rebalanceTimeoutMs - classicInitialRebalanceDelayMs, 0),
-        newMemberAdded: false,
-      };
-      return;
-    }
-    if (this.#allJoined()) this.#completeJoin(nowMs);
-    else state.joinDeadlineMs = nowMs + this.#rebalanceTimeoutMs();
-  }
-
-  #maybeCompleteJoin(nowMs: number): void {
-    if (this.#state.status === "PreparingRebalance" && this.#state.initialRebalance === null && this.#allJoined()) this.#completeJoin(nowMs);
-  }
-
-  /**
-   * Kafka's completeClassicGroupJoin: dynamic members that did not rejoin are removed; a leader
-   * that did not is replaced by the first member that did; the next generation starts with the
-   * protocol the members choose, and every member has until the rebalance timeout to sync.
-   */
-  #completeJoin(nowMs: number): void {
-    const state = this.#state;
-    state.initialRebalance = null;
-    state.joinDeadlineMs = null;
-    for (const member of [...state.members]) if (!member.awaitingJoin && member.groupInstanceId === null) this.#remove(member.memberId);
-    this.#changed();
-    const leader = state.members.find(({ memberId }) => memberId === state.leaderId);
-    if (leader !== undefined && !leader.awaitingJoin) {
-      const joined = state.members.find(({ awaitingJoin }) => awaitingJoin);
-      if (joined === undefined) {
-        // Only static members that did not rejoin are left: wait for them again, until their sessions pass.
-        state.joinDeadlineMs = nowMs + this.#rebalanceTimeoutMs();
-        return;
-      }
-      state.leaderId = joined.memberId;
-    }
-    state.generationId += 1;
-    if (state.members.length === 0) {
-      state.status = "Empty";
-      state.protocolName = null;
-      state.leaderId = null;
-      return;
-    }
-    state.protocolName = selectProtocol(state.members);
-    state.status = "CompletingRebalance";
-    for (const member of state.members) {
-      member.generationId = member.awaitingJoin ? state.generationId : null;
-      member.awaitingJoin = false;
-      member.synced = false;
-      member.lastContactMs = nowMs;
-    }
-    state.syncDeadlineMs = nowMs + this.#rebalanceTimeoutMs();
-  }
-
-  /** A member left or expired: the others rebalance (or the one under way may now complete). */
-  #afterDeparture(nowMs: number): void {
-    const { status } = this.#state;
-    if (status === "Stable" || status === "CompletingRebalance") this.#prepareRebalance(nowMs);
-    else if (status === "PreparingRebalance" && this.#allJoined()) this.#completeJoin(nowMs);
-  }
-
-  #remove(memberId: string): void {
-    const state = this.#state;
-    state.members = state.members.filter((member) => member.memberId !== memberId);
-    if (state.leaderId === memberId) state.leaderId = state.members[0]?.memberId ?? null;
-    this.#changed();
-  }
 
   // ---- checks and small helpers ------------------------------------------------------------
 
@@ -562,19 +415,6 @@ export class ClassicGroup {
     return `${(prefix ?? "").slice(0, 100)}-${this.#deps.generateId()}`;
   }
 
-  #allJoined(): boolean {
-    return this.#state.pendingMembers.length === 0 && this.#state.members.every(({ awaitingJoin }) => awaitingJoin);
-  }
-
-  /** Kafka's hasSatisfiedHeartbeat: a member awaiting the join, or whose SyncGroup waits for the leader's, does not expire. */
-  #satisfied(member: ClassicMemberState): boolean {
-    return member.awaitingJoin || (this.#state.status === "CompletingRebalance" && member.synced);
-  }
-
-  #rebalanceTimeoutMs(): number {
-    return Math.max(0, ...this.#state.members.map(({ rebalanceTimeoutMs }) => rebalanceTimeoutMs));
-  }
-
   #find(memberId: string): ClassicMemberState | undefined {
     return this.#state.members.find((member) => member.memberId === memberId);
   }
@@ -583,31 +423,4 @@ export class ClassicGroup {
     return this.#state.members.find((member) => member.groupInstanceId === groupInstanceId);
   }
 
-  #changed(): void {
-    this.#state.revision += 1;
-  }
-}
-
-function sameProtocols(a: readonly ClassicProtocol[], b: readonly ClassicProtocol[]): boolean {
-  return a.length === b.length && a.every((protocol, index) => protocol.name === b[index]!.name && protocol.metadata === b[index]!.metadata);
-}
-
-function unknownMember(memberId: string): TributaryError {
-  return new TributaryError("UNKNOWN_MEMBER_ID", `no member ${memberId} in this group`, { memberId });
-}
-
-function inconsistent(message: string): TributaryError {
-  return new TributaryError("INCONSISTENT_GROUP_PROTOCOL", message);
-}
-
-function rebalancing(): TributaryError {
-  return new TributaryError("REBALANCE_IN_PROGRESS", "the group is rebalancing: rejoin");
-}
-
-function invalid(message: string): TributaryError {
-  return new TributaryError("INVALID_REQUEST", message);
-}
-
-function tooLarge(): TributaryError {
-  return new TributaryError("MESSAGE_TOO_LARGE", `a classic group keeps at most ${classicGroupBytesMax} bytes of protocol metadata and assignments`, { bytesMax: classicGroupBytesMax });
 }
