@@ -35,7 +35,6 @@ import { CountedSql, rowCountingEnabled } from "./counted-sql.ts";
 
 const migrations = [`${groupStateMigration};\n${groupOffsetsMigration};`, groupOffsetsMetadataMigration, groupClassicStateMigration];
 
-
 /**
  * One consumer group's coordinator (ARCHITECTURE.md decisions 7 and 19): a thin adapter over the
  * pure GroupMembership (src/group/group-membership.ts: server-side assignment for HTTP members,
