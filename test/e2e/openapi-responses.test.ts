@@ -10,6 +10,7 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import { clientFinalMessage, clientFirstMessage } from "../../src/auth/scram.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isTributaryError, Tributary, type ConsumedMessage } from "../../src/client/index.ts";
+import { encodeSubscription } from "../../src/protocol/consumer-protocol.ts";
 import { encodeRecordBatch } from "../../src/protocol/record-batch.ts";
 import { recordBatchContentType } from "../../src/protocol/content-types.ts";
 import { startWranglerDev, type DevServer } from "./support/wrangler-dev.ts";
@@ -116,6 +117,17 @@ describe("the router's answers agree with its OpenAPI document", () => {
     await call("POST", `/v1/groups/by-hand/members/${joined.memberId}/heartbeat`, { json: { memberEpoch: joined.memberEpoch } });
     await call("POST", `/v1/groups/by-hand/members/${joined.memberId}/poll`, { json: { memberEpoch: joined.memberEpoch, encoding: "base64" } });
     await call("DELETE", `/v1/groups/by-hand/members/${joined.memberId}`);
+    // A classic member (issue 35), as the Kafka gateway calls: MEMBER_ID_REQUIRED, a join held through the initial delay, sync, heartbeat, describe, leave.
+    const metadata = Buffer.from(encodeSubscription({ topics: ["docs"] })).toString("base64");
+    const classicJoin = { protocolType: "consumer", protocols: [{ name: "range", metadata }], sessionTimeoutMs: 30_000, rebalanceTimeoutMs: 10_000, requireKnownMemberId: true };
+    const required = (await (await call("POST", "/v1/groups/classic-docs/classic/join", { json: classicJoin })).json()) as { memberId: string };
+    const classic = (await (await call("POST", "/v1/groups/classic-docs/classic/join", { json: { ...classicJoin, memberId: required.memberId, waitMs: 10_000 } })).json()) as { generationId: number };
+    await call("POST", "/v1/groups/classic-docs/classic/sync", { json: { memberId: required.memberId, generationId: classic.generationId, assignments: [{ memberId: required.memberId, assignment: metadata }] } });
+    await call("POST", "/v1/groups/classic-docs/classic/heartbeat", { json: { memberId: required.memberId, generationId: classic.generationId } });
+    await call("GET", "/v1/groups/classic-docs");
+    await call("POST", "/v1/groups/classic-docs/offsets", { json: { memberId: required.memberId, memberEpoch: classic.generationId, classic: true, offsets: [{ topic: "docs", partition: 0, offset: 1, metadata: "note" }] } });
+    await call("GET", "/v1/groups/classic-docs/offsets");
+    await call("POST", "/v1/groups/classic-docs/classic/leave", { json: { members: [{ memberId: required.memberId }] } });
     await groups.list();
     await call("GET", "/v1/metrics", { headers: { accept: "application/json" } });
     await call("GET", "/v1/metrics");
