@@ -73,7 +73,13 @@ function assetsOf(assets: { directory?: string; run_worker_first?: boolean | str
   return { directory: relative(packagedDirectory, directory), runWorkerFirst: assets.run_worker_first ?? false };
 }
 
-function bundle(): void {
+/**
+ * `assetsDirectory`: wrangler's dry run refuses a missing `[assets]` folder. On a fresh clone
+ * dist/console/ does not exist yet (this build's console is in the staging folder, moved into
+ * dist/ after), so an empty one is made; the bundle does not depend on its contents.
+ */
+function bundle(assetsDirectory: string | undefined): void {
+  if (assetsDirectory !== undefined) mkdirSync(assetsDirectory, { recursive: true });
   const scratch = mkdtempSync(join(tmpdir(), "tributary-build-"));
   try {
     execFileSync(join(root, "node_modules", ".bin", "wrangler"), ["deploy", "--dry-run", "--outdir", scratch, "--config", configPath], {
@@ -90,5 +96,5 @@ function bundle(): void {
 }
 
 const config = readWorkerConfig();
-bundle();
+bundle(config.assets === undefined ? undefined : resolve(packagedDirectory, config.assets.directory));
 writeFileSync(join(outDirectory, "worker-config.json"), `${JSON.stringify(config, null, 2)}\n`);
