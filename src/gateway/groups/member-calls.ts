@@ -6,20 +6,12 @@
  */
 import { path } from "../../client/transport.ts";
 import type { ErrorValue } from "../../errors.ts";
+import type { ClassicJoinRequest, ClassicSyncRequest } from "../../group/classic-group-requests.ts";
 import { classicWaitMsMax } from "../../limits.ts";
 import type { GatewayRequestContext } from "../handler-types.ts";
 
-export interface ClassicJoinBody {
-  memberId: string;
-  groupInstanceId: string | null;
-  protocolType: string;
-  protocols: { name: string; metadata: string }[];
-  sessionTimeoutMs: number;
-  rebalanceTimeoutMs: number;
-  clientId: string | null;
-  requireKnownMemberId: boolean;
-  supportsSkipAssignment: boolean;
-}
+/** The route's body: the coordinator's request but the host, which the router fills in. */
+export type ClassicJoinBody = Omit<ClassicJoinRequest, "host">;
 
 export type ClassicJoinReply =
   | {
@@ -35,14 +27,7 @@ export type ClassicJoinReply =
   | { outcome: "pending"; memberId: string }
   | { outcome: "member-id-required"; memberId: string };
 
-export interface ClassicSyncBody {
-  memberId: string;
-  groupInstanceId: string | null;
-  generationId: number;
-  protocolType: string | null;
-  protocolName: string | null;
-  assignments: { memberId: string; assignment: string }[];
-}
+export type ClassicSyncBody = ClassicSyncRequest;
 
 export type ClassicSyncReply = { outcome: "synced"; protocolType: string | null; protocolName: string | null; assignment: string } | { outcome: "pending" };
 
