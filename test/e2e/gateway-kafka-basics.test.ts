@@ -16,6 +16,8 @@
  *   IncrementalAlterConfigs APPEND and SUBTRACT on cleanup.policy;
  * - a batch larger than a partition takes is Kafka's MESSAGE_TOO_LARGE, and a record may carry
  *   any number of headers;
+ * - the Java Admin's describeCluster, and the Java consumer's validation of its position with
+ *   OffsetForLeaderEpoch;
  * - a transactional producer's initTransactions() fails at once with an unsupported error.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -131,6 +133,34 @@ describe("the gateway as other projects' suites use it", () => {
     const java = await runJava("GatewayBasics.java", ["offsets", gateway.address, topic]);
     expect(java.code, java.stderr).toBe(0);
     expect(JSON.parse(java.stdout)).toEqual({ maxTimestamp: { offset: 1, timestamp: base + 5_000 }, earliestLocal: { offset: 0 } });
+  });
+
+  it("answers the Java Admin's describeCluster and the consumer's OffsetForLeaderEpoch (KIP-320) as Kafka 4.4 does", async () => {
+    const cluster = await runJava("GatewayBasics.java", ["cluster", gateway.address]);
+    expect(cluster.code, cluster.stderr).toBe(0);
+    const { clusterId } = (await (await fetch(`${server.url}/v1/cluster`)).json()) as { clusterId: string };
+    expect(JSON.parse(cluster.stdout)).toEqual({
+      clusterId,
+      controller: 0,
+      nodes: [`0 ${gateway.address}`],
+      // What Kafka 4.4 without an authorizer answers, as the deployment is open.
+      operations: ["CREATE", "ALTER", "DESCRIBE", "CLUSTER_ACTION", "DESCRIBE_CONFIGS", "ALTER_CONFIGS", "IDEMPOTENT_WRITE"],
+    });
+    const topic = "validated";
+    await client.admin().topics.create({ name: topic, partitions: 1 });
+    await client.topic(topic).produce(Array.from({ length: 10 }, (_, index) => ({ value: `v${index}`, partition: 0 })));
+    const validate = async (offset: number, epoch: number) => {
+      const run = await runJava("GatewayBasics.java", ["validate", gateway.address, topic, String(offset), String(epoch)]);
+      expect(run.code, run.stderr).toBe(0);
+      return JSON.parse(run.stdout) as unknown;
+    };
+    // A position within the log validates and reads on; one past its end is a truncation at
+    // the end (Kafka 4.4: the same two answers). Without OffsetForLeaderEpoch the client would
+    // not validate, and the second would be an OffsetOutOfRangeException instead.
+    expect(await validate(5, 0)).toEqual({ first: 5, read: 5 });
+    expect(await validate(100, 0)).toEqual({ truncated: 10 });
+    // Records carry Tributary's own leader epochs, which may exceed the gateway's 0: they validate too.
+    expect(await validate(5, 7)).toEqual({ first: 5, read: 5 });
   });
 
   it("answers a batch larger than a partition takes MESSAGE_TOO_LARGE, and takes a record with many headers (confluent-kafka)", async () => {

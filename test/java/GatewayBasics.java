@@ -2,9 +2,13 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.TreeSet;
 import java.util.Properties;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.DescribeClusterOptions;
+import org.apache.kafka.clients.admin.DescribeClusterResult;
 import org.apache.kafka.clients.admin.ListOffsetsResult;
 import org.apache.kafka.clients.admin.ListTopicsOptions;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -13,9 +17,13 @@ import org.apache.kafka.clients.admin.TopicListing;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.LogTruncationException;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
@@ -31,6 +39,13 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *   java -cp 'lib/*' GatewayBasics.java offsets BOOTSTRAP TOPIC
  *     the Admin client's ListOffsets of partition 0 for OffsetSpec.maxTimestamp() (v7+) and
  *     earliestLocal() (v8+): prints {"maxTimestamp":{"offset":N,"timestamp":T},"earliestLocal":{"offset":N}}
+ *   java -cp 'lib/*' GatewayBasics.java cluster BOOTSTRAP
+ *     the Admin client's describeCluster with authorized operations: prints
+ *     {"clusterId":"…","controller":N,"nodes":["id host:port",…],"operations":["ALTER",…]}
+ *   java -cp 'lib/*' GatewayBasics.java validate BOOTSTRAP TOPIC OFFSET EPOCH
+ *     a consumer (no group, auto.offset.reset none) seeks partition 0 to OFFSET read under leader
+ *     EPOCH, which it validates with OffsetForLeaderEpoch (KIP-320), and reads to the end: prints
+ *     {"first":N,"read":N} or {"truncated":DIVERGENT_OFFSET} or {"error":"<class>"}
  *   java -cp 'lib/*' GatewayBasics.java transactional BOOTSTRAP
  *     a transactional producer's initTransactions(): prints {"error":"<class>: <message>"} or {"error":null}
  */
@@ -41,6 +56,8 @@ public class GatewayBasics {
       case "transactional" -> transactional(args[1]);
       case "topics" -> topics(args[1], args[2]);
       case "offsets" -> offsets(args[1], args[2]);
+      case "cluster" -> cluster(args[1]);
+      case "validate" -> validate(args[1], args[2], Long.parseLong(args[3]), Integer.parseInt(args[4]));
       default -> throw new IllegalArgumentException(args[0]);
     }
   }
@@ -99,6 +116,54 @@ public class GatewayBasics {
     } catch (Exception e) {
       throw new RuntimeException(e);
     }
+  }
+
+  static void cluster(String bootstrap) {
+    Properties config = new Properties();
+    config.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    try (Admin admin = Admin.create(config)) {
+      DescribeClusterResult cluster = admin.describeCluster(new DescribeClusterOptions().includeAuthorizedOperations(true));
+      List<String> nodes = new ArrayList<>();
+      for (Node node : cluster.nodes().get()) nodes.add("\"" + node.id() + " " + node.host() + ":" + node.port() + "\"");
+      List<String> operations = new ArrayList<>();
+      for (AclOperation operation : new TreeSet<>(cluster.authorizedOperations().get())) operations.add("\"" + operation + "\"");
+      System.out.println("{\"clusterId\":\"" + cluster.clusterId().get() + "\",\"controller\":" + cluster.controller().get().id()
+          + ",\"nodes\":[" + String.join(",", nodes) + "],\"operations\":[" + String.join(",", operations) + "]}");
+    } catch (Exception e) {
+      throw new RuntimeException(e);
+    }
+  }
+
+  static void validate(String bootstrap, String topic, long offset, int epoch) {
+    Properties config = new Properties();
+    config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    config.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none");
+    config.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+    config.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+    TopicPartition partition = new TopicPartition(topic, 0);
+    long first = -1;
+    int read = 0;
+    try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(config)) {
+      consumer.assign(List.of(partition));
+      consumer.seek(partition, new OffsetAndMetadata(offset, Optional.of(epoch), ""));
+      long end = consumer.endOffsets(List.of(partition)).get(partition);
+      long deadline = System.currentTimeMillis() + 30_000;
+      // A few polls at least: the validation runs in them, also for a position past the end.
+      for (int polls = 0; (offset + read < end || polls < 4) && System.currentTimeMillis() < deadline; polls++) {
+        for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(500))) {
+          if (first < 0) first = record.offset();
+          read++;
+        }
+      }
+    } catch (LogTruncationException e) {
+      OffsetAndMetadata divergent = e.divergentOffsets().get(partition);
+      System.out.println("{\"truncated\":" + (divergent == null ? -1 : divergent.offset()) + "}");
+      return;
+    } catch (Exception e) {
+      System.out.println("{\"error\":\"" + e.getClass().getSimpleName() + "\"}");
+      return;
+    }
+    System.out.println("{\"first\":" + first + ",\"read\":" + read + "}");
   }
 
   static void transactional(String bootstrap) {

@@ -5,11 +5,13 @@
 import type { GatewayHandler, GatewayHandlers, GatewayRunHandler } from "../handler-types.ts";
 import { apiKeys } from "../protocol/apis.ts";
 import { alterConfigs, describeConfigs, incrementalAlterConfigs } from "./configs.ts";
+import { describeCluster } from "./describe-cluster.ts";
 import { fetch } from "./fetch.ts";
 import { findCoordinator } from "./find-coordinator.ts";
 import { initProducerId } from "./init-producer-id.ts";
 import { listOffsets } from "./list-offsets.ts";
 import { metadata } from "./metadata.ts";
+import { offsetForLeaderEpoch } from "./offset-for-leader-epoch.ts";
 import { produce } from "./produce.ts";
 import { saslAuthenticate, saslHandshake } from "./sasl.ts";
 import { createPartitions, createTopics, deleteTopics } from "./topics-admin.ts";
@@ -32,4 +34,6 @@ export const coreHandlers: GatewayHandlers = {
   [apiKeys.AlterConfigs]: handler(alterConfigs),
   [apiKeys.CreatePartitions]: handler(createPartitions),
   [apiKeys.IncrementalAlterConfigs]: handler(incrementalAlterConfigs),
+  [apiKeys.OffsetForLeaderEpoch]: handler(offsetForLeaderEpoch),
+  [apiKeys.DescribeCluster]: handler(describeCluster),
 };

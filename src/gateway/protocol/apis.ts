@@ -28,10 +28,12 @@ export const apiKeys = {
   CreateTopics: 19,
   DeleteTopics: 20,
   InitProducerId: 22,
+  OffsetForLeaderEpoch: 23,
   DescribeConfigs: 32,
   AlterConfigs: 33,
   SaslAuthenticate: 36,
   CreatePartitions: 37,
   DeleteGroups: 42,
   IncrementalAlterConfigs: 44,
+  DescribeCluster: 60,
 } as const;

@@ -192,3 +192,30 @@ export const incrementalAlterConfigs: MessageSchema = {
   ],
 };
 
+
+/** Request v1 names the endpoint type described (1 brokers, 2 controllers); v2 (fenced brokers) is not served. */
+export const describeCluster: MessageSchema = {
+  apiKey: 60,
+  name: "DescribeCluster",
+  versions: [0, 1],
+  flexibleFrom: 0,
+  request: [
+    ["includeClusterAuthorizedOperations", "bool", "0+"],
+    ["endpointType", "int8", "1+", { default: "1" }],
+  ],
+  response: [
+    ["throttleTimeMs", "int32", "0+"],
+    ["errorCode", "int16", "0+"],
+    ["errorMessage", "string", "0+", { nullable: "0+", default: "null" }],
+    ["endpointType", "int8", "1+", { default: "1" }],
+    ["clusterId", "string", "0+"],
+    ["controllerId", "int32", "0+", { default: "-1" }],
+    ["brokers", "[]struct", "0+", { fields: [
+      ["brokerId", "int32", "0+"],
+      ["host", "string", "0+"],
+      ["port", "int32", "0+"],
+      ["rack", "string", "0+", { nullable: "0+", default: "null" }],
+    ] }],
+    ["clusterAuthorizedOperations", "int32", "0+", { default: "-2147483648" }],
+  ],
+};

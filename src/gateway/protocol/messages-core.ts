@@ -307,3 +307,34 @@ export const saslAuthenticate: MessageSchema = {
   ],
 };
 
+
+/** Versions 0–1 left Kafka in 4.0; v2 is its baseline (and v2 adds the fencing epoch). */
+export const offsetForLeaderEpoch: MessageSchema = {
+  apiKey: 23,
+  name: "OffsetForLeaderEpoch",
+  versions: [2, 4],
+  flexibleFrom: 4,
+  request: [
+    ["replicaId", "int32", "3+", { default: "-2" }],
+    ["topics", "[]struct", "0+", { fields: [
+      ["topic", "string", "0+"],
+      ["partitions", "[]struct", "0+", { fields: [
+        ["partition", "int32", "0+"],
+        ["currentLeaderEpoch", "int32", "2+", { default: "-1" }],
+        ["leaderEpoch", "int32", "0+"],
+      ] }],
+    ] }],
+  ],
+  response: [
+    ["throttleTimeMs", "int32", "2+"],
+    ["topics", "[]struct", "0+", { fields: [
+      ["topic", "string", "0+"],
+      ["partitions", "[]struct", "0+", { fields: [
+        ["errorCode", "int16", "0+"],
+        ["partition", "int32", "0+"],
+        ["leaderEpoch", "int32", "1+", { default: "-1" }],
+        ["endOffset", "int64", "0+"],
+      ] }],
+    ] }],
+  ],
+};
