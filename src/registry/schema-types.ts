@@ -1,0 +1,92 @@
+import { registryReferenceDepthMax, registrySchemaBytesMax } from "../limits.ts";
+import { avroReadIssues } from "./avro-compatibility.ts";
+import { normalizedForm } from "./avro-forms.ts";
+import { parseAvro } from "./avro-parse.ts";
+import type { AvroNamed, AvroType } from "./avro-types.ts";
+import type { Issue } from "./compatibility.ts";
+import { RegistryError } from "./registry-errors.ts";
+
+/**
+ * The schema types the registry serves (GET /schemas/types) and what each gives the registry:
+ * a parse that checks the schema, the text stored (as given, without whitespace, or normalized),
+ * and the read rule compatibility levels apply. AVRO only so far; JSON and PROTOBUF are refused
+ * with 42201 naming the type until their rules exist (docs/schema-registry.md).
+ */
+export const supportedSchemaTypes = ["AVRO"] as const;
+export type SchemaType = (typeof supportedSchemaTypes)[number];
+/** Confluent's types: the ones a request may name, supported or not. */
+const knownSchemaTypes = new Set(["AVRO", "JSON", "PROTOBUF"]);
+
+export interface SchemaReference {
+  name: string;
+  subject: string;
+  version: number;
+}
+
+/** A reference with the schema it names, and that schema's own references, resolved. */
+export interface ResolvedReference extends SchemaReference {
+  schemaType: string;
+  schema: string;
+  references: ResolvedReference[];
+}
+
+export interface ParsedSchema {
+  schemaType: SchemaType;
+  avro: AvroType;
+  /** The named types the schema defines itself, for the schemas that reference it. */
+  defines: ReadonlyMap<string, AvroNamed>;
+  /** The named types its references define (written by name in its normalized form). */
+  imported: ReadonlyMap<string, AvroNamed>;
+}
+
+/** A request's schemaType (absent: AVRO, as Confluent) checked: 42201 naming an unsupported one. */
+export function schemaTypeOf(value: unknown): SchemaType {
+  const type = value === undefined || value === null ? "AVRO" : value;
+  if (typeof type !== "string") throw new RegistryError("INVALID_SCHEMA", "Invalid schema: schemaType is not a string");
+  if ((supportedSchemaTypes as readonly string[]).includes(type)) return type as SchemaType;
+  const known = knownSchemaTypes.has(type);
+  throw new RegistryError(
+    "INVALID_SCHEMA",
+    `Invalid schema: schema type ${type} is ${known ? "not supported by this registry yet" : "unknown"}; supported: ${supportedSchemaTypes.join(", ")}`,
+  );
+}
+
+function checkSize(text: string): void {
+  if (text.length * 3 > registrySchemaBytesMax && new TextEncoder().encode(text).length > registrySchemaBytesMax) {
+    throw new RegistryError("LIMIT_EXCEEDED", `the schema is larger than ${registrySchemaBytesMax} bytes (limits.ts, registrySchemaBytesMax)`);
+  }
+}
+
+/** Parses a schema with its resolved references, each parsed first (depth bounded by registryReferenceDepthMax). */
+export function parseSchema(schemaType: SchemaType, text: string, references: readonly ResolvedReference[], depth = 0): ParsedSchema {
+  if (typeof text !== "string") throw new RegistryError("UNPROCESSABLE", "the request has no \"schema\" string");
+  checkSize(text);
+  if (depth > registryReferenceDepthMax) {
+    throw new RegistryError("LIMIT_EXCEEDED", `references nest deeper than ${registryReferenceDepthMax} (limits.ts, registryReferenceDepthMax)`);
+  }
+  const imported = new Map<string, AvroNamed>();
+  for (const reference of references) {
+    const referencedType = schemaTypeOf(reference.schemaType);
+    if (referencedType !== schemaType) {
+      throw new RegistryError("INVALID_SCHEMA", `Invalid schema: reference ${reference.name} is a ${referencedType} schema, not ${schemaType}`);
+    }
+    const parsed = parseSchema(referencedType, reference.schema, reference.references, depth + 1);
+    for (const [name, type] of [...parsed.imported, ...parsed.defines]) imported.set(name, type);
+  }
+  const { type, defines } = parseAvro(text, imported);
+  return { schemaType, avro: type, defines, imported };
+}
+
+/** The text the registry stores: as given without whitespace, or in the normalized form (`normalize=true`). */
+export function storedText(parsed: ParsedSchema, text: string, normalize: boolean): string {
+  if (normalize) return normalizedForm(parsed.avro, parsed.imported.keys());
+  return JSON.stringify(JSON.parse(text));
+}
+
+/** The read rule of the schema's type; schemas of two types never read each other. */
+export function schemaReadIssues(reader: ParsedSchema, writer: ParsedSchema): Issue[] {
+  if (reader.schemaType !== writer.schemaType) {
+    return [{ kind: "TYPE_MISMATCH", location: "/", message: `a ${reader.schemaType} schema cannot read ${writer.schemaType} data` }];
+  }
+  return avroReadIssues(reader.avro, writer.avro);
+}
