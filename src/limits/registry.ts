@@ -48,3 +48,6 @@ export const registrySchemasCachedMax = 1_000;
 
 /** Parsed schemas kept by the registry object between requests (a transitive check parses every version). */
 export const registryParsedSchemasCachedMax = 2_000;
+
+/** Characters of a subject name: topic names (≤ 249) with a record's full name after them (TopicRecordNameStrategy) fit easily. */
+export const registrySubjectLengthMax = 1_000;

@@ -73,7 +73,8 @@ class Checker {
   }
 
   #wasCompared(reader: AvroType, writer: AvroType): boolean {
-    return this.#compared.get(reader)?.has(writer) === true || this.#parent?.#wasCompared(reader, writer) === true;
+    if (this.#compared.get(reader)?.has(writer)) return true;
+    return this.#parent !== undefined && this.#parent.#wasCompared(reader, writer);
   }
 
   #issue(kind: AvroIncompatibility, location: string, message: string): void {
