@@ -187,10 +187,11 @@ function settingRoutes(kind: "config" | "mode") {
   const remove = route(async (c) => {
     const subject = subjectFrom(c, "alter");
     if (kind === "config") return registryJson(unwrapRegistry(await registry(c).deleteConfig(subject)));
-    if (subject === undefined) throw new RegistryError("METHOD_NOT_ALLOWED", "the global mode is set with PUT /mode; DELETE takes a subject");
-    return registryJson(unwrapRegistry(await registry(c).deleteMode(subject)));
+    return registryJson(unwrapRegistry(await registry(c).deleteMode(subject!)));
   });
-  return new Hono<RouterEnv>().get("/", get).put("/", put).delete("/", remove).get("/:subject", get).put("/:subject", put).delete("/:subject", remove);
+  const routes = new Hono<RouterEnv>().get("/", get).put("/", put).get("/:subject", get).put("/:subject", put).delete("/:subject", remove);
+  // Confluent deletes the global config (back to the default) but not the global mode, which is only ever set.
+  return kind === "config" ? routes.delete("/", remove) : routes;
 }
 
 const compatibilityRoutes = new Hono<RouterEnv>()
