@@ -8,19 +8,21 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runPython } from "./support/python-clients.ts";
 import { startWranglerDev, type DevServer } from "./support/wrangler-dev.ts";
 
+const adminToken = "registry-e2e-admin";
+
 describe("Python confluent-kafka's schema registry client and Avro serializer", () => {
   let server: DevServer;
 
   beforeAll(async () => {
-    server = await startWranglerDev();
+    server = await startWranglerDev({ vars: { TRIBUTARY_ADMIN_TOKEN: adminToken } });
   });
 
   afterAll(async () => {
     await server?.stop();
   });
 
-  it("registers, serializes in Confluent's wire format, deserializes by id, checks compatibility and deletes", async () => {
-    const run = await runPython("schema_registry_avro.py", [`${server.url}/registry`, `orders-${Date.now().toString(36)}`]);
+  it("registers, serializes in Confluent's wire format, deserializes by id, checks compatibility and deletes, with its bearer token", async () => {
+    const run = await runPython("schema_registry_avro.py", [`${server.url}/registry`, `orders-${Date.now().toString(36)}`, adminToken]);
     expect(run.code, run.stderr).toBe(0);
     const out = JSON.parse(run.stdout);
     expect(out.magic).toBe(0);
@@ -37,5 +39,6 @@ describe("Python confluent-kafka's schema registry client and Avro serializer", 
     expect(out.get_compatibility).toBe("FULL");
     expect(out.missing_error).toEqual({ http: 404, code: 40403 });
     expect(out.deleted).toEqual([1, 2]);
+    expect(out.anonymous_error).toEqual({ http: 401, code: 40101 });
   });
 });

@@ -1,6 +1,6 @@
 """Confluent's Python SchemaRegistryClient and Avro serializer against Tributary's /registry.
 
-Usage: schema_registry_avro.py <registry url> <subject prefix>
+Usage: schema_registry_avro.py <registry url> <subject prefix> <bearer token>
 
 Registers a schema through the client, serializes a record with AvroSerializer (Confluent's
 wire format: magic byte 0, the schema id, Avro binary), deserializes it with AvroDeserializer
@@ -15,10 +15,17 @@ from confluent_kafka.schema_registry.avro import AvroDeserializer, AvroSerialize
 from confluent_kafka.schema_registry.error import SchemaRegistryError
 from confluent_kafka.serialization import MessageField, SerializationContext
 
-url, prefix = sys.argv[1], sys.argv[2]
+url, prefix, token = sys.argv[1], sys.argv[2], sys.argv[3]
 subject = f"{prefix}-value"
 topic = prefix
-client = SchemaRegistryClient({"url": url})
+# The client's static bearer token; it also sends a logical cluster header, which Tributary ignores.
+config = {
+    "url": url,
+    "bearer.auth.credentials.source": "STATIC_TOKEN",
+    "bearer.auth.token": token,
+    "bearer.auth.logical.cluster": "tributary",
+}
+client = SchemaRegistryClient(config)
 
 v1 = json.dumps({"type": "record", "name": "Order", "namespace": "shop", "fields": [
     {"name": "id", "type": "long"},
@@ -43,7 +50,7 @@ out["magic"] = payload[0]
 out["wire_id"] = int.from_bytes(payload[1:5], "big")
 
 # A fresh client, so the deserializer fetches the schema by id from the registry.
-reader = AvroDeserializer(SchemaRegistryClient({"url": url}))
+reader = AvroDeserializer(SchemaRegistryClient(config))
 out["decoded"] = reader(payload, context)
 
 out["registered_id"] = client.register_schema(subject, Schema(v1, "AVRO"))
@@ -69,4 +76,9 @@ try:
 except SchemaRegistryError as error:
     out["missing_error"] = {"http": error.http_status_code, "code": error.error_code}
 out["deleted"] = client.delete_subject(subject)
+try:
+    SchemaRegistryClient({"url": url}).get_subjects()
+    out["anonymous_error"] = None
+except SchemaRegistryError as error:
+    out["anonymous_error"] = {"http": error.http_status_code, "code": error.error_code}
 print(json.dumps(out))
