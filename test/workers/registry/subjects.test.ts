@@ -57,6 +57,23 @@ describe("registering and reading schemas", () => {
     expect((await registry("POST", `/subjects/${subject}?normalize=true`, { schema: b })).body.id).toBe(id);
   });
 
+  it("takes any subject name, a slash percent-encoded in the path", async () => {
+    const subject = `${uniqueSubject()}/with slash:and.dots`;
+    const id = await registeredId(subject, v1);
+    expect((await registry("GET", `/subjects/${encodeURIComponent(subject)}/versions/1`)).body).toMatchObject({ subject, id });
+  });
+
+  it("serves a schema by id from the isolate's cache: the id names that schema forever, even once its subject is deleted", async () => {
+    const subject = uniqueSubject();
+    const schema = recordSchema([{ name: "cached", type: "string" }, { name: "tag", type: "string", default: subject }]);
+    const id = await registeredId(subject, schema);
+    expect((await registry("GET", `/schemas/ids/${id}`)).body).toEqual({ schema });
+    expect((await registry("DELETE", `/subjects/${subject}`)).status).toBe(200);
+    expect((await registry("DELETE", `/subjects/${subject}?permanent=true`)).status).toBe(200);
+    expect((await registry("GET", `/schemas/ids/${id}`)).body).toEqual({ schema }); // the registry itself no longer has it: 40403
+    expectRegistryError(await registry("GET", `/schemas/ids/${id}/versions`), 404, 40403);
+  });
+
   it("refuses an invalid schema with 42201 and the parser's reason, and types other than AVRO naming the type", async () => {
     const message = expectRegistryError(await register(uniqueSubject(), JSON.stringify({ type: "record", name: "R", fields: [{ name: "a", type: "nope" }] })), 422, 42201);
     expect(message).toMatch(/undefined name: "nope"/);
