@@ -38,6 +38,7 @@ describe("Python confluent-kafka's schema registry client and Avro serializer", 
     expect(out.subjects_has).toBe(true);
     expect(out.get_compatibility).toBe("FULL");
     expect(out.missing_error).toEqual({ http: 404, code: 40403 });
+    expect(out.json_schema_type).toBe("JSON");
     expect(out.deleted).toEqual([1, 2]);
     expect(out.anonymous_error).toEqual({ http: 401, code: 40101 });
   });

@@ -1,4 +1,5 @@
-"""Confluent's Python SchemaRegistryClient and Avro serializer against Tributary's /registry.
+"""Confluent's Python SchemaRegistryClient and Avro serializer against Tributary's /registry
+(and a JSON schema registered and fetched by the client).
 
 Usage: schema_registry_avro.py <registry url> <subject prefix> <bearer token>
 
@@ -75,6 +76,9 @@ try:
     out["missing_error"] = None
 except SchemaRegistryError as error:
     out["missing_error"] = {"http": error.http_status_code, "code": error.error_code}
+json_schema = json.dumps({"type": "object", "properties": {"id": {"type": "integer"}}})
+json_id = client.register_schema(f"{prefix}-json", Schema(json_schema, "JSON"))
+out["json_schema_type"] = SchemaRegistryClient(config).get_schema(json_id).schema_type
 out["deleted"] = client.delete_subject(subject)
 try:
     SchemaRegistryClient({"url": url}).get_subjects()

@@ -74,13 +74,28 @@ describe("registering and reading schemas", () => {
     expectRegistryError(await registry("GET", `/schemas/ids/${id}/versions`), 404, 40403);
   });
 
-  it("refuses an invalid schema with 42201 and the parser's reason, and types other than AVRO naming the type", async () => {
+  it("refuses an invalid schema with 42201 and the parser's reason, and types it does not support naming the type", async () => {
     const message = expectRegistryError(await register(uniqueSubject(), JSON.stringify({ type: "record", name: "R", fields: [{ name: "a", type: "nope" }] })), 422, 42201);
     expect(message).toMatch(/undefined name: "nope"/);
     expectRegistryError(await register(uniqueSubject(), "{not json"), 422, 42201);
-    expect(expectRegistryError(await register(uniqueSubject(), "{}", { schemaType: "JSON" }), 422, 42201)).toMatch(/JSON/);
+    expect(expectRegistryError(await register(uniqueSubject(), JSON.stringify({ type: "text" }), { schemaType: "JSON" }), 422, 42201)).toMatch(/unknown type/);
     expect(expectRegistryError(await register(uniqueSubject(), "syntax = \"proto3\";", { schemaType: "PROTOBUF" }), 422, 42201)).toMatch(/PROTOBUF/);
-    expect((await registry("GET", "/schemas/types")).body).toEqual(["AVRO"]);
+    expect(expectRegistryError(await register(uniqueSubject(), "{}", { schemaType: "XML" }), 422, 42201)).toMatch(/XML/);
+    expect((await registry("GET", "/schemas/types")).body).toEqual(["AVRO", "JSON"]);
+  });
+
+  it("registers JSON schemas (schemaType JSON), checked by JSON Schema's rules: a property added to an open content model is refused", async () => {
+    const subject = uniqueSubject();
+    const open = JSON.stringify({ type: "object", properties: { id: { type: "integer" } } });
+    const id = await registeredId(subject, open, { schemaType: "JSON" });
+    expect((await registry("GET", `/schemas/ids/${id}`)).body).toEqual({ schema: open, schemaType: "JSON" });
+    expect((await registry("GET", `/subjects/${subject}/versions/1`)).body).toMatchObject({ schemaType: "JSON", id });
+    const added = JSON.stringify({ type: "object", properties: { id: { type: "integer" }, name: { type: "string" } } });
+    expect(expectRegistryError(await register(subject, added, { schemaType: "JSON" }), 409, 409)).toMatch(/PROPERTY_ADDED_TO_OPEN_CONTENT_MODEL/);
+    const widened = JSON.stringify({ type: "object", properties: { id: { type: "number" } } });
+    expect(await registeredId(subject, widened, { schemaType: "JSON" })).toBeGreaterThan(id);
+    // The same text as another type is another schema; a subject's versions of two types never read each other.
+    expect(expectRegistryError(await register(subject, JSON.stringify("string")), 409, 409)).toMatch(/TYPE_MISMATCH/);
   });
 
   it("answers 40401, 40402, 40403 and 42202 as Confluent does", async () => {
