@@ -144,7 +144,49 @@ const schema = fc.letrec<{ node: unknown }>((tie) => ({
   ),
 })).node;
 
+/** A validator for the generated schemas' keywords only: the oracle of the soundness property. */
+function valid(schema: unknown, value: unknown): boolean {
+  if (schema === true) return true;
+  if (schema === false) return false;
+  const s = schema as Record<string, any>;
+  const typeOf = (v: unknown) => (v === null ? "null" : Array.isArray(v) ? "array" : typeof v === "number" ? (Number.isInteger(v) ? "integer" : "number") : typeof v);
+  if (s.type !== undefined) {
+    const types: string[] = Array.isArray(s.type) ? s.type : [s.type];
+    const type = typeOf(value);
+    if (!types.includes(type) && !(type === "integer" && types.includes("number"))) return false;
+  }
+  if (s.enum !== undefined && !s.enum.some((entry: unknown) => JSON.stringify(entry) === JSON.stringify(value))) return false;
+  if (typeof value === "number" && s.minimum !== undefined && value < s.minimum) return false;
+  if (Array.isArray(value) && s.items !== undefined && !value.every((item) => valid(s.items, item))) return false;
+  if (typeof value === "object" && value !== null && !Array.isArray(value)) {
+    for (const [key, item] of Object.entries(value)) if (!valid(s.properties?.[key] ?? s.additionalProperties ?? true, item)) return false;
+    if ((s.required ?? []).some((key: string) => !(key in value))) return false;
+  }
+  if (s.anyOf !== undefined && !s.anyOf.some((branch: unknown) => valid(branch, value))) return false;
+  return true;
+}
+
+const documents = fc.letrec<{ value: unknown }>((tie) => ({
+  value: fc.oneof(
+    { depthSize: "small", withCrossShrink: true },
+    fc.constantFrom<unknown>(null, true, -1, 0, 2, 0.5, "a", "b", "x"),
+    fc.array(tie("value"), { maxLength: 2 }),
+    fc.dictionary(fc.constantFrom("a", "b", "c", "d"), tie("value"), { maxKeys: 3 }),
+  ),
+})).value;
+
 describe("properties of JSON Schema compatibility", () => {
+  it("is sound: when the reader is found to accept the writer, every document the writer accepts the reader accepts", () => {
+    const readerOf = fc.oneof(schema, fc.tuple(schema, schema).map(([a, b]) => ({ anyOf: [a, b] })));
+    fc.assert(
+      fc.property(readerOf, schema, fc.array(documents, { minLength: 1, maxLength: 20 }), (reader, writer, values) => {
+        if (!reads(reader, writer)) return true;
+        return values.every((value) => !valid(writer, value) || valid(reader, value));
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
   it("every schema accepts what it accepts itself", () => {
     fc.assert(fc.property(schema, (json) => jsonReadIssues(parse(json), parse(json)).length === 0));
   });
