@@ -5,6 +5,7 @@ import { parseAvro } from "../../../src/registry/avro-parse.ts";
 import { compatibilityLevels, type CompatibilityLevel } from "../../../src/registry/compatibility.ts";
 import { deleteVersion, setConfig } from "../../../src/registry/registry-admin.ts";
 import { RegistryCore } from "../../../src/registry/registry-core.ts";
+import { registrySubjectsMax, registryVersionsPerSubjectMax } from "../../../src/limits.ts";
 import { RegistryError } from "../../../src/registry/registry-errors.ts";
 import { MemoryRegistryStore } from "./support/memory-registry-store.ts";
 
@@ -105,5 +106,42 @@ describe("the registry's rules over any sequence of calls", () => {
     expect(core.register("s", { schema }, false)).toEqual({ id: 1 });
     expect(core.register("s", { schema: JSON.stringify(JSON.parse(schema), null, 2) }, false)).toEqual({ id: 1 });
     expect(core.versions("s", false)).toEqual([1]);
+  });
+
+  it("bounds the versions of a subject, soft-deleted ones included (registryVersionsPerSubjectMax)", () => {
+    const core = new RegistryCore(new MemoryRegistryStore());
+    setConfig(core, "s", "NONE");
+    for (let version = 1; version <= registryVersionsPerSubjectMax; version++) {
+      core.register("s", { schema: JSON.stringify({ type: "fixed", name: "F", size: version }) }, false);
+    }
+    deleteVersion(core, "s", "latest", false);
+    expect(() => core.register("s", { schema: JSON.stringify({ type: "fixed", name: "F", size: 0 }) }, false)).toThrow(/at most 1000 versions/);
+  });
+
+  it("bounds the subjects of the registry (registrySubjectsMax)", () => {
+    const store = new MemoryRegistryStore();
+    const core = new RegistryCore(store);
+    const schema = JSON.stringify("string");
+    for (let index = 0; index < registrySubjectsMax; index++) store.insertVersion({ subject: `s${index}`, version: 1, schemaId: 1, deleted: true });
+    store.insertSchema({ id: 1, schemaType: "AVRO", schema, references: [] });
+    expect(() => core.register("one-more", { schema }, false)).toThrow(/at most 10000 subjects/);
+    expect(core.register("s0", { schema }, false)).toEqual({ id: 1 }); // a subject the registry holds may still grow
+  });
+
+  it("bounds how deep references nest (registryReferenceDepthMax)", () => {
+    const core = new RegistryCore(new MemoryRegistryStore());
+    let previous: string | undefined;
+    let refused: unknown;
+    for (let depth = 0; depth < 40 && refused === undefined; depth++) {
+      const schema = JSON.stringify({ type: "record", name: `R${depth}`, fields: previous ? [{ name: "inner", type: previous }] : [] });
+      try {
+        core.register(`r${depth}`, { schema, references: previous ? [{ name: previous, subject: `r${depth - 1}`, version: 1 }] : [] }, false);
+      } catch (error) {
+        refused = error;
+      }
+      previous = `R${depth}`;
+    }
+    expect(refused).toBeInstanceOf(RegistryError);
+    expect((refused as RegistryError).code).toBe("LIMIT_EXCEEDED");
   });
 });
