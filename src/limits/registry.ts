@@ -49,5 +49,13 @@ export const registrySchemasCachedMax = 1_000;
 /** Parsed schemas kept by the registry object between requests (a transitive check parses every version). */
 export const registryParsedSchemasCachedMax = 2_000;
 
+/**
+ * Bytes of schema text whose parsed forms the registry object keeps (a parsed graph is a few
+ * times its text): 16 MiB keeps a few hundred large schemas and thousands of usual ones while
+ * the object stays far under an isolate's 128 MB. A transitive check over more is parsed again
+ * on each registration, which costs CPU, never memory.
+ */
+export const registryParsedSchemaBytesCachedMax = 16 * 1024 * 1024;
+
 /** Characters of a subject name: topic names (≤ 249) with a record's full name after them (TopicRecordNameStrategy) fit easily. */
 export const registrySubjectLengthMax = 1_000;

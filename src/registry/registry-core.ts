@@ -1,4 +1,5 @@
 import {
+  registryParsedSchemaBytesCachedMax,
   registryParsedSchemasCachedMax,
   registryReferenceDepthMax,
   registryReferencesPerSchemaMax,
@@ -80,8 +81,9 @@ export function checkSubject(subject: string): void {
 
 export class RegistryCore {
   readonly #store: RegistryStore;
-  /** Parsed schemas by id (ids never change what they name); oldest dropped first. */
-  readonly #parsed = new Map<number, ParsedSchema>();
+  /** Parsed schemas by id (ids never change what they name), with their text's length; oldest dropped first. */
+  readonly #parsed = new Map<number, { parsed: ParsedSchema; chars: number }>();
+  #parsedChars = 0;
 
   constructor(store: RegistryStore) {
     this.#store = store;
@@ -187,12 +189,18 @@ export class RegistryCore {
 
   parsedById(id: number): ParsedSchema {
     const cached = this.#parsed.get(id);
-    if (cached) return cached;
+    if (cached) return cached.parsed;
     const stored = this.#store.schemaById(id);
     if (!stored) throw new RegistryError("SCHEMA_NOT_FOUND", `Schema ${id} not found`);
     const parsed = parseSchema(schemaTypeOf(stored.schemaType), stored.schema, this.#resolve(stored.references, 1));
-    this.#parsed.set(id, parsed);
-    if (this.#parsed.size > registryParsedSchemasCachedMax) this.#parsed.delete(this.#parsed.keys().next().value!);
+    // Characters count for bytes here: the bound is the object's memory, not exact.
+    this.#parsed.set(id, { parsed, chars: stored.schema.length });
+    this.#parsedChars += stored.schema.length;
+    while (this.#parsed.size > registryParsedSchemasCachedMax || this.#parsedChars > registryParsedSchemaBytesCachedMax) {
+      const [oldest, entry] = this.#parsed.entries().next().value!;
+      this.#parsed.delete(oldest);
+      this.#parsedChars -= entry.chars;
+    }
     return parsed;
   }
 
