@@ -30,6 +30,7 @@ import { durableStreamsBasePath, durableStreamsRoutes } from "./durable-streams/
 import { clusterRoutes } from "./router/routes/cluster.ts";
 import { whoamiRoutes } from "./router/routes/whoami.ts";
 import { scramRoutes } from "./router/routes/scram.ts";
+import { registryBasePath, registryRoutes } from "./registry-api/routes.ts";
 
 /**
  * The router Worker's HTTP API (API.md): stateless; every piece of state lives in an object.
@@ -75,6 +76,8 @@ export function createApp(): Hono<RouterEnv> {
   app.route("/v1/cluster", clusterRoutes); // the deployment's cluster id (issue 16, the Kafka gateway)
   app.route("/v1/whoami", whoamiRoutes); // the caller's kind of token (issue 31, the console's header)
   app.route("/v1/scram", scramRoutes); // SCRAM exchanges the Kafka gateway relays (issue 35)
+  // Confluent Schema Registry's API (issue 30, docs/schema-registry.md): its own CORS, authentication and errors.
+  app.route(registryBasePath, registryRoutes);
   // After authentication, as any route: a path served with other methods is 405 with Allow.
   const allowedMethods = allowedMethodsOf(app.routes);
   app.notFound((c) => {

@@ -8,6 +8,7 @@ export { Controller } from "./objects/controller.ts";
 export { GroupCoordinator } from "./objects/group-coordinator.ts";
 export { PartitionReplica } from "./objects/partition-replica.ts";
 export { QuotaMeter } from "./objects/quota-meter.ts";
+export { SchemaRegistry } from "./objects/schema-registry.ts";
 export { ShareGroup, ShareGroupIndex } from "./objects/share-group.ts";
 export { SharePartitionState } from "./objects/share-partition-state.ts";
 export { Subscription } from "./objects/subscription.ts";

@@ -18,6 +18,7 @@
  * - limits/gateway.ts: the Kafka gateway
  * - limits/scram.ts: SCRAM's credentials, exchanges and session tokens (the gateway's SASL)
  * - limits/client.ts: the TypeScript client's own choices
+ * - limits/registry.ts: the schema registry (schema size, subjects, versions, references)
  */
 
 export * from "./limits/log.ts";
@@ -30,3 +31,4 @@ export * from "./limits/subscriptions.ts";
 export * from "./limits/gateway.ts";
 export * from "./limits/scram.ts";
 export * from "./limits/client.ts";
+export * from "./limits/registry.ts";

@@ -4,7 +4,8 @@
  * asks `allows` for every request; nothing here knows HTTP or Durable Objects.
  */
 
-export const resourceTypes = ["topic", "group", "cluster"] as const;
+/** `subject`: a schema registry subject (docs/schema-registry.md), as Confluent's ACLs name it. */
+export const resourceTypes = ["topic", "group", "cluster", "subject"] as const;
 export type ResourceType = (typeof resourceTypes)[number];
 
 export const operations = ["read", "write", "describe", "create", "alter", "delete"] as const;

@@ -124,3 +124,14 @@ export function subscriptionStub(env: Env, name: string): StubOf<Env["SUBSCRIPTI
 }
 
 export const subscriptionIndexName = "/index";
+
+/**
+ * The schema registry (docs/schema-registry.md): one object per deployment, so schema ids are
+ * global and dense and a registration's check and write see no other registration. No location
+ * hint: it is made near the first caller.
+ */
+export const schemaRegistryName = "schema-registry";
+
+export function schemaRegistryStub(env: Env): StubOf<Env["SCHEMA_REGISTRY"]> {
+  return meteredStub(env, env.SCHEMA_REGISTRY.get(env.SCHEMA_REGISTRY.idFromName(schemaRegistryName)));
+}

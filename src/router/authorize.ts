@@ -12,7 +12,10 @@ import type { RouterEnv } from "./context.ts";
  * resource exists.
  */
 
-const failureCodes: Record<ResourceType, ErrorCode> = {
+/** The resources of /v1 routes; the schema registry's subjects answer its own 40301 (src/registry-api/). */
+type V1Resource = Exclude<ResourceType, "subject">;
+
+const failureCodes: Record<V1Resource, ErrorCode> = {
   topic: "TOPIC_AUTHORIZATION_FAILED",
   group: "GROUP_AUTHORIZATION_FAILED",
   cluster: "CLUSTER_AUTHORIZATION_FAILED",
@@ -29,7 +32,7 @@ export function may(principal: Principal, resource: ResourceType, name: string, 
   return principal.kind !== "token" || allows(principal.rules, resource, name, operation);
 }
 
-export function authorize(c: Context<RouterEnv>, resource: ResourceType, name: string, operation: Operation): void {
+export function authorize(c: Context<RouterEnv>, resource: V1Resource, name: string, operation: Operation): void {
   if (!may(principalOf(c), resource, name, operation)) {
     throw new TributaryError(failureCodes[resource], `not authorized to ${operation} ${resource} ${JSON.stringify(name)}`, { resource, name, operation });
   }

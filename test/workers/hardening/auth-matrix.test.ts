@@ -234,6 +234,63 @@ rows.push(
   { route: "DELETE /ds/*", call: () => ["DELETE", streamPath, {}], other: refusedTopic, allowed: "rightful" },
 );
 
+// ---- The schema registry (docs/schema-registry.md): the /registry routes authorize on the
+// `subject` resource (the global config and mode on the cluster) and answer Confluent's error
+// bodies, whose codes the matrix reads as strings ("40301"). In the order the rightful token
+// runs them: reads, registration, settings, deletes last.
+const registrySubject = `acl-${topic}-value`;
+const registrySchema = JSON.stringify({ type: "record", name: "Acl", fields: [{ name: "a", type: "int" }] });
+let registryId = 0;
+const refusedSubject = { status: 403, code: "40301" };
+const subjectPath = (rest = "") => `/registry/subjects/${registrySubject}${rest}`;
+const schemaBody = { body: { schema: registrySchema } };
+rows.push(
+  { route: "GET /registry", call: () => ["GET", "/registry", {}], other: { status: 200 }, allowed: "rightful" },
+  { route: "GET /registry/schemas/types", call: () => ["GET", "/registry/schemas/types", {}], other: { status: 200 }, allowed: "rightful" },
+  { route: "GET /registry/subjects", call: () => ["GET", "/registry/subjects", {}], other: { status: 200 }, allowed: "rightful" },
+  { route: "GET /registry/subjects/:subject/versions", call: () => ["GET", subjectPath("/versions"), {}], other: refusedSubject, allowed: "rightful" },
+  { route: "GET /registry/subjects/:subject/versions/:version", call: () => ["GET", subjectPath("/versions/1"), {}], other: refusedSubject, allowed: "rightful" },
+  { route: "GET /registry/subjects/:subject/versions/:version/schema", call: () => ["GET", subjectPath("/versions/1/schema"), {}], other: refusedSubject, allowed: "rightful" },
+  { route: "GET /registry/subjects/:subject/versions/:version/referencedby", call: () => ["GET", subjectPath("/versions/1/referencedby"), {}], other: refusedSubject, allowed: "rightful" },
+  { route: "POST /registry/subjects/:subject", call: () => ["POST", subjectPath(), schemaBody], other: refusedSubject, allowed: "rightful" },
+  {
+    route: "POST /registry/compatibility/subjects/:subject/versions/:version?",
+    call: () => ["POST", `/registry/compatibility/subjects/${registrySubject}/versions/latest`, schemaBody],
+    other: refusedSubject,
+    allowed: "rightful",
+  },
+  { route: "GET /registry/schemas/ids/:id", call: () => ["GET", `/registry/schemas/ids/${registryId}`, {}], other: refusedSubject, allowed: "rightful" },
+  { route: "GET /registry/schemas/ids/:id/schema", call: () => ["GET", `/registry/schemas/ids/${registryId}/schema`, {}], other: refusedSubject, allowed: "rightful" },
+  { route: "GET /registry/schemas/ids/:id/subjects", call: () => ["GET", `/registry/schemas/ids/${registryId}/subjects`, {}], other: refusedSubject, allowed: "rightful" },
+  { route: "GET /registry/schemas/ids/:id/versions", call: () => ["GET", `/registry/schemas/ids/${registryId}/versions`, {}], other: refusedSubject, allowed: "rightful" },
+  { route: "POST /registry/subjects/:subject/versions", call: () => ["POST", subjectPath("/versions"), schemaBody], other: refusedSubject, allowed: "rightful" },
+  { route: "GET /registry/config", call: () => ["GET", "/registry/config", {}], other: { status: 200 }, allowed: "rightful" },
+  // The global settings set to what they already are: other test files share the registry.
+  { route: "PUT /registry/config", call: () => ["PUT", "/registry/config", { body: { compatibility: "BACKWARD" } }], other: refusedSubject, allowed: "rightful" },
+  { route: "GET /registry/mode", call: () => ["GET", "/registry/mode", {}], other: { status: 200 }, allowed: "rightful" },
+  { route: "PUT /registry/mode", call: () => ["PUT", "/registry/mode", { body: { mode: "READWRITE" } }], other: refusedSubject, allowed: "rightful" },
+  { route: "GET /registry/config/:subject", call: () => ["GET", `/registry/config/${registrySubject}?defaultToGlobal=true`, {}], other: refusedSubject, allowed: "rightful" },
+  { route: "PUT /registry/config/:subject", call: () => ["PUT", `/registry/config/${registrySubject}`, { body: { compatibility: "FULL" } }], other: refusedSubject, allowed: "rightful" },
+  { route: "DELETE /registry/config/:subject", call: () => ["DELETE", `/registry/config/${registrySubject}`, {}], other: refusedSubject, allowed: "rightful" },
+  { route: "GET /registry/mode/:subject", call: () => ["GET", `/registry/mode/${registrySubject}?defaultToGlobal=true`, {}], other: refusedSubject, allowed: "rightful" },
+  { route: "PUT /registry/mode/:subject", call: () => ["PUT", `/registry/mode/${registrySubject}`, { body: { mode: "READWRITE" } }], other: refusedSubject, allowed: "rightful" },
+  { route: "DELETE /registry/mode/:subject", call: () => ["DELETE", `/registry/mode/${registrySubject}`, {}], other: refusedSubject, allowed: "rightful" },
+  { route: "DELETE /registry/config", call: () => ["DELETE", "/registry/config", {}], other: refusedSubject, allowed: "rightful" },
+  { route: "DELETE /registry/subjects/:subject/versions/:version", call: () => ["DELETE", subjectPath("/versions/1"), {}], other: refusedSubject, allowed: "rightful" },
+  { route: "DELETE /registry/subjects/:subject", call: () => ["DELETE", subjectPath(), {}], other: refusedSubject, allowed: "rightful" },
+);
+
+/** An error's code: /v1's name, or the registry's error_code as a string (its bodies are not application/json). */
+function codeOf(response: ApiResponse): string | undefined {
+  if (response.body?.error?.code !== undefined) return response.body.error.code;
+  try {
+    const code = (JSON.parse(response.text) as { error_code?: number }).error_code;
+    return code === undefined ? undefined : String(code);
+  } catch {
+    return undefined;
+  }
+}
+
 function send(row: Row, token: string | undefined): Promise<ApiResponse> {
   const [method, path, options] = row.call();
   return securedCall(method, path, { ...options, token });
@@ -251,6 +308,8 @@ async function snapshot() {
     shareGroup: (await admin("GET", `/v1/share-groups/${group}`)).body,
     tokens: (await admin("GET", "/v1/tokens")).body,
     produced: (await admin("GET", `/v1/topics/${topic}/partitions/0/records?offset=0`)).body,
+    registry: (await admin("GET", `/registry/subjects/${registrySubject}/versions?deleted=true`)).text,
+    registryConfig: (await admin("GET", `/registry/config/${registrySubject}?defaultToGlobal=true`)).text,
   };
 }
 
@@ -281,7 +340,10 @@ beforeAll(async () => {
     // Push subscriptions.
     { resource: "cluster", name: "tributary", patternType: "literal", operations: ["create", "alter", "delete"] },
     allOn("topic", streamTopic), // the Durable Streams rows (end of file)
+    allOn("subject", registrySubject), // the schema registry's rows
   ];
+  const registered = await securedCall("POST", `/registry/subjects/${registrySubject}/versions`, { token: adminToken, body: { schema: registrySchema } });
+  registryId = (JSON.parse(registered.text) as { id: number }).id;
   const rightful = await createToken({ name: "rightful", rules: rightfulRules });
   const other = await createToken({ name: "other", rules: [allOn("topic", otherTopic), allOn("group", otherGroup)] });
   const expired = await createToken({ name: "expired", rules: rightfulRules, expiresAt: Date.now() + 500 });
@@ -325,11 +387,12 @@ describe("the authorization matrix", () => {
     }
     for (const credential of [...(row.withoutToken === undefined ? [undefined] : []), "garbage", tokens.wrongSecret, tokens.expired, tokens.revoked]) {
       const response = await send(row, credential);
-      expect({ credential, status: response.status, code: response.body?.error?.code }).toEqual({ credential, status: 401, code: "UNAUTHENTICATED" });
+      const unauthenticated = row.route.includes(" /registry") ? "40101" : "UNAUTHENTICATED";
+      expect({ credential, status: response.status, code: codeOf(response) }).toEqual({ credential, status: 401, code: unauthenticated });
       if (credential !== undefined) expect(response.text).not.toContain(credential); // secrets never in an error body
     }
     const other = await send(row, tokens.other);
-    expect({ status: other.status, code: other.body?.error?.code }, other.text).toEqual(row.other);
+    expect({ status: other.status, code: codeOf(other) }, other.text).toEqual(row.other);
     if (row.other.status === 403) expect(await snapshot()).toEqual(before);
   });
 

@@ -22,6 +22,7 @@ const authorizationCodes: Record<ResourceType, string> = {
   topic: "TOPIC_AUTHORIZATION_FAILED",
   group: "GROUP_AUTHORIZATION_FAILED",
   cluster: "CLUSTER_AUTHORIZATION_FAILED",
+  subject: "FORBIDDEN", // the schema registry answers its own 40301; the client never asks about subjects
 };
 
 export class FakeTokens {

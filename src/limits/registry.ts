@@ -1,0 +1,61 @@
+/**
+ * Bounds of the schema registry (src/registry/, src/objects/schema-registry.ts,
+ * docs/schema-registry.md): what one schema, one subject and the whole registry may hold.
+ *
+ * Each bound is named with its unit last and says why it has its value; src/limits.ts, the
+ * index, re-exports every one.
+ */
+
+/**
+ * Bytes of one schema's text (UTF-8). Real Avro schemas are a few KiB; the largest in the wild
+ * (generated from wide tables) reach a few hundred. 256 KiB leaves room for those while one
+ * schema stays a single SQLite row far under the platform's 2 MB, and one parse and one
+ * compatibility check of it stay within a request's CPU budget.
+ */
+export const registrySchemaBytesMax = 256 * 1024;
+
+/** Bytes of a registry request's body: a schema escaped inside JSON (each byte up to 6) plus its references. */
+export const registryRequestBytesMax = 2 * 1024 * 1024;
+
+/**
+ * Subjects in one registry, soft-deleted ones included. The registry is one object (one thread),
+ * and GET /subjects answers all of them in one body: 10,000 subjects is a few hundred KiB of
+ * answer, as many as a large Kafka estate's topics times key and value.
+ */
+export const registrySubjectsMax = 10_000;
+
+/**
+ * Versions of one subject, soft-deleted ones included. A transitive compatibility check parses
+ * and compares every version, so this bounds the work of one registration; formats that evolve
+ * weekly for years stay far under it.
+ */
+export const registryVersionsPerSubjectMax = 1_000;
+
+/** References one schema names directly: each is a lookup and a parse at registration. */
+export const registryReferencesPerSchemaMax = 100;
+
+/**
+ * How deep references may nest (a schema referencing one that references another…). Resolving
+ * them is recursive; the bound keeps the recursion and the schemas loaded for one parse small.
+ */
+export const registryReferenceDepthMax = 16;
+
+/** Nesting of one Avro schema's types (records in arrays in unions…): the parser and the checks recurse on it. */
+export const registryAvroNestingDepthMax = 64;
+
+/** Schemas by id cached in each router isolate: ids are immutable, so entries never go stale; the bound is memory. */
+export const registrySchemasCachedMax = 1_000;
+
+/** Parsed schemas kept by the registry object between requests (a transitive check parses every version). */
+export const registryParsedSchemasCachedMax = 2_000;
+
+/**
+ * Bytes of schema text whose parsed forms the registry object keeps (a parsed graph is a few
+ * times its text): 16 MiB keeps a few hundred large schemas and thousands of usual ones while
+ * the object stays far under an isolate's 128 MB. A transitive check over more is parsed again
+ * on each registration, which costs CPU, never memory.
+ */
+export const registryParsedSchemaBytesCachedMax = 16 * 1024 * 1024;
+
+/** Characters of a subject name: topic names (≤ 249) with a record's full name after them (TopicRecordNameStrategy) fit easily. */
+export const registrySubjectLengthMax = 1_000;
