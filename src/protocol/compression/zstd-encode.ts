@@ -1,17 +1,21 @@
 /**
  * Writing zstd frames (RFC 8878) in pure TypeScript, since no well-kept zstd encoder runs in
  * Workers without compiling WebAssembly at run time. A deliberately small encoder: LZ77
- * matches found as LZ4 finds them (one hash table of 4-byte sequences), literals stored raw
- * and the sequences entropy-coded with the format's predefined FSE tables; a block that does
- * not shrink is stored raw. Any zstd decoder reads it (libzstd, zstd-jni, franz-go's klauspost,
- * fzstd). It trades ratio for simplicity: no Huffman literals, no repeat offsets, no tuned tables.
+ * matches found as LZ4 finds them (one hash table of 4-byte sequences), literals Huffman-coded
+ * where that shrinks them (zstd-huffman.ts) and raw otherwise, the sequences entropy-coded with
+ * the format's predefined FSE tables; a block that does not shrink is stored raw. Any zstd
+ * decoder reads it (libzstd, zstd-jni, franz-go's klauspost, fzstd). It trades ratio for
+ * simplicity: no repeat offsets, no tuned sequence tables, no lazy matching.
  *
  * Frame: magic 28 B5 2F FD · descriptor (single segment, 4-byte content size, no checksum)
  *        · content size u32 LE · blocks
  * Block: header u24 LE (last · type 0 raw / 2 compressed · size) · content
- * Compressed block: literals section (raw: size header · bytes) · sequences section
+ * Compressed block: literals section (raw: size header · bytes; or Huffman, zstd-huffman.ts) · sequences section
  *        (count · modes byte 0: all predefined · bitstream read backwards)
  */
+
+import { BitWriter } from "./zstd-bits.ts";
+import { writeHuffmanLiterals } from "./zstd-huffman.ts";
 
 const blockBytesMax = 128 * 1024;
 const minMatch = 4;
@@ -110,35 +114,6 @@ function matchLengthCode(length: number): number {
   let code = 32;
   while (code < 42 && matchLengthBase[code + 1]! <= length) code++;
   return code;
-}
-
-/** Writes bits forward, little-endian; the decoder reads them back from the end. */
-class BitWriter {
-  bytes: Uint8Array;
-  at: number;
-  #bits = 0;
-  #count = 0;
-  constructor(bytes: Uint8Array, at: number) {
-    this.bytes = bytes;
-    this.at = at;
-  }
-  /** Adds the low `count` bits of `value` (count ≤ 24). */
-  add(value: number, count: number): void {
-    if (count === 0) return;
-    this.#bits = (this.#bits | ((value & ((1 << count) - 1)) << this.#count)) >>> 0;
-    this.#count += count;
-    while (this.#count >= 8) {
-      this.bytes[this.at++] = this.#bits;
-      this.#bits >>>= 8;
-      this.#count -= 8;
-    }
-  }
-  /** Adds the closing 1 bit and pads the last byte. */
-  close(): number {
-    this.add(1, 1);
-    if (this.#count > 0) this.bytes[this.at++] = this.#bits;
-    return this.at;
-  }
 }
 
 function initState(table: FseTable, symbol: number): number {
@@ -281,17 +256,17 @@ export function zstdCompress(src: Uint8Array): Uint8Array {
   const literals = new Uint8Array(blockBytesMax);
   const sequenceMax = blockBytesMax / minMatch + 1;
   const sequences: Sequences = { count: 0, literalLengths: new Int32Array(sequenceMax), matchLengths: new Int32Array(sequenceMax), offsets: new Int32Array(sequenceMax) };
-  const scratch = new Uint8Array(blockBytesMax + 1024);
+  // Room for a Huffman attempt that overshoots (it stops after the stream that passes the raw size) and the sequences.
+  const scratch = new Uint8Array(2 * blockBytesMax + 1024);
   let start = 0;
   do {
     const end = Math.min(src.length, start + blockBytesMax);
     const last = end === src.length;
     const literalCount = findSequences(src, start, end, table, literals, sequences);
-    let size = -1;
-    if (sequences.count > 0) {
-      size = writeSequences(scratch, writeLiterals(scratch, 0, literals, literalCount), sequences);
-    }
-    if (size > 0 && size < end - start) {
+    // Huffman-coded literals when they come out smaller, raw otherwise; a block without matches may still shrink by its literals.
+    const huffman = writeHuffmanLiterals(scratch, 0, literals.subarray(0, literalCount));
+    const size = writeSequences(scratch, huffman > 0 ? huffman : writeLiterals(scratch, 0, literals, literalCount), sequences);
+    if (size < end - start) {
       writeBlockHeader(out, at, last, 2, size);
       out.set(scratch.subarray(0, size), at + 3);
       at += 3 + size;

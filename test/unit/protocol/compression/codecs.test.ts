@@ -14,6 +14,7 @@ import { CompressionError } from "../../../../src/protocol/compression/compressi
 import { lz4Compress } from "../../../../src/protocol/compression/lz4.ts";
 import { snappyCompress, snappyDecompress } from "../../../../src/protocol/compression/snappy.ts";
 import { zstdCompress } from "../../../../src/protocol/compression/zstd-encode.ts";
+import { codeLengths } from "../../../../src/protocol/compression/zstd-huffman.ts";
 
 const MiB = 1024 * 1024;
 const bound = 8 * MiB;
@@ -79,6 +80,50 @@ describe("other implementations read ours and we read theirs", () => {
     // A streamed frame: no content size, a window descriptor, several blocks, a checksum.
     const streamed = zlib.zstdCompressSync(Buffer.concat(Array.from({ length: 40 }, () => text)), { params: { [zlib.constants.ZSTD_c_checksumFlag]: 1, [zlib.constants.ZSTD_c_contentSizeFlag]: 0 } });
     same(decompressBytes(4, streamed, bound), Buffer.concat(Array.from({ length: 40 }, () => text)));
+  });
+
+  it("zstd's Huffman-coded literals: libzstd and fzstd read them at every size, alphabet and skew", () => {
+    /** Bytes of at most value 128 (the direct weights' range), from a skewed alphabet of 2..129 symbols. */
+    const textLike = fc
+      .tuple(fc.integer({ min: 2, max: 129 }), fc.integer({ min: 0, max: 128 }), fc.integer({ min: 1, max: 70_000 }), fc.integer())
+      .map(([alphabet, first, length, seed]) => {
+        let state = seed >>> 0;
+        const out = new Uint8Array(length);
+        for (let i = 0; i < length; i++) {
+          state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+          const r = (state >>> 8) / 2 ** 24;
+          out[i] = (first + Math.floor(alphabet * r * r)) % 129; // r² skews towards the first symbols
+        }
+        return out;
+      });
+    fc.assert(fc.property(textLike, (bytes) => {
+      const ours = zstdCompress(bytes);
+      same(zlib.zstdDecompressSync(ours), bytes);
+      same(decompressBytes(4, ours, bound), bytes); // fzstd
+    }), { numRuns: 60 });
+    // Fibonacci counts over 30 symbols make a Huffman tree 29 deep: the code is limited to 11 bits, and stays complete.
+    const counts = new Uint32Array(256);
+    const symbols = Array.from({ length: 30 }, (_, i) => 40 + i);
+    for (let i = 0, a = 1, b = 1; i < 30; i++, [a, b] = [b, a + b]) counts[40 + i] = a;
+    const lengths = codeLengths(counts, symbols);
+    expect(Math.max(...lengths)).toBe(11);
+    expect(symbols.reduce((sum, symbol) => sum + 2 ** -lengths[symbol]!, 0)).toBe(1);
+    const deep = Uint8Array.from(symbols.flatMap((symbol) => Array.from({ length: Math.min(counts[symbol]!, 4000) }, () => symbol)));
+    for (let i = deep.length - 1, state = 7; i > 0; i--) { // shuffled, so the literals keep the skew
+      state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+      const j = state % (i + 1);
+      [deep[i], deep[j]] = [deep[j]!, deep[i]!];
+    }
+    same(zlib.zstdDecompressSync(zstdCompress(deep)), deep);
+    same(decompressBytes(4, zstdCompress(deep), bound), deep);
+    // JSON's literals are Huffman-coded: the first block's literals section is of type 2.
+    const frame = zstdCompress(text);
+    expect(frame[9]! & 0x06).toBe(4); // block type 2, compressed
+    expect(frame[12]! & 0x03).toBe(2);
+    // Bytes past 128 stay raw (type 0), and read back.
+    const high = Uint8Array.from({ length: 5000 }, (_, i) => 128 + ((i * i) % 97));
+    const raw = zstdCompress(high);
+    same(zlib.zstdDecompressSync(raw), high);
   });
 
   it("lz4 and snappy: @platformatic/kafka's (WebAssembly)", () => {
