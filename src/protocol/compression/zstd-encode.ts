@@ -14,7 +14,7 @@
  *        (count · modes byte 0: all predefined · bitstream read backwards)
  */
 
-import { BitWriter } from "./zstd-bits.ts";
+import { BitWriter, buildFseTable, encodeSymbol, highBit, initState } from "./zstd-bits.ts";
 import { writeHuffmanLiterals } from "./zstd-huffman.ts";
 
 const blockBytesMax = 128 * 1024;
@@ -39,62 +39,6 @@ const matchLengthBits = [
   0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 3, 3, 4, 4, 5, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16,
 ];
 
-function highBit(value: number): number {
-  return 31 - Math.clz32(value);
-}
-
-/** An FSE encoding table (zstd's FSE_buildCTable) for a normalized distribution. */
-interface FseTable {
-  accuracyLog: number;
-  states: Uint16Array;
-  deltaBits: Int32Array;
-  deltaState: Int32Array;
-}
-
-function buildFseTable(norm: readonly number[], accuracyLog: number): FseTable {
-  const size = 1 << accuracyLog;
-  const symbols = new Uint8Array(size);
-  const cumulative = new Int32Array(norm.length + 1);
-  let high = size - 1;
-  for (let s = 0; s < norm.length; s++) {
-    if (norm[s] === -1) {
-      cumulative[s + 1] = cumulative[s]! + 1;
-      symbols[high--] = s;
-    } else {
-      cumulative[s + 1] = cumulative[s]! + norm[s]!;
-    }
-  }
-  const step = (size >>> 1) + (size >>> 3) + 3;
-  let position = 0;
-  for (let s = 0; s < norm.length; s++) {
-    for (let i = 0; i < norm[s]!; i++) {
-      symbols[position] = s;
-      do position = (position + step) & (size - 1);
-      while (position > high);
-    }
-  }
-  const states = new Uint16Array(size);
-  const next = cumulative.slice();
-  for (let u = 0; u < size; u++) states[next[symbols[u]!]!++] = size + u;
-  const deltaBits = new Int32Array(norm.length);
-  const deltaState = new Int32Array(norm.length);
-  let total = 0;
-  for (let s = 0; s < norm.length; s++) {
-    const count = norm[s]!;
-    if (count === -1 || count === 1) {
-      deltaBits[s] = (accuracyLog << 16) - size;
-      deltaState[s] = total - 1;
-      total++;
-    } else if (count > 1) {
-      const bitsOut = accuracyLog - highBit(count - 1);
-      deltaBits[s] = (bitsOut << 16) - (count << bitsOut);
-      deltaState[s] = total - count;
-      total += count;
-    }
-  }
-  return { accuracyLog, states, deltaBits, deltaState };
-}
-
 const literalLengthTable = /*#__PURE__*/ buildFseTable(literalLengthNorm, 6);
 const matchLengthTable = /*#__PURE__*/ buildFseTable(matchLengthNorm, 6);
 const offsetTable = /*#__PURE__*/ buildFseTable(offsetNorm, 5);
@@ -114,18 +58,6 @@ function matchLengthCode(length: number): number {
   let code = 32;
   while (code < 42 && matchLengthBase[code + 1]! <= length) code++;
   return code;
-}
-
-function initState(table: FseTable, symbol: number): number {
-  const bitsOut = (table.deltaBits[symbol]! + (1 << 15)) >>> 16;
-  const value = (bitsOut << 16) - table.deltaBits[symbol]!;
-  return table.states[(value >> bitsOut) + table.deltaState[symbol]!]!;
-}
-
-function encodeSymbol(writer: BitWriter, table: FseTable, state: number, symbol: number): number {
-  const bitsOut = (state + table.deltaBits[symbol]!) >>> 16;
-  writer.add(state, bitsOut);
-  return table.states[(state >>> bitsOut) + table.deltaState[symbol]!]!;
 }
 
 interface Sequences {
