@@ -30,7 +30,8 @@ import { transports } from "./transports.ts";
 
 export const compressionServerHeading = "## Compressed topics (issue 27)";
 
-const records = 100_000;
+/** Records per codec and payload (smaller in the smoke test). */
+const defaultRecords = 100_000;
 const recordsPerFetch = 10_000;
 const codecs: CompressionCodec[] = ["none", "lz4", "zstd"];
 
@@ -39,7 +40,7 @@ interface Payload {
   messages: { key: string; value: string }[];
 }
 
-function payloads(): Payload[] {
+function payloads(records: number): Payload[] {
   // Every record distinct: a repeating cycle would hand libzstd's long window (the client's zstd) matches no real stream has.
   return [
     { name: "216-byte bench records", messages: makeRecords(records) },
@@ -67,7 +68,7 @@ async function produceRun(client: Tributary, topic: string, codec: CompressionCo
   return messages.length / seconds;
 }
 
-async function consumeRun(endpoint: Endpoint, topic: string): Promise<number> {
+async function consumeRun(endpoint: Endpoint, topic: string, records: number): Promise<number> {
   const startedAt = performance.now();
   let offset = 0;
   while (offset < records) {
@@ -82,63 +83,67 @@ const rate = (value: number) => `${(value / 1000).toFixed(0)}k`;
 const ratio = (value: number, base: number) => `${(value / base).toFixed(2)} ×`;
 const kib = (bytes: number) => `${(bytes / 1024).toFixed(0)} KiB`;
 
-export async function compressionServerBench(options: { runs: number; write: boolean; log: (line: string) => void }): Promise<void> {
-  const { runs, log } = options;
-  const server = await startServer("tributary", false);
+/** The section's tables, measured against a running server at `url` (bench/compression-server.ts's drawing). */
+export async function measureCompressedTopics(url: string, options: { runs: number; records: number; log: (line: string) => void }): Promise<string[]> {
+  const { runs, records, log } = options;
   const lines: string[] = [];
-  try {
-    const client = new Tributary({ url: server.url });
-    const endpoint = (transport: "json" | "binary"): Endpoint => ({ server: "tributary", url: server.url, transport: transports[transport], signal: new AbortController().signal });
-    // Warm-up: cold isolates, objects and JIT, every codec once.
-    for (const codec of codecs) {
-      await createTopic(endpoint("json"), `warm-${codec}`, 1, 1);
-      await produceRun(client, `warm-${codec}`, codec, makeRecords(20_000));
-    }
-    const produceHeader = ["| payload | codec | produce records/s | × none | SQLite bytes | R2 bytes | stored ÷ none (= what a follower copies) |", "|---|---|---|---|---|---|---|"];
-    const fetchHeader = ["| payload | read | records/s | × uncompressed | target |", "|---|---|---|---|---|"];
-    const fetchRows: string[] = [];
-    lines.push(...produceHeader);
-    for (const payload of payloads()) {
-      const rates = new Map<CompressionCodec, number[]>(codecs.map((c) => [c, []]));
-      const bytes = new Map<CompressionCodec, Stored>();
-      const topics = new Map<CompressionCodec, string>();
-      for (let run = 0; run < runs; run++) {
-        const order = codecs.map((_, i) => codecs[(i + run) % codecs.length]!);
-        for (const codec of order) {
-          const topic = `c-${payload.name.split(" ")[0]!.replace(/\W/g, "")}-${codec}-${run}`.toLowerCase();
-          const refused = await createTopic(endpoint("json"), topic, 1, 1);
-          if (refused) throw new Error(`create ${topic}: ${refused}`);
-          const measured = await produceRun(client, topic, codec, payload.messages);
-          rates.get(codec)!.push(measured);
-          log(`${payload.name} ${codec} run ${run + 1}: ${rate(measured)} records/s`);
-          bytes.set(codec, await stored(endpoint("json"), topic));
-          topics.set(codec, topic);
-        }
-      }
-      const base = median(rates.get("none")!);
-      const baseBytes = bytes.get("none")!.sqliteBytes + bytes.get("none")!.r2Bytes;
-      for (const codec of codecs) {
-        const figure = median(rates.get(codec)!);
-        const { sqliteBytes, r2Bytes } = bytes.get(codec)!;
-        const note = codec === "none" ? "" : ` (compression ratio ${(baseBytes / (sqliteBytes + r2Bytes)).toFixed(2)} ×)`;
-        lines.push(`| ${payload.name} | ${codec} | ${rate(figure)} | ${ratio(figure, base)} | ${kib(sqliteBytes)} | ${kib(r2Bytes)} | ${ratio(sqliteBytes + r2Bytes, baseBytes)}${note} |`);
-      }
-      // Reads: runs alternate uncompressed and compressed first.
-      for (const [transport, codec, target] of [["json", "zstd", "≥ 0.6 ×"], ["binary", "lz4", "≥ 1 ×"], ["binary", "zstd", "≥ 1 ×"]] as const) {
-        const plain: number[] = [];
-        const packed: number[] = [];
-        for (let run = 0; run < runs; run++) {
-          const pair = [[topics.get("none")!, plain], [topics.get(codec)!, packed]] as const;
-          for (const [topic, into] of run % 2 === 0 ? pair : [...pair].reverse()) into.push(await consumeRun(endpoint(transport), topic));
-        }
-        log(`${payload.name} ${transport} fetch ${codec}: ${packed.map(rate).join(", ")} against ${plain.map(rate).join(", ")}`);
-        fetchRows.push(`| ${payload.name} | ${transport} fetch of a ${codec} topic | ${rate(median(packed))} (none: ${rate(median(plain))}) | ${ratio(median(packed), median(plain))} | ${target} |`);
-      }
-    }
-    lines.push("", ...fetchHeader, ...fetchRows);
-  } finally {
-    await server.stop();
+  const client = new Tributary({ url });
+  const endpoint = (transport: "json" | "binary"): Endpoint => ({ server: "tributary", url, transport: transports[transport], signal: new AbortController().signal });
+  // Warm-up: cold isolates, objects and JIT, every codec once.
+  for (const codec of codecs) {
+    await createTopic(endpoint("json"), `warm-${codec}`, 1, 1);
+    await produceRun(client, `warm-${codec}`, codec, makeRecords(Math.min(20_000, records)));
   }
+  const produceHeader = ["| payload | codec | produce records/s | × none | SQLite bytes | R2 bytes | stored ÷ none (= what a follower copies) |", "|---|---|---|---|---|---|---|"];
+  const fetchHeader = ["| payload | read | records/s | × uncompressed | target |", "|---|---|---|---|---|"];
+  const fetchRows: string[] = [];
+  lines.push(...produceHeader);
+  for (const payload of payloads(records)) {
+    const rates = new Map<CompressionCodec, number[]>(codecs.map((c) => [c, []]));
+    const bytes = new Map<CompressionCodec, Stored>();
+    const topics = new Map<CompressionCodec, string>();
+    for (let run = 0; run < runs; run++) {
+      const order = codecs.map((_, i) => codecs[(i + run) % codecs.length]!);
+      for (const codec of order) {
+        const topic = `c-${payload.name.split(" ")[0]!.replace(/\W/g, "")}-${codec}-${run}`.toLowerCase();
+        const refused = await createTopic(endpoint("json"), topic, 1, 1);
+        if (refused) throw new Error(`create ${topic}: ${refused}`);
+        const measured = await produceRun(client, topic, codec, payload.messages);
+        rates.get(codec)!.push(measured);
+        log(`${payload.name} ${codec} run ${run + 1}: ${rate(measured)} records/s`);
+        bytes.set(codec, await stored(endpoint("json"), topic));
+        topics.set(codec, topic);
+      }
+    }
+    const base = median(rates.get("none")!);
+    const baseBytes = bytes.get("none")!.sqliteBytes + bytes.get("none")!.r2Bytes;
+    for (const codec of codecs) {
+      const figure = median(rates.get(codec)!);
+      const { sqliteBytes, r2Bytes } = bytes.get(codec)!;
+      const note = codec === "none" ? "" : ` (compression ratio ${(baseBytes / (sqliteBytes + r2Bytes)).toFixed(2)} ×)`;
+      lines.push(`| ${payload.name} | ${codec} | ${rate(figure)} | ${ratio(figure, base)} | ${kib(sqliteBytes)} | ${kib(r2Bytes)} | ${ratio(sqliteBytes + r2Bytes, baseBytes)}${note} |`);
+    }
+    // Reads: runs alternate uncompressed and compressed first.
+    for (const [transport, codec, target] of [["json", "zstd", "≥ 0.6 ×"], ["binary", "lz4", "≥ 1 ×"], ["binary", "zstd", "≥ 1 ×"]] as const) {
+      const plain: number[] = [];
+      const packed: number[] = [];
+      for (let run = 0; run < runs; run++) {
+        const pair = [[topics.get("none")!, plain], [topics.get(codec)!, packed]] as const;
+        for (const [topic, into] of run % 2 === 0 ? pair : [...pair].reverse()) into.push(await consumeRun(endpoint(transport), topic, records));
+      }
+      log(`${payload.name} ${transport} fetch ${codec}: ${packed.map(rate).join(", ")} against ${plain.map(rate).join(", ")}`);
+      fetchRows.push(`| ${payload.name} | ${transport} fetch of a ${codec} topic | ${rate(median(packed))} (none: ${rate(median(plain))}) | ${ratio(median(packed), median(plain))} | ${target} |`);
+    }
+  }
+  lines.push("", ...fetchHeader, ...fetchRows);
+  return lines;
+}
+
+export async function compressionServerBench(options: { runs: number; write: boolean; log: (line: string) => void }): Promise<void> {
+  const { runs } = options;
+  const records = defaultRecords;
+  const server = await startServer("tributary", false);
+  const lines = await measureCompressedTopics(server.url, { runs, records, log: options.log }).finally(() => server.stop());
   const environment = describeEnvironment();
   const section = [
     compressionServerHeading,
@@ -151,6 +156,6 @@ export async function compressionServerBench(options: { runs: number; write: boo
   if (options.write) {
     const path = join(repositoryRoot, "bench", "RESULTS.md");
     writeSection(path, compressionServerHeading, section);
-    log(`wrote ${compressionServerHeading} in ${path}`);
+    options.log(`wrote ${compressionServerHeading} in ${path}`);
   }
 }
