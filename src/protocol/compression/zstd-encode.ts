@@ -4,8 +4,9 @@
  * matches found as LZ4 finds them (one hash table of 4-byte sequences), literals Huffman-coded
  * where that shrinks them (zstd-huffman.ts) and raw otherwise, the sequences entropy-coded with
  * the format's predefined FSE tables; a block that does not shrink is stored raw. Any zstd
- * decoder reads it (libzstd, zstd-jni, franz-go's klauspost, fzstd). It trades ratio for
- * simplicity: no repeat offsets, no tuned sequence tables, no lazy matching.
+ * decoder reads it (libzstd, zstd-jni, franz-go's klauspost, fzstd). The last offset is tried
+ * first at each position and repeat offsets are coded as such (a few bits instead of ~10). It
+ * trades ratio for simplicity: no tuned sequence tables, no lazy or optimal parsing.
  *
  * Frame: magic 28 B5 2F FD · descriptor (single segment, 4-byte content size, no checksum)
  *        · content size u32 LE · blocks
@@ -71,8 +72,27 @@ function read32(bytes: Uint8Array, at: number): number {
   return bytes[at]! | (bytes[at + 1]! << 8) | (bytes[at + 2]! << 16) | (bytes[at + 3]! << 24);
 }
 
+/**
+ * The offset value a sequence carries (RFC 8878 §3.1.2.5): 1–3 name a repeat offset (shifted by
+ * one after a sequence without literals), above 3 a new offset + 3; `reps` (the decoder's
+ * history, [1, 4, 8] at a frame's start) updated as the decoder will.
+ */
+function offsetValue(offset: number, literalLength: number, reps: Int32Array): number {
+  let index = -1;
+  if (literalLength > 0) index = offset === reps[0] ? 0 : offset === reps[1] ? 1 : offset === reps[2] ? 2 : -1;
+  else index = offset === reps[1] ? 1 : offset === reps[2] ? 2 : offset === reps[0]! - 1 ? 3 : -1;
+  if (index === 0) return 1;
+  if (index === 1) reps[1] = reps[0]!;
+  else {
+    reps[2] = reps[1]!;
+    reps[1] = reps[0]!;
+  }
+  reps[0] = offset;
+  return index < 0 ? offset + 3 : literalLength > 0 ? index + 1 : index;
+}
+
 /** Finds matches in src[start, end), which may reach back before `start`; gathers literals in `literals`. */
-function findSequences(src: Uint8Array, start: number, end: number, table: Int32Array, literals: Uint8Array, sequences: Sequences): number {
+function findSequences(src: Uint8Array, start: number, end: number, table: Int32Array, literals: Uint8Array, sequences: Sequences, reps: Int32Array): number {
   let literalCount = 0;
   let count = 0;
   let anchor = start;
@@ -82,20 +102,27 @@ function findSequences(src: Uint8Array, start: number, end: number, table: Int32
   while (i < limit) {
     const value = read32(src, i);
     const hash = Math.imul(value, 2654435761) >>> (32 - hashLog);
-    const candidate = table[hash]!;
+    let candidate = table[hash]!;
     table[hash] = i;
-    if (candidate < 0 || i - candidate > windowBytes || read32(src, candidate) !== value) {
+    // The last offset first: records of one shape repeat at a record's length, and a repeat offset costs a few bits.
+    if (i - reps[0]! >= 0 && read32(src, i - reps[0]!) === value) candidate = i - reps[0]!;
+    else if (candidate < 0 || i - candidate > windowBytes || read32(src, candidate) !== value) {
       i += 1 + (misses++ >> 6);
       continue;
     }
     misses = 0;
     let length = minMatch;
     while (i + length < end && src[candidate + length] === src[i + length]) length++;
+    while (i > anchor && candidate > 0 && src[i - 1] === src[candidate - 1]) { // back over literals that match too
+      i--;
+      candidate--;
+      length++;
+    }
     literals.set(src.subarray(anchor, i), literalCount);
     literalCount += i - anchor;
     sequences.literalLengths[count] = i - anchor;
     sequences.matchLengths[count] = length;
-    sequences.offsets[count] = i - candidate;
+    sequences.offsets[count] = offsetValue(i - candidate, i - anchor, reps);
     count++;
     i += length;
     anchor = i;
@@ -141,13 +168,13 @@ function writeSequences(out: Uint8Array, at: number, sequences: Sequences): numb
   for (let n = 0; n < count; n++) {
     ll[n] = literalLengthCode(sequences.literalLengths[n]!);
     ml[n] = matchLengthCode(sequences.matchLengths[n]!);
-    of[n] = highBit(sequences.offsets[n]! + 3);
+    of[n] = highBit(sequences.offsets[n]!);
   }
   const extraBits = (n: number) => {
     const literalLength = sequences.literalLengths[n]!;
     writer.add(literalLength - literalLengthBase[ll[n]!]!, literalLengthBits[ll[n]!]!);
     writer.add(sequences.matchLengths[n]! - matchLengthBase[ml[n]!]!, matchLengthBits[ml[n]!]!);
-    writer.add(sequences.offsets[n]! + 3 - (1 << of[n]!), of[n]!);
+    writer.add(sequences.offsets[n]! - (1 << of[n]!), of[n]!);
   };
   const last = count - 1;
   let llState = initState(literalLengthTable, ll[last]!);
@@ -185,6 +212,7 @@ export function zstdCompress(src: Uint8Array): Uint8Array {
   out[8] = src.length >>> 24;
   let at = 9;
   const table = new Int32Array(1 << hashLog).fill(-1);
+  const reps = Int32Array.of(1, 4, 8); // the decoder's repeat offsets at a frame's start
   const literals = new Uint8Array(blockBytesMax);
   const sequenceMax = blockBytesMax / minMatch + 1;
   const sequences: Sequences = { count: 0, literalLengths: new Int32Array(sequenceMax), matchLengths: new Int32Array(sequenceMax), offsets: new Int32Array(sequenceMax) };
@@ -194,7 +222,8 @@ export function zstdCompress(src: Uint8Array): Uint8Array {
   do {
     const end = Math.min(src.length, start + blockBytesMax);
     const last = end === src.length;
-    const literalCount = findSequences(src, start, end, table, literals, sequences);
+    const repsBefore = reps.slice();
+    const literalCount = findSequences(src, start, end, table, literals, sequences, reps);
     // Huffman-coded literals when they come out smaller, raw otherwise; a block without matches may still shrink by its literals.
     const huffman = writeHuffmanLiterals(scratch, 0, literals.subarray(0, literalCount));
     const size = writeSequences(scratch, huffman > 0 ? huffman : writeLiterals(scratch, 0, literals, literalCount), sequences);
@@ -203,6 +232,7 @@ export function zstdCompress(src: Uint8Array): Uint8Array {
       out.set(scratch.subarray(0, size), at + 3);
       at += 3 + size;
     } else {
+      reps.set(repsBefore); // a raw block carries no sequences: the decoder's history stays as it was
       writeBlockHeader(out, at, last, 0, end - start);
       out.set(src.subarray(start, end), at + 3);
       at += 3 + end - start;
