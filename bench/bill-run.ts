@@ -14,6 +14,19 @@ import { Tributary, type Consumer, type ProducerOptions, type WebSocketConstruct
 import { cpuBetween, serverCpu } from "./cpu.ts";
 import type { MeasuredRun } from "./bill-math.ts";
 import type { billingSnapshot } from "../src/contracts/billing-meter.ts";
+import { jsonEvent } from "./compression.ts";
+
+/** A click-stream event (bench/compression.ts) with a basket of items, at least `bytes` long. */
+function jsonValue(i: number, bytes: number): string {
+  const event = JSON.parse(jsonEvent(i).value) as Record<string, unknown>;
+  const items: { sku: string; qty: number; price: number }[] = [];
+  let text = "";
+  for (let n = 0; text.length < bytes; n++) {
+    items.push({ sku: `sku-${(i * 31 + n * 7) % 5000}`, qty: 1 + ((i + n) % 4), price: ((i * 13 + n * 101) % 10000) / 100 });
+    text = JSON.stringify({ ...event, items });
+  }
+  return text;
+}
 
 export type ConsumerMode = "long-poll" | "group-websocket" | "websocket";
 
@@ -27,6 +40,8 @@ export interface RunCase {
   messageBytes: number;
   seconds: number;
   producer: ProducerOptions;
+  /** The values sent: "x" repeated (the bill's default), or realistic JSON of about that size (issue 27's zstd rows). */
+  values?: "filler" | "json";
 }
 
 export interface RunResult extends MeasuredRun {
@@ -108,14 +123,15 @@ export async function runBillCase(url: string, processGroupId: number, spec: Run
   if (!before.described.debugBilling) throw new Error("the server reports no billing meter: run it with TRIBUTARY_FAULTS=1 and TRIBUTARY_DEBUG_STATS=1");
 
   const producer = client.producer(spec.producer);
-  const value = "x".repeat(spec.messageBytes);
+  const filler = "x".repeat(spec.messageBytes);
+  const value = (n: number) => (spec.values === "json" ? jsonValue(n, spec.messageBytes) : filler);
   const started = performance.now();
   let produced = 0;
   const sends: Promise<unknown>[] = [];
   while (performance.now() - started < spec.seconds * 1000) {
     const due = Math.floor(((performance.now() - started) / 1000) * spec.messagesPerSecond) - produced;
     if (due > 0) {
-      sends.push(producer.send({ topic: spec.topic, messages: Array.from({ length: due }, () => ({ key: null, value })) }));
+      sends.push(producer.send({ topic: spec.topic, messages: Array.from({ length: due }, (_, n) => ({ key: null, value: value(produced + n) })) }));
       produced += due;
     }
     await new Promise((resolve) => setTimeout(resolve, tickMs));

@@ -154,3 +154,49 @@ export async function billBench(options: { seconds: number; write: boolean; upti
     log(`wrote the bill's section of ${path}`);
   }
 }
+
+export const billZstdHeading = "## The monthly bill B with zstd (issue 27)";
+
+/**
+ * `npm run bench -- --bill-zstd [--seconds S] [--no-write]`: workload B at RF 1 with the client's
+ * defaults, its values realistic JSON of about 1 KB (bench/bill-run.ts), the producer sending
+ * them uncompressed and then compressing with zstd; each on a server of its own.
+ */
+export async function billZstdBench(options: { seconds: number; write: boolean; uptime: string; log: (line: string) => void }): Promise<void> {
+  const { seconds, log } = options;
+  const workload = workloads.find((spec) => spec.name === "B")!;
+  const lines = [
+    billZstdHeading,
+    "",
+    `${describeEnvironment().date}, commit ${describeEnvironment().commit}; B at RF 1, the client's defaults (group consumers over WebSocket), values JSON of about 1 KB; runs of ${seconds} s; load before: ${options.uptime}. A reader pays the same lines of the bill (Cloudflare bills no bandwidth to a Worker's readers); what it downloads and decodes shrinks with the stored bytes.`,
+    "",
+    "| producer | total / month | R2 stored | stored bytes per message byte | rows written | DO req | Worker CPU | produce req/s | records consumed |",
+    "|---|---|---|---|---|---|---|---|---|",
+  ];
+  for (const compression of ["none", "zstd"] as const) {
+    const server = await startServer("tributary", false);
+    log(`B, RF 1, JSON values, compression ${compression}: ${seconds} s`);
+    const run = await runBillCase(server.url, server.processGroupId, {
+      topic: `bill-zstd-${compression}-${Date.now()}`,
+      partitions: workload.runPartitions,
+      replicationFactor: 1,
+      consumerGroups: workload.consumerGroups,
+      consumers: "group-websocket",
+      messagesPerSecond: (workload.messagesPerSecond * workload.runPartitions) / workload.partitions,
+      messageBytes,
+      seconds,
+      producer: { compression },
+      values: "json",
+    }, log).finally(() => server.stop());
+    const bill = billOf(workload, 1, run, run.r2Segments > 0 ? { classA: run.r2ClassA / run.r2Segments, classB: run.r2ClassB / run.r2Segments } : undefined);
+    const cost = (item: string) => bill.lines.filter((entry) => entry.item.startsWith(item)).reduce((sum, entry) => sum + entry.dollars, 0);
+    const usage = (item: string) => bill.lines.find((entry) => entry.item === item)!.usage;
+    lines.push(
+      `| ${compression} | **${dollars(bill.total)}** | ${dollars(cost("R2 stored"))} (${usage("R2 stored").toFixed(0)} GB) | ${(run.storedBytes / (run.messagesProduced * messageBytes)).toFixed(3)} | ${dollars(cost("SQLite rows written"))} (${count(usage("SQLite rows written"))}) | ${dollars(cost("Durable Object requests"))} (${count(usage("Durable Object requests"))}) | ${dollars(cost("Worker CPU"))} | ${(run.produceRequests / run.seconds).toFixed(1)} | ${run.messagesConsumed} of ${run.messagesProduced * workload.consumerGroups} |`,
+    );
+    log(`  ${dollars(bill.total)}/month, stored ${run.storedBytes} bytes for ${run.messagesProduced} messages`);
+  }
+  const section = lines.join("\n");
+  console.log(`\n${section}\n`);
+  if (options.write) writeSection(join(repositoryRoot, "bench", "RESULTS.md"), billZstdHeading, section);
+}

@@ -16,14 +16,19 @@ function benchRecords(): RecordInput[] {
   return makeRecords(4000).map((record) => ({ key: utf8.encode(record.key), value: utf8.encode(record.value), headers: [], timestamp: 1_700_000_000_000 }));
 }
 
-function jsonEvents(): RecordInput[] {
+/** Realistic JSON values: a click stream (the server rows of bench/compression-server.ts send the same). */
+export function jsonEvent(i: number): { key: string; value: string } {
   const paths = ["/", "/cart", "/checkout", "/products/shoes", "/products/hats", "/search"];
-  return Array.from({ length: 4000 }, (_, i) => ({
-    key: utf8.encode(`user-${(i * 7919) % 1000}`),
-    value: utf8.encode(JSON.stringify({ userId: `user-${(i * 7919) % 1000}`, event: i % 5 === 0 ? "add_to_cart" : "page_view", path: paths[i % paths.length], ts: 1_700_000_000_000 + i * 37, ua: "Mozilla/5.0 (X11; Linux x86_64)", ms: 40 + ((i * 31) % 300) })),
-    headers: [],
-    timestamp: 1_700_000_000_000 + i,
-  }));
+  const userId = `user-${(i * 7919) % 1000}`;
+  const value = JSON.stringify({ userId, event: i % 5 === 0 ? "add_to_cart" : "page_view", path: paths[i % paths.length], ts: 1_700_000_000_000 + i * 37, ua: "Mozilla/5.0 (X11; Linux x86_64)", ms: 40 + ((i * 31) % 300) });
+  return { key: userId, value };
+}
+
+function jsonEvents(): RecordInput[] {
+  return Array.from({ length: 4000 }, (_, i) => {
+    const { key, value } = jsonEvent(i);
+    return { key: utf8.encode(key), value: utf8.encode(value), headers: [], timestamp: 1_700_000_000_000 + i };
+  });
 }
 
 function medianMBps(bytes: number, run: () => void): number {

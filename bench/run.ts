@@ -29,7 +29,7 @@ import { transports, type ServerName, type TransportName } from "./transports.ts
 import { shareRowId, shareSection } from "./share.ts"; // share groups (issue 15): its own server and section
 import { runSealedReads, selectedSealedReadRows } from "./sealed-reads.ts"; // issue 19: catch-up reads from R2
 import { clientBench } from "./client-rows.ts"; // issue 19: the client against the raw path (--client [--peers] [--profile-client])
-import { billBench } from "./bill.ts"; // issue 19: the monthly bill (--bill)
+import { billBench, billZstdBench } from "./bill.ts"; // issue 19: the monthly bill (--bill); issue 27: --bill-zstd
 import { tieredBench } from "./tiered-baseline.ts"; // issue 19: the tiered baseline (--tiered)
 import { execFileSync } from "node:child_process";
 
@@ -41,6 +41,8 @@ const usage = `usage: npm run bench -- [--quick] [--runs N] [--seconds S] [--war
        npm run bench -- --client [--runs N] [--peers] [--profile-client] [--no-write]
        npm run bench -- --bill [--seconds S] [--no-write]   (the monthly bill, bench/bill.ts; runs of 30 s by default)
        npm run bench -- --tiered [--quick] [--runs N] [--seconds S] [--no-write]   (against both baselines, bench/tiered-baseline.ts)
+       npm run bench -- --compression | --compression-server [--runs N] [--no-write]   (issue 27: codecs; compressed topics, bench/compression-server.ts)
+       npm run bench -- --bill-zstd [--seconds S] [--no-write]   (issue 27: bill B with the producer on zstd, bench/bill.ts)
   --quick       3 runs of 0.5 s per row and server instead of 3 of 4 s (about 1 minute instead of 6)
   --runs N      measured runs per row (the figure is their median)
   --seconds S   length of one run
@@ -114,6 +116,8 @@ function parseOptions(): Options {
       bill: { type: "boolean", default: false }, // bench/bill.ts (issue 19)
       tiered: { type: "boolean", default: false }, // bench/tiered-baseline.ts (issue 19)
       compression: { type: "boolean", default: false }, // bench/compression.ts (issue 27)
+      "compression-server": { type: "boolean", default: false },
+      "bill-zstd": { type: "boolean", default: false }, // bench/bill.ts (issue 27) // bench/compression-server.ts (issue 27)
       help: { type: "boolean", default: false },
     },
   });
@@ -220,9 +224,17 @@ async function main(): Promise<void> {
     const uptime = execFileSync("uptime", { encoding: "utf8" }).trim();
     return billBench({ seconds: process.argv.includes("--seconds") ? settings.seconds : 30, write, uptime, log: (line) => console.error(`[bench] ${line}`) });
   }
+  if (process.argv.includes("--bill-zstd")) { // issue 27: --bill-zstd [--seconds S] [--no-write] (bench/bill.ts)
+    const uptime = execFileSync("uptime", { encoding: "utf8" }).trim();
+    return billZstdBench({ seconds: process.argv.includes("--seconds") ? settings.seconds : 30, write, uptime, log: (line) => console.error(`[bench] ${line}`) });
+  }
   if (process.argv.includes("--tiered")) { // issue 19: --tiered [--quick] [--runs N] [--seconds S] [--no-write] (bench/tiered-baseline.ts)
     const uptime = execFileSync("uptime", { encoding: "utf8" }).trim();
     return tieredBench({ settings, write, wranglerDefaults, uptime, log: (line) => console.error(`[bench] ${line}`) });
+  }
+  if (process.argv.includes("--compression-server")) { // issue 27: compressed topics on the server [--runs N] [--no-write] (bench/compression-server.ts)
+    const { compressionServerBench } = await import("./compression-server.ts");
+    return compressionServerBench({ runs: settings.runs, write, log: (line) => console.error(`[bench] ${line}`) });
   }
   if (process.argv.includes("--compression")) return void console.log((await import("./compression.ts")).compressionBench()); // issue 27: codec speeds and ratios (bench/compression.ts)
   if (durableStreams) return durableStreamsBench({ ...settings, write }, (line) => console.error(`[bench] ${line}`));

@@ -4,7 +4,8 @@
 #
 #   Debian's packages: chromium (the console and browser tests, driven by playwright-core, which
 #   never downloads a browser), prometheus (promtool lints GET /v1/metrics), kcat (librdkafka
-#   against the Kafka gateway) — installed with apt-get when missing and this runs as root;
+#   against the Kafka gateway), python3-confluent-kafka (Debian's Python client, librdkafka 2.0.2,
+#   in test/e2e/gateway-compression.test.ts) — installed with apt-get when missing and this runs as root;
 #   otherwise it stops at once and names the one command to run.
 #   Toolchains the machine brings: java 17+ with mvn (the Java Kafka client, resolved from Maven
 #   Central by the tests, pinned in test/java/pom.xml), python3 with venv (confluent-kafka in a
@@ -19,6 +20,7 @@ command -v kcat >/dev/null || missing_packages+=(kcat)
 command -v mvn >/dev/null || missing_packages+=(maven)
 command -v java >/dev/null || missing_packages+=(openjdk-17-jdk-headless)
 if ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then missing_packages+=(python3-venv); fi
+if ! /usr/bin/python3 -c 'import confluent_kafka' >/dev/null 2>&1; then missing_packages+=(python3-confluent-kafka); fi
 
 if [ "${#missing_packages[@]}" -gt 0 ]; then
   if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null; then

@@ -4,8 +4,10 @@ import { streamAppendBytesMax } from "../limits.ts";
 import { controllerStub } from "../contracts/stubs.ts";
 import type { AppendAnswer } from "../contracts/replica-api.ts";
 import { encodeRecordBatch, type RecordHeader } from "../protocol/record-batch.ts";
+import { compressBatch } from "../protocol/record-batch-compression.ts";
 import { streamClosedHeader, type StreamAppendCondition } from "../protocol/stream-records.ts";
 import type { TopicMetadata } from "../topics/topic-metadata.ts";
+import { recordRules } from "../topics/record-rules.ts";
 import { authorize, authorizeTopicCreation } from "../router/authorize.ts";
 import type { RouterEnv } from "../router/context.ts";
 import { callLeader } from "../data-plane/leader-calls.ts";
@@ -62,7 +64,10 @@ async function appendRecord(env: Env, topic: TopicMetadata, append: StreamAppend
   const producer = append.producer
     ? { producerId: await producerIdNumber(append.producer.id), producerEpoch: append.producer.epoch, baseSequence: append.producer.seq }
     : {};
-  const batch = encodeRecordBatch([record], producer);
+  // A stream's topic whose compression.type names a codec stores its appends in it, as JSON produce does (issue 27).
+  const codec = recordRules(topic).storedCodec;
+  const plain = encodeRecordBatch([record], producer);
+  const batch = codec === undefined || codec === "none" ? plain : compressBatch(plain, codec);
   const condition: StreamAppendCondition = { closes: append.closes, closeOnly: append.value === undefined, ...(append.seq === undefined ? {} : { seq: append.seq }) };
   return callLeader(env, topic, 0, (stub, call) => stub.append({ ...call, batches: [batch], acks: 1, stream: condition }), { retryUnreachable: false });
 }

@@ -1,6 +1,6 @@
 /**
  * A small run of the benchmark's own code (bench/) against one `wrangler dev`, so it cannot
- * rot (and its startup rows, which start Tributary without wrangler): each transport's produce, consume and latency loops, the cost counters, a run of the bill, the soak's
+ * rot (and its startup rows, which start Tributary without wrangler): each transport's produce, consume and latency loops, the cost counters, a run of the bill, issue 27's compressed topics, the soak's
  * sampling and verdict, and the report's tables. Figures are not asserted — speed is
  * measured by `npm run bench`, never by a test — only that each part answers sensibly.
  */
@@ -21,6 +21,7 @@ import { transports, type ServerName, type TransportName } from "../../bench/tra
 import { startWranglerDev, type DevServer } from "./support/wrangler-dev.ts";
 import { durableStreamsMarkdown, measureDurableStreams } from "../../bench/durable-streams.ts";
 import { runBillCase } from "../../bench/bill-run.ts";
+import { measureCompressedTopics } from "../../bench/compression-server.ts";
 
 describe("the benchmark's code against wrangler dev", () => {
   let server: DevServer;
@@ -146,7 +147,9 @@ describe("the benchmark's code against wrangler dev", () => {
     for (const consumers of ["websocket", "long-poll"] as const) {
       const run = await runBillCase(server.url, server.processGroupId, {
         topic: `smoke-bill-${consumers}`, partitions: 2, replicationFactor: 1, consumerGroups: 2, consumers,
-        messagesPerSecond: 20, messageBytes: 100, seconds: 1, producer: {},
+        messagesPerSecond: 20, messageBytes: 100, seconds: 1,
+        // --bill-zstd's case on one of them: JSON values, the producer on zstd (issue 27).
+        ...(consumers === "websocket" ? { producer: { compression: "zstd" as const }, values: "json" as const } : { producer: {} }),
       }, () => undefined, 0); // no wait for the earlier rows' long polls to end: nothing here is a figure
       expect(run.messagesConsumed).toBe(run.messagesProduced * 2);
       expect(run.produceRequests).toBeGreaterThan(0);
@@ -155,6 +158,14 @@ describe("the benchmark's code against wrangler dev", () => {
       expect(run.sqliteRowsWritten).toBeGreaterThanOrEqual(run.produceRequests);
       expect(run.objectActiveMs).toBeGreaterThan(0);
     }
+  });
+
+  it("measures compressed topics (issue 27): the client producing none, lz4 and zstd, the stored bytes, JSON and binary fetch", async () => {
+    const lines = await measureCompressedTopics(server.url, { runs: 1, records: 2_000, log: () => undefined });
+    expect(lines.filter((line) => /^\| (216-byte bench records|JSON events) \| (none|lz4|zstd) \| \d+k \| \d\.\d\d × \|/.test(line))).toHaveLength(6);
+    expect(lines.filter((line) => /^\| .* \| (json|binary) fetch of a (lz4|zstd) topic \| \d+k \(none: \d+k\) \| \d+\.\d\d × \|/.test(line))).toHaveLength(6);
+    const ratio = Number(/^\| JSON events \| zstd \|.*compression ratio (\d+\.\d\d) ×/m.exec(lines.join("\n"))![1]);
+    expect(ratio).toBeGreaterThan(2); // what the describe's storage says the zstd topic holds
   });
 
   it("measures catch-up reads from R2 against the tail, with the partition leader's requests", async () => {

@@ -1,6 +1,6 @@
 /**
  * Issue 27 through `tributary gateway` with real clients: kcat (Debian's librdkafka 2.0.2),
- * confluent-kafka from PyPI (librdkafka 2.16) and @platformatic/kafka produce compressed
+ * confluent-kafka from PyPI (librdkafka 2.16) and from Debian (librdkafka 2.0.2) and @platformatic/kafka produce compressed
  * batches; Tributary's JSON fetch shows exactly their records and the stored batches carry the
  * codec each client really sent (librdkafka < 2.10 sends gzip, snappy and lz4 uncompressed to a
  * broker without Produce v0: docs/gateway.md). Tributary's client produces in each codec and
@@ -8,6 +8,7 @@
  */
 import { CompressionTypes, Kafka, logLevel } from "kafkajs";
 import { compatibilityPartitioner, Producer as PlatformaticProducer, stringSerializers } from "@platformatic/kafka";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Tributary, type CompressionCodec } from "../../src/client/index.ts";
 import { recordBatchContentType } from "../../src/protocol/content-types.ts";
@@ -16,7 +17,8 @@ import { batchCodec } from "../../src/protocol/record-batch-compression.ts";
 import { buildCli } from "./support/cli.ts";
 import { startGateway, type GatewayProcess } from "./support/gateway.ts";
 import { runPython } from "./support/python-clients.ts";
-import { startWranglerDev, type DevServer } from "./support/wrangler-dev.ts";
+import { runToEnd } from "./support/child-run.ts";
+import { repositoryRoot, startWranglerDev, type DevServer } from "./support/wrangler-dev.ts";
 import { kcat } from "./support/kcat.ts";
 
 describe("compressed batches through tributary gateway", () => {
@@ -76,6 +78,19 @@ describe("compressed batches through tributary gateway", () => {
     expect(answer).toMatchObject({ delivered: 30, errors: [] });
     expect(await jsonValues(topic)).toEqual(Array.from({ length: 30 }, (_, i) => `${codec} record ${i} ${"payload ".repeat(8)}`));
     expect(new Set(await storedCodecs(topic))).toEqual(new Set([codec]));
+  });
+
+  it("confluent-kafka from Debian (python3-confluent-kafka 1.7.0, librdkafka 2.0.2): its records, stored as it really sent them", async () => {
+    // Debian's Python and its package (scripts/test-setup.sh installs it), not the PyPI environment.
+    for (const [codec, stored] of [["zstd", "zstd"], ["gzip", "none"], ["snappy", "none"], ["lz4", "none"]] as const) {
+      const topic = `debian-py-${codec}`;
+      await client.admin().topics.create({ name: topic, partitions: 1 });
+      const run = await runToEnd("/usr/bin/python3", [join(repositoryRoot, "test", "python", "produce_compressed.py"), gateway.address, topic, codec, "20"], "python3 produce_compressed.py", 60_000);
+      expect(run.code, run.stderr).toBe(0);
+      expect(JSON.parse(run.stdout)).toEqual({ delivered: 20, errors: [], librdkafka: "2.0.2" });
+      expect(await jsonValues(topic)).toEqual(Array.from({ length: 20 }, (_, i) => `${codec} record ${i} ${"payload ".repeat(8)}`));
+      expect({ codec, stored: new Set(await storedCodecs(topic)) }).toEqual({ codec, stored: new Set([stored]) });
+    }
   });
 
   it.each(["snappy", "lz4", "zstd"] as const)("@platformatic/kafka with compression %s", async (codec) => {

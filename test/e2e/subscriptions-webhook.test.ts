@@ -78,7 +78,8 @@ describe("a webhook subscription on wrangler dev", () => {
     await new Promise<void>((resolve) => (hook.server as Server).listen(port, "127.0.0.1", resolve));
     hookUrl = `http://127.0.0.1:${port}/hooks/orders`;
     tributary = await startWranglerDev({ vars: { SUBSCRIPTION_ORIGINS: `http://127.0.0.1:${port}` } });
-    expect((await call("POST", "/v1/topics", { name: "orders", partitions })).status).toBe(201);
+    // Stored in zstd (issue 27): the deliveries show the records decoded.
+    expect((await call("POST", "/v1/topics", { name: "orders", partitions, configs: { "compression.type": "zstd" } })).status).toBe(201);
   });
 
   afterAll(async () => {
@@ -105,6 +106,10 @@ describe("a webhook subscription on wrangler dev", () => {
     await until("every offset seen", () => seen().size === total);
     const expected = new Set(Array.from({ length: total }, (_, index) => `${index % partitions}:${Math.floor(index / partitions)}`));
     expect(seen()).toEqual(expected);
+    const wrong = hook.deliveries.flatMap((delivery) => delivery.records).filter((record) => record.value !== `order-${record.offset * partitions + record.partition}`);
+    expect(wrong).toEqual([]);
+    const stored = await fetch(`${tributary.url}/v1/topics/orders/partitions/0/records?offset=0`, { headers: { accept: "application/vnd.tributary.record-batch" } });
+    expect(new Uint8Array(await stored.arrayBuffer())[22]! & 0x07, "the first stored batch's codec: zstd").toBe(4);
     expect(hook.badSignatures()).toBe(0);
     expect(hook.failed()).toBeGreaterThan(0);
     // A redelivery carries the same offsets, with its delivery count.

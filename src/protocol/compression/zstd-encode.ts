@@ -1,17 +1,22 @@
 /**
  * Writing zstd frames (RFC 8878) in pure TypeScript, since no well-kept zstd encoder runs in
  * Workers without compiling WebAssembly at run time. A deliberately small encoder: LZ77
- * matches found as LZ4 finds them (one hash table of 4-byte sequences), literals stored raw
- * and the sequences entropy-coded with the format's predefined FSE tables; a block that does
- * not shrink is stored raw. Any zstd decoder reads it (libzstd, zstd-jni, franz-go's klauspost,
- * fzstd). It trades ratio for simplicity: no Huffman literals, no repeat offsets, no tuned tables.
+ * matches found as LZ4 finds them (one hash table of 4-byte sequences), literals Huffman-coded
+ * where that shrinks them (zstd-huffman.ts) and raw otherwise, the sequences entropy-coded with
+ * the format's predefined FSE tables; a block that does not shrink is stored raw. Any zstd
+ * decoder reads it (libzstd, zstd-jni, franz-go's klauspost, fzstd). The last offset is tried
+ * first at each position and repeat offsets are coded as such (a few bits instead of ~10). It
+ * trades ratio for simplicity: no tuned sequence tables, no lazy or optimal parsing.
  *
  * Frame: magic 28 B5 2F FD · descriptor (single segment, 4-byte content size, no checksum)
  *        · content size u32 LE · blocks
  * Block: header u24 LE (last · type 0 raw / 2 compressed · size) · content
- * Compressed block: literals section (raw: size header · bytes) · sequences section
+ * Compressed block: literals section (raw: size header · bytes; or Huffman, zstd-huffman.ts) · sequences section
  *        (count · modes byte 0: all predefined · bitstream read backwards)
  */
+
+import { BitWriter, buildFseTable, encodeSymbol, highBit, initState } from "./zstd-bits.ts";
+import { writeHuffmanLiterals } from "./zstd-huffman.ts";
 
 const blockBytesMax = 128 * 1024;
 const minMatch = 4;
@@ -35,62 +40,6 @@ const matchLengthBits = [
   0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 3, 3, 4, 4, 5, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16,
 ];
 
-function highBit(value: number): number {
-  return 31 - Math.clz32(value);
-}
-
-/** An FSE encoding table (zstd's FSE_buildCTable) for a normalized distribution. */
-interface FseTable {
-  accuracyLog: number;
-  states: Uint16Array;
-  deltaBits: Int32Array;
-  deltaState: Int32Array;
-}
-
-function buildFseTable(norm: readonly number[], accuracyLog: number): FseTable {
-  const size = 1 << accuracyLog;
-  const symbols = new Uint8Array(size);
-  const cumulative = new Int32Array(norm.length + 1);
-  let high = size - 1;
-  for (let s = 0; s < norm.length; s++) {
-    if (norm[s] === -1) {
-      cumulative[s + 1] = cumulative[s]! + 1;
-      symbols[high--] = s;
-    } else {
-      cumulative[s + 1] = cumulative[s]! + norm[s]!;
-    }
-  }
-  const step = (size >>> 1) + (size >>> 3) + 3;
-  let position = 0;
-  for (let s = 0; s < norm.length; s++) {
-    for (let i = 0; i < norm[s]!; i++) {
-      symbols[position] = s;
-      do position = (position + step) & (size - 1);
-      while (position > high);
-    }
-  }
-  const states = new Uint16Array(size);
-  const next = cumulative.slice();
-  for (let u = 0; u < size; u++) states[next[symbols[u]!]!++] = size + u;
-  const deltaBits = new Int32Array(norm.length);
-  const deltaState = new Int32Array(norm.length);
-  let total = 0;
-  for (let s = 0; s < norm.length; s++) {
-    const count = norm[s]!;
-    if (count === -1 || count === 1) {
-      deltaBits[s] = (accuracyLog << 16) - size;
-      deltaState[s] = total - 1;
-      total++;
-    } else if (count > 1) {
-      const bitsOut = accuracyLog - highBit(count - 1);
-      deltaBits[s] = (bitsOut << 16) - (count << bitsOut);
-      deltaState[s] = total - count;
-      total += count;
-    }
-  }
-  return { accuracyLog, states, deltaBits, deltaState };
-}
-
 const literalLengthTable = /*#__PURE__*/ buildFseTable(literalLengthNorm, 6);
 const matchLengthTable = /*#__PURE__*/ buildFseTable(matchLengthNorm, 6);
 const offsetTable = /*#__PURE__*/ buildFseTable(offsetNorm, 5);
@@ -112,47 +61,6 @@ function matchLengthCode(length: number): number {
   return code;
 }
 
-/** Writes bits forward, little-endian; the decoder reads them back from the end. */
-class BitWriter {
-  bytes: Uint8Array;
-  at: number;
-  #bits = 0;
-  #count = 0;
-  constructor(bytes: Uint8Array, at: number) {
-    this.bytes = bytes;
-    this.at = at;
-  }
-  /** Adds the low `count` bits of `value` (count ≤ 24). */
-  add(value: number, count: number): void {
-    if (count === 0) return;
-    this.#bits = (this.#bits | ((value & ((1 << count) - 1)) << this.#count)) >>> 0;
-    this.#count += count;
-    while (this.#count >= 8) {
-      this.bytes[this.at++] = this.#bits;
-      this.#bits >>>= 8;
-      this.#count -= 8;
-    }
-  }
-  /** Adds the closing 1 bit and pads the last byte. */
-  close(): number {
-    this.add(1, 1);
-    if (this.#count > 0) this.bytes[this.at++] = this.#bits;
-    return this.at;
-  }
-}
-
-function initState(table: FseTable, symbol: number): number {
-  const bitsOut = (table.deltaBits[symbol]! + (1 << 15)) >>> 16;
-  const value = (bitsOut << 16) - table.deltaBits[symbol]!;
-  return table.states[(value >> bitsOut) + table.deltaState[symbol]!]!;
-}
-
-function encodeSymbol(writer: BitWriter, table: FseTable, state: number, symbol: number): number {
-  const bitsOut = (state + table.deltaBits[symbol]!) >>> 16;
-  writer.add(state, bitsOut);
-  return table.states[(state >>> bitsOut) + table.deltaState[symbol]!]!;
-}
-
 interface Sequences {
   count: number;
   literalLengths: Int32Array;
@@ -164,8 +72,27 @@ function read32(bytes: Uint8Array, at: number): number {
   return bytes[at]! | (bytes[at + 1]! << 8) | (bytes[at + 2]! << 16) | (bytes[at + 3]! << 24);
 }
 
+/**
+ * The offset value a sequence carries (RFC 8878 §3.1.2.5): 1–3 name a repeat offset (shifted by
+ * one after a sequence without literals), above 3 a new offset + 3; `reps` (the decoder's
+ * history, [1, 4, 8] at a frame's start) updated as the decoder will.
+ */
+function offsetValue(offset: number, literalLength: number, reps: Int32Array): number {
+  let index = -1;
+  if (literalLength > 0) index = offset === reps[0] ? 0 : offset === reps[1] ? 1 : offset === reps[2] ? 2 : -1;
+  else index = offset === reps[1] ? 1 : offset === reps[2] ? 2 : offset === reps[0]! - 1 ? 3 : -1;
+  if (index === 0) return 1;
+  if (index === 1) reps[1] = reps[0]!;
+  else {
+    reps[2] = reps[1]!;
+    reps[1] = reps[0]!;
+  }
+  reps[0] = offset;
+  return index < 0 ? offset + 3 : literalLength > 0 ? index + 1 : index;
+}
+
 /** Finds matches in src[start, end), which may reach back before `start`; gathers literals in `literals`. */
-function findSequences(src: Uint8Array, start: number, end: number, table: Int32Array, literals: Uint8Array, sequences: Sequences): number {
+function findSequences(src: Uint8Array, start: number, end: number, table: Int32Array, literals: Uint8Array, sequences: Sequences, reps: Int32Array): number {
   let literalCount = 0;
   let count = 0;
   let anchor = start;
@@ -175,20 +102,27 @@ function findSequences(src: Uint8Array, start: number, end: number, table: Int32
   while (i < limit) {
     const value = read32(src, i);
     const hash = Math.imul(value, 2654435761) >>> (32 - hashLog);
-    const candidate = table[hash]!;
+    let candidate = table[hash]!;
     table[hash] = i;
-    if (candidate < 0 || i - candidate > windowBytes || read32(src, candidate) !== value) {
+    // The last offset first: records of one shape repeat at a record's length, and a repeat offset costs a few bits.
+    if (i - reps[0]! >= 0 && read32(src, i - reps[0]!) === value) candidate = i - reps[0]!;
+    else if (candidate < 0 || i - candidate > windowBytes || read32(src, candidate) !== value) {
       i += 1 + (misses++ >> 6);
       continue;
     }
     misses = 0;
     let length = minMatch;
     while (i + length < end && src[candidate + length] === src[i + length]) length++;
+    while (i > anchor && candidate > 0 && src[i - 1] === src[candidate - 1]) { // back over literals that match too
+      i--;
+      candidate--;
+      length++;
+    }
     literals.set(src.subarray(anchor, i), literalCount);
     literalCount += i - anchor;
     sequences.literalLengths[count] = i - anchor;
     sequences.matchLengths[count] = length;
-    sequences.offsets[count] = i - candidate;
+    sequences.offsets[count] = offsetValue(i - candidate, i - anchor, reps);
     count++;
     i += length;
     anchor = i;
@@ -234,13 +168,13 @@ function writeSequences(out: Uint8Array, at: number, sequences: Sequences): numb
   for (let n = 0; n < count; n++) {
     ll[n] = literalLengthCode(sequences.literalLengths[n]!);
     ml[n] = matchLengthCode(sequences.matchLengths[n]!);
-    of[n] = highBit(sequences.offsets[n]! + 3);
+    of[n] = highBit(sequences.offsets[n]!);
   }
   const extraBits = (n: number) => {
     const literalLength = sequences.literalLengths[n]!;
     writer.add(literalLength - literalLengthBase[ll[n]!]!, literalLengthBits[ll[n]!]!);
     writer.add(sequences.matchLengths[n]! - matchLengthBase[ml[n]!]!, matchLengthBits[ml[n]!]!);
-    writer.add(sequences.offsets[n]! + 3 - (1 << of[n]!), of[n]!);
+    writer.add(sequences.offsets[n]! - (1 << of[n]!), of[n]!);
   };
   const last = count - 1;
   let llState = initState(literalLengthTable, ll[last]!);
@@ -278,24 +212,27 @@ export function zstdCompress(src: Uint8Array): Uint8Array {
   out[8] = src.length >>> 24;
   let at = 9;
   const table = new Int32Array(1 << hashLog).fill(-1);
+  const reps = Int32Array.of(1, 4, 8); // the decoder's repeat offsets at a frame's start
   const literals = new Uint8Array(blockBytesMax);
   const sequenceMax = blockBytesMax / minMatch + 1;
   const sequences: Sequences = { count: 0, literalLengths: new Int32Array(sequenceMax), matchLengths: new Int32Array(sequenceMax), offsets: new Int32Array(sequenceMax) };
-  const scratch = new Uint8Array(blockBytesMax + 1024);
+  // Room for a Huffman attempt that overshoots (it stops after the stream that passes the raw size) and the sequences.
+  const scratch = new Uint8Array(2 * blockBytesMax + 1024);
   let start = 0;
   do {
     const end = Math.min(src.length, start + blockBytesMax);
     const last = end === src.length;
-    const literalCount = findSequences(src, start, end, table, literals, sequences);
-    let size = -1;
-    if (sequences.count > 0) {
-      size = writeSequences(scratch, writeLiterals(scratch, 0, literals, literalCount), sequences);
-    }
-    if (size > 0 && size < end - start) {
+    const repsBefore = reps.slice();
+    const literalCount = findSequences(src, start, end, table, literals, sequences, reps);
+    // Huffman-coded literals when they come out smaller, raw otherwise; a block without matches may still shrink by its literals.
+    const huffman = writeHuffmanLiterals(scratch, 0, literals.subarray(0, literalCount));
+    const size = writeSequences(scratch, huffman > 0 ? huffman : writeLiterals(scratch, 0, literals, literalCount), sequences);
+    if (size < end - start) {
       writeBlockHeader(out, at, last, 2, size);
       out.set(scratch.subarray(0, size), at + 3);
       at += 3 + size;
     } else {
+      reps.set(repsBefore); // a raw block carries no sequences: the decoder's history stays as it was
       writeBlockHeader(out, at, last, 0, end - start);
       out.set(src.subarray(start, end), at + 3);
       at += 3 + end - start;

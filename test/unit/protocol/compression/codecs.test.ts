@@ -14,6 +14,8 @@ import { CompressionError } from "../../../../src/protocol/compression/compressi
 import { lz4Compress } from "../../../../src/protocol/compression/lz4.ts";
 import { snappyCompress, snappyDecompress } from "../../../../src/protocol/compression/snappy.ts";
 import { zstdCompress } from "../../../../src/protocol/compression/zstd-encode.ts";
+import { encodeRecordBatch } from "../../../../src/protocol/record-batch.ts";
+import { codeLengths } from "../../../../src/protocol/compression/zstd-huffman.ts";
 
 const MiB = 1024 * 1024;
 const bound = 8 * MiB;
@@ -79,6 +81,74 @@ describe("other implementations read ours and we read theirs", () => {
     // A streamed frame: no content size, a window descriptor, several blocks, a checksum.
     const streamed = zlib.zstdCompressSync(Buffer.concat(Array.from({ length: 40 }, () => text)), { params: { [zlib.constants.ZSTD_c_checksumFlag]: 1, [zlib.constants.ZSTD_c_contentSizeFlag]: 0 } });
     same(decompressBytes(4, streamed, bound), Buffer.concat(Array.from({ length: 40 }, () => text)));
+  });
+
+  it("zstd's Huffman-coded literals: libzstd and fzstd read them at every size, alphabet and skew", () => {
+    /** Bytes from a skewed alphabet of 2..256 symbols: up to 128 (direct weights or FSE-compressed ones) and past it (FSE only). */
+    const textLike = fc
+      .tuple(fc.integer({ min: 2, max: 256 }), fc.integer({ min: 0, max: 255 }), fc.integer({ min: 1, max: 70_000 }), fc.integer(), fc.integer({ min: 129, max: 256 }))
+      .map(([alphabet, first, length, seed, modulus]) => {
+        let state = seed >>> 0;
+        const out = new Uint8Array(length);
+        for (let i = 0; i < length; i++) {
+          state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+          const r = (state >>> 8) / 2 ** 24;
+          out[i] = (first + Math.floor(alphabet * r * r)) % modulus; // r² skews towards the first symbols
+        }
+        return out;
+      });
+    fc.assert(fc.property(textLike, (bytes) => {
+      const ours = zstdCompress(bytes);
+      same(zlib.zstdDecompressSync(ours), bytes);
+      same(decompressBytes(4, ours, bound), bytes); // fzstd
+    }), { numRuns: 80 });
+    // Fibonacci counts over 30 symbols make a Huffman tree 29 deep: the code is limited to 11 bits, and stays complete.
+    const counts = new Uint32Array(256);
+    const symbols = Array.from({ length: 30 }, (_, i) => 40 + i);
+    for (let i = 0, a = 1, b = 1; i < 30; i++, [a, b] = [b, a + b]) counts[40 + i] = a;
+    const lengths = codeLengths(counts, symbols);
+    expect(Math.max(...lengths)).toBe(11);
+    expect(symbols.reduce((sum, symbol) => sum + 2 ** -lengths[symbol]!, 0)).toBe(1);
+    const deep = Uint8Array.from(symbols.flatMap((symbol) => Array.from({ length: Math.min(counts[symbol]!, 4000) }, () => symbol)));
+    for (let i = deep.length - 1, state = 7; i > 0; i--) { // shuffled, so the literals keep the skew
+      state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+      const j = state % (i + 1);
+      [deep[i], deep[j]] = [deep[j]!, deep[i]!];
+    }
+    same(zlib.zstdDecompressSync(zstdCompress(deep)), deep);
+    same(decompressBytes(4, zstdCompress(deep), bound), deep);
+    // JSON's literals are Huffman-coded: the first block's literals section is of type 2.
+    const frame = zstdCompress(text);
+    expect(frame[9]! & 0x06).toBe(4); // block type 2, compressed
+    expect(frame[12]! & 0x03).toBe(2);
+    // A records section's varints pass 128: its literals' weights are FSE-compressed, and Huffman-coded still.
+    const letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+    const section = encodeRecordBatch(Array.from({ length: 500 }, (_, i) => ({ key: null, value: new TextEncoder().encode(Array.from({ length: 200 }, (_, j) => letters[(i * 7919 + j * j * 31) % 52]).join("")), headers: [], timestamp: 1 }))).subarray(61);
+    const records = zstdCompress(section);
+    expect(records[12]! & 0x03).toBe(2);
+    const sizeFormat = (records[12]! >> 2) & 3;
+    expect(records[12 + [3, 3, 4, 5][sizeFormat]!]!).toBeLessThan(128); // the tree description's header byte: FSE-compressed weights
+    same(zlib.zstdDecompressSync(records), section);
+    same(decompressBytes(4, records, bound), section);
+  });
+
+  it("zstd's repeat offsets: rows of one shape reuse the last distances, which libzstd and fzstd follow", () => {
+    const rows = new TextEncoder().encode(Array.from({ length: 3000 }, (_, i) => `{"n":${(i * 7919) % 100000},"event":"page_view","path":"/p/${(i * 31) % 97}","ms":${(i * 13) % 500}}\n`).join(""));
+    const frame = zstdCompress(rows);
+    same(zlib.zstdDecompressSync(frame), rows);
+    same(decompressBytes(4, frame, bound), rows);
+    // Every offset a new one (offset + 3) came to 4.7 ×; repeat offsets (1–3) cost a few bits instead of ~10.
+    expect(rows.length / frame.length).toBeGreaterThan(5.2);
+    // A raw block between compressed ones (lines of 50 bytes, random bytes, lines of 64 bytes): its
+    // sequences are dropped, and so are their changes to the history.
+    const block = 128 * 1024;
+    const mixed = new Uint8Array(3 * block);
+    for (let i = 0; i < block; i++) mixed[i] = i % 50 === 49 ? 10 : 97 + ((i % 50) % 26);
+    for (let i = block, state = 3; i < 2 * block; i++) mixed[i] = (state = (Math.imul(state, 1664525) + 1013904223) >>> 0) >>> 24;
+    mixed.copyWithin(block + 74, block + 10, block + 14); // 4 bytes 64 back: a match that does not pay for a compressed block
+    for (let i = 2 * block; i < 3 * block; i++) mixed[i] = i % 64 === 63 ? 10 : 65 + ((i % 64) % 26);
+    same(zlib.zstdDecompressSync(zstdCompress(mixed)), mixed);
+    same(decompressBytes(4, zstdCompress(mixed), bound), mixed);
   });
 
   it("lz4 and snappy: @platformatic/kafka's (WebAssembly)", () => {
