@@ -52,6 +52,11 @@ const sealsPerPassMax = 8;
  * ranged reads through the index, retention by whole segments, and deleting every object of
  * a deleted topic. A failed R2 write loses nothing: the rows stay until a seal succeeds.
  */
+/** The larger of two maxima either of which may be missing (a partition's max timestamp: sealed and held). */
+export function maxTimestamp(sealed: number | undefined, held: number | undefined): number | undefined {
+  return sealed === undefined ? held : held === undefined ? sealed : Math.max(sealed, held);
+}
+
 export class SegmentTier {
   readonly #sql: SqlStorage;
   readonly #bucket: SegmentBucket;

@@ -10,6 +10,7 @@ import {
   fetchMaxRecordsMax,
   fetchWaitMsMax,
   groupIdLengthMax,
+  transactionalIdLengthMax,
   groupTopicsMax,
   membersPerGroupMax,
   partitionsPerTopicMax,
@@ -88,6 +89,8 @@ export const produceRequestSchema = z.object({
     )
     .meta({ type: "object", additionalProperties: { type: "integer", minimum: 0, maximum: sequenceMax } })
     .optional(),
+  /** A transactional producer's id (docs/transactions.md): with the idempotent fields, its batches are transactional. */
+  transactionalId: z.string().min(1).max(transactionalIdLengthMax).optional(),
 });
 export type ProduceRequest = z.infer<typeof produceRequestSchema>;
 

@@ -5,6 +5,7 @@ import {
   fetchMaxRecordsDefault,
   fetchMaxRecordsMax,
   fetchWaitMsMax,
+  transactionalIdLengthMax,
 } from "../limits.ts";
 import type { OffsetQuery } from "../contracts/replica-api.ts";
 import { encodingSchema, type Acks, type Encoding } from "../protocol/schemas.ts";
@@ -20,7 +21,7 @@ const integerPattern = /^-?\d{1,16}$/;
 export const routeQueries = {
   jsonFetch: ["offset", "maxRecords", "maxBytes", "waitMs", "encoding"],
   binaryFetch: ["offset", "maxRecords", "maxBytes", "waitMs"],
-  binaryProduce: ["acks"],
+  binaryProduce: ["acks", "transactionalId"],
   listOffsets: ["at"],
   /** SSE and WebSocket, on a partition or a whole topic. */
   streamingRead: ["offset", "encoding", accessTokenParam],
@@ -116,4 +117,13 @@ export function encodingParam(text: string | undefined): Encoding {
   const parsed = encodingSchema.safeParse(text ?? "utf8");
   if (!parsed.success) throw new TributaryError("INVALID_REQUEST", "encoding must be utf8 or base64");
   return parsed.data;
+}
+
+/** `transactionalId` of a binary produce (docs/transactions.md): 1 to transactionalIdLengthMax characters. */
+export function transactionalIdParam(text: string | undefined): string | undefined {
+  if (text === undefined) return undefined;
+  if (text.length === 0 || text.length > transactionalIdLengthMax) {
+    throw new TributaryError("INVALID_REQUEST", `transactionalId is 1 to ${transactionalIdLengthMax} characters`);
+  }
+  return text;
 }

@@ -10,7 +10,7 @@ import { topicMetadata } from "../../data-plane/metadata-cache.ts";
 import { placementOf } from "../../data-plane/leader-calls.ts";
 import { readPartitionBatches } from "../../data-plane/partition-reads.ts";
 import { checkInSyncReplicas } from "../../data-plane/produce.ts";
-import { acksParam, fetchParams, partitionParam, routeQueries, routeQuery } from "../query.ts";
+import { acksParam, fetchParams, partitionParam, routeQueries, routeQuery, transactionalIdParam } from "../query.ts";
 import { readBodyBytes } from "../request-body.ts";
 import { authorize } from "../authorize.ts";
 import type { RouterEnv } from "../context.ts";
@@ -32,7 +32,9 @@ function nextOffsetAfter(batches: readonly Uint8Array[], offset: number, highWat
 export const binaryRecordRoutes = new Hono<RouterEnv>()
   .post("/:topic/partitions/:partition/records", async (c) => {
     authorize(c, "topic", c.req.param("topic"), "write");
-    const acks = acksParam(routeQuery(c.req.url, routeQueries.binaryProduce).acks);
+    const produceQuery = routeQuery(c.req.url, routeQueries.binaryProduce);
+    const acks = acksParam(produceQuery.acks);
+    const transactionalId = transactionalIdParam(produceQuery.transactionalId);
     if (!isRecordBatchType(c.req.header("content-type"))) {
       throw new TributaryError(
         "INVALID_REQUEST",
@@ -46,7 +48,10 @@ export const binaryRecordRoutes = new Hono<RouterEnv>()
     let topic = await topicMetadata(c.env, name);
     if (!topic.partitions[partition]) topic = await topicMetadata(c.env, name, { refresh: true }); // grown since cached?
     placementOf(topic, partition); // 404 for a partition the topic does not have, before any work
-    const { batches, idempotent } = checkClientBatches(body, topic, nowMs);
+    const { batches, idempotent, transactional } = checkClientBatches(body, topic, nowMs);
+    if (transactional !== (transactionalId !== undefined)) {
+      throw new TributaryError("INVALID_REQUEST", transactional ? "transactional batches name their producer's ?transactionalId=" : "?transactionalId= goes with transactional batches (attributes bit 4)");
+    }
     if (idempotent && acks !== "all") throw new TributaryError("INVALID_REQUEST", `an idempotent producer's batches are written with acks=all, not acks=${acks}`);
     if (acks === "all") checkInSyncReplicas(topic, [partition]);
     c.set("producedBytes", body.byteLength);
