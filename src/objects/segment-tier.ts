@@ -115,7 +115,8 @@ export class SegmentTier {
   async #sealSegments(log: PartitionLog, config: TierConfig, nowMs: number): Promise<{ sealed: number; nextCheckAtMs: number | undefined }> {
     let sealed = 0;
     for (; sealed < sealsPerPassMax; sealed++) {
-      const sizes = [...takeWhileLazy(log.heldBatchSizes(), log.highWatermark)];
+      // Sealed only below the last stable offset (as Kafka's KIP-405 uploads): a sealed segment never holds an open transaction's records, so a read_committed reader of R2 needs only the aborted index.
+      const sizes = [...takeWhileLazy(log.heldBatchSizes(), log.lastStableOffset)];
       const plan = planSeal({
         batches: sizes.map((batch, index) => ({
           baseOffset: batch.baseOffset,
@@ -124,7 +125,7 @@ export class SegmentTier {
           maxTimestamp: batch.maxTimestamp,
           ...(index === 0 ? { appendedAtMs: this.#heldSinceMs } : {}),
         })),
-        highWatermark: log.highWatermark,
+        highWatermark: log.lastStableOffset,
         segmentBytes: config.segmentBytes,
         segmentMs: config.segmentMs,
         nowMs,

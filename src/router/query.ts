@@ -8,7 +8,7 @@ import {
   transactionalIdLengthMax,
 } from "../limits.ts";
 import type { OffsetQuery } from "../contracts/replica-api.ts";
-import { encodingSchema, type Acks, type Encoding } from "../protocol/schemas.ts";
+import { encodingSchema, type Acks, type Encoding, type Isolation } from "../protocol/schemas.ts";
 import { accessTokenParam } from "./streams/streaming-read.ts";
 
 const integerPattern = /^-?\d{1,16}$/;
@@ -19,8 +19,8 @@ const integerPattern = /^-?\d{1,16}$/;
  * for it (src/router/openapi/), from this one place.
  */
 export const routeQueries = {
-  jsonFetch: ["offset", "maxRecords", "maxBytes", "waitMs", "encoding"],
-  binaryFetch: ["offset", "maxRecords", "maxBytes", "waitMs"],
+  jsonFetch: ["offset", "maxRecords", "maxBytes", "waitMs", "encoding", "isolation"],
+  binaryFetch: ["offset", "maxRecords", "maxBytes", "waitMs", "isolation"],
   binaryProduce: ["acks", "transactionalId"],
   listOffsets: ["at"],
   /** SSE and WebSocket, on a partition or a whole topic. */
@@ -83,6 +83,7 @@ export function partitionParam(text: string | undefined): number {
  */
 export function fetchParams(query: Record<string, string | undefined>) {
   return {
+    isolation: isolationParam(query.isolation),
     offset: integerParam("offset", query.offset, { min: Number.MIN_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER }),
     maxRecords: integerParam("maxRecords", query.maxRecords, { min: 1, max: fetchMaxRecordsMax, fallback: fetchMaxRecordsDefault }),
     maxBytes: integerParam("maxBytes", query.maxBytes, { min: 1, max: fetchMaxBytesMax, fallback: fetchMaxBytesDefault }),
@@ -126,4 +127,11 @@ export function transactionalIdParam(text: string | undefined): string | undefin
     throw new TributaryError("INVALID_REQUEST", `transactionalId is 1 to ${transactionalIdLengthMax} characters`);
   }
   return text;
+}
+
+/** `isolation` of a read (docs/transactions.md): read_committed (the default) or read_uncommitted. */
+export function isolationParam(text: string | undefined): Isolation {
+  if (text === undefined || text === "read_committed") return "read_committed";
+  if (text === "read_uncommitted") return "read_uncommitted";
+  throw new TributaryError("INVALID_REQUEST", `isolation is read_committed or read_uncommitted, not ${JSON.stringify(text.slice(0, 64))}`);
 }
