@@ -13,6 +13,7 @@ import { writeTransactionMarkers } from "../../../src/data-plane/transaction-mar
 import { decodeControlBatch, encodeControlBatch } from "../../../src/protocol/control-batch.ts";
 import { fetchHeaders, recordBatchContentType } from "../../../src/protocol/content-types.ts";
 import { encodeRecordBatch, splitBatches } from "../../../src/protocol/record-batch.ts";
+import { join, poll, uniqueGroup } from "../groups/support/groups.ts";
 import { api, baseUrl, createTopic, describeTopic, expectError, readResponse, uniqueTopic } from "../support/http.ts";
 
 const utf8 = new TextEncoder();
@@ -58,7 +59,7 @@ describe("a partition's transactions", () => {
     await api("POST", `/v1/topics/${topic}/records`, { records: [{ value: "before", partition: 0 }] });
     const producer = await newProducer();
     expect((await produceTransactional(topic, producer, 0, ["t1", "t2"])).status).toBe(200);
-    const open = (await describeTopic(topic)).partitions[0]! as { highWatermark: number; lastStableOffset: number };
+    const open = (await describeTopic(topic)).partitions[0]!;
     expect([open.highWatermark, open.lastStableOffset]).toEqual([3, 1]);
     expect((await values(topic)).values).toEqual(["before"]);
     expect((await values(topic, "read_committed")).lastStableOffset).toBe(1);
@@ -69,7 +70,7 @@ describe("a partition's transactions", () => {
     for (const state of await replicaStates()) expect([state.highWatermark >= 3, state.lastStableOffset]).toEqual([true, 1]); // followers learned the open transaction
 
     expect(await endTransaction(topic, producer, "commit")).toEqual({ ok: true, value: undefined });
-    const closed = (await describeTopic(topic)).partitions[0]! as { highWatermark: number; lastStableOffset: number };
+    const closed = (await describeTopic(topic)).partitions[0]!;
     expect([closed.highWatermark, closed.lastStableOffset]).toEqual([5, 5]);
     const read = await values(topic);
     expect(read.values).toEqual(["before", "t1", "t2", "mid"]); // the marker is never a record
@@ -115,6 +116,23 @@ describe("a partition's transactions", () => {
     expect((await fetchBinary(topic, "read_uncommitted")).batches).toHaveLength(2);
   });
 
+  it("polls a group read_committed by default, read_uncommitted when asked", async () => {
+    const topic = uniqueTopic("txn-poll");
+    await createTopic(topic);
+    const producer = await newProducer();
+    await api("POST", `/v1/topics/${topic}/records`, { records: [{ value: "plain", partition: 0 }] });
+    await produceTransactional(topic, producer, 0, ["open"]);
+    const committedGroup = uniqueGroup("txn-rc");
+    const reader = await join(committedGroup, [topic], { autoOffsetReset: "earliest" });
+    const committed = await poll(committedGroup, reader.memberId, { memberEpoch: reader.memberEpoch });
+    expect(committed.records.map((record) => record.value)).toEqual(["plain"]);
+    expect(committed.positions).toEqual([{ topic, partition: 0, offset: 1 }]);
+    const uncommittedGroup = uniqueGroup("txn-ru");
+    const other = await join(uncommittedGroup, [topic], { autoOffsetReset: "earliest" });
+    const uncommitted = await poll(uncommittedGroup, other.memberId, { memberEpoch: other.memberEpoch, isolation: "read_uncommitted" });
+    expect(uncommitted.records.map((record) => record.value)).toEqual(["plain", "open"]);
+  });
+
   it("refuses a write of the ended transaction's epoch (the late write), takes the bumped one", async () => {
     const topic = uniqueTopic("txn-fence");
     await createTopic(topic);
@@ -135,7 +153,7 @@ describe("a partition's transactions", () => {
     await produceTransactional(topic, producer, 0, ["r1"]);
     const leader = replicaStub(env, created.topicId, 0, created.partitions[0]!.leader);
     await evictDurableObject(leader);
-    expect(((await describeTopic(topic)).partitions[0] as { lastStableOffset: number }).lastStableOffset).toBe(0);
+    expect((await describeTopic(topic)).partitions[0]!.lastStableOffset).toBe(0);
     expect(await endTransaction(topic, producer, "abort")).toEqual({ ok: true, value: undefined });
     await evictDurableObject(leader);
     expect(await endTransaction(topic, producer, "abort")).toEqual({ ok: true, value: undefined }); // the coordinator's retry
@@ -156,7 +174,7 @@ describe("a partition's transactions", () => {
     expectError(await post(encodeControlBatch({ ...producer, result: "commit", coordinatorEpoch: 0 }, 1), "?transactionalId=tx"), 400, "INVALID_RECORD");
     const written = await post(batch(), "?transactionalId=tx");
     expect(written.status, written.text).toBe(200);
-    expect(((await describeTopic(topic)).partitions[0] as { lastStableOffset: number }).lastStableOffset).toBe(0);
+    expect((await describeTopic(topic)).partitions[0]!.lastStableOffset).toBe(0);
     expect((await endTransaction(topic, producer, "commit")).ok).toBe(true);
     const stored = await fetchBinary(topic, "read_committed");
     expect(decodeControlBatch(await rawBatch(topic, 1))).toEqual({ ...producer, producerEpoch: producer.producerEpoch + 1, result: "commit", coordinatorEpoch: 0 });
