@@ -33,6 +33,17 @@ export interface AppendRequest extends RoutedCall {
   recordTimestamps?: boolean;
   /** A Durable Streams append (src/durable-streams/): checked by the leader before it writes (stream-appends.ts). */
   stream?: StreamAppendCondition;
+  /** A transaction marker's append (writeTransactionMarker): written even to a closed Durable Stream, whose transaction must end. */
+  marker?: true;
+}
+
+/** A transaction coordinator's COMMIT or ABORT marker for one partition (docs/transactions.md; TXN-CONTRACT). */
+export interface TransactionMarkerRequest extends RoutedCall {
+  producerId: number;
+  /** The (bumped) epoch the marker is written with. */
+  producerEpoch: number;
+  result: "commit" | "abort";
+  coordinatorEpoch: number;
 }
 
 /** An append's answer: a duplicate (an idempotent producer's retry) also carries the stored records' timestamps. */
@@ -63,6 +74,8 @@ export type OffsetQuery = "earliest" | "latest" | "earliest-local" | "max-timest
 export interface ReplicaState {
   logStartOffset: number;
   highWatermark: number;
+  /** The first offset of the oldest open transaction, else the high watermark. */
+  lastStableOffset: number;
   logEndOffset: number;
   leaderEpoch: number;
   role: ReplicaRole["kind"];

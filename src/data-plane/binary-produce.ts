@@ -29,7 +29,8 @@ function compressionRefusal(where: string, error: CompressionError): TributaryEr
 /**
  * Client-built record batches, checked as the JSON path checks records: each batch whole
  * (CRC-32C, structure, a compressed batch's records inflated within decompressedBatchBytesMax),
- * no transactional or control batches yet, at most batchBytesMax each, and every record against
+ * no control batches (a transaction's markers are its coordinator's to write), a transactional
+ * producer's batches all transactional (`transactional` says so), at most batchBytesMax each, and every record against
  * the topic's rules; a compressed batch's size as sent against `max.message.bytes` instead of
  * each record's (Kafka's rule). An idempotent producer's batches (a producer id other than -1)
  * all carry one producer id and epoch with consecutive sequences (`idempotent` says so; they
@@ -39,10 +40,11 @@ function compressionRefusal(where: string, error: CompressionError): TributaryEr
  * append time. Returns each batch as its own bytes (the body itself when it is one batch),
  * ready to append. Nothing is written here.
  */
-export function checkClientBatches(body: Uint8Array, topic: TopicMetadata, nowMs: number): { batches: Uint8Array[]; idempotent: boolean } {
+export function checkClientBatches(body: Uint8Array, topic: TopicMetadata, nowMs: number): { batches: Uint8Array[]; idempotent: boolean; transactional: boolean } {
   const rules = recordRules(topic);
   const batches: Uint8Array[] = [];
   const producers: ProducerFields[] = [];
+  let transactionalBatches = 0;
   try {
     for (const { header, start, end } of splitBatches(body)) {
       const where = `batch ${batches.length}`;
@@ -51,9 +53,10 @@ export function checkClientBatches(body: Uint8Array, topic: TopicMetadata, nowMs
         // Kafka's answer for a record batch larger than a partition takes (RECORD_LIST_TOO_LARGE is a whole request's).
         throw new TributaryError("MESSAGE_TOO_LARGE", `${where}: ${size} bytes; a batch has at most ${batchBytesMax}`);
       }
-      if ((header.attributes & (transactionalFlag | controlFlag)) !== 0) {
-        throw new TributaryError("INVALID_RECORD", `${where}: transactional and control batches are not supported yet`);
+      if ((header.attributes & controlFlag) !== 0) {
+        throw new TributaryError("INVALID_RECORD", `${where}: a control batch (a transaction marker) is written by the transaction coordinator, not produced`);
       }
+      if ((header.attributes & transactionalFlag) !== 0) transactionalBatches++;
       const compressed = (header.attributes & compressionMask) !== 0;
       if (compressed && size > rules.maxRecordBytes) {
         throw new TributaryError("MESSAGE_TOO_LARGE", `${where}: a compressed batch of ${size} bytes exceeds max.message.bytes ${rules.maxRecordBytes}`);
@@ -78,7 +81,11 @@ export function checkClientBatches(body: Uint8Array, topic: TopicMetadata, nowMs
     throw error;
   }
   if (batches.length === 0) throw new TributaryError("INVALID_REQUEST", "the body holds no record batch");
-  return { batches, idempotent: producerAppendOf(producers) !== undefined };
+  const idempotent = producerAppendOf(producers) !== undefined;
+  if (transactionalBatches > 0 && (transactionalBatches < batches.length || !idempotent)) {
+    throw new TributaryError("INVALID_RECORD", "a transactional producer's batches are all transactional and carry its producer id, epoch and sequences");
+  }
+  return { batches, idempotent, transactional: transactionalBatches > 0 };
 }
 
 /** The batch in the topic's `compression.type` codec, within a stored batch's bound. */

@@ -2,7 +2,9 @@ import { recordsInWindow } from "../log/fetched-records.ts";
 import type { ReadResult } from "../log/partition-log.ts";
 import type { OffsetQuery } from "../contracts/replica-api.ts";
 import { replicaStub } from "../contracts/stubs.ts";
-import type { DecodedRecord } from "../protocol/record-batch.ts";
+import { readBatchHeader, type DecodedRecord } from "../protocol/record-batch.ts";
+import { isControlBatch, isTransactionalBatch } from "../protocol/control-batch.ts";
+import type { Isolation } from "../protocol/schemas.ts";
 import { recordPayloadBytes } from "../protocol/record-scan.ts";
 import type { TopicMetadata } from "../topics/topic-metadata.ts";
 import { callLeader, placementOf, routedCall } from "./leader-calls.ts";
@@ -13,12 +15,16 @@ export interface ReadOptions {
   maxRecords: number;
   maxBytes: number;
   waitMs: number;
+  /** read_committed (the default): never past the last stable offset, aborted transactions skipped (docs/transactions.md). */
+  isolation?: Isolation;
 }
 
 export interface PartitionRecords {
   records: DecodedRecord[];
   nextOffset: number;
   highWatermark: number;
+  /** The first offset of the oldest open transaction, else the high watermark. */
+  lastStableOffset: number;
   logStartOffset: number;
 }
 
@@ -37,8 +43,11 @@ export async function readPartitionBatches(
   clientRegion?: string,
 ): Promise<ReadResult> {
   const placement = placementOf(topic, partition);
-  const sealed = await readSealedBatches(sealedStorage(env), topic.topicId, partition, options);
-  if (sealed) return sealed;
+  const { isolation, ...limits } = options;
+  const sealed = await readSealedBatches(sealedStorage(env), topic.topicId, partition, limits);
+  // Sealed segments lie below the last stable offset; their aborted transactions are the leader's index: read through it when one may be there.
+  if (sealed && !(isolation !== "read_uncommitted" && holdsTransactionalData(sealed.batches))) return { ...sealed, lastStableOffset: sealed.lastStableOffset ?? sealed.highWatermark };
+  options = limits;
   if (clientRegion && clientRegion !== placement.leader && placement.isr.includes(clientRegion)) {
     try {
       const call = { ...routedCall(topic, partition, clientRegion), ...options, waitMs: 0 };
@@ -60,14 +69,25 @@ export async function readPartition(
   clientRegion?: string,
 ): Promise<PartitionRecords> {
   const read = await readPartitionBatches(env, topic, partition, options, clientRegion);
+  const lastStableOffset = read.lastStableOffset ?? read.highWatermark;
+  const committed = options.isolation !== "read_uncommitted";
   const window = {
     fromOffset: options.offset,
-    untilOffset: read.highWatermark,
+    untilOffset: committed ? lastStableOffset : read.highWatermark,
     maxRecords: options.maxRecords,
     maxBytes: options.maxBytes,
+    ...(committed ? { abortedTransactions: read.abortedTransactions ?? [] } : {}),
   };
   const { records, nextOffset } = recordsInWindow(read.batches, window);
-  return { records, nextOffset, highWatermark: read.highWatermark, logStartOffset: read.logStartOffset };
+  return { records, nextOffset, highWatermark: read.highWatermark, lastStableOffset, logStartOffset: read.logStartOffset };
+}
+
+/** Whether any batch is a transaction's data (not a marker): read_committed then needs the aborted index. */
+function holdsTransactionalData(batches: readonly Uint8Array[]): boolean {
+  return batches.some((batch) => {
+    const { attributes } = readBatchHeader(batch, 0);
+    return isTransactionalBatch(attributes) && !isControlBatch(attributes);
+  });
 }
 
 /** The key, value and header bytes of records (what maxBytes bounds, and what the fetch quota counts). */

@@ -26,6 +26,8 @@ export interface IdempotentProduce {
   producerId: number;
   producerEpoch: number;
   sequences: Map<number, number>;
+  /** A transactional producer's (its `transactionalId`): the batches carry attributes bit 4. */
+  transactional?: true;
 }
 
 const utf8 = new TextEncoder();
@@ -42,6 +44,9 @@ function invalid(message: string): TributaryError {
  */
 export function idempotenceOf(request: ProduceRequest): IdempotentProduce | undefined {
   const { producerId, producerEpoch, sequences } = request;
+  if (request.transactionalId !== undefined && (producerId === undefined || producerEpoch === undefined || sequences === undefined)) {
+    throw invalid("a transactional produce request carries producerId, producerEpoch and sequences with its transactionalId");
+  }
   if (producerId === undefined && producerEpoch === undefined && sequences === undefined) return undefined;
   if (producerId === undefined || producerEpoch === undefined || sequences === undefined) {
     throw invalid("an idempotent produce request carries producerId, producerEpoch and sequences together");
@@ -61,7 +66,7 @@ export function idempotenceOf(request: ProduceRequest): IdempotentProduce | unde
   for (const partition of byPartition.keys()) {
     if (!written.has(partition)) throw invalid(`sequences names partition ${partition}, which no record goes to`);
   }
-  return { producerId, producerEpoch, sequences: byPartition };
+  return request.transactionalId === undefined ? { producerId, producerEpoch, sequences: byPartition } : { producerId, producerEpoch, sequences: byPartition, transactional: true };
 }
 
 function payload(text: string | null | undefined, encoding: Encoding, what: string): Uint8Array | null {
@@ -132,6 +137,7 @@ interface BatchProducer {
   producerId: number;
   producerEpoch: number;
   baseSequence: number;
+  transactional?: boolean;
 }
 
 /**
@@ -202,7 +208,7 @@ function planRecords(records: readonly ProduceRecord[], encoding: Encoding, rule
     batches: encodeBatches(
       group.inputs,
       rules.logAppendTime,
-      idempotence && { producerId: idempotence.producerId, producerEpoch: idempotence.producerEpoch, baseSequence: idempotence.sequences.get(partition)! },
+      idempotence && { producerId: idempotence.producerId, producerEpoch: idempotence.producerEpoch, baseSequence: idempotence.sequences.get(partition)!, transactional: idempotence.transactional === true },
     ),
     recordIndexes: group.indexes,
     timestamps: group.inputs.map((input) => input.timestamp),
@@ -281,7 +287,7 @@ function planText(records: readonly ProduceRecord[], rules: RecordRules, nowMs: 
   return [...groups].map(([partition, group]) => {
     let sequence = idempotence?.sequences.get(partition) ?? -1;
     const batches = [...group.full, finishedBatch(group.builder)].map(({ bytes, count }) => {
-      sealBatch(bytes, idempotence && { producerId: idempotence.producerId, producerEpoch: idempotence.producerEpoch, baseSequence: sequence });
+      sealBatch(bytes, idempotence && { producerId: idempotence.producerId, producerEpoch: idempotence.producerEpoch, baseSequence: sequence, transactional: idempotence.transactional === true });
       if (idempotence) sequence = incrementSequence(sequence, count);
       return bytes;
     });

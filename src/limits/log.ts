@@ -158,3 +158,17 @@ export const compactionKeysMax = 200_000;
 
 /** Bytes of keys one compaction pass holds in its map: with compactionKeysMax, ~36 MiB at most. */
 export const compactionKeyBytesMax = 16 * MiB;
+
+/**
+ * A transactional id's length in characters (produce's `transactionalId`, docs/transactions.md):
+ * Kafka bounds it only by its int16 string length; this keeps it within a Durable Object name
+ * and a log line.
+ */
+export const transactionalIdLengthMax = 256;
+
+/**
+ * Partitions one `writeTransactionMarkers` call writes markers to at once (the coordinator's
+ * end of a transaction): each is one subrequest to a partition leader, and a Worker invocation
+ * has a bounded number of simultaneous open connections (6).
+ */
+export const markerWritesInParallelMax = 6;

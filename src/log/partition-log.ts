@@ -1,9 +1,11 @@
 import { TributaryError } from "../errors.ts";
 import { producerIdleMsMax, producersPerPartitionMax } from "../limits.ts";
-import { readBatchHeader, setBaseOffset, setPartitionLeaderEpoch } from "../protocol/record-batch.ts";
+import { decodeControlBatch, isControlBatch, isTransactionalBatch } from "../protocol/control-batch.ts";
+import { readBatchHeader, setBaseOffset, setPartitionLeaderEpoch, type BatchHeader } from "../protocol/record-batch.ts";
 import { decodeRecordBatch } from "../protocol/record-batch-decode.ts";
 import type { BatchSize, EpochStart, LogBounds, LogStore, StoredBatch } from "./log-store.ts";
 import {
+  checkEpochNotFenced,
   checkProducerAppend,
   producerAppendOf,
   recordProducerBatch,
@@ -11,6 +13,7 @@ import {
   type ProducerEntry,
   type ProducerFields,
 } from "./producer-state.ts";
+import { markerDecision, MemoryTransactionStore, TransactionState, type AbortedTransaction, type TransactionStore } from "./transaction-state.ts";
 
 export interface ReadLimits {
   maxRecords: number;
@@ -22,6 +25,10 @@ export interface ReadResult {
   batches: Uint8Array[];
   logStartOffset: number;
   highWatermark: number;
+  /** The first offset of the oldest open transaction, else the high watermark (docs/transactions.md). */
+  lastStableOffset?: number;
+  /** The aborted transactions meeting the batches read, by first offset; absent when none does. */
+  abortedTransactions?: AbortedTransaction[];
 }
 
 export interface AppendResult {
@@ -67,9 +74,12 @@ export class PartitionLog {
   /** Where the batches held in this store begin: below it, records live in sealed segments. */
   #localStartOffset: number;
   #localBytes: number;
+  /** Open transactions, markers, the aborted index (transaction-state.ts), written in the batches' turn. */
+  readonly #transactions: TransactionState;
 
-  constructor(store: LogStore) {
+  constructor(store: LogStore, transactions: TransactionStore = new MemoryTransactionStore()) {
     this.#store = store;
+    this.#transactions = new TransactionState(transactions);
     this.#bounds = store.readBounds();
     this.#epochs = store.epochStarts();
     this.#localStartOffset = store.firstBatchOffset() ?? this.#bounds.logEndOffset;
@@ -86,6 +96,16 @@ export class PartitionLog {
 
   get highWatermark(): number {
     return this.#bounds.highWatermark;
+  }
+
+  /** The first offset of the oldest open transaction, else the high watermark: read_committed reads stop here. */
+  get lastStableOffset(): number {
+    return this.#transactions.lastStableOffset(this.#bounds.highWatermark);
+  }
+
+  /** The partition's transaction state (open transactions, markers, aborted index). */
+  get transactions(): TransactionState {
+    return this.#transactions;
   }
 
   /** The first offset held in this store (SQLite): offsets from the log start up to it are in sealed segments. */
@@ -123,8 +143,11 @@ export class PartitionLog {
     if (batches.length === 0) throw new TributaryError("INVALID_REQUEST", "an append needs at least one batch");
     assert(leaderEpoch >= this.latestEpoch, `epoch ${leaderEpoch} after ${this.latestEpoch}`);
     const headers = batches.map((bytes) => readBatchHeader(bytes, 0));
+    if (headers.some((header) => isControlBatch(header.attributes))) return this.#appendMarker(batches, headers, leaderEpoch, options);
     const producer = producerAppendOf(headers);
+    if (headers.some((header) => isTransactionalBatch(header.attributes)) && !producer) throw new TributaryError("INVALID_RECORD", "a transactional batch carries its producer's id, epoch and sequence");
     if (producer) {
+      checkEpochNotFenced(this.#transactions.highestEpoch(producer.producerId), producer.producerId, producer.producerEpoch);
       const decision = checkProducerAppend(this.#store.readProducer(producer.producerId), producer);
       if (decision.kind === "duplicate") return { baseOffset: decision.baseOffset, lastOffset: decision.lastOffset, duplicate: true };
     }
@@ -140,7 +163,38 @@ export class PartitionLog {
     });
     this.#appendStored(stored, options.commit ?? false);
     if (producer) this.#rememberProducers(headers, stored, options.nowMs);
+    if (producer) this.#recordTransactions(headers, stored);
     return { baseOffset, lastOffset: nextOffset - 1 };
+  }
+
+  /**
+   * A transaction marker (a control batch, src/protocol/control-batch.ts) as the leader: alone in
+   * its append; checked by the epoch rule; a retry of the producer's last marker answers its
+   * offset with `duplicate` and writes nothing (transaction-state.ts).
+   */
+  #appendMarker(batches: readonly Uint8Array[], headers: readonly BatchHeader[], leaderEpoch: number, options: AppendOptions): AppendResult {
+    const marker = batches.length === 1 ? decodeControlBatch(batches[0]!) : undefined;
+    if (!marker) throw new TributaryError("INVALID_RECORD", "a transaction marker is one control batch, appended alone");
+    const decision = markerDecision(this.#transactions.entry(marker.producerId), marker, this.#store.readProducer(marker.producerId)?.producerEpoch);
+    if (decision.kind === "retry") return { baseOffset: decision.offset, lastOffset: decision.offset, duplicate: true };
+    const bytes = batches[0]!;
+    const offset = this.#bounds.logEndOffset;
+    setBaseOffset(bytes, 0, offset);
+    setPartitionLeaderEpoch(bytes, 0, leaderEpoch);
+    this.#appendStored([this.#stored(bytes, offset, leaderEpoch, 0, headers[0]!.maxTimestamp, 1)], options.commit ?? false);
+    this.#transactions.recordMarker(marker, offset);
+    return { baseOffset: offset, lastOffset: offset };
+  }
+
+  /** Transactional batches open their producer's transaction; markers close it (leader and follower alike). */
+  #recordTransactions(headers: readonly BatchHeader[], stored: readonly StoredBatch[], batches?: readonly Uint8Array[]): void {
+    headers.forEach((header, index) => {
+      if (!isTransactionalBatch(header.attributes)) return;
+      const at = stored[index]!.baseOffset;
+      if (!isControlBatch(header.attributes)) return this.#transactions.recordBatch(header.producerId, header.producerEpoch, at);
+      const marker = batches && decodeControlBatch(batches[index]!);
+      if (marker) this.#transactions.recordMarker(marker, at);
+    });
   }
 
   /**
@@ -165,6 +219,7 @@ export class PartitionLog {
     if (stored.length === 0) return;
     this.#appendStored(stored, false);
     this.#rememberProducers(headers, stored, nowMs);
+    this.#recordTransactions(headers, stored, batches);
   }
 
   /** What this partition remembers of an idempotent producer (undefined: unknown here). */
@@ -214,6 +269,7 @@ export class PartitionLog {
     this.#epochs = this.#epochs.filter((start) => start.startOffset < offset);
     this.#localBytes = this.#store.size().bytes;
     this.#truncateProducers(offset);
+    this.#transactions.truncateFrom(offset);
   }
 
   /** Drops the held batches below `offset` once a sealed segment holds them. They are committed, so the bounds stay. */
@@ -230,6 +286,7 @@ export class PartitionLog {
     assert(offset <= this.#localStartOffset || offset <= this.#bounds.highWatermark, `log start ${offset} past committed data`);
     this.#bounds = { ...this.#bounds, logStartOffset: offset };
     this.#store.writeBounds(this.#bounds);
+    this.#transactions.dropBefore(offset);
   }
 
   /**
@@ -240,6 +297,7 @@ export class PartitionLog {
   restartAt(offset: number, logStartOffset: number, epochs: readonly EpochStart[]): void {
     // Producer state of records above this replica's high watermark may describe a diverging tail: forget it.
     this.#truncateProducers(this.#bounds.highWatermark);
+    this.#transactions.truncateFrom(this.#bounds.highWatermark);
     this.#bounds = { logStartOffset, logEndOffset: offset, highWatermark: offset };
     this.#store.deleteBefore(Number.MAX_SAFE_INTEGER, this.#bounds);
     const kept = epochs.filter((start) => start.startOffset < offset);
@@ -298,7 +356,26 @@ export class PartitionLog {
       records += Math.min(batch.lastOffset, upTo - 1) - Math.max(batch.baseOffset, offset) + 1;
       if (records >= limits.maxRecords || bytes >= limits.maxBytes) break;
     }
-    return { batches, logStartOffset: this.logStartOffset, highWatermark: this.highWatermark };
+    return this.#withTransactions({ batches, logStartOffset: this.logStartOffset, highWatermark: this.highWatermark }, offset);
+  }
+
+  /**
+   * A read's answer with the last stable offset and the aborted transactions meeting its
+   * batches (what a read_committed reader filters with): also for batches read from sealed
+   * segments, whose aborted transactions this index still holds until retention drops them.
+   */
+  #withTransactions(result: ReadResult, offset: number): ReadResult {
+    const lastStableOffset = this.lastStableOffset;
+    const last = result.batches.at(-1);
+    const lastHeader = last && readBatchHeader(last, 0);
+    const end = lastHeader ? lastHeader.baseOffset + lastHeader.lastOffsetDelta + 1 : offset;
+    const aborted = this.#transactions.abortedBetween(offset, end);
+    return aborted.length > 0 ? { ...result, lastStableOffset, abortedTransactions: aborted } : { ...result, lastStableOffset };
+  }
+
+  /** The answer for batches read elsewhere (sealed segments) from `offset`: the same transaction fields. */
+  withTransactions(result: ReadResult, offset: number): ReadResult {
+    return this.#withTransactions(result, offset);
   }
 
   /**
@@ -362,13 +439,13 @@ export class PartitionLog {
    * alike), in the same synchronous turn as the batches. A producer new here may push the
    * table past its bound: idle and then idlest producers are forgotten (limits.ts).
    */
-  #rememberProducers(headers: readonly ProducerFields[], stored: readonly StoredBatch[], nowMs: number | undefined): void {
+  #rememberProducers(headers: readonly BatchHeader[], stored: readonly StoredBatch[], nowMs: number | undefined): void {
     const entries = new Map<number, ProducerEntry | undefined>();
     let newProducer = false;
     let latestMs = 0;
     stored.forEach((batch, index) => {
       const header = headers[index]!;
-      if (header.producerId < 0) return;
+      if (header.producerId < 0 || isControlBatch(header.attributes)) return; // a marker carries no sequence
       if (!entries.has(header.producerId)) {
         const known = this.#store.readProducer(header.producerId);
         newProducer ||= known === undefined;

@@ -108,6 +108,21 @@ export function producerAppendOf(headers: readonly ProducerFields[]): ProducerAp
 }
 
 /**
+ * The epoch rule of transactions (docs/transactions.md; KIP-890 part 2): every transaction end
+ * bumps the producer's epoch, and a transactional or idempotent write (or a marker) with an
+ * epoch below the highest this partition has seen of its producer id is refused, so a write
+ * delayed past its transaction's end never lands in the next one.
+ */
+export function checkEpochNotFenced(highestSeen: number | undefined, producerId: number, producerEpoch: number): void {
+  if (highestSeen !== undefined && producerEpoch < highestSeen) {
+    throw new TributaryError("INVALID_PRODUCER_EPOCH", `producer ${producerId} has epoch ${highestSeen} here; epoch ${producerEpoch} is fenced`, {
+      producerId,
+      producerEpoch: highestSeen,
+    });
+  }
+}
+
+/**
  * Whether an append goes ahead, or repeats records already written (their offsets), by the
  * rules above; throws the 409s, with what the producer needs to know in `data`.
  */

@@ -18,6 +18,7 @@ export function appendBytes(request: AppendRequest): number {
  * first's, or every one's with `recordTimestamps`) while they are still held here.
  */
 function appendOne(node: ReplicaNode, request: AppendRequest, nowMs: number, streams: StreamStateStore): AppendAnswer {
+  if (request.marker) return appendRecords(node, request, nowMs);
   if (request.stream) return appendToStream(node, request.batches, request.stream, streams, () => appendRecords(node, request, nowMs));
   // Any other append (/v1 produce, JSON or binary, the service binding, the Kafka gateway) to a
   // closed stream is refused too: the flag is held in memory once read, so this costs no SQLite read.

@@ -11,7 +11,9 @@ import { ReplicaNode, type ReplicaRole } from "../replication/replica-node.ts";
 import { CountedSql, rowCountingEnabled } from "./counted-sql.ts";
 import { defaultPartitionConfig, samePartitionConfig } from "../contracts/partition-config.ts";
 import { appendBytes, writeAppends } from "./leader-appends.ts";
-import type { AppendAnswer, AppendRequest, FetchRequest, OffsetQuery, PartitionAddress, PartitionMetrics, ReplicaState, RoutedCall } from "../contracts/replica-api.ts";
+import type { AppendAnswer, AppendRequest, FetchRequest, OffsetQuery, PartitionAddress, PartitionMetrics, ReplicaState, RoutedCall, TransactionMarkerRequest } from "../contracts/replica-api.ts";
+import { SqliteTransactionStore, transactionStateMigration } from "./sqlite-transaction-store.ts";
+import { markerAnswer, markerAppend } from "./transaction-marker-appends.ts";
 import { debugStatsEnabled, ReplicaCounters, replicaDebugStats } from "./replica-debug-stats.ts";
 import { ReplicaFaults } from "./replica-faults.ts";
 import type { Fault } from "../contracts/faults.ts";
@@ -21,17 +23,12 @@ import { ReplicationDriver } from "./replication-driver.ts";
 import { PartitionSubscribers } from "./partition-subscribers.ts";
 import { PartitionWakeups, partitionWakeupsMigration } from "./partition-wakeups.ts";
 import { applyMigrations } from "./schema.ts";
-import { SegmentTier, segmentTierMigration, type TierSnapshot } from "./segment-tier.ts";
+import { maxTimestamp, SegmentTier, segmentTierMigration, type TierSnapshot } from "./segment-tier.ts";
 import { batchBoundsMigration, logStoreMigrations, producerFirstSequenceMigration, producerIndexesDropMigration, producerStateMigration, SqliteLogStore } from "./sqlite-log-store.ts";
 import { StreamStateStore, streamStateMigration } from "./stream-appends.ts";
 import { countBilled, meteredBucket } from "../contracts/billing-meter.ts";
 
-/** The larger of two maxima either of which may be missing. */
-function maxTimestamp(sealed: number | undefined, held: number | undefined): number | undefined {
-  return sealed === undefined ? held : held === undefined ? sealed : Math.max(sealed, held);
-}
-
-const migrations = [logStoreMigrations[0]!, replicaIdentityMigration, segmentTierMigration, producerStateMigration, batchBoundsMigration, partitionTrafficMigration, streamStateMigration, partitionWakeupsMigration, producerIndexesDropMigration, producerFirstSequenceMigration];
+const migrations = [logStoreMigrations[0]!, replicaIdentityMigration, segmentTierMigration, producerStateMigration, batchBoundsMigration, partitionTrafficMigration, streamStateMigration, partitionWakeupsMigration, producerIndexesDropMigration, producerFirstSequenceMigration, transactionStateMigration];
 
 /**
  * One replica of one partition: leader or follower (ARCHITECTURE.md decisions 4–5). A thin
@@ -129,6 +126,11 @@ export class PartitionReplica extends DurableObject<Env> {
     });
   }
 
+  /** A transaction coordinator's COMMIT/ABORT marker (TXN-CONTRACT; src/objects/transaction-marker-appends.ts): an acks=all append. */
+  async writeTransactionMarker(request: TransactionMarkerRequest): Promise<Result<{ offset: number | null }>> {
+    return markerAnswer(await this.append(markerAppend(request, Date.now())));
+  }
+
   /** One group of appends (group commit), in one synchronous turn: one transaction, one row per batch. */
   #writeAppends(requests: readonly AppendRequest[]): Settled<AppendAnswer>[] {
     const node = this.#identity?.deleted ? undefined : this.#node;
@@ -169,7 +171,7 @@ export class PartitionReplica extends DurableObject<Env> {
   async #readCommitted(log: PartitionLog, offset: number, limits: ReadLimits): Promise<ReadResult> {
     if (offset >= log.logStartOffset && offset < log.localStartOffset && this.#tier) {
       const batches = await this.#tier.read(offset, limits);
-      return { batches, logStartOffset: log.logStartOffset, highWatermark: log.highWatermark };
+      return log.withTransactions({ batches, logStartOffset: log.logStartOffset, highWatermark: log.highWatermark }, offset);
     }
     return log.read(offset, limits);
   }
@@ -252,6 +254,7 @@ export class PartitionReplica extends DurableObject<Env> {
       return {
         logStartOffset: node.log.logStartOffset,
         highWatermark: node.log.highWatermark,
+        lastStableOffset: node.log.lastStableOffset,
         logEndOffset: node.log.logEndOffset,
         leaderEpoch: node.leaderEpoch,
         role: node.role.kind,
@@ -359,6 +362,7 @@ export class PartitionReplica extends DurableObject<Env> {
     return toResult(async () => {
       await (this.#tier ?? new SegmentTier(this.#sql.storage, meteredBucket(this.env, this.env.SEGMENTS), request.topicId, request.partition)).deleteAll();
       this.#store.deleteAll();
+      new SqliteTransactionStore(this.#sql.storage).deleteAll();
       deletePartitionTraffic(this.#sql.storage);
       this.#traffic = undefined;
       const role: ReplicaRole = { kind: "follower", leaderEpoch: -1, leader: undefined };
@@ -437,7 +441,7 @@ export class PartitionReplica extends DurableObject<Env> {
   #open(identity: ReplicaIdentity): void {
     // Followers' progress is not persisted: a leader restarting learns it again from their answers.
     this.#tail = new TailCachedStore(this.#store, tailCacheBytesMax);
-    this.#node = new ReplicaNode(identity.region, new PartitionLog(this.#tail), identity.role);
+    this.#node = new ReplicaNode(identity.region, new PartitionLog(this.#tail, new SqliteTransactionStore(this.#sql.storage)), identity.role);
     this.#tier = new SegmentTier(this.#sql.storage, meteredBucket(this.env, this.env.SEGMENTS), identity.topicId, identity.partition, () => this.#node?.leaderEpoch ?? -1);
     this.#traffic = new ReplicaTraffic(this.#sql.storage, this.env.METRICS, identity, this.#node.log.logEndOffset);
   }

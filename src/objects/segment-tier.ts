@@ -52,6 +52,11 @@ const sealsPerPassMax = 8;
  * ranged reads through the index, retention by whole segments, and deleting every object of
  * a deleted topic. A failed R2 write loses nothing: the rows stay until a seal succeeds.
  */
+/** The larger of two maxima either of which may be missing (a partition's max timestamp: sealed and held). */
+export function maxTimestamp(sealed: number | undefined, held: number | undefined): number | undefined {
+  return sealed === undefined ? held : held === undefined ? sealed : Math.max(sealed, held);
+}
+
 export class SegmentTier {
   readonly #sql: SqlStorage;
   readonly #bucket: SegmentBucket;
@@ -110,7 +115,8 @@ export class SegmentTier {
   async #sealSegments(log: PartitionLog, config: TierConfig, nowMs: number): Promise<{ sealed: number; nextCheckAtMs: number | undefined }> {
     let sealed = 0;
     for (; sealed < sealsPerPassMax; sealed++) {
-      const sizes = [...takeWhileLazy(log.heldBatchSizes(), log.highWatermark)];
+      // Sealed only below the last stable offset (as Kafka's KIP-405 uploads): a sealed segment never holds an open transaction's records, so a read_committed reader of R2 needs only the aborted index.
+      const sizes = [...takeWhileLazy(log.heldBatchSizes(), log.lastStableOffset)];
       const plan = planSeal({
         batches: sizes.map((batch, index) => ({
           baseOffset: batch.baseOffset,
@@ -119,7 +125,7 @@ export class SegmentTier {
           maxTimestamp: batch.maxTimestamp,
           ...(index === 0 ? { appendedAtMs: this.#heldSinceMs } : {}),
         })),
-        highWatermark: log.highWatermark,
+        highWatermark: log.lastStableOffset,
         segmentBytes: config.segmentBytes,
         segmentMs: config.segmentMs,
         nowMs,

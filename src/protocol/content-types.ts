@@ -10,6 +10,10 @@ export const fetchHeaders = {
   highWatermark: "Tributary-High-Watermark",
   logStartOffset: "Tributary-Log-Start-Offset",
   nextOffset: "Tributary-Next-Offset",
+  /** The first offset of the oldest open transaction, else the high watermark (docs/transactions.md). */
+  lastStableOffset: "Tributary-Last-Stable-Offset",
+  /** read_committed: the aborted transactions meeting the batches, JSON `[{producerId, firstOffset, lastOffset}]`; absent when none. */
+  abortedTransactions: "Tributary-Aborted-Transactions",
 } as const;
 
 /** Whether a Content-Type or Accept header names the record-batch type. */

@@ -12,7 +12,7 @@
  * write the same header (writeBatchHeader), and test/unit/protocol/record-batch-builder.test.ts
  * checks that they produce the same bytes.
  */
-import { batchHeaderBytes, writeBatchCrc, writeBatchHeader, writeProducerFields } from "./record-batch.ts";
+import { attributesAt, batchHeaderBytes, transactionalFlag, writeBatchCrc, writeBatchHeader, writeProducerFields } from "./record-batch.ts";
 import { utf8Length, writeUtf8 } from "./utf8.ts";
 import { varintSize, varlongSize, writeVarint, writeVarlong } from "./varint.ts";
 
@@ -39,6 +39,8 @@ export interface BatchProducer {
   producerId: number;
   producerEpoch: number;
   baseSequence: number;
+  /** A transactional producer's batch: attributes bit 4 (docs/transactions.md). */
+  transactional?: boolean;
 }
 
 /** Bytes of a field on the wire, without its length varint; −1 for null. */
@@ -156,5 +158,9 @@ export class RecordBatchBuilder {
 /** Writes a finished batch's producer fields (when it has an identity) and then its CRC-32C. */
 export function sealBatch(batch: Uint8Array, producer?: BatchProducer): void {
   if (producer) writeProducerFields(new DataView(batch.buffer, batch.byteOffset, batchHeaderBytes), producer.producerId, producer.producerEpoch, producer.baseSequence);
+  if (producer?.transactional) {
+    const view = new DataView(batch.buffer, batch.byteOffset, batchHeaderBytes);
+    view.setInt16(attributesAt, view.getInt16(attributesAt) | transactionalFlag);
+  }
   writeBatchCrc(batch);
 }

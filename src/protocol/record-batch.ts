@@ -76,6 +76,10 @@ export interface EncodeOptions {
   producerEpoch?: number;
   /** Default -1. */
   baseSequence?: number;
+  /** Sets attributes bit 4: the records belong to a transaction (docs/transactions.md). */
+  transactional?: boolean;
+  /** Sets attributes bit 5: a control batch (a transaction marker, src/protocol/control-batch.ts). */
+  control?: boolean;
 }
 
 /** A batch that is truncated, corrupt, or in a form this codec does not read. */
@@ -252,7 +256,7 @@ export function encodeRecordBatch(records: RecordInput[], options: EncodeOptions
   }
 
   const bytes = new Uint8Array(size);
-  const attributes = options.logAppendTime ? timestampTypeLogAppendTime : 0;
+  const attributes = (options.logAppendTime ? timestampTypeLogAppendTime : 0) | (options.transactional ? transactionalFlag : 0) | (options.control ? controlFlag : 0);
   writeBatchHeader(bytes, { size, baseOffset, partitionLeaderEpoch, attributes, count, baseTimestamp, maxTimestamp, producerId, producerEpoch, baseSequence });
   let position = batchHeaderBytes;
   for (let i = 0; i < count; i++) {

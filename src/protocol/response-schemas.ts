@@ -24,6 +24,7 @@ export const partitionInfoSchema = z.object({
   isr: z.array(z.string()),
   logStartOffset: offsetSchema,
   highWatermark: offsetSchema,
+  lastStableOffset: offsetSchema.meta({ description: "the first offset of the oldest open transaction, else the high watermark (an addition; docs/transactions.md)" }),
   storage: z
     .object({ sqliteBatches: z.number().int(), sqliteBytes: z.number().int(), r2Segments: z.number().int(), r2Bytes: z.number().int() })
     .meta({ description: "where the partition's bytes live (an addition)" }),
@@ -77,7 +78,7 @@ export const fetchedRecordSchema = z
   });
 
 export const fetchResponseSchema = z
-  .object({ records: z.array(fetchedRecordSchema), nextOffset: offsetSchema, highWatermark: offsetSchema, logStartOffset: offsetSchema });
+  .object({ records: z.array(fetchedRecordSchema), nextOffset: offsetSchema, highWatermark: offsetSchema, lastStableOffset: offsetSchema, logStartOffset: offsetSchema });
 
 export const listOffsetResponseSchema = z.object({
   offset: offsetSchema,

@@ -10,6 +10,7 @@ import {
   fetchMaxRecordsMax,
   fetchWaitMsMax,
   groupIdLengthMax,
+  transactionalIdLengthMax,
   groupTopicsMax,
   membersPerGroupMax,
   partitionsPerTopicMax,
@@ -88,6 +89,8 @@ export const produceRequestSchema = z.object({
     )
     .meta({ type: "object", additionalProperties: { type: "integer", minimum: 0, maximum: sequenceMax } })
     .optional(),
+  /** A transactional producer's id (docs/transactions.md): with the idempotent fields, its batches are transactional. */
+  transactionalId: z.string().min(1).max(transactionalIdLengthMax).optional(),
 });
 export type ProduceRequest = z.infer<typeof produceRequestSchema>;
 
@@ -166,6 +169,10 @@ export const heartbeatSchema = z.object({
   classic: z.boolean().optional(),
 });
 
+/** A reader's isolation level (docs/transactions.md): read_committed by default on every read route. */
+export const isolationSchema = z.enum(["read_committed", "read_uncommitted"]);
+export type Isolation = z.infer<typeof isolationSchema>;
+
 export const pollSchema = z.object({
   memberEpoch: memberEpochSchema,
   positions: positionsSchema.optional(),
@@ -175,6 +182,7 @@ export const pollSchema = z.object({
   waitMs: z.number().int().min(0).max(fetchWaitMsMax).default(0),
   encoding: encodingSchema.default("utf8"),
   paused: assignmentSchema.optional(),
+  isolation: isolationSchema.default("read_committed"),
 });
 export type PollRequest = z.infer<typeof pollSchema>;
 

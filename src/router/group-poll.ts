@@ -129,7 +129,7 @@ async function resetOffset(env: Env, topic: TopicMetadata, partition: number, re
 /** Reads every partition once without waiting, each within its share of the limits, and takes what fits. */
 async function readAll(env: Env, plans: readonly PartitionPlan[], request: PollRequest): Promise<PartitionRead[]> {
   const share = (total: number) => Math.max(1, Math.ceil(total / Math.max(1, plans.length)));
-  const limits = { maxRecords: share(request.maxRecords), maxBytes: share(request.maxBytes) };
+  const limits = { maxRecords: share(request.maxRecords), maxBytes: share(request.maxBytes), isolation: request.isolation };
   const reads = await Promise.all(
     plans.map(async (plan): Promise<PartitionRead> => ({ plan, result: await readFromPosition(env, plan, limits), taken: 0 })),
   );

@@ -5,9 +5,10 @@ import {
   fetchMaxRecordsDefault,
   fetchMaxRecordsMax,
   fetchWaitMsMax,
+  transactionalIdLengthMax,
 } from "../limits.ts";
 import type { OffsetQuery } from "../contracts/replica-api.ts";
-import { encodingSchema, type Acks, type Encoding } from "../protocol/schemas.ts";
+import { encodingSchema, type Acks, type Encoding, type Isolation } from "../protocol/schemas.ts";
 import { accessTokenParam } from "./streams/streaming-read.ts";
 
 const integerPattern = /^-?\d{1,16}$/;
@@ -18,9 +19,9 @@ const integerPattern = /^-?\d{1,16}$/;
  * for it (src/router/openapi/), from this one place.
  */
 export const routeQueries = {
-  jsonFetch: ["offset", "maxRecords", "maxBytes", "waitMs", "encoding"],
-  binaryFetch: ["offset", "maxRecords", "maxBytes", "waitMs"],
-  binaryProduce: ["acks"],
+  jsonFetch: ["offset", "maxRecords", "maxBytes", "waitMs", "encoding", "isolation"],
+  binaryFetch: ["offset", "maxRecords", "maxBytes", "waitMs", "isolation"],
+  binaryProduce: ["acks", "transactionalId"],
   listOffsets: ["at"],
   /** SSE and WebSocket, on a partition or a whole topic. */
   streamingRead: ["offset", "encoding", accessTokenParam],
@@ -82,6 +83,7 @@ export function partitionParam(text: string | undefined): number {
  */
 export function fetchParams(query: Record<string, string | undefined>) {
   return {
+    isolation: isolationParam(query.isolation),
     offset: integerParam("offset", query.offset, { min: Number.MIN_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER }),
     maxRecords: integerParam("maxRecords", query.maxRecords, { min: 1, max: fetchMaxRecordsMax, fallback: fetchMaxRecordsDefault }),
     maxBytes: integerParam("maxBytes", query.maxBytes, { min: 1, max: fetchMaxBytesMax, fallback: fetchMaxBytesDefault }),
@@ -116,4 +118,20 @@ export function encodingParam(text: string | undefined): Encoding {
   const parsed = encodingSchema.safeParse(text ?? "utf8");
   if (!parsed.success) throw new TributaryError("INVALID_REQUEST", "encoding must be utf8 or base64");
   return parsed.data;
+}
+
+/** `transactionalId` of a binary produce (docs/transactions.md): 1 to transactionalIdLengthMax characters. */
+export function transactionalIdParam(text: string | undefined): string | undefined {
+  if (text === undefined) return undefined;
+  if (text.length === 0 || text.length > transactionalIdLengthMax) {
+    throw new TributaryError("INVALID_REQUEST", `transactionalId is 1 to ${transactionalIdLengthMax} characters`);
+  }
+  return text;
+}
+
+/** `isolation` of a read (docs/transactions.md): read_committed (the default) or read_uncommitted. */
+export function isolationParam(text: string | undefined): Isolation {
+  if (text === undefined || text === "read_committed") return "read_committed";
+  if (text === "read_uncommitted") return "read_uncommitted";
+  throw new TributaryError("INVALID_REQUEST", `isolation is read_committed or read_uncommitted, not ${JSON.stringify(text.slice(0, 64))}`);
 }

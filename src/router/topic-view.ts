@@ -22,7 +22,7 @@ export async function topicView(env: Env, topic: TopicMetadata, options: { fresh
   const partitions = await Promise.all(
     topic.partitions.map(async (placement) => {
       const state = options.fresh
-        ? { logStartOffset: 0, highWatermark: 0, storage: emptyStorage }
+        ? { logStartOffset: 0, highWatermark: 0, lastStableOffset: 0, storage: emptyStorage }
         : await callLeader(env, topic, placement.partition, (stub, call) => stub.state(call), { retryUnreachable: true });
       return {
         partition: placement.partition,
@@ -31,6 +31,8 @@ export async function topicView(env: Env, topic: TopicMetadata, options: { fresh
         isr: placement.isr,
         logStartOffset: state.logStartOffset,
         highWatermark: state.highWatermark,
+        // An addition (docs/transactions.md): the first offset of the oldest open transaction, else the high watermark.
+        lastStableOffset: state.lastStableOffset,
         // An addition to API.md's Topic: where the partition's bytes live (docs/api.md).
         storage: state.storage,
         // Only with TRIBUTARY_FAULTS=1 and TRIBUTARY_DEBUG_STATS=1: the leader's counters (docs/api.md, debug statistics).

@@ -4,6 +4,7 @@ import {
   fetchMaxRecordsDefault,
   fetchMaxRecordsMax,
   fetchWaitMsMax,
+  transactionalIdLengthMax,
 } from "../../limits.ts";
 import { accessTokenParam } from "../streams/streaming-read.ts";
 
@@ -43,6 +44,14 @@ export const queryParameters: Record<string, { description: string; schema: Reco
   acks: {
     description: "`0` (answer 202 at once), `1` (the leader stored it) or `all` (the in-sync replicas did).",
     schema: { type: "string", enum: ["0", "1", "all"], default: "all" },
+  },
+  isolation: {
+    description: "`read_committed` (the default): records up to the last stable offset, aborted transactions' records skipped; `read_uncommitted`: up to the high watermark. Transaction markers are never records (docs/transactions.md).",
+    schema: { type: "string", enum: ["read_committed", "read_uncommitted"], default: "read_committed" },
+  },
+  transactionalId: {
+    description: "A transactional producer's id (docs/transactions.md): required with transactional batches (attributes bit 4), refused without them.",
+    schema: { type: "string", minLength: 1, maxLength: transactionalIdLengthMax },
   },
   [accessTokenParam]: {
     description: "The bearer token of a streaming read (SSE, WebSocket), which browsers open without headers; an Authorization header wins. Refused on every other request.",

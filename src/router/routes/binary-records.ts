@@ -10,17 +10,17 @@ import { topicMetadata } from "../../data-plane/metadata-cache.ts";
 import { placementOf } from "../../data-plane/leader-calls.ts";
 import { readPartitionBatches } from "../../data-plane/partition-reads.ts";
 import { checkInSyncReplicas } from "../../data-plane/produce.ts";
-import { acksParam, fetchParams, partitionParam, routeQueries, routeQuery } from "../query.ts";
+import { acksParam, fetchParams, partitionParam, routeQueries, routeQuery, transactionalIdParam } from "../query.ts";
 import { readBodyBytes } from "../request-body.ts";
 import { authorize } from "../authorize.ts";
 import type { RouterEnv } from "../context.ts";
 
-/** Where a reader continues after these batches: past the last one, never past the high watermark. */
-function nextOffsetAfter(batches: readonly Uint8Array[], offset: number, highWatermark: number): number {
+/** Where a reader continues after these batches: past the last one, never past the high watermark (or the last stable offset). */
+function nextOffsetAfter(batches: readonly Uint8Array[], offset: number, until: number): number {
   const last = batches.at(-1);
   if (!last) return offset;
   const header = readBatchHeader(last);
-  return Math.min(header.baseOffset + header.lastOffsetDelta + 1, highWatermark);
+  return Math.min(header.baseOffset + header.lastOffsetDelta + 1, until);
 }
 
 /**
@@ -32,7 +32,9 @@ function nextOffsetAfter(batches: readonly Uint8Array[], offset: number, highWat
 export const binaryRecordRoutes = new Hono<RouterEnv>()
   .post("/:topic/partitions/:partition/records", async (c) => {
     authorize(c, "topic", c.req.param("topic"), "write");
-    const acks = acksParam(routeQuery(c.req.url, routeQueries.binaryProduce).acks);
+    const produceQuery = routeQuery(c.req.url, routeQueries.binaryProduce);
+    const acks = acksParam(produceQuery.acks);
+    const transactionalId = transactionalIdParam(produceQuery.transactionalId);
     if (!isRecordBatchType(c.req.header("content-type"))) {
       throw new TributaryError(
         "INVALID_REQUEST",
@@ -46,7 +48,10 @@ export const binaryRecordRoutes = new Hono<RouterEnv>()
     let topic = await topicMetadata(c.env, name);
     if (!topic.partitions[partition]) topic = await topicMetadata(c.env, name, { refresh: true }); // grown since cached?
     placementOf(topic, partition); // 404 for a partition the topic does not have, before any work
-    const { batches, idempotent } = checkClientBatches(body, topic, nowMs);
+    const { batches, idempotent, transactional } = checkClientBatches(body, topic, nowMs);
+    if (transactional !== (transactionalId !== undefined)) {
+      throw new TributaryError("INVALID_REQUEST", transactional ? "transactional batches name their producer's ?transactionalId=" : "?transactionalId= goes with transactional batches (attributes bit 4)");
+    }
     if (idempotent && acks !== "all") throw new TributaryError("INVALID_REQUEST", `an idempotent producer's batches are written with acks=all, not acks=${acks}`);
     if (acks === "all") checkInSyncReplicas(topic, [partition]);
     c.set("producedBytes", body.byteLength);
@@ -66,13 +71,19 @@ export const binaryRecordRoutes = new Hono<RouterEnv>()
     const options = fetchParams(routeQuery(c.req.url, routeQueries.binaryFetch));
     const topic = await topicMetadata(c.env, c.req.param("topic"));
     const read = await readPartitionBatches(c.env, topic, partition, options, clientRegion(c.req.raw));
-    c.set("fetchedBytes", read.batches.reduce((sum, batch) => sum + batch.byteLength, 0));
-    return new Response(new Blob(read.batches), {
-      headers: {
-        "Content-Type": recordBatchContentType,
-        [fetchHeaders.highWatermark]: String(read.highWatermark),
-        [fetchHeaders.logStartOffset]: String(read.logStartOffset),
-        [fetchHeaders.nextOffset]: String(nextOffsetAfter(read.batches, options.offset, read.highWatermark)),
-      },
-    });
+    const lastStableOffset = read.lastStableOffset ?? read.highWatermark;
+    // read_committed hands on the batches below the last stable offset, as stored (markers too), with the aborted transactions to filter by.
+    const committed = options.isolation === "read_committed";
+    const batches = committed ? read.batches.filter((batch) => readBatchHeader(batch).baseOffset < lastStableOffset) : read.batches;
+    const until = committed ? lastStableOffset : read.highWatermark;
+    c.set("fetchedBytes", batches.reduce((sum, batch) => sum + batch.byteLength, 0));
+    const headers: Record<string, string> = {
+      "Content-Type": recordBatchContentType,
+      [fetchHeaders.highWatermark]: String(read.highWatermark),
+      [fetchHeaders.lastStableOffset]: String(lastStableOffset),
+      [fetchHeaders.logStartOffset]: String(read.logStartOffset),
+      [fetchHeaders.nextOffset]: String(nextOffsetAfter(batches, options.offset, until)),
+    };
+    if (committed && read.abortedTransactions?.length) headers[fetchHeaders.abortedTransactions] = JSON.stringify(read.abortedTransactions);
+    return new Response(new Blob(batches), { headers });
   });

@@ -43,6 +43,7 @@ export const recordRoutes = new Hono<RouterEnv>()
       records: read.records.map((record) => recordJson(record, encoding)),
       nextOffset: read.nextOffset,
       highWatermark: read.highWatermark,
+      lastStableOffset: read.lastStableOffset,
       logStartOffset: read.logStartOffset,
     });
   })

@@ -32,6 +32,7 @@ describe("GET .../records", () => {
       ],
       nextOffset: 2,
       highWatermark: 2,
+      lastStableOffset: 2,
       logStartOffset: 0,
     });
   });
@@ -91,9 +92,9 @@ describe("GET .../records", () => {
     const started = Date.now();
     const answer = await fetchOk(topic, 0, { offset: 3 });
     expect(Date.now() - started).toBeLessThan(1000);
-    expect(answer).toEqual({ records: [], nextOffset: 3, highWatermark: 3, logStartOffset: 0 });
+    expect(answer).toEqual({ records: [], nextOffset: 3, highWatermark: 3, lastStableOffset: 3, logStartOffset: 0 });
     const empty = await topicWith("empty", []);
-    expect(await fetchOk(empty, 0, { offset: 0 })).toEqual({ records: [], nextOffset: 0, highWatermark: 0, logStartOffset: 0 });
+    expect(await fetchOk(empty, 0, { offset: 0 })).toEqual({ records: [], nextOffset: 0, highWatermark: 0, lastStableOffset: 0, logStartOffset: 0 });
   });
 
   it.each([
@@ -185,7 +186,7 @@ describe("long-poll", () => {
     const started = Date.now();
     const answer = await fetchOk(topic, 0, { offset: 2, waitMs: 300 });
     const elapsed = Date.now() - started;
-    expect(answer).toEqual({ records: [], nextOffset: 2, highWatermark: 2, logStartOffset: 0 });
+    expect(answer).toEqual({ records: [], nextOffset: 2, highWatermark: 2, lastStableOffset: 2, logStartOffset: 0 });
     expect(elapsed).toBeGreaterThanOrEqual(250);
     expect(elapsed).toBeLessThan(2000);
   });

@@ -53,7 +53,7 @@ describe("delete and recreate", () => {
     const fresh = await createTopic(name, { partitions: 2 });
     expect(fresh.topicId).not.toBe(old.topicId);
     expect(fresh.partitions.map((partition) => [partition.logStartOffset, partition.highWatermark])).toEqual([[0, 0], [0, 0]]);
-    expect(await fetchOk(name, 0, { offset: 0 })).toEqual({ records: [], nextOffset: 0, highWatermark: 0, logStartOffset: 0 });
+    expect(await fetchOk(name, 0, { offset: 0 })).toEqual({ records: [], nextOffset: 0, highWatermark: 0, lastStableOffset: 0, logStartOffset: 0 });
     expectError(await fetchRecords(name, 0, { offset: 1 }), 416, "OFFSET_OUT_OF_RANGE");
     const [first] = await produce(name, [{ value: "new", partition: 0 }]);
     expect(first).toMatchObject({ partition: 0, offset: 0 });
@@ -231,7 +231,7 @@ describe("partition increase", () => {
     ]);
     expect(await readEverything(name, 2)).toEqual(before);
     for (const partition of [2, 3, 4]) {
-      expect(await fetchOk(name, partition, { offset: 0 })).toEqual({ records: [], nextOffset: 0, highWatermark: 0, logStartOffset: 0 });
+      expect(await fetchOk(name, partition, { offset: 0 })).toEqual({ records: [], nextOffset: 0, highWatermark: 0, lastStableOffset: 0, logStartOffset: 0 });
     }
     const second = await produce(name, keys.map((key) => ({ key, value: "after" })));
     const expected = keys.map((key) => partitionForKey(utf8.encode(key), 5));

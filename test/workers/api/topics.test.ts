@@ -31,7 +31,7 @@ const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
 function expectPartitionShape(topic: Topic, count: number) {
   expect(topic.partitions.map((partition) => partition.partition)).toEqual([...Array(count).keys()]);
   for (const partition of topic.partitions) {
-    expect(Object.keys(partition).sort()).toEqual(["highWatermark", "isr", "leader", "logStartOffset", "partition", "replicas", "storage"]);
+    expect(Object.keys(partition).sort()).toEqual(["highWatermark", "isr", "lastStableOffset", "leader", "logStartOffset", "partition", "replicas", "storage"]);
     expect(regions).toContain(partition.leader);
     expect(partition.replicas).toEqual([partition.leader]);
     expect(partition.isr).toEqual([partition.leader]);
@@ -243,6 +243,7 @@ describe("GET /v1/topics/{topic}", () => {
       partitions: created.partitions.map((partition, index) => ({
         ...partition,
         highWatermark: [0, 2, 1][index],
+        lastStableOffset: [0, 2, 1][index],
         storage: { sqliteBatches: [0, 1, 1][index], sqliteBytes: expect.any(Number), r2Segments: 0, r2Bytes: 0 },
       })),
     });

@@ -153,6 +153,7 @@ export interface Topic {
     isr: string[];
     logStartOffset: number;
     highWatermark: number;
+    lastStableOffset: number;
     storage: { sqliteBatches: number; sqliteBytes: number; r2Segments: number; r2Bytes: number };
   }[];
 }

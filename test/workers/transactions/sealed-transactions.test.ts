@@ -1,0 +1,60 @@
+/**
+ * Transactions across R2 tiering (issue 28; docs/transactions.md, Tiering): segments are sealed
+ * only below the last stable offset, and a read_committed read of sealed segments still skips
+ * an aborted transaction's records (the leader's aborted index outlives the held batches).
+ */
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { writeTransactionMarkers } from "../../../src/data-plane/transaction-markers.ts";
+import { eventually } from "../storage/support.ts";
+import { api, createTopic, describeTopic, uniqueTopic } from "../support/http.ts";
+
+async function produceTransactional(topic: string, producer: { producerId: number; producerEpoch: number }, sequence: number, values: string[]) {
+  const response = await api("POST", `/v1/topics/${topic}/records`, { records: values.map((value) => ({ value, partition: 0 })), ...producer, sequences: { "0": sequence }, transactionalId: "tx-tier" });
+  expect(response.status, response.text).toBe(200);
+}
+
+async function newProducer(): Promise<{ producerId: number; producerEpoch: number }> {
+  return (await api("POST", "/v1/producers")).body;
+}
+
+async function end(topic: string, producer: { producerId: number; producerEpoch: number }, result: "commit" | "abort") {
+  expect((await writeTransactionMarkers(env, { ...producer, producerEpoch: producer.producerEpoch + 1, result, coordinatorEpoch: 0 }, [{ topic, partition: 0 }])).ok).toBe(true);
+}
+
+async function read(topic: string, isolation: string): Promise<string[]> {
+  const response = await api("GET", `/v1/topics/${topic}/partitions/0/records?offset=0&isolation=${isolation}`);
+  expect(response.status, response.text).toBe(200);
+  return response.body.records.map((record: { value: string }) => record.value);
+}
+
+/** Runs the leader's cleaner (a config change does, segment.ms is 1) until `done`. */
+async function clean(topic: string, done: (partition: Awaited<ReturnType<typeof describeTopic>>["partitions"][0]) => boolean) {
+  await eventually(async () => {
+    expect((await api("PATCH", `/v1/topics/${topic}/configs`, { configs: { "segment.ms": "1" } })).status).toBe(200);
+    return done((await describeTopic(topic)).partitions[0]!);
+  });
+}
+
+describe("transactions and sealed segments", () => {
+  it("skips an aborted transaction's records in sealed segments, and never seals an open transaction", async () => {
+    const topic = uniqueTopic("txn-sealed");
+    await createTopic(topic, { configs: { "segment.bytes": "65536", "segment.ms": "1" } });
+    const aborted = await newProducer();
+    const committed = await newProducer();
+    await produceTransactional(topic, aborted, 0, ["a1", "a2"]);
+    await produceTransactional(topic, committed, 0, ["c1"]);
+    await end(topic, aborted, "abort");
+    await end(topic, committed, "commit");
+    const open = await newProducer();
+    await produceTransactional(topic, open, 0, ["o1"]);
+    await api("POST", `/v1/topics/${topic}/records`, { records: [{ value: "plain", partition: 0 }] });
+    await clean(topic, (partition) => partition.storage.r2Segments >= 1);
+    const partition = (await describeTopic(topic)).partitions[0]!;
+    expect([partition.lastStableOffset, partition.highWatermark]).toEqual([5, 7]);
+    expect(partition.storage.sqliteBatches).toBe(2); // the open transaction's batch and what follows stay held
+    // The sealed segment ends below the high watermark: the router reads it from R2.
+    expect(await read(topic, "read_uncommitted")).toEqual(["a1", "a2", "c1"]);
+    expect(await read(topic, "read_committed")).toEqual(["c1"]);
+  });
+});
