@@ -9,12 +9,17 @@ import { compareStrings, parseAssignment, partitionsIn } from "./assignment.ts";
 import type { Assignment, TopicsMeta } from "./assignment.ts";
 import { isAssignorName } from "./assignor.ts";
 import type { AssignorName } from "./assignor.ts";
-import { clientHostLengthMax, clientIdLengthMax, sessionTimeoutMsDefault, sessionTimeoutMsMax, sessionTimeoutMsMin, subscribedTopicsMax } from "../limits.ts";
+import { clientHostLengthMax, clientIdLengthMax, memberIdLengthMax, sessionTimeoutMsDefault, sessionTimeoutMsMax, sessionTimeoutMsMin, subscribedTopicsMax } from "../limits.ts";
 import type { AutoOffsetReset } from "./group-state.ts";
 
 export interface JoinRequest {
   /** A known member rejoining with new settings; omit to join as a new member. */
   memberId?: string | null;
+  /**
+   * The id a Kafka client chose for itself (ConsumerGroupHeartbeat v1, KIP-1082): a new member
+   * joins under it; the member that has it rejoins (as with `memberId`).
+   */
+  chosenMemberId?: string | null;
   topics: readonly string[];
   sessionTimeoutMs?: number | null;
   assignor?: AssignorName | null;
@@ -53,6 +58,7 @@ export interface JoinResponse extends MemberResponse {
 
 export interface ParsedJoin {
   memberId: string | undefined;
+  chosenMemberId: string | undefined;
   topics: string[];
   sessionTimeoutMs: number;
   assignorPreference: AssignorName | null;
@@ -68,9 +74,12 @@ export interface ParsedHeartbeat {
 }
 
 export function parseJoin(request: JoinRequest, meta: TopicsMeta): ParsedJoin {
-  const { memberId, sessionTimeoutMs, assignor, autoOffsetReset, clientId, host } = request;
+  const { memberId, chosenMemberId, sessionTimeoutMs, assignor, autoOffsetReset, clientId, host } = request;
   if (memberId != null && (typeof memberId !== "string" || memberId.length === 0)) {
     throw invalid("memberId must be a non-empty string");
+  }
+  if (chosenMemberId != null && (typeof chosenMemberId !== "string" || chosenMemberId.length === 0 || chosenMemberId.length > memberIdLengthMax)) {
+    throw invalid(`a chosen memberId must be a string of 1 to ${memberIdLengthMax} characters`);
   }
   const sessionInRange =
     Number.isSafeInteger(sessionTimeoutMs) &&
@@ -88,6 +97,7 @@ export function parseJoin(request: JoinRequest, meta: TopicsMeta): ParsedJoin {
   }
   return {
     memberId: memberId ?? undefined,
+    chosenMemberId: chosenMemberId ?? undefined,
     topics: parseTopics(request.topics, meta),
     sessionTimeoutMs: sessionTimeoutMs ?? sessionTimeoutMsDefault,
     assignorPreference: assignor ?? null,

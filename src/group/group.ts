@@ -86,12 +86,13 @@ export class ConsumerGroup {
   /** A new member, or with `memberId` a known member rejoining with new settings. */
   join(request: JoinRequest, topicsMeta: TopicsMeta, nowMs: number): JoinResponse {
     const parsed = parseJoin(request, topicsMeta);
-    const existing = parsed.memberId === undefined ? undefined : this.#requireMember(parsed.memberId);
+    const chosen = parsed.chosenMemberId === undefined ? undefined : this.#members.get(parsed.chosenMemberId);
+    const existing = parsed.memberId === undefined ? chosen : this.#requireMember(parsed.memberId);
     if (existing === undefined && this.#members.size >= membersPerGroupMax) {
       throw invalid(`the group has its maximum of ${membersPerGroupMax} members`, { membersMax: membersPerGroupMax });
     }
     this.#checkGroupTopics(parsed.topics, existing?.memberId);
-    const member = existing ?? this.#newMember();
+    const member = existing ?? this.#newMember(parsed.chosenMemberId);
     member.subscribedTopics = parsed.topics;
     member.sessionTimeoutMs = parsed.sessionTimeoutMs;
     member.assignorPreference = parsed.assignorPreference;
@@ -289,9 +290,10 @@ export class ConsumerGroup {
     return member;
   }
 
-  #newMember(): MemberState {
+  /** A member under `chosenId` (a Kafka client's own id, KIP-1082; not in use: join checked), else under a fresh id. */
+  #newMember(chosenId?: string): MemberState {
     for (let attempt = 0; attempt < memberIdAttemptsMax; attempt++) {
-      const memberId = this.#deps.generateMemberId();
+      const memberId = chosenId ?? this.#deps.generateMemberId();
       if (typeof memberId !== "string" || memberId.length === 0 || this.#members.has(memberId)) continue;
       return {
         memberId,

@@ -43,7 +43,8 @@ export const groupRoutes = new Hono<RouterEnv>()
     authorize(c, "group", group, "read");
     const body = await readJsonBody(c.req.raw, joinGroupSchema, { maxBytes: adminRequestBytesMax });
     authorizeTopics(c, body.topics, "read");
-    const joined = unwrap(await groupStub(c.env, group).join(group, { ...body, host: clientHost(c.req.raw) }));
+    const { memberId, ...settings } = body;
+    const joined = unwrap(await groupStub(c.env, group).join(group, { ...settings, chosenMemberId: memberId, host: clientHost(c.req.raw) }));
     return c.json(joined, 201);
   })
   .post("/:group/members/:memberId/heartbeat", async (c) => {
