@@ -14,6 +14,13 @@
  *   second instance joins, the two share the tasks, every record is uppercased into the output
  *   (test/java/StreamsUppercase.java).
  *
+ * - two consumers with KIP-848's protocol (group.protocol=consumer, group.remote.assignor=range;
+ *   one subscribed by name, one by a regex the broker resolves) and an HTTP member in one group:
+ *   the coordinator assigns with range, the three share the partitions, the Admin client
+ *   describes the group with ConsumerGroupDescribe, one Java consumer leaves and the others
+ *   take its partitions, every record is processed, and the commits read back over HTTP
+ *   (test/java/ConsumerProtocolGroup.java).
+ *
  * The expectations are what the same programs print against a real Kafka 4.4
  * (/work/shared/kafka/kafka.sh) with the same topics.
  */
@@ -21,7 +28,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Tributary } from "../../src/client/index.ts";
 import { buildCli } from "./support/cli.ts";
 import { startGateway, type GatewayProcess } from "./support/gateway.ts";
-import { produceNumbered } from "./support/group-ledger.ts";
+import { Ledger, produceNumbered, waitUntil } from "./support/group-ledger.ts";
 import { runJava } from "./support/java-clients.ts";
 import { startWranglerDev, type DevServer } from "./support/wrangler-dev.ts";
 
@@ -31,6 +38,7 @@ interface Event {
   phase?: string;
   partitions?: number[];
   generation?: number;
+  epoch?: number;
   partition?: number;
   offset?: number;
   metadata?: string;
@@ -116,5 +124,61 @@ describe("the Java client's classic groups through the gateway", () => {
     expect(events.find(({ event }) => event === "output")).toMatchObject({ distinct: 300, uppercase: true });
     // Streams' members do not leave on close (they expire): the group is still on Kafka's classic path, with Streams' protocol.
     expect((await tributary.admin().groups.describe("uppercase-app")).classic).toMatchObject({ protocolType: "consumer", protocolName: "stream" });
+  }, 240_000);
+  it("KIP-848 consumers (by name and by regex, the range assignor) and an HTTP member share a group: a member leaves, its partitions move, every record is processed, commits read back", async () => {
+    const topic = "kip848-orders";
+    const groupId = "kip848";
+    await tributary.admin().topics.create({ name: topic, partitions: 6 });
+    await produceNumbered(tributary, topic, 6, 100);
+    const ledger = new Ledger();
+    const http = tributary.consumer({ groupId, sessionTimeoutMs: 10_000, clientId: "http", maxRecords: 20 });
+    try {
+      await http.subscribe({ topics: [topic], fromBeginning: true });
+      void http.run({
+        eachMessage: async ({ partition, message }) => {
+          ledger.record("http", partition, message.offset);
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        },
+      });
+      await waitUntil(() => ledger.distinct > 0, 30_000, "the HTTP member reads");
+      const run = await runJava("ConsumerProtocolGroup.java", [gateway.address, topic, groupId, "kip848-.*"], 180_000);
+      const events = eventsOf(run.stdout);
+      expect(run.code, `${run.stdout.slice(-4000)}\n${run.stderr.slice(-4000)}`).toBe(0);
+      expect(events.filter(({ event }) => event === "error")).toEqual([]);
+      for (const { consumer, partition, offset } of events.filter(({ event }) => event === "record")) ledger.record(consumer!, partition!, offset!);
+
+      // The Admin client's ConsumerGroupDescribe: a consumer group of three, assigned by range (the members' group.remote.assignor).
+      expect(events.find(({ event }) => event === "described")).toMatchObject({ type: "Consumer", assignor: "range", members: 3 });
+      // a and b shared partitions with the HTTP member, none in two places at once.
+      const ownedWhenShared = (consumer: string) => {
+        const held = new Set<number>();
+        for (const event of events.filter((entry) => entry.consumer === consumer && entry.during === "starting")) {
+          if (event.event === "assigned") for (const partition of event.partitions!) held.add(partition);
+          if (event.event === "revoked" || event.event === "lost") for (const partition of event.partitions!) held.delete(partition);
+        }
+        return [...held].sort();
+      };
+      const ofA = ownedWhenShared("a");
+      const ofB = ownedWhenShared("b");
+      expect(ofA.length).toBeGreaterThan(0);
+      expect(ofB.length).toBeGreaterThan(0);
+      expect(ofA.filter((partition) => ofB.includes(partition))).toEqual([]);
+      expect(ofA.length + ofB.length).toBeLessThan(6);
+      // b left: a got more partitions (epochs move forward).
+      expect(events.some(({ consumer, event, during }) => consumer === "a" && event === "assigned" && during === "after shared")).toBe(true);
+      const epochs = events.filter(({ consumer, event }) => consumer === "a" && event === "assigned").map(({ epoch }) => epoch!);
+      expect(epochs).toEqual([...epochs].sort((x, y) => x - y));
+
+      // Every record processed (the HTTP member takes the rest once the Java members are gone).
+      await ledger.waitFor(600, 60_000, "every record");
+      expect(ledger.consumers()).toEqual(new Set(["a", "b", "http"]));
+      // a's last commits, read back with the Java client, are the group's offsets over HTTP.
+      const committed = events.filter(({ event }) => event === "committed");
+      expect(committed.length).toBeGreaterThan(0);
+      const offsets = await tributary.admin().groups.offsets(groupId);
+      for (const { partition, offset } of committed) expect(offsets.find((entry) => entry.partition === partition)?.offset).toBeGreaterThanOrEqual(offset!);
+    } finally {
+      await http.disconnect();
+    }
   }, 240_000);
 });
