@@ -15,8 +15,9 @@
  *   (test/java/StreamsUppercase.java).
  *
  * - two consumers with KIP-848's protocol (group.protocol=consumer, group.remote.assignor=range;
- *   one subscribed by name, one by a regex the broker resolves) and an HTTP member in one group:
- *   the coordinator assigns with range, the three share the partitions, the Admin client
+ *   one subscribed by name, one by a regex the broker resolves), a classic kafkajs member and an
+ *   HTTP member in one group (Kafka 4's mixed groups): the coordinator assigns with range, the
+ *   four share the partitions, the Admin client
  *   describes the group with ConsumerGroupDescribe, one Java consumer leaves and the others
  *   take its partitions, every record is processed, and the commits read back over HTTP
  *   (test/java/ConsumerProtocolGroup.java).
@@ -24,6 +25,7 @@
  * The expectations are what the same programs print against a real Kafka 4.4
  * (/work/shared/kafka/kafka.sh) with the same topics.
  */
+import { Kafka, logLevel } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Tributary } from "../../src/client/index.ts";
 import { buildCli } from "./support/cli.ts";
@@ -125,13 +127,14 @@ describe("the Java client's classic groups through the gateway", () => {
     // Streams' members do not leave on close (they expire): the group is still on Kafka's classic path, with Streams' protocol.
     expect((await tributary.admin().groups.describe("uppercase-app")).classic).toMatchObject({ protocolType: "consumer", protocolName: "stream" });
   }, 240_000);
-  it("KIP-848 consumers (by name and by regex, the range assignor) and an HTTP member share a group: a member leaves, its partitions move, every record is processed, commits read back", async () => {
+  it("KIP-848 consumers (by name and by regex, the range assignor), a classic kafkajs member and an HTTP member share a group: a member leaves, its partitions move, every record is processed, commits read back", async () => {
     const topic = "kip848-orders";
     const groupId = "kip848";
     await tributary.admin().topics.create({ name: topic, partitions: 6 });
     await produceNumbered(tributary, topic, 6, 100);
     const ledger = new Ledger();
     const http = tributary.consumer({ groupId, sessionTimeoutMs: 10_000, clientId: "http", maxRecords: 20 });
+    let stopKafkajs = async () => {};
     try {
       await http.subscribe({ topics: [topic], fromBeginning: true });
       void http.run({
@@ -141,14 +144,26 @@ describe("the Java client's classic groups through the gateway", () => {
         },
       });
       await waitUntil(() => ledger.distinct > 0, 30_000, "the HTTP member reads");
+      // A classic member (JoinGroup/SyncGroup) in the same group, bridged onto the server's assignment.
+      const kafkajs = new Kafka({ brokers: [gateway.address], clientId: "kafkajs", logLevel: logLevel.NOTHING }).consumer({ groupId, sessionTimeout: 10_000, heartbeatInterval: 300 });
+      stopKafkajs = () => kafkajs.disconnect();
+      await kafkajs.connect();
+      await kafkajs.subscribe({ topics: [topic], fromBeginning: true });
+      await kafkajs.run({
+        eachMessage: async ({ partition, message }) => {
+          ledger.record("kafkajs", partition, message.offset);
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        },
+      });
+      await waitUntil(async () => (await tributary.admin().groups.describe(groupId)).members.length === 2, 30_000, "kafkajs joined");
       const run = await runJava("ConsumerProtocolGroup.java", [gateway.address, topic, groupId, "kip848-.*"], 180_000);
       const events = eventsOf(run.stdout);
       expect(run.code, `${run.stdout.slice(-4000)}\n${run.stderr.slice(-4000)}`).toBe(0);
       expect(events.filter(({ event }) => event === "error")).toEqual([]);
       for (const { consumer, partition, offset } of events.filter(({ event }) => event === "record")) ledger.record(consumer!, partition!, offset!);
 
-      // The Admin client's ConsumerGroupDescribe: a consumer group of three, assigned by range (the members' group.remote.assignor).
-      expect(events.find(({ event }) => event === "described")).toMatchObject({ type: "Consumer", assignor: "range", members: 3 });
+      // The Admin client's ConsumerGroupDescribe: a consumer group of four, assigned by range (most members' group.remote.assignor).
+      expect(events.find(({ event }) => event === "described")).toMatchObject({ type: "Consumer", assignor: "range", members: 4 });
       // a and b shared partitions with the HTTP member, none in two places at once.
       const ownedWhenShared = (consumer: string) => {
         const held = new Set<number>();
@@ -171,13 +186,14 @@ describe("the Java client's classic groups through the gateway", () => {
 
       // Every record processed (the HTTP member takes the rest once the Java members are gone).
       await ledger.waitFor(600, 60_000, "every record");
-      expect(ledger.consumers()).toEqual(new Set(["a", "b", "http"]));
+      expect(ledger.consumers()).toEqual(new Set(["a", "b", "http", "kafkajs"]));
       // a's last commits, read back with the Java client, are the group's offsets over HTTP.
       const committed = events.filter(({ event }) => event === "committed");
       expect(committed.length).toBeGreaterThan(0);
       const offsets = await tributary.admin().groups.offsets(groupId);
       for (const { partition, offset } of committed) expect(offsets.find((entry) => entry.partition === partition)?.offset).toBeGreaterThanOrEqual(offset!);
     } finally {
+      await stopKafkajs();
       await http.disconnect();
     }
   }, 240_000);
