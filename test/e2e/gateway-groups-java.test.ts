@@ -22,6 +22,10 @@
  *   take its partitions, every record is processed, and the commits read back over HTTP
  *   (test/java/ConsumerProtocolGroup.java).
  *
+ * - confluent-kafka 2.16 (librdkafka 2.16) with group.protocol=consumer: two members share the
+ *   partitions, one leaves, the other gets them all, every record is read, its commits are the
+ *   group's offsets (test/python/consumer_protocol_group.py).
+ *
  * The expectations are what the same programs print against a real Kafka 4.4
  * (/work/shared/kafka/kafka.sh) with the same topics.
  */
@@ -32,6 +36,7 @@ import { buildCli } from "./support/cli.ts";
 import { startGateway, type GatewayProcess } from "./support/gateway.ts";
 import { Ledger, produceNumbered, waitUntil } from "./support/group-ledger.ts";
 import { runJava } from "./support/java-clients.ts";
+import { runPython } from "./support/python-clients.ts";
 import { startWranglerDev, type DevServer } from "./support/wrangler-dev.ts";
 
 interface Event {
@@ -59,7 +64,7 @@ function eventsOf(stdout: string): (Event & { during: string })[] {
   return events;
 }
 
-describe("the Java client's classic groups through the gateway", () => {
+describe("Kafka clients' groups through the gateway: the Java client (classic and KIP-848), confluent-kafka (KIP-848)", () => {
   let server: DevServer;
   let tributary: Tributary;
   let gateway: GatewayProcess;
@@ -210,4 +215,28 @@ describe("the Java client's classic groups through the gateway", () => {
       await http.disconnect();
     }
   }, 240_000);
+  it("confluent-kafka with group.protocol=consumer: two members share the partitions, one leaves, the other takes them all; every record read, commits are the group's offsets", async () => {
+    const topic = "kip848-python";
+    const groupId = "kip848-python";
+    await tributary.admin().topics.create({ name: topic, partitions: 4 });
+    await produceNumbered(tributary, topic, 4, 25);
+    const run = await runPython("consumer_protocol_group.py", [gateway.address, topic, groupId, "4"], 150_000);
+    const events = eventsOf(run.stdout);
+    const said = run.stdout.split("\n").filter((line) => !line.includes('"record"')).join("\n");
+    expect(run.code, `${said.slice(-4000)}\n${run.stderr.slice(-4000)}`).toBe(0);
+    expect(events.filter(({ event }) => event === "error")).toEqual([]);
+    const ledger = new Ledger();
+    for (const { consumer, partition, offset } of events.filter(({ event }) => event === "record")) ledger.record(consumer!, partition!, offset!);
+    expect(ledger.distinct).toBe(100);
+    expect(ledger.consumers()).toEqual(new Set(["a", "b"]));
+    // b's partitions went to a once b left.
+    const ofB = events.filter(({ consumer, event, during }) => consumer === "b" && event === "assigned" && during === "starting").flatMap(({ partitions }) => partitions!);
+    expect(ofB.length).toBeGreaterThan(0);
+    const gotByA = events.filter(({ consumer, event, during }) => consumer === "a" && event === "assigned" && during === "after left").flatMap(({ partitions }) => partitions!);
+    expect(gotByA.sort()).toEqual([...new Set(ofB)].sort());
+    const committed = events.filter(({ event }) => event === "committed").sort((x, y) => x.partition! - y.partition!);
+    expect(committed.map(({ partition, offset }) => [partition, offset])).toEqual([0, 1, 2, 3].map((partition) => [partition, 25]));
+    const offsets = await tributary.admin().groups.offsets(groupId);
+    expect(offsets.map(({ partition, offset }) => [partition, offset]).sort()).toEqual([0, 1, 2, 3].map((partition) => [partition, 25]));
+  }, 180_000);
 });
