@@ -2,7 +2,8 @@
  * ConsumerGroupHeartbeat (KIP-848) translated onto the group's coordinator, which already is a
  * KIP-848 coordinator (docs/api.md, Consumer groups; ARCHITECTURE.md decision 19): epoch 0 is
  * a join (`POST /v1/groups/{g}/members`, under the id the client chose, KIP-1082), a positive
- * epoch a heartbeat with the partitions the member owns, -1 and -2 a leave. The coordinator
+ * epoch a heartbeat with the partitions the member owns, -1 a leave and -2 a static member's
+ * leave for now (it keeps its place until it comes back under its instance id). The coordinator
  * assigns with its own assignors (`group.remote.assignor`: uniform or range), moves member
  * epochs, and gives a partition to its new owner only once the old one let it go. Kafka names
  * topics by id on this API; Tributary's topic ids are its topics' UUIDs.
@@ -57,7 +58,13 @@ export async function consumerGroupHeartbeat(request: ConsumerGroupHeartbeatRequ
       answer = await context.transport.json<MemberAnswer & { memberId: string }>({
         method: "POST",
         path: path("groups", request.groupId, "members"),
-        json: { memberId, topics, ...(assignor === null ? {} : { assignor }), ...(context.clientId === null ? {} : { clientId: context.clientId }) },
+        json: {
+          memberId,
+          topics,
+          ...(assignor === null ? {} : { assignor }),
+          ...(context.clientId === null ? {} : { clientId: context.clientId }),
+          ...(request.instanceId === null || request.instanceId === "" ? {} : { groupInstanceId: request.instanceId }),
+        },
       });
     } else {
       const ownedPartitions = request.topicPartitions === null ? undefined : await namedPartitions(request.topicPartitions, context);
@@ -111,7 +118,9 @@ async function leave(request: ConsumerGroupHeartbeatRequest, context: GatewayReq
   forgetMember(context, request.groupId, request.memberId);
   let errorCode = 0;
   try {
-    await context.transport.empty({ method: "DELETE", path: path("groups", request.groupId, "members", request.memberId) });
+    // -2: a static member leaves for now, keeping its place until its session ends or it comes back (static-members.ts).
+    const query = request.memberEpoch === -2 ? { static: "true" } : undefined;
+    await context.transport.empty({ method: "DELETE", path: path("groups", request.groupId, "members", request.memberId), query });
   } catch (error) {
     errorCode = kafkaCodeOf(error);
   }
