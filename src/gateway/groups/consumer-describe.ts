@@ -50,12 +50,20 @@ async function describeOne(groupId: string, context: GatewayRequestContext): Pro
           subscribedTopicRegex: null,
           assignment,
           targetAssignment: assignment,
-          // Describe gives a classic member's instance id (null or not) and none for the others.
-          memberType: member.groupInstanceId === undefined ? memberTypes.consumer : memberTypes.classic,
+          memberType: memberTypeOf(member.groupInstanceId),
         };
       }),
     ),
   };
+}
+
+/**
+ * Describe gives a classic member's instance id (null when dynamic), a static consumer's, and
+ * none for the other consumers: a static member's kind is not known from it (-1, Kafka's unknown).
+ */
+function memberTypeOf(groupInstanceId: string | null | undefined): number {
+  if (groupInstanceId === undefined) return memberTypes.consumer;
+  return groupInstanceId === null ? memberTypes.classic : -1;
 }
 
 /** An assignment by topic id and name (a topic that cannot be described any more shows the zero id). */
