@@ -22,6 +22,9 @@
  *   take its partitions, every record is processed, and the commits read back over HTTP
  *   (test/java/ConsumerProtocolGroup.java).
  *
+ * - static members with KIP-848's protocol: one closes (leaving for now) and another process with
+ *   its instance id gets its partitions at the same epoch, the other member seeing nothing move
+ *   (test/java/StaticConsumerProtocol.java);
  * - confluent-kafka 2.16 (librdkafka 2.16) with group.protocol=consumer: two members share the
  *   partitions, one leaves, the other gets them all, every record is read, its commits are the
  *   group's offsets (test/python/consumer_protocol_group.py).
@@ -215,6 +218,28 @@ describe("Kafka clients' groups through the gateway: the Java client (classic an
       await http.disconnect();
     }
   }, 240_000);
+  it("KIP-848 static members: a restart under the instance id gets the member's partitions at its epoch; the other member sees nothing move", async () => {
+    const topic = "kip848-static";
+    await tributary.admin().topics.create({ name: topic, partitions: 4 });
+    const run = await runJava("StaticConsumerProtocol.java", [gateway.address, topic, "kip848-static"], 150_000);
+    const events = eventsOf(run.stdout);
+    expect(run.code, `${run.stdout}\n${run.stderr.slice(-4000)}`).toBe(0);
+    expect(events.filter(({ event }) => event === "error")).toEqual([]);
+    const held = (consumer: string) => {
+      const partitions = new Set<number>();
+      for (const event of events.filter((entry) => entry.consumer === consumer && entry.during === "starting")) {
+        for (const partition of event.partitions!) (event.event === "assigned" ? partitions.add(partition) : partitions.delete(partition));
+      }
+      return [...partitions].sort();
+    };
+    const ofB = held("b");
+    // b's epoch when it closed: that of the last assignment change it saw.
+    const epochOfB = events.filter(({ consumer, during }) => consumer === "b" && during === "starting").at(-1)!.epoch!;
+    expect(ofB.length).toBeGreaterThan(0);
+    expect(events.filter(({ consumer }) => consumer === "b2").map(({ event, partitions, epoch }) => [event, partitions, epoch]).slice(0, 1)).toEqual([["assigned", ofB, epochOfB]]);
+    expect(events.filter(({ consumer, during }) => consumer === "a" && during === "after shared")).toEqual([]);
+  }, 180_000);
+
   it("confluent-kafka with group.protocol=consumer: two members share the partitions, one leaves, the other takes them all; every record read, commits are the group's offsets", async () => {
     const topic = "kip848-python";
     const groupId = "kip848-python";
