@@ -8,6 +8,7 @@
  * and sends no subscription keeps the topics the coordinator has. The set of members also
  * tells OffsetCommit whose fenced commits are KIP-848's STALE_MEMBER_EPOCH.
  */
+import { gatewayConsumerMembersPerConnectionMax } from "../../limits.ts";
 import type { GatewayRequestContext } from "../handler-types.ts";
 
 export interface RememberedSubscription {
@@ -37,6 +38,8 @@ export function rememberedSubscription(context: GatewayRequestContext, groupId: 
   let remembered = members.get(key);
   if (remembered === undefined) {
     remembered = { names: null, regex: null, regexSource: null, sentTopics: null };
+    // A Map keeps insertion order: the first key is the member remembered longest.
+    if (members.size >= gatewayConsumerMembersPerConnectionMax) members.delete(members.keys().next().value!);
     members.set(key, remembered);
   }
   return remembered;

@@ -1,6 +1,8 @@
 /** A KIP-848 member's subscription as the gateway resolves it: names that exist, or a regex over whole topic names. */
 import { describe, expect, it } from "vitest";
-import { compileTopicRegex, resolveSubscription, type RememberedSubscription } from "../../../../src/gateway/groups/consumer-subscriptions.ts";
+import { compileTopicRegex, isConsumerMember, rememberedSubscription, resolveSubscription, type RememberedSubscription } from "../../../../src/gateway/groups/consumer-subscriptions.ts";
+import type { GatewayRequestContext } from "../../../../src/gateway/handler-types.ts";
+import { gatewayConsumerMembersPerConnectionMax } from "../../../../src/limits.ts";
 
 const existing = ["orders", "orders-v2", "audit", "__internal", "payments.eu"];
 const byRegex = (source: string): RememberedSubscription => ({ names: null, regex: compileTopicRegex(source), regexSource: source, sentTopics: null });
@@ -21,5 +23,19 @@ describe("resolveSubscription", () => {
   it("a regex that does not compile is null (INVALID_REGULAR_EXPRESSION)", () => {
     expect(compileTopicRegex("orders(")).toBeNull();
     expect(compileTopicRegex("[a-")).toBeNull();
+  });
+});
+
+describe("a connection's remembered members", () => {
+  it("keeps at most gatewayConsumerMembersPerConnectionMax, forgetting the oldest, and forgets all when the connection closes", () => {
+    const closers: (() => void)[] = [];
+    const context = { connectionId: 987_654, onClose: (listener: () => void) => closers.push(listener) } as unknown as GatewayRequestContext;
+    for (let i = 0; i <= gatewayConsumerMembersPerConnectionMax; i++) rememberedSubscription(context, "g", `m${i}`);
+    expect(isConsumerMember(context, "g", "m0")).toBe(false);
+    expect(isConsumerMember(context, "g", "m1")).toBe(true);
+    expect(isConsumerMember(context, "g", `m${gatewayConsumerMembersPerConnectionMax}`)).toBe(true);
+    expect(closers).toHaveLength(1);
+    closers[0]!();
+    expect(isConsumerMember(context, "g", "m1")).toBe(false);
   });
 });
