@@ -33,6 +33,8 @@ export const errorTable = {
   // Kafka's classic group protocol (docs/api.md, Classic members).
   /** A static member's id was taken over by another process with the same groupInstanceId (KIP-345). */
   FENCED_INSTANCE_ID: { status: 409, retriable: false },
+  /** A static member joins with a groupInstanceId whose member has not left (KIP-848: it must leave first, or its session end). */
+  UNRELEASED_INSTANCE_ID: { status: 409, retriable: false },
   /** Protocols that the group's members cannot share: another protocol type, no common assignor, or one the server cannot stand in for. */
   INCONSISTENT_GROUP_PROTOCOL: { status: 409, retriable: false },
   /** The classic group is rebalancing: the member rejoins (JoinGroup) before it may go on. */

@@ -28,6 +28,6 @@ export interface MemberDescription {
   /** The member's last accepted request (ms since the epoch); the object shows the persisted one after a restart (member-contacts.ts). */
   lastHeartbeatAt: number;
   sessionTimeoutMs: number;
-  /** A classic member's static id (null when dynamic); absent for an HTTP member. */
+  /** A classic member's static id (null when dynamic); a static member's (static-members.ts); absent for the others. */
   groupInstanceId?: string | null;
 }

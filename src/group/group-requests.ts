@@ -9,12 +9,19 @@ import { compareStrings, parseAssignment, partitionsIn } from "./assignment.ts";
 import type { Assignment, TopicsMeta } from "./assignment.ts";
 import { isAssignorName } from "./assignor.ts";
 import type { AssignorName } from "./assignor.ts";
-import { clientHostLengthMax, clientIdLengthMax, sessionTimeoutMsDefault, sessionTimeoutMsMax, sessionTimeoutMsMin, subscribedTopicsMax } from "../limits.ts";
+import { clientHostLengthMax, clientIdLengthMax, memberIdLengthMax, sessionTimeoutMsDefault, sessionTimeoutMsMax, sessionTimeoutMsMin, subscribedTopicsMax } from "../limits.ts";
 import type { AutoOffsetReset } from "./group-state.ts";
 
 export interface JoinRequest {
   /** A known member rejoining with new settings; omit to join as a new member. */
   memberId?: string | null;
+  /**
+   * The id a Kafka client chose for itself (ConsumerGroupHeartbeat v1, KIP-1082): a new member
+   * joins under it; the member that has it rejoins (as with `memberId`).
+   */
+  chosenMemberId?: string | null;
+  /** A static member's instance id (Kafka's group.instance.id): a member that comes back under it takes its place (static-members.ts). */
+  groupInstanceId?: string | null;
   topics: readonly string[];
   sessionTimeoutMs?: number | null;
   assignor?: AssignorName | null;
@@ -53,6 +60,8 @@ export interface JoinResponse extends MemberResponse {
 
 export interface ParsedJoin {
   memberId: string | undefined;
+  chosenMemberId: string | undefined;
+  groupInstanceId: string | undefined;
   topics: string[];
   sessionTimeoutMs: number;
   assignorPreference: AssignorName | null;
@@ -68,9 +77,15 @@ export interface ParsedHeartbeat {
 }
 
 export function parseJoin(request: JoinRequest, meta: TopicsMeta): ParsedJoin {
-  const { memberId, sessionTimeoutMs, assignor, autoOffsetReset, clientId, host } = request;
+  const { memberId, chosenMemberId, groupInstanceId, sessionTimeoutMs, assignor, autoOffsetReset, clientId, host } = request;
   if (memberId != null && (typeof memberId !== "string" || memberId.length === 0)) {
     throw invalid("memberId must be a non-empty string");
+  }
+  if (chosenMemberId != null && (typeof chosenMemberId !== "string" || chosenMemberId.length === 0 || chosenMemberId.length > memberIdLengthMax)) {
+    throw invalid(`a chosen memberId must be a string of 1 to ${memberIdLengthMax} characters`);
+  }
+  if (groupInstanceId != null && (typeof groupInstanceId !== "string" || groupInstanceId.length === 0 || groupInstanceId.length > memberIdLengthMax)) {
+    throw invalid(`groupInstanceId must be a string of 1 to ${memberIdLengthMax} characters`);
   }
   const sessionInRange =
     Number.isSafeInteger(sessionTimeoutMs) &&
@@ -88,6 +103,8 @@ export function parseJoin(request: JoinRequest, meta: TopicsMeta): ParsedJoin {
   }
   return {
     memberId: memberId ?? undefined,
+    chosenMemberId: chosenMemberId ?? undefined,
+    groupInstanceId: groupInstanceId ?? undefined,
     topics: parseTopics(request.topics, meta),
     sessionTimeoutMs: sessionTimeoutMs ?? sessionTimeoutMsDefault,
     assignorPreference: assignor ?? null,

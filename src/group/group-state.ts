@@ -55,6 +55,10 @@ export interface MemberState {
    * only classic members are left (group-conversion.ts). Absent or null for an HTTP member.
    */
   classic?: ClassicMemberInfo | null;
+  /** A static member's instance id (Kafka's group.instance.id, KIP-848); absent or null for a dynamic member. */
+  instanceId?: string | null;
+  /** A static member that left for now (Kafka's epoch -2): its partitions stay its own until its session ends or its instance id joins again. */
+  away?: boolean;
 }
 
 export interface ClassicMemberInfo {

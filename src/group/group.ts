@@ -26,7 +26,7 @@ import { assignors } from "./assignors.ts";
 import type { AssignorName } from "./assignor.ts";
 import { groupTopicsMax, memberIdAttemptsMax, membersPerGroupMax } from "../limits.ts";
 import { invalid, parseHeartbeat, parseJoin } from "./group-requests.ts";
-import type { ClassicHeartbeatResponse, HeartbeatRequest, JoinRequest, JoinResponse, MemberResponse } from "./group-requests.ts";
+import type { ClassicHeartbeatResponse, HeartbeatRequest, JoinRequest, JoinResponse, MemberResponse, ParsedJoin } from "./group-requests.ts";
 import {
   copyAssignment,
   copyClassicInfo,
@@ -39,6 +39,7 @@ import {
 import type { AutoOffsetReset, ClassicMemberInfo, GroupState, MemberState, TopicState } from "./group-state.ts";
 import { acceptEpoch, fenced, giveAssignment, nextAssignment, sharedOwnership } from "./reconcile.ts";
 import { refreshTopics } from "./topics.ts";
+import { staticHolder, takeStaticPlace } from "./static-members.ts";
 import type { GroupDescription } from "./group-description.ts";
 import type { MemberContact } from "./member-contacts.ts";
 
@@ -86,20 +87,46 @@ export class ConsumerGroup {
   /** A new member, or with `memberId` a known member rejoining with new settings. */
   join(request: JoinRequest, topicsMeta: TopicsMeta, nowMs: number): JoinResponse {
     const parsed = parseJoin(request, topicsMeta);
-    const existing = parsed.memberId === undefined ? undefined : this.#requireMember(parsed.memberId);
+    const chosen = parsed.chosenMemberId === undefined ? undefined : this.#members.get(parsed.chosenMemberId);
+    const existing = parsed.memberId === undefined ? chosen : this.#requireMember(parsed.memberId);
+    const holder = existing === undefined && parsed.groupInstanceId !== undefined ? staticHolder(this.#members.values(), parsed.groupInstanceId) : undefined;
+    if (holder !== undefined) return this.#joinStatic(holder, parsed, topicsMeta, nowMs);
     if (existing === undefined && this.#members.size >= membersPerGroupMax) {
       throw invalid(`the group has its maximum of ${membersPerGroupMax} members`, { membersMax: membersPerGroupMax });
     }
     this.#checkGroupTopics(parsed.topics, existing?.memberId);
-    const member = existing ?? this.#newMember();
+    const member = existing ?? this.#newMember(parsed.chosenMemberId);
     member.subscribedTopics = parsed.topics;
     member.sessionTimeoutMs = parsed.sessionTimeoutMs;
     member.assignorPreference = parsed.assignorPreference;
     member.autoOffsetReset = parsed.autoOffsetReset;
     member.clientId = parsed.clientId;
     member.host = parsed.host;
+    if (parsed.groupInstanceId !== undefined) member.instanceId = parsed.groupInstanceId;
     this.#members.set(member.memberId, member);
     return { memberId: member.memberId, ...this.#rejoin(member, topicsMeta, nowMs) };
+  }
+
+  /** A static member back under its instance id (static-members.ts): the old member's place, assignment and epoch. */
+  #joinStatic(holder: MemberState, parsed: ParsedJoin, topicsMeta: TopicsMeta, nowMs: number): JoinResponse {
+    this.#checkGroupTopics(parsed.topics, holder.memberId);
+    const member = takeStaticPlace(holder, parsed.chosenMemberId ?? this.#newMember().memberId, nowMs);
+    const resubscribed = member.subscribedTopics.join("\n") !== parsed.topics.join("\n");
+    Object.assign(member, { subscribedTopics: parsed.topics, sessionTimeoutMs: parsed.sessionTimeoutMs, clientId: parsed.clientId, host: parsed.host });
+    this.#members.delete(holder.memberId);
+    this.#members.set(member.memberId, member);
+    this.#revision += 1;
+    if (this.#refreshTopics(topicsMeta) || resubscribed) this.#recomputeTargets();
+    this.#reconcile(member, false);
+    return { memberId: member.memberId, ...this.#response(member) };
+  }
+
+  /** A static member leaves for now (Kafka's epoch -2): it keeps its place until its session ends; a dynamic one leaves. */
+  leaveForNow(memberId: string): void {
+    const member = this.#requireMember(memberId);
+    if (member.instanceId == null) return this.leave(memberId);
+    member.away = true;
+    this.#revision += 1;
   }
 
   /**
@@ -247,7 +274,7 @@ export class ConsumerGroup {
         host: member.host,
         lastHeartbeatAt: member.lastContactMs,
         sessionTimeoutMs: member.sessionTimeoutMs,
-        ...(member.classic == null ? {} : { groupInstanceId: member.classic.groupInstanceId }),
+        ...(member.classic == null ? (member.instanceId == null ? {} : { groupInstanceId: member.instanceId }) : { groupInstanceId: member.classic.groupInstanceId }),
       })),
     };
   }
@@ -289,9 +316,10 @@ export class ConsumerGroup {
     return member;
   }
 
-  #newMember(): MemberState {
+  /** A member under `chosenId` (a Kafka client's own id, KIP-1082; not in use: join checked), else under a fresh id. */
+  #newMember(chosenId?: string): MemberState {
     for (let attempt = 0; attempt < memberIdAttemptsMax; attempt++) {
-      const memberId = this.#deps.generateMemberId();
+      const memberId = chosenId ?? this.#deps.generateMemberId();
       if (typeof memberId !== "string" || memberId.length === 0 || this.#members.has(memberId)) continue;
       return {
         memberId,

@@ -35,6 +35,14 @@ export const gatewayIdleMs = 10 * 60_000;
 /** Client connections one gateway holds at once by default (`--max-connections`); one more is closed at once. */
 export const gatewayConnectionsMax = 1_000;
 
+/**
+ * KIP-848 members whose subscription one connection remembers (src/gateway/groups/
+ * consumer-subscriptions.ts): a consumer heartbeats for one member, so a group's largest
+ * membership is far more than any real client needs; past it the oldest is forgotten (its
+ * member keeps the topics the coordinator has).
+ */
+export const gatewayConsumerMembersPerConnectionMax = 1_000;
+
 /** After SIGINT/SIGTERM, in-flight requests get this long to be answered before the gateway exits. */
 export const gatewayDrainMs = 10_000;
 

@@ -73,6 +73,13 @@ export const clientIdLengthMax = 255;
 /** Characters of the client address a describe shows: an IPv6 address in text is at most 45. */
 export const clientHostLengthMax = 45;
 
+/**
+ * Characters of a member id a Kafka client chose for itself (ConsumerGroupHeartbeat v1,
+ * KIP-1082): the Java client's is a 22-character UUID, franz-go's a 36-character one; a
+ * bound keeps what a member stores small, as for group names.
+ */
+export const memberIdLengthMax = 255;
+
 /** Times the group asks its id generator for an unused member id before giving up. */
 export const memberIdAttemptsMax = 3;
 

@@ -142,9 +142,9 @@ export class GroupCoordinator extends DurableObject<Env> {
     });
   }
 
-  /** The member leaves; its partitions are free at once. */
-  async leave(group: string, memberId: string): Promise<Result<void>> {
-    return this.#change(group, async () => this.#group.leave(memberId, Date.now()));
+  /** The member leaves; its partitions are free at once. `forNow`: a static member keeps its place (static-members.ts). */
+  async leave(group: string, memberId: string, options: { forNow?: boolean } = {}): Promise<Result<void>> {
+    return this.#change(group, async () => (options.forNow === true ? this.#group.server.leaveForNow(memberId) : this.#group.leave(memberId, Date.now())));
   }
 
   /**

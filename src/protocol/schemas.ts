@@ -4,6 +4,7 @@ import {
   classicProtocolsMax,
   classicWaitMsMax,
   clientIdLengthMax,
+  memberIdLengthMax,
   fetchMaxBytesDefault,
   fetchMaxBytesMax,
   fetchMaxRecordsDefault,
@@ -152,6 +153,10 @@ export const committedPositionSchema = positionSchema.extend({ metadata: z.strin
 export type CommittedPosition = z.infer<typeof committedPositionSchema>;
 
 export const joinGroupSchema = z.object({
+  /** The id the member chose for itself (a Kafka client's, KIP-1082): joins under it, or rejoins the member that has it. */
+  memberId: z.string().min(1).max(memberIdLengthMax).optional(),
+  /** A static member's instance id (Kafka's group.instance.id): coming back under it takes the member's place. */
+  groupInstanceId: z.string().min(1).max(memberIdLengthMax).optional(),
   topics: z.array(z.string().min(1)).min(1).max(subscribedTopicsMax),
   sessionTimeoutMs: z.number().int().min(sessionTimeoutMsMin).max(sessionTimeoutMsMax).optional(),
   assignor: z.enum(["uniform", "range"]).optional(),

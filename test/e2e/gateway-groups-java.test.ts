@@ -14,15 +14,32 @@
  *   second instance joins, the two share the tasks, every record is uppercased into the output
  *   (test/java/StreamsUppercase.java).
  *
+ * - two consumers with KIP-848's protocol (group.protocol=consumer, group.remote.assignor=range;
+ *   one subscribed by name, one by a regex the broker resolves), a classic kafkajs member and an
+ *   HTTP member in one group (Kafka 4's mixed groups): the coordinator assigns with range, the
+ *   four share the partitions, the Admin client
+ *   describes the group with ConsumerGroupDescribe, one Java consumer leaves and the others
+ *   take its partitions, every record is processed, and the commits read back over HTTP
+ *   (test/java/ConsumerProtocolGroup.java).
+ *
+ * - static members with KIP-848's protocol: one closes (leaving for now) and another process with
+ *   its instance id gets its partitions at the same epoch, the other member seeing nothing move
+ *   (test/java/StaticConsumerProtocol.java);
+ * - confluent-kafka 2.16 (librdkafka 2.16) with group.protocol=consumer: two members share the
+ *   partitions, one leaves, the other gets them all, every record is read, its commits are the
+ *   group's offsets (test/python/consumer_protocol_group.py).
+ *
  * The expectations are what the same programs print against a real Kafka 4.4
  * (/work/shared/kafka/kafka.sh) with the same topics.
  */
+import { Kafka, logLevel } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Tributary } from "../../src/client/index.ts";
 import { buildCli } from "./support/cli.ts";
 import { startGateway, type GatewayProcess } from "./support/gateway.ts";
-import { produceNumbered } from "./support/group-ledger.ts";
+import { Ledger, produceNumbered, waitUntil } from "./support/group-ledger.ts";
 import { runJava } from "./support/java-clients.ts";
+import { runPython } from "./support/python-clients.ts";
 import { startWranglerDev, type DevServer } from "./support/wrangler-dev.ts";
 
 interface Event {
@@ -31,6 +48,7 @@ interface Event {
   phase?: string;
   partitions?: number[];
   generation?: number;
+  epoch?: number;
   partition?: number;
   offset?: number;
   metadata?: string;
@@ -49,7 +67,7 @@ function eventsOf(stdout: string): (Event & { during: string })[] {
   return events;
 }
 
-describe("the Java client's classic groups through the gateway", () => {
+describe("Kafka clients' groups through the gateway: the Java client (classic and KIP-848), confluent-kafka (KIP-848)", () => {
   let server: DevServer;
   let tributary: Tributary;
   let gateway: GatewayProcess;
@@ -117,4 +135,137 @@ describe("the Java client's classic groups through the gateway", () => {
     // Streams' members do not leave on close (they expire): the group is still on Kafka's classic path, with Streams' protocol.
     expect((await tributary.admin().groups.describe("uppercase-app")).classic).toMatchObject({ protocolType: "consumer", protocolName: "stream" });
   }, 240_000);
+  it("KIP-848 consumers (by name and by regex, the range assignor), a classic kafkajs member and an HTTP member share a group: a member leaves, its partitions move, every record is processed, commits read back", async () => {
+    const topic = "kip848-orders";
+    const groupId = "kip848";
+    await tributary.admin().topics.create({ name: topic, partitions: 6 });
+    await produceNumbered(tributary, topic, 6, 100);
+    const ledger = new Ledger();
+    const http = tributary.consumer({ groupId, sessionTimeoutMs: 10_000, clientId: "http", maxRecords: 20 });
+    let stopKafkajs = async () => {};
+    try {
+      await http.subscribe({ topics: [topic], fromBeginning: true });
+      void http.run({
+        eachMessage: async ({ partition, message }) => {
+          ledger.record("http", partition, message.offset);
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        },
+      });
+      await waitUntil(() => ledger.distinct > 0, 30_000, "the HTTP member reads");
+      // A classic member (JoinGroup/SyncGroup) in the same group, bridged onto the server's assignment.
+      const kafkajs = new Kafka({ brokers: [gateway.address], clientId: "kafkajs", logLevel: logLevel.NOTHING }).consumer({ groupId, sessionTimeout: 10_000, heartbeatInterval: 300 });
+      stopKafkajs = () => kafkajs.disconnect();
+      await kafkajs.connect();
+      await kafkajs.subscribe({ topics: [topic], fromBeginning: true });
+      await kafkajs.run({
+        eachMessage: async ({ partition, message }) => {
+          ledger.record("kafkajs", partition, message.offset);
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        },
+      });
+      await waitUntil(async () => (await tributary.admin().groups.describe(groupId)).members.length === 2, 30_000, "kafkajs joined");
+      const run = await runJava("ConsumerProtocolGroup.java", [gateway.address, topic, groupId, "kip848-.*"], 180_000);
+      const events = eventsOf(run.stdout);
+      const said = run.stdout.split("\n").filter((line) => !line.includes('"record"')).join("\n");
+      expect(run.code, `${said.slice(-4000)}\n${run.stderr.slice(-4000)}`).toBe(0);
+      expect(events.filter(({ event }) => event === "error")).toEqual([]);
+      for (const { consumer, partition, offset } of events.filter(({ event }) => event === "record")) ledger.record(consumer!, partition!, offset!);
+
+      // The Admin client's ConsumerGroupDescribe: a consumer group of four, assigned by range (most members' group.remote.assignor).
+      expect(events.find(({ event }) => event === "described")).toMatchObject({ type: "Consumer", assignor: "range", members: 4 });
+      // Without b: three members, the group stable again.
+      expect(events.filter(({ event }) => event === "described").at(-1)).toMatchObject({ state: "Stable", members: 3 });
+      // a and b shared partitions with the HTTP member, none in two places at once.
+      const ownedWhenShared = (consumer: string) => {
+        const held = new Set<number>();
+        for (const event of events.filter((entry) => entry.consumer === consumer && entry.during === "starting")) {
+          if (event.event === "assigned") for (const partition of event.partitions!) held.add(partition);
+          if (event.event === "revoked" || event.event === "lost") for (const partition of event.partitions!) held.delete(partition);
+        }
+        return [...held].sort();
+      };
+      const ofA = ownedWhenShared("a");
+      const ofB = ownedWhenShared("b");
+      // What b let go as it left (its close revokes everything it held).
+      const leftByB = events
+        .filter(({ consumer, event, during }) => consumer === "b" && (event === "revoked" || event === "lost") && during === "after shared")
+        .flatMap(({ partitions }) => partitions!);
+      expect(ofA.length).toBeGreaterThan(0);
+      expect(ofB.length).toBeGreaterThan(0);
+      expect(ofA.filter((partition) => ofB.includes(partition))).toEqual([]);
+      expect(ofA.length + ofB.length).toBeLessThan(6);
+      // a's epochs only move forward.
+      const epochs = events.filter(({ consumer, event }) => consumer === "a" && event === "assigned").map(({ epoch }) => epoch!);
+      expect(epochs).toEqual([...epochs].sort((x, y) => x - y));
+
+      // Every record processed (the HTTP member takes the rest once the Java members are gone).
+      await ledger.waitFor(600, 60_000, "every record");
+      expect(ledger.consumers()).toEqual(new Set(["a", "b", "http", "kafkajs"]));
+      // b's partitions went on after it left, from the record after the last it read (it committed as it went), by another member.
+      const records = events.filter(({ event }) => event === "record");
+      expect(leftByB.length).toBeGreaterThan(0);
+      for (const partition of leftByB) {
+        const last = Math.max(...records.filter((event) => event.consumer === "b" && event.partition === partition).map(({ offset }) => offset!));
+        if (last < 99) expect(ledger.processedBy(partition, last + 1).filter((consumer) => consumer !== "b"), `${partition}:${last + 1}`).not.toEqual([]);
+      }
+      // a's last commits, read back with the Java client, are the group's offsets over HTTP.
+      const committed = events.filter(({ event }) => event === "committed");
+      expect(committed.length).toBeGreaterThan(0);
+      const offsets = await tributary.admin().groups.offsets(groupId);
+      for (const { partition, offset } of committed) expect(offsets.find((entry) => entry.partition === partition)?.offset).toBeGreaterThanOrEqual(offset!);
+    } finally {
+      await stopKafkajs();
+      await http.disconnect();
+    }
+  }, 240_000);
+  it("KIP-848 static members: a restart under the instance id gets the member's partitions at its epoch; the other member sees nothing move", async () => {
+    const topic = "kip848-static";
+    await tributary.admin().topics.create({ name: topic, partitions: 4 });
+    const run = await runJava("StaticConsumerProtocol.java", [gateway.address, topic, "kip848-static"], 150_000);
+    const events = eventsOf(run.stdout);
+    expect(run.code, `${run.stdout}\n${run.stderr.slice(-4000)}`).toBe(0);
+    expect(events.filter(({ event }) => event === "error")).toEqual([]);
+    const held = (consumer: string) => {
+      const partitions = new Set<number>();
+      for (const event of events.filter((entry) => entry.consumer === consumer && entry.during === "starting")) {
+        for (const partition of event.partitions!) (event.event === "assigned" ? partitions.add(partition) : partitions.delete(partition));
+      }
+      return [...partitions].sort();
+    };
+    const ofB = held("b");
+    // b's epoch when it closed: that of the last assignment change it saw.
+    const epochOfB = events.filter(({ consumer, during }) => consumer === "b" && during === "starting").at(-1)!.epoch!;
+    expect(ofB.length).toBeGreaterThan(0);
+    expect(events.filter(({ consumer }) => consumer === "b2").map(({ event, partitions, epoch }) => [event, partitions, epoch]).slice(0, 1)).toEqual([["assigned", ofB, epochOfB]]);
+    expect(events.filter(({ consumer, during }) => consumer === "a" && during === "after shared")).toEqual([]);
+  }, 180_000);
+
+  it("confluent-kafka with group.protocol=consumer: two members share the partitions, one leaves, the other takes them all; every record read, commits are the group's offsets", async () => {
+    const topic = "kip848-python";
+    const groupId = "kip848-python";
+    await tributary.admin().topics.create({ name: topic, partitions: 4 });
+    await produceNumbered(tributary, topic, 4, 25);
+    const run = await runPython("consumer_protocol_group.py", [gateway.address, topic, groupId, "4"], 150_000);
+    const events = eventsOf(run.stdout);
+    const said = run.stdout.split("\n").filter((line) => !line.includes('"record"')).join("\n");
+    expect(run.code, `${said.slice(-4000)}\n${run.stderr.slice(-4000)}`).toBe(0);
+    expect(events.filter(({ event }) => event === "error")).toEqual([]);
+    const ledger = new Ledger();
+    for (const { consumer, partition, offset } of events.filter(({ event }) => event === "record")) ledger.record(consumer!, partition!, offset!);
+    expect(ledger.distinct).toBe(100);
+    expect(ledger.consumers()).toEqual(new Set(["a", "b"]));
+    // b's partitions went to a once b left.
+    const heldByB = new Set<number>();
+    for (const event of events.filter(({ consumer, event, during }) => consumer === "b" && (event === "assigned" || event === "revoked") && during === "starting")) {
+      for (const partition of event.partitions!) (event.event === "assigned" ? heldByB.add(partition) : heldByB.delete(partition));
+    }
+    const ofB = [...heldByB];
+    expect(ofB.length).toBeGreaterThan(0);
+    const gotByA = events.filter(({ consumer, event, during }) => consumer === "a" && event === "assigned" && during === "after left").flatMap(({ partitions }) => partitions!);
+    expect(gotByA.sort()).toEqual(ofB.sort());
+    const committed = events.filter(({ event }) => event === "committed").sort((x, y) => x.partition! - y.partition!);
+    expect(committed.map(({ partition, offset }) => [partition, offset])).toEqual([0, 1, 2, 3].map((partition) => [partition, 25]));
+    const offsets = await tributary.admin().groups.offsets(groupId);
+    expect(offsets.map(({ partition, offset }) => [partition, offset]).sort()).toEqual([0, 1, 2, 3].map((partition) => [partition, 25]));
+  }, 180_000);
 });

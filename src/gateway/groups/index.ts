@@ -1,8 +1,10 @@
 /**
  * The gateway's consumer-group handlers (docs/gateway.md, Consumer groups): classic Kafka
- * members translated onto Tributary's group coordinators, by Kafka API key.
+ * members and KIP-848 ones translated onto Tributary's group coordinators, by Kafka API key.
  */
 import type { GatewayHandlers } from "../handler-types.ts";
+import { consumerGroupDescribe } from "./consumer-describe.ts";
+import { consumerGroupHeartbeat } from "./consumer-heartbeat.ts";
 import { deleteGroups, describeGroups, listGroups } from "./group-admin.ts";
 import { heartbeat, joinGroup, leaveGroup, syncGroup } from "./membership.ts";
 import { offsetCommit, offsetFetch } from "./offsets.ts";
@@ -17,6 +19,8 @@ export const groupApiKeys = {
   describeGroups: 15,
   listGroups: 16,
   deleteGroups: 42,
+  consumerGroupHeartbeat: 68,
+  consumerGroupDescribe: 69,
 } as const;
 
 export const groupHandlers: GatewayHandlers = {
@@ -29,4 +33,6 @@ export const groupHandlers: GatewayHandlers = {
   [groupApiKeys.describeGroups]: describeGroups,
   [groupApiKeys.listGroups]: listGroups,
   [groupApiKeys.deleteGroups]: deleteGroups,
+  [groupApiKeys.consumerGroupHeartbeat]: consumerGroupHeartbeat,
+  [groupApiKeys.consumerGroupDescribe]: consumerGroupDescribe,
 };

@@ -11,6 +11,8 @@
  */
 import { offsetMetadataLengthMax } from "../../limits.ts";
 import type { GatewayRequestContext } from "../handler-types.ts";
+import { consumerCodes } from "./consumer-heartbeat.ts";
+import { isConsumerMember } from "./consumer-subscriptions.ts";
 import { kafkaCodes, orKafkaCode } from "./kafka-codes.ts";
 import { commitOffsets } from "./member-calls.ts";
 import type {
@@ -44,6 +46,8 @@ export async function offsetCommit(request: OffsetCommitRequest, context: Gatewa
     errorCode = (await orKafkaCode(() => commitOffsets(context, request.groupId, { ...member, offsets }))).errorCode;
     // Kafka's answer to a commit from outside a group that has members.
     if (errorCode === kafkaCodes.NON_EMPTY_GROUP) errorCode = kafkaCodes.UNKNOWN_MEMBER_ID;
+    // A KIP-848 member at an older epoch commits again once its heartbeat brought the new one.
+    if (errorCode === kafkaCodes.ILLEGAL_GENERATION && isConsumerMember(context, request.groupId, memberId)) errorCode = consumerCodes.STALE_MEMBER_EPOCH;
   }
   return {
     throttleTimeMs: 0,

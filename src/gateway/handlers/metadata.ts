@@ -33,7 +33,10 @@ export async function metadata(request: MetadataRequest, context: GatewayRequest
   const byId = new Map<string, Record<string, unknown>>();
   const names = all ? [...new Set([...listing.map((topic) => topic.name), ...kafkaInternalTopics])] : [];
   for (const topic of all ? [] : request.topics!) {
-    const named = topic.name === null && topic.topicId !== undefined ? await session.topicNamed(topic.topicId) : (topic.name ?? "");
+    // A topic asked by id (v12+): its name null, or "" — the Java client's default, as its consumer asks for the topic ids a
+    // KIP-848 assignment named (a regex subscription resolved by the broker) — and its id not Kafka's zero UUID.
+    const byTopicId = topic.topicId !== undefined && (topic.name === null || topic.name === "") && topic.topicId.some((byte) => byte !== 0);
+    const named = byTopicId ? await session.topicNamed(topic.topicId!) : (topic.name ?? "");
     if (named !== undefined) names.push(named);
     else byId.set(Buffer.from(topic.topicId!).toString("hex"), unknownId(topic.topicId!));
   }

@@ -1,11 +1,12 @@
 /** Every message layout the codec knows, by API key. */
 import * as admin from "./messages-admin.ts";
 import * as core from "./messages-core.ts";
+import * as consumerGroups from "./messages-consumer-groups.ts";
 import * as groups from "./messages-groups.ts";
 import type { MessageSchema } from "./schema.ts";
 
 export const messageSchemas: ReadonlyMap<number, MessageSchema> = new Map(
-  [...Object.values(core), ...Object.values(admin), ...Object.values(groups)].map((schema) => [schema.apiKey, schema]),
+  [...Object.values(core), ...Object.values(admin), ...Object.values(groups), ...Object.values(consumerGroups)].map((schema) => [schema.apiKey, schema]),
 );
 
 /** API keys by name, for handler tables (`[apiKeys.Produce]: …`). */
@@ -36,4 +37,6 @@ export const apiKeys = {
   DeleteGroups: 42,
   IncrementalAlterConfigs: 44,
   DescribeCluster: 60,
+  ConsumerGroupHeartbeat: 68,
+  ConsumerGroupDescribe: 69,
 } as const;

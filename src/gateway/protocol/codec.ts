@@ -105,6 +105,8 @@ function readOne(reader: ByteReader, plan: Plan, compact: boolean): unknown {
       return value;
     }
     case "struct":
+      // A nullable struct (ConsumerGroupHeartbeat's Assignment) is preceded by Kafka's marker byte: -1 null, 1 present.
+      if (plan.nullable && !plan.array && reader.int8() < 0) return null;
       return readStruct(reader, plan.fields!);
   }
 }
@@ -173,6 +175,10 @@ function writeOne(writer: ByteWriter, plan: Plan, value: unknown, compact: boole
     case "bytes":
       return writer.bytes(value === null && !plan.nullable ? new Uint8Array(0) : (value as Uint8Array | null), compact);
     case "struct":
+      if (plan.nullable && !plan.array) {
+        writer.int8(value === null ? -1 : 1);
+        if (value === null) return;
+      }
       return writeStruct(writer, plan.fields!, (value ?? {}) as Struct);
   }
 }

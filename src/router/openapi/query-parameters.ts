@@ -20,6 +20,10 @@ export const queryParameters: Record<string, { description: string; schema: Reco
       "Fetch: the offset to read from (required). Streaming reads: `earliest`, `latest` (the default) or an offset on a partition; `earliest` or `latest` on a whole topic.",
     schema: { type: "string", pattern: "^(earliest|latest|-?[0-9]{1,16})$" },
   },
+  static: {
+    description: "Leave: `true`, a static member (joined with a groupInstanceId) leaves for now, as Kafka's epoch -2: its partitions stay its own until its session ends or a member joins under its instance id.",
+    schema: { type: "string", enum: ["true", "false"], default: "false" },
+  },
   maxRecords: {
     description: "At most this many records (whole batches on a binary fetch); the first is always returned.",
     schema: { type: "integer", minimum: 1, maximum: fetchMaxRecordsMax, default: fetchMaxRecordsDefault },

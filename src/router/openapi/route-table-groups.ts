@@ -41,7 +41,7 @@ export const groupRouteDocs: readonly RouteDoc[] = [
     summary: "Join a group (a new member)",
     body: { json: joinGroupSchema },
     responses: { 201: { description: "The member, its epoch and assignment", json: joinResponseSchema } },
-    errors: ["UNKNOWN_TOPIC_OR_PARTITION", "TOPIC_AUTHORIZATION_FAILED", "INCONSISTENT_GROUP_PROTOCOL"],
+    errors: ["UNKNOWN_TOPIC_OR_PARTITION", "TOPIC_AUTHORIZATION_FAILED", "INCONSISTENT_GROUP_PROTOCOL", "UNRELEASED_INSTANCE_ID"],
   },
   {
     method: "post", path: "/v1/groups/:group/members/:memberId/heartbeat", tag: "groups", auth: "token", resource: "group", objects: true,
@@ -59,7 +59,8 @@ export const groupRouteDocs: readonly RouteDoc[] = [
   },
   {
     method: "delete", path: "/v1/groups/:group/members/:memberId", tag: "groups", auth: "token", resource: "group", objects: true,
-    summary: "Leave a group",
+    summary: "Leave a group (a static member: for now, with static=true)",
+    query: ["static"],
     responses: noContent,
     errors: ["UNKNOWN_MEMBER_ID"],
   },

@@ -43,7 +43,8 @@ export const groupRoutes = new Hono<RouterEnv>()
     authorize(c, "group", group, "read");
     const body = await readJsonBody(c.req.raw, joinGroupSchema, { maxBytes: adminRequestBytesMax });
     authorizeTopics(c, body.topics, "read");
-    const joined = unwrap(await groupStub(c.env, group).join(group, { ...body, host: clientHost(c.req.raw) }));
+    const { memberId, ...settings } = body;
+    const joined = unwrap(await groupStub(c.env, group).join(group, { ...settings, chosenMemberId: memberId, host: clientHost(c.req.raw) }));
     return c.json(joined, 201);
   })
   .post("/:group/members/:memberId/heartbeat", async (c) => {
@@ -64,10 +65,11 @@ export const groupRoutes = new Hono<RouterEnv>()
     return c.json(answer);
   })
   .delete("/:group/members/:memberId", async (c) => {
-    routeQuery(c.req.url, []);
+    const query = routeQuery(c.req.url, ["static"]);
+    if (query.static !== undefined && query.static !== "true" && query.static !== "false") throw new TributaryError("INVALID_REQUEST", "static is true or false");
     const group = groupParam(c.req.param("group"));
     authorize(c, "group", group, "read");
-    unwrap(await groupStub(c.env, group).leave(group, c.req.param("memberId")));
+    unwrap(await groupStub(c.env, group).leave(group, c.req.param("memberId"), { forNow: query.static === "true" }));
     return c.body(null, 204);
   })
   .post("/:group/offsets", async (c) => {

@@ -31,6 +31,11 @@ export class Ledger {
     return [...this.#seen].filter(([, by]) => by.length > 1).map(([record, by]) => ({ record, by }));
   }
 
+  /** Who processed the record at `offset` of `partition`, in order. */
+  processedBy(partition: number, offset: number | bigint | string): string[] {
+    return this.#seen.get(`${partition}:${String(offset)}`) ?? [];
+  }
+
   consumers(): Set<string> {
     return new Set([...this.#seen.values()].flat());
   }
