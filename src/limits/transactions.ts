@@ -59,3 +59,11 @@ export const producerEpochMax = 32_767;
 
 /** Transactional ids `GET /v1/transactions` answers at most (the index is one object's table). */
 export const transactionsListedMax = 1_000;
+
+/**
+ * Producer ids a group remembers the last transaction marker of (the epoch that fences an
+ * offset commit delayed past its transaction's end). A group takes transactional commits from
+ * its few consume-transform-produce producers; past this many the least recently marked is
+ * forgotten, which re-opens the late-commit window only for a producer id idle that long.
+ */
+export const transactionalOffsetProducersMax = 1_000;
