@@ -1,0 +1,33 @@
+/**
+ * Where the transaction coordinator writes its markers into partitions: the data plane's
+ * `writeTransactionMarkers` (src/data-plane/transaction-markers.ts, the partition side of issue
+ * 28, TXN-CONTRACT: it finds each leader, follows leader moves, and is ok only when every
+ * partition holds the marker; an error names the partitions still without it in
+ * `data.partitions`). Until that side is merged, this answers that no partition holds it, so
+ * a transaction that wrote partitions stays in Prepare* and its alarm keeps retrying.
+ */
+import type { Result } from "../errors.ts";
+import type { TopicPartition, TransactionResult } from "../transactions/transaction-metadata.ts";
+
+export interface PartitionMarkerRequest {
+  producerId: number;
+  producerEpoch: number;
+  result: TransactionResult;
+  coordinatorEpoch: number;
+}
+
+export async function writePartitionMarkers(_env: Env, _marker: PartitionMarkerRequest, partitions: TopicPartition[]): Promise<Result<void>> {
+  return {
+    ok: false,
+    error: { code: "LEADER_NOT_AVAILABLE", message: "partitions take transaction markers once the partition side of transactions is merged", data: { partitions } },
+  };
+}
+
+/** The partitions a round wrote: all on ok, else those the error does not name (all, when it names none). */
+export function writtenPartitions(partitions: readonly TopicPartition[], result: Result<void>): TopicPartition[] {
+  if (result.ok) return [...partitions];
+  const failing = result.error.data?.["partitions"];
+  if (!Array.isArray(failing)) return [];
+  const failed = new Set(failing.map((entry: TopicPartition) => `${entry.topic}\u0000${entry.partition}`));
+  return partitions.filter((partition) => !failed.has(`${partition.topic}\u0000${partition.partition}`));
+}
