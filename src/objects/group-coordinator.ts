@@ -304,7 +304,7 @@ export class GroupCoordinator extends DurableObject<Env> {
           answer.push({ topic: name, topicId: topic.topicId, partition, offset: entry?.offset ?? null, metadata: entry?.metadata ?? null });
         }
       }
-      if (options.requireStable === true) this.#txnOffsets.requireStable(answer);
+      if (options.requireStable === true) this.#txnOffsets.requireStable();
       return answer;
     });
   }

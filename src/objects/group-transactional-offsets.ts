@@ -6,7 +6,6 @@
 import {
   applyGroupMarker,
   emptyTransactionalOffsets,
-  hasPendingOffsets,
   stageOffsets,
   type GroupMarker,
   type TransactionalOffset,
@@ -40,9 +39,12 @@ export class GroupTransactionalOffsets {
     return commit;
   }
 
-  /** Kafka's require_stable: refused while a transaction holds offsets of any of these partitions. */
-  requireStable(partitions: readonly { topic: string; partition: number }[]): void {
-    const unstable = partitions.filter(({ topic, partition }) => hasPendingOffsets(this.#state, topic, partition));
+  /**
+   * Kafka's require_stable: refused while a transaction holds offsets of any partition (the
+   * offsets route answers the whole group, so any pending one makes the answer unstable).
+   */
+  requireStable(): void {
+    const unstable = this.#state.pending.flatMap((entry) => entry.offsets);
     if (unstable.length > 0) {
       throw new TributaryError("UNSTABLE_OFFSET_COMMIT", "a transaction holds uncommitted offsets of the group; retry once it ends", {
         partitions: unstable.map(({ topic, partition }) => ({ topic, partition })),
