@@ -225,13 +225,22 @@ export class TransactionCoordinator extends DurableObject<Env> {
     if (pending === null) return;
     const marker: TransactionMarker & { coordinatorEpoch: number } = { ...pending.marker, coordinatorEpoch: this.#current().coordinatorEpoch };
     const [partitions, groups] = await Promise.all([
-      pending.partitions.length === 0 ? [] : writePartitionMarkers(this.env, marker, pending.partitions).then((result) => writtenPartitions(pending.partitions, result)),
+      pending.partitions.length === 0 ? [] : this.#partitionMarkers(marker, pending.partitions),
       Promise.all(pending.groups.map(async (group) => ((await this.#groupMarker(group, marker)) ? [group] : []))).then((written) => written.flat()),
     ]);
     const now = this.#current();
     // Only the decision this round wrote for (a newer one is another transaction's).
     if (now.pending === null || now.pending.marker.producerId !== marker.producerId || now.pending.marker.producerEpoch !== marker.producerEpoch) return;
     await this.#persist(markersWritten(now, { partitions, groups }, Date.now()));
+  }
+
+  async #partitionMarkers(marker: TransactionMarker & { coordinatorEpoch: number }, partitions: TopicPartition[]): Promise<TopicPartition[]> {
+    try {
+      return writtenPartitions(partitions, await writePartitionMarkers(this.env, marker, partitions));
+    } catch (error) {
+      console.warn("transaction markers to partitions failed; the alarm retries", error);
+      return [];
+    }
   }
 
   async #groupMarker(group: string, marker: TransactionMarker & { coordinatorEpoch: number }): Promise<boolean> {
