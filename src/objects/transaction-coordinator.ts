@@ -138,9 +138,12 @@ export class TransactionCoordinator extends DurableObject<Env> {
   }
 
   override async alarm(): Promise<void> {
-    const metadata = this.#metadata;
-    if (metadata === null) return;
-    const timedOut = await this.#withProducerId((fresh) => expire(metadata, Date.now(), fresh) ?? { kind: "done", metadata, identity: metadata, changed: false });
+    if (this.#metadata === null) return;
+    // The rule reads the metadata as it is when it runs: a turn may run while the controller hands out a producer id.
+    const timedOut = await this.#withProducerId((fresh) => {
+      const metadata = this.#current();
+      return expire(metadata, Date.now(), fresh) ?? { kind: "done" as const, metadata, identity: metadata, changed: false };
+    });
     if (timedOut.kind === "done" && timedOut.changed) await this.#persist(timedOut.metadata);
     if (this.#current().pending !== null) await this.#markers();
     if (!this.#indexSynced) await this.#syncIndex();
