@@ -67,3 +67,11 @@ export const transactionsListedMax = 1_000;
  * forgotten, which re-opens the late-commit window only for a producer id idle that long.
  */
 export const transactionalOffsetProducersMax = 1_000;
+
+/**
+ * Transactions whose verified partitions a router isolate remembers (the produce path's check
+ * that a transactional write names a partition its transaction added): one entry per producer
+ * id and epoch, so a producer's next transaction (one epoch more) is a new entry and the oldest
+ * go first. A forgotten entry costs one more call to the coordinator, never a wrong answer.
+ */
+export const verifiedTransactionsCachedMax = 10_000;
