@@ -8,7 +8,7 @@ import { runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { transactionTimeoutMsMax } from "../../../src/limits.ts";
 import { api, createTopic, expectError, uniqueTopic } from "../support/http.ts";
-import { uniqueGroup } from "../groups/support/groups.ts";
+import { join, uniqueGroup } from "../groups/support/groups.ts";
 import {
   committedOffset,
   coordinatorOf,
@@ -62,6 +62,24 @@ describe("the transaction coordinator", () => {
     expectError(await endTransaction(id, identity, false), 409, "INVALID_TXN_STATE");
     // Offsets sent with the ended transaction's epoch are refused.
     expectError(await sendOffsets(id, identity, group, [{ topic, partition: 0, offset: 9 }]), 409, "PRODUCER_FENCED");
+  });
+
+  it("fences a member's transactional commit as its plain commit (KIP-447), and commits the member's offsets", async () => {
+    const id = uniqueTransactionalId("member");
+    const topic = uniqueTopic("member");
+    const group = uniqueGroup("member");
+    await createTopic(topic);
+    const member = await join(group, [topic]);
+    const identity = await initTransactions(id);
+    const offsets = [{ topic, partition: 0, offset: 6 }];
+    const stale = await api("POST", transactionPath(id, "/offsets"), { ...identity, groupId: group, memberId: member.memberId, memberEpoch: member.memberEpoch + 1, offsets });
+    expectError(stale, 409, "FENCED_MEMBER_EPOCH");
+    expectError(await api("POST", transactionPath(id, "/offsets"), { ...identity, groupId: group, memberId: "nobody", memberEpoch: 1, offsets }), 404, "UNKNOWN_MEMBER_ID");
+    const sent = await api("POST", transactionPath(id, "/offsets"), { ...identity, groupId: group, memberId: member.memberId, memberEpoch: member.memberEpoch, offsets });
+    expect(sent.status, sent.text).toBe(200);
+    expect(await committedOffset(group, topic, 0)).toBeNull();
+    expect((await endTransaction(id, identity, true)).status).toBe(200);
+    expect(await committedOffset(group, topic, 0)).toBe(6);
   });
 
   it("an abort drops the transaction's offsets", async () => {
