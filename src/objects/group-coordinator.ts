@@ -322,6 +322,8 @@ export class GroupCoordinator extends DurableObject<Env> {
     return this.#change(group, async () => {
       this.#requireExists();
       this.#requireEmpty("delete the group");
+      // Its marker would write the offsets into the deleted group: wait for the transaction's end.
+      if (this.#txnOffsets.holdsAny) throw new TributaryError("NON_EMPTY_GROUP", "cannot delete the group: a transaction holds offsets of it; retry after it ends");
       this.#offsets.deleteAll();
       this.#group = newGroup();
       this.#persistedRevision = this.#group.revision;

@@ -89,10 +89,13 @@ describe("the transaction coordinator", () => {
     await createTopic(topic);
     const identity = await initTransactions(id);
     expect((await sendOffsets(id, identity, group, [{ topic, partition: 0, offset: 3 }])).status).toBe(200);
+    // The group cannot be deleted under the transaction's offsets (its marker would write into the deleted group).
+    expectError(await api("DELETE", `/v1/groups/${group}`), 409, "NON_EMPTY_GROUP");
     expect((await endTransaction(id, identity, false)).status).toBe(200);
     expect(await committedOffset(group, topic, 0)).toBeNull();
     expect((await api("GET", `/v1/groups/${group}/offsets?requireStable=true`)).status).toBe(200);
     expect(await describeTransaction(id)).toMatchObject({ state: "CompleteAbort" });
+    expect((await api("DELETE", `/v1/groups/${group}`)).status).toBe(204);
   });
 
   it("aborts a transaction past its timeout by the alarm; the producer's commit is then refused, its abort answered", async () => {
