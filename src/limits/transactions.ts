@@ -9,10 +9,11 @@
 // ---- Transactions: one coordinator object per transactional id (docs/transactions.md) ----
 
 /**
- * Characters in a transactional id. Kafka bounds none, but the id names the coordinator
- * object and travels in every transaction URL: as a group name.
+ * Characters in a transactional id: it names the coordinator object and travels in every
+ * transaction URL. The same bound as the partition side's (produce's `transactionalId`), which
+ * keeps it in src/limits/log.ts once both sides are merged.
  */
-export const transactionalIdLengthMax = 255;
+export const transactionalIdLengthMax = 256;
 
 /**
  * The longest `transaction.timeout.ms` a producer may ask for: Kafka's broker default of
@@ -40,12 +41,6 @@ export const transactionPartitionsMax = 1_000;
 
 /** Groups whose offsets one transaction commits: a consume-transform-produce loop has one. */
 export const transactionGroupsMax = 16;
-
-/**
- * Markers written at once at a transaction's end: the Worker's concurrent subrequests are
- * bounded (six open connections per request), so more would only queue.
- */
-export const transactionMarkerWritesParallelMax = 6;
 
 /** The first retry of a transaction's unwritten markers, and the longest wait between two. */
 export const transactionMarkerRetryMsMin = 200;

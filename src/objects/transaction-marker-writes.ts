@@ -3,8 +3,9 @@
  * `writeTransactionMarkers` (src/data-plane/transaction-markers.ts, the partition side of issue
  * 28, TXN-CONTRACT: it finds each leader, follows leader moves, and is ok only when every
  * partition holds the marker; an error names the partitions still without it in
- * `data.partitions`). Until that side is merged, this answers that no partition holds it, so
- * a transaction that wrote partitions stays in Prepare* and its alarm keeps retrying.
+ * `data.failed`, each with its code). Until that side is merged, this answers that no
+ * partition holds it, so a transaction that wrote partitions stays in Prepare* and its alarm
+ * keeps retrying.
  */
 import type { Result } from "../errors.ts";
 import type { TopicPartition, TransactionResult } from "../transactions/transaction-metadata.ts";
@@ -19,15 +20,26 @@ export interface PartitionMarkerRequest {
 export async function writePartitionMarkers(_env: Env, _marker: PartitionMarkerRequest, partitions: TopicPartition[]): Promise<Result<void>> {
   return {
     ok: false,
-    error: { code: "LEADER_NOT_AVAILABLE", message: "partitions take transaction markers once the partition side of transactions is merged", data: { partitions } },
+    error: {
+      code: "LEADER_NOT_AVAILABLE",
+      message: "partitions take transaction markers once the partition side of transactions is merged",
+      data: { failed: partitions.map((partition) => ({ ...partition, code: "LEADER_NOT_AVAILABLE" })) },
+    },
   };
 }
 
-/** The partitions a round wrote: all on ok, else those the error does not name (all, when it names none). */
+/**
+ * The partitions a round wrote: all on ok, else those the error does not name as failed (none,
+ * when it names none). A partition that refused the marker as fenced (INVALID_PRODUCER_EPOCH:
+ * it saw a newer epoch of the producer id, so a later end already closed it) is done: retrying
+ * could never succeed.
+ */
 export function writtenPartitions(partitions: readonly TopicPartition[], result: Result<void>): TopicPartition[] {
   if (result.ok) return [...partitions];
-  const failing = result.error.data?.["partitions"];
-  if (!Array.isArray(failing)) return [];
-  const failed = new Set(failing.map((entry: TopicPartition) => `${entry.topic}\u0000${entry.partition}`));
-  return partitions.filter((partition) => !failed.has(`${partition.topic}\u0000${partition.partition}`));
+  const failed = result.error.data?.["failed"];
+  if (!Array.isArray(failed)) return [];
+  const retry = new Set(
+    (failed as (TopicPartition & { code?: string })[]).filter((entry) => entry.code !== "INVALID_PRODUCER_EPOCH").map((entry) => `${entry.topic}\u0000${entry.partition}`),
+  );
+  return partitions.filter((partition) => !retry.has(`${partition.topic}\u0000${partition.partition}`));
 }
