@@ -7,6 +7,7 @@ import {
   addGroup,
   addPartitions,
   adminAbort,
+  checkProducer,
   end,
   expire,
   init,
@@ -113,10 +114,10 @@ export class TransactionCoordinator extends DurableObject<Env> {
    */
   async verifyPartitions(transactionalId: string, identity: ProducerIdentity, partitions: TopicPartition[]): Promise<Result<void>> {
     return toResult(() => {
-      const metadata = this.#known(transactionalId);
-      if (metadata.producerId !== identity.producerId || metadata.producerEpoch !== identity.producerEpoch) {
-        throw new TributaryError(identity.producerEpoch < metadata.producerEpoch ? "PRODUCER_FENCED" : "INVALID_PRODUCER_EPOCH", `producer ${identity.producerId} epoch ${identity.producerEpoch} is not transactional id ${JSON.stringify(transactionalId)}'s current producer`);
-      }
+      this.#admit(transactionalId);
+      const metadata = this.#current();
+      // The coordinator's own refusals: an unknown or other producer id, a fenced or future epoch.
+      checkProducer(metadata, identity);
       const added = new Set(metadata.state === "Ongoing" ? metadata.partitions.map(partitionKey) : []);
       const missing = partitions.filter((partition) => !added.has(partitionKey(partition)));
       if (missing.length > 0) throw new TributaryError("INVALID_TXN_STATE", "the transaction did not add every partition written", { partitions: missing });

@@ -33,5 +33,6 @@ describe("verifying a transactional write", () => {
     // The end bumps the epoch: a write of the ended transaction is refused.
     expect((await api("POST", transactionPath(id, "/end"), { ...identity, commit: false })).status).toBe(200);
     expect(await refusal(verifyTransactionalWrite(env, id, identity, [{ topic, partition: 2 }]))).toBe("PRODUCER_FENCED");
+    expect(await refusal(verifyTransactionalWrite(env, uniqueTransactionalId("never-initialized"), identity, [{ topic, partition: 0 }]))).toBe("INVALID_PRODUCER_ID_MAPPING");
   });
 });
