@@ -166,6 +166,10 @@ describe("the transaction coordinator", () => {
     expect(listed.status).toBe(200);
     expect(listed.body.transactions).toContainEqual(expect.objectContaining({ transactionalId: id, ...identity, transactionTimeoutMs: 30_000 }));
     expectError(await api("GET", transactionPath(uniqueTransactionalId("unknown"))), 404, "TRANSACTIONAL_ID_NOT_FOUND");
+    // No body: Kafka's default transaction.timeout.ms.
+    const defaulted = uniqueTransactionalId("default");
+    expect((await api("POST", transactionPath(defaulted, "/init"))).status).toBe(200);
+    expect(await describeTransaction(defaulted)).toMatchObject({ state: "Empty", transactionTimeoutMs: 60_000, transactionStartTimeMs: null });
     expectError(await api("POST", transactionPath(id, "/init"), { transactionTimeoutMs: transactionTimeoutMsMax + 1 }), 400, "INVALID_TRANSACTION_TIMEOUT");
     expectError(await api("POST", transactionPath(id, "/partitions"), { ...identity, partitions: [{ topic: uniqueTopic("missing"), partition: 0 }] }), 404, "UNKNOWN_TOPIC_OR_PARTITION");
   });
