@@ -9,13 +9,6 @@
 // ---- Transactions: one coordinator object per transactional id (docs/transactions.md) ----
 
 /**
- * Characters in a transactional id: it names the coordinator object and travels in every
- * transaction URL. The same bound as the partition side's (produce's `transactionalId`), which
- * keeps it in src/limits/log.ts once both sides are merged.
- */
-export const transactionalIdLengthMax = 256;
-
-/**
  * The longest `transaction.timeout.ms` a producer may ask for: Kafka's broker default of
  * transaction.max.timeout.ms (15 minutes). An open transaction holds back every
  * read_committed reader of its partitions (the last stable offset stays at its first record),
