@@ -1,13 +1,12 @@
 /**
  * Where the transaction coordinator writes its markers into partitions: the data plane's
  * `writeTransactionMarkers` (src/data-plane/transaction-markers.ts, the partition side of issue
- * 28, TXN-CONTRACT: it finds each leader, follows leader moves, and is ok only when every
- * partition holds the marker; an error names the partitions still without it in
- * `data.failed`, each with its code). Until that side is merged, this answers that no
- * partition holds it, so a transaction that wrote partitions stays in Prepare* and its alarm
- * keeps retrying.
+ * 28: it finds each leader, follows leader moves, and is ok only when every partition holds
+ * the marker; an error names the partitions still without it in `data.failed`, each with its
+ * code).
  */
 import type { Result } from "../errors.ts";
+import { writeTransactionMarkers } from "../data-plane/transaction-markers.ts";
 import type { TopicPartition, TransactionResult } from "../transactions/transaction-metadata.ts";
 
 export interface PartitionMarkerRequest {
@@ -17,15 +16,8 @@ export interface PartitionMarkerRequest {
   coordinatorEpoch: number;
 }
 
-export async function writePartitionMarkers(_env: Env, _marker: PartitionMarkerRequest, partitions: TopicPartition[]): Promise<Result<void>> {
-  return {
-    ok: false,
-    error: {
-      code: "LEADER_NOT_AVAILABLE",
-      message: "partitions take transaction markers once the partition side of transactions is merged",
-      data: { failed: partitions.map((partition) => ({ ...partition, code: "LEADER_NOT_AVAILABLE" })) },
-    },
-  };
+export function writePartitionMarkers(env: Env, marker: PartitionMarkerRequest, partitions: TopicPartition[]): Promise<Result<void>> {
+  return writeTransactionMarkers(env, marker, partitions);
 }
 
 /**
