@@ -94,3 +94,27 @@ describe("transactions over real partitions", () => {
     expect(await values(topic, 1, "read_committed")).toEqual(["v1"]);
   });
 });
+
+describe("a partition that cannot take its marker", () => {
+  it("keeps the transaction in PrepareCommit and completes it from the alarm once the partition is back", async () => {
+    const id = uniqueTransactionalId("down");
+    const topic = uniqueTopic("txn-down");
+    const created = await createTopic(topic, { partitions: 2 });
+    const identity = await begin(id, topic, [0, 1]);
+    expect((await produceInTransaction(id, topic, identity, [0, 1])).status).toBe(200);
+    const leader = (created as unknown as { partitions: { leader: string }[] }).partitions[1]!.leader;
+    const fault = (kind: string) => api("POST", "/v1/faults", { topic, partition: 1, replica: leader, fault: kind });
+    expect((await fault("down")).status).toBe(204);
+    const ended = await endTransaction(id, identity, true);
+    expect(ended.status, ended.text).toBe(200);
+    expect(await describeTransaction(id)).toMatchObject({ state: "PrepareCommit", pendingMarkers: { partitions: [{ topic, partition: 1 }] } });
+    expect(await values(topic, 0, "read_committed")).toEqual(["v0"]);
+    expect((await fault("none")).status).toBe(204);
+    for (let round = 0; round < 50 && (await describeTransaction(id)).state !== "CompleteCommit"; round++) {
+      await runDurableObjectAlarm(coordinatorOf(id)); // unless it already ran on its own
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(await describeTransaction(id)).toMatchObject({ state: "CompleteCommit" });
+    expect(await values(topic, 1, "read_committed")).toEqual(["v1"]);
+  });
+});
