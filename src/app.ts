@@ -31,6 +31,7 @@ import { clusterRoutes } from "./router/routes/cluster.ts";
 import { whoamiRoutes } from "./router/routes/whoami.ts";
 import { scramRoutes } from "./router/routes/scram.ts";
 import { registryBasePath, registryRoutes } from "./registry-api/routes.ts";
+import { transactionRoutes } from "./router/routes/transactions.ts";
 
 /**
  * The router Worker's HTTP API (API.md): stateless; every piece of state lives in an object.
@@ -78,6 +79,7 @@ export function createApp(): Hono<RouterEnv> {
   app.route("/v1/scram", scramRoutes); // SCRAM exchanges the Kafka gateway relays (issue 35)
   // Confluent Schema Registry's API (issue 30, docs/schema-registry.md): its own CORS, authentication and errors.
   app.route(registryBasePath, registryRoutes);
+  app.route("/v1/transactions", transactionRoutes); // transactions' coordinators (issue 28)
   // After authentication, as any route: a path served with other methods is 405 with Allow.
   const allowedMethods = allowedMethodsOf(app.routes);
   app.notFound((c) => {

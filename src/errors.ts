@@ -61,6 +61,23 @@ export const errorTable = {
    */
   NETWORK_EXCEPTION: { status: 503, retriable: true },
   UNKNOWN_SERVER_ERROR: { status: 500, retriable: false },
+  // ---- Transactions (issue 28; docs/transactions.md), Kafka's names ----
+  /** A transactional id's `transaction.timeout.ms` outside the deployment's bounds (limits.ts, transactionTimeoutMsMax). */
+  INVALID_TRANSACTION_TIMEOUT: { status: 400, retriable: false },
+  /** A token without `write` on the transactional id. */
+  TRANSACTIONAL_ID_AUTHORIZATION_FAILED: { status: 403, retriable: false },
+  /** No producer was ever initialized with this transactional id. */
+  TRANSACTIONAL_ID_NOT_FOUND: { status: 404, retriable: false },
+  /** A newer instance initialized the transactional id (or the transaction timed out and the epoch moved on): this producer is done. */
+  PRODUCER_FENCED: { status: 409, retriable: false },
+  /** The producer id is not the transactional id's. */
+  INVALID_PRODUCER_ID_MAPPING: { status: 409, retriable: false },
+  /** The request does not fit the transaction's state (commit of nothing, commit after a timeout's abort, …). */
+  INVALID_TXN_STATE: { status: 409, retriable: false },
+  /** The previous transaction's markers are still being written: retry shortly. */
+  CONCURRENT_TRANSACTIONS: { status: 409, retriable: true },
+  /** `requireStable`: a transaction holds uncommitted offsets of the partition; retry after it ends. */
+  UNSTABLE_OFFSET_COMMIT: { status: 409, retriable: true },
   // ---- Subscriptions (docs/api.md, Subscriptions) ----
   /** A subscription of that name exists already. */
   SUBSCRIPTION_ALREADY_EXISTS: { status: 409, retriable: false },

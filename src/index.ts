@@ -12,6 +12,7 @@ export { SchemaRegistry } from "./objects/schema-registry.ts";
 export { ShareGroup, ShareGroupIndex } from "./objects/share-group.ts";
 export { SharePartitionState } from "./objects/share-partition-state.ts";
 export { Subscription } from "./objects/subscription.ts";
+export { TransactionCoordinator } from "./objects/transaction-coordinator.ts";
 export { TributaryService } from "./service.ts";
 
 const app = createApp();

@@ -19,6 +19,7 @@
  * - limits/scram.ts: SCRAM's credentials, exchanges and session tokens (the gateway's SASL)
  * - limits/client.ts: the TypeScript client's own choices
  * - limits/registry.ts: the schema registry (schema size, subjects, versions, references)
+ * - limits/transactions.ts: transactions' timeouts, sizes, marker retries, producer epochs
  */
 
 export * from "./limits/log.ts";
@@ -32,3 +33,4 @@ export * from "./limits/gateway.ts";
 export * from "./limits/scram.ts";
 export * from "./limits/client.ts";
 export * from "./limits/registry.ts";
+export * from "./limits/transactions.ts";

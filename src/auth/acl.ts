@@ -4,8 +4,11 @@
  * asks `allows` for every request; nothing here knows HTTP or Durable Objects.
  */
 
-/** `subject`: a schema registry subject (docs/schema-registry.md), as Confluent's ACLs name it. */
-export const resourceTypes = ["topic", "group", "cluster", "subject"] as const;
+/**
+ * `subject`: a schema registry subject (docs/schema-registry.md), as Confluent's ACLs name it.
+ * `transactionalId`: Kafka's TRANSACTIONAL_ID resource; `write` uses the id, `describe` sees it (issue 28).
+ */
+export const resourceTypes = ["topic", "group", "cluster", "subject", "transactionalId"] as const;
 export type ResourceType = (typeof resourceTypes)[number];
 
 export const operations = ["read", "write", "describe", "create", "alter", "delete"] as const;

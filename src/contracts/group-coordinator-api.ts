@@ -89,3 +89,22 @@ export interface ClassicLeaveRequest {
 export interface ClassicLeaveReply {
   members: { memberId: string; groupInstanceId: string | null; error: ErrorValue | null }[];
 }
+
+/**
+ * Offsets committed inside a transaction (Kafka's TxnOffsetCommit, issue 28): pending until the
+ * transaction coordinator's marker. A member's commit is fenced as a plain one is (KIP-447:
+ * `memberId` with `memberEpoch`, its generation for a classic member); without a member only
+ * the producer's epoch fences it.
+ */
+export interface TransactionalCommitRequest extends CommitRequest {
+  producerId: number;
+  producerEpoch: number;
+}
+
+/** The transaction coordinator's marker to a group: a commit makes the producer's pending offsets committed, an abort drops them. */
+export interface GroupTransactionMarker {
+  producerId: number;
+  producerEpoch: number;
+  result: "commit" | "abort";
+  coordinatorEpoch: number;
+}

@@ -1,5 +1,6 @@
 import { replicaIdsCachedMax } from "../limits.ts";
 import { meteredStub } from "./billing-meter.ts";
+import { transactionCoordinatorName, transactionIndexName } from "./transaction-coordinator-api.ts";
 
 /**
  * The one place that names Durable Objects (ARCHITECTURE.md decision 2) and makes their stubs,
@@ -134,4 +135,17 @@ export const schemaRegistryName = "schema-registry";
 
 export function schemaRegistryStub(env: Env): StubOf<Env["SCHEMA_REGISTRY"]> {
   return meteredStub(env, env.SCHEMA_REGISTRY.get(env.SCHEMA_REGISTRY.idFromName(schemaRegistryName)));
+}
+
+/**
+ * A transactional id's coordinator (issue 28, ARCHITECTURE.md decision 17): one object per id,
+ * named `txn:<id>`; the index of transactional ids is the same class under a name no
+ * coordinator has (`transactionIndexName`).
+ */
+export function transactionCoordinatorStub(env: Env, transactionalId: string): StubOf<Env["TRANSACTIONS"]> {
+  return meteredStub(env, env.TRANSACTIONS.get(env.TRANSACTIONS.idFromName(transactionCoordinatorName(transactionalId))));
+}
+
+export function transactionIndexStub(env: Env): StubOf<Env["TRANSACTIONS"]> {
+  return meteredStub(env, env.TRANSACTIONS.get(env.TRANSACTIONS.idFromName(transactionIndexName)));
 }

@@ -6,6 +6,7 @@ import type { TopicMetadata } from "../topics/topic-metadata.ts";
 import { callLeader } from "./leader-calls.ts";
 import { isStaleMetadataError, topicMetadata } from "./metadata-cache.ts";
 import { idempotenceOf, planProduce, type PartitionWrite } from "./produce-plan.ts";
+import { verifyTransactionalWrite } from "./transaction-verification.ts";
 
 export interface RecordOffset {
   partition: number;
@@ -71,6 +72,11 @@ export async function produce(
     if (!isStaleMetadataError(error)) throw error;
     topic = await topicMetadata(env, topicName, { refresh: true });
     writes = plan(topic, request);
+  }
+  if (request.transactionalId !== undefined) {
+    // The transaction must have added every partition written (its coordinator says; TXN-CONTRACT).
+    const identity = { producerId: request.producerId!, producerEpoch: request.producerEpoch! };
+    await verifyTransactionalWrite(env, request.transactionalId, identity, writes.map((write) => ({ topic: topicName, partition: write.partition })));
   }
   if (request.acks === 0) {
     executionCtx.waitUntil(appendAll(env, topic, writes, request.acks));

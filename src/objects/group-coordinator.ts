@@ -16,11 +16,13 @@ import type {
   ClassicWait,
   CommitRequest,
   GroupOffset,
+  GroupTransactionMarker,
   PartitionStart,
   PollStart,
   PollStartRequest,
   Position,
   ResetRequest,
+  TransactionalCommitRequest,
 } from "../contracts/group-coordinator-api.ts";
 import { ChangeWaiters } from "./group-change-waiters.ts";
 import { GroupIndexSync, type IndexSummary } from "./group-index-sync.ts";
@@ -28,12 +30,13 @@ import { GroupOffsetsStore, groupOffsetsMetadataMigration, groupOffsetsMigration
 import { GroupStateStore, groupClassicStateMigration, groupStateMigration } from "./group-state-store.ts";
 import { committedRows, DeletedTopicIds, invalid, partitionStarts, requireMetadataFits, requirePartition } from "./group-coordinator-checks.ts";
 import { GroupTopicCache, topicsMetaOf } from "./group-topic-cache.ts";
+import { GroupTransactionalOffsets, groupTransactionalOffsetsMigration } from "./group-transactional-offsets.ts";
 import { applyMigrations } from "./schema.ts";
 import { controllerStub } from "../contracts/stubs.ts";
 import { countBilled } from "../contracts/billing-meter.ts";
 import { CountedSql, rowCountingEnabled } from "./counted-sql.ts";
 
-const migrations = [`${groupStateMigration};\n${groupOffsetsMigration};`, groupOffsetsMetadataMigration, groupClassicStateMigration];
+const migrations = [`${groupStateMigration};\n${groupOffsetsMigration};`, groupOffsetsMetadataMigration, groupClassicStateMigration, groupTransactionalOffsetsMigration];
 
 /**
  * One consumer group's coordinator (ARCHITECTURE.md decisions 7 and 19): a thin adapter over the
@@ -61,6 +64,7 @@ export class GroupCoordinator extends DurableObject<Env> {
   readonly #contacts = new PersistedContacts();
   #state!: GroupStateStore;
   #offsets!: GroupOffsetsStore;
+  #txnOffsets!: GroupTransactionalOffsets;
   #index!: GroupIndexSync;
   readonly #topics: GroupTopicCache;
   readonly #waiters = new ChangeWaiters(membersPerGroupMax);
@@ -74,6 +78,7 @@ export class GroupCoordinator extends DurableObject<Env> {
       applyMigrations(sql, migrations);
       this.#state = new GroupStateStore(sql);
       this.#offsets = new GroupOffsetsStore(sql);
+      this.#txnOffsets = new GroupTransactionalOffsets(sql);
       const stored = this.#load();
       this.#index = new GroupIndexSync(() => controllerStub(env), stored?.indexed ?? null, () => this.#saveRow());
       this.#armedAlarmMs = await ctx.storage.getAlarm();
@@ -218,22 +223,45 @@ export class GroupCoordinator extends DurableObject<Env> {
    */
   async commit(group: string, request: CommitRequest): Promise<Result<void>> {
     return this.#change(group, async () => {
-      const meta = await this.#meta(request.offsets.map((position) => position.topic));
-      if (request.memberId !== undefined) {
-        if (request.memberEpoch === undefined) throw invalid("memberEpoch is required with memberId");
-        if (request.classic === true) this.#group.checkClassicCommit(request.memberId, request.groupInstanceId ?? null, request.memberEpoch, request.offsets);
-        else this.#group.server.checkCommit(request.memberId, request.memberEpoch, request.offsets);
-      } else {
-        if (request.classic !== undefined) throw invalid("classic needs a memberId");
-        if (request.groupInstanceId != null) throw invalid("groupInstanceId needs a memberId");
-        if (request.memberEpoch !== undefined) throw invalid("memberEpoch needs a memberId");
-        this.#requireEmpty("commit offsets without a member");
-      }
-      for (const { topic, partition } of request.offsets) requirePartition(meta, topic, partition);
-      requireMetadataFits(request.offsets);
+      const meta = await this.#checkCommit(request, false);
       this.#writeOffsets(request.offsets, meta, Date.now());
       this.#exists = true;
     });
+  }
+
+  /** Offsets committed inside a transaction (issue 28): pending until its marker; fenced by member (KIP-447) and producer epoch. */
+  async commitTransactional(group: string, request: TransactionalCommitRequest): Promise<Result<void>> {
+    return this.#change(group, async () => {
+      await this.#checkCommit(request, true);
+      this.#txnOffsets.stage({ ...request, offsets: request.offsets.map((position) => ({ ...position, metadata: position.metadata ?? "" })) });
+      this.#exists = true;
+    });
+  }
+
+  /** The transaction coordinator's marker: a commit writes the producer's pending offsets as committed. */
+  async transactionMarker(group: string, marker: GroupTransactionMarker): Promise<Result<void>> {
+    return this.#change(group, async () => {
+      const offsets = this.#txnOffsets.mark(marker);
+      if (offsets.length > 0) this.#writeOffsets(offsets, await this.#meta(offsets.map((offset) => offset.topic)), Date.now());
+    });
+  }
+
+  /** A commit's member checks (a member's epoch, else an empty group unless `transactional`), partitions and metadata. */
+  async #checkCommit(request: CommitRequest, transactional: boolean): Promise<Map<string, TopicMetadata>> {
+    const meta = await this.#meta(request.offsets.map((position) => position.topic));
+    if (request.memberId !== undefined) {
+      if (request.memberEpoch === undefined) throw invalid("memberEpoch is required with memberId");
+      if (request.classic === true) this.#group.checkClassicCommit(request.memberId, request.groupInstanceId ?? null, request.memberEpoch, request.offsets);
+      else this.#group.server.checkCommit(request.memberId, request.memberEpoch, request.offsets);
+    } else {
+      if (request.classic !== undefined) throw invalid("classic needs a memberId");
+      if (request.groupInstanceId != null) throw invalid("groupInstanceId needs a memberId");
+      if (request.memberEpoch !== undefined) throw invalid("memberEpoch needs a memberId");
+      if (!transactional) this.#requireEmpty("commit offsets without a member");
+    }
+    for (const { topic, partition } of request.offsets) requirePartition(meta, topic, partition);
+    requireMetadataFits(request.offsets);
+    return meta;
   }
 
   /** Stores offsets the router resolved for every partition of a topic; only while the group is empty. */
@@ -258,7 +286,7 @@ export class GroupCoordinator extends DurableObject<Env> {
    * Every partition of the subscribed topics and of the topics with commits, with the
    * committed offset or null. Commits under a topicId the topic no longer has are left out.
    */
-  async offsets(group: string): Promise<Result<GroupOffset[]>> {
+  async offsets(group: string, options: { requireStable?: boolean } = {}): Promise<Result<GroupOffset[]>> {
     return toResult(async () => {
       this.#admitName(group);
       this.#requireExists();
@@ -276,6 +304,7 @@ export class GroupCoordinator extends DurableObject<Env> {
           answer.push({ topic: name, topicId: topic.topicId, partition, offset: entry?.offset ?? null, metadata: entry?.metadata ?? null });
         }
       }
+      if (options.requireStable === true) this.#txnOffsets.requireStable();
       return answer;
     });
   }
@@ -293,6 +322,8 @@ export class GroupCoordinator extends DurableObject<Env> {
     return this.#change(group, async () => {
       this.#requireExists();
       this.#requireEmpty("delete the group");
+      // Its marker would write the offsets into the deleted group: wait for the transaction's end.
+      if (this.#txnOffsets.holdsAny) throw new TributaryError("NON_EMPTY_GROUP", "cannot delete the group: a transaction holds offsets of it; retry after it ends");
       this.#offsets.deleteAll();
       this.#group = newGroup();
       this.#persistedRevision = this.#group.revision;

@@ -185,7 +185,7 @@ export const resetOffsetsResponseSchema = z.object({ offsets: z.array(positionSc
 // ---- Tokens ---------------------------------------------------------------------------
 
 const ruleViewSchema = z.object({
-  resource: z.enum(["topic", "group", "cluster", "subject"]),
+  resource: z.enum(["topic", "group", "cluster", "subject", "transactionalId"]),
   name: z.string(),
   patternType: z.enum(["literal", "prefixed"]),
   operations: z.array(z.enum(["read", "write", "describe", "create", "alter", "delete"])),

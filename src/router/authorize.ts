@@ -19,6 +19,7 @@ const failureCodes: Record<V1Resource, ErrorCode> = {
   topic: "TOPIC_AUTHORIZATION_FAILED",
   group: "GROUP_AUTHORIZATION_FAILED",
   cluster: "CLUSTER_AUTHORIZATION_FAILED",
+  transactionalId: "TRANSACTIONAL_ID_AUTHORIZATION_FAILED",
 };
 
 export function principalOf(c: Context<RouterEnv>): Principal {

@@ -10,10 +10,11 @@ import { topicRouteDocs } from "./route-table-topics.ts";
 // Share groups (issue 15).
 import { shareGroupRouteDocs } from "./route-table-share-groups.ts";
 import { subscriptionRouteDocs } from "./route-table-subscriptions.ts";
+import { transactionRouteDocs } from "./route-table-transactions.ts";
 
 /** Every route of the HTTP API (the app's routes, and GET /v1/metrics). */
 export const routeDocs: readonly RouteDoc[] = [...topicRouteDocs, ...groupRouteDocs, ...operationRouteDocs, ...shareGroupRouteDocs,
-  ...subscriptionRouteDocs];
+  ...subscriptionRouteDocs, ...transactionRouteDocs];
 
 type JsonSchema = Record<string, unknown>;
 
@@ -21,6 +22,7 @@ const forbidden = {
   topic: "TOPIC_AUTHORIZATION_FAILED",
   group: "GROUP_AUTHORIZATION_FAILED",
   cluster: "CLUSTER_AUTHORIZATION_FAILED",
+  transactionalId: "TRANSACTIONAL_ID_AUTHORIZATION_FAILED",
 } as const satisfies Record<string, ErrorCode>;
 
 /**
@@ -174,6 +176,8 @@ export function openApiDocument(): Record<string, unknown> {
       { name: "operations", description: "Health, metrics, fault injection and this document" },
       // Push subscriptions (route-table-subscriptions.ts)
       { name: "subscriptions", description: "Push subscriptions: Tributary delivers to a webhook or a Worker" },
+      // Transactions (route-table-transactions.ts)
+      { name: "transactions", description: "Transactions: a transactional producer's coordinator (Kafka's KIP-98, with KIP-890's epoch bump)" },
     ],
     security: [{ bearerToken: [] }],
     paths,

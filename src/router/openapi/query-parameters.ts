@@ -57,6 +57,10 @@ export const queryParameters: Record<string, { description: string; schema: Reco
     description: "A transactional producer's id (docs/transactions.md): required with transactional batches (attributes bit 4), refused without them.",
     schema: { type: "string", minLength: 1, maxLength: transactionalIdLengthMax },
   },
+  requireStable: {
+    description: "Kafka's require_stable: `true` answers 409 UNSTABLE_OFFSET_COMMIT (retriable) while a transaction holds uncommitted offsets of the group's partitions.",
+    schema: { type: "string", enum: ["true", "false"], default: "false" },
+  },
   [accessTokenParam]: {
     description: "The bearer token of a streaming read (SSE, WebSocket), which browsers open without headers; an Authorization header wins. Refused on every other request.",
     schema: { type: "string" },

@@ -13,7 +13,7 @@ export interface RouteDoc {
   /** hono's pattern, as `app.routes` lists it: `/v1/topics/:topic`. */
   path: string;
   tag: "topics" | "records" | "groups" | "tokens" | "operations"
-    | "subscriptions";
+    | "subscriptions" | "transactions";
   summary: string;
   description?: string;
   /**
@@ -23,7 +23,7 @@ export interface RouteDoc {
    */
   auth: "none" | "token" | "streaming";
   /** The 403 a token without the right gets: the code of the resource type the route checks. */
-  resource?: "topic" | "group" | "cluster";
+  resource?: "topic" | "group" | "cluster" | "transactionalId";
   /** The query parameters the route takes (query-parameters.ts), exactly: any other is 400. */
   query?: readonly string[];
   /**

@@ -74,8 +74,9 @@ export const groupRouteDocs: readonly RouteDoc[] = [
   {
     method: "get", path: "/v1/groups/:group/offsets", tag: "groups", auth: "token", resource: "group", objects: true,
     summary: "Committed offsets, high watermarks and lag",
+    query: ["requireStable"],
     responses: { 200: { description: "Every partition of the subscribed topics and of those with commits", json: groupOffsetsSchema } },
-    errors: ["GROUP_ID_NOT_FOUND", ...leaderErrors],
+    errors: ["GROUP_ID_NOT_FOUND", "UNSTABLE_OFFSET_COMMIT", ...leaderErrors],
   },
   {
     method: "post", path: "/v1/groups/:group/offsets/reset", tag: "groups", auth: "token", resource: "group", objects: true,

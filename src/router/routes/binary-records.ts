@@ -10,6 +10,7 @@ import { topicMetadata } from "../../data-plane/metadata-cache.ts";
 import { placementOf } from "../../data-plane/leader-calls.ts";
 import { readPartitionBatches } from "../../data-plane/partition-reads.ts";
 import { checkInSyncReplicas } from "../../data-plane/produce.ts";
+import { verifyTransactionalWrite } from "../../data-plane/transaction-verification.ts";
 import { acksParam, fetchParams, partitionParam, routeQueries, routeQuery, transactionalIdParam } from "../query.ts";
 import { readBodyBytes } from "../request-body.ts";
 import { authorize } from "../authorize.ts";
@@ -54,6 +55,11 @@ export const binaryRecordRoutes = new Hono<RouterEnv>()
     }
     if (idempotent && acks !== "all") throw new TributaryError("INVALID_REQUEST", `an idempotent producer's batches are written with acks=all, not acks=${acks}`);
     if (acks === "all") checkInSyncReplicas(topic, [partition]);
+    if (transactionalId !== undefined) {
+      authorize(c, "transactionalId", transactionalId, "write");
+      const { producerId, producerEpoch } = readBatchHeader(batches[0]!);
+      await verifyTransactionalWrite(c.env, transactionalId, { producerId, producerEpoch }, [{ topic: name, partition }]);
+    }
     c.set("producedBytes", body.byteLength);
     if (acks === 0) {
       c.executionCtx.waitUntil(appendBatches(c.env, topic, partition, batches, acks));

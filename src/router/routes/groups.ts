@@ -82,11 +82,12 @@ export const groupRoutes = new Hono<RouterEnv>()
     return c.body(null, 204);
   })
   .get("/:group/offsets", async (c) => {
-    routeQuery(c.req.url, []);
+    const { requireStable } = routeQuery(c.req.url, ["requireStable"]);
+    if (requireStable !== undefined && requireStable !== "true" && requireStable !== "false") throw new TributaryError("INVALID_REQUEST", "requireStable is true or false");
     const group = groupParam(c.req.param("group"));
     authorize(c, "group", group, "describe");
     const principal = principalOf(c);
-    const committed = unwrap(await groupStub(c.env, group).offsets(group)).filter((entry) => may(principal, "topic", entry.topic, "describe"));
+    const committed = unwrap(await groupStub(c.env, group).offsets(group, { requireStable: requireStable === "true" })).filter((entry) => may(principal, "topic", entry.topic, "describe"));
     return c.json({ offsets: await withHighWatermarks(c.env, committed) });
   })
   .post("/:group/offsets/reset", async (c) => {

@@ -25,6 +25,7 @@ export const recordRoutes = new Hono<RouterEnv>()
     if (request.records.length > produceRecordsMax) {
       throw new TributaryError("RECORD_LIST_TOO_LARGE", `a produce request has at most ${produceRecordsMax} records`);
     }
+    if (request.transactionalId !== undefined) authorize(c, "transactionalId", request.transactionalId, "write");
     c.set("producedBytes", body.byteLength);
     const offsets = await produce(c.env, c.executionCtx, c.req.param("topic"), request);
     return offsets === undefined ? c.json({}, 202) : c.json({ offsets });

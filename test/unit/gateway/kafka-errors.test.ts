@@ -23,7 +23,9 @@ describe("Tributary errors as Kafka codes", () => {
   });
 
   it("every code of the error table has a Kafka code, and a retriable one maps to a code Kafka's clients retry", () => {
-    const retriableKafka = new Set<number>([kafkaErrors.LEADER_NOT_AVAILABLE, kafkaErrors.NOT_LEADER_OR_FOLLOWER, kafkaErrors.REQUEST_TIMED_OUT, kafkaErrors.NETWORK_EXCEPTION, kafkaErrors.NOT_ENOUGH_REPLICAS]);
+    const retriableKafka = new Set<number>([kafkaErrors.LEADER_NOT_AVAILABLE, kafkaErrors.NOT_LEADER_OR_FOLLOWER, kafkaErrors.REQUEST_TIMED_OUT, kafkaErrors.NETWORK_EXCEPTION, kafkaErrors.NOT_ENOUGH_REPLICAS,
+      // Retriable in Kafka's own Errors too (issue 28): the previous transaction's markers still being written; a transaction's pending offsets.
+      kafkaErrors.CONCURRENT_TRANSACTIONS, kafkaErrors.UNSTABLE_OFFSET_COMMIT]);
     for (const [code, { retriable }] of Object.entries(errorTable) as [ErrorCode, { retriable: boolean }][]) {
       const kafka = kafkaErrorCode(new TributaryError(code, "x"));
       expect(Object.values(kafkaErrors), code).toContain(kafka);

@@ -20,6 +20,7 @@ const otherTopic = uniqueTopic("acl-other");
 const group = uniqueGroup("acl");
 const otherGroup = uniqueGroup("acl-other");
 const subscription = `acl-${Date.now().toString(36)}`;
+const transactionalId = `acl-txn-${Date.now().toString(36)}`;
 const utf8 = new TextEncoder();
 let memberId = "";
 let memberEpoch = 0;
@@ -50,6 +51,9 @@ const refusedTopic = { status: 403, code: "TOPIC_AUTHORIZATION_FAILED" };
 const classicSubscription = () => encodeBase64(encodeSubscription({ topics: [topic] }));
 const refusedGroup = { status: 403, code: "GROUP_AUTHORIZATION_FAILED" };
 const refusedCluster = { status: 403, code: "CLUSTER_AUTHORIZATION_FAILED" };
+const refusedTransactionalId = { status: 403, code: "TRANSACTIONAL_ID_AUTHORIZATION_FAILED" };
+const transactionPath = (rest = "") => `/v1/transactions/${transactionalId}${rest}`;
+const noProducer = { producerId: 0, producerEpoch: 0 };
 const member = () => `/members/${memberId}`;
 const shareGroupPath = (name: string, rest = "") => `/v1/share-groups/${name}${rest}`;
 const batch = () => encodeRecordBatch([{ key: null, value: utf8.encode("b"), headers: [], timestamp: Date.now() }]);
@@ -203,6 +207,24 @@ const rows: Row[] = [
   { route: "GET /v1/subscriptions/:name", call: () => ["GET", `/v1/subscriptions/${subscription}`, {}], other: refusedCluster, allowed: "rightful" },
   { route: "PATCH /v1/subscriptions/:name", call: () => ["PATCH", `/v1/subscriptions/${subscription}`, { body: { paused: true } }], other: refusedCluster, allowed: "rightful" },
   { route: "DELETE /v1/subscriptions/:name", call: () => ["DELETE", `/v1/subscriptions/${subscription}`, {}], other: refusedCluster, allowed: "rightful" },
+  // Transactions (issue 28): write on the transactional id uses it; describe sees it; an admin's abort is the cluster's alter.
+  { route: "POST /v1/transactions/:transactionalId/init", call: () => ["POST", transactionPath("/init"), { body: { transactionTimeoutMs: 60_000 } }], other: refusedTransactionalId, allowed: "rightful" },
+  { route: "GET /v1/transactions", call: () => ["GET", "/v1/transactions", {}], other: { status: 200 }, allowed: "rightful" },
+  { route: "GET /v1/transactions/:transactionalId", call: () => ["GET", transactionPath(), {}], other: refusedTransactionalId, allowed: "rightful" },
+  {
+    route: "POST /v1/transactions/:transactionalId/partitions",
+    call: () => ["POST", transactionPath("/partitions"), { body: { ...noProducer, partitions: [{ topic, partition: 0 }] } }],
+    other: refusedTransactionalId,
+    allowed: "rightful",
+  },
+  {
+    route: "POST /v1/transactions/:transactionalId/offsets",
+    call: () => ["POST", transactionPath("/offsets"), { body: { ...noProducer, groupId: group, offsets: [{ topic, partition: 0, offset: 1 }] } }],
+    other: refusedTransactionalId,
+    allowed: "rightful",
+  },
+  { route: "POST /v1/transactions/:transactionalId/end", call: () => ["POST", transactionPath("/end"), { body: { ...noProducer, commit: false } }], other: refusedTransactionalId, allowed: "rightful" },
+  { route: "POST /v1/transactions/:transactionalId/abort", call: () => ["POST", transactionPath("/abort"), {}], other: refusedCluster, allowed: "rightful" },
   { route: "POST /v1/topics", call: () => ["POST", "/v1/topics", { body: { name: `${topic}-new` } }], other: refusedTopic, allowed: "rightful" },
   { route: "DELETE /v1/topics/:topic", call: () => ["DELETE", `/v1/topics/${topic}`, {}], other: refusedTopic, allowed: "rightful" },
   // The deployment's cluster id (issue 16): any valid token reads it.
@@ -310,6 +332,7 @@ async function snapshot() {
     produced: (await admin("GET", `/v1/topics/${topic}/partitions/0/records?offset=0`)).body,
     registry: (await admin("GET", `/registry/subjects/${registrySubject}/versions?deleted=true`)).text,
     registryConfig: (await admin("GET", `/registry/config/${registrySubject}?defaultToGlobal=true`)).text,
+    transaction: (await admin("GET", transactionPath())).body,
   };
 }
 
@@ -341,11 +364,12 @@ beforeAll(async () => {
     { resource: "cluster", name: "tributary", patternType: "literal", operations: ["create", "alter", "delete"] },
     allOn("topic", streamTopic), // the Durable Streams rows (end of file)
     allOn("subject", registrySubject), // the schema registry's rows
+    allOn("transactionalId", transactionalId),
   ];
   const registered = await securedCall("POST", `/registry/subjects/${registrySubject}/versions`, { token: adminToken, body: { schema: registrySchema } });
   registryId = (JSON.parse(registered.text) as { id: number }).id;
   const rightful = await createToken({ name: "rightful", rules: rightfulRules });
-  const other = await createToken({ name: "other", rules: [allOn("topic", otherTopic), allOn("group", otherGroup)] });
+  const other = await createToken({ name: "other", rules: [allOn("topic", otherTopic), allOn("group", otherGroup), allOn("transactionalId", `${transactionalId}-other`)] });
   const expired = await createToken({ name: "expired", rules: rightfulRules, expiresAt: Date.now() + 500 });
   const revoked = await createToken({ name: "revoked", rules: rightfulRules });
   const readOnly = await createToken({ name: "read-only", rules: [{ resource: "topic", name: topic, patternType: "literal", operations: ["read"] }] });

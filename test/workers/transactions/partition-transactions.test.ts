@@ -18,19 +18,38 @@ import { api, baseUrl, createTopic, describeTopic, expectError, readResponse, un
 
 const utf8 = new TextEncoder();
 
-async function newProducer(): Promise<{ producerId: number; producerEpoch: number }> {
-  const response = await api("POST", "/v1/producers");
-  expect(response.status, response.text).toBe(201);
-  return response.body;
+interface Producer {
+  producerId: number;
+  producerEpoch: number;
+  transactionalId: string;
+}
+
+let transactionalIds = 0;
+
+/** A transactional producer from its coordinator, its transaction holding the topic's partition 0 (the router checks it at produce). */
+async function newProducer(topic: string): Promise<Producer> {
+  const transactionalId = `tx-app-${++transactionalIds}-${crypto.randomUUID().slice(0, 8)}`;
+  const response = await api("POST", `/v1/transactions/${transactionalId}/init`);
+  expect(response.status, response.text).toBe(200);
+  const producer = { ...response.body, transactionalId };
+  await addPartition(topic, producer);
+  return producer;
+}
+
+async function addPartition(topic: string, producer: Producer): Promise<void> {
+  const { transactionalId, ...identity } = producer;
+  const added = await api("POST", `/v1/transactions/${transactionalId}/partitions`, { ...identity, partitions: [{ topic, partition: 0 }] });
+  expect(added.status, added.text).toBe(200);
 }
 
 /** A transactional producer's JSON produce to partition 0. */
-function produceTransactional(topic: string, producer: { producerId: number; producerEpoch: number }, sequence: number, values: string[]) {
+function produceTransactional(topic: string, producer: Producer, sequence: number, values: string[]) {
   return api("POST", `/v1/topics/${topic}/records`, {
     records: values.map((value) => ({ value, partition: 0 })),
-    ...producer,
+    producerId: producer.producerId,
+    producerEpoch: producer.producerEpoch,
     sequences: { "0": sequence },
-    transactionalId: "tx-app",
+    transactionalId: producer.transactionalId,
   });
 }
 
@@ -48,7 +67,15 @@ async function fetchBinary(topic: string, isolation: string) {
   return { headers: response.headers, batches: [...splitBatches(new Uint8Array(await response.arrayBuffer()))] };
 }
 
-async function endTransaction(topic: string, producer: { producerId: number; producerEpoch: number }, result: "commit" | "abort") {
+/** The transaction's end through its coordinator, which writes the markers with the epoch + 1 (as a Result, for the assertions). */
+async function endTransaction(_topic: string, producer: Producer, result: "commit" | "abort") {
+  const { transactionalId, producerId, producerEpoch } = producer;
+  const response = await api("POST", `/v1/transactions/${transactionalId}/end`, { producerId, producerEpoch, commit: result === "commit" });
+  return response.status === 200 ? { ok: true as const, value: undefined } : { ok: false as const, error: response.body.error };
+}
+
+/** A marker written straight through the data plane, as the coordinator's retry (or a stale one) would. */
+function writeMarker(topic: string, producer: { producerId: number; producerEpoch: number }, result: "commit" | "abort") {
   return writeTransactionMarkers(env, { producerId: producer.producerId, producerEpoch: producer.producerEpoch + 1, result, coordinatorEpoch: 0 }, [{ topic, partition: 0 }]);
 }
 
@@ -57,7 +84,7 @@ describe("a partition's transactions", () => {
     const topic = uniqueTopic("txn-commit");
     const created = await createTopic(topic, { replicationFactor: 3 });
     await api("POST", `/v1/topics/${topic}/records`, { records: [{ value: "before", partition: 0 }] });
-    const producer = await newProducer();
+    const producer = await newProducer(topic);
     expect((await produceTransactional(topic, producer, 0, ["t1", "t2"])).status).toBe(200);
     const open = (await describeTopic(topic)).partitions[0]!;
     expect([open.highWatermark, open.lastStableOffset]).toEqual([3, 1]);
@@ -86,8 +113,8 @@ describe("a partition's transactions", () => {
   it("skips an aborted transaction's records for read_committed readers, JSON and binary", async () => {
     const topic = uniqueTopic("txn-abort");
     await createTopic(topic);
-    const aborted = await newProducer();
-    const committed = await newProducer();
+    const aborted = await newProducer(topic);
+    const committed = await newProducer(topic);
     await produceTransactional(topic, aborted, 0, ["a1"]);
     await produceTransactional(topic, committed, 0, ["c1"]);
     await produceTransactional(topic, aborted, 1, ["a2"]);
@@ -108,7 +135,7 @@ describe("a partition's transactions", () => {
   it("stops a binary read_committed fetch at the LSO", async () => {
     const topic = uniqueTopic("txn-binary-lso");
     await createTopic(topic);
-    const producer = await newProducer();
+    const producer = await newProducer(topic);
     await api("POST", `/v1/topics/${topic}/records`, { records: [{ value: "plain", partition: 0 }] });
     await produceTransactional(topic, producer, 0, ["open"]);
     const committed = await fetchBinary(topic, "read_committed");
@@ -119,7 +146,7 @@ describe("a partition's transactions", () => {
   it("polls a group read_committed by default, read_uncommitted when asked", async () => {
     const topic = uniqueTopic("txn-poll");
     await createTopic(topic);
-    const producer = await newProducer();
+    const producer = await newProducer(topic);
     await api("POST", `/v1/topics/${topic}/records`, { records: [{ value: "plain", partition: 0 }] });
     await produceTransactional(topic, producer, 0, ["open"]);
     const committedGroup = uniqueGroup("txn-rc");
@@ -136,27 +163,28 @@ describe("a partition's transactions", () => {
   it("refuses a write of the ended transaction's epoch (the late write), takes the bumped one", async () => {
     const topic = uniqueTopic("txn-fence");
     await createTopic(topic);
-    const producer = await newProducer();
+    const producer = await newProducer(topic);
     await produceTransactional(topic, producer, 0, ["x"]);
     expect((await endTransaction(topic, producer, "commit")).ok).toBe(true);
     expectError(await produceTransactional(topic, producer, 1, ["late"]), 409, "INVALID_PRODUCER_EPOCH");
     const bumped = { ...producer, producerEpoch: producer.producerEpoch + 1 };
+    await addPartition(topic, bumped); // the next transaction
     expect((await produceTransactional(topic, bumped, 0, ["next"])).status).toBe(200);
-    const stale = await endTransaction(topic, { ...producer, producerEpoch: producer.producerEpoch - 1 }, "abort");
+    const stale = await writeMarker(topic, { ...producer, producerEpoch: producer.producerEpoch - 1 }, "abort");
     expect(stale.ok ? undefined : stale.error.code).toBe("INVALID_PRODUCER_EPOCH");
   });
 
   it("keeps its transactions across a leader restart, and a marker's retry writes nothing", async () => {
     const topic = uniqueTopic("txn-restart");
     const created = await createTopic(topic);
-    const producer = await newProducer();
+    const producer = await newProducer(topic);
     await produceTransactional(topic, producer, 0, ["r1"]);
     const leader = replicaStub(env, created.topicId, 0, created.partitions[0]!.leader);
     await evictDurableObject(leader);
     expect((await describeTopic(topic)).partitions[0]!.lastStableOffset).toBe(0);
     expect(await endTransaction(topic, producer, "abort")).toEqual({ ok: true, value: undefined });
     await evictDurableObject(leader);
-    expect(await endTransaction(topic, producer, "abort")).toEqual({ ok: true, value: undefined }); // the coordinator's retry
+    expect(await writeMarker(topic, producer, "abort")).toEqual({ ok: true, value: undefined }); // the coordinator's retry
     const call = { topicId: created.topicId, partition: 0, region: created.partitions[0]!.leader };
     expect(unwrap(await leader.state(call)).logEndOffset).toBe(2);
     expect((await values(topic)).values).toEqual([]);
@@ -166,18 +194,18 @@ describe("a partition's transactions", () => {
   it("takes transactional batches on the binary route with their transactionalId, and no client's control batch", async () => {
     const topic = uniqueTopic("txn-binary");
     await createTopic(topic);
-    const producer = await newProducer();
+    const producer = await newProducer(topic);
     const batch = () => encodeRecordBatch([{ key: null, value: utf8.encode("b"), headers: [], timestamp: Date.now() }], { ...producer, baseSequence: 0, transactional: true });
     const post = async (body: Uint8Array, query: string) =>
       readResponse(await exports.default.fetch(new Request(`${baseUrl}/v1/topics/${topic}/partitions/0/records${query}`, { method: "POST", headers: { "content-type": recordBatchContentType }, body })));
     expectError(await post(batch(), ""), 400, "INVALID_REQUEST");
     expectError(await post(encodeControlBatch({ ...producer, result: "commit", coordinatorEpoch: 0 }, 1), "?transactionalId=tx"), 400, "INVALID_RECORD");
-    const written = await post(batch(), "?transactionalId=tx");
+    const written = await post(batch(), `?transactionalId=${producer.transactionalId}`);
     expect(written.status, written.text).toBe(200);
     expect((await describeTopic(topic)).partitions[0]!.lastStableOffset).toBe(0);
     expect((await endTransaction(topic, producer, "commit")).ok).toBe(true);
     const stored = await fetchBinary(topic, "read_committed");
-    expect(decodeControlBatch(await rawBatch(topic, 1))).toEqual({ ...producer, producerEpoch: producer.producerEpoch + 1, result: "commit", coordinatorEpoch: 0 });
+    expect(decodeControlBatch(await rawBatch(topic, 1))).toEqual({ producerId: producer.producerId, producerEpoch: producer.producerEpoch + 1, result: "commit", coordinatorEpoch: 0 });
     expect(stored.batches).toHaveLength(2);
   });
 });

@@ -3,23 +3,36 @@
  * only below the last stable offset, and a read_committed read of sealed segments still skips
  * an aborted transaction's records (the leader's aborted index outlives the held batches).
  */
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { writeTransactionMarkers } from "../../../src/data-plane/transaction-markers.ts";
 import { eventually } from "../storage/support.ts";
 import { api, createTopic, describeTopic, uniqueTopic } from "../support/http.ts";
 
-async function produceTransactional(topic: string, producer: { producerId: number; producerEpoch: number }, sequence: number, values: string[]) {
-  const response = await api("POST", `/v1/topics/${topic}/records`, { records: values.map((value) => ({ value, partition: 0 })), ...producer, sequences: { "0": sequence }, transactionalId: "tx-tier" });
+interface Producer {
+  producerId: number;
+  producerEpoch: number;
+  transactionalId: string;
+}
+
+async function produceTransactional(topic: string, producer: Producer, sequence: number, values: string[]) {
+  const { producerId, producerEpoch, transactionalId } = producer;
+  const response = await api("POST", `/v1/topics/${topic}/records`, { records: values.map((value) => ({ value, partition: 0 })), producerId, producerEpoch, sequences: { "0": sequence }, transactionalId });
   expect(response.status, response.text).toBe(200);
 }
 
-async function newProducer(): Promise<{ producerId: number; producerEpoch: number }> {
-  return (await api("POST", "/v1/producers")).body;
+/** A transactional producer from its coordinator, its transaction holding the topic's partition 0 (the router checks it at produce). */
+async function newProducer(topic: string): Promise<Producer> {
+  const transactionalId = `tx-tier-${crypto.randomUUID().slice(0, 8)}`;
+  const identity = (await api("POST", `/v1/transactions/${transactionalId}/init`)).body;
+  const added = await api("POST", `/v1/transactions/${transactionalId}/partitions`, { ...identity, partitions: [{ topic, partition: 0 }] });
+  expect(added.status, added.text).toBe(200);
+  return { ...identity, transactionalId };
 }
 
-async function end(topic: string, producer: { producerId: number; producerEpoch: number }, result: "commit" | "abort") {
-  expect((await writeTransactionMarkers(env, { ...producer, producerEpoch: producer.producerEpoch + 1, result, coordinatorEpoch: 0 }, [{ topic, partition: 0 }])).ok).toBe(true);
+/** The transaction's end through its coordinator, which writes the markers. */
+async function end(_topic: string, producer: Producer, result: "commit" | "abort") {
+  const { producerId, producerEpoch, transactionalId } = producer;
+  const response = await api("POST", `/v1/transactions/${transactionalId}/end`, { producerId, producerEpoch, commit: result === "commit" });
+  expect(response.status, response.text).toBe(200);
 }
 
 async function read(topic: string, isolation: string): Promise<string[]> {
@@ -40,13 +53,13 @@ describe("transactions and sealed segments", () => {
   it("skips an aborted transaction's records in sealed segments, and never seals an open transaction", async () => {
     const topic = uniqueTopic("txn-sealed");
     await createTopic(topic, { configs: { "segment.bytes": "65536", "segment.ms": "1" } });
-    const aborted = await newProducer();
-    const committed = await newProducer();
+    const aborted = await newProducer(topic);
+    const committed = await newProducer(topic);
     await produceTransactional(topic, aborted, 0, ["a1", "a2"]);
     await produceTransactional(topic, committed, 0, ["c1"]);
     await end(topic, aborted, "abort");
     await end(topic, committed, "commit");
-    const open = await newProducer();
+    const open = await newProducer(topic);
     await produceTransactional(topic, open, 0, ["o1"]);
     await api("POST", `/v1/topics/${topic}/records`, { records: [{ value: "plain", partition: 0 }] });
     await clean(topic, (partition) => partition.storage.r2Segments >= 1);

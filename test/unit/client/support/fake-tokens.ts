@@ -23,6 +23,7 @@ const authorizationCodes: Record<ResourceType, string> = {
   group: "GROUP_AUTHORIZATION_FAILED",
   cluster: "CLUSTER_AUTHORIZATION_FAILED",
   subject: "FORBIDDEN", // the schema registry answers its own 40301; the client never asks about subjects
+  transactionalId: "TRANSACTIONAL_ID_AUTHORIZATION_FAILED",
 };
 
 export class FakeTokens {

@@ -1,0 +1,65 @@
+/**
+ * Bounds of transactions (issue 28): the coordinator's timeouts, a transaction's size, the
+ * retries of its markers, producer epochs.
+ *
+ * Each bound is named with its unit last and says why it has its value; src/limits.ts, the
+ * index, re-exports every one.
+ */
+
+// ---- Transactions: one coordinator object per transactional id (docs/transactions.md) ----
+
+/**
+ * The longest `transaction.timeout.ms` a producer may ask for: Kafka's broker default of
+ * transaction.max.timeout.ms (15 minutes). An open transaction holds back every
+ * read_committed reader of its partitions (the last stable offset stays at its first record),
+ * so a producer that dies mid-transaction stalls them at most this long.
+ */
+export const transactionTimeoutMsMax = 900_000;
+
+/** Kafka's producer default for transaction.timeout.ms (one minute). */
+export const transactionTimeoutMsDefault = 60_000;
+
+/**
+ * The shortest timeout: a transaction spans at least one produce round trip per partition and
+ * the end's markers; below a second, a healthy producer's transactions would be aborted.
+ */
+export const transactionTimeoutMsMin = 1_000;
+
+/**
+ * Partitions one transaction may write. The coordinator's state (one SQLite row) lists them
+ * and the end writes one marker to each, in parallel: 1,000 markers are well under a second of
+ * leader calls and a row of a few tens of KiB. Kafka bounds none.
+ */
+export const transactionPartitionsMax = 1_000;
+
+/** Groups whose offsets one transaction commits: a consume-transform-produce loop has one. */
+export const transactionGroupsMax = 16;
+
+/** The first retry of a transaction's unwritten markers, and the longest wait between two. */
+export const transactionMarkerRetryMsMin = 200;
+export const transactionMarkerRetryMsMax = 10_000;
+
+/**
+ * Kafka's producer epoch is an int16: past this the coordinator moves the transactional id
+ * to a new producer id (KIP-360, KIP-890), so markers and fencing never wrap.
+ */
+export const producerEpochMax = 32_767;
+
+/** Transactional ids `GET /v1/transactions` answers at most (the index is one object's table). */
+export const transactionsListedMax = 1_000;
+
+/**
+ * Producer ids a group remembers the last transaction marker of (the epoch that fences an
+ * offset commit delayed past its transaction's end). A group takes transactional commits from
+ * its few consume-transform-produce producers; past this many the least recently marked is
+ * forgotten, which re-opens the late-commit window only for a producer id idle that long.
+ */
+export const transactionalOffsetProducersMax = 1_000;
+
+/**
+ * Transactions whose verified partitions a router isolate remembers (the produce path's check
+ * that a transactional write names a partition its transaction added): one entry per producer
+ * id and epoch, so a producer's next transaction (one epoch more) is a new entry and the oldest
+ * go first. A forgotten entry costs one more call to the coordinator, never a wrong answer.
+ */
+export const verifiedTransactionsCachedMax = 10_000;

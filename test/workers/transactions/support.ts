@@ -1,0 +1,52 @@
+/** Helpers of the transaction coordinator's workers tests: the routes as a producer calls them. */
+import { env } from "cloudflare:workers";
+import { expect } from "vitest";
+import { transactionCoordinatorStub } from "../../../src/contracts/stubs.ts";
+import { api, type ApiResponse } from "../support/http.ts";
+
+export interface Identity {
+  producerId: number;
+  producerEpoch: number;
+}
+
+let counter = 0;
+
+export function uniqueTransactionalId(prefix: string): string {
+  counter += 1;
+  return `${prefix}-${counter}-${crypto.randomUUID().slice(0, 8)}`;
+}
+
+export function coordinatorOf(transactionalId: string) {
+  return transactionCoordinatorStub(env, transactionalId);
+}
+
+export function transactionPath(transactionalId: string, rest = ""): string {
+  return `/v1/transactions/${encodeURIComponent(transactionalId)}${rest}`;
+}
+
+export async function initTransactions(transactionalId: string, transactionTimeoutMs = 60_000): Promise<Identity> {
+  const response = await api("POST", transactionPath(transactionalId, "/init"), { transactionTimeoutMs });
+  expect(response.status, response.text).toBe(200);
+  return response.body;
+}
+
+export function sendOffsets(transactionalId: string, identity: Identity, groupId: string, offsets: { topic: string; partition: number; offset: number }[]): Promise<ApiResponse> {
+  return api("POST", transactionPath(transactionalId, "/offsets"), { ...identity, groupId, offsets });
+}
+
+export function endTransaction(transactionalId: string, identity: Identity, commit: boolean): Promise<ApiResponse> {
+  return api("POST", transactionPath(transactionalId, "/end"), { ...identity, commit });
+}
+
+export async function describeTransaction(transactionalId: string) {
+  const response = await api("GET", transactionPath(transactionalId));
+  expect(response.status, response.text).toBe(200);
+  return response.body;
+}
+
+/** The group's committed offset of a partition (null when none), through the offsets route. */
+export async function committedOffset(group: string, topic: string, partition: number): Promise<number | null> {
+  const response = await api("GET", `/v1/groups/${group}/offsets`);
+  expect(response.status, response.text).toBe(200);
+  return response.body.offsets.find((entry: { topic: string; partition: number }) => entry.topic === topic && entry.partition === partition)?.offset ?? null;
+}
