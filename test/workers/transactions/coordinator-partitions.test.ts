@@ -4,12 +4,10 @@
  * readers on every partition at the commit and never after an abort, and a coordinator evicted
  * between its decision and the markers completes the transaction from its alarm.
  */
-import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { evictDurableObject, runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { end } from "../../../src/transactions/transaction-machine.ts";
-import type { TransactionMetadata } from "../../../src/transactions/transaction-metadata.ts";
 import { api, createTopic, expectError, uniqueTopic } from "../support/http.ts";
-import { coordinatorOf, describeTransaction, endTransaction, initTransactions, transactionPath, uniqueTransactionalId, type Identity } from "./support.ts";
+import { coordinatorOf, decideWithoutMarkers, describeTransaction, endTransaction, initTransactions, transactionPath, uniqueTransactionalId, type Identity } from "./support.ts";
 
 async function begin(id: string, topic: string, partitions: number[]): Promise<Identity> {
   const identity = await initTransactions(id);
@@ -78,13 +76,7 @@ describe("transactions over real partitions", () => {
     await createTopic(topic, { partitions: 2 });
     const identity = await begin(id, topic, [0, 1]);
     expect((await produceInTransaction(id, topic, identity, [0, 1])).status).toBe(200);
-    await runInDurableObject(coordinatorOf(id), async (_instance, state) => {
-      const row = state.storage.sql.exec<{ metadata: string }>("SELECT metadata FROM transaction_state WHERE id = 1").one();
-      const decided = end(JSON.parse(row.metadata) as TransactionMetadata, identity, "commit", Date.now());
-      if (decided.kind !== "done") throw new Error(decided.kind);
-      state.storage.sql.exec("UPDATE transaction_state SET metadata = ? WHERE id = 1", JSON.stringify(decided.metadata));
-      await state.storage.setAlarm(Date.now() + 60_000);
-    });
+    await decideWithoutMarkers(id, identity, "commit");
     await evictDurableObject(coordinatorOf(id));
     expect(await describeTransaction(id)).toMatchObject({ state: "PrepareCommit" });
     expect(await values(topic, 0, "read_committed")).toEqual([]);

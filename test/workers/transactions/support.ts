@@ -1,7 +1,10 @@
 /** Helpers of the transaction coordinator's workers tests: the routes as a producer calls them. */
+import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { expect } from "vitest";
 import { transactionCoordinatorStub } from "../../../src/contracts/stubs.ts";
+import { end } from "../../../src/transactions/transaction-machine.ts";
+import type { TransactionMetadata } from "../../../src/transactions/transaction-metadata.ts";
 import { api, type ApiResponse } from "../support/http.ts";
 
 export interface Identity {
@@ -49,4 +52,18 @@ export async function committedOffset(group: string, topic: string, partition: n
   const response = await api("GET", `/v1/groups/${group}/offsets`);
   expect(response.status, response.text).toBe(200);
   return response.body.offsets.find((entry: { topic: string; partition: number }) => entry.topic === topic && entry.partition === partition)?.offset ?? null;
+}
+
+/**
+ * An end's turn up to its durable decision (PrepareCommit/PrepareAbort with the alarm set) and
+ * nothing more: the coordinator as it is when evicted between the decision and the markers.
+ */
+export async function decideWithoutMarkers(transactionalId: string, identity: Identity, result: "commit" | "abort"): Promise<void> {
+  await runInDurableObject(coordinatorOf(transactionalId), async (_instance, state) => {
+    const row = state.storage.sql.exec<{ metadata: string }>("SELECT metadata FROM transaction_state WHERE id = 1").one();
+    const decided = end(JSON.parse(row.metadata) as TransactionMetadata, identity, result, Date.now());
+    if (decided.kind !== "done") throw new Error(decided.kind);
+    state.storage.sql.exec("UPDATE transaction_state SET metadata = ? WHERE id = 1", JSON.stringify(decided.metadata));
+    await state.storage.setAlarm(Date.now() + 60_000);
+  });
 }
