@@ -178,6 +178,15 @@ describe("the router's answers agree with its OpenAPI document", () => {
     await subscriptions.describe("docs-push");
     await subscriptions.pause("docs-push");
     await subscriptions.delete("docs-push");
+    // A transaction (docs/transactions.md): init, a partition and a group's offsets, commit, then an admin abort of an open one.
+    const transactional = (await (await call("POST", "/v1/transactions/docs-txn/init", { json: { transactionTimeoutMs: 60_000 } })).json()) as { producerId: number; producerEpoch: number };
+    await call("POST", "/v1/transactions/docs-txn/partitions", { json: { ...transactional, partitions: [{ topic: "docs", partition: 0 }] } });
+    await call("POST", "/v1/transactions/docs-txn/offsets", { json: { ...transactional, groupId: "docs-txn-group", offsets: [{ topic: "docs", partition: 0, offset: 0 }] } });
+    const next = (await (await call("POST", "/v1/transactions/docs-txn/end", { json: { ...transactional, commit: true } })).json()) as { producerId: number; producerEpoch: number };
+    await call("POST", "/v1/transactions/docs-txn/partitions", { json: { ...next, partitions: [{ topic: "docs", partition: 0 }] } });
+    await call("GET", "/v1/transactions");
+    await call("GET", "/v1/transactions/docs-txn");
+    await call("POST", "/v1/transactions/docs-txn/abort");
     await topics.delete("stamped");
     await Promise.all(reading);
 

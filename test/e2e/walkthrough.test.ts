@@ -148,6 +148,8 @@ describe("the README's curl walkthrough", () => {
         isr: expect.any(Array),
         logStartOffset: 0,
         highWatermark: 0,
+        // Additions to API.md's Topic (docs/api.md): the last stable offset (docs/transactions.md) and where the bytes live.
+        lastStableOffset: 0,
         storage: { sqliteBatches: 0, sqliteBytes: 0, r2Segments: 0, r2Bytes: 0 },
       })),
     });
@@ -184,6 +186,7 @@ describe("the README's curl walkthrough", () => {
       ],
       nextOffset: 2,
       highWatermark: 2,
+      lastStableOffset: 2,
       logStartOffset: 0,
     });
 
@@ -197,6 +200,7 @@ describe("the README's curl walkthrough", () => {
       partitions: created.body.partitions.map((partition: any, index: number) => ({
         ...partition,
         highWatermark: [1, 0, 2][index],
+        lastStableOffset: [1, 0, 2][index],
         storage: { ...partition.storage, sqliteBatches: [1, 0, 1][index], sqliteBytes: expect.any(Number) },
       })),
     });
