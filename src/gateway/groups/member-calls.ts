@@ -6,30 +6,22 @@
  */
 import { path } from "../../client/transport.ts";
 import type { ErrorValue } from "../../errors.ts";
-import type { ClassicJoinRequest, ClassicSyncRequest } from "../../group/classic-group-requests.ts";
+import type { ClassicJoinAnswer, ClassicJoinRequest, ClassicSyncAnswer, ClassicSyncRequest } from "../../group/classic-group-requests.ts";
 import { classicWaitMsMax } from "../../limits.ts";
 import type { GatewayRequestContext } from "../handler-types.ts";
 
 /** The route's body: the coordinator's request but the host, which the router fills in. */
 export type ClassicJoinBody = Omit<ClassicJoinRequest, "host">;
 
+/** The route's answers: the coordinator's join answer, or "call again" (held past the wait) or KIP-394's member id. */
 export type ClassicJoinReply =
-  | {
-      outcome: "joined";
-      memberId: string;
-      generationId: number;
-      protocolType: string | null;
-      protocolName: string | null;
-      leader: string;
-      skipAssignment: boolean;
-      members: { memberId: string; groupInstanceId: string | null; metadata: string }[];
-    }
+  | ({ outcome: "joined" } & ClassicJoinAnswer)
   | { outcome: "pending"; memberId: string }
   | { outcome: "member-id-required"; memberId: string };
 
 export type ClassicSyncBody = ClassicSyncRequest;
 
-export type ClassicSyncReply = { outcome: "synced"; protocolType: string | null; protocolName: string | null; assignment: string } | { outcome: "pending" };
+export type ClassicSyncReply = ({ outcome: "synced" } & ClassicSyncAnswer) | { outcome: "pending" };
 
 /** One JoinGroup call, held by the coordinator at most classicWaitMsMax (then "pending": call again). */
 export function classicJoin(context: GatewayRequestContext, group: string, body: ClassicJoinBody): Promise<ClassicJoinReply> {
