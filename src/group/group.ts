@@ -215,11 +215,12 @@ export class ConsumerGroup {
   }
 
   /**
-   * May this member commit offsets for these partitions? Epoch as the heartbeat rule (current
-   * or previous), and only partitions of its current assignment; otherwise FENCED_MEMBER_EPOCH.
-   * A classic member (`classic`): its current epoch only, and the partitions it is giving up
-   * count as its own (they are, until it shows it let go). Changes nothing: a commit is not a
-   * heartbeat.
+   * May this member commit offsets for these partitions? Only partitions it owns: at its
+   * current epoch, its assignment and those it is still giving up (Kafka's consumers commit
+   * what they give up in their revocation callbacks); at the previous epoch (a commit sent
+   * before the response that moved it arrived, KIP-1251's rule), those it owned then and
+   * still owns. Otherwise FENCED_MEMBER_EPOCH. A classic member (`classic`): its current
+   * epoch only, as Kafka's classic coordinator. Changes nothing: a commit is not a heartbeat.
    */
   checkCommit(memberId: string, memberEpoch: number, partitions: readonly TopicPartition[], options: { classic?: boolean } = {}): void {
     if (!Number.isSafeInteger(memberEpoch) || memberEpoch < 0) throw invalid("memberEpoch must be an integer >= 0");
@@ -227,15 +228,15 @@ export class ConsumerGroup {
       throw invalid("partitions must be {topic, partition} with partition an integer >= 0");
     }
     const member = this.#requireMember(memberId);
-    const classic = options.classic === true;
-    if (memberEpoch !== member.memberEpoch && (classic || memberEpoch !== member.previousMemberEpoch)) {
-      throw fenced(memberId, memberEpoch);
-    }
-    // A classic member (Kafka's JoinGroup protocol) commits what it gives up before it rejoins: still its own.
-    const assigned = assignmentKeys(classic ? [...member.assignment, ...member.pendingRevocation] : member.assignment);
-    const notAssigned = partitions.filter(({ topic, partition }) => !assigned.has(partitionKey(topic, partition)));
-    if (notAssigned.length > 0) {
-      const list = notAssigned.map(({ topic, partition }) => ({ topic, partition }));
+    const current = memberEpoch === member.memberEpoch;
+    if (!current && (options.classic === true || memberEpoch !== member.previousMemberEpoch)) throw fenced(memberId, memberEpoch);
+    // What it is giving up it owned at the previous epoch too; what it gained since, it did not.
+    const ownedThen = current ? null : assignmentKeys([...member.previousAssignment, ...member.pendingRevocation]);
+    const owned = [...assignmentKeys([...member.assignment, ...member.pendingRevocation])].filter((key) => ownedThen?.has(key) ?? true);
+    const mayCommit = new Set(owned);
+    const notOwned = partitions.filter(({ topic, partition }) => !mayCommit.has(partitionKey(topic, partition)));
+    if (notOwned.length > 0) {
+      const list = notOwned.map(({ topic, partition }) => ({ topic, partition }));
       throw fenced(memberId, memberEpoch, { notAssigned: list });
     }
   }

@@ -7,6 +7,7 @@ JSON line per event: {"consumer", "event": "assigned"|"revoked"|"record"|"commit
     python consumer_protocol_group.py BOOTSTRAP TOPIC GROUP PARTITIONS
 """
 import json
+import os
 import sys
 import time
 
@@ -59,31 +60,38 @@ def poll(name, consumer):
     return True
 
 
-a, owned_a = member("a")
-b, owned_b = member("b")
-deadline = time.time() + 60
-read = {"a": 0, "b": 0}
-while not (owned_a and owned_b and read["a"] and read["b"]):
-    if time.time() > deadline:
-        say(event="error", error="timed out waiting until a and b have partitions and read records")
-        sys.exit(1)
-    read["a"] += poll("a", a)
-    read["b"] += poll("b", b)
-say(event="phase", phase="shared")
+def main():
+    a, owned_a = member("a")
+    b, owned_b = member("b")
+    deadline = time.time() + 60
+    read = {"a": 0, "b": 0}
+    while not (owned_a and owned_b and read["a"] and read["b"]):
+        if time.time() > deadline:
+            raise TimeoutError("timed out waiting until a and b have partitions and read records")
+        read["a"] += poll("a", a)
+        read["b"] += poll("b", b)
+    say(event="phase", phase="shared")
 
-b.close()
-say(event="phase", phase="left")
-deadline = time.time() + 60
-while len(owned_a) < partitions:
-    if time.time() > deadline:
-        say(event="error", error="timed out waiting until a has every partition")
-        sys.exit(1)
-    poll("a", a)
-last = time.time()
-while time.time() - last < 3:
-    if poll("a", a):
-        last = time.time()
-for partition in a.committed([p for p in a.assignment()], timeout=10):
-    say(consumer="a", event="committed", partition=partition.partition, offset=partition.offset)
-a.close()
-say(event="phase", phase="done")
+    b.close()
+    say(event="phase", phase="left")
+    deadline = time.time() + 60
+    while len(owned_a) < partitions:
+        if time.time() > deadline:
+            raise TimeoutError("timed out waiting until a has every partition")
+        poll("a", a)
+    last = time.time()
+    while time.time() - last < 3:
+        if poll("a", a):
+            last = time.time()
+    for partition in a.committed([p for p in a.assignment()], timeout=10):
+        say(consumer="a", event="committed", partition=partition.partition, offset=partition.offset)
+    a.close()
+    say(event="phase", phase="done")
+
+
+try:
+    main()
+except Exception as error:  # noqa: BLE001 — any failure: say it and exit now, not when librdkafka's threads let go
+    say(event="error", error=repr(error))
+    sys.stdout.flush()
+    os._exit(1)

@@ -19,7 +19,7 @@ function fail(message: string): never {
   throw new Error(message);
 }
 
-function ownedBy(member: MemberState): Set<string> {
+export function ownedBy(member: MemberState): Set<string> {
   const owned = assignmentKeys(member.assignment);
   for (const key of assignmentKeys(member.pendingRevocation)) owned.add(key);
   return owned;

@@ -11,12 +11,12 @@
  */
 
 import { TributaryError } from "../../src/errors.ts";
-import type { Assignment, TopicsMeta } from "../../src/group/assignment.ts";
+import { partitionKey, type Assignment, type TopicsMeta } from "../../src/group/assignment.ts";
 import type { AssignorName } from "../../src/group/assignor.ts";
 import { ConsumerGroup } from "../../src/group/group.ts";
 import type { GroupState } from "../../src/group/group-state.ts";
 import { contactPersistLagMsFor, PersistedContacts } from "../../src/group/member-contacts.ts";
-import { checkEpochs, checkMinimalMoves, checkOwnership, checkSettled, checkSubscribed, checkUnchanged } from "./group-sim-checks.ts";
+import { checkEpochs, checkMinimalMoves, checkOwnership, checkSettled, checkSubscribed, checkUnchanged, ownedBy } from "./group-sim-checks.ts";
 import type { ClientView } from "./group-sim-checks.ts";
 import { SeededRandom } from "./group-sim-random.ts";
 
@@ -25,6 +25,8 @@ interface Client extends ClientView {
   status: "live" | "crashed" | "paused";
   subscription: string[];
   sessionTimeoutMs: number;
+  /** What the client knew before its last answer: a commit it sent then may arrive after. */
+  before?: { epoch: number; owned: Assignment };
 }
 
 /** What happened across a run, so a test can show that every fault was exercised. */
@@ -41,6 +43,8 @@ export interface SimCounts {
   staleMetadata: number;
   restarts: number;
   classicRebalances: number;
+  commits: number;
+  commitsFenced: number;
 }
 
 const topicNames = ["t0", "t1", "t2"];
@@ -65,6 +69,8 @@ export class GroupSim {
     staleMetadata: 0,
     restarts: 0,
     classicRebalances: 0,
+    commits: 0,
+    commitsFenced: 0,
   };
   readonly #random: SeededRandom;
   readonly #generateMemberId: () => string;
@@ -116,6 +122,7 @@ export class GroupSim {
       join: this.#clients.length < clientsMax ? 8 : 0,
       heartbeat: live.length > 0 ? 40 : 0,
       classicCheckIn: live.length > 0 ? 10 : 0,
+      commit: live.length > 0 ? 8 : 0,
       lostHeartbeat: live.length > 0 ? 8 : 0,
       leave: live.length > 0 ? 3 : 0,
       crash: live.length > 0 ? 3 : 0,
@@ -131,6 +138,7 @@ export class GroupSim {
     if (action === "heartbeat") this.#heartbeat(this.#random.pick(live), false);
     if (action === "lostHeartbeat") this.#heartbeat(this.#random.pick(live), true);
     if (action === "classicCheckIn") this.#classicCheckIn(this.#random.pick(live));
+    if (action === "commit") this.#commit(this.#random.pick(live));
     if (action === "subscribe") this.#heartbeat(this.#random.pick(live), false, this.#random.pick(this.#subscriptions));
     if (action === "leave") this.#leave(this.#random.pick(live));
     if (action === "crash" || action === "pause") {
@@ -197,7 +205,7 @@ export class GroupSim {
       const outcome = `${answer.memberId} e${answer.memberEpoch} ${format(answer.assignment)}${lost ? " (answer lost)" : ""}`;
       this.#say(`${client.name} joins ${client.subscription.join("+")} → ${outcome}`);
       if (lost) return void (this.counts.lostResponses += 1);
-      Object.assign(client, { memberId: answer.memberId, epoch: answer.memberEpoch, owned: answer.assignment });
+      Object.assign(client, { memberId: answer.memberId, epoch: answer.memberEpoch, owned: answer.assignment, before: undefined });
     });
   }
 
@@ -218,6 +226,7 @@ export class GroupSim {
         this.#say(`${sent} → e${answer.memberEpoch} ${format(answer.assignment)}${lost ? " (answer lost)" : ""}`);
         if (answer.memberEpoch < client.epoch) throw new Error(`${client.name} was answered with an older epoch`);
         if (lost) return void (this.counts.lostResponses += 1);
+        client.before = { epoch: client.epoch, owned: client.owned };
         client.epoch = answer.memberEpoch;
         client.owned = answer.assignment;
       } catch (error) {
@@ -261,6 +270,35 @@ export class GroupSim {
       if (!rebalance) return;
       this.counts.classicRebalances += 1;
       Object.assign(client, { epoch: 0, owned: [] });
+    });
+  }
+
+  /**
+   * A KIP-848 member commits what it believes it holds, at the epoch it knows (stale after a
+   * lost answer) or, as a commit sent before its last answer arrived, what it held before.
+   * Accepted, every partition must be the member's alone on the server: a commit from a member
+   * that no longer owns a partition could overwrite its new owner's progress.
+   */
+  #commit(client: Client): void {
+    if (client.memberId === null || client.epoch === 0) return;
+    const memberId = client.memberId;
+    const view = client.before !== undefined && client.before.epoch > 0 && this.#random.chance(0.3) ? client.before : client;
+    const { epoch, owned } = view;
+    const partitions = owned.flatMap(({ topic, partitions: numbers }) => numbers.map((partition) => ({ topic, partition })));
+    this.#checked((before) => {
+      try {
+        this.#group.checkCommit(memberId, epoch, partitions);
+      } catch (error) {
+        if (!(error instanceof TributaryError) || (error.code !== "FENCED_MEMBER_EPOCH" && error.code !== "UNKNOWN_MEMBER_ID")) throw error;
+        this.counts.commitsFenced += 1;
+        return this.#say(`${client.name} commits ${format(owned)} at e${epoch} → ${error.code}`);
+      }
+      this.counts.commits += 1;
+      this.#say(`${client.name} commits ${format(owned)} at e${epoch}`);
+      for (const { topic, partition } of partitions) {
+        const owners = before.members.filter((member) => ownedBy(member).has(partitionKey(topic, partition))).map((member) => member.memberId);
+        if (owners.length !== 1 || owners[0] !== memberId) throw new Error(`${client.name}'s commit of ${topic}:${partition} accepted, owned by ${owners.join(",") || "nobody"}`);
+      }
     });
   }
 

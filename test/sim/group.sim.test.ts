@@ -45,7 +45,7 @@ describe("consumer group simulation", () => {
     }
     if (replaySeed !== undefined) return;
     // A simulation that never lost an answer or expired a member would prove little.
-    const faults: (keyof SimCounts)[] = ["joins", "lostResponses", "fenced", "unknownMember", "expired", "leaves", "grown", "settles", "staleMetadata", "restarts"];
+    const faults: (keyof SimCounts)[] = ["joins", "lostResponses", "fenced", "unknownMember", "expired", "leaves", "grown", "settles", "staleMetadata", "restarts", "commits", "commitsFenced"];
     for (const name of faults) {
       expect(totals[name], name).toBeGreaterThan(seeds.length / 10);
     }

@@ -42,12 +42,14 @@ export async function offsetCommit(request: OffsetCommitRequest, context: Gatewa
   if (request.groupId === "") errorCode = kafkaCodes.INVALID_GROUP_ID;
   else if (!valid) errorCode = kafkaCodes.INVALID_REQUEST;
   else if (offsets.length > 0) {
-    const member = generation >= 0 && memberId !== "" ? { memberId, memberEpoch: generation, classic: true, groupInstanceId: request.groupInstanceId ?? null } : {};
+    // A KIP-848 member's commit is checked by the server's rule (its previous epoch too: a commit sent before the heartbeat answer that moved it).
+    const consumer = isConsumerMember(context, request.groupId, memberId);
+    const member = generation >= 0 && memberId !== "" ? { memberId, memberEpoch: generation, classic: !consumer, groupInstanceId: request.groupInstanceId ?? null } : {};
     errorCode = (await orKafkaCode(() => commitOffsets(context, request.groupId, { ...member, offsets }))).errorCode;
     // Kafka's answer to a commit from outside a group that has members.
     if (errorCode === kafkaCodes.NON_EMPTY_GROUP) errorCode = kafkaCodes.UNKNOWN_MEMBER_ID;
     // A KIP-848 member at an older epoch commits again once its heartbeat brought the new one.
-    if (errorCode === kafkaCodes.ILLEGAL_GENERATION && isConsumerMember(context, request.groupId, memberId)) errorCode = consumerCodes.STALE_MEMBER_EPOCH;
+    if (errorCode === kafkaCodes.ILLEGAL_GENERATION && consumer) errorCode = consumerCodes.STALE_MEMBER_EPOCH;
   }
   return {
     throttleTimeMs: 0,

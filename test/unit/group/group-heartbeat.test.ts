@@ -116,17 +116,29 @@ describe("checkCommit", () => {
     expect(JSON.stringify(group.toState())).toBe(before);
   });
 
-  it("accepts the previous epoch for partitions still assigned", () => {
-    revoking().checkCommit("m1", 1, [{ topic: "orders", partition: 1 }]);
+  it("accepts the previous epoch for partitions still owned: a commit sent before the answer that moved the member", () => {
+    const group = revoking();
+    group.checkCommit("m1", 1, [{ topic: "orders", partition: 1 }]);
+    group.checkCommit("m1", 1, [{ topic: "orders", partition: 3 }]);
   });
 
-  it("fences partitions outside the current assignment, even ones not yet let go, naming them", () => {
+  it("accepts partitions the member is still giving up, at either epoch (Kafka's consumers commit them in their revocation callbacks)", () => {
     const group = revoking();
-    for (const epoch of [1, 2]) {
-      const error = expectRefused(group, "FENCED_MEMBER_EPOCH", () => group.checkCommit("m1", epoch, [{ topic: "orders", partition: 2 }]));
-      expect(error.data).toEqual({ notAssigned: [{ topic: "orders", partition: 2 }] });
-    }
-    expectRefused(group, "FENCED_MEMBER_EPOCH", () => group.checkCommit("m2", 1, [{ topic: "orders", partition: 2 }]));
+    for (const epoch of [1, 2]) group.checkCommit("m1", epoch, [{ topic: "orders", partition: 2 }, { topic: "orders", partition: 0 }]);
+    const error = expectRefused(group, "FENCED_MEMBER_EPOCH", () => group.checkCommit("m2", memberOf(group, "m2").memberEpoch, [{ topic: "orders", partition: 2 }]));
+    expect(error.data).toEqual({ notAssigned: [{ topic: "orders", partition: 2 }] });
+  });
+
+  it("fences partitions the member let go, and at the previous epoch those it gained since, naming them", () => {
+    const group = revoking();
+    group.heartbeat("m1", { memberEpoch: 2 }, meta, t0 + 3); // m1 let 2 and 3 go
+    const gone = expectRefused(group, "FENCED_MEMBER_EPOCH", () => group.checkCommit("m1", 2, [{ topic: "orders", partition: 2 }, { topic: "orders", partition: 0 }]));
+    expect(gone.data).toEqual({ notAssigned: [{ topic: "orders", partition: 2 }] });
+    const gained = group.heartbeat("m2", { memberEpoch: 1 }, meta, t0 + 4);
+    expect(gained.assignment).toEqual(orders(2, 3));
+    const early = expectRefused(group, "FENCED_MEMBER_EPOCH", () => group.checkCommit("m2", gained.memberEpoch - 1, [{ topic: "orders", partition: 3 }]));
+    expect(early.data).toEqual({ notAssigned: [{ topic: "orders", partition: 3 }] });
+    group.checkCommit("m2", gained.memberEpoch, [{ topic: "orders", partition: 3 }]);
   });
 
   it("fences other epochs, refuses unknown members and malformed partitions", () => {
