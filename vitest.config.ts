@@ -1,16 +1,25 @@
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
+import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
 import { testWorkerVariables, workersLayerVariables } from "./test/workers/support/worker-variables.ts";
 
 // Four layers (STYLE.md): unit (pure core, Node), workers (inside workerd), sim (seeded fault
 // simulation of the pure core, Node) and e2e (against `wrangler dev`). No `retry:` anywhere:
 // a flaky test is a bug to find.
+// Vitest's default (one worker fewer than the cores) is a single worker on the 2-core machines
+// CI runs on; the unit, sim, workers and examples layers are isolated per file (pure code, or
+// their own workerd storage), and their files wait on storage and timers as much as they
+// compute, so two at a time finish each layer about a third sooner there. e2e stays one file at
+// a time: each starts servers and real clients that would compete for the cores.
+const layerWorkers = Math.max(2, availableParallelism() - 1);
+
 export default defineConfig({
   test: {
     projects: [
       {
         test: {
           name: "unit",
+          maxWorkers: layerWorkers,
           environment: "node",
           // The console's pure modules (console/test) run here too: Node has atob, TextDecoder and streams.
           include: ["test/unit/**/*.test.ts", "console/test/**/*.test.ts"],
@@ -19,6 +28,7 @@ export default defineConfig({
       {
         test: {
           name: "sim",
+          maxWorkers: layerWorkers,
           environment: "node",
           include: ["test/sim/**/*.test.ts"],
           testTimeout: 120_000,
@@ -39,6 +49,7 @@ export default defineConfig({
         ],
         test: {
           name: "workers",
+          maxWorkers: layerWorkers,
           include: ["test/workers/**/*.test.ts"],
           testTimeout: 30_000,
         },
@@ -64,6 +75,7 @@ export default defineConfig({
         ],
         test: {
           name: "examples",
+          maxWorkers: layerWorkers,
           include: ["test/examples/**/*.test.ts"],
           testTimeout: 30_000,
         },
