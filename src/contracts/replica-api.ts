@@ -6,7 +6,7 @@
 import type { AppendResult } from "../log/partition-log.ts";
 import type { SubscriberMode } from "../log/subscriber-window.ts";
 import type { PartitionNumbers } from "../metrics/cluster-families.ts";
-import type { Acks } from "../protocol/schemas.ts";
+import type { Acks, Isolation } from "../protocol/schemas.ts";
 import type { StreamAppendCondition } from "../protocol/stream-records.ts";
 import type { PartitionState } from "../replication/partition-state.ts";
 import type { ReplicaRole } from "../replication/replica-node.ts";
@@ -62,6 +62,8 @@ export interface FetchRequest extends RoutedCall {
   maxBytes: number;
   /** Long-poll: wait up to this long for a record when none is readable at `offset`. */
   waitMs: number;
+  /** read_committed (absent: the default) reads below the last stable offset; read_uncommitted below the high watermark. */
+  isolation?: Isolation;
 }
 
 /**
@@ -134,6 +136,8 @@ export const subscribeHeader = "Tributary-Subscribe";
 export interface SubscribeRequest extends RoutedCall {
   offset: "earliest" | "latest" | number;
   mode: SubscriberMode;
+  /** read_committed (absent: the default) or read_uncommitted, as a fetch's. */
+  isolation?: Isolation;
   /**
    * The token's key (a hash of the request's credential, never the token), counted against
    * streamsPerTokenMax; absent for the admin token and open mode.

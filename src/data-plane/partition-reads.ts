@@ -47,7 +47,6 @@ export async function readPartitionBatches(
   const sealed = await readSealedBatches(sealedStorage(env), topic.topicId, partition, limits);
   // Sealed segments lie below the last stable offset; their aborted transactions are the leader's index: read through it when one may be there.
   if (sealed && !(isolation !== "read_uncommitted" && holdsTransactionalData(sealed.batches))) return { ...sealed, lastStableOffset: sealed.lastStableOffset ?? sealed.highWatermark };
-  options = limits;
   if (clientRegion && clientRegion !== placement.leader && placement.isr.includes(clientRegion)) {
     try {
       const call = { ...routedCall(topic, partition, clientRegion), ...options, waitMs: 0 };

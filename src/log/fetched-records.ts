@@ -58,7 +58,7 @@ export function recordsInWindow(
 }
 
 /** A batch no reader sees as records (a marker, or an aborted transaction's batch): its offsets; else undefined. */
-function skippedBatch(batch: Uint8Array, aborted: readonly AbortedTransaction[] | undefined): { baseOffset: number; lastOffset: number } | undefined {
+export function skippedBatch(batch: Uint8Array, aborted: readonly AbortedTransaction[] | undefined): { baseOffset: number; lastOffset: number } | undefined {
   const header = readBatchHeader(batch, 0);
   if (!isTransactionalBatch(header.attributes)) return undefined;
   const span = { baseOffset: header.baseOffset, lastOffset: header.baseOffset + header.lastOffsetDelta };

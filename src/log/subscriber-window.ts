@@ -28,6 +28,8 @@ export interface SubscriberPosition {
   room: number;
   /** When the subscriber was first seen without room while records waited; null when it has room or nothing waits. */
   stalledSinceMs: number | null;
+  /** read_uncommitted: served up to the high watermark; absent (read_committed, the default): up to the last stable offset. */
+  uncommitted?: true;
 }
 
 /** A new subscriber's position: the starting window's room, not stalled. */

@@ -155,11 +155,14 @@ export class PartitionReplica extends DurableObject<Env> {
       const limits = { maxRecords: request.maxRecords, maxBytes: request.maxBytes };
       const log = node.log;
       if (request.offset < log.localStartOffset) return this.#readCommitted(log, request.offset, limits); // sealed: nothing to wait for
-      let result = node.log.read(request.offset, limits);
+      // read_committed (the default) reads below the last stable offset: a long poll waits for an open transaction's end.
+      const upTo = (at: PartitionLog) => (request.isolation === "read_uncommitted" ? at.highWatermark : at.lastStableOffset);
+      let result = log.read(request.offset, limits, upTo(log));
       const deadline = Date.now() + (node.isLeader ? request.waitMs : 0);
       while (result.batches.length === 0 && Date.now() < deadline) {
         await this.#readers.wait(deadline - Date.now());
-        result = this.#admitRouted(request, false).log.read(request.offset, limits);
+        const now = this.#admitRouted(request, false).log;
+        result = now.read(request.offset, limits, upTo(now));
       }
       return result;
     });

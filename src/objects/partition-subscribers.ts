@@ -1,6 +1,6 @@
 import { toResult, TributaryError } from "../errors.ts";
 import { fetchMaxRecordsMax, streamsPerPartitionMax, streamsPerTokenMax, streamStalledMsMax } from "../limits.ts";
-import { recordsInWindow } from "../log/fetched-records.ts";
+import { recordsInWindow, skippedBatch } from "../log/fetched-records.ts";
 import type { PartitionLog, ReadLimits, ReadResult } from "../log/partition-log.ts";
 import {
   afterCredit,
@@ -111,7 +111,10 @@ export class PartitionSubscribers {
         { retryAfterMs: tooManyStreamsRetryAfterMs },
       );
     }
-    const next = request.offset === "earliest" ? log.logStartOffset : request.offset === "latest" ? log.highWatermark : request.offset;
+    const uncommitted = request.isolation === "read_uncommitted";
+    // latest: where a reader of this isolation stands at the end (Kafka's ListOffsets by isolation level).
+    const latest = uncommitted ? log.highWatermark : log.lastStableOffset;
+    const next = request.offset === "earliest" ? log.logStartOffset : request.offset === "latest" ? latest : request.offset;
     if (next < log.logStartOffset || next > log.logEndOffset) {
       throw new TributaryError("OFFSET_OUT_OF_RANGE", `offset ${next} is outside the log [${log.logStartOffset}, ${log.logEndOffset}]`, {
         logStartOffset: log.logStartOffset,
@@ -121,7 +124,7 @@ export class PartitionSubscribers {
     const [client, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
     const tags = request.tokenKey === undefined ? [subscriberTag] : [subscriberTag, tokenTag(request.tokenKey)];
     ctx.acceptWebSocket(server, tags);
-    const attachment: Attachment = openedAt(next, request.mode, serverCreditWindow);
+    const attachment: Attachment = { ...openedAt(next, request.mode, serverCreditWindow), ...(uncommitted ? { uncommitted: true as const } : {}) };
     server.serializeAttachment(attachment);
     void this.notify();
     const headers = request.mode === "binary" ? { "Sec-WebSocket-Protocol": recordBatchSubprotocol } : undefined;
@@ -146,7 +149,7 @@ export class PartitionSubscribers {
     const position = afterCredit(attachment, credit, serverCreditWindow);
     socket.serializeAttachment(position);
     const partition = this.#host.partition();
-    if (partition.kind === "leader" && !creditMayUnblock(position, partition.log.highWatermark)) return Promise.resolve();
+    if (partition.kind === "leader" && !creditMayUnblock(position, visibleEnd(position, partition.log))) return Promise.resolve();
     return this.notify();
   }
 
@@ -200,15 +203,19 @@ export class PartitionSubscribers {
     for (let progressed = true; progressed; ) {
       progressed = false;
       const subscribers = this.#subscribers(log);
-      for (const [offset, sockets] of positionGroups(subscribers, log.highWatermark)) {
-        const positions = sockets.map((socket) => attachmentOf(socket)!);
-        const read = await this.#host.readCommitted(offset, { maxRecords: fetchMaxRecordsMax, maxBytes: readBytesFor(positions, serverCreditWindow) });
-        this.counters.reads++;
-        const frames = new FrameParts(read, offset);
-        for (const socket of sockets) if (this.#send(socket, frames)) progressed = true;
+      // read_committed subscribers (the default) and read_uncommitted ones see different frames: one read per position each.
+      for (const uncommitted of [false, true]) {
+        const those = subscribers.filter(({ position }) => (position.uncommitted === true) === uncommitted);
+        for (const [offset, sockets] of positionGroups(those, uncommitted ? log.highWatermark : log.lastStableOffset)) {
+          const positions = sockets.map((socket) => attachmentOf(socket)!);
+          const read = await this.#host.readCommitted(offset, { maxRecords: fetchMaxRecordsMax, maxBytes: readBytesFor(positions, serverCreditWindow) });
+          this.counters.reads++;
+          const frames = new FrameParts(read, offset, !uncommitted);
+          for (const socket of sockets) if (this.#send(socket, frames)) progressed = true;
+        }
       }
     }
-    await this.#checkStalls(log.highWatermark);
+    await this.#checkStalls(log);
   }
 
   /** Every open subscriber with its position; those the log start moved past are closed (4416). */
@@ -236,7 +243,8 @@ export class PartitionSubscribers {
     const frame = frames.frame(position.mode, parts);
     const bytes = frames.bytes(position.mode, parts); // the frame's length, a text frame's in UTF-8
     try {
-      socket.send(frame);
+      // A binary read_committed frame of markers and aborted batches only has nothing to send: the position moves on.
+      if (bytes > 0) socket.send(frame);
     } catch {
       return false; // closed meanwhile
     }
@@ -247,13 +255,13 @@ export class PartitionSubscribers {
   }
 
   /** Updates each socket's stall clock; closes those stalled too long (4429); arms the alarm for the next deadline. */
-  async #checkStalls(highWatermark: number): Promise<void> {
+  async #checkStalls(log: PartitionLog): Promise<void> {
     const nowMs = Date.now();
     let nextDeadline = Number.POSITIVE_INFINITY;
     for (const socket of this.#host.ctx.getWebSockets(subscriberTag)) {
       const position = attachmentOf(socket);
       if (!position) continue;
-      const updated = withStall(position, highWatermark, nowMs);
+      const updated = withStall(position, visibleEnd(position, log), nowMs);
       if (updated !== position) socket.serializeAttachment(updated);
       const deadline = stallDeadline(updated, streamStalledMsMax);
       if (deadline === undefined) continue;
@@ -266,6 +274,11 @@ export class PartitionSubscribers {
     }
     if (nextDeadline !== Number.POSITIVE_INFINITY) await this.#host.setAlarm(nextDeadline);
   }
+}
+
+/** Where a subscriber's records end for now: the high watermark for read_uncommitted, else the last stable offset. */
+function visibleEnd(position: SubscriberPosition, log: PartitionLog): number {
+  return position.uncommitted === true ? log.highWatermark : log.lastStableOffset;
 }
 
 function attachmentOf(socket: WebSocket): Attachment | undefined {
@@ -300,31 +313,43 @@ function builtOnce<T>(built: Map<string, T>, key: string, build: () => T): T {
 /**
  * The frames one read makes, for every mode, built lazily and once: a frame is the first
  * `count` batches read — binary: those batches as stored, concatenated; JSON: their records
- * from the requested offset, below the high watermark. Subscribers at the same position with
- * the same mode and room get the same frame: it is encoded once and the same bytes or text
- * sent to each.
+ * from the requested offset. For read_committed (`committed`) only batches below the last
+ * stable offset count, and markers and aborted transactions' batches are no part of a frame
+ * (nor their records), though the position moves past them; else batches below the high
+ * watermark, as stored. Subscribers at the same position with the same mode and room get the
+ * same frame: it is encoded once and the same bytes or text sent to each.
  */
 class FrameParts {
   readonly offset: number;
   readonly #read: ReadResult;
+  /** Where these frames end: the last stable offset (read_committed) or the high watermark. */
+  readonly #end: number;
+  readonly #batches: Uint8Array[];
+  /** What a binary frame sends of each batch: nothing for a marker or an aborted batch (read_committed). */
+  readonly #sent: (Uint8Array | null)[];
+  readonly #aborted: ReadResult["abortedTransactions"];
   readonly #json = new Map<"utf8" | "base64", { texts: string[]; bytes: number[] }>();
   /** Frames already built and their lengths, by mode and batch count. */
   readonly #frames = new Map<string, string | Uint8Array>();
   readonly #bytes = new Map<string, number>();
 
-  constructor(read: ReadResult, offset: number) {
+  constructor(read: ReadResult, offset: number, committed: boolean) {
     this.#read = read;
     this.offset = offset;
+    this.#end = committed ? (read.lastStableOffset ?? read.highWatermark) : read.highWatermark;
+    this.#aborted = committed ? (read.abortedTransactions ?? []) : undefined;
+    this.#batches = read.batches.filter((batch) => readBatchHeader(batch).baseOffset < this.#end);
+    this.#sent = committed ? this.#batches.map((batch) => (skippedBatch(batch, this.#aborted) ? null : batch)) : this.#batches;
   }
 
   get count(): number {
-    return this.#read.batches.length;
+    return this.#batches.length;
   }
 
-  /** Where a reader continues after the first `count` batches (past a compaction gap too, never past the high watermark). */
+  /** Where a reader continues after the first `count` batches (past a compaction gap too, never past where these frames end). */
   nextOffset(count: number): number {
-    const header = readBatchHeader(this.#read.batches[count - 1]!);
-    return Math.min(header.baseOffset + header.lastOffsetDelta + 1, this.#read.highWatermark);
+    const header = readBatchHeader(this.#batches[count - 1]!);
+    return Math.min(header.baseOffset + header.lastOffsetDelta + 1, this.#end);
   }
 
   bytes(mode: SubscriberMode, count: number): number {
@@ -332,7 +357,7 @@ class FrameParts {
   }
 
   #bytesOf(mode: SubscriberMode, count: number): number {
-    if (mode === "binary") return this.#read.batches.slice(0, count).reduce((sum, batch) => sum + batch.byteLength, 0);
+    if (mode === "binary") return this.#sent.slice(0, count).reduce((sum, batch) => sum + (batch?.byteLength ?? 0), 0);
     const parts = this.#parts(mode);
     const nonEmpty = parts.texts.slice(0, count).filter((text) => text !== "").length;
     const records = parts.bytes.slice(0, count).reduce((sum, bytes) => sum + bytes, 0) + Math.max(0, nonEmpty - 1);
@@ -341,7 +366,7 @@ class FrameParts {
 
   frame(mode: SubscriberMode, count: number): string | Uint8Array {
     return builtOnce(this.#frames, `${mode} ${count}`, () => {
-      if (mode === "binary") return concatBytes(this.#read.batches.slice(0, count));
+      if (mode === "binary") return concatBytes(this.#sent.slice(0, count).filter((batch) => batch !== null));
       const texts = this.#parts(mode).texts.slice(0, count).filter((text) => text !== "");
       return this.#envelope(count, texts.join(","));
     });
@@ -357,8 +382,8 @@ class FrameParts {
     let parts = this.#json.get(encoding);
     if (!parts) {
       parts = { texts: [], bytes: [] };
-      const window = { fromOffset: this.offset, untilOffset: this.#read.highWatermark, maxRecords: Number.MAX_SAFE_INTEGER, maxBytes: Number.MAX_SAFE_INTEGER };
-      for (const batch of this.#read.batches) {
+      const window = { fromOffset: this.offset, untilOffset: this.#end, maxRecords: Number.MAX_SAFE_INTEGER, maxBytes: Number.MAX_SAFE_INTEGER, abortedTransactions: this.#aborted };
+      for (const batch of this.#batches) {
         const { records } = recordsInWindow([batch], window);
         const text = records.map((record) => JSON.stringify(recordJson(record, encoding))).join(",");
         parts.texts.push(text);

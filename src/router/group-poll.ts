@@ -3,7 +3,7 @@ import type { AutoOffsetReset } from "../group/index.ts";
 import type { PartitionStart } from "../contracts/group-coordinator-api.ts";
 import { groupStub } from "../contracts/stubs.ts";
 import type { DecodedRecord } from "../protocol/record-batch.ts";
-import type { PollRequest, Position } from "../protocol/schemas.ts";
+import type { Isolation, PollRequest, Position } from "../protocol/schemas.ts";
 import { recordPayloadBytes } from "../protocol/record-scan.ts";
 import type { TopicMetadata } from "../topics/topic-metadata.ts";
 import { topicMetadata } from "../data-plane/metadata-cache.ts";
@@ -58,7 +58,7 @@ export async function pollGroup(env: Env, group: string, memberId: string, reque
   let reads = await readAll(env, readable, request);
   const waitMs = Math.min(request.waitMs, Math.floor(start.sessionTimeoutMs / 2));
   if (reads.every((read) => read.taken === 0) && waitMs > 0) {
-    const woken = await waitForRecordsOrChange(env, group, memberId, start.memberEpoch, readable, waitMs);
+    const woken = await waitForRecordsOrChange(env, group, memberId, start.memberEpoch, readable, { waitMs, isolation: request.isolation });
     if (woken === "records") reads = await readAll(env, readable, request);
   }
   return {
@@ -196,7 +196,7 @@ function waitForRecordsOrChange(
   memberId: string,
   memberEpoch: number,
   plans: readonly PartitionPlan[],
-  waitMs: number,
+  { waitMs, isolation }: { waitMs: number; isolation: Isolation | undefined },
 ): Promise<"records" | "change" | "timeout"> {
   return new Promise((resolve) => {
     let settled = false;
@@ -208,7 +208,7 @@ function waitForRecordsOrChange(
     };
     const timer = setTimeout(() => settle("timeout"), waitMs);
     for (const plan of plans) {
-      readPartition(env, plan.topic, plan.partition, { offset: plan.position, maxRecords: 1, maxBytes: 1, waitMs }).then(
+      readPartition(env, plan.topic, plan.partition, { offset: plan.position, maxRecords: 1, maxBytes: 1, waitMs, isolation }).then(
         (probe) => {
           if (probe.records.length > 0) settle("records");
         },

@@ -24,7 +24,7 @@ export const routeQueries = {
   binaryProduce: ["acks", "transactionalId"],
   listOffsets: ["at"],
   /** SSE and WebSocket, on a partition or a whole topic. */
-  streamingRead: ["offset", "encoding", accessTokenParam],
+  streamingRead: ["offset", "encoding", "isolation", accessTokenParam],
 } as const;
 
 /** How much of an unknown parameter's name an error message repeats. */

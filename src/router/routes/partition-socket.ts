@@ -8,7 +8,7 @@ import { authorize, principalOf } from "../authorize.ts";
 import type { RouterEnv } from "../context.ts";
 import { callLeader } from "../../data-plane/leader-calls.ts";
 import { topicMetadata } from "../../data-plane/metadata-cache.ts";
-import { integerParam, partitionParam, routeQueries, routeQuery } from "../query.ts";
+import { integerParam, isolationParam, partitionParam, routeQueries, routeQuery } from "../query.ts";
 
 /** `offset` of a stream: earliest, latest (the default) or an offset (one outside the log is the partition's 416). */
 function streamOffsetParam(text: string | undefined): SubscribeRequest["offset"] {
@@ -40,6 +40,7 @@ export const partitionSocketRoutes = new Hono<RouterEnv>().get("/:topic/partitio
   const query = routeQuery(c.req.url, routeQueries.streamingRead);
   const offset = streamOffsetParam(query.offset);
   const mode = subscriberMode(c.req.header("sec-websocket-protocol"), query.encoding);
+  const isolation = isolationParam(query.isolation);
   // Streams per token: keyed as SSE's (a scoped token, or each write or read token), by a hash sent to the object.
   const tokenKey = principalOf(c).kind === "token" ? await sha256Hex(`tributary stream key v1\n${c.get("credential")}`) : undefined;
   const topic = await topicMetadata(c.env, c.req.param("topic"));
@@ -48,7 +49,7 @@ export const partitionSocketRoutes = new Hono<RouterEnv>().get("/:topic/partitio
     topic,
     partition,
     async (stub, call): Promise<Result<Response>> => {
-      const subscribe: SubscribeRequest = { ...call, offset, mode, ...(tokenKey === undefined ? {} : { tokenKey }) };
+      const subscribe: SubscribeRequest = { ...call, offset, mode, isolation, ...(tokenKey === undefined ? {} : { tokenKey }) };
       const headers = { Upgrade: "websocket", [subscribeHeader]: JSON.stringify(subscribe) };
       const response = await stub.fetch(new Request("https://partition.internal/subscribe", { headers }));
       if (response.status === 101) return ok(response);

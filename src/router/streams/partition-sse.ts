@@ -1,14 +1,14 @@
 import type { Context } from "hono";
 import { TributaryError } from "../../errors.ts";
 import { fetchMaxBytesDefault, fetchMaxRecordsDefault, streamReadsMax } from "../../limits.ts";
-import type { Encoding } from "../../protocol/schemas.ts";
+import type { Encoding, Isolation } from "../../protocol/schemas.ts";
 import type { TopicMetadata } from "../../topics/topic-metadata.ts";
 import { clientRegion } from "../client-region.ts";
 import type { RouterEnv } from "../context.ts";
 import { placementOf } from "../../data-plane/leader-calls.ts";
 import { topicMetadata } from "../../data-plane/metadata-cache.ts";
 import { listOffset, payloadBytesOf, readPartition, recordJson, type PartitionRecords } from "../../data-plane/partition-reads.ts";
-import { encodingParam, integerParam, routeQueries, routeQuery } from "../query.ts";
+import { encodingParam, integerParam, isolationParam, routeQueries, routeQuery } from "../query.ts";
 import { streamQuota } from "../quotas.ts";
 import { principalOf } from "../authorize.ts";
 import { recordsFrame } from "./sse-format.ts";
@@ -21,6 +21,13 @@ export interface StreamedPartition {
   topic: TopicMetadata;
   partition: number;
   region: string | undefined;
+  isolation: Isolation;
+}
+
+/** How a stream shows records: their encoding, and which (read_committed, the default, or read_uncommitted). */
+export interface StreamView {
+  encoding: Encoding;
+  isolation: Isolation;
 }
 
 /**
@@ -35,7 +42,7 @@ export async function currentTopic(env: Env, streamed: TopicMetadata): Promise<T
 }
 
 export function readStreamed(read: StreamedPartition, offset: number, waitMs: number): Promise<PartitionRecords> {
-  const options = { offset, maxRecords: fetchMaxRecordsDefault, maxBytes: fetchMaxBytesDefault, waitMs };
+  const options = { offset, maxRecords: fetchMaxRecordsDefault, maxBytes: fetchMaxBytesDefault, waitMs, isolation: read.isolation };
   return readPartition(read.env, read.topic, read.partition, options, read.region);
 }
 
@@ -65,12 +72,12 @@ function partitionData(read: PartitionRecords, encoding: Encoding) {
  */
 export async function partitionEventStream(c: Context<RouterEnv>, name: string, partition: number): Promise<Response> {
   const query = routeQuery(c.req.url, routeQueries.streamingRead);
-  const encoding = encodingParam(query.encoding);
+  const view = { encoding: encodingParam(query.encoding), isolation: isolationParam(query.isolation) };
   const lastEventId = c.req.header("last-event-id");
   const resumeAt = lastEventId === undefined ? undefined : integerParam("Last-Event-ID", lastEventId, { min: 0, max: Number.MAX_SAFE_INTEGER });
   const release = takeStreamSlot(c.get("credential")); // past the bound: refused before any read
   try {
-    return await startPartitionStream(c, name, partition, { encoding, resumeAt, offset: query.offset }, release);
+    return await startPartitionStream(c, name, partition, { ...view, resumeAt, offset: query.offset }, release);
   } catch (error) {
     release();
     throw error;
@@ -81,14 +88,14 @@ async function startPartitionStream(
   c: Context<RouterEnv>,
   name: string,
   partition: number,
-  start: { encoding: Encoding; resumeAt: number | undefined; offset: string | undefined },
+  start: StreamView & { resumeAt: number | undefined; offset: string | undefined },
   release: () => void,
 ): Promise<Response> {
-  const { encoding, resumeAt } = start;
+  const { encoding, isolation, resumeAt } = start;
   let topic = await topicMetadata(c.env, name);
   if (!topic.partitions[partition]) topic = await topicMetadata(c.env, name, { refresh: true }); // grown since cached?
   placementOf(topic, partition);
-  const streamed: StreamedPartition = { env: c.env, topic, partition, region: clientRegion(c.req.raw) };
+  const streamed: StreamedPartition = { env: c.env, topic, partition, region: clientRegion(c.req.raw), isolation };
   let offset = resumeAt ?? (await startOffset(c.env, topic, partition, start.offset));
   let pending: PartitionRecords | undefined = await readStreamed(streamed, offset, 0);
   let reads = 2; // the start offset and the first read

@@ -1,16 +1,16 @@
 import type { Context } from "hono";
 import { TributaryError } from "../../errors.ts";
 import { streamReadsMax, streamTopicPollsMax, streamTopicVisitMs } from "../../limits.ts";
-import type { Encoding } from "../../protocol/schemas.ts";
+import type { Encoding, Isolation } from "../../protocol/schemas.ts";
 import type { TopicMetadata } from "../../topics/topic-metadata.ts";
 import { clientRegion } from "../client-region.ts";
 import type { RouterEnv } from "../context.ts";
 import { topicMetadata } from "../../data-plane/metadata-cache.ts";
 import { payloadBytesOf, recordJson, type PartitionRecords } from "../../data-plane/partition-reads.ts";
-import { encodingParam, routeQueries, routeQuery } from "../query.ts";
+import { encodingParam, isolationParam, routeQueries, routeQuery } from "../query.ts";
 import { streamQuota } from "../quotas.ts";
 import { principalOf } from "../authorize.ts";
-import { currentTopic, readStreamed, startOffset } from "./partition-sse.ts";
+import { currentTopic, readStreamed, startOffset, type StreamView } from "./partition-sse.ts";
 import { recordsFrame } from "./sse-format.ts";
 import { eventStreamResponse } from "./sse-stream.ts";
 import { takeStreamSlot } from "./stream-slots.ts";
@@ -42,13 +42,15 @@ class TopicStreamReader {
   private readonly region: string | undefined;
   private readonly positions: number[];
   private readonly encoding: Encoding;
+  private readonly isolation: Isolation;
 
-  constructor(env: Env, topic: TopicMetadata, region: string | undefined, positions: number[], encoding: Encoding) {
+  constructor(env: Env, topic: TopicMetadata, region: string | undefined, positions: number[], view: StreamView) {
     this.env = env;
     this.topic = topic;
     this.region = region;
     this.positions = positions;
-    this.encoding = encoding;
+    this.encoding = view.encoding;
+    this.isolation = view.isolation;
   }
 
   async next(waitMs: number): Promise<{ frames: string; fetchedBytes: number; end?: boolean }> {
@@ -72,7 +74,7 @@ class TopicStreamReader {
   }
 
   #start(partition: number, waitMs: number): void {
-    const streamed = { env: this.env, topic: this.topic, partition, region: this.region };
+    const streamed = { env: this.env, topic: this.topic, partition, region: this.region, isolation: this.isolation };
     const poll: Poll = { settled: false, promise: Promise.resolve() };
     this.reads++;
     poll.promise = readStreamed(streamed, this.positions[partition]!, waitMs).then(
@@ -115,20 +117,20 @@ export async function topicEventStream(c: Context<RouterEnv>, name: string): Pro
   if (!acceptsEventStream(c.req.header("accept"))) {
     throw new TributaryError("INVALID_REQUEST", "GET on a topic's records serves only Server-Sent Events (Accept: text/event-stream); fetch reads one partition: GET /v1/topics/{topic}/partitions/{partition}/records");
   }
-  const encoding = encodingParam(query.encoding);
+  const view = { encoding: encodingParam(query.encoding), isolation: isolationParam(query.isolation) };
   if (query.offset !== undefined && query.offset !== "earliest" && query.offset !== "latest") {
     throw new TributaryError("INVALID_REQUEST", "offset of a topic stream must be earliest or latest (Last-Event-ID resumes at exact offsets)");
   }
   const release = takeStreamSlot(c.get("credential")); // past the bound: refused before any read
   try {
-    return await startTopicStream(c, name, query.offset, encoding, release);
+    return await startTopicStream(c, name, query.offset, view, release);
   } catch (error) {
     release();
     throw error;
   }
 }
 
-async function startTopicStream(c: Context<RouterEnv>, name: string, offset: string | undefined, encoding: Encoding, release: () => void): Promise<Response> {
+async function startTopicStream(c: Context<RouterEnv>, name: string, offset: string | undefined, view: StreamView, release: () => void): Promise<Response> {
   const topic = await topicMetadata(c.env, name);
   const lastEventId = c.req.header("last-event-id");
   const partitions = topic.partitions.map((placement) => placement.partition);
@@ -136,7 +138,7 @@ async function startTopicStream(c: Context<RouterEnv>, name: string, offset: str
     lastEventId !== undefined
       ? decodeTopicPositions(lastEventId, topic.topicId, partitions.length)
       : await mapBounded(partitions, streamTopicPollsMax, (partition) => startOffset(c.env, topic, partition, offset));
-  const reader = new TopicStreamReader(c.env, topic, clientRegion(c.req.raw), positions, encoding);
+  const reader = new TopicStreamReader(c.env, topic, clientRegion(c.req.raw), positions, view);
   reader.reads = lastEventId === undefined ? partitions.length : 0;
   return eventStreamResponse(reader, { release, signal: c.req.raw.signal, quota: streamQuota(c.env, c.executionCtx, principalOf(c)) });
 }
