@@ -24,17 +24,23 @@
  *   which message.timestamp.before.max.ms bounds. Dropping the tombstone removes its key: no
  *   earlier record of the key survives the same pass.
  * Offsets never change. Each output batch holds consecutive offsets of one input batch (the
- * codec reads dense batches only), keeping its partition leader epoch, timestamp type and
- * producer fields; a batch whose records all survive is copied byte for byte. Transactional
- * and control batches (Tributary writes none yet) are copied whole, and control records are
- * never mapped.
+ * codec reads dense batches only), keeping its partition leader epoch, timestamp type,
+ * producer fields and transactional flag; a batch whose records all survive is copied byte
+ * for byte. Transactions (segments lie below the last stable offset, so every one there has
+ * ended): an aborted transaction's batches (`abortedTransactions`, the partition's index) are
+ * never mapped and are dropped whole, as Kafka's cleaner drops them — mapped, an aborted
+ * record would supersede the committed one before it, and read_committed readers would lose
+ * the key; a committed transaction's records are compacted as any; control batches (markers)
+ * are copied whole and never mapped.
  */
 import { controlFlag, encodeRecordBatch, splitBatches, timestampTypeLogAppendTime, transactionalFlag, type BatchHeader, type DecodedRecord } from "../protocol/record-batch.ts";
 import { decodeRecordBatch } from "../protocol/record-batch-decode.ts";
 import { batchCodec, compressBatch } from "../protocol/record-batch-compression.ts";
 import { incrementSequence } from "../protocol/sequences.ts";
 import type { StoredBatch } from "./log-store.ts";
+import { isAbortedBatch } from "./fetched-records.ts";
 import { decodeSegmentIndex } from "./segment-format.ts";
+import type { AbortedTransaction } from "./transaction-state.ts";
 import type { SegmentManifestEntry } from "./segment-manifest.ts";
 import { compactionKeyBytesMax, compactionKeysMax } from "../limits.ts";
 
@@ -49,6 +55,8 @@ export interface CompactionLimits {
   keysMax?: number;
   /** Default compactionKeyBytesMax. */
   keyBytesMax?: number;
+  /** The aborted transactions meeting the segments (the partition's index); default none. */
+  abortedTransactions?: readonly AbortedTransaction[];
 }
 
 export interface CompactionOptions extends CompactionLimits {
@@ -75,6 +83,8 @@ export interface CompactionStats {
   /** Records dropped because their key has a later record. */
   recordsSuperseded: number;
   tombstonesDropped: number;
+  /** Records of aborted transactions, dropped. */
+  abortedDropped: number;
   bytesRead: number;
   bytesWritten: number;
 }
@@ -111,6 +121,7 @@ export class CompactionKeyMap {
   readonly #latest = new Map<string, number>();
   readonly #keysMax: number;
   readonly #keyBytesMax: number;
+  readonly #aborted: readonly AbortedTransaction[] | undefined;
   #keyBytes = 0;
   #mappedEndOffset: number;
   #full = false;
@@ -119,6 +130,7 @@ export class CompactionKeyMap {
     this.#mappedEndOffset = firstDirtyOffset;
     this.#keysMax = limits.keysMax ?? compactionKeysMax;
     this.#keyBytesMax = limits.keyBytesMax ?? compactionKeyBytesMax;
+    this.#aborted = limits.abortedTransactions;
     if (!Number.isSafeInteger(firstDirtyOffset) || firstDirtyOffset < 0) throw new RangeError(`firstDirtyOffset ${firstDirtyOffset}`);
     if (!(this.#keysMax >= 1 && this.#keyBytesMax >= 0)) throw new RangeError("compaction limits must allow a key");
   }
@@ -143,7 +155,7 @@ export class CompactionKeyMap {
     if (input.entry.lastOffset < this.#mappedEndOffset) return true;
     for (const { header, start, end } of segmentBatches(input.bytes)) {
       if (header.baseOffset + header.lastOffsetDelta < this.#mappedEndOffset) continue;
-      const control = (header.attributes & controlFlag) !== 0;
+      const control = (header.attributes & controlFlag) !== 0 || this.isAborted(header);
       for (const record of decodeRecordBatch(input.bytes.subarray(0, end), start).records) {
         if (record.offset < this.#mappedEndOffset) continue;
         if (record.key !== null && !control && !this.#map(record.key, record.offset)) {
@@ -155,6 +167,11 @@ export class CompactionKeyMap {
     }
     this.#mappedEndOffset = Math.max(this.#mappedEndOffset, input.entry.lastOffset + 1);
     return true;
+  }
+
+  /** Whether the batch belongs to an aborted transaction: neither mapped nor kept. */
+  isAborted(header: BatchHeader): boolean {
+    return (header.attributes & transactionalFlag) !== 0 && (header.attributes & controlFlag) === 0 && isAbortedBatch(header.producerId, header.baseOffset, this.#aborted);
   }
 
   /** The latest mapped offset of `key`, if it was mapped. */
@@ -181,6 +198,7 @@ export class CompactionWriter {
     recordsKept: 0,
     recordsSuperseded: 0,
     tombstonesDropped: 0,
+    abortedDropped: 0,
     bytesRead: 0,
     bytesWritten: 0,
   };
@@ -213,7 +231,11 @@ export class CompactionWriter {
       this.stats.bytesRead += end - start;
       const { records } = decodeRecordBatch(bytes.subarray(0, end), start);
       this.stats.recordsRead += records.length;
-      const whole = (header.attributes & (transactionalFlag | controlFlag)) !== 0;
+      if (this.#keyMap.isAborted(header) && header.baseOffset < mappedEndOffset) {
+        this.stats.abortedDropped += records.length;
+        continue;
+      }
+      const whole = (header.attributes & controlFlag) !== 0;
       const kept = whole ? records : records.filter((record) => this.#keeps(record, mappedEndOffset));
       this.stats.recordsKept += kept.length;
       if (kept.length === records.length) {
@@ -276,6 +298,7 @@ export class CompactionWriter {
         producerId: header.producerId,
         producerEpoch: header.producerEpoch,
         baseSequence: header.baseSequence < 0 ? header.baseSequence : incrementSequence(header.baseSequence, skipped),
+        transactional: (header.attributes & transactionalFlag) !== 0,
       },
     );
     const bytes = compressBatch(encoded, batchCodec(header) ?? "none");

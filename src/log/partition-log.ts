@@ -373,6 +373,11 @@ export class PartitionLog {
     return aborted.length > 0 ? { ...result, lastStableOffset, abortedTransactions: aborted } : { ...result, lastStableOffset };
   }
 
+  /** The aborted transactions meeting [from, to) (what compaction drops). */
+  abortedBetween(from: number, to: number): AbortedTransaction[] {
+    return this.#transactions.abortedBetween(from, to);
+  }
+
   /** The answer for batches read elsewhere (sealed segments) from `offset`: the same transaction fields. */
   withTransactions(result: ReadResult, offset: number): ReadResult {
     return this.#withTransactions(result, offset);

@@ -220,7 +220,8 @@ export class SegmentTier {
     const generation = state.nextGeneration;
     this.#writeCompactionState({ nextGeneration: generation + 1, firstDirtyOffset: state.firstDirtyOffset });
     // Two streaming passes, one segment in memory at a time: map the dirty keys, then rewrite.
-    const keyMap = new CompactionKeyMap(state.firstDirtyOffset);
+    const abortedTransactions = log.abortedBetween(manifest[0]!.baseOffset, manifest.at(-1)!.lastOffset + 1);
+    const keyMap = new CompactionKeyMap(state.firstDirtyOffset, { abortedTransactions });
     for (const entry of manifest) {
       if (!keyMap.addSegment({ entry, bytes: await this.#getRange(entry.objectKey, 0, entry.bytes) })) break;
     }
@@ -234,7 +235,7 @@ export class SegmentTier {
       for (const segment of writer.addSegment({ entry, bytes })) added.push(await this.#writeGeneration(segment, generation));
     }
     for (const segment of writer.finish(replaced.at(-1)!.lastOffset)) added.push(await this.#writeGeneration(segment, generation));
-    if (writer.stats.recordsSuperseded + writer.stats.tombstonesDropped === 0) {
+    if (writer.stats.recordsSuperseded + writer.stats.tombstonesDropped + writer.stats.abortedDropped === 0) {
       // Nothing dropped: keep the current objects, forget the copies.
       await this.#bucket.delete(added.map((entry) => entry.objectKey));
       this.#writeCompactionState({ nextGeneration: generation + 1, firstDirtyOffset: keyMap.mappedEndOffset });

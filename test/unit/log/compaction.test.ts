@@ -7,9 +7,16 @@ import { checkManifest, nextGeneration, replaceSegments } from "../../../src/log
 import { crc32c } from "../../../src/protocol/crc32c.ts";
 import { BatchFormatError, readBatchHeader, splitBatches, timestampTypeLogAppendTime, transactionalFlag, type RecordInput } from "../../../src/protocol/record-batch.ts";
 import { decodeRecordBatch } from "../../../src/protocol/record-batch-decode.ts";
+import { encodeControlBatch } from "../../../src/protocol/control-batch.ts";
 import { batchAt, record, sealedSegment, storedBatch, text } from "./fixtures/tier-batches.ts";
 
 const utf8 = new TextDecoder();
+
+/** A batch moved to `offset` (its CRC covers from the attributes on, so the base offset needs no new one). */
+function withBaseOffset(batch: Uint8Array, offset: number): Uint8Array {
+  new DataView(batch.buffer, batch.byteOffset).setBigInt64(0, BigInt(offset));
+  return batch;
+}
 const str = (bytes: Uint8Array | null) => (bytes === null ? null : utf8.decode(bytes));
 
 /** What a reader sees, as plain values. */
@@ -174,14 +181,42 @@ describe("compactSegments: the batches written", () => {
     expect(records.map((r) => [r.offset, r.timestamp])).toEqual([[1, 3], [2, 3]]);
   });
 
-  it("copies transactional batches whole, and refuses a corrupt batch rather than rewrite it", () => {
-    const transactional = batchAt(0, [record("a", "1", 1), record("a", "2", 2)]).bytes;
-    const view = new DataView(transactional.buffer);
-    view.setInt16(21, transactionalFlag);
-    view.setUint32(17, crc32c(transactional, 21, transactional.length));
-    const result = compactSegments([sealedSegment([storedBatch(transactional), batchAt(2, [record("a", "3", 3)])])], options);
-    expect(result.segments[0]!.batches[0]!.bytes).toEqual(transactional);
-    expect(outputRecords(result).map((r) => r.offset)).toEqual([0, 1, 2]);
+  it("drops an aborted transaction's batches unmapped, compacts a committed one's records keeping the flag, copies markers whole", () => {
+    const aborted = { producerId: 7, producerEpoch: 0, baseSequence: 0, transactional: true };
+    const committed = { producerId: 8, producerEpoch: 0, baseSequence: 0, transactional: true };
+    const marker = (offset: number, producerId: number, result: "commit" | "abort") =>
+      storedBatch(withBaseOffset(encodeControlBatch({ producerId, producerEpoch: 1, result, coordinatorEpoch: 0 }, 5), offset));
+    const inputs = [
+      sealedSegment([
+        batchAt(0, [record("k", "committed", 1)]),
+        batchAt(1, [record("k", "aborted", 2), record("x", "aborted", 2)], aborted),
+        marker(3, 7, "abort"),
+        batchAt(4, [record("j", "txn", 3), record("y", "txn", 3)], committed),
+        marker(6, 8, "commit"),
+        batchAt(7, [record("j", "later", 4)]),
+      ]),
+    ];
+    const result = compactSegments(inputs, { ...options, abortedTransactions: [{ producerId: 7, firstOffset: 1, lastOffset: 3 }] });
+    // Mapped, the aborted "k" would have superseded the committed one, leaving a read_committed reader no "k" at all.
+    expect(outputRecords(result).filter((r) => r.key !== null && r.value !== null && !r.key.startsWith("\0")).map((r) => [r.offset, r.key, r.value])).toEqual([
+      [0, "k", "committed"],
+      [5, "y", "txn"],
+      [7, "j", "later"],
+    ]);
+    expect(result.stats.abortedDropped).toBe(2);
+    const headers = result.segments[0]!.batches.map((batch) => readBatchHeader(batch.bytes));
+    expect(headers.map((header) => [header.baseOffset, header.producerId, (header.attributes & transactionalFlag) !== 0])).toEqual([
+      [0, -1, false],
+      [3, 7, true], // the abort marker, whole
+      [5, 8, true], // the committed transaction's survivor, still transactional
+      [6, 8, true], // the commit marker, whole
+      [7, -1, false],
+    ]);
+    // Without the index every transaction counts as committed (the behaviour before: the aborted "k" wins).
+    expect(outputRecords(compactSegments(inputs, options)).some((r) => r.key === "k" && r.value === "committed")).toBe(false);
+  });
+
+  it("refuses a corrupt batch rather than rewrite it", () => {
     const corruptBatch = sealedSegment([batchAt(0, [record("a", "1", 1)])]);
     corruptBatch.bytes[65]! ^= 1; // inside the 70-byte batch's record
     expect(() => compactSegments([corruptBatch], options)).toThrow(BatchFormatError);

@@ -1,7 +1,9 @@
 /**
  * Transactions across R2 tiering (issue 28; docs/transactions.md, Tiering): segments are sealed
  * only below the last stable offset, and a read_committed read of sealed segments still skips
- * an aborted transaction's records (the leader's aborted index outlives the held batches).
+ * an aborted transaction's records (the leader's aborted index outlives the held batches);
+ * compaction drops an aborted transaction's records instead of letting them supersede the
+ * committed ones before them.
  */
 import { describe, expect, it } from "vitest";
 import { eventually } from "../storage/support.ts";
@@ -13,9 +15,10 @@ interface Producer {
   transactionalId: string;
 }
 
-async function produceTransactional(topic: string, producer: Producer, sequence: number, values: string[]) {
+async function produceTransactional(topic: string, producer: Producer, sequence: number, values: string[], key?: string) {
   const { producerId, producerEpoch, transactionalId } = producer;
-  const response = await api("POST", `/v1/topics/${topic}/records`, { records: values.map((value) => ({ value, partition: 0 })), producerId, producerEpoch, sequences: { "0": sequence }, transactionalId });
+  const records = values.map((value) => ({ value, partition: 0, ...(key === undefined ? {} : { key }) }));
+  const response = await api("POST", `/v1/topics/${topic}/records`, { records, producerId, producerEpoch, sequences: { "0": sequence }, transactionalId });
   expect(response.status, response.text).toBe(200);
 }
 
@@ -69,5 +72,20 @@ describe("transactions and sealed segments", () => {
     // The sealed segment ends below the high watermark: the router reads it from R2.
     expect(await read(topic, "read_uncommitted")).toEqual(["a1", "a2", "c1"]);
     expect(await read(topic, "read_committed")).toEqual(["c1"]);
+  });
+
+  it("compaction drops an aborted transaction's records: they never supersede the committed value of their key", async () => {
+    const topic = uniqueTopic("txn-compact");
+    await createTopic(topic, { configs: { "cleanup.policy": "compact", "segment.bytes": "65536", "segment.ms": "1" } });
+    expect((await api("POST", `/v1/topics/${topic}/records`, { records: [{ key: "k", value: "committed", partition: 0 }] })).status).toBe(200);
+    const aborted = await newProducer(topic);
+    await produceTransactional(topic, aborted, 0, ["aborted-1", "aborted-2"], "k");
+    await end(topic, aborted, "abort");
+    expect((await api("POST", `/v1/topics/${topic}/records`, { records: [{ key: "other", value: "o", partition: 0 }] })).status).toBe(200);
+    await clean(topic, (partition) => partition.storage.r2Segments >= 1 && partition.storage.sqliteBatches === 0);
+    // A config change runs the cleaner over the sealed segments.
+    expect((await api("PATCH", `/v1/topics/${topic}/configs`, { configs: { "delete.retention.ms": "60000" } })).status).toBe(200);
+    expect(await read(topic, "read_committed")).toEqual(["committed", "o"]);
+    expect(await read(topic, "read_uncommitted")).toEqual(["committed", "o"]); // the aborted records are gone from the log
   });
 });
