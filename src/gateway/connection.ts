@@ -18,6 +18,7 @@ import type { BrokerInfo, GatewayHandler, GatewayHandlers, GatewayRequestContext
 import { kafkaErrors } from "./kafka-errors.ts";
 import { apiKeys } from "./protocol/apis.ts";
 import { noAnswer } from "./no-answer.ts";
+import { nextReadOrder } from "./read-order.ts";
 import { FrameReader } from "./protocol/frames.ts";
 import { readRequest, schemaName, writeResponse, type RequestHeader } from "./protocol/messages.ts";
 import type { GatewayStats } from "./gateway-stats.ts";
@@ -28,6 +29,8 @@ type Answer = Record<string, unknown> | typeof noAnswer;
 /** A request read, waiting for the one before it to be handled. */
 interface Unhandled {
   header: RequestHeader;
+  /** When its frame was read off the socket (read-order.ts). */
+  readOrder: number;
   body: unknown;
   handler: GatewayHandler<never, unknown> | GatewayRunHandler<never, unknown>;
   resolve(answer: Answer): void;
@@ -64,7 +67,7 @@ export class GatewayConnection {
   #sessionEndsAt: number | undefined;
   #inFlight = 0;
   /** Whole frames read while the bound was reached, dispatched as answers go (the socket is paused meanwhile). */
-  readonly #waiting: Uint8Array[] = [];
+  readonly #waiting: { frame: Uint8Array; readOrder: number }[] = [];
   #tail: Promise<void> = Promise.resolve();
   /** Requests read and not yet handed to their handler, oldest first: each waits for the one before it. */
   readonly #unhandled: Unhandled[] = [];
@@ -141,7 +144,7 @@ export class GatewayConnection {
     if (this.#closed) return;
     const read = this.#reader.push(chunk);
     if (!read.ok) return this.#fail(read.error);
-    this.#waiting.push(...read.frames);
+    for (const frame of read.frames) this.#waiting.push({ frame, readOrder: nextReadOrder() });
     this.#pump();
   }
 
@@ -156,7 +159,7 @@ export class GatewayConnection {
     if (this.#waiting.length > 0 && !this.#closed) this.#socket.pause();
   }
 
-  #dispatch(frame: Uint8Array): void {
+  #dispatch({ frame, readOrder }: { frame: Uint8Array; readOrder: number }): void {
     const read = readRequest(frame);
     if (!read.ok) return this.#fail(`malformed request: ${read.error}`);
     const request = read.value;
@@ -174,7 +177,7 @@ export class GatewayConnection {
       if (request.kind === "unsupported" || handler === undefined) {
         return this.#fail(`unsupported request: ${schemaName(header.apiKey)} v${header.apiVersion}`);
       }
-      answer = new Promise((resolve, reject) => this.#unhandled.push({ header, body: request.body, handler, resolve, reject }));
+      answer = new Promise((resolve, reject) => this.#unhandled.push({ header, readOrder, body: request.body, handler, resolve, reject }));
       this.#handleNext();
     }
     this.#inFlight += 1;
@@ -233,12 +236,12 @@ export class GatewayConnection {
     let answers: Promise<unknown[]>;
     if (typeof handler === "function") {
       // Through a promise: a handler that throws before its first await closes the connection as any other failure.
-      answers = Promise.resolve().then(async () => [await handler(first.body as never, this.#context(header))]);
+      answers = Promise.resolve().then(async () => [await handler(first.body as never, this.#context(header, first.readOrder))]);
     } else {
       for (let next = this.#unhandled[0]; next?.header.apiKey === header.apiKey && next.header.apiVersion === header.apiVersion; next = this.#unhandled[0]) {
         run.push(this.#unhandled.shift()!);
       }
-      answers = Promise.resolve().then(() => handler.run(run.map((request) => request.body) as never[], this.#context(header)));
+      answers = Promise.resolve().then(() => handler.run(run.map((request) => request.body) as never[], this.#context(header, first.readOrder)));
     }
     answers
       .then(
@@ -265,7 +268,7 @@ export class GatewayConnection {
     else this.#socket.pause();
   }
 
-  #context(header: RequestHeader): GatewayRequestContext {
+  #context(header: RequestHeader, readOrder: number): GatewayRequestContext {
     const session = this.#session;
     const sasl = this.#sasl;
     return {
@@ -273,6 +276,7 @@ export class GatewayConnection {
       transport: session.transport,
       session,
       apiVersion: header.apiVersion,
+      readOrder,
       clientId: header.clientId,
       clientHost: this.#clientHost,
       connectionId: this.id,

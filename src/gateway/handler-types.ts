@@ -21,6 +21,12 @@ export interface GatewayRequestContext {
   readonly transport: Transport;
   /** The version of the request being handled. */
   readonly apiVersion: number;
+  /**
+   * When the request's frame was read off its socket, in the order of every frame this process
+   * read (read-order.ts); for a run of requests, the first one's. Transactions use it to tell
+   * a request read before a transaction's end from one read after (docs/gateway.md, Transactions).
+   */
+  readonly readOrder: number;
   /** The request header's client id (null when the client sent none). */
   readonly clientId: string | null;
   /** The client's address as the gateway sees it (Kafka's `clientHost`, e.g. "/127.0.0.1"). */

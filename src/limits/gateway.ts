@@ -87,3 +87,12 @@ export const gatewayUpstreamIdleMs = 4_000;
  * gatewayReadAheadBytesMax per connection.
  */
 export const gatewayReadAheadDepth = 2;
+
+/**
+ * Transactional ids whose producer identities one gateway process keeps (docs/gateway.md,
+ * Transactions: the epoch a client reuses after an end, translated to the one the coordinator
+ * answered). The oldest used is forgotten past it: its producer's next request goes with the
+ * epoch the client holds, which the coordinator refuses (PRODUCER_FENCED) — never a write in
+ * the wrong transaction — and the client initializes again.
+ */
+export const gatewayTransactionalIdsMax = 10_000;

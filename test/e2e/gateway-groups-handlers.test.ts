@@ -54,6 +54,7 @@ describe("gateway group handlers against wrangler dev", () => {
       tributary: as[0],
       transport: as[1],
       apiVersion,
+      readOrder: 0,
       clientId: "handlers-test",
       clientHost: "/127.0.0.1",
       connectionId: 1,

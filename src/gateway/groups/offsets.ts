@@ -8,13 +8,18 @@
  * Each commit's metadata string is kept and answered by OffsetFetch; one longer than Kafka's
  * offset.metadata.max.bytes is OFFSET_METADATA_TOO_LARGE for its partition alone, the others
  * committed (Kafka's answer). Tributary keeps no leader epoch: OffsetFetch answers -1.
+ * OffsetFetch's require_stable (v7+) is `?requireStable=true`: the partitions a transaction
+ * holds uncommitted offsets of answer UNSTABLE_OFFSET_COMMIT (retriable: the client asks
+ * again once the transaction ended), the others their committed offsets.
  */
 import { offsetMetadataLengthMax } from "../../limits.ts";
 import type { GatewayRequestContext } from "../handler-types.ts";
 import { consumerCodes } from "./consumer-heartbeat.ts";
 import { isConsumerMember } from "./consumer-subscriptions.ts";
-import { kafkaCodes, orKafkaCode } from "./kafka-codes.ts";
+import { kafkaCodeOf, kafkaCodes, orKafkaCode } from "./kafka-codes.ts";
 import { commitOffsets } from "./member-calls.ts";
+import { path } from "../../client/transport.ts";
+import { TributaryError } from "../../errors.ts";
 import type {
   OffsetCommitRequest,
   OffsetCommitResponse,
@@ -66,16 +71,28 @@ export async function offsetCommit(request: OffsetCommitRequest, context: Gatewa
 export async function offsetFetch(request: OffsetFetchRequest, context: GatewayRequestContext): Promise<OffsetFetchResponse> {
   if (request.groups !== undefined) {
     const groups = await Promise.all(
-      request.groups.map(async ({ groupId, topics }) => ({ groupId, ...(await fetchGroup(groupId, topics, context)) })),
+      request.groups.map(async ({ groupId, topics }) => ({ groupId, ...(await fetchGroup(groupId, topics, context, request.requireStable === true)) })),
     );
     return { throttleTimeMs: 0, groups };
   }
-  const answer = await fetchGroup(request.groupId ?? "", request.topics ?? null, context);
+  const answer = await fetchGroup(request.groupId ?? "", request.topics ?? null, context, request.requireStable === true);
   return { throttleTimeMs: 0, topics: answer.topics, errorCode: answer.errorCode };
 }
 
 /** One group's committed offsets for the named partitions (all committed ones when `topics` is null); -1 where none is. */
-async function fetchGroup(group: string, topics: OffsetFetchTopics[] | null, context: GatewayRequestContext) {
+async function fetchGroup(group: string, topics: OffsetFetchTopics[] | null, context: GatewayRequestContext, requireStable: boolean) {
+  const unstable = new Set<string>();
+  if (requireStable) {
+    try {
+      await context.transport.json({ method: "GET", path: path("groups", group, "offsets"), query: { requireStable: "true" } });
+    } catch (error) {
+      // An unknown group has nothing unstable: its offsets are read as usual below.
+      const unknownGroup = error instanceof TributaryError && error.code === "GROUP_ID_NOT_FOUND";
+      if (!unknownGroup && !(error instanceof TributaryError && error.code === "UNSTABLE_OFFSET_COMMIT")) return { topics: [], errorCode: kafkaCodeOf(error) };
+      const pending = unknownGroup ? [] : ((error.data as { partitions?: { topic: string; partition: number }[] }).partitions ?? []);
+      for (const { topic, partition } of pending) unstable.add(`${partition}:${topic}`);
+    }
+  }
   const listed = await orKafkaCode(() => context.tributary.admin().groups.offsets(group));
   // An unknown group has committed nothing: Kafka answers -1 for every partition, no error.
   if (listed.errorCode !== 0 && listed.errorCode !== kafkaCodes.GROUP_ID_NOT_FOUND) return { topics: [], errorCode: listed.errorCode };
@@ -85,7 +102,9 @@ async function fetchGroup(group: string, topics: OffsetFetchTopics[] | null, con
   const answer: OffsetFetchTopicAnswer[] = wanted.map(({ name, partitionIndexes }) => ({
     name,
     partitions: partitionIndexes.map((partitionIndex) => {
-      const entry = committed.get(`${partitionIndex}:${name}`);
+      const key = `${partitionIndex}:${name}`;
+      if (unstable.has(key)) return { partitionIndex, committedOffset: -1n, committedLeaderEpoch: -1, metadata: "", errorCode: kafkaCodes.UNSTABLE_OFFSET_COMMIT };
+      const entry = committed.get(key);
       return { partitionIndex, committedOffset: BigInt(entry?.offset ?? -1), committedLeaderEpoch: -1, metadata: entry?.metadata ?? "", errorCode: 0 };
     }),
   }));

@@ -4,8 +4,11 @@
  * Kafka). MaxWaitMs and MinBytes make a long poll across the requested partitions: a first
  * round answers at once what is there; when that is fewer than MinBytes, the partitions that had
  * nothing are asked again with `waitMs`, and the answer goes as soon as MinBytes have come or
- * the wait is over (the other polls are then abandoned). Last stable offset = high watermark
- * (no transactions). No fetch sessions: sessionId 0 tells the client to send full requests.
+ * the wait is over (the other polls are then abandoned). The isolation level goes to Tributary's
+ * read: read_committed reads stop at the last stable offset, and the answer carries it and the
+ * aborted transactions its batches meet (the binary fetch's headers), from which the client
+ * skips aborted records, as from Kafka's broker; control batches pass through as stored.
+ * No fetch sessions: sessionId 0 tells the client to send full requests.
  * From v13 topics are named by id (Metadata's): an id no topic has answers UNKNOWN_TOPIC_ID for
  * its partitions. The answer keeps to the request's MaxBytes and each partition's
  * PartitionMaxBytes as Kafka's broker does (fetch-limits.ts). A partition the answer leaves behind its high watermark is read on at once,
@@ -29,6 +32,8 @@ interface FetchRequest {
   maxWaitMs: number;
   minBytes: number;
   maxBytes?: number;
+  /** 0 read_uncommitted, 1 read_committed. */
+  isolationLevel?: number;
   topics: { topic?: string; topicId?: Uint8Array; partitions: { partition: number; fetchOffset: bigint; partitionMaxBytes: number }[] }[];
 }
 
@@ -38,7 +43,7 @@ interface PartitionAnswer {
   highWatermark: bigint;
   lastStableOffset: bigint;
   logStartOffset: bigint;
-  abortedTransactions: [];
+  abortedTransactions: AbortedTransaction[];
   preferredReadReplica: number;
   /** The stored RecordBatch bytes as the upstream read delivered them, passed through in pieces (upstream-read.ts). */
   records: Uint8Array[];
@@ -49,7 +54,14 @@ interface PartitionAnswer {
   nextOffset: number;
 }
 
+interface AbortedTransaction {
+  producerId: bigint;
+  firstOffset: bigint;
+}
+
 interface Wanted {
+  /** read_committed. */
+  committed: boolean;
   /** Undefined: a topic id no topic has. */
   topic: string | undefined;
   /** Its topic's entry in the request. */
@@ -83,8 +95,24 @@ function readAheadOf(context: GatewayRequestContext): FetchReadAhead<PartitionAn
 const highWatermarkHeader = fetchHeaders.highWatermark.toLowerCase();
 const logStartOffsetHeader = fetchHeaders.logStartOffset.toLowerCase();
 const nextOffsetHeader = fetchHeaders.nextOffset.toLowerCase();
+const lastStableOffsetHeader = fetchHeaders.lastStableOffset.toLowerCase();
+const abortedTransactionsHeader = fetchHeaders.abortedTransactions.toLowerCase();
 
-const partitionKey = (one: Wanted) => `${one.partition}:${one.topic}`;
+/** A read made ahead serves a Fetch of the same isolation level only. */
+const partitionKey = (one: Wanted) => `${one.partition}:${one.committed ? "committed" : "uncommitted"}:${one.topic}`;
+
+/** The aborted transactions a read_committed read's header names (docs/api.md), as Kafka's answer holds them. */
+function abortedTransactionsOf(header: string | undefined): AbortedTransaction[] {
+  if (header === undefined) return [];
+  const entries = JSON.parse(header) as { producerId: number; firstOffset: number }[];
+  return entries.map(({ producerId, firstOffset }) => ({ producerId: BigInt(producerId), firstOffset: BigInt(firstOffset) }));
+}
+
+/** Both answers' aborted transactions, each once. */
+function mergedAborted(a: AbortedTransaction[], b: AbortedTransaction[]): AbortedTransaction[] {
+  const seen = new Set(a.map((entry) => `${entry.producerId}:${entry.firstOffset}`));
+  return [...a, ...b.filter((entry) => !seen.has(`${entry.producerId}:${entry.firstOffset}`))];
+}
 
 export async function fetch(request: FetchRequest, context: GatewayRequestContext): Promise<Record<string, unknown>> {
   // Partitions are read in parallel, each within its own bound and the request's; the answer is then cut to the request's (fetch-limits.ts).
@@ -92,7 +120,7 @@ export async function fetch(request: FetchRequest, context: GatewayRequestContex
   const byId = context.apiVersion >= 13;
   const names = await Promise.all(request.topics.map(({ topic, topicId }) => (byId ? context.session.topicNamed(topicId!) : topic)));
   const wanted: Wanted[] = request.topics.flatMap(({ partitions }, t) =>
-    partitions.map((p) => ({ topic: names[t], entry: t, partition: p.partition, offset: Number(p.fetchOffset), maxBytes: Math.min(Math.max(Math.min(p.partitionMaxBytes, requestMaxBytes), 1), fetchMaxBytesMax) })),
+    partitions.map((p) => ({ committed: request.isolationLevel === 1, topic: names[t], entry: t, partition: p.partition, offset: Number(p.fetchOffset), maxBytes: Math.min(Math.max(Math.min(p.partitionMaxBytes, requestMaxBytes), 1), fetchMaxBytesMax) })),
   );
   const readAhead = readAheadOf(context);
   readAhead.dropOthers(new Set(wanted.map(partitionKey)));
@@ -153,9 +181,13 @@ function cutTo(answer: PartitionAnswer, bytes: number, offset: number): Partitio
   return { ...answer, records: firstBytes(answer.records, bytes), bytes, nextOffset };
 }
 
-/** Where to read on after an answer of a read from `offset`: undefined when it failed, was empty or reached the high watermark. */
-function readOnFrom({ errorCode, bytes, nextOffset, highWatermark }: PartitionAnswer, offset: number): number | undefined {
-  return errorCode !== kafkaErrors.NONE || bytes === 0 || nextOffset <= offset || nextOffset >= Number(highWatermark) ? undefined : nextOffset;
+/**
+ * Where to read on after an answer of a read from `offset`: undefined when it failed, was empty
+ * or reached the last stable offset (the high watermark where no transaction is open; a
+ * read_committed read stops there, and an open transaction's records will not stay long).
+ */
+function readOnFrom({ errorCode, bytes, nextOffset, lastStableOffset }: PartitionAnswer, offset: number): number | undefined {
+  return errorCode !== kafkaErrors.NONE || bytes === 0 || nextOffset <= offset || nextOffset >= Number(lastStableOffset) ? undefined : nextOffset;
 }
 
 /**
@@ -170,7 +202,13 @@ function withAnswered(readAhead: FetchReadAhead<PartitionAnswer>, one: Wanted, a
     const bytes = merged.bytes;
     const more = readAhead.takeAnswered(partitionKey(one), from, one.maxBytes, (next) => next.errorCode === kafkaErrors.NONE && next.bytes > 0 && bytes + next.bytes <= one.maxBytes);
     if (more === undefined) break;
-    merged = { ...more, records: [...merged.records, ...more.records], bytes: bytes + more.bytes, throttleTimeMs: Math.max(merged.throttleTimeMs, more.throttleTimeMs) };
+    merged = {
+      ...more,
+      records: [...merged.records, ...more.records],
+      bytes: bytes + more.bytes,
+      throttleTimeMs: Math.max(merged.throttleTimeMs, more.throttleTimeMs),
+      abortedTransactions: mergedAborted(merged.abortedTransactions, more.abortedTransactions),
+    };
     offset = from;
   }
   return merged;
@@ -185,13 +223,13 @@ function fromReadAhead(readAhead: FetchReadAhead<PartitionAnswer>, one: Wanted, 
 
 /** One partition's answer; never throws (an abandoned poll answers an empty result that is not used). */
 async function fetchPartition(one: Wanted, waitMs: number, context: GatewayRequestContext, signal?: AbortSignal): Promise<PartitionAnswer> {
-  const answer = (errorCode: number, records: Uint8Array[], bytes: number, highWatermark: number, logStartOffset: number, throttleTimeMs = 0, nextOffset = one.offset): PartitionAnswer => ({
+  const answer = (errorCode: number, records: Uint8Array[], bytes: number, highWatermark: number, logStartOffset: number, throttleTimeMs = 0, nextOffset = one.offset, lastStableOffset = highWatermark, abortedTransactions: AbortedTransaction[] = []): PartitionAnswer => ({
     partitionIndex: one.partition,
     errorCode,
     highWatermark: BigInt(highWatermark),
-    lastStableOffset: BigInt(highWatermark),
+    lastStableOffset: BigInt(lastStableOffset),
     logStartOffset: BigInt(logStartOffset),
-    abortedTransactions: [],
+    abortedTransactions,
     preferredReadReplica: -1,
     records,
     bytes,
@@ -203,12 +241,15 @@ async function fetchPartition(one: Wanted, waitMs: number, context: GatewayReque
   try {
     const read = await context.session.readRecords({
       path: path("topics", one.topic, "partitions", one.partition, "records"),
-      query: { offset: one.offset, maxRecords: fetchMaxRecordsMax, maxBytes: one.maxBytes, waitMs },
+      query: { offset: one.offset, maxRecords: fetchMaxRecordsMax, maxBytes: one.maxBytes, waitMs, isolation: one.committed ? "read_committed" : "read_uncommitted" },
       waitMs,
       signal,
     });
     const number = (name: string) => Number(read.header(name) ?? -1);
-    return answer(kafkaErrors.NONE, read.chunks, read.bytes, number(highWatermarkHeader), number(logStartOffsetHeader), 0, number(nextOffsetHeader));
+    const highWatermark = number(highWatermarkHeader);
+    const lastStableOffset = Number(read.header(lastStableOffsetHeader) ?? highWatermark);
+    const aborted = one.committed ? abortedTransactionsOf(read.header(abortedTransactionsHeader)) : [];
+    return answer(kafkaErrors.NONE, read.chunks, read.bytes, highWatermark, number(logStartOffsetHeader), 0, number(nextOffsetHeader), lastStableOffset, aborted);
   } catch (error) {
     if (signal?.aborted) return answer(kafkaErrors.NONE, empty, 0, -1, -1);
     if (isStaleMetadata(error)) context.session.invalidate();

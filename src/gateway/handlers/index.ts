@@ -15,6 +15,8 @@ import { offsetForLeaderEpoch } from "./offset-for-leader-epoch.ts";
 import { produce } from "./produce.ts";
 import { saslAuthenticate, saslHandshake } from "./sasl.ts";
 import { createPartitions, createTopics, deleteTopics } from "./topics-admin.ts";
+import { addOffsetsToTxn, addPartitionsToTxn, endTxn, txnOffsetCommit } from "./transactions.ts";
+import { describeTransactions, listTransactions } from "./transactions-admin.ts";
 
 const handler = <Request>(answer: GatewayHandler<Request, unknown>) => answer as GatewayHandler<never, unknown>;
 const runHandler = <Request>(answer: GatewayRunHandler<Request, unknown>) => answer as GatewayRunHandler<never, unknown>;
@@ -36,4 +38,10 @@ export const coreHandlers: GatewayHandlers = {
   [apiKeys.IncrementalAlterConfigs]: handler(incrementalAlterConfigs),
   [apiKeys.OffsetForLeaderEpoch]: handler(offsetForLeaderEpoch),
   [apiKeys.DescribeCluster]: handler(describeCluster),
+  [apiKeys.AddPartitionsToTxn]: handler(addPartitionsToTxn),
+  [apiKeys.AddOffsetsToTxn]: handler(addOffsetsToTxn),
+  [apiKeys.EndTxn]: handler(endTxn),
+  [apiKeys.TxnOffsetCommit]: handler(txnOffsetCommit),
+  [apiKeys.DescribeTransactions]: handler(describeTransactions),
+  [apiKeys.ListTransactions]: handler(listTransactions),
 };

@@ -3,6 +3,9 @@
  * first record with the largest timestamp (v7+, KIP-734), −4 the first offset the partition
  * holds itself, past its tiered segments in R2 (v8+, KIP-405), any other the first offset whose
  * timestamp is at or after it (`GET …/offsets?at=`); none found answers offset −1, as Kafka does.
+ * With isolation level read_committed (v2+), the latest is the last stable offset (the first
+ * offset of the oldest open transaction, else the high watermark: the partition's description),
+ * as Kafka's broker answers: a read_committed consumer starting at the end starts where it can read.
  */
 import { path } from "../../client/transport.ts";
 import type { GatewayRequestContext } from "../handler-types.ts";
@@ -11,6 +14,8 @@ import { isInternalTopic } from "../internal-topics.ts";
 import { isStaleMetadata } from "./stale.ts";
 
 interface ListOffsetsRequest {
+  /** 0 read_uncommitted, 1 read_committed (v2+). */
+  isolationLevel?: number;
   topics: { name: string; partitions: { partitionIndex: number; timestamp: bigint }[] }[];
 }
 
@@ -24,6 +29,13 @@ const timestampSpecs = new Map<bigint, string>([
 
 export async function listOffsets(request: ListOffsetsRequest, context: GatewayRequestContext): Promise<Record<string, unknown>> {
   let throttle = 0;
+  // One description per topic for the read_committed latest offsets (it holds every partition's).
+  const descriptions = new Map<string, Promise<{ partitions: { partition: number; lastStableOffset: number }[] }>>();
+  const describe = (topic: string) => {
+    let described = descriptions.get(topic);
+    if (described === undefined) descriptions.set(topic, (described = context.transport.json({ method: "GET", path: path("topics", topic) })));
+    return described;
+  };
   const topics = await Promise.all(
     request.topics.map(async ({ name, partitions }) => ({
       name,
@@ -33,6 +45,12 @@ export async function listOffsets(request: ListOffsetsRequest, context: GatewayR
           if (at === undefined) return { partitionIndex, errorCode: kafkaErrors.INVALID_REQUEST, timestamp: -1n, offset: -1n, leaderEpoch: -1 };
           if (isInternalTopic(name)) return { partitionIndex, errorCode: kafkaErrors.NONE, timestamp: -1n, offset: 0n, leaderEpoch: 0 };
           try {
+            if (at === "latest" && request.isolationLevel === 1) {
+              const described = await describe(name);
+              const lastStableOffset = described.partitions.find((entry) => entry.partition === partitionIndex)?.lastStableOffset;
+              if (lastStableOffset === undefined) return { partitionIndex, errorCode: kafkaErrors.UNKNOWN_TOPIC_OR_PARTITION, timestamp: -1n, offset: -1n, leaderEpoch: -1 };
+              return { partitionIndex, errorCode: kafkaErrors.NONE, timestamp: -1n, offset: BigInt(lastStableOffset), leaderEpoch: 0 };
+            }
             const answer = await context.transport.json<{ offset: number; timestamp?: number }>({
               method: "GET",
               path: path("topics", name, "partitions", partitionIndex, "offsets"),

@@ -9,6 +9,10 @@
  * the one before them was handled (a producer with several requests in flight). Requests with
  * the same acks are written together, each partition's batches of all of them in one write, in
  * request order (produce-writes.ts); each request is answered with its own offsets.
+ *
+ * A transactional producer's batches go with its `transactionalId` (the router checks the
+ * partition was added to its open transaction), rewritten to the producer identity the server
+ * knows when the client reuses an epoch an end bumped (../transactions/, docs/gateway.md).
  */
 import { recordBatchContentType } from "../../protocol/content-types.ts";
 import { path } from "../../client/transport.ts";
@@ -18,6 +22,10 @@ import { errorMessage, kafkaErrorCode, kafkaErrors, throttleTimeMs } from "../ka
 import { outlineOf, writeParts, type PartitionPart, type PartitionPost, type PartOutcome } from "./produce-writes.ts";
 import { isInternalTopic } from "../internal-topics.ts";
 import { isStaleMetadata } from "./stale.ts";
+import { rewriteBatchIdentity } from "../transactions/batch-identity.ts";
+import { mappingFor } from "../transactions/producer-mapping.ts";
+import { readBatchHeader } from "../../protocol/record-batch.ts";
+import { TributaryError } from "../../errors.ts";
 
 interface ProduceRequest {
   transactionalId: string | null;
@@ -70,7 +78,7 @@ export const produce: GatewayRunHandler<ProduceRequest, ProduceResponse | typeof
     const answers: (ProduceResponse | typeof noAnswer)[] = [];
     for (let start = 0; start < requests.length; ) {
       let end = start + 1;
-      while (end < requests.length && requests[end]!.acks === requests[start]!.acks) end += 1;
+      while (end < requests.length && requests[end]!.acks === requests[start]!.acks && requests[end]!.transactionalId === requests[start]!.transactionalId) end += 1;
       answers.push(...(await produceTogether(requests.slice(start, end), context)));
       start = end;
     }
@@ -78,7 +86,7 @@ export const produce: GatewayRunHandler<ProduceRequest, ProduceResponse | typeof
   },
 };
 
-/** Requests with the same acks: every partition's batches written in request order, partitions in parallel. */
+/** Requests with the same acks and transactional id: every partition's batches written in request order, partitions in parallel. */
 async function produceTogether(requests: readonly ProduceRequest[], context: GatewayRequestContext): Promise<(ProduceResponse | typeof noAnswer)[]> {
   const acks = acksParameter[requests[0]!.acks];
   const byPartition = new Map<string, { topic: string; partition: number; slots: Slot[] }>();
@@ -95,6 +103,7 @@ async function produceTogether(requests: readonly ProduceRequest[], context: Gat
           continue;
         }
         const key = `${topic.name}\u0000${index}`;
+        if (request.transactionalId !== null) toServerIdentity(request.transactionalId, records!, key, context);
         let writes = byPartition.get(key);
         if (writes === undefined) byPartition.set(key, (writes = { topic: topic.name, partition: index, slots: [] }));
         writes.slots.push({
@@ -110,7 +119,7 @@ async function produceTogether(requests: readonly ProduceRequest[], context: Gat
     [...byPartition.values()].map(async ({ topic, partition, slots }) => {
       const outcomes = await writeParts(
         slots.map((slot) => slot.part),
-        postTo(context, topic, partition, acks!),
+        postTo(context, topic, partition, acks!, requests[0]!.transactionalId),
       );
       outcomes.forEach((outcome, index) => answerSlot(slots[index]!, partition, outcome, context));
     }),
@@ -121,18 +130,32 @@ async function produceTogether(requests: readonly ProduceRequest[], context: Gat
 /** Why a request's partition is not written at all, or undefined when it is. */
 function refused(request: ProduceRequest, acks: string | undefined, topic: string, index: number, records: Uint8Array | null): PartitionResponse | undefined {
   if (acks === undefined) return failed(index, kafkaErrors.INVALID_REQUIRED_ACKS, `acks must be -1, 0 or 1, got ${request.acks}`);
-  if (request.transactionalId !== null) return failed(index, kafkaErrors.UNSUPPORTED_VERSION, "transactions are not supported by Tributary yet");
   if (records === null || records.length === 0) return failed(index, kafkaErrors.CORRUPT_MESSAGE, "no record batch");
   if (isInternalTopic(topic)) return failed(index, kafkaErrors.INVALID_TOPIC_EXCEPTION, `${topic} is one of Kafka's internal topics: it cannot be written`);
   return undefined;
 }
 
-function postTo(context: GatewayRequestContext, topic: string, partition: number, acks: string): PartitionPost {
+/**
+ * A transactional producer's batches as the server knows their producer (the identity the
+ * mapping of the request's read order gives the one in their first batch), in place.
+ */
+function toServerIdentity(transactionalId: string, records: Uint8Array, partitionKey: string, context: GatewayRequestContext): void {
+  let first;
+  try {
+    first = readBatchHeader(records);
+  } catch {
+    return; // the partition says what is wrong with it
+  }
+  const mapping = mappingFor(transactionalId, { producerId: first.producerId, producerEpoch: first.producerEpoch }, context.readOrder);
+  if (mapping !== undefined) rewriteBatchIdentity(records, mapping, partitionKey);
+}
+
+function postTo(context: GatewayRequestContext, topic: string, partition: number, acks: string, transactionalId: string | null): PartitionPost {
   return async (records) => {
     const answer = await context.transport.json<BinaryProduceAnswer | undefined>({
       method: "POST",
       path: path("topics", topic, "partitions", partition, "records"),
-      query: { acks },
+      query: transactionalId === null ? { acks } : { acks, transactionalId },
       bytes: records,
       contentType: recordBatchContentType,
     });
@@ -148,5 +171,7 @@ function answerSlot(slot: Slot, index: number, outcome: PartOutcome, context: Ga
   const { error } = outcome;
   if (isStaleMetadata(error)) context.session.invalidate();
   slot.throttle(throttleTimeMs(error));
-  slot.answer(failed(index, kafkaErrorCode(error), errorMessage(error)));
+  // A transactional write of a fenced producer: Produce knows it as INVALID_PRODUCER_EPOCH (Kafka's broker answers so).
+  const errorCode = error instanceof TributaryError && error.code === "PRODUCER_FENCED" ? kafkaErrors.INVALID_PRODUCER_EPOCH : kafkaErrorCode(error);
+  slot.answer(failed(index, errorCode, errorMessage(error)));
 }

@@ -3,10 +3,11 @@ import * as admin from "./messages-admin.ts";
 import * as core from "./messages-core.ts";
 import * as consumerGroups from "./messages-consumer-groups.ts";
 import * as groups from "./messages-groups.ts";
+import * as transactions from "./messages-transactions.ts";
 import type { MessageSchema } from "./schema.ts";
 
 export const messageSchemas: ReadonlyMap<number, MessageSchema> = new Map(
-  [...Object.values(core), ...Object.values(admin), ...Object.values(groups), ...Object.values(consumerGroups)].map((schema) => [schema.apiKey, schema]),
+  [...Object.values(core), ...Object.values(admin), ...Object.values(groups), ...Object.values(consumerGroups), ...Object.values(transactions)].map((schema) => [schema.apiKey, schema]),
 );
 
 /** API keys by name, for handler tables (`[apiKeys.Produce]: …`). */
@@ -30,6 +31,10 @@ export const apiKeys = {
   DeleteTopics: 20,
   InitProducerId: 22,
   OffsetForLeaderEpoch: 23,
+  AddPartitionsToTxn: 24,
+  AddOffsetsToTxn: 25,
+  EndTxn: 26,
+  TxnOffsetCommit: 28,
   DescribeConfigs: 32,
   AlterConfigs: 33,
   SaslAuthenticate: 36,
@@ -37,6 +42,8 @@ export const apiKeys = {
   DeleteGroups: 42,
   IncrementalAlterConfigs: 44,
   DescribeCluster: 60,
+  DescribeTransactions: 65,
+  ListTransactions: 66,
   ConsumerGroupHeartbeat: 68,
   ConsumerGroupDescribe: 69,
 } as const;
