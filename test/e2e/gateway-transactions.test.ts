@@ -149,4 +149,22 @@ describe("transactions through the gateway", () => {
     await producer.disconnect().catch(() => {});
     expect(await readValues(kafka, "txn-out", false, committedValues.length + 1)).toEqual([...committedValues, "successor"].sort());
   });
+
+  it("confluent-kafka from Debian (librdkafka 2.0.2) commits and aborts and reads read_committed; kcat reads either isolation level", async () => {
+    const topic = "txn-py";
+    await client.admin().topics.create({ name: topic, partitions: 2 });
+    const program = join(repositoryRoot, "test", "python", "transactions_produce_read.py");
+    const run = await runToEnd("/usr/bin/python3", [program, gateway.address, topic, "py-producer"], "python3 transactions_produce_read.py", 90_000);
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual({ values: ["py-c1", "py-c2", "py-c3"], error: null });
+    const described = (await (await fetch(`${server.url}/v1/transactions/py-producer`)).json()) as { state: string; producerEpoch: number };
+    expect(described).toMatchObject({ state: "CompleteCommit", producerEpoch: 3 });
+
+    const read = async (isolation: string) => {
+      const { stdout } = await kcat(["-b", gateway.address, "-C", "-t", topic, "-o", "beginning", "-e", "-q", "-f", "%s\n", "-X", `isolation.level=${isolation}`]);
+      return stdout.split("\n").filter((line) => line !== "").sort();
+    };
+    expect(await read("read_committed")).toEqual(["py-c1", "py-c2", "py-c3"]);
+    expect(await read("read_uncommitted")).toEqual(["py-c1", "py-c2", "py-c3", "py-x1", "py-x2"]);
+  });
 });

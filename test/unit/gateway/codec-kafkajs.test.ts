@@ -72,6 +72,16 @@ const requestArguments: Record<string, Record<string, unknown> | unknown[]> = {
   listGroups: {},
   describeGroups: { groupIds: ["group-a", "group-b"] },
   deleteGroups: ["group-a", "group-b"],
+  addPartitionsToTxn: { transactionalId: "txn-a", producerId: "1234", producerEpoch: 3, topics: [{ topic: "orders", partitions: [0, 2] }] },
+  addOffsetsToTxn: { transactionalId: "txn-a", producerId: "1234", producerEpoch: 3, groupId: "group-a" },
+  txnOffsetCommit: {
+    transactionalId: "txn-a",
+    groupId: "group-a",
+    producerId: "1234",
+    producerEpoch: 3,
+    topics: [{ topic: "orders", partitions: [{ partition: 0, offset: "17", metadata: null }] }],
+  },
+  endTxn: { transactionalId: "txn-a", producerId: "1234", producerEpoch: 3, transactionResult: true },
 };
 
 function kafkajsVersions(api: string): number[] {
@@ -93,7 +103,7 @@ const cases = Object.entries(requestArguments).flatMap(([api, args]) => {
 
 describe("requests: kafkajs's bytes decode and encode back to the same bytes", () => {
   it("covers every API kafkajs and the gateway share", () => {
-    expect(cases.length).toBeGreaterThan(60);
+    expect(cases.length).toBeGreaterThan(68);
   });
 
   it.each(cases)("$api v$version", async ({ api, version, args, key }) => {
@@ -210,6 +220,25 @@ describe("responses: the gateway's bytes decode with kafkajs's decoders", () => 
   it.each([0, 1])("InitProducerId v%i", async (version) => {
     const bytes = responseBytes(apiKeys.InitProducerId, version, { throttleTimeMs: 0, errorCode: 0, producerId: 1234n, producerEpoch: 0 });
     expect(await kafkajsParse("initProducerId", version, bytes)).toMatchObject({ producerId: "1234", producerEpoch: 0 });
+  });
+
+  it.each([0, 1])("EndTxn, AddOffsetsToTxn, AddPartitionsToTxn and TxnOffsetCommit v%i", async (version) => {
+    const endTxn = await kafkajsParse("endTxn", version, responseBytes(apiKeys.EndTxn, version, { throttleTimeMs: 0, errorCode: 0 }));
+    expect(endTxn).toMatchObject({ errorCode: 0 });
+    const addOffsets = await kafkajsParse("addOffsetsToTxn", version, responseBytes(apiKeys.AddOffsetsToTxn, version, { throttleTimeMs: 0, errorCode: 0 }));
+    expect(addOffsets).toMatchObject({ errorCode: 0 });
+    const addPartitions = await kafkajsParse(
+      "addPartitionsToTxn",
+      version,
+      responseBytes(apiKeys.AddPartitionsToTxn, version, { throttleTimeMs: 0, resultsByTopicV3AndBelow: [{ name: "orders", resultsByPartition: [{ partitionIndex: 2, partitionErrorCode: 0 }] }] }),
+    );
+    expect(addPartitions.errors).toEqual([{ topic: "orders", partitionErrors: [{ errorCode: 0, partition: 2 }] }]);
+    const txnOffsets = await kafkajsParse(
+      "txnOffsetCommit",
+      version,
+      responseBytes(apiKeys.TxnOffsetCommit, version, { throttleTimeMs: 0, topics: [{ name: "orders", partitions: [{ partitionIndex: 0, errorCode: 0 }] }] }),
+    );
+    expect(txnOffsets.topics).toEqual([{ topic: "orders", partitions: [{ errorCode: 0, partition: 0 }] }]);
   });
 
   it.each([0, 1, 2])("DescribeConfigs v%i", async (version) => {
