@@ -66,6 +66,16 @@ export interface FetchRequest extends RoutedCall {
   isolation?: Isolation;
 }
 
+/** Kafka's DeleteRecords (docs/api.md, Delete records): the log is to start at `beforeOffset`; −1 is the high watermark. */
+export interface DeleteRecordsRequest extends RoutedCall {
+  beforeOffset: number;
+}
+
+/** The partition's log start once the records are deleted: Kafka's low watermark. */
+export interface DeleteRecordsAnswer {
+  lowWatermark: number;
+}
+
 /**
  * `earliest` (the log start), `latest` (the high watermark), `earliest-local` (the first offset
  * held by the partition itself, past what tiered storage holds: Kafka's KIP-405), `max-timestamp`

@@ -1,7 +1,8 @@
 /**
  * Retention (cleanup.policy delete): which sealed segments to delete, oldest first, and
- * where the log then starts (ARCHITECTURE.md decision 6). Pure: the partition object
- * deletes the objects, swaps its manifest and advances logStartOffset.
+ * where the log then starts (ARCHITECTURE.md decision 6). Kafka's DeleteRecords is the same
+ * step with a start asked for (`logStartOffset`). Pure: the partition object deletes the
+ * objects, swaps its manifest and advances logStartOffset.
  */
 import type { SegmentManifest, SegmentManifestEntry } from "./segment-manifest.ts";
 
@@ -13,12 +14,20 @@ export interface RetentionOptions {
   nowMs: number;
   /** Bytes in the SQLite tier: they count toward retention.bytes but are never deleted here. */
   activeBytes: number;
+  /**
+   * Where the log is to start at least (its current start, or a DeleteRecords' offset): segments
+   * wholly below it go whatever the rules say, and the plan's start is never below it.
+   */
+  logStartOffset?: number;
 }
 
 export interface RetentionPlan {
   /** Leading entries of the manifest to delete, oldest first. */
   deleted: SegmentManifestEntry[];
-  /** The log's new start (the last deleted segment's lastOffset + 1), or undefined when nothing is deleted. */
+  /**
+   * The log's new start (the last deleted segment's lastOffset + 1, or the start asked for when
+   * larger), or undefined when nothing is deleted and no start was asked for.
+   */
   logStartOffset: number | undefined;
   /** How many leading segments each rule alone would delete; `deleted` is the longer prefix. */
   byTime: number;
@@ -35,6 +44,8 @@ export interface RetentionPlan {
  *   rule, so the log never shrinks below retention.bytes and exceeds it by less than a
  *   segment.
  * Deleting the longer of the two prefixes is what applying both rules in turn gives.
+ * - Below the start asked for: every segment that ends before it (Kafka deletes a segment
+ *   once its next one starts at or below the log start); one that holds it stays.
  */
 export function planRetention(manifest: SegmentManifest, options: RetentionOptions): RetentionPlan {
   const { retentionMs, retentionBytes, nowMs, activeBytes } = options;
@@ -57,7 +68,13 @@ export function planRetention(manifest: SegmentManifest, options: RetentionOptio
     }
   }
 
-  const deleted = manifest.slice(0, Math.max(byTime, bySize));
+  const floor = options.logStartOffset;
+  if (floor !== undefined && (!Number.isSafeInteger(floor) || floor < 0)) throw new RangeError(`logStartOffset ${floor}`);
+  let count = Math.max(byTime, bySize);
+  while (floor !== undefined && count < manifest.length && manifest[count]!.lastOffset < floor) count++;
+  const deleted = manifest.slice(0, count);
   const last = deleted.at(-1);
-  return { deleted, logStartOffset: last === undefined ? undefined : last.lastOffset + 1, byTime, bySize };
+  const after = last === undefined ? undefined : last.lastOffset + 1;
+  const logStartOffset = floor === undefined ? after : Math.max(floor, after ?? 0);
+  return { deleted, logStartOffset, byTime, bySize };
 }

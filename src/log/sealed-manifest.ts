@@ -71,7 +71,7 @@ function isCount(value: unknown): value is number {
 
 /**
  * A published manifest from its JSON text, checked: a known format, counts, segments ascending
- * without overlap, at or above the log start, and below the high watermark. Throws a
+ * without overlap, none ending below the log start, and below the high watermark. Throws a
  * SealedManifestError for anything else: a reader then asks the partition object.
  */
 export function parsePublishedManifest(text: string): PublishedManifest {
@@ -89,12 +89,14 @@ export function parsePublishedManifest(text: string): PublishedManifest {
   const { logStartOffset, highWatermark, segments } = manifest!;
   if (!isCount(logStartOffset) || !isCount(highWatermark) || logStartOffset > highWatermark) fail("log bounds");
   if (!Array.isArray(segments)) fail("no segment list");
-  let previousLast = logStartOffset! - 1;
+  let previousLast = -1;
   for (const segment of segments!) {
     const { baseOffset, lastOffset, objectKey, bytes, indexBytes } = (segment ?? {}) as Partial<PublishedSegment>;
     const counts = [baseOffset, lastOffset, bytes, indexBytes].every(isCount);
     if (!counts || typeof objectKey !== "string" || indexBytes! < segmentFooterBytes || indexBytes! >= bytes!) fail("a segment's fields");
-    if (baseOffset! <= previousLast || lastOffset! < baseOffset! || lastOffset! >= highWatermark!) fail(`segment ${objectKey} at ${baseOffset}..${lastOffset}`);
+    // The first may begin below the log start (DeleteRecords moves it to any offset), never end below it.
+    const misplaced = baseOffset! <= previousLast || lastOffset! < Math.max(baseOffset!, logStartOffset!) || lastOffset! >= highWatermark!;
+    if (misplaced) fail(`segment ${objectKey} at ${baseOffset}..${lastOffset}`);
     previousLast = lastOffset!;
   }
   return manifest as PublishedManifest;

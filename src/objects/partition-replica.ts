@@ -11,11 +11,12 @@ import { ReplicaNode, type ReplicaRole } from "../replication/replica-node.ts";
 import { CountedSql, rowCountingEnabled } from "./counted-sql.ts";
 import { defaultPartitionConfig, samePartitionConfig } from "../contracts/partition-config.ts";
 import { appendBytes, writeAppends } from "./leader-appends.ts";
-import type { AppendAnswer, AppendRequest, FetchRequest, OffsetQuery, PartitionAddress, PartitionMetrics, ReplicaState, RoutedCall, TransactionMarkerRequest } from "../contracts/replica-api.ts";
+import type { AppendAnswer, AppendRequest, DeleteRecordsAnswer, DeleteRecordsRequest, FetchRequest, OffsetQuery, PartitionAddress, PartitionMetrics, ReplicaState, RoutedCall, TransactionMarkerRequest } from "../contracts/replica-api.ts";
 import { SqliteTransactionStore, transactionStateMigration } from "./sqlite-transaction-store.ts";
 import { markerAnswer, markerAppend } from "./transaction-marker-appends.ts";
 import { debugStatsEnabled, ReplicaCounters, replicaDebugStats } from "./replica-debug-stats.ts";
 import { ReplicaFaults } from "./replica-faults.ts";
+import { deleteRecords } from "./record-deletions.ts";
 import type { Fault } from "../contracts/faults.ts";
 import { readReplicaIdentity, replicaIdentityMigration, writeReplicaIdentity, type ReplicaIdentity } from "./replica-identity.ts";
 import { deletePartitionTraffic, partitionTrafficMigration, ReplicaTraffic } from "./replica-traffic.ts";
@@ -330,9 +331,7 @@ export class PartitionReplica extends DurableObject<Env> {
   }
 
   async setFault(request: PartitionAddress & { fault: Fault; ms: number }): Promise<Result<void>> {
-    return toResult(() => {
-      this.#faults.set(request.fault, request.ms);
-    });
+    return toResult(() => this.#faults.set(request.fault, request.ms));
   }
 
   /** A follower adopts its leader's tier (segments sealed, retention applied); answers its log end. */
@@ -345,6 +344,11 @@ export class PartitionReplica extends DurableObject<Env> {
       this.#readers.wakeAll();
       return { kind: "ok", logEndOffset: node.log.logEndOffset, leaderEpoch: request.leaderEpoch, highWatermark: node.log.highWatermark };
     });
+  }
+
+  /** Kafka's DeleteRecords (src/objects/record-deletions.ts): the cleaner's retention step moves the log start. */
+  async deleteRecords(request: DeleteRecordsRequest): Promise<Result<DeleteRecordsAnswer>> {
+    return toResult(() => this.#beforeCall().then(() => deleteRecords(this.#admitRouted(request).log, this.#tier!, request.beforeOffset, () => this.#maintain())));
   }
 
   /** The topic's configs changed: the cleaner runs now (retention shows within seconds), not on a slow timer. */

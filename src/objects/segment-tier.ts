@@ -1,5 +1,6 @@
 import type { EpochStart } from "../log/log-store.ts";
 import type { PartitionLog } from "../log/partition-log.ts";
+import { followLogStart, moveLogStart } from "../log/log-start.ts";
 import { planRetention } from "../log/retention-plan.ts";
 import { planSeal } from "../log/seal-plan.ts";
 import { encodeSegment } from "../log/segment-format.ts";
@@ -71,6 +72,8 @@ export class SegmentTier {
   #publishedVersion = 0;
   /** The etag of the manifest object this replica last wrote (null: none there), undefined until it has. */
   #publishedEtag: string | null | undefined;
+  /** The log start a DeleteRecords asked for, until the next retention step applies it (0: none). */
+  #requestedLogStart = 0;
 
   /** The epoch this replica leads (or last knew): a publication never replaces a newer leader's. */
   readonly #leaderEpoch: () => number;
@@ -153,26 +156,42 @@ export class SegmentTier {
     return { sealed, nextCheckAtMs: nowMs };
   }
 
-  /** Deletes whole sealed segments past retention.ms / retention.bytes and moves the log start. Returns whether anything went. */
+  /**
+   * DeleteRecords (src/objects/record-deletions.ts): the log is to start at `offset` at least.
+   * Applied by the next retention step, which the caller runs.
+   */
+  requestLogStart(offset: number): void {
+    this.#requestedLogStart = Math.max(this.#requestedLogStart, offset);
+  }
+
+  /**
+   * Deletes whole sealed segments past retention.ms / retention.bytes (cleanup.policy delete), or
+   * below the start DeleteRecords asked for, and moves the log start. Returns whether it moved.
+   */
   async applyRetention(log: PartitionLog, config: TierConfig, nowMs: number): Promise<boolean> {
-    if (!config.deleteEnabled) return false;
+    // Committed records only: a start asked for before a leadership change is capped.
+    const asked = Math.min(this.#requestedLogStart, log.highWatermark);
+    this.#requestedLogStart = 0;
+    if (!config.deleteEnabled && asked <= log.logStartOffset) return false;
     const plan = planRetention(this.#manifest, {
-      retentionMs: config.retentionMs,
-      retentionBytes: config.retentionBytes,
+      retentionMs: config.deleteEnabled ? config.retentionMs : -1,
+      retentionBytes: config.deleteEnabled ? config.retentionBytes : -1,
       nowMs,
       activeBytes: log.localBytes,
+      logStartOffset: Math.max(asked, log.logStartOffset),
     });
-    if (plan.logStartOffset === undefined) return false;
+    const logStartOffset = plan.logStartOffset!;
+    if (plan.deleted.length === 0 && logStartOffset <= log.logStartOffset) return false;
     // Readers learn the new start before it moves here: a router that read the manifest before this
     // publication reads as of then; one after it never serves below the new start.
     const next = replaceSegments(this.#manifest, plan.deleted, []);
-    await this.#publish(next, plan.logStartOffset, log.highWatermark, this.#version + 1);
+    await this.#publish(next, logStartOffset, log.highWatermark, this.#version + 1);
     // The log start moves next: once it has, nothing reads the objects, so deleting them can follow.
     this.#manifest = next;
     for (const entry of plan.deleted) this.#sql.exec("DELETE FROM segments WHERE base_offset = ?", entry.baseOffset);
-    log.advanceLogStart(plan.logStartOffset);
+    moveLogStart(log, logStartOffset);
     this.#version++;
-    await this.#bucket.delete(plan.deleted.map((entry) => entry.objectKey));
+    if (plan.deleted.length > 0) await this.#bucket.delete(plan.deleted.map((entry) => entry.objectKey));
     return true;
   }
 
@@ -309,7 +328,7 @@ export class SegmentTier {
     } else if (sealedEnd + 1 > log.localStartOffset) {
       log.dropBefore(Math.min(sealedEnd + 1, log.highWatermark));
     }
-    log.advanceLogStart(snapshot.logStartOffset);
+    followLogStart(log, snapshot);
     this.#version++;
   }
 

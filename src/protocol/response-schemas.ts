@@ -85,6 +85,10 @@ export const listOffsetResponseSchema = z.object({
   timestamp: timestampSchema.optional().meta({ description: "present when the offset was found by time" }),
 });
 
+export const deleteRecordsResponseSchema = z.object({
+  lowWatermark: offsetSchema.meta({ description: "the partition's log start once the records are deleted" }),
+});
+
 export const mintedTokenResponseSchema = z.object({ token: z.string(), topic: z.string(), expiresAt: timestampSchema });
 
 export const producerIdentitySchema = z.object({ producerId: z.number().int().nonnegative(), producerEpoch: z.number().int().nonnegative() });

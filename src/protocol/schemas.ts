@@ -111,6 +111,11 @@ export const createPartitionsSchema = z.object({
   count: z.number(),
 });
 
+/** Kafka's DeleteRecords (docs/api.md, Delete records): the partition's new log start; −1 is the high watermark. */
+export const deleteRecordsSchema = z.object({
+  beforeOffset: z.number().int().min(-1).meta({ description: "records before it are deleted; -1 for the high watermark" }),
+});
+
 // ---- Consumer groups (API.md) ---------------------------------------------------------
 
 /** Every partition a group can hold: the most positions or owned partitions a request can name. */

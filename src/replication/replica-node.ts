@@ -135,7 +135,8 @@ export class ReplicaNode {
     const from = Math.min(progress.nextOffset, this.log.logEndOffset);
     // Below the leader's held batches, records live in sealed segments: the follower adopts those (the object's tier) first.
     if (from >= this.log.logEndOffset || from < this.log.localStartOffset) return undefined;
-    const { batches } = this.log.read(from, { maxRecords: Number.MAX_SAFE_INTEGER, maxBytes: limits.maxBytes }, this.log.logEndOffset);
+    // A log start inside the first held batch (DeleteRecords) is read from there: the same batch, which begins at `from`.
+    const { batches } = this.log.read(Math.max(from, this.log.logStartOffset), { maxRecords: Number.MAX_SAFE_INTEGER, maxBytes: limits.maxBytes }, this.log.logEndOffset);
     return {
       leader: this.region,
       leaderEpoch: role.state.leaderEpoch,

@@ -3,6 +3,7 @@ import { recordBatchContentType } from "../../protocol/content-types.ts";
 import {
   acceptedResponseSchema,
   binaryProduceResponseSchema,
+  deleteRecordsResponseSchema,
   fetchResponseSchema,
   listOffsetResponseSchema,
   mintedTokenResponseSchema,
@@ -10,7 +11,7 @@ import {
   topicListSchema,
   topicSchema,
 } from "../../protocol/response-schemas.ts";
-import { alterConfigsSchema, createPartitionsSchema, createTopicSchema, produceRequestSchema } from "../../protocol/schemas.ts";
+import { alterConfigsSchema, createPartitionsSchema, createTopicSchema, deleteRecordsSchema, produceRequestSchema } from "../../protocol/schemas.ts";
 import { routeQueries } from "../query.ts";
 import { leaderErrors, type RouteDoc } from "./route-doc.ts";
 
@@ -127,6 +128,13 @@ export const topicRouteDocs: readonly RouteDoc[] = [
     query: routeQueries.listOffsets,
     responses: { 200: { description: "The offset", json: listOffsetResponseSchema } },
     errors: ["UNKNOWN_TOPIC_OR_PARTITION", ...leaderErrors],
+  },
+  {
+    method: "post", path: "/v1/topics/:topic/partitions/:partition/delete-records", tag: "records", auth: "token", resource: "topic", objects: true,
+    summary: "Delete the records before an offset: the log start moves there (Kafka's DeleteRecords; an addition)",
+    body: { json: deleteRecordsSchema },
+    responses: { 200: { description: "The partition's new log start", json: deleteRecordsResponseSchema } },
+    errors: ["UNKNOWN_TOPIC_OR_PARTITION", "OFFSET_OUT_OF_RANGE", ...leaderErrors],
   },
   {
     method: "post", path: "/v1/topics/:topic/write-tokens", tag: "tokens", auth: "token", resource: "topic", objects: true,

@@ -1,21 +1,22 @@
 import { Hono } from "hono";
 import { TributaryError } from "../../errors.ts";
-import { produceRecordsMax, produceRequestBytesMax } from "../../limits.ts";
+import { adminRequestBytesMax, produceRecordsMax, produceRequestBytesMax } from "../../limits.ts";
 import { usualProduceRequest } from "../../protocol/produce-request-check.ts";
-import { produceRequestSchema } from "../../protocol/schemas.ts";
+import { deleteRecordsSchema, produceRequestSchema } from "../../protocol/schemas.ts";
 import { clientRegion } from "../client-region.ts";
 import { topicMetadata } from "../../data-plane/metadata-cache.ts";
 import { listOffset, payloadBytesOf, readPartition, recordJson } from "../../data-plane/partition-reads.ts";
 import { produce } from "../../data-plane/produce.ts";
+import { deleteRecords } from "../../data-plane/record-deletions.ts";
 import { encodingParam, fetchParams, offsetAtParam, partitionParam, routeQueries, routeQuery } from "../query.ts";
-import { parseJsonBody, readBodyBytes } from "../request-body.ts";
+import { parseJsonBody, readBodyBytes, readJsonBody } from "../request-body.ts";
 import { authorize } from "../authorize.ts";
 import type { RouterEnv } from "../context.ts";
 import { partitionEventStream } from "../streams/partition-sse.ts";
 import { topicEventStream } from "../streams/topic-sse.ts";
 import { acceptsEventStream } from "../streams/streaming-read.ts";
 
-/** Produce, fetch from one partition, and offsets (API.md). */
+/** Produce, fetch from one partition, offsets (API.md), and deleting records (docs/api.md, Delete records). */
 export const recordRoutes = new Hono<RouterEnv>()
   .post("/:topic/records", async (c) => {
     authorize(c, "topic", c.req.param("topic"), "write");
@@ -51,6 +52,14 @@ export const recordRoutes = new Hono<RouterEnv>()
   .get("/:topic/records", async (c) => {
     authorize(c, "topic", c.req.param("topic"), "read");
     return topicEventStream(c, c.req.param("topic"));
+  })
+  .post("/:topic/partitions/:partition/delete-records", async (c) => {
+    authorize(c, "topic", c.req.param("topic"), "delete"); // Kafka's DeleteRecords asks DELETE on the topic
+    const partition = partitionParam(c.req.param("partition"));
+    routeQuery(c.req.url, []);
+    const body = await readJsonBody(c.req.raw, deleteRecordsSchema, { maxBytes: adminRequestBytesMax });
+    const topic = await topicMetadata(c.env, c.req.param("topic"));
+    return c.json(await deleteRecords(c.env, topic, partition, body.beforeOffset));
   })
   .get("/:topic/partitions/:partition/offsets", async (c) => {
     authorize(c, "topic", c.req.param("topic"), "describe");

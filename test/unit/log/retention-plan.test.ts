@@ -73,6 +73,23 @@ describe("planRetention", () => {
     expect(() => planRetention(manifest, { ...keepAll, retentionMs: -2 })).toThrow(RangeError);
   });
 
+  it("a start asked for (DeleteRecords): every segment ending before it goes, the one holding it stays, the start is exact", () => {
+    const manifest = manifestOf([
+      { bytes: 100, maxTimestamp: 0 },
+      { bytes: 100, maxTimestamp: 0 },
+      { bytes: 100, maxTimestamp: 0 },
+    ]);
+    expect(planRetention(manifest, { ...keepAll, logStartOffset: 15 })).toEqual({ deleted: manifest.slice(0, 1), logStartOffset: 15, byTime: 0, bySize: 0 });
+    expect(planRetention(manifest, { ...keepAll, logStartOffset: 20 })).toMatchObject({ deleted: manifest.slice(0, 2), logStartOffset: 20 });
+    // Past every segment (the rest is in the SQLite tier): all of them go.
+    expect(planRetention(manifest, { ...keepAll, logStartOffset: 42 })).toMatchObject({ deleted: manifest, logStartOffset: 42 });
+    // Below the start asked for nothing is deleted, and the start stays as asked.
+    expect(planRetention(manifest, { ...keepAll, logStartOffset: 5 })).toMatchObject({ deleted: [], logStartOffset: 5 });
+    // The rules may go further than the start asked for: the larger start wins.
+    expect(planRetention(manifest, { ...keepAll, retentionBytes: 0, logStartOffset: 15 })).toMatchObject({ deleted: manifest, logStartOffset: 30 });
+    expect(() => planRetention(manifest, { ...keepAll, logStartOffset: -1 })).toThrow(RangeError);
+  });
+
   it("by size: never below retention.bytes, and above it by less than the next segment", () => {
     fc.assert(
       fc.property(

@@ -57,7 +57,7 @@ describe("the published manifest", () => {
       { ...good, segments: "none" },
       { ...good, segments: [good.segments[1], good.segments[0]] },
       { ...good, highWatermark: 49 },
-      { ...good, logStartOffset: 5 },
+      { ...good, logStartOffset: 10 },
       { ...good, segments: [{ ...good.segments[0], indexBytes: 3 }] },
       { ...good, segments: [{ ...good.segments[0], objectKey: 7 }] },
       { ...good, segments: [null] },
@@ -65,6 +65,13 @@ describe("the published manifest", () => {
     expect(() => parsePublishedManifest("{")).toThrow(SealedManifestError);
     expect(() => parsePublishedManifest("null")).toThrow(SealedManifestError);
     for (const variant of variants) expect(() => parsePublishedManifest(JSON.stringify(variant)), JSON.stringify(variant).slice(0, 80)).toThrow(SealedManifestError);
+  });
+
+  it("takes a log start inside the first segment (DeleteRecords moves it to any offset), and plans no read below it", () => {
+    const published = { ...publishedManifest(threeSegments().map((segment) => segment.entry), 0, 55), logStartOffset: 5 };
+    expect(parsePublishedManifest(JSON.stringify(published))).toEqual(published);
+    expect(planSealedRead(published, 4)).toBeUndefined();
+    expect(planSealedRead(published, 5)?.baseOffset).toBe(0);
   });
 });
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { TributaryError } from "../../../src/errors.ts";
+import { followLogStart, moveLogStart } from "../../../src/log/log-start.ts";
 import { batch, follower, lagMs, leaderOf, records, state, sync, unlimited } from "./replica-support.ts";
 
 describe("ReplicaNode: pushes and the high watermark", () => {
@@ -149,6 +150,23 @@ describe("ReplicaNode: divergence, truncation and catching up (KIP-101)", () => 
     leader.appendAsLeader([batch("x")]);
     sync(leader, enam, 0);
     expect(records(enam)).toEqual(["x@e1"]);
+  });
+
+  it("a log start inside the leader's first held batch (DeleteRecords): a follower started over at that batch's base is pushed it and catches up", () => {
+    const leader = leaderOf(state("wnam", ["wnam", "enam"]));
+    const enam = follower("enam");
+    leader.appendAsLeader([batch("a", "b", "c")]);
+    leader.appendAsLeader([batch("d", "e", "f")]);
+    sync(leader, enam, 0);
+    moveLogStart(leader.log, 4);
+    const weur = follower("weur");
+    expect(leader.needsTier("weur")).toBe(true);
+    // What adopting the leader's tier does for a follower holding none of it (SegmentTier.install).
+    followLogStart(weur.log, { logStartOffset: 4, localStartOffset: leader.log.localStartOffset, epochs: leader.log.epochStarts() });
+    leader.onTierInstalled("weur", { kind: "ok", logEndOffset: weur.log.logEndOffset, leaderEpoch: 0, highWatermark: weur.log.highWatermark }, leader.log.logEndOffset);
+    sync(leader, weur, 0);
+    expect({ start: weur.log.logStartOffset, end: weur.log.logEndOffset, highWatermark: weur.log.highWatermark }).toEqual({ start: 4, end: 6, highWatermark: 6 });
+    expect(records(weur)).toEqual(["d@e0", "e@e0", "f@e0"]); // the whole batch holding the log start
   });
 });
 

@@ -181,6 +181,13 @@ const rows: Row[] = [
   },
   { route: "PATCH /v1/topics/:topic/configs", call: () => ["PATCH", `/v1/topics/${topic}/configs`, { body: { configs: { "retention.ms": "3600000" } } }], other: refusedTopic, allowed: "rightful" },
   { route: "POST /v1/topics/:topic/partitions", call: () => ["POST", `/v1/topics/${topic}/partitions`, { body: { count: 2 } }], other: refusedTopic, allowed: "rightful" },
+  {
+    // Kafka's DeleteRecords asks DELETE on the topic: a read-only token is refused like another topic's.
+    route: "POST /v1/topics/:topic/partitions/:partition/delete-records",
+    call: () => ["POST", `/v1/topics/${topic}/partitions/0/delete-records`, { body: { beforeOffset: 0 } }],
+    other: refusedTopic,
+    allowed: "rightful",
+  },
   { route: "DELETE /v1/groups/:group/members/:memberId", call: () => ["DELETE", groupPath(group, member()), {}], other: refusedGroup, allowed: "rightful" },
   {
     route: "POST /v1/groups/:group/offsets/reset",
