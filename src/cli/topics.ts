@@ -1,4 +1,4 @@
-/** `tributary topics list|create|describe|alter|delete|write-token|read-token`. */
+/** `tributary topics list|create|describe|alter|delete|delete-records|write-token|read-token`. */
 import type { PartitionInfo, Topic, WriteToken } from "../client/index.ts";
 import { partitionsPerTopicMax, readTokenTtlMsMax, replicationFactorMax, writeTokenTtlMsMax } from "../limits.ts";
 import { configValues, durationValue, integerValue, UsageError, type OptionName } from "./args.ts";
@@ -11,6 +11,7 @@ export const topicsOptions: Record<string, OptionName[]> = {
   describe: [],
   alter: ["config", "delete-config", "partitions"],
   delete: [],
+  "delete-records": ["partition", "offset"],
   "write-token": ["ttl", "quiet"],
   "read-token": ["ttl", "quiet"],
 };
@@ -108,6 +109,14 @@ export async function topicsCommand(subcommand: string, context: CommandContext)
       const name = topicName(context);
       await topics.delete(name);
       return output(context, { deleted: name }, () => `deleted topic ${name}\n`);
+    }
+    case "delete-records": {
+      const name = topicName(context);
+      const partition = integerValue(context.values, "partition", 0, partitionsPerTopicMax - 1);
+      const offset = integerValue(context.values, "offset", -1);
+      if (partition === undefined || offset === undefined) throw new UsageError("topics delete-records needs --partition N and --offset M (-1: the high watermark)");
+      const [deleted] = await topics.deleteRecords(name, [{ partition, offset }]);
+      return output(context, deleted, () => `deleted the records of ${name} partition ${partition} before offset ${deleted!.lowWatermark}: the log starts there\n`);
     }
     case "write-token": {
       const name = topicName(context);

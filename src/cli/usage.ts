@@ -9,6 +9,8 @@ usage: tributary [--url URL] [--token TOKEN] [--json] <command>
   topics describe <topic>
   topics alter <topic> [--config name=value]... [--delete-config name]... [--partitions N]
   topics delete <topic>
+  topics delete-records <topic> --partition N --offset M
+      the records before offset M go (-1: every committed record); the partition's log start moves there
   topics write-token <topic> [--ttl DURATION] [--quiet]
       a short-lived token that may only produce to the topic (for a web page)
   topics read-token <topic> [--ttl DURATION] [--quiet]

@@ -67,6 +67,20 @@ export class TopicsAdmin {
     return topic;
   }
 
+  /**
+   * Deletes the records before `offset` in each partition (Kafka's deleteRecords): its log start
+   * moves there; −1 is the high watermark. Answers each partition's new log start (its low watermark).
+   */
+  async deleteRecords(name: string, partitions: { partition: number; offset: number }[]): Promise<{ partition: number; lowWatermark: number }[]> {
+    return Promise.all(
+      partitions.map(async ({ partition, offset }) => {
+        const requestPath = path("topics", name, "partitions", String(partition), "delete-records");
+        const answer = await this.#context.transport.json<{ lowWatermark: number }>({ method: "POST", path: requestPath, json: { beforeOffset: offset } });
+        return { partition, lowWatermark: answer.lowWatermark };
+      }),
+    );
+  }
+
   async delete(name: string): Promise<void> {
     this.#context.metadata.invalidate(name);
     await this.#context.transport.empty({ method: "DELETE", path: path("topics", name) });

@@ -1,7 +1,7 @@
 /**
  * The `tributary` command against a real `wrangler dev`: 100,000 lines from a file, produced
  * through the CLI and consumed back through a consumer group, byte for byte and in order per
- * partition; a group member over WebSockets (--transport websocket); `topics alter`'s one line;
+ * partition; a group member over WebSockets (--transport websocket); `topics alter`'s one line; `topics delete-records`;
  * and a group consumer killed mid-batch that a new process resumes from the group's last commit.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -128,6 +128,23 @@ describe("tributary CLI against wrangler dev", () => {
       stdout: "altered topic altered: retention.ms=3600000 cleanup.policy=delete (default) partitions=2\n",
       stderr: "",
     });
+  });
+
+  it("topics delete-records moves the partition's log start; an offset past the high watermark is refused and changes nothing", async () => {
+    const client = new Tributary({ url: server.url });
+    await client.admin().topics.create({ name: "purged", partitions: 1 });
+    const produced = await fetch(`${server.url}/v1/topics/purged/records`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ records: ["a", "b", "c", "d", "e"].map((value) => ({ value })) }) });
+    expect(produced.status).toBe(200);
+    const deleted = await runCli(server.url, ["topics", "delete-records", "purged", "--partition", "0", "--offset", "3"]);
+    expect({ code: deleted.code, stdout: deleted.stdout.toString(), stderr: deleted.stderr }).toEqual({
+      code: 0,
+      stdout: "deleted the records of purged partition 0 before offset 3: the log starts there\n",
+      stderr: "",
+    });
+    const refused = await runCli(server.url, ["topics", "delete-records", "purged", "--partition", "0", "--offset", "9"]);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain("OFFSET_OUT_OF_RANGE");
+    expect((await client.admin().topics.describe("purged")).partitions[0]).toMatchObject({ logStartOffset: 3, highWatermark: 5 });
   });
 
   it("produce --compression zstd stores zstd batches; topics describe shows compression.type and the smaller stored bytes", async () => {
