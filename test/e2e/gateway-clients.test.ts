@@ -1,6 +1,7 @@
 /**
  * Issue 16: unchanged Kafka clients (kafkajs 2.2.4, @platformatic/kafka) through
- * `tributary gateway` in front of a real `wrangler dev`: admin create/list/delete, keyed
+ * `tributary gateway` in front of a real `wrangler dev`: admin create/list/delete, deleting
+ * records (kafkajs's deleteTopicRecords: Kafka's DeleteRecords), keyed
  * records landing where Kafka's partitioner puts them (checked through Tributary's own client),
  * reading from the beginning without a group (@platformatic/kafka's fetch), and an idempotent
  * kafkajs producer whose first attempt is stored but its answer lost (crash-after-write):
@@ -87,6 +88,25 @@ describe("Kafka clients through tributary gateway", () => {
     expect(topic.configs).toMatchObject({ "cleanup.policy": "compact", "retention.ms": "604800000" });
     await admin.createPartitions({ topicPartitions: [{ topic: "js-configs", count: 3 }] });
     expect((await client.admin().topics.describe("js-configs")).partitions).toHaveLength(3);
+    await admin.disconnect();
+  });
+
+  it("kafkajs: deleteTopicRecords moves each partition's log start (-1: the high watermark); an offset past it is OFFSET_OUT_OF_RANGE", async () => {
+    await client.admin().topics.create({ name: "js-purged", partitions: 2 });
+    for (const partition of [0, 1]) await client.topic("js-purged").produce(Array.from({ length: 5 }, (_, i) => ({ value: `v${i}`, partition })));
+    const admin = kafka.admin();
+    await admin.connect();
+    // kafkajs's deleteTopicRecords finds the leaders in metadata it has already loaded, against any broker.
+    await admin.fetchTopicMetadata({ topics: ["js-purged"] });
+    await admin.deleteTopicRecords({ topic: "js-purged", partitions: [{ partition: 0, offset: "3" }, { partition: 1, offset: "-1" }] });
+    const offsets = (await admin.fetchTopicOffsets("js-purged")).sort((a, b) => a.partition - b.partition);
+    expect(offsets.map(({ partition, low, high }) => [partition, low, high])).toEqual([[0, "3", "5"], [1, "5", "5"]]);
+    // Not retriable: kafkajs's retrier gives it up at once, the partition's error as the cause.
+    await expect(admin.deleteTopicRecords({ topic: "js-purged", partitions: [{ partition: 0, offset: "9" }] })).rejects.toMatchObject({
+      name: "KafkaJSNonRetriableError",
+      cause: { name: "KafkaJSDeleteTopicRecordsError", partitions: [{ partition: 0, error: expect.objectContaining({ type: "OFFSET_OUT_OF_RANGE" }) }] },
+    });
+    expect((await client.admin().topics.describe("js-purged")).partitions.map((partition) => partition.logStartOffset)).toEqual([3, 5]);
     await admin.disconnect();
   });
 

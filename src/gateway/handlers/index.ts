@@ -5,6 +5,7 @@
 import type { GatewayHandler, GatewayHandlers, GatewayRunHandler } from "../handler-types.ts";
 import { apiKeys } from "../protocol/apis.ts";
 import { alterConfigs, describeConfigs, incrementalAlterConfigs } from "./configs.ts";
+import { deleteRecords } from "./delete-records.ts";
 import { describeCluster } from "./describe-cluster.ts";
 import { fetch } from "./fetch.ts";
 import { findCoordinator } from "./find-coordinator.ts";
@@ -44,4 +45,5 @@ export const coreHandlers: GatewayHandlers = {
   [apiKeys.TxnOffsetCommit]: handler(txnOffsetCommit),
   [apiKeys.DescribeTransactions]: handler(describeTransactions),
   [apiKeys.ListTransactions]: handler(listTransactions),
+  [apiKeys.DeleteRecords]: handler(deleteRecords),
 };

@@ -29,6 +29,7 @@ export const apiKeys = {
   ApiVersions: 18,
   CreateTopics: 19,
   DeleteTopics: 20,
+  DeleteRecords: 21,
   InitProducerId: 22,
   OffsetForLeaderEpoch: 23,
   AddPartitionsToTxn: 24,

@@ -71,6 +71,35 @@ export const deleteTopics: MessageSchema = {
   ],
 };
 
+/** Kafka's DeleteRecords (the Java Admin's `deleteRecords`, kafkajs's `deleteTopicRecords`): v2 is v1 made flexible. */
+export const deleteRecords: MessageSchema = {
+  apiKey: 21,
+  name: "DeleteRecords",
+  versions: [0, 2],
+  flexibleFrom: 2,
+  request: [
+    ["topics", "[]struct", "0+", { fields: [
+      ["name", "string", "0+"],
+      ["partitions", "[]struct", "0+", { fields: [
+        ["partitionIndex", "int32", "0+"],
+        ["offset", "int64", "0+"],
+      ] }],
+    ] }],
+    ["timeoutMs", "int32", "0+"],
+  ],
+  response: [
+    ["throttleTimeMs", "int32", "0+"],
+    ["topics", "[]struct", "0+", { fields: [
+      ["name", "string", "0+"],
+      ["partitions", "[]struct", "0+", { fields: [
+        ["partitionIndex", "int32", "0+"],
+        ["lowWatermark", "int64", "0+"],
+        ["errorCode", "int16", "0+"],
+      ] }],
+    ] }],
+  ],
+};
+
 export const createPartitions: MessageSchema = {
   apiKey: 37,
   name: "CreatePartitions",

@@ -1,7 +1,7 @@
 /**
  * Golden bytes for DescribeCluster (60) and OffsetForLeaderEpoch (23), written out by hand from
  * Kafka's message definitions (clients/src/main/resources/common/message/*.json): kafkajs speaks
- * neither. And the cluster's authorized operations DescribeCluster answers per token.
+ * neither; and DeleteRecords v2 (21, the Java client's), the flexible version kafkajs lacks. And the cluster's authorized operations DescribeCluster answers per token.
  */
 import { describe, expect, it } from "vitest";
 import { authorizedOperations } from "../../../src/gateway/handlers/describe-cluster.ts";
@@ -82,5 +82,18 @@ describe("OffsetForLeaderEpoch", () => {
 
   it("advertises only Kafka 4's versions (2–4)", () => {
     expect(messageSchemas.get(apiKeys.OffsetForLeaderEpoch)!.versions).toEqual([2, 4]);
+  });
+});
+
+describe("DeleteRecords v2 (flexible)", () => {
+  it("reads a request: compact arrays and strings, tagged fields after each struct", () => {
+    // topics [1], "orders", partitions [1], partition 3, offset 42, tags; tags; timeout 30000; tags.
+    const bytes = hex(`02 07 6f7264657273 02 00000003 000000000000002a 00 00 ${int32(30_000)} 00`);
+    expect(readRequest(apiKeys.DeleteRecords, 2, bytes)).toEqual({ topics: [{ name: "orders", partitions: [{ partitionIndex: 3, offset: 42n }] }], timeoutMs: 30_000 });
+  });
+
+  it("writes an answer: the low watermark and error code per partition", () => {
+    const body = { throttleTimeMs: 0, topics: [{ name: "orders", partitions: [{ partitionIndex: 3, lowWatermark: 42n, errorCode: 0 }] }] };
+    expect(writeResponse(apiKeys.DeleteRecords, 2, body)).toBe("00000000 02 07 6f7264657273 02 00000003 000000000000002a 0000 00 00 00".replace(/\s+/g, ""));
   });
 });

@@ -45,6 +45,7 @@ const requestArguments: Record<string, Record<string, unknown> | unknown[]> = {
   },
   deleteTopics: { topics: ["orders", "payments"], timeout: 5000 },
   createPartitions: { topicPartitions: [{ topic: "orders", count: 6 }], timeout: 5000, validateOnly: false },
+  deleteRecords: { topics: [{ topic: "orders", partitions: [{ partition: 0, offset: "42" }, { partition: 1, offset: "-1" }] }], timeout: 5000 },
   describeConfigs: { resources: [{ type: 2, name: "orders", configNames: ["retention.ms"] }], includeSynonyms: false },
   alterConfigs: { resources: [{ type: 2, name: "orders", configEntries: [{ name: "cleanup.policy", value: "compact" }] }], validateOnly: false },
   initProducerId: { transactionalId: null, transactionTimeout: 60000 },
@@ -194,6 +195,20 @@ describe("responses: the gateway's bytes decode with kafkajs's decoders", () => 
     expect(topic!.topicName).toBe("orders");
     expect(topic!.partitions[0]!.highWatermark).toBe("6");
     expect(topic!.partitions[0]!.messages.map((m) => [m.offset, m.key.toString(), m.value.toString()])).toEqual([["5", "k", "v"]]);
+  });
+
+  it.each([0, 1])("DeleteRecords v%i", async (version) => {
+    const bytes = responseBytes(apiKeys.DeleteRecords, version, {
+      throttleTimeMs: 0,
+      topics: [{ name: "orders", partitions: [{ partitionIndex: 0, lowWatermark: 42n, errorCode: 0 }, { partitionIndex: 1, lowWatermark: -1n, errorCode: 1 }] }],
+    });
+    // kafkajs's response module takes the request's topics (its errors name their offsets).
+    type Decoded = { topics: { topic: string; partitions: { partition: number; lowWatermark: { toString(): string }; errorCode: number }[] }[] };
+    const response = require(`kafkajs/src/protocol/requests/deleteRecords/v${version}/response`)({ topics: [] }) as { decode(raw: Buffer): Promise<Decoded> };
+    const { topics } = await response.decode(bytes);
+    expect(topics.map(({ topic, partitions }) => [topic, partitions.map((p) => [p.partition, p.lowWatermark.toString(), p.errorCode])])).toEqual([
+      ["orders", [[0, "42", 0], [1, "-1", 1]]],
+    ]);
   });
 
   it.each([0, 1, 2])("ApiVersions v%i", async (version) => {
