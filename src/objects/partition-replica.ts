@@ -315,10 +315,7 @@ export class PartitionReplica extends DurableObject<Env> {
   // ---- controller → replica ----------------------------------------------------------
 
   async ping(request: PartitionAddress): Promise<Result<{ leaderEpoch: number }>> {
-    return toResult(async () => {
-      await this.#beforeCall();
-      return { leaderEpoch: this.#admit(request).leaderEpoch };
-    });
+    return toResult(() => this.#beforeCall().then(() => ({ leaderEpoch: this.#admit(request).leaderEpoch })));
   }
 
   /** The controller's new state for the partition (an election): lead it, or follow its leader. */
