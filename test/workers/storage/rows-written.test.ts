@@ -13,6 +13,9 @@ import { replicaStub } from "../../../src/contracts/stubs.ts";
 import { api, createTopic, describeTopic, produce, uniqueTopic } from "../support/http.ts";
 import { PollingMember, uniqueGroup } from "../groups/support/groups.ts";
 
+/** Within the test's 30 s: how long the replicas may take to agree on the log end and the high watermark. */
+const settleWithinMs = 20_000;
+
 interface Producer {
   producerId: number;
   producerEpoch: number;
@@ -27,7 +30,8 @@ async function replicaRows(topic: string): Promise<number[]> {
   const { topicId, partitions } = await describeTopic(topic);
   const { leader, replicas } = partitions[0]!;
   const regions = [leader, ...replicas.filter((region) => region !== leader)];
-  for (let attempt = 0; attempt < 200; attempt++) {
+  // A follower learns the high watermark on its next fetch; on a loaded machine that may take seconds.
+  for (const deadline = Date.now() + settleWithinMs; Date.now() < deadline; ) {
     const states = await Promise.all(regions.map(async (region) => unwrap(await replicaStub(env, topicId, 0, region).state({ topicId, partition: 0, region }))));
     const end = states[0]!.logEndOffset;
     if (states.every((state) => state.logEndOffset === end && state.highWatermark === end)) return states.map((state) => state.debug!.sqliteRowsWritten);
@@ -58,6 +62,21 @@ async function idempotentSender(topic: string): Promise<(index: number) => Promi
     });
     expect(answer.status, answer.text).toBe(200);
   };
+}
+
+/**
+ * The leader writes `rows` per request (acks=all: each request's high watermark moves before
+ * its answer). A follower writes the batch's rows per request and learns the high watermark
+ * on its next fetch, which on a loaded machine may bring two requests' moves at once: one
+ * log_bounds row for both. So a follower writes at most `rows`, and at least the rest.
+ */
+function expectReplicaRows([leader, ...followers]: number[], budget: { rows: number; highWatermarkRows: number }): void {
+  expect(leader).toBe(budget.rows);
+  expect(followers).toHaveLength(2);
+  for (const rows of followers) {
+    expect(rows).toBeLessThanOrEqual(budget.rows);
+    expect(rows).toBeGreaterThanOrEqual(budget.rows - budget.highWatermarkRows);
+  }
 }
 
 function plainSender(topic: string): (index: number) => Promise<void> {
@@ -97,17 +116,17 @@ describe("SQLite rows written per request", () => {
     expect(await rowsPerRequest(topic, plainSender(topic))).toEqual([1]);
   });
 
-  it("an idempotent produce request on RF 3: the same rows on the leader and on each follower", async () => {
+  it("an idempotent produce request on RF 3: the same rows on the leader and at most those on each follower", async () => {
     const topic = uniqueTopic("rows-idem-rf3");
     await createTopic(topic, { replicationFactor: 3 });
     // The batch row, the producer's row, and the high watermark's move (log_bounds) once the followers have the batch.
-    expect(await rowsPerRequest(topic, await idempotentSender(topic))).toEqual([3, 3, 3]);
+    expectReplicaRows(await rowsPerRequest(topic, await idempotentSender(topic)), { rows: 3, highWatermarkRows: 1 });
   });
 
   it("a produce request without a producer on RF 3: the batch row and the high watermark's move", async () => {
     const topic = uniqueTopic("rows-plain-rf3");
     await createTopic(topic, { replicationFactor: 3 });
-    expect(await rowsPerRequest(topic, plainSender(topic))).toEqual([2, 2, 2]);
+    expectReplicaRows(await rowsPerRequest(topic, plainSender(topic)), { rows: 2, highWatermarkRows: 1 });
   });
 
 });
