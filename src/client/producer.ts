@@ -30,7 +30,7 @@ import { newPartitionQueue, takeRuns, type ClosedBatch, type PartitionQueue, typ
 import type { RequestPacer } from "./request-pacer.ts";
 import { after, nextTurn } from "./turns.ts";
 import { StickyPartitioner } from "./sticky-partitioner.ts";
-import { Transaction, TransactionCoordinatorCalls, type ProducerIdentity, type SendBatchRequest } from "./transaction.ts";
+import { TransactionalSession, type Transaction, type SendBatchRequest } from "./transaction.ts";
 import type { Acks, RecordMetadata } from "./types.ts";
 
 export type { ProducerOptions } from "./producer-options.ts";
@@ -67,10 +67,8 @@ export class Producer {
   #closed = false;
   /** Sends whose messages are not all queued yet (a metadata lookup, a wait for room). */
   readonly #sending = new Set<Promise<unknown>>();
-  /** A transactional producer's (transaction.ts): its coordinator, timeout, open transaction, and the fencing that ended it. */
-  readonly #transactional: { coordinator: TransactionCoordinatorCalls; timeoutMs: number } | undefined;
-  #transaction: Transaction | undefined;
-  #fenced: { error: unknown } | undefined;
+  /** A transactional producer's transactions and its producer id (transaction.ts). */
+  readonly #transactions: TransactionalSession | undefined;
 
   constructor(context: WriteContext, options: ProducerOptions = {}) {
     this.#context = context;
@@ -84,9 +82,7 @@ export class Producer {
     this.#idempotent = resolved.idempotent;
     this.#compression = resolved.compression;
     const { transactional } = resolved;
-    if (transactional !== undefined) {
-      this.#transactional = { coordinator: new TransactionCoordinatorCalls(context, transactional.transactionalId), timeoutMs: transactional.transactionTimeoutMs };
-    }
+    if (transactional !== undefined) this.#transactions = new TransactionalSession(context, transactional.transactionalId, transactional.transactionTimeoutMs);
   }
 
   /** A finished batch with its records compressed, once, before it is sealed (producer fields and CRC are the header's). */
@@ -96,7 +92,7 @@ export class Producer {
 
   /** Queues the messages; resolves with where each landed, in order, once all are acknowledged. */
   async send(request: SendRequest): Promise<RecordMetadata[]> {
-    if (this.#transactional !== undefined) throw new Error("a transactional producer sends inside a transaction: `const transaction = await producer.transaction()`, then transaction.send");
+    if (this.#transactions !== undefined) throw new Error("a transactional producer sends inside a transaction: `const transaction = await producer.transaction()`, then transaction.send");
     return this.#send(request);
   }
 
@@ -113,38 +109,9 @@ export class Producer {
    * one is neither committed nor aborted is an error.
    */
   async transaction(): Promise<Transaction> {
-    const transactional = this.#transactional;
-    if (transactional === undefined) throw new Error("transaction() is for a transactional producer: tributary.producer({ transactionalId })");
+    if (this.#transactions === undefined) throw new Error("transaction() is for a transactional producer: tributary.producer({ transactionalId })");
     if (this.#closed) throw new Error("the producer is closed");
-    if (this.#fenced !== undefined) throw this.#fenced.error;
-    if (this.#transaction?.pending) throw new Error("a transaction is already open on this producer: commit or abort it first");
-    const session = (this.#session ??= transactional.coordinator.init(transactional.timeoutMs).then((identity) => ({ ...identity, sequences: new Map() })));
-    let identity: ProducerIdentity = { producerId: -1, producerEpoch: -1 };
-    const transaction = new Transaction(
-      {
-        send: (request) => this.#send(request),
-        flush: () => this.flush(),
-        get identity() {
-          return identity;
-        },
-        ended: (next) => {
-          // Every end bumps the epoch: the next transaction's sequences start at 0 in every partition.
-          if (next !== undefined) this.#session = Promise.resolve({ ...next, sequences: new Map() });
-        },
-        fenced: (error) => (this.#fenced ??= { error }),
-      },
-      transactional.coordinator,
-    );
-    this.#transaction = transaction; // before the wait: a second transaction() meanwhile is refused
-    try {
-      const current = await session;
-      identity = { producerId: current.producerId, producerEpoch: current.producerEpoch };
-    } catch (error) {
-      if (this.#session === session) this.#session = undefined;
-      this.#transaction = undefined;
-      throw error;
-    }
-    return transaction;
+    return this.#transactions.begin({ send: (request) => this.#send(request), flush: () => this.flush() });
   }
 
   async #send(request: SendRequest): Promise<RecordMetadata[]> {
@@ -379,12 +346,12 @@ export class Producer {
   /** Never rejects: the outcome goes to each send the records belong to. */
   async #write(queue: PartitionQueue, batches: ClosedBatch[], runs: Run[], records: number): Promise<void> {
     let session: Promise<ProducerSession> | undefined;
-    // A transactional producer writes only inside its transaction (transaction() opened the session).
-    const transaction = this.#transactional === undefined ? undefined : this.#transaction;
+    // A transactional producer writes only inside its transaction, with the session transaction() opened.
+    const transaction = this.#transactions?.current;
     try {
       let identity: BatchProducer | undefined;
       if (this.#idempotent) {
-        session = this.#session ??= openProducerSession(this.#context.transport, this.#context.policy, this.#context.log, queue.topic);
+        session = this.#transactions?.session ?? (this.#session ??= openProducerSession(this.#context.transport, this.#context.policy, this.#context.log, queue.topic));
         const current = await session;
         await transaction?.addPartition(queue.topic, queue.partition);
         const baseSequence = takeSequences(current, queue.topic, queue.partition, records);
@@ -396,7 +363,7 @@ export class Producer {
         if (identity) identity = { ...identity, baseSequence: incrementSequence(identity.baseSequence, batch.records) };
       }
       const body = concatBytes(batches.map((batch) => batch.bytes));
-      const transactionalId = this.#transactional?.coordinator.transactionalId;
+      const transactionalId = this.#transactions?.transactionalId;
       const written = await postRecords(this.#context, { topic: queue.topic, partition: queue.partition, body, records, acks: this.#acks, transactionalId });
       let offset = written.baseOffset;
       for (const run of runs) {

@@ -17,6 +17,7 @@
  * transactional id started) is fatal to the producer, as in Kafka.
  */
 import { isTributaryError } from "./errors.ts";
+import type { ProducerSession } from "./idempotence.ts";
 import type { ClientLog } from "./logger.ts";
 import { withRetries, type RetryPolicy } from "./retry.ts";
 import { path, type Transport } from "./transport.ts";
@@ -90,16 +91,75 @@ export class TransactionCoordinatorCalls {
 }
 
 /** What a transaction asks of its producer (producer.ts). */
-export interface TransactionHost {
+export interface ProducerSends {
   send(request: { topic: string; messages: Message[] }): Promise<RecordMetadata[]>;
   /** Settles every send made so far (never rejects). */
   flush(): Promise<void>;
+}
+
+/** What a transaction asks of its session: its identity, and what happens at its end. */
+interface TransactionHost extends ProducerSends {
   /** The producer id and epoch this transaction writes with. */
   identity: ProducerIdentity;
   /** The transaction is over: the next one writes with `next` (undefined: nothing changed). */
   ended(next: ProducerIdentity | undefined): void;
   /** Another instance took over: the producer is done. */
   fenced(error: unknown): void;
+}
+
+/**
+ * A transactional producer's side of its transactional id: the producer id and epoch with the
+ * sequences written under them (idempotence.ts's session, from init rather than
+ * `POST /v1/producers`), the transaction open now, and the fencing that ended the producer.
+ */
+export class TransactionalSession {
+  readonly #coordinator: TransactionCoordinatorCalls;
+  readonly #timeoutMs: number;
+  /** Undefined until the first transaction() (init), and again after a failed init. */
+  session: Promise<ProducerSession> | undefined;
+  /** The latest transaction: it holds the producer until it is committed or aborted. */
+  current: Transaction | undefined;
+  #fenced: { error: unknown } | undefined;
+
+  constructor(calls: { transport: Transport; policy: RetryPolicy; log: ClientLog }, transactionalId: string, timeoutMs: number) {
+    this.#coordinator = new TransactionCoordinatorCalls(calls, transactionalId);
+    this.#timeoutMs = timeoutMs;
+  }
+
+  get transactionalId(): string {
+    return this.#coordinator.transactionalId;
+  }
+
+  async begin(producer: ProducerSends): Promise<Transaction> {
+    if (this.#fenced !== undefined) throw this.#fenced.error;
+    if (this.current?.pending) throw new Error("a transaction is already open on this producer: commit or abort it first");
+    const session = (this.session ??= this.#coordinator.init(this.#timeoutMs).then((identity) => ({ ...identity, sequences: new Map() })));
+    let identity: ProducerIdentity = { producerId: -1, producerEpoch: -1 };
+    const host: TransactionHost = {
+      ...producer,
+      get identity() {
+        return identity;
+      },
+      ended: (next) => {
+        // Every end bumps the epoch: the next transaction's sequences start at 0 in every partition.
+        if (next !== undefined) this.session = Promise.resolve({ ...next, sequences: new Map() });
+      },
+      fenced: (error) => {
+        this.#fenced ??= { error };
+      },
+    };
+    const transaction = new Transaction(host, this.#coordinator);
+    this.current = transaction; // before the wait: a second transaction() meanwhile is refused
+    try {
+      const current = await session;
+      identity = { producerId: current.producerId, producerEpoch: current.producerEpoch };
+    } catch (error) {
+      if (this.session === session) this.session = undefined;
+      this.current = undefined;
+      throw error;
+    }
+    return transaction;
+  }
 }
 
 type State = "open" | "ending" | "failed" | "ended";
