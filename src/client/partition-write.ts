@@ -110,8 +110,9 @@ export async function writePartition(
 
 /**
  * POSTs encoded batches holding `records` records to the partition (a transactional
- * producer's name their `transactionalId`), retried by the partition rule with the same bytes; answers the first record's offset (−1 with acks 0) and, for a
- * LogAppendTime topic, the timestamp the partition gave them all.
+ * producer's name its `transactionalId`), retried by the partition rule with the same bytes;
+ * answers the first record's offset (−1 with acks 0) and, for a LogAppendTime topic, the
+ * timestamp the partition gave them all.
  */
 export async function postRecords(
   context: WriteContext,
