@@ -193,6 +193,8 @@ describe("tributary CLI against wrangler dev", () => {
       stderr: "",
     });
     expect(await values(["--partition", "0", "--from-beginning", "--isolation", "read_committed"])).toEqual(["c1", "c2", "plain"]);
+    // A record at a time past c2: fetches of only a marker or an aborted record show nothing, and the read goes on past them.
+    expect(await values(["--partition", "0", "--from-beginning", "--max", "3"])).toEqual(["c1", "c2", "plain"]);
     const again = await runCli(server.url, ["transactions", "abort", "ledger-hanging"]);
     expect({ code: again.code, stderr: again.stderr }).toEqual({ code: 1, stderr: expect.stringMatching(/^error: INVALID_TXN_STATE: /) });
   });
