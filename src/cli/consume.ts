@@ -65,25 +65,22 @@ export async function consumeCommand(context: CommandContext): Promise<void> {
   }
   const max = integerValue(context.values, "max", 1);
   const transport = transportValue(context, group, follow);
-  const readUncommitted = isolationValue(context, group === undefined ? (follow ? "stream" : "fetch") : transport);
+  const readUncommitted = isolationValue(context);
   if (group !== undefined) return consumeGroup(context, topic, group, max, transport, readUncommitted);
-  if (partition === undefined) return followStream(context, topic, undefined, max);
-  if (follow) return followStream(context, topic, partition, max);
+  if (partition === undefined) return followStream(context, topic, undefined, max, readUncommitted);
+  if (follow) return followStream(context, topic, partition, max, readUncommitted);
   return consumePartition(context, topic, partition, max, readUncommitted);
 }
 
 /**
  * --isolation (docs/transactions.md): read_committed (the default) shows only committed
  * transactions' records, up to the last stable offset; read_uncommitted shows every record up
- * to the high watermark, aborted ones too. Answers whether to read uncommitted. Streams take
- * no isolation yet: SSE reads committed records, WebSockets do not filter.
+ * to the high watermark, aborted ones too. Answers whether to read uncommitted.
  */
-function isolationValue(context: CommandContext, read: "fetch" | "poll" | "stream" | "websocket"): boolean {
+function isolationValue(context: CommandContext): boolean {
   const text = stringValue(context.values, "isolation");
   if (text === undefined) return false;
   if (text !== "read_committed" && text !== "read_uncommitted") throw new UsageError(`--isolation takes read_committed or read_uncommitted, got ${JSON.stringify(text)}`);
-  if (read === "websocket") throw new UsageError("--isolation is for polls: a group member's WebSocket streams (--transport websocket) take no isolation yet");
-  if (read === "stream" && text === "read_uncommitted") throw new UsageError("--follow streams read committed records only; read uncommitted ones with --partition (without --follow) or --group");
   return text === "read_uncommitted";
 }
 
@@ -131,15 +128,15 @@ const printBatchRecordsMax = 10_000;
  * or an error retrying cannot fix ends it. The records a stream has at hand are printed in one
  * write (one per frame, about), as a fetch's are.
  */
-async function followStream(context: CommandContext, topic: string, partition: number | undefined, max: number | undefined): Promise<void> {
+async function followStream(context: CommandContext, topic: string, partition: number | undefined, max: number | undefined, readUncommitted: boolean): Promise<void> {
   const from = streamStart(context, partition);
   const stop = new AbortController();
   const unsubscribe = context.io.onInterrupt(() => stop.abort(new Error("interrupted")));
   const handle = context.client.topic(topic);
   const stream =
     partition === undefined
-      ? handle.stream({ from: from as "earliest" | "latest", signal: stop.signal })
-      : handle.partition(partition).stream({ from, signal: stop.signal });
+      ? handle.stream({ from: from as "earliest" | "latest", signal: stop.signal, readUncommitted })
+      : handle.partition(partition).stream({ from, signal: stop.signal, readUncommitted });
   const format = formatter(context);
   let pending: Printable[] = [];
   let printed = 0;

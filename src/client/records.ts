@@ -188,8 +188,11 @@ export function decodeFetchedBatches(body: Uint8Array, fromOffset: number, until
   return records;
 }
 
-/** The read's isolation level on the wire (docs/transactions.md): read_committed unless asked otherwise. */
-export function isolationOf(readUncommitted: boolean | undefined): "read_committed" | "read_uncommitted" {
+/** A read's isolation level on the wire (docs/transactions.md). */
+export type Isolation = "read_committed" | "read_uncommitted";
+
+/** The read's isolation level on the wire: read_committed unless asked otherwise. */
+export function isolationOf(readUncommitted: boolean | undefined): Isolation {
   return readUncommitted === true ? "read_uncommitted" : "read_committed";
 }
 

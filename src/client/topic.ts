@@ -284,7 +284,8 @@ export class PartitionHandle {
     return {
       latestOffset: async (partition) => (await topic.offset(partition, "latest")).offset,
       readToken: () => topic.readToken(),
-      catchUpFetch: (partition, offset, signal) => topic.fetch(partition, offset, { maxRecords: fetchMaxRecordsMax, maxBytes: streamCatchUpFetchBytes, signal }),
+      catchUpFetch: (partition, offset, signal, readUncommitted) =>
+        topic.fetch(partition, offset, { maxRecords: fetchMaxRecordsMax, maxBytes: streamCatchUpFetchBytes, signal, readUncommitted }),
     };
   }
 }

@@ -24,6 +24,17 @@ async function values(topic: string, partition: number, readUncommitted = false)
   return records.map((record) => text(record.value));
 }
 
+/** The first `count` records of partition 0's stream from the start (it fails the test rather than wait past 10 s). */
+async function streamed(topic: string, count: number, readUncommitted = false): Promise<(string | null)[]> {
+  const values: (string | null)[] = [];
+  const stream = client.topic(topic).partition(0).stream({ from: "earliest", readUncommitted, signal: AbortSignal.timeout(10_000) });
+  for await (const record of stream) {
+    values.push(text(record.value));
+    if (values.length === count) break;
+  }
+  return values;
+}
+
 async function committed(group: string, topic: string, partition: number): Promise<number | null> {
   const offsets = await client.admin().groups.offsets(group).catch((error: unknown) => (isTributaryError(error, "GROUP_ID_NOT_FOUND") ? [] : Promise.reject(error)));
   return offsets.find((entry) => entry.topic === topic && entry.partition === partition)?.offset ?? null;
@@ -88,6 +99,9 @@ describe("the client's transactional producer", () => {
     expect(await values(topic, 0)).toEqual(["z"]);
     expect(await values(topic, 0, true)).toEqual(["x", "y", "z"]);
     expect(await committed(`${id}-group`, topic, 0)).toBeNull();
+    // Streams take the isolation too (SSE here: a service binding has no WebSocket).
+    expect(await streamed(topic, 1)).toEqual(["z"]);
+    expect(await streamed(topic, 3, true)).toEqual(["x", "y", "z"]);
   });
 
   it("one transaction at a time: another while one is open is refused, and records go only inside one", async () => {
