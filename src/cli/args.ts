@@ -51,6 +51,7 @@ export const allOptions = {
   base64: option("boolean"),
   "session-timeout-ms": option("string"),
   transport: option("string"),
+  isolation: option("string"),
   // groups
   topic: option("string"),
   to: option("string"),

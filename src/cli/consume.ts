@@ -15,7 +15,7 @@ import { integerValue, stringValue, UsageError, type OptionName } from "./args.t
 import type { CommandContext } from "./context.ts";
 import { OutputClosed, write } from "./io.ts";
 
-export const consumeOptions: OptionName[] = ["group", "partition", "offset", "from-beginning", "follow", "max", "wait-ms", "base64", "session-timeout-ms", "transport"];
+export const consumeOptions: OptionName[] = ["group", "partition", "offset", "from-beginning", "follow", "max", "wait-ms", "base64", "session-timeout-ms", "transport", "isolation"];
 
 const newline = new Uint8Array([0x0a]);
 const utf8 = new TextDecoder("utf-8", { fatal: false, ignoreBOM: true });
@@ -65,10 +65,23 @@ export async function consumeCommand(context: CommandContext): Promise<void> {
   }
   const max = integerValue(context.values, "max", 1);
   const transport = transportValue(context, group, follow);
-  if (group !== undefined) return consumeGroup(context, topic, group, max, transport);
-  if (partition === undefined) return followStream(context, topic, undefined, max);
-  if (follow) return followStream(context, topic, partition, max);
-  return consumePartition(context, topic, partition, max);
+  const readUncommitted = isolationValue(context);
+  if (group !== undefined) return consumeGroup(context, topic, group, max, transport, readUncommitted);
+  if (partition === undefined) return followStream(context, topic, undefined, max, readUncommitted);
+  if (follow) return followStream(context, topic, partition, max, readUncommitted);
+  return consumePartition(context, topic, partition, max, readUncommitted);
+}
+
+/**
+ * --isolation (docs/transactions.md): read_committed (the default) shows only committed
+ * transactions' records, up to the last stable offset; read_uncommitted shows every record up
+ * to the high watermark, aborted ones too. Answers whether to read uncommitted.
+ */
+function isolationValue(context: CommandContext): boolean {
+  const text = stringValue(context.values, "isolation");
+  if (text === undefined) return false;
+  if (text !== "read_committed" && text !== "read_uncommitted") throw new UsageError(`--isolation takes read_committed or read_uncommitted, got ${JSON.stringify(text)}`);
+  return text === "read_uncommitted";
 }
 
 /**
@@ -115,15 +128,15 @@ const printBatchRecordsMax = 10_000;
  * or an error retrying cannot fix ends it. The records a stream has at hand are printed in one
  * write (one per frame, about), as a fetch's are.
  */
-async function followStream(context: CommandContext, topic: string, partition: number | undefined, max: number | undefined): Promise<void> {
+async function followStream(context: CommandContext, topic: string, partition: number | undefined, max: number | undefined, readUncommitted: boolean): Promise<void> {
   const from = streamStart(context, partition);
   const stop = new AbortController();
   const unsubscribe = context.io.onInterrupt(() => stop.abort(new Error("interrupted")));
   const handle = context.client.topic(topic);
   const stream =
     partition === undefined
-      ? handle.stream({ from: from as "earliest" | "latest", signal: stop.signal })
-      : handle.partition(partition).stream({ from, signal: stop.signal });
+      ? handle.stream({ from: from as "earliest" | "latest", signal: stop.signal, readUncommitted })
+      : handle.partition(partition).stream({ from, signal: stop.signal, readUncommitted });
   const format = formatter(context);
   let pending: Printable[] = [];
   let printed = 0;
@@ -159,7 +172,7 @@ async function startOffset(context: CommandContext, topic: string, partition: nu
   return typeof start === "number" ? start : (await context.client.topic(topic).offset(partition, start)).offset;
 }
 
-async function consumePartition(context: CommandContext, topic: string, partition: number, max: number | undefined): Promise<void> {
+async function consumePartition(context: CommandContext, topic: string, partition: number, max: number | undefined, readUncommitted: boolean): Promise<void> {
   const follow = context.values.follow === true;
   const waitMs = integerValue(context.values, "wait-ms", 0, fetchWaitMsMax) ?? 10_000;
   const handle = context.client.topic(topic);
@@ -172,13 +185,17 @@ async function consumePartition(context: CommandContext, topic: string, partitio
     while (!stop.signal.aborted) {
       const left = max === undefined ? 10_000 : Math.min(10_000, max - printed);
       // --follow rides out a server restart: retriable failures are retried (and logged) until Ctrl-C.
-      const result = await handle.fetch(partition, offset, { maxRecords: left, maxBytes: 8 * 1024 * 1024, waitMs: follow ? waitMs : 0, signal: stop.signal, retryForever: follow });
+      const result = await handle.fetch(partition, offset, { maxRecords: left, maxBytes: 8 * 1024 * 1024, waitMs: follow ? waitMs : 0, signal: stop.signal, retryForever: follow, readUncommitted });
       const records = result.records.slice(0, left).map((record) => ({ ...record, topic, partition }));
       await print(context, records, format);
       printed += records.length;
+      const from = offset;
       offset = records.length === result.records.length ? result.nextOffset : records.at(-1)!.offset + 1;
       if (max !== undefined && printed >= max) break;
-      if (!follow && (offset >= result.highWatermark || result.records.length === 0)) break;
+      // The end of what may be read: the high watermark, or read_committed's last stable offset. A
+      // fetch of only markers and aborted records shows nothing but moves on: it is not the end.
+      const end = readUncommitted ? result.highWatermark : result.lastStableOffset;
+      if (!follow && (offset >= end || offset === from)) break;
     }
   } catch (error) {
     if (!stop.signal.aborted) throw error;
@@ -187,7 +204,14 @@ async function consumePartition(context: CommandContext, topic: string, partitio
   }
 }
 
-async function consumeGroup(context: CommandContext, topic: string, groupId: string, max: number | undefined, transport: "poll" | "websocket"): Promise<void> {
+async function consumeGroup(
+  context: CommandContext,
+  topic: string,
+  groupId: string,
+  max: number | undefined,
+  transport: "poll" | "websocket",
+  readUncommitted: boolean,
+): Promise<void> {
   const follow = context.values.follow === true;
   const waitMs = integerValue(context.values, "wait-ms", 0, fetchWaitMsMax) ?? (follow ? 10_000 : 1_000);
   const consumer = context.client.consumer({
@@ -196,6 +220,7 @@ async function consumeGroup(context: CommandContext, topic: string, groupId: str
     // and found nothing (a poll's answer, not a stream's silence); with it, a member whose session ran out during an
     // outage reads nothing before it rejoins (test/e2e/follow-restart.test.ts), as over WebSockets.
     transport,
+    readUncommitted,
     maxWaitTimeInMs: waitMs,
     maxBytes: 8 * 1024 * 1024,
     maxRecords: 10_000,

@@ -21,6 +21,7 @@ import { shareCommand, shareGroupsCommand, shareGroupsOptions, shareOptions } fr
 import { subscriptionsCommand, subscriptionsOptions } from "./subscriptions.ts";
 import { tokensCommand, tokensOptions } from "./tokens.ts";
 import { topicsCommand, topicsOptions } from "./topics.ts";
+import { transactionsCommand, transactionsOptions } from "./transactions.ts";
 import { usage } from "./usage.ts";
 
 export type { CliIo } from "./io.ts";
@@ -70,6 +71,8 @@ function resolveCommand(words: string[]): Command {
       return { words: 1, options: gatewayOptions, run: (context) => gatewayCommand(context) };
     case "subscriptions":
       return grouped(subscriptionsOptions, subscriptionsCommand);
+    case "transactions":
+      return grouped(transactionsOptions, transactionsCommand);
     default:
       throw new UsageError(`unknown command: ${command}`);
   }

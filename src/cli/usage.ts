@@ -24,10 +24,11 @@ usage: tributary [--url URL] [--token TOKEN] [--json] <command>
 
   consume <topic> (--group G | --partition N [--offset N|earliest|latest] | --follow)
                   [--from-beginning] [--follow] [--max N] [--json] [--base64] [--wait-ms N]
-                  [--transport poll|websocket]
+                  [--transport poll|websocket] [--isolation read_committed|read_uncommitted]
       values, one per line; --json: JSON lines with key, headers, partition, offset, timestamp;
       --follow without --group streams (a partition, or with neither option every partition);
-      a group member polls, or with --transport websocket --follow reads its partitions' WebSockets
+      a group member polls, or with --transport websocket --follow reads its partitions' WebSockets;
+      read_committed (the default) shows committed transactions' records only
 
   groups list
   groups describe <group>
@@ -35,6 +36,11 @@ usage: tributary [--url URL] [--token TOKEN] [--json] <command>
   groups reset <group> --topic T --to earliest|latest|<offset>|@<timestamp ms> [--partitions 0,2] [--execute]
       shows the new offsets; --execute writes them (the group must have no members)
   groups delete <group>
+
+  transactions list
+  transactions describe <transactional-id>
+  transactions abort <transactional-id>
+      aborts the id's open transaction (a hanging one; takes alter on the cluster)
 
   share consume <group> --topic T[,T2...] [--max N] [--follow] [--ack accept|release|reject]
                 [--json] [--base64] [--wait-ms N]

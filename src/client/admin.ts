@@ -9,6 +9,7 @@ import { withRetries } from "./retry.ts";
 import { Secret } from "./secret.ts";
 import { ShareGroupsAdmin } from "./share-groups-admin.ts";
 import { SubscriptionsAdmin } from "./subscriptions-admin.ts";
+import { TransactionsAdmin } from "./transactions-admin.ts";
 import { path } from "./transport.ts";
 import type {
   CreatedToken,
@@ -169,6 +170,8 @@ export class Admin {
   readonly shareGroups: ShareGroupsAdmin;
   /** Push subscriptions (src/client/subscriptions-admin.ts). */
   readonly subscriptions: SubscriptionsAdmin;
+  /** Transactions (transactions-admin.ts). */
+  readonly transactions: TransactionsAdmin;
 
   constructor(context: AdminContext) {
     this.topics = new TopicsAdmin(context);
@@ -176,5 +179,6 @@ export class Admin {
     this.tokens = new TokensAdmin(context);
     this.shareGroups = new ShareGroupsAdmin(context);
     this.subscriptions = new SubscriptionsAdmin(context);
+    this.transactions = new TransactionsAdmin(context);
   }
 }

@@ -26,6 +26,13 @@ export interface ConsumerOptions {
    * WebSocket, else `poll`.
    */
   transport?: "auto" | "poll" | "websocket";
+  /**
+   * Read past open transactions and include aborted ones' records (kafkajs's option; Kafka's
+   * `isolation.level=read_uncommitted`). Default false: `read_committed` — a partition's
+   * records only up to its last stable offset, aborted transactions' records never
+   * (docs/transactions.md). Over polls and WebSocket streams alike.
+   */
+  readUncommitted?: boolean;
   /** `websocket` only, with autoCommit: commit processed positions at most this often (kafkajs's autoCommitInterval), and before every heartbeat. Default 5000. */
   autoCommitIntervalMs?: number;
 }

@@ -29,7 +29,7 @@ import { EventHub, type ConsumerEvents } from "./consumer-events.ts";
 import type { Batch, ConsumerOptions, RunConfig, SubscribeRequest } from "./consumer-types.ts";
 import type { GroupMember, PollRequest } from "./group-member.ts";
 import type { ClientLog } from "./logger.ts";
-import { consumedFromPolled, type ConsumedMessage } from "./records.ts";
+import { consumedFromPolled, isolationOf, type ConsumedMessage } from "./records.ts";
 import { backoffMs, sleep, withRetries, type RetryPolicy } from "./retry.ts";
 import type { RecordSource, SourceAnswer } from "./stream-polls.ts";
 import type { Assignment, CommittedPosition, Position, TopicPartition } from "./types.ts";
@@ -248,6 +248,7 @@ export class Consumer {
             maxBytes: this.#options.maxBytes,
             waitMs: this.#options.maxWaitTimeInMs ?? 5_000,
             paused: this.paused(),
+            isolation: isolationOf(this.#options.readUncommitted),
           },
           this.#abort.signal,
         );

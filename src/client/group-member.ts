@@ -30,6 +30,8 @@ export interface PollRequest {
   maxBytes?: number;
   waitMs?: number;
   paused: Assignment;
+  /** docs/transactions.md; the server's default is read_committed. */
+  isolation?: "read_committed" | "read_uncommitted";
 }
 
 export interface PolledRecord {

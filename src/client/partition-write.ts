@@ -109,13 +109,14 @@ export async function writePartition(
 }
 
 /**
- * POSTs encoded batches holding `records` records to the partition, retried by the partition
- * rule with the same bytes; answers the first record's offset (−1 with acks 0) and, for a
- * LogAppendTime topic, the timestamp the partition gave them all.
+ * POSTs encoded batches holding `records` records to the partition (a transactional
+ * producer's name its `transactionalId`), retried by the partition rule with the same bytes;
+ * answers the first record's offset (−1 with acks 0) and, for a LogAppendTime topic, the
+ * timestamp the partition gave them all.
  */
 export async function postRecords(
   context: WriteContext,
-  write: { topic: string; partition: number; body: Uint8Array; records: number; acks: Acks; signal?: AbortSignal },
+  write: { topic: string; partition: number; body: Uint8Array; records: number; acks: Acks; signal?: AbortSignal; transactionalId?: string },
 ): Promise<{ baseOffset: number; timestamp: number | undefined }> {
   const { topic, partition, records, acks } = write;
   const answer = await withRetries(
@@ -123,7 +124,7 @@ export async function postRecords(
       context.transport.json<BinaryProduceAnswer>({
         method: "POST",
         path: path("topics", topic, "partitions", partition, "records"),
-        query: { acks },
+        query: { acks, transactionalId: write.transactionalId },
         bytes: write.body,
         contentType: recordBatchContentType,
         signal: write.signal,

@@ -11,58 +11,29 @@
  *
  * One request per partition is in flight at a time, so records keep their order through
  * retries; different partitions are written in parallel. Queued bytes are bounded by
- * `bufferBytes`: a send waits for room (Kafka's buffer.memory).
+ * `bufferBytes`: a send waits for room (Kafka's buffer.memory). A producer with a
+ * `transactionalId` sends only inside `transaction()` (transaction.ts): its batches are
+ * transactional, and each partition is added to the transaction before its first write.
  */
 import { concatBytes } from "../protocol/bytes.ts";
 import { partitionForKey } from "../protocol/partitioner.ts";
-import { compressionCodecs, isCompressionCodec, type CompressionCodec } from "../protocol/compression/codecs.ts";
+import type { CompressionCodec } from "../protocol/compression/codecs.ts";
 import { compressBatch } from "../protocol/record-batch-compression.ts";
 import { fieldLength, RecordBatchBuilder, sealBatch, type BatchProducer, type RecordFields } from "../protocol/record-batch-builder.ts";
 import { writeUtf8 } from "../protocol/utf8.ts";
 import { openProducerSession, takeSequences, type ProducerSession } from "./idempotence.ts";
 import { incrementSequence } from "../protocol/sequences.ts";
-import { batchBytesMax, postRecords, requestBytesMax, type WriteContext } from "./partition-write.ts";
+import { postRecords, requestBytesMax, type WriteContext } from "./partition-write.ts";
+import { resolveProducerOptions, type ProducerOptions } from "./producer-options.ts";
 import { checkMessage, CopiedMessages, headerFields, type Message } from "./records.ts";
 import { newPartitionQueue, takeRuns, type ClosedBatch, type PartitionQueue, type Run, type SendState } from "./producer-queue.ts";
-import { RequestPacer } from "./request-pacer.ts";
+import type { RequestPacer } from "./request-pacer.ts";
 import { after, nextTurn } from "./turns.ts";
-import { StickyPartitioner, stickyPartitionBytesDefault } from "./sticky-partitioner.ts";
+import { StickyPartitioner } from "./sticky-partitioner.ts";
+import { TransactionalSession, type Transaction, type SendBatchRequest } from "./transaction.ts";
 import type { Acks, RecordMetadata } from "./types.ts";
 
-export interface ProducerOptions {
-  /** How long a partition's first record waits for others to join its batch. Default 5 (Kafka's linger.ms). */
-  lingerMs?: number;
-  /**
-   * Per partition, how many requests a second may start for records that did not fill a batch
-   * (a full batch and `flush()` go at once): records coming faster wait to share a request,
-   * since each request is billed whatever it carries. Default 2 (a burst of 2, then one every
-   * 500 ms); `Infinity` starts one as soon as `lingerMs` is over, as Kafka's producers do.
-   */
-  requestsPerSecond?: number;
-  /** A partition's queue is sent once it holds this many bytes; also the largest batch. Default and maximum 1 MiB. */
-  batchBytes?: number;
-  /**
-   * Keyless messages go to one partition until about this many bytes went to it, then to
-   * another (Kafka's sticky partitioner switches per `batch.size`). Default 16384.
-   */
-  stickyPartitionBytes?: number;
-  /** Default "all". */
-  acks?: Acks;
-  /**
-   * Default true with `acks: "all"` (Kafka's enable.idempotence since 3.0): batches carry a
-   * producer id and sequences, so a retry is never written twice. It needs `acks: "all"`; with
-   * another `acks` and no `idempotent` option it is off, as in Kafka.
-   */
-  idempotent?: boolean;
-  /** Bytes queued or in flight before `send` waits for room. Default 32 MiB (Kafka's buffer.memory). */
-  bufferBytes?: number;
-  /**
-   * The codec each batch's records are compressed with before it is sent (kafkajs's option;
-   * Kafka's compression.type): "none" (default), "gzip", "snappy", "lz4" or "zstd". The
-   * partition stores the batch as sent unless the topic's `compression.type` says otherwise.
-   */
-  compression?: CompressionCodec;
-}
+export type { ProducerOptions } from "./producer-options.ts";
 
 export interface SendRequest {
   topic: string;
@@ -75,17 +46,6 @@ const batchCapacityMin = 1024;
 const batchCapacitySlack = 16 * 1024;
 /** Framing a record adds beyond its payload, for the buffer's accounting (as records.ts's recordBytes). */
 const recordOverheadBytes = 24;
-/** requestsPerSecond's default: it keeps the bill's workloads A and B within issue 19's targets (bench/README.md, "The monthly bill"), while a record or two a second still goes at once. */
-const requestsPerSecondDefault = 2;
-/** One request a minute: a slower pace would hold records longer than lingerMs's own bound (60 s). */
-const requestsPerSecondMin = 1 / 60;
-
-function checkOption(name: string, value: number, min: number, max: number): number {
-  if (!Number.isSafeInteger(value) || value < min || value > max) {
-    throw new RangeError(`producer option ${name} must be an integer from ${min} to ${max}, got ${value}`);
-  }
-  return value;
-}
 
 export class Producer {
   readonly #context: WriteContext;
@@ -107,26 +67,22 @@ export class Producer {
   #closed = false;
   /** Sends whose messages are not all queued yet (a metadata lookup, a wait for room). */
   readonly #sending = new Set<Promise<unknown>>();
+  /** A transactional producer's transactions and its producer id (transaction.ts). */
+  readonly #transactions: TransactionalSession | undefined;
 
   constructor(context: WriteContext, options: ProducerOptions = {}) {
     this.#context = context;
-    this.#lingerMs = checkOption("lingerMs", options.lingerMs ?? 5, 0, 60_000);
-    const requestsPerSecond = options.requestsPerSecond ?? requestsPerSecondDefault;
-    if (typeof requestsPerSecond !== "number" || !(requestsPerSecond >= requestsPerSecondMin)) {
-      throw new RangeError(`producer option requestsPerSecond must be a number of at least ${requestsPerSecondMin} (Infinity: no pacing), got ${String(requestsPerSecond)}`);
-    }
-    this.#pacer = requestsPerSecond === Infinity ? undefined : new RequestPacer(requestsPerSecond);
-    this.#batchBytes = checkOption("batchBytes", options.batchBytes ?? batchBytesMax, 1, batchBytesMax);
-    this.#stickyPartitionBytes = checkOption("stickyPartitionBytes", options.stickyPartitionBytes ?? stickyPartitionBytesDefault, 1, 2 ** 40);
-    this.#bufferBytes = checkOption("bufferBytes", options.bufferBytes ?? 32 * 1024 * 1024, this.#batchBytes, 2 ** 40);
-    const acks = options.acks ?? "all";
-    if (acks !== 0 && acks !== 1 && acks !== "all") throw new RangeError(`producer option acks must be 0, 1 or "all"`);
-    this.#acks = acks;
-    this.#idempotent = options.idempotent ?? acks === "all";
-    if (this.#idempotent && acks !== "all") throw new RangeError(`an idempotent producer needs acks "all" (API.md, Produce)`);
-    const compression = options.compression ?? "none";
-    if (!isCompressionCodec(compression)) throw new RangeError(`producer option compression must be one of ${compressionCodecs.join(", ")}, got ${String(compression)}`);
-    this.#compression = compression;
+    const resolved = resolveProducerOptions(options);
+    this.#lingerMs = resolved.lingerMs;
+    this.#pacer = resolved.pacer;
+    this.#batchBytes = resolved.batchBytes;
+    this.#stickyPartitionBytes = resolved.stickyPartitionBytes;
+    this.#bufferBytes = resolved.bufferBytes;
+    this.#acks = resolved.acks;
+    this.#idempotent = resolved.idempotent;
+    this.#compression = resolved.compression;
+    const { transactional } = resolved;
+    if (transactional !== undefined) this.#transactions = new TransactionalSession(context, transactional.transactionalId, transactional.transactionTimeoutMs);
   }
 
   /** A finished batch with its records compressed, once, before it is sealed (producer fields and CRC are the header's). */
@@ -136,6 +92,29 @@ export class Producer {
 
   /** Queues the messages; resolves with where each landed, in order, once all are acknowledged. */
   async send(request: SendRequest): Promise<RecordMetadata[]> {
+    if (this.#transactions !== undefined) throw new Error("a transactional producer sends inside a transaction: `const transaction = await producer.transaction()`, then transaction.send");
+    return this.#send(request);
+  }
+
+  /** Sends to several topics (kafkajs's sendBatch); resolves with every record's metadata, in order. */
+  async sendBatch(request: SendBatchRequest): Promise<RecordMetadata[]> {
+    const { topicMessages } = request ?? {};
+    if (!Array.isArray(topicMessages) || topicMessages.length === 0) throw new TypeError("sendBatch: topicMessages must be a non-empty array");
+    return (await Promise.all(topicMessages.map((entry) => this.send(entry)))).flat();
+  }
+
+  /**
+   * A transactional producer's next transaction (transaction.ts): the first one initializes
+   * the transactional id, fencing any older producer with it. One at a time: another while this
+   * one is neither committed nor aborted is an error.
+   */
+  async transaction(): Promise<Transaction> {
+    if (this.#transactions === undefined) throw new Error("transaction() is for a transactional producer: tributary.producer({ transactionalId })");
+    if (this.#closed) throw new Error("the producer is closed");
+    return this.#transactions.begin({ send: (request) => this.#send(request), flush: () => this.flush() });
+  }
+
+  async #send(request: SendRequest): Promise<RecordMetadata[]> {
     if (this.#closed) throw new Error("the producer is closed");
     let state: SendState | undefined;
     const done = new Promise<RecordMetadata[]>((resolve, reject) => {
@@ -367,13 +346,16 @@ export class Producer {
   /** Never rejects: the outcome goes to each send the records belong to. */
   async #write(queue: PartitionQueue, batches: ClosedBatch[], runs: Run[], records: number): Promise<void> {
     let session: Promise<ProducerSession> | undefined;
+    // A transactional producer writes only inside its transaction, with the session transaction() opened.
+    const transaction = this.#transactions?.current;
     try {
       let identity: BatchProducer | undefined;
       if (this.#idempotent) {
-        session = this.#session ??= openProducerSession(this.#context.transport, this.#context.policy, this.#context.log, queue.topic);
+        session = this.#transactions?.session ?? (this.#session ??= openProducerSession(this.#context.transport, this.#context.policy, this.#context.log, queue.topic));
         const current = await session;
+        await transaction?.addPartition(queue.topic, queue.partition);
         const baseSequence = takeSequences(current, queue.topic, queue.partition, records);
-        identity = { producerId: current.producerId, producerEpoch: current.producerEpoch, baseSequence };
+        identity = { producerId: current.producerId, producerEpoch: current.producerEpoch, baseSequence, transactional: transaction !== undefined };
       }
       for (const batch of batches) {
         if (!batch.sealed) sealBatch(batch.bytes, identity);
@@ -381,7 +363,8 @@ export class Producer {
         if (identity) identity = { ...identity, baseSequence: incrementSequence(identity.baseSequence, batch.records) };
       }
       const body = concatBytes(batches.map((batch) => batch.bytes));
-      const written = await postRecords(this.#context, { topic: queue.topic, partition: queue.partition, body, records, acks: this.#acks });
+      const transactionalId = this.#transactions?.transactionalId;
+      const written = await postRecords(this.#context, { topic: queue.topic, partition: queue.partition, body, records, acks: this.#acks, transactionalId });
       let offset = written.baseOffset;
       for (const run of runs) {
         const { send } = run;
@@ -394,7 +377,9 @@ export class Producer {
       }
     } catch (error) {
       // A failed idempotent write leaves its sequences in doubt: start over with a new producer id.
-      if (session !== undefined && this.#session === session) this.#session = undefined;
+      // A transactional one dooms its transaction instead; the abort's epoch bump starts the sequences over.
+      if (transaction !== undefined) transaction.writeFailed(error);
+      else if (session !== undefined && this.#session === session) this.#session = undefined;
       for (const { send } of runs) {
         if (send.failed) continue;
         send.failed = true;

@@ -7,7 +7,8 @@
 import type { PolledRecord } from "./group-member.ts";
 import { TributaryError } from "../errors.ts";
 import { decodeBase64 } from "../protocol/base64.ts";
-import { controlFlag, splitBatches, type RecordHeader, type RecordInput } from "../protocol/record-batch.ts";
+import { isAbortedBatch, type AbortedTransaction } from "../protocol/aborted-transactions.ts";
+import { controlFlag, splitBatches, transactionalFlag, type RecordHeader, type RecordInput } from "../protocol/record-batch.ts";
 import type { HeaderField, RecordField } from "../protocol/record-batch-builder.ts";
 import { decodeBatchRecords, type RecordBuilder } from "../protocol/record-batch-decode.ts";
 import type { FetchedRecord, RecordHeaders } from "./types.ts";
@@ -168,20 +169,31 @@ export function headersObject(entries: Iterable<readonly [string, string | null]
 
 /**
  * The records of a binary fetch answer a reader may see: offsets from `fromOffset` (the first
- * batch may start before it) and below `highWatermark` (the last may run past it). Control
- * batches (transaction markers) hold no user records and are skipped, as Kafka's consumer does.
+ * batch may start before it) and below `untilOffset` (the high watermark, or a read_committed
+ * fetch's last stable offset; the last batch may run past it). Control batches (transaction
+ * markers) hold no user records and are skipped, as Kafka's consumer does; so are a
+ * read_committed fetch's `abortedTransactions` (Kafka's rule, src/protocol/aborted-transactions.ts).
  */
-export function decodeFetchedBatches(body: Uint8Array, fromOffset: number, highWatermark: number): FetchedRecord[] {
+export function decodeFetchedBatches(body: Uint8Array, fromOffset: number, untilOffset: number, abortedTransactions?: readonly AbortedTransaction[]): FetchedRecord[] {
   let records: FetchedRecord[] = [];
   for (const { header, start } of splitBatches(body)) {
     if ((header.attributes & controlFlag) !== 0) continue;
+    if ((header.attributes & transactionalFlag) !== 0 && isAbortedBatch(header.producerId, header.baseOffset, abortedTransactions)) continue;
     const decoded = decodeBatchRecords(body, start, fetchedRecord).records;
-    const whole = header.baseOffset >= fromOffset && header.baseOffset + header.lastOffsetDelta < highWatermark;
+    const whole = header.baseOffset >= fromOffset && header.baseOffset + header.lastOffsetDelta < untilOffset;
     // The usual case, a whole batch and the first: its array as it is, no copy.
     if (whole && records.length === 0) records = decoded;
-    else for (const record of decoded) if (record.offset >= fromOffset && record.offset < highWatermark) records.push(record);
+    else for (const record of decoded) if (record.offset >= fromOffset && record.offset < untilOffset) records.push(record);
   }
   return records;
+}
+
+/** A read's isolation level on the wire (docs/transactions.md). */
+export type Isolation = "read_committed" | "read_uncommitted";
+
+/** The read's isolation level on the wire: read_committed unless asked otherwise. */
+export function isolationOf(readUncommitted: boolean | undefined): Isolation {
+  return readUncommitted === true ? "read_uncommitted" : "read_committed";
 }
 
 /** A fetched record in one step from the decoder's fields (no intermediate object). */

@@ -16,7 +16,7 @@ import { TributaryError } from "../errors.ts";
 import { isTributaryError } from "./errors.ts";
 import type { ClientLog } from "./logger.ts";
 import { partitionRetryRule, type WriteContext } from "./partition-write.ts";
-import type { ConsumedMessage } from "./records.ts";
+import { isolationOf, type ConsumedMessage, type Isolation } from "./records.ts";
 import { waitBeforeRetry } from "./retry.ts";
 import type { Secret } from "./secret.ts";
 import { catchUpConnection, needsCatchUp } from "./stream-catch-up.ts";
@@ -37,6 +37,8 @@ export interface PartitionStreamOptions {
   transport?: "auto" | "sse" | "websocket";
   /** Ends the stream: the iterator throws the signal's reason. */
   signal?: AbortSignal;
+  /** Open and aborted transactions' records too, up to the high watermark (as `fetch`'s). Default false: `read_committed`. */
+  readUncommitted?: boolean;
 }
 
 export interface TopicStreamOptions {
@@ -44,6 +46,8 @@ export interface TopicStreamOptions {
   from?: "earliest" | "latest";
   encoding?: StreamEncoding;
   signal?: AbortSignal;
+  /** As a partition stream's. */
+  readUncommitted?: boolean;
 }
 
 /** What a stream needs of the client: its calls, and the WebSocket to use (from the config, else the runtime's). */
@@ -58,8 +62,8 @@ export interface StreamContext extends WriteContext {
 export interface StreamTopicCalls {
   latestOffset(partition: number, signal?: AbortSignal): Promise<number>;
   readToken(): Promise<{ token: Secret; expiresAt: number }>;
-  /** A binary fetch with the catch-up bounds (stream-catch-up.ts). */
-  catchUpFetch(partition: number, offset: number, signal: AbortSignal): Promise<FetchResult>;
+  /** A binary fetch with the catch-up bounds (stream-catch-up.ts), at the stream's isolation. */
+  catchUpFetch(partition: number, offset: number, signal: AbortSignal, readUncommitted: boolean): Promise<FetchResult>;
 }
 
 /** A clean end this soon after opening, with nothing delivered, counts as a failure: no reconnect loop at full speed. */
@@ -68,11 +72,11 @@ const cleanEndMsMin = 1_000;
 const readTokenMarginMs = 60_000;
 
 /** An SSE stream's request: `offset` until an event was seen, then (winning over it) `Last-Event-ID`. */
-function streamRequest(recordsPath: string, offset: string | number, encoding: StreamEncoding, lastEventId: string | undefined, signal?: AbortSignal): ApiRequest {
+function streamRequest(recordsPath: string, offset: string | number, encoding: StreamEncoding, isolation: Isolation, lastEventId: string | undefined, signal?: AbortSignal): ApiRequest {
   return {
     method: "GET",
     path: recordsPath,
-    query: { offset, encoding },
+    query: { offset, encoding, isolation },
     accept: "text/event-stream",
     headers: lastEventId === undefined ? undefined : { "last-event-id": lastEventId },
     signal,
@@ -181,6 +185,7 @@ interface PartitionStreamSetup {
   encoding: StreamEncoding;
   webSocket?: WebSocketConstructor;
   signal?: AbortSignal;
+  readUncommitted: boolean;
 }
 
 /** A partition stream's options, checked (TypeError for a wrong one) with the transport chosen. */
@@ -201,7 +206,7 @@ function checkedStream(context: StreamContext, topic: string, partition: number,
     );
   }
   const webSocket = choice === "sse" ? undefined : available;
-  return { topic, partition, from, encoding, webSocket, signal: options.signal };
+  return { topic, partition, from, encoding, webSocket, signal: options.signal, readUncommitted: options.readUncommitted === true };
 }
 
 async function* partitionFrames(context: StreamContext, calls: StreamTopicCalls, stream: PartitionStreamSetup): AsyncGenerator<ConsumedMessage[], void, undefined> {
@@ -212,7 +217,8 @@ async function* partitionFrames(context: StreamContext, calls: StreamTopicCalls,
   // "latest" is fixed to an offset first: a reconnect before the first frame then loses nothing.
   let position: number | "earliest" = stream.from === "latest" ? await calls.latestOffset(partition, signal) : stream.from;
   let lastEventId: string | undefined;
-  const sseRequest = () => streamRequest(recordsPath, position, encoding, lastEventId, signal);
+  const isolation = isolationOf(stream.readUncommitted);
+  const sseRequest = () => streamRequest(recordsPath, position, encoding, isolation, lastEventId, signal);
   const sse = () =>
     openSse({
       transport: context.transport,
@@ -231,7 +237,7 @@ async function* partitionFrames(context: StreamContext, calls: StreamTopicCalls,
     try {
       return await openWebSocket({
         WebSocket: stream.webSocket!,
-        url: context.transport.webSocketUrl(recordsPath, { offset, encoding: "base64", access_token: accessToken }),
+        url: context.transport.webSocketUrl(recordsPath, { offset, encoding: "base64", isolation, access_token: accessToken }),
         topic,
         partition,
         from: typeof offset === "number" ? offset : 0,
@@ -254,7 +260,7 @@ async function* partitionFrames(context: StreamContext, calls: StreamTopicCalls,
     if (!catchUp || typeof position !== "number") return socket();
     catchUp = false;
     if (!needsCatchUp(position, await calls.latestOffset(partition, signal))) return socket();
-    return catchUpConnection((offset, fetchSignal) => calls.catchUpFetch(partition, offset, fetchSignal), { topic, partition, from: position, signal });
+    return catchUpConnection((offset, fetchSignal) => calls.catchUpFetch(partition, offset, fetchSignal, stream.readUncommitted), { topic, partition, from: position, signal });
   };
   yield* resuming(stream.webSocket === undefined ? sse : catchUpOrSocket, (frame) => {
     position = frame.positions.get(partition)!;
@@ -290,7 +296,7 @@ function socketTokens(context: StreamContext, calls: StreamTopicCalls): () => Pr
 export function topicStream(context: StreamContext, topic: string, options: TopicStreamOptions = {}): AsyncGenerator<ConsumedMessage, void, undefined> {
   const from = options.from ?? "latest";
   if (from !== "earliest" && from !== "latest") throw new TypeError(`stream: a topic stream starts at "earliest" or "latest", got ${String(from)}`);
-  return eachRecord(topicFrames(context, topic, from, checkEncoding(options.encoding), options.signal));
+  return eachRecord(topicFrames(context, topic, from, checkEncoding(options.encoding), isolationOf(options.readUncommitted), options.signal));
 }
 
 async function* topicFrames(
@@ -298,6 +304,7 @@ async function* topicFrames(
   topic: string,
   from: "earliest" | "latest",
   encoding: StreamEncoding,
+  isolation: Isolation,
   signal: AbortSignal | undefined,
 ): AsyncGenerator<ConsumedMessage[], void, undefined> {
   const recordsPath = path("topics", topic, "records");
@@ -307,7 +314,7 @@ async function* topicFrames(
   const open = () =>
     openSse({
       transport: context.transport,
-      request: streamRequest(recordsPath, from, encoding, lastEventId, signal),
+      request: streamRequest(recordsPath, from, encoding, isolation, lastEventId, signal),
       frame: (event, data) => {
         const records = recordsOfFrame(data.records, topic, (record) => record.partition ?? -1, positions, encoding);
         const next = new Map<number, number>();

@@ -5,11 +5,12 @@
  */
 import { TributaryError } from "../errors.ts";
 import { fetchMaxRecordsMax, streamCatchUpFetchBytes } from "../limits.ts";
+import { parseAbortedTransactions, type AbortedTransaction } from "../protocol/aborted-transactions.ts";
 import { fetchHeaders, recordBatchContentType } from "../protocol/content-types.ts";
 import { partitionForKey } from "../protocol/partitioner.ts";
 import type { RecordInput } from "../protocol/record-batch.ts";
 import { batchBytesMax, partitionRetryRule, requestBytesMax, splitIntoBatches, writePartition } from "./partition-write.ts";
-import { decodeFetchedBatches, partitionOf, recordBytes, toRecordInput, type ConsumedMessage, type Message } from "./records.ts";
+import { decodeFetchedBatches, isolationOf, partitionOf, recordBytes, toRecordInput, type ConsumedMessage, type Message } from "./records.ts";
 import { withRetries } from "./retry.ts";
 import { path } from "./transport.ts";
 import { Secret } from "./secret.ts";
@@ -31,6 +32,12 @@ export interface FetchOptions {
    * The delay stays capped at `retry.maxBackoffMs`; each retry is logged.
    */
   retryForever?: boolean;
+  /**
+   * Read past open transactions and include aborted ones' records (Kafka's
+   * `isolation.level=read_uncommitted`). Default false: `read_committed`, records below the last
+   * stable offset only, aborted transactions' records skipped (docs/transactions.md).
+   */
+  readUncommitted?: boolean;
 }
 
 export interface WriteTokenOptions {
@@ -70,6 +77,15 @@ function headerNumber(headers: Headers, name: string): number {
     throw new TributaryError("UNKNOWN_SERVER_ERROR", `binary fetch answer without a valid ${name} header`);
   }
   return value;
+}
+
+/** A read_committed fetch's aborted transactions (absent header: none). */
+function abortedOf(headers: Headers): AbortedTransaction[] | undefined {
+  const text = headers.get(fetchHeaders.abortedTransactions);
+  if (text === null) return undefined;
+  const aborted = parseAbortedTransactions(text);
+  if (aborted === undefined) throw new TributaryError("UNKNOWN_SERVER_ERROR", `binary fetch answer with an unreadable ${fetchHeaders.abortedTransactions} header`);
+  return aborted;
 }
 
 export class TopicHandle {
@@ -132,7 +148,7 @@ export class TopicHandle {
     const request = {
       method: "GET" as const,
       path: path("topics", this.name, "partitions", partition, "records"),
-      query: { offset, maxRecords: options.maxRecords, maxBytes: options.maxBytes, waitMs: options.waitMs },
+      query: { offset, maxRecords: options.maxRecords, maxBytes: options.maxBytes, waitMs: options.waitMs, isolation: isolationOf(options.readUncommitted) },
       accept: recordBatchContentType,
       waitMs: options.waitMs,
       signal: options.signal,
@@ -142,10 +158,14 @@ export class TopicHandle {
         this.#context.transport.call(request, async (response) => {
           const body = new Uint8Array(await response.arrayBuffer());
           const highWatermark = headerNumber(response.headers, fetchHeaders.highWatermark);
+          // A server from before transactions sends no last stable offset: nothing is open there.
+          const lastStableOffset = response.headers.has(fetchHeaders.lastStableOffset) ? headerNumber(response.headers, fetchHeaders.lastStableOffset) : highWatermark;
+          const committed = options.readUncommitted !== true;
           return {
-            records: decodeFetchedBatches(body, offset, highWatermark),
+            records: decodeFetchedBatches(body, offset, committed ? lastStableOffset : highWatermark, committed ? abortedOf(response.headers) : undefined),
             nextOffset: headerNumber(response.headers, fetchHeaders.nextOffset),
             highWatermark,
+            lastStableOffset,
             logStartOffset: headerNumber(response.headers, fetchHeaders.logStartOffset),
           };
         }),
@@ -264,7 +284,8 @@ export class PartitionHandle {
     return {
       latestOffset: async (partition) => (await topic.offset(partition, "latest")).offset,
       readToken: () => topic.readToken(),
-      catchUpFetch: (partition, offset, signal) => topic.fetch(partition, offset, { maxRecords: fetchMaxRecordsMax, maxBytes: streamCatchUpFetchBytes, signal }),
+      catchUpFetch: (partition, offset, signal, readUncommitted) =>
+        topic.fetch(partition, offset, { maxRecords: fetchMaxRecordsMax, maxBytes: streamCatchUpFetchBytes, signal, readUncommitted }),
     };
   }
 }

@@ -136,7 +136,7 @@ export class Tributary {
         member,
         groupId: options.groupId,
         calls: { transport: this.#transport, policy: this.#policy, log: this.#log },
-        stream: (topic, partition, from, signal) => this.topic(topic).partition(partition).streamBatches({ from, transport: "websocket", signal }),
+        stream: (topic, partition, from, signal) => this.topic(topic).partition(partition).streamBatches({ from, transport: "websocket", signal, readUncommitted: options.readUncommitted }),
         offset: async (topic, partition, at) => (await this.topic(topic).offset(partition, at)).offset,
         autoOffsetReset,
         autoCommitIntervalMs,

@@ -140,6 +140,8 @@ export interface FetchResult {
   /** Where to fetch next. */
   nextOffset: number;
   highWatermark: number;
+  /** The first offset of the oldest open transaction, else the high watermark (docs/transactions.md): a read_committed read stops there. */
+  lastStableOffset: number;
   logStartOffset: number;
 }
 

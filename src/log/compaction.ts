@@ -38,7 +38,7 @@ import { decodeRecordBatch } from "../protocol/record-batch-decode.ts";
 import { batchCodec, compressBatch } from "../protocol/record-batch-compression.ts";
 import { incrementSequence } from "../protocol/sequences.ts";
 import type { StoredBatch } from "./log-store.ts";
-import { isAbortedBatch } from "./fetched-records.ts";
+import { isAbortedBatch } from "../protocol/aborted-transactions.ts";
 import { decodeSegmentIndex } from "./segment-format.ts";
 import type { AbortedTransaction } from "./transaction-state.ts";
 import type { SegmentManifestEntry } from "./segment-manifest.ts";

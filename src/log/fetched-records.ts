@@ -2,7 +2,7 @@ import { readBatchHeader, type DecodedRecord } from "../protocol/record-batch.ts
 import { decodeRecordBatch } from "../protocol/record-batch-decode.ts";
 import { recordPayloadBytes } from "../protocol/record-scan.ts";
 import { isControlBatch, isTransactionalBatch } from "../protocol/control-batch.ts";
-import type { AbortedTransaction } from "./transaction-state.ts";
+import { isAbortedBatch, type AbortedTransaction } from "../protocol/aborted-transactions.ts";
 
 export interface RecordWindow {
   /** The first offset wanted: records before it in the first batch are skipped. */
@@ -64,13 +64,4 @@ export function skippedBatch(batch: Uint8Array, aborted: readonly AbortedTransac
   const span = { baseOffset: header.baseOffset, lastOffset: header.baseOffset + header.lastOffsetDelta };
   if (isControlBatch(header.attributes)) return span;
   return isAbortedBatch(header.producerId, header.baseOffset, aborted) ? span : undefined;
-}
-
-/** Whether a producer's transactional batch at `baseOffset` belongs to an aborted transaction (Kafka's read_committed rule). */
-export function isAbortedBatch(producerId: number, baseOffset: number, aborted: readonly AbortedTransaction[] | undefined): boolean {
-  if (!aborted) return false;
-  for (const transaction of aborted) {
-    if (transaction.producerId === producerId && transaction.firstOffset <= baseOffset && baseOffset <= transaction.lastOffset) return true;
-  }
-  return false;
 }

@@ -2,6 +2,7 @@ import { TributaryError } from "../errors.ts";
 import { producersPerPartitionMax } from "../limits.ts";
 import type { MarkerResult, TransactionMarker } from "../protocol/control-batch.ts";
 import { checkEpochNotFenced } from "./producer-state.ts";
+import type { AbortedTransaction } from "../protocol/aborted-transactions.ts";
 
 /**
  * A partition's half of transactions (docs/transactions.md, "The partition"; Kafka's
@@ -45,12 +46,8 @@ export interface TransactionEntry {
   lastMarker?: LastMarker;
 }
 
-export interface AbortedTransaction {
-  producerId: number;
-  firstOffset: number;
-  /** The offset of the ABORT marker that closed it. */
-  lastOffset: number;
-}
+/** Its shape is the fetch's (src/protocol/aborted-transactions.ts), which carries the index to readers. */
+export type { AbortedTransaction };
 
 /** Where the state lives: in memory (tests, simulations) or the partition's SQLite (src/objects/sqlite-transaction-store.ts). */
 export interface TransactionStore {

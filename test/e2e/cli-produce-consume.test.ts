@@ -1,8 +1,9 @@
 /**
  * The `tributary` command against a real `wrangler dev`: 100,000 lines from a file, produced
  * through the CLI and consumed back through a consumer group, byte for byte and in order per
- * partition; a group member over WebSockets (--transport websocket); `topics alter`'s one line; `topics delete-records`;
- * and a group consumer killed mid-batch that a new process resumes from the group's last commit.
+ * partition; a group member over WebSockets (--transport websocket); `topics alter`'s one line;
+ * `topics delete-records`; a group consumer killed mid-batch that a new process resumes from the
+ * group's last commit; and transactions: consume's --isolation, `transactions list|describe|abort`.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -167,6 +168,52 @@ describe("tributary CLI against wrangler dev", () => {
     const fetched = await fetch(`${server.url}/v1/topics/packed-events/partitions/0/records?offset=0`, { headers: { accept: "application/vnd.tributary.record-batch" } });
     const batch = new Uint8Array(await fetched.arrayBuffer());
     expect(batch[22]! & 0x07).toBe(4);
+  });
+
+  it("consume --isolation reads committed or every record; transactions list, describe and abort a hanging one", async () => {
+    const client = new Tributary({ url: server.url });
+    await client.admin().topics.create({ name: "ledger", partitions: 1 });
+    const producer = (id: string) => client.producer({ transactionalId: id, lingerMs: 0, requestsPerSecond: Infinity });
+    const writer = producer("ledger-writer");
+    const committed = await writer.transaction();
+    await committed.send({ topic: "ledger", messages: [{ value: "c1" }, { value: "c2" }] });
+    await committed.commit();
+    const aborted = await writer.transaction();
+    await aborted.send({ topic: "ledger", messages: [{ value: "a1" }] });
+    await aborted.abort();
+    const hanging = await producer("ledger-hanging").transaction();
+    await hanging.send({ topic: "ledger", messages: [{ value: "h1" }] });
+    await client.topic("ledger").produce([{ value: "plain" }]); // past the open transaction: not stable yet
+
+    const values = async (args: string[]) => {
+      const run = await runCli(server.url, ["consume", "ledger", ...args]);
+      expect(run.code, run.stderr).toBe(0);
+      return run.stdout.toString().split("\n").filter(Boolean);
+    };
+    expect(await values(["--partition", "0", "--from-beginning"])).toEqual(["c1", "c2"]);
+    expect(await values(["--partition", "0", "--from-beginning", "--isolation", "read_uncommitted"])).toEqual(["c1", "c2", "a1", "h1", "plain"]);
+    expect(await values(["--group", "ledger-readers", "--from-beginning", "--isolation", "read_uncommitted"])).toEqual(["c1", "c2", "a1", "h1", "plain"]);
+
+    const listed = await runCli(server.url, ["transactions", "list"]);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout.toString()).toMatch(/^TRANSACTIONAL-ID\s+PRODUCER-ID\s+EPOCH\s+TIMEOUT\s+INITIALIZED\n/);
+    expect(listed.stdout.toString()).toMatch(/\nledger-hanging\s+\d+\s+0\s+60 s\s+[\d.]+ s ago\n/);
+    const described = await runCli(server.url, ["transactions", "describe", "ledger-hanging"]);
+    expect(described.stdout.toString()).toMatch(/^transaction ledger-hanging {2}state Ongoing {2}producer \d+ epoch 0 {2}timeout 60 s\nstarted [\d.]+ s ago\npartitions: ledger:0\ngroups: none\n$/);
+    const json = await runCli(server.url, ["transactions", "describe", "ledger-writer", "--json"]);
+    expect(JSON.parse(json.stdout.toString())).toMatchObject({ transactionalId: "ledger-writer", state: "CompleteAbort", producerEpoch: 2, partitions: [] });
+
+    const abortedByOperator = await runCli(server.url, ["transactions", "abort", "ledger-hanging"]);
+    expect({ code: abortedByOperator.code, stdout: abortedByOperator.stdout.toString(), stderr: abortedByOperator.stderr }).toEqual({
+      code: 0,
+      stdout: "aborted the open transaction of ledger-hanging (state CompleteAbort); its producer's commit will be refused\n",
+      stderr: "",
+    });
+    expect(await values(["--partition", "0", "--from-beginning", "--isolation", "read_committed"])).toEqual(["c1", "c2", "plain"]);
+    // A record at a time past c2: fetches of only a marker or an aborted record show nothing, and the read goes on past them.
+    expect(await values(["--partition", "0", "--from-beginning", "--max", "3"])).toEqual(["c1", "c2", "plain"]);
+    const again = await runCli(server.url, ["transactions", "abort", "ledger-hanging"]);
+    expect({ code: again.code, stderr: again.stderr }).toEqual({ code: 1, stderr: expect.stringMatching(/^error: INVALID_TXN_STATE: /) });
   });
 
   it("a consumer killed mid-batch is resumed by a new process from the group's last commit", async () => {

@@ -3,7 +3,8 @@ import type { z } from "zod";
 import type { Acks as ClientAcks, CreateTokenRequest, TokenInfo } from "../../../src/client/index.ts";
 import type { Acks as SchemaAcks } from "../../../src/protocol/schemas.ts";
 import type { createTokenSchema, createWriteTokenSchema } from "../../../src/auth/token-schemas.ts";
-import type { WriteTokenOptions } from "../../../src/client/index.ts";
+import type { TransactionDescription, TransactionSummary, WriteTokenOptions } from "../../../src/client/index.ts";
+import type { transactionDescriptionSchema, transactionListSchema } from "../../../src/protocol/transaction-schemas.ts";
 import type { TokenView } from "../../../src/contracts/controller-api.ts";
 import * as client from "../../../src/client/index.ts";
 
@@ -18,11 +19,18 @@ describe("client types", () => {
     expectTypeOf<TokenInfo>().toEqualTypeOf<TokenView>();
   });
 
+  it("spells transactions as the router's answer schemas do", () => {
+    expectTypeOf<TransactionDescription>().toEqualTypeOf<z.output<typeof transactionDescriptionSchema>>();
+    expectTypeOf<TransactionSummary>().toEqualTypeOf<z.output<typeof transactionListSchema>["transactions"][number]>();
+  });
+
   it("exports the documented entry points", () => {
     expect(Object.keys(client).sort()).toEqual(
       ["Admin", "Consumer", "GroupsAdmin", "PartitionHandle", "Producer", "RejectRecord", "Secret", "ShareConsumer", "ShareGroupsAdmin", "TokensAdmin", "TopicHandle", "TopicsAdmin", "Tributary", "TributaryError", "backoffMs", "defaultRetryPolicy", "isRetriable", "isTributaryError", "textOf", "unwrapResult",
         // Push subscriptions (src/client/subscriptions-admin.ts) and a webhook receiver's check.
-        "SubscriptionsAdmin", "signatureHeader", "verifyWebhookSignature"].sort(),
+        "SubscriptionsAdmin", "signatureHeader", "verifyWebhookSignature",
+        // Transactions (src/client/transaction.ts, transactions-admin.ts).
+        "Transaction", "TransactionsAdmin"].sort(),
     );
   });
 });
