@@ -60,7 +60,8 @@ export interface StreamContext extends WriteContext {
 
 /** What a partition stream asks of its topic handle. */
 export interface StreamTopicCalls {
-  latestOffset(partition: number, signal?: AbortSignal): Promise<number>;
+  /** `latest`: the high watermark, or with `readUncommitted` false the last stable offset (where a read_committed reader stands). */
+  latestOffset(partition: number, signal?: AbortSignal, readUncommitted?: boolean): Promise<number>;
   readToken(): Promise<{ token: Secret; expiresAt: number }>;
   /** A binary fetch with the catch-up bounds (stream-catch-up.ts), at the stream's isolation. */
   catchUpFetch(partition: number, offset: number, signal: AbortSignal, readUncommitted: boolean): Promise<FetchResult>;
@@ -215,7 +216,7 @@ async function* partitionFrames(context: StreamContext, calls: StreamTopicCalls,
   const what = `GET ${recordsPath}`;
   const shouldRetry = partitionRetryRule(context, topic, partition);
   // "latest" is fixed to an offset first: a reconnect before the first frame then loses nothing.
-  let position: number | "earliest" = stream.from === "latest" ? await calls.latestOffset(partition, signal) : stream.from;
+  let position: number | "earliest" = stream.from === "latest" ? await calls.latestOffset(partition, signal, stream.readUncommitted) : stream.from;
   let lastEventId: string | undefined;
   const isolation = isolationOf(stream.readUncommitted);
   const sseRequest = () => streamRequest(recordsPath, position, encoding, isolation, lastEventId, signal);
@@ -259,7 +260,7 @@ async function* partitionFrames(context: StreamContext, calls: StreamTopicCalls,
   const catchUpOrSocket = async (): Promise<StreamConnection> => {
     if (!catchUp || typeof position !== "number") return socket();
     catchUp = false;
-    if (!needsCatchUp(position, await calls.latestOffset(partition, signal))) return socket();
+    if (!needsCatchUp(position, await calls.latestOffset(partition, signal, stream.readUncommitted))) return socket();
     return catchUpConnection((offset, fetchSignal) => calls.catchUpFetch(partition, offset, fetchSignal, stream.readUncommitted), { topic, partition, from: position, signal });
   };
   yield* resuming(stream.webSocket === undefined ? sse : catchUpOrSocket, (frame) => {

@@ -184,14 +184,17 @@ export class TopicHandle {
     return this.#context.metadata.topic(this.name, { refresh: true });
   }
 
-  /** `earliest` (log start), `latest` (high watermark), or the first offset at or after a timestamp. */
-  async offset(partition: number, at: "earliest" | "latest" | number): Promise<{ offset: number; timestamp?: number }> {
+  /**
+   * `earliest` (log start), `latest` (high watermark; with `readUncommitted: false` the last
+   * stable offset, where a read_committed reader stands), or the first offset at or after a timestamp.
+   */
+  async offset(partition: number, at: "earliest" | "latest" | number, options: { readUncommitted?: boolean } = {}): Promise<{ offset: number; timestamp?: number }> {
     return withRetries(
       () =>
         this.#context.transport.json<{ offset: number; timestamp?: number }>({
           method: "GET",
           path: path("topics", this.name, "partitions", partition, "offsets"),
-          query: { at },
+          query: { at, ...(options.readUncommitted === false ? { isolation: "read_committed" } : {}) },
         }),
       { policy: this.#context.policy, log: this.#context.log, shouldRetry: partitionRetryRule(this.#context, this.name, partition) },
     );
@@ -282,7 +285,7 @@ export class PartitionHandle {
   #calls(): StreamTopicCalls {
     const topic = this.#topic;
     return {
-      latestOffset: async (partition) => (await topic.offset(partition, "latest")).offset,
+      latestOffset: async (partition, _signal, readUncommitted) => (await topic.offset(partition, "latest", { readUncommitted })).offset,
       readToken: () => topic.readToken(),
       catchUpFetch: (partition, offset, signal, readUncommitted) =>
         topic.fetch(partition, offset, { maxRecords: fetchMaxRecordsMax, maxBytes: streamCatchUpFetchBytes, signal, readUncommitted }),

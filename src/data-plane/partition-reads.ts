@@ -96,9 +96,9 @@ export function payloadBytesOf(records: readonly DecodedRecord[]): number {
   return bytes;
 }
 
-/** An offset of one partition: earliest, latest (the high watermark), or by timestamp. */
-export async function listOffset(env: Env, topic: TopicMetadata, partition: number, at: OffsetQuery) {
-  return callLeader(env, topic, partition, (stub, call) => stub.listOffset({ ...call, at }), { retryUnreachable: true });
+/** An offset of one partition: earliest, latest (the high watermark; at read_committed the last stable offset), or by timestamp. */
+export async function listOffset(env: Env, topic: TopicMetadata, partition: number, at: OffsetQuery, isolation?: Isolation) {
+  return callLeader(env, topic, partition, (stub, call) => stub.listOffset({ ...call, at, ...(isolation ? { isolation } : {}) }), { retryUnreachable: true });
 }
 
 export { recordJson } from "../protocol/record-json.ts";

@@ -236,12 +236,12 @@ export class PartitionReplica extends DurableObject<Env> {
     });
   }
 
-  async listOffset(request: RoutedCall & { at: OffsetQuery }): Promise<Result<{ offset: number; timestamp?: number }>> {
+  async listOffset(request: RoutedCall & { at: OffsetQuery; isolation?: FetchRequest["isolation"] }): Promise<Result<{ offset: number; timestamp?: number }>> {
     return toResult(async () => {
       await this.#beforeCall();
       const log = this.#admitRouted(request, false).log;
       if (request.at === "earliest") return { offset: log.logStartOffset };
-      if (request.at === "latest") return { offset: log.highWatermark };
+      if (request.at === "latest") return { offset: request.isolation === "read_committed" ? log.lastStableOffset : log.highWatermark };
       if (request.at === "earliest-local") return { offset: log.localStartOffset };
       const timestampMs = request.at === "max-timestamp" ? maxTimestamp(this.#tier?.maxTimestamp(log.logStartOffset), log.maxHeldTimestamp()) : request.at.timestampMs;
       if (timestampMs === undefined) return { offset: log.highWatermark };

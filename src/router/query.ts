@@ -22,7 +22,7 @@ export const routeQueries = {
   jsonFetch: ["offset", "maxRecords", "maxBytes", "waitMs", "encoding", "isolation"],
   binaryFetch: ["offset", "maxRecords", "maxBytes", "waitMs", "isolation"],
   binaryProduce: ["acks", "transactionalId"],
-  listOffsets: ["at"],
+  listOffsets: ["at", "isolation"],
   /** SSE and WebSocket, on a partition or a whole topic. */
   streamingRead: ["offset", "encoding", "isolation", accessTokenParam],
 } as const;

@@ -8,7 +8,7 @@ import { topicMetadata } from "../../data-plane/metadata-cache.ts";
 import { listOffset, payloadBytesOf, readPartition, recordJson } from "../../data-plane/partition-reads.ts";
 import { produce } from "../../data-plane/produce.ts";
 import { deleteRecords } from "../../data-plane/record-deletions.ts";
-import { encodingParam, fetchParams, offsetAtParam, partitionParam, routeQueries, routeQuery } from "../query.ts";
+import { encodingParam, fetchParams, isolationParam, offsetAtParam, partitionParam, routeQueries, routeQuery } from "../query.ts";
 import { parseJsonBody, readBodyBytes, readJsonBody } from "../request-body.ts";
 import { authorize } from "../authorize.ts";
 import type { RouterEnv } from "../context.ts";
@@ -64,7 +64,10 @@ export const recordRoutes = new Hono<RouterEnv>()
   .get("/:topic/partitions/:partition/offsets", async (c) => {
     authorize(c, "topic", c.req.param("topic"), "describe");
     const partition = partitionParam(c.req.param("partition"));
-    const at = offsetAtParam(routeQuery(c.req.url, routeQueries.listOffsets).at);
-    const answer = await listOffset(c.env, await topicMetadata(c.env, c.req.param("topic")), partition, at);
+    const query = routeQuery(c.req.url, routeQueries.listOffsets);
+    const at = offsetAtParam(query.at);
+    // Absent: read_uncommitted, so `latest` stays the high watermark (API.md); read_committed asks for the last stable offset.
+    const isolation = query.isolation === undefined ? undefined : isolationParam(query.isolation);
+    const answer = await listOffset(c.env, await topicMetadata(c.env, c.req.param("topic")), partition, at, isolation);
     return c.json(answer);
   });

@@ -219,4 +219,25 @@ describe("consume-transform-produce with the client", () => {
     await uncommitted.disconnect();
     expect(raw).toEqual(["1", "2", "aborted", "3"]);
   });
+
+  it("a read_committed stream from latest starts at the last stable offset: an open transaction's records come once it commits", async () => {
+    const topic = uniqueTopic("client-txn-latest");
+    await createTopic(topic, { partitions: 1 });
+    const producer = transactionalProducer(uniqueTransactionalId("client-latest"));
+    const transaction = await producer.transaction();
+    await transaction.send({ topic, messages: [{ value: "open-1", partition: 0 }] });
+    const received: (string | null)[] = [];
+    const reading = (async () => {
+      for await (const record of client.topic(topic).partition(0).stream({ from: "latest", signal: AbortSignal.timeout(10_000) })) {
+        received.push(text(record.value));
+        if (received.length === 2) break;
+      }
+    })();
+    await new Promise((resolve) => setTimeout(resolve, 300)); // the stream has fixed "latest" by now
+    await transaction.send({ topic, messages: [{ value: "open-2", partition: 0 }] });
+    await transaction.commit();
+    await reading;
+    expect(received).toEqual(["open-1", "open-2"]); // from the high watermark it would have missed open-1
+    await producer.close();
+  });
 });

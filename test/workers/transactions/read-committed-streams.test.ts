@@ -81,6 +81,21 @@ describe("read_committed long polls", () => {
   });
 });
 
+describe("list offsets takes isolation", () => {
+  it("latest at read_committed is the last stable offset; without isolation it stays the high watermark", async () => {
+    const topic = uniqueTopic("txn-list-offsets");
+    await createTopic(topic);
+    await plain(topic, ["p0"]);
+    const producer = await begin(topic);
+    await send(topic, producer, ["t1"]);
+    const latest = async (query: string) => (await api("GET", `/v1/topics/${topic}/partitions/0/offsets?at=latest${query}`)).body.offset;
+    expect([await latest(""), await latest("&isolation=read_uncommitted"), await latest("&isolation=read_committed")]).toEqual([2, 2, 1]);
+    expect((await api("GET", `/v1/topics/${topic}/partitions/0/offsets?at=latest&isolation=dirty`)).status).toBe(400);
+    await end(producer, true);
+    expect(await latest("&isolation=read_committed")).toBe(3);
+  });
+});
+
 describe("SSE takes isolation", () => {
   it("read_committed (the default) leaves out an aborted transaction's records; read_uncommitted shows them", async () => {
     const topic = await withAbortedTransaction("txn-sse");
