@@ -40,6 +40,8 @@ export const errorTable = {
   /** The classic group is rebalancing: the member rejoins (JoinGroup) before it may go on. */
   REBALANCE_IN_PROGRESS: { status: 409, retriable: false },
   NON_EMPTY_GROUP: { status: 409, retriable: false },
+  /** OffsetDelete of a partition whose topic the group's members subscribe to (answered per partition, docs/api.md). */
+  GROUP_SUBSCRIBED_TO_TOPIC: { status: 409, retriable: false },
   OUT_OF_ORDER_SEQUENCE_NUMBER: { status: 409, retriable: false },
   DUPLICATE_SEQUENCE_NUMBER: { status: 409, retriable: false },
   INVALID_PRODUCER_EPOCH: { status: 409, retriable: false },

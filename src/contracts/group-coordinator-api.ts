@@ -5,6 +5,7 @@
 import type { ErrorValue } from "../errors.ts";
 import type { AutoOffsetReset, MemberResponse } from "../group/index.ts";
 import type { ClassicJoinAnswer, ClassicJoinRequest, ClassicSyncAnswer, ClassicSyncRequest } from "../group/classic-group.ts";
+import type { PartitionDeletion, PartitionRef } from "../group/offset-deletion.ts";
 import type { CommittedPosition, Position } from "../protocol/schemas.ts";
 
 export type { CommittedPosition, Position };
@@ -107,4 +108,14 @@ export interface GroupTransactionMarker {
   producerEpoch: number;
   result: "commit" | "abort";
   coordinatorEpoch: number;
+}
+
+/** Kafka's OffsetDelete (`POST /v1/groups/{g}/offsets/delete`): the partitions whose committed offsets go. */
+export interface OffsetDeleteRequest {
+  partitions: PartitionRef[];
+}
+
+/** Each partition named, in request order: deleted (error null) or refused on its own. */
+export interface OffsetDeleteReply {
+  partitions: PartitionDeletion[];
 }

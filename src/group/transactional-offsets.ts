@@ -86,3 +86,13 @@ export function applyGroupMarker(state: TransactionalOffsetsState, marker: Group
 export function hasPendingOffsets(state: TransactionalOffsetsState, topic: string, partition: number): boolean {
   return state.pending.some((entry) => entry.offsets.some((offset) => offset.topic === topic && offset.partition === partition));
 }
+
+/**
+ * OffsetDelete of these partitions (offset-deletion.ts): a transaction's pending offsets of them
+ * go too, as Kafka's tombstone clears them, so its commit marker cannot bring them back. The
+ * producer's entry stays (even with no offsets left): its epoch still fences a late commit.
+ */
+export function dropPendingOffsets(state: TransactionalOffsetsState, partitions: readonly { topic: string; partition: number }[]): TransactionalOffsetsState {
+  const dropped = new Set(partitions.map(offsetKey));
+  return { ...state, pending: state.pending.map((entry) => ({ ...entry, offsets: entry.offsets.filter((offset) => !dropped.has(offsetKey(offset))) })) };
+}

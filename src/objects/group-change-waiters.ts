@@ -1,3 +1,6 @@
+import { TributaryError } from "../errors.ts";
+import { classicWaitMsMax } from "../limits.ts";
+
 /**
  * Waiting polls of one group: each waits until its condition holds (the member's assignment
  * is about to change) or its time is up. The coordinator calls `wake` after every change to
@@ -45,5 +48,20 @@ export class ChangeWaiters {
   #releaseOldest(): void {
     const oldest = this.#pending.values().next();
     if (!oldest.done) oldest.value.settle(false);
+  }
+}
+
+/** A held classic call waits at most classicWaitMsMax at a time. */
+export function clampWait(waitMs: number): number {
+  return Math.max(0, Math.min(Number.isFinite(waitMs) ? waitMs : 0, classicWaitMsMax));
+}
+
+/** A held request's answer as a waiter sees it: "waiting" until it has one (an error is an answer too). */
+export function settledAnswer<T>(answer: () => T | "waiting"): T | "waiting" | "failed" {
+  try {
+    return answer();
+  } catch (error) {
+    if (error instanceof TributaryError) return "failed";
+    throw error;
   }
 }

@@ -3,7 +3,7 @@ import { TributaryError, toResult, unwrap, type Result } from "../errors.ts";
 import { compareStrings } from "../group/assignment.ts";
 import { GroupMembership, normalizeAssignment, PersistedContacts } from "../group/index.ts";
 import type { Assignment, ClassicHeartbeatResponse, HeartbeatRequest, JoinRequest, JoinResponse, MemberResponse, MembershipDescription, MembershipState } from "../group/index.ts";
-import { classicWaitMsMax, fetchWaitMsMax, membersPerGroupMax } from "../limits.ts";
+import { fetchWaitMsMax, membersPerGroupMax } from "../limits.ts";
 import type { TopicMetadata } from "../topics/topic-metadata.ts";
 import type {
   ClassicHeartbeatRequest,
@@ -17,6 +17,8 @@ import type {
   CommitRequest,
   GroupOffset,
   GroupTransactionMarker,
+  OffsetDeleteReply,
+  OffsetDeleteRequest,
   PartitionStart,
   PollStart,
   PollStartRequest,
@@ -24,7 +26,8 @@ import type {
   ResetRequest,
   TransactionalCommitRequest,
 } from "../contracts/group-coordinator-api.ts";
-import { ChangeWaiters } from "./group-change-waiters.ts";
+import { ChangeWaiters, clampWait, settledAnswer } from "./group-change-waiters.ts";
+import { deleteGroupOffsets } from "./group-offset-deletion.ts";
 import { GroupIndexSync, type IndexSummary } from "./group-index-sync.ts";
 import { GroupOffsetsStore, groupOffsetsMetadataMigration, groupOffsetsMigration } from "./group-offsets-store.ts";
 import { GroupStateStore, groupClassicStateMigration, groupStateMigration } from "./group-state-store.ts";
@@ -331,6 +334,12 @@ export class GroupCoordinator extends DurableObject<Env> {
     });
   }
 
+  /** Kafka's OffsetDelete: the partitions' offsets go, unless the members subscribe to their topic (group-offset-deletion.ts). */
+  async deleteOffsets(group: string, request: OffsetDeleteRequest): Promise<Result<OffsetDeleteReply>> {
+    const target = { exists: () => this.#exists, membership: () => this.#group, meta: (names: string[]) => this.#meta(names), offsets: this.#offsets, txnOffsets: this.#txnOffsets };
+    return this.#change(group, () => deleteGroupOffsets(group, request, { ...target, transaction: (body) => this.ctx.storage.transactionSync(body) }));
+  }
+
   /**
    * The topic was deleted (called by the controller): its offsets go, and its partitions leave
    * every assignment; members stay subscribed, so a topic created later under the name is
@@ -480,19 +489,4 @@ export class GroupCoordinator extends DurableObject<Env> {
 
 function newGroup(state?: Partial<MembershipState>): GroupMembership {
   return new GroupMembership({ generateMemberId: () => crypto.randomUUID() }, state);
-}
-
-/** A held classic call waits at most classicWaitMsMax at a time. */
-function clampWait(waitMs: number): number {
-  return Math.max(0, Math.min(Number.isFinite(waitMs) ? waitMs : 0, classicWaitMsMax));
-}
-
-/** A held request's answer as a waiter sees it: "waiting" until it has one (an error is an answer too). */
-function settledAnswer<T>(answer: () => T | "waiting"): T | "waiting" | "failed" {
-  try {
-    return answer();
-  } catch (error) {
-    if (error instanceof TributaryError) return "failed";
-    throw error;
-  }
 }

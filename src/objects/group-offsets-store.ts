@@ -81,6 +81,11 @@ export class GroupOffsetsStore {
       .map((row) => ({ topic: row.topic, topicId: row.topic_id }));
   }
 
+  /** OffsetDelete: these partitions' committed offsets go. */
+  deletePartitions(partitions: readonly { topicId: string; partition: number }[]): void {
+    for (const { topicId, partition } of partitions) this.#sql.exec("DELETE FROM offsets WHERE topic_id = ? AND partition = ?", topicId, partition);
+  }
+
   deleteTopic(topicId: string): void {
     this.#sql.exec("DELETE FROM offsets WHERE topic_id = ?", topicId);
   }

@@ -5,6 +5,7 @@
  */
 import {
   applyGroupMarker,
+  dropPendingOffsets,
   emptyTransactionalOffsets,
   stageOffsets,
   type GroupMarker,
@@ -39,6 +40,11 @@ export class GroupTransactionalOffsets {
     return commit;
   }
 
+  /** OffsetDelete: what transactions hold of these partitions goes with their committed offsets. */
+  drop(partitions: readonly { topic: string; partition: number }[]): void {
+    this.#save(dropPendingOffsets(this.#state, partitions));
+  }
+
   /**
    * Kafka's require_stable: refused while a transaction holds offsets of any partition (the
    * offsets route answers the whole group, so any pending one makes the answer unstable).
@@ -54,7 +60,7 @@ export class GroupTransactionalOffsets {
 
   /** Whether any transaction holds offsets: such a group exists even before its first plain commit. */
   get holdsAny(): boolean {
-    return this.#state.pending.length > 0;
+    return this.#state.pending.some((entry) => entry.offsets.length > 0);
   }
 
   #save(state: TransactionalOffsetsState): void {

@@ -186,6 +186,20 @@ export const groupOffsetsSchema = z.object({
 
 export const resetOffsetsResponseSchema = z.object({ offsets: z.array(positionSchema) });
 
+/** Each partition named, in request order: `error` null where its offset was deleted (or there was none). */
+export const deleteOffsetsResponseSchema = z.object({
+  partitions: z.array(
+    z.object({
+      topic: z.string(),
+      partition: z.number().int(),
+      error: z
+        .object({ code: z.enum(["GROUP_SUBSCRIBED_TO_TOPIC", "UNKNOWN_TOPIC_OR_PARTITION"]), message: z.string() })
+        .nullable()
+        .meta({ description: "GROUP_SUBSCRIBED_TO_TOPIC: the group's members subscribe to the topic, its offset stays" }),
+    }),
+  ),
+});
+
 // ---- Tokens ---------------------------------------------------------------------------
 
 const ruleViewSchema = z.object({

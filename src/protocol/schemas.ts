@@ -274,6 +274,17 @@ export const resetOffsetsSchema = z.object({
 });
 export type ResetTarget = z.infer<typeof resetOffsetsSchema>["to"];
 
+/** `POST /v1/groups/{g}/offsets/delete` (Kafka's OffsetDelete): the partitions whose committed offsets go, each once. */
+export const deleteOffsetsSchema = z.object({
+  partitions: z
+    .array(z.object({ topic: z.string().min(1), partition: partitionNumberSchema }))
+    .min(1)
+    .max(groupPartitionsMax)
+    .refine((partitions) => new Set(partitions.map(({ topic, partition }) => JSON.stringify([topic, partition]))).size === partitions.length, {
+      error: "partitions name each partition at most once",
+    }),
+});
+
 /**
  * `POST /v1/producers`: no body, or a JSON object (other fields, for later versions, ignored).
  * `topic`: the topic the producer is about to write, so that a token that may write no topic

@@ -10,6 +10,7 @@ import {
   joinResponseSchema,
   pollResponseSchema,
   resetOffsetsResponseSchema,
+  deleteOffsetsResponseSchema,
 } from "../../protocol/response-schemas.ts";
 import {
   classicHeartbeatSchema,
@@ -17,6 +18,7 @@ import {
   classicLeaveSchema,
   classicSyncSchema,
   commitOffsetsSchema,
+  deleteOffsetsSchema,
   heartbeatSchema,
   joinGroupSchema,
   pollSchema,
@@ -84,6 +86,13 @@ export const groupRouteDocs: readonly RouteDoc[] = [
     body: { json: resetOffsetsSchema },
     responses: { 200: { description: "The positions set (or planned)", json: resetOffsetsResponseSchema } },
     errors: ["NON_EMPTY_GROUP", "UNKNOWN_TOPIC_OR_PARTITION", "TOPIC_AUTHORIZATION_FAILED", ...leaderErrors],
+  },
+  {
+    method: "post", path: "/v1/groups/:group/offsets/delete", tag: "groups", auth: "token", resource: "group", objects: true,
+    summary: "Delete a group's committed offsets of some partitions (Kafka's OffsetDelete); a partition of a topic its members subscribe to is refused on its own",
+    body: { json: deleteOffsetsSchema },
+    responses: { 200: { description: "Each partition's outcome, in request order", json: deleteOffsetsResponseSchema } },
+    errors: ["GROUP_ID_NOT_FOUND", "NON_EMPTY_GROUP", "TOPIC_AUTHORIZATION_FAILED"],
   },
   {
     method: "get", path: "/v1/groups/:group", tag: "groups", auth: "token", resource: "group", objects: true,

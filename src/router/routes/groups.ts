@@ -6,6 +6,7 @@ import type { OffsetQuery } from "../../contracts/replica-api.ts";
 import { controllerStub, groupStub } from "../../contracts/stubs.ts";
 import {
   commitOffsetsSchema,
+  deleteOffsetsSchema,
   heartbeatSchema,
   joinGroupSchema,
   pollSchema,
@@ -29,7 +30,7 @@ export function groupParam(value: string): string {
   return value;
 }
 
-/** Consumer groups (API.md): membership, poll, offsets, describe, list, reset, delete. */
+/** Consumer groups (API.md): membership, poll, offsets, describe, list, reset, delete (groups and offsets). */
 export const groupRoutes = new Hono<RouterEnv>()
   .get("/", async (c) => {
     routeQuery(c.req.url, []);
@@ -102,6 +103,14 @@ export const groupRoutes = new Hono<RouterEnv>()
       return unwrap(await groupStub(c.env, group).resetOffsets(group, { topic: topic.name, topicId: topic.topicId, offsets: resolved }));
     });
     return c.json({ offsets });
+  })
+  .post("/:group/offsets/delete", async (c) => {
+    routeQuery(c.req.url, []);
+    const group = groupParam(c.req.param("group"));
+    authorize(c, "group", group, "delete");
+    const body = await readJsonBody(c.req.raw, deleteOffsetsSchema, { maxBytes: adminRequestBytesMax });
+    authorizeTopics(c, body.partitions.map(({ topic }) => topic), "read");
+    return c.json(unwrap(await groupStub(c.env, group).deleteOffsets(group, body)));
   })
   .get("/:group", async (c) => {
     routeQuery(c.req.url, []);

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { TributaryError } from "../../../src/errors.ts";
 import {
   applyGroupMarker,
+  dropPendingOffsets,
   emptyTransactionalOffsets,
   hasPendingOffsets,
   stageOffsets,
@@ -47,5 +48,16 @@ describe("a group's transactional offsets", () => {
     let state = stageOffsets(emptyTransactionalOffsets(), { producerId: 1, producerEpoch: 0, offsets: [offset(5)] });
     state = stageOffsets(state, { producerId: 1, producerEpoch: 0, offsets: [offset(7), { ...offset(2), partition: 1 }] });
     expect(applyGroupMarker(state, { producerId: 1, producerEpoch: 1, result: "commit" }).commit).toEqual([offset(7), { ...offset(2), partition: 1 }]);
+  });
+
+  it("drops a transaction's pending offsets of deleted partitions (OffsetDelete), so its commit marker does not bring them back; its epoch still fences", () => {
+    const other = { topic: "in", partition: 1, offset: 7, metadata: "" };
+    const staged = stageOffsets(emptyTransactionalOffsets(), { producerId: 1, producerEpoch: 3, offsets: [offset(5), other] });
+    const dropped = dropPendingOffsets(staged, [{ topic: "in", partition: 0 }]);
+    expect(hasPendingOffsets(dropped, "in", 0)).toBe(false);
+    expect(hasPendingOffsets(dropped, "in", 1)).toBe(true);
+    expect(applyGroupMarker(dropped, { producerId: 1, producerEpoch: 4, result: "commit" }).commit).toEqual([other]);
+    const none = dropPendingOffsets(dropped, [{ topic: "in", partition: 1 }]);
+    expect(() => stageOffsets(none, { producerId: 1, producerEpoch: 2, offsets: [offset(9)] })).toThrow(TributaryError);
   });
 });

@@ -195,6 +195,12 @@ const rows: Row[] = [
     other: refusedGroup,
     allowed: "rightful",
   },
+  {
+    route: "POST /v1/groups/:group/offsets/delete",
+    call: () => ["POST", groupPath(group, "/offsets/delete"), { body: { partitions: [{ topic, partition: 0 }] } }],
+    other: refusedGroup,
+    allowed: "rightful",
+  },
   { route: "DELETE /v1/groups/:group", call: () => ["DELETE", groupPath(group), {}], other: refusedGroup, allowed: "rightful" },
   {
     route: "POST /v1/share-groups/:group/offsets/reset",
