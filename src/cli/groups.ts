@@ -1,7 +1,9 @@
 /**
- * `tributary groups list|describe|lag|reset|delete`. `reset` shows the plan unless --execute,
- * as kafka-consumer-groups --reset-offsets does.
+ * `tributary groups list|describe|lag|reset|delete-offsets|delete`. `reset` shows the plan
+ * unless --execute, as kafka-consumer-groups --reset-offsets does; `delete-offsets` is its
+ * --delete-offsets (every partition of the topic unless --partitions).
  */
+import { TributaryError, type ErrorCode } from "../errors.ts";
 import type { ResetTarget } from "../client/index.ts";
 import { stringValue, UsageError, type OptionName } from "./args.ts";
 import { output, type CommandContext } from "./context.ts";
@@ -12,6 +14,7 @@ export const groupsOptions: Record<string, OptionName[]> = {
   describe: [],
   lag: [],
   reset: ["topic", "to", "partitions", "execute"],
+  "delete-offsets": ["topic", "partitions"],
   delete: [],
 };
 
@@ -101,6 +104,20 @@ export async function groupsCommand(subcommand: string, context: CommandContext)
         if (!execute) return `${table}dry run: nothing changed; add --execute to reset (the group must have no members)\n`;
         return `${table}reset: group ${name} now starts ${countOf(offsets.length, "partition")} of ${topic} at the offsets above (its committed offsets)\n`;
       });
+    }
+    case "delete-offsets": {
+      const name = groupName(context);
+      const topic = stringValue(context.values, "topic");
+      if (topic === undefined) throw new UsageError("groups delete-offsets needs --topic");
+      const numbers = partitionList(stringValue(context.values, "partitions")) ?? (await context.client.admin().topics.describe(topic)).partitions.map(({ partition }) => partition);
+      const results = await groups.deleteOffsets(name, numbers.map((partition) => ({ topic, partition })));
+      await output(context, { group: name, partitions: results }, () =>
+        renderTable(["GROUP", "TOPIC", "PARTITION", "RESULT"], results.map((r) => [name, r.topic, r.partition, r.error === null ? "deleted" : r.error.code])),
+      );
+      // As kafka-consumer-groups: a refused partition fails the command (its offset stays).
+      const refused = results.filter((result) => result.error !== null);
+      if (refused.length > 0) throw new TributaryError(refused[0]!.error!.code as ErrorCode, `${countOf(refused.length, "partition")} kept ${refused.length === 1 ? "its offset" : "their offsets"}: ${refused[0]!.error!.message}`);
+      return;
     }
     case "delete": {
       const name = groupName(context);

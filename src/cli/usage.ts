@@ -35,6 +35,8 @@ usage: tributary [--url URL] [--token TOKEN] [--json] <command>
   groups lag <group>
   groups reset <group> --topic T --to earliest|latest|<offset>|@<timestamp ms> [--partitions 0,2] [--execute]
       shows the new offsets; --execute writes them (the group must have no members)
+  groups delete-offsets <group> --topic T [--partitions 0,2]
+      deletes the group's committed offsets of the topic's partitions (refused while members subscribe to it)
   groups delete <group>
 
   transactions list

@@ -19,10 +19,12 @@ import type {
   CommittedPosition,
   GroupOffset,
   GroupSummary,
+  OffsetDeletion,
   Position,
   ResetTarget,
   TokenInfo,
   Topic,
+  TopicPartition,
   TopicSummary,
 } from "./types.ts";
 
@@ -124,6 +126,16 @@ export class GroupsAdmin {
   /** Commits offsets (each with an optional metadata string) for an empty group (a member commits through its consumer). */
   async commitOffsets(group: string, offsets: CommittedPosition[]): Promise<void> {
     await this.#context.transport.empty({ method: "POST", path: path("groups", group, "offsets"), json: { offsets } });
+  }
+
+  /**
+   * Deletes the group's committed offsets of these partitions (Kafka's OffsetDelete): each is
+   * answered in order, refused on its own (GROUP_SUBSCRIBED_TO_TOPIC) while members subscribe
+   * to its topic. GROUP_ID_NOT_FOUND for a group that does not exist.
+   */
+  async deleteOffsets(group: string, partitions: TopicPartition[]): Promise<OffsetDeletion[]> {
+    const answer = await this.#context.transport.json<{ partitions: OffsetDeletion[] }>({ method: "POST", path: path("groups", group, "offsets", "delete"), json: { partitions } });
+    return answer.partitions;
   }
 
   /** Deletes an empty group and its committed offsets. */

@@ -117,6 +117,12 @@ export interface GroupOffset extends TopicPartition {
 
 export type ResetTarget = "earliest" | "latest" | { timestamp: number } | { offset: number };
 
+/** One partition of `admin.groups.deleteOffsets`: error null where its offset is gone (or there was none). */
+export interface OffsetDeletion extends TopicPartition {
+  /** GROUP_SUBSCRIBED_TO_TOPIC (the group's members subscribe to the topic) or UNKNOWN_TOPIC_OR_PARTITION: nothing deleted of it. */
+  error: { code: string; message: string } | null;
+}
+
 /** Where a produced record landed. `offset` is −1 with `acks: 0`, as Kafka's RecordMetadata. */
 export interface RecordMetadata extends TopicPartition {
   offset: number;

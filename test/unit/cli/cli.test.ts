@@ -223,4 +223,32 @@ describe("tributary groups", () => {
       expect((await cli(server, ["groups", "reset", "g", "--topic", "orders", "--to", "latest", "--partitions", partitions])).code).toBe(2);
     }
   });
+
+  it("delete-offsets deletes an empty group's offsets of a topic's partitions (all, or --partitions), and fails on a refused partition", async () => {
+    const server = new FakeServer();
+    server.createTopic("orders", 3);
+    server.createTopic("audit", 1);
+    await cli(server, ["produce", "orders", "--partition", "1"], { stdin: "a\nb\n" });
+    const committed = () => Object.fromEntries(server.groups.get("g")!.committed);
+    await cli(server, ["consume", "orders", "--group", "g", "--from-beginning", "--max", "2", "--wait-ms", "10"]);
+    expect(await cli(server, ["groups", "reset", "g", "--topic", "orders", "--to", "latest", "--execute"])).toMatchObject({ code: 0 });
+    const some = await cli(server, ["groups", "delete-offsets", "g", "--topic", "orders", "--partitions", "0,2"]);
+    expect(some.code, some.stderr).toBe(0);
+    expect(some.stdout.toString()).toBe("GROUP  TOPIC   PARTITION  RESULT\ng      orders  0          deleted\ng      orders  2          deleted\n");
+    expect(committed()).toEqual({ "orders/1": 2 });
+    const all = await cli(server, ["groups", "delete-offsets", "g", "--topic", "orders", "--json"]);
+    expect(JSON.parse(all.stdout.toString()).partitions.map((p: { partition: number }) => p.partition)).toEqual([0, 1, 2]);
+    expect(committed()).toEqual({});
+
+    // A member subscribed to the topic: each partition refused, the command fails.
+    await cli(server, ["groups", "reset", "g", "--topic", "audit", "--to", "latest", "--execute"]);
+    await cli(server, ["produce", "audit"], { stdin: "x\n" });
+    server.groups.get("g")!.core.join({ topics: ["audit"] }, { audit: { partitions: 1 } }, Date.now());
+    const refused = await cli(server, ["groups", "delete-offsets", "g", "--topic", "audit"]);
+    expect(refused.code).toBe(1);
+    expect(refused.stdout.toString()).toContain("GROUP_SUBSCRIBED_TO_TOPIC");
+    expect(refused.stderr).toContain("error: GROUP_SUBSCRIBED_TO_TOPIC: 1 partition kept its offset");
+    expect(committed()).toEqual({ "audit/0": 0 });
+    expect((await cli(server, ["groups", "delete-offsets", "g"])).code).toBe(2);
+  });
 });

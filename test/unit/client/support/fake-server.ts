@@ -366,6 +366,7 @@ export class FakeServer {
       return new Response(null, { status: 204 });
     }
     if (sub === "offsets" && memberId === "reset" && request.method === "POST") return this.#reset(group, body());
+    if (sub === "offsets" && memberId === "delete" && request.method === "POST") return this.#deleteOffsets(group, body().partitions);
     if (sub === "offsets" && request.method === "GET") {
       const committedTopics = [...group.committed.keys()].map((key) => key.slice(0, key.lastIndexOf("/")));
       const offsets = [...new Set([...core.subscribedTopics(), ...committedTopics])].sort().flatMap((topic) =>
@@ -393,6 +394,18 @@ export class FakeServer {
     });
     if (dryRun !== true) for (const { partition, offset } of offsets) group.committed.set(`${topic}/${partition}`, offset);
     return json(200, { offsets });
+  }
+
+  /** API.md's offsets delete (Kafka's OffsetDelete): a partition of a topic the members subscribe to is refused on its own. */
+  #deleteOffsets(group: FakeGroup, partitions: { topic: string; partition: number }[]): Response {
+    const subscribed = new Set(group.core.isEmpty() ? [] : group.core.subscribedTopics());
+    const answers = partitions.map(({ topic, partition }) => {
+      if (partition >= (this.topics.get(topic)?.logs.length ?? 0)) return { topic, partition, error: { code: "UNKNOWN_TOPIC_OR_PARTITION", message: `no partition ${partition} of ${topic}` } };
+      if (subscribed.has(topic)) return { topic, partition, error: { code: "GROUP_SUBSCRIBED_TO_TOPIC", message: `members subscribe to ${topic}` } };
+      group.committed.delete(`${topic}/${partition}`);
+      return { topic, partition, error: null };
+    });
+    return json(200, { partitions: answers });
   }
 
   #withInterval<T extends { heartbeatIntervalMs: number }>(answer: T): T {
