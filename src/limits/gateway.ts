@@ -96,3 +96,10 @@ export const gatewayReadAheadDepth = 2;
  * the wrong transaction — and the client initializes again.
  */
 export const gatewayTransactionalIdsMax = 10_000;
+
+/**
+ * DescribeLogDirs (src/gateway/handlers/describe-log-dirs.ts) describes each topic it answers
+ * with one `GET /v1/topics/{t}`: at most this many at once, so that a request for every topic
+ * of a large deployment does not open hundreds of requests together.
+ */
+export const gatewayLogDirTopicsInFlightMax = 8;

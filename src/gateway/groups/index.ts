@@ -7,6 +7,7 @@ import { consumerGroupDescribe } from "./consumer-describe.ts";
 import { consumerGroupHeartbeat } from "./consumer-heartbeat.ts";
 import { deleteGroups, describeGroups, listGroups } from "./group-admin.ts";
 import { heartbeat, joinGroup, leaveGroup, syncGroup } from "./membership.ts";
+import { offsetDelete } from "./offset-delete.ts";
 import { offsetCommit, offsetFetch } from "./offsets.ts";
 
 export const groupApiKeys = {
@@ -19,6 +20,7 @@ export const groupApiKeys = {
   describeGroups: 15,
   listGroups: 16,
   deleteGroups: 42,
+  offsetDelete: 47,
   consumerGroupHeartbeat: 68,
   consumerGroupDescribe: 69,
 } as const;
@@ -33,6 +35,7 @@ export const groupHandlers: GatewayHandlers = {
   [groupApiKeys.describeGroups]: describeGroups,
   [groupApiKeys.listGroups]: listGroups,
   [groupApiKeys.deleteGroups]: deleteGroups,
+  [groupApiKeys.offsetDelete]: offsetDelete,
   [groupApiKeys.consumerGroupHeartbeat]: consumerGroupHeartbeat,
   [groupApiKeys.consumerGroupDescribe]: consumerGroupDescribe,
 };

@@ -185,3 +185,14 @@ export interface DeleteGroupsResponse {
   throttleTimeMs: number;
   results: { groupId: string; errorCode: number }[];
 }
+
+export interface OffsetDeleteRequest {
+  groupId: string;
+  topics: { name: string; partitions: { partitionIndex: number }[] }[];
+}
+
+export interface OffsetDeleteResponse {
+  errorCode: number;
+  throttleTimeMs: number;
+  topics: { name: string; partitions: { partitionIndex: number; errorCode: number }[] }[];
+}

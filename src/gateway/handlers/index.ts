@@ -7,6 +7,7 @@ import { apiKeys } from "../protocol/apis.ts";
 import { alterConfigs, describeConfigs, incrementalAlterConfigs } from "./configs.ts";
 import { deleteRecords } from "./delete-records.ts";
 import { describeCluster } from "./describe-cluster.ts";
+import { describeLogDirs } from "./describe-log-dirs.ts";
 import { fetch } from "./fetch.ts";
 import { findCoordinator } from "./find-coordinator.ts";
 import { initProducerId } from "./init-producer-id.ts";
@@ -39,6 +40,7 @@ export const coreHandlers: GatewayHandlers = {
   [apiKeys.IncrementalAlterConfigs]: handler(incrementalAlterConfigs),
   [apiKeys.OffsetForLeaderEpoch]: handler(offsetForLeaderEpoch),
   [apiKeys.DescribeCluster]: handler(describeCluster),
+  [apiKeys.DescribeLogDirs]: handler(describeLogDirs),
   [apiKeys.AddPartitionsToTxn]: handler(addPartitionsToTxn),
   [apiKeys.AddOffsetsToTxn]: handler(addOffsetsToTxn),
   [apiKeys.EndTxn]: handler(endTxn),

@@ -100,6 +100,39 @@ export const deleteRecords: MessageSchema = {
   ],
 };
 
+/** Kafka's DescribeLogDirs (KIP-113; v3 adds the top-level error, v4 a directory's total and usable bytes, KIP-827). */
+export const describeLogDirs: MessageSchema = {
+  apiKey: 35,
+  name: "DescribeLogDirs",
+  versions: [0, 4],
+  flexibleFrom: 2,
+  request: [
+    ["topics", "[]struct", "0+", { nullable: "0+", fields: [
+      ["topic", "string", "0+"],
+      ["partitions", "[]int32", "0+"],
+    ] }],
+  ],
+  response: [
+    ["throttleTimeMs", "int32", "0+"],
+    ["errorCode", "int16", "3+"],
+    ["results", "[]struct", "0+", { fields: [
+      ["errorCode", "int16", "0+"],
+      ["logDir", "string", "0+"],
+      ["topics", "[]struct", "0+", { fields: [
+        ["name", "string", "0+"],
+        ["partitions", "[]struct", "0+", { fields: [
+          ["partitionIndex", "int32", "0+"],
+          ["partitionSize", "int64", "0+"],
+          ["offsetLag", "int64", "0+"],
+          ["isFutureKey", "bool", "0+"],
+        ] }],
+      ] }],
+      ["totalBytes", "int64", "4+", { default: "-1" }],
+      ["usableBytes", "int64", "4+", { default: "-1" }],
+    ] }],
+  ],
+};
+
 export const createPartitions: MessageSchema = {
   apiKey: 37,
   name: "CreatePartitions",

@@ -261,3 +261,30 @@ export const deleteGroups: MessageSchema = {
   ],
 };
 
+/** Kafka's OffsetDelete (KIP-496): v0 only, never flexible (v1, KIP-1313, only moves it to the v3 header). */
+export const offsetDelete: MessageSchema = {
+  apiKey: 47,
+  name: "OffsetDelete",
+  versions: [0, 0],
+  flexibleFrom: null,
+  request: [
+    ["groupId", "string", "0+"],
+    ["topics", "[]struct", "0+", { fields: [
+      ["name", "string", "0+"],
+      ["partitions", "[]struct", "0+", { fields: [
+        ["partitionIndex", "int32", "0+"],
+      ] }],
+    ] }],
+  ],
+  response: [
+    ["errorCode", "int16", "0+"],
+    ["throttleTimeMs", "int32", "0+"],
+    ["topics", "[]struct", "0+", { fields: [
+      ["name", "string", "0+"],
+      ["partitions", "[]struct", "0+", { fields: [
+        ["partitionIndex", "int32", "0+"],
+        ["errorCode", "int16", "0+"],
+      ] }],
+    ] }],
+  ],
+};
