@@ -173,4 +173,34 @@ describe("Kafka clients through tributary gateway", () => {
       await admin.close();
     }
   });
+
+  it("@platformatic/kafka: deleteConsumerGroupOffsets (OffsetDelete) and describeLogDirs (one log dir: each partition's stored bytes)", async () => {
+    const admin = new Admin({ clientId: "e2e-admin-offsets", bootstrapBrokers: [gateway.address] });
+    try {
+      await client.admin().topics.create({ name: "plt-stored", partitions: 2 });
+      await client.topic("plt-stored").produce([{ value: "x".repeat(1_000), partition: 1 }]);
+      await client.admin().groups.commitOffsets("plt-readers", [
+        { topic: "plt-stored", partition: 0, offset: 0 },
+        { topic: "plt-stored", partition: 1, offset: 1 },
+      ]);
+      await admin.deleteConsumerGroupOffsets({ groupId: "plt-readers", topics: [{ name: "plt-stored", partitionIndexes: [1] }] });
+      const committed = async () => (await client.admin().groups.offsets("plt-readers")).map(({ partition, offset }) => [partition, offset]);
+      expect(await committed()).toEqual([[0, 0], [1, null]]);
+      // With a member subscribed to the topic, its partitions are refused (GROUP_SUBSCRIBED_TO_TOPIC) and keep their offsets.
+      const joined = await fetch(`${server.url}/v1/groups/plt-readers/members`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ topics: ["plt-stored"] }) });
+      expect(joined.status).toBe(201);
+      await expect(admin.deleteConsumerGroupOffsets({ groupId: "plt-readers", topics: [{ name: "plt-stored", partitionIndexes: [0] }] })).rejects.toThrow();
+      expect(await committed()).toEqual([[0, 0], [1, null]]);
+
+      const [broker] = await admin.describeLogDirs({ topics: [{ name: "plt-stored", partitions: [0, 1] }] });
+      const [dir] = broker!.results;
+      expect(dir).toMatchObject({ logDir: "tributary", totalBytes: -1n, usableBytes: -1n });
+      const sizes = dir!.topics.find((topic) => topic.name === "plt-stored")!.partitions.map(({ partitionIndex, partitionSize }) => [partitionIndex, partitionSize]);
+      const stored = (await client.admin().topics.describe("plt-stored")).partitions.map(({ partition, storage }) => [partition, BigInt(storage!.sqliteBytes + storage!.r2Bytes)]);
+      expect(sizes).toEqual(stored);
+      expect(stored[1]![1]).toBeGreaterThan(1_000n);
+    } finally {
+      await admin.close();
+    }
+  });
 });
