@@ -6,6 +6,8 @@
  * stays the one place that says which Durable Objects, bucket and variables Tributary has.
  *
  *   wrangler deploy --dry-run --outdir <tmp>  ──►  dist/worker/index.js   (the ES module wrangler deploys)
+ *                                             ──►  dist/worker/<hash>-wasm-zstd.wasm  (the modules it imports:
+ *                                                   libzstd's decoder, src/zstd-wasm-decoder.ts)
  *   wrangler.toml (wrangler's own reader)     ──►  dist/worker/worker-config.json  (src/testing/worker-config.ts)
  *
  * `[assets]` (the web console, console/build.ts → dist/console/) is mapped: the runner serves
@@ -15,7 +17,7 @@
  * lacks it.
  */
 import { execFileSync } from "node:child_process";
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -89,7 +91,8 @@ function bundle(assetsDirectory: string | undefined): void {
     });
     rmSync(outDirectory, { recursive: true, force: true });
     mkdirSync(outDirectory, { recursive: true });
-    copyFileSync(join(scratch, "index.js"), join(outDirectory, "index.js"));
+    // The entry and the WebAssembly modules it imports (Miniflare follows index.js's imports from modulesRoot).
+    for (const name of readdirSync(scratch).filter((file) => file === "index.js" || file.endsWith(".wasm"))) copyFileSync(join(scratch, name), join(outDirectory, name));
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }

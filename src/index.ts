@@ -2,6 +2,7 @@
  * Tributary's Worker entry: the HTTP app (src/app.ts) and the Durable Object classes.
  * Layers only call downward: router → data plane → contracts ← objects → pure core (AGENTS.md).
  */
+import "./zstd-wasm-decoder.ts";
 import { createApp } from "./app.ts";
 
 export { Controller } from "./objects/controller.ts";

@@ -31,6 +31,16 @@ export const batchBytesMax = 1 * MiB + 64 * KiB;
  */
 export const decompressedBatchBytesMax = 8 * MiB;
 
+/**
+ * The heap of the Worker's zstd decoder (libzstd as WebAssembly, src/protocol/compression/
+ * zstd-wasm.ts). WebAssembly memory only grows, so what it takes stays the isolate's: it holds
+ * one decode at a time — the compressed bytes (a batch, ~1 MiB), the output (at most
+ * decompressedBatchBytesMax), libzstd's context (~160 KiB) and emscripten's first 2 MiB — and
+ * 32 MiB leaves room for the largest of each while keeping most of a Worker's 128 MB free. A
+ * decode that needs more is refused as too large.
+ */
+export const zstdWasmHeapBytesMax = 32 * MiB;
+
 // ---- Topics -------------------------------------------------------------------------
 
 /** Kafka's own limit on topic names. */

@@ -5,7 +5,7 @@
  * Miniflare options — the one definition that `tributary serve`, `startTributary()` and a
  * user's @cloudflare/vitest-plugin config (`tributaryWorker()`) all run.
  */
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { V4WorkerOptions } from "miniflare";
@@ -60,10 +60,15 @@ export function tributaryWorker(settings: TributaryWorkerSettings = {}): Tributa
   const name = settings.name ?? config.name;
   return {
     name,
-    modules: true,
+    // The bundle, then the WebAssembly modules it imports from beside it (libzstd's decoder,
+    // src/zstd-wasm-decoder.ts), compiled modules as wrangler deploys them. Listed, not found by
+    // rules: Miniflare 5 takes no module rules and follows no imports.
+    modules: [
+      { type: "ESModule", path: `${workerDirectory}index.js` },
+      ...readdirSync(workerDirectory).filter((file) => file.endsWith(".wasm")).sort().map((file) => ({ type: "CompiledWasm" as const, path: `${workerDirectory}${file}` })),
+    ],
     // Module names are paths below modulesRoot: workerd refuses a name that climbs out with "..".
     modulesRoot: workerDirectory,
-    scriptPath: `${workerDirectory}index.js`,
     compatibilityDate: config.compatibilityDate,
     compatibilityFlags: config.compatibilityFlags,
     bindings: { ...config.vars, ...settings.vars },
