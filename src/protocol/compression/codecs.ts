@@ -2,9 +2,11 @@
  * Kafka's compression codecs by name and attribute bits (a batch's attributes, bits 0-2), and
  * the one dispatch from a codec to its encoder and bounded decoder. Every codec is pure
  * JavaScript so the same code runs in Workers (no native addon, no WebAssembly compiled at run
- * time), Node and browsers; docs/api.md, Compression, says why each was chosen. One exception
+ * time), Node and browsers; docs/api.md, Compression, says why each was chosen. Two exceptions
  * for speed and ratio: where Node's zlib has zstd (Node ≥ 22.15), the client's zstd encoder is
- * libzstd's, reached through `process.getBuiltinModule` so no bundle ever imports node:zlib.
+ * libzstd's, reached through `process.getBuiltinModule` so no bundle ever imports node:zlib;
+ * and the Worker decodes zstd with libzstd as WebAssembly, a module its entry imports and
+ * installs (src/zstd-wasm-decoder.ts, zstd-decode.ts's useZstdDecoder).
  */
 import { gzipCompress, gzipDecompress } from "./gzip.ts";
 import { lz4Compress, lz4Decompress } from "./lz4.ts";
