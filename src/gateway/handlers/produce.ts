@@ -10,6 +10,7 @@
  * the same acks are written together, each partition's batches of all of them in one write, in
  * request order (produce-writes.ts); each request is answered with its own offsets.
  */
+import { TributaryError } from "../../errors.ts";
 import { recordBatchContentType } from "../../protocol/content-types.ts";
 import { path } from "../../client/transport.ts";
 import { noAnswer } from "../no-answer.ts";
@@ -32,8 +33,14 @@ interface PartitionResponse {
   baseOffset: bigint;
   logAppendTimeMs: bigint;
   logStartOffset: bigint;
-  recordErrors: never[];
+  recordErrors: RecordError[];
   errorMessage: string | null;
+}
+
+/** Produce v8+'s per-record error: the index of a record that made the partition's batch refused. */
+interface RecordError {
+  batchIndex: number;
+  batchIndexErrorMessage: string | null;
 }
 
 interface ProduceResponse {
@@ -148,5 +155,17 @@ function answerSlot(slot: Slot, index: number, outcome: PartOutcome, context: Ga
   const { error } = outcome;
   if (isStaleMetadata(error)) context.session.invalidate();
   slot.throttle(throttleTimeMs(error));
-  slot.answer(failed(index, kafkaErrorCode(error), errorMessage(error)));
+  slot.answer({ ...failed(index, kafkaErrorCode(error), errorMessage(error)), recordErrors: recordErrorsOf(error) });
+}
+
+/**
+ * The record an INVALID_RECORD names (`recordIndex`: schema id validation's refusals,
+ * docs/schema-registry.md), as Produce v8+'s record errors carry it; none for any other error.
+ * The index counts the records of the partition's batches as this request sent them: a write of
+ * several requests' batches that is refused is sent again per request (produce-writes.ts).
+ */
+export function recordErrorsOf(error: unknown): RecordError[] {
+  if (!(error instanceof TributaryError) || error.code !== "INVALID_RECORD") return [];
+  const index = error.data.recordIndex;
+  return typeof index === "number" && Number.isInteger(index) && index >= 0 ? [{ batchIndex: index, batchIndexErrorMessage: error.message }] : [];
 }
