@@ -5,8 +5,9 @@ import type { AppendAnswer } from "../contracts/replica-api.ts";
 import { CompressionError } from "../protocol/compression/compression-error.ts";
 import { BatchFormatError, compressionMask, controlFlag, splitBatches, stampLogAppendTime, transactionalFlag } from "../protocol/record-batch.ts";
 import { recompressBatch } from "../protocol/record-batch-compression.ts";
-import { scanRecordBatch } from "../protocol/record-scan.ts";
+import { scanRecordBatch, type RecordVisitor } from "../protocol/record-scan.ts";
 import { checkRecordSummary, recordRules, type RecordRules } from "../topics/record-rules.ts";
+import { collectSchemaIds, type SchemaIdRef } from "../topics/schema-id-refs.ts";
 import type { TopicMetadata } from "../topics/topic-metadata.ts";
 import type { Acks } from "../protocol/schemas.ts";
 import { callLeader } from "./leader-calls.ts";
@@ -37,11 +38,19 @@ function compressionRefusal(where: string, error: CompressionError): TributaryEr
  * need acks "all", which the caller checks). A topic whose `compression.type` names a codec
  * gets each batch in it (re-encoded here, at the stateless edge, so the leader only assigns
  * offsets: docs/api.md, Compression). On a LogAppendTime topic each batch is stamped with the
- * append time. Returns each batch as its own bytes (the body itself when it is one batch),
- * ready to append. Nothing is written here.
+ * append time. On a topic with schema id validation, each validated key and value must be in
+ * Confluent's wire format; the ids they name are returned as `schemaRefs`, for checkSchemaIds
+ * (src/data-plane/schema-id-checks.ts) before the append. Returns each batch as its own bytes
+ * (the body itself when it is one batch), ready to append. Nothing is written here.
  */
-export function checkClientBatches(body: Uint8Array, topic: TopicMetadata, nowMs: number): { batches: Uint8Array[]; idempotent: boolean; transactional: boolean } {
+export function checkClientBatches(
+  body: Uint8Array,
+  topic: TopicMetadata,
+  nowMs: number,
+): { batches: Uint8Array[]; idempotent: boolean; transactional: boolean; schemaRefs: SchemaIdRef[] } {
   const rules = recordRules(topic);
+  const schemaRefs: SchemaIdRef[] = [];
+  let recordsBefore = 0;
   const batches: Uint8Array[] = [];
   const producers: ProducerFields[] = [];
   let transactionalBatches = 0;
@@ -63,8 +72,22 @@ export function checkClientBatches(body: Uint8Array, topic: TopicMetadata, nowMs
       }
       producers.push(header);
       const recordRulesOfBatch = compressed ? rulesForCompressed(rules) : rules;
+      const check: RecordVisitor = (record, index) => checkRecordSummary(record, () => `${where}, record ${index}`, recordRulesOfBatch, nowMs);
+      // Validation off: the scan's visitor is the plain check, nothing added per record.
+      const validation = rules.schemaValidation;
+      const batchIndex = batches.length;
+      const first = recordsBefore;
+      const visit: RecordVisitor =
+        validation === undefined
+          ? check
+          : (record, index) => {
+              check(record, index);
+              const key = { bytes: record.bytes, start: record.keyStart, length: record.keyLength };
+              const value = { bytes: record.bytes, start: record.valueStart, length: record.valueLength };
+              collectSchemaIds(schemaRefs, validation, { recordIndex: first + index, batch: batchIndex, batchRecord: index }, key, value);
+            };
       try {
-        scanRecordBatch(body, start, (record, index) => checkRecordSummary(record, () => `${where}, record ${index}`, recordRulesOfBatch, nowMs));
+        recordsBefore += scanRecordBatch(body, start, visit).recordCount;
       } catch (error) {
         if (error instanceof CompressionError) throw compressionRefusal(where, error);
         throw error;
@@ -85,7 +108,7 @@ export function checkClientBatches(body: Uint8Array, topic: TopicMetadata, nowMs
   if (transactionalBatches > 0 && (transactionalBatches < batches.length || !idempotent)) {
     throw new TributaryError("INVALID_RECORD", "a transactional producer's batches are all transactional and carry its producer id, epoch and sequences");
   }
-  return { batches, idempotent, transactional: transactionalBatches > 0 };
+  return { batches, idempotent, transactional: transactionalBatches > 0, schemaRefs };
 }
 
 /** The batch in the topic's `compression.type` codec, within a stored batch's bound. */

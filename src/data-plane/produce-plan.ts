@@ -10,6 +10,7 @@ import { utf8Length } from "../protocol/utf8.ts";
 import type { Encoding, ProduceRecord, ProduceRequest } from "../protocol/schemas.ts";
 import { checkRecord, checkRecordSummary, recordRules, type RecordRules } from "../topics/record-rules.ts";
 import type { TopicMetadata } from "../topics/topic-metadata.ts";
+import { collectSchemaIds, payloadField, type SchemaIdRef } from "../topics/schema-id-refs.ts";
 
 /** The records of one produce request that go to one partition, as the batches to append. */
 export interface PartitionWrite {
@@ -171,7 +172,9 @@ function encodeBatches(records: readonly RecordInput[], logAppendTime: boolean, 
 /**
  * Validates a whole produce request and turns it into one write per partition, before
  * anything is written: one bad record fails the request (API.md). Records keep their
- * request order within a partition.
+ * request order within a partition. On a topic with schema id validation, each validated key
+ * and value must be in Confluent's wire format, and the schema ids they name are added to
+ * `schemaRefs` for checkSchemaIds (src/data-plane/schema-id-checks.ts).
  */
 export function planProduce(
   records: readonly ProduceRecord[],
@@ -179,9 +182,12 @@ export function planProduce(
   topic: TopicMetadata,
   nowMs: number,
   idempotence?: IdempotentProduce,
+  schemaRefs: SchemaIdRef[] = [],
 ): PartitionWrite[] {
   const rules = recordRules(topic);
-  const writes = encoding === "utf8" && !rules.logAppendTime ? planText(records, rules, nowMs, idempotence) : planRecords(records, encoding, rules, nowMs, idempotence);
+  // Schema id validation reads each key and value as bytes: the general path, which has them.
+  const text = encoding === "utf8" && !rules.logAppendTime && rules.schemaValidation === undefined;
+  const writes = text ? planText(records, rules, nowMs, idempotence) : planRecords(records, encoding, rules, nowMs, idempotence, schemaRefs);
   // A topic whose compression.type names a codec stores JSON-produced batches in it too (issue 27).
   const codec = rules.storedCodec;
   if (codec !== undefined && codec !== "none") for (const write of writes) write.batches = write.batches.map((batch) => compressBatch(batch, codec));
@@ -189,7 +195,15 @@ export function planProduce(
 }
 
 /** planProduce's general path: any encoding, any timestamp type, a record object each. */
-function planRecords(records: readonly ProduceRecord[], encoding: Encoding, rules: RecordRules, nowMs: number, idempotence: IdempotentProduce | undefined): PartitionWrite[] {
+function planRecords(
+  records: readonly ProduceRecord[],
+  encoding: Encoding,
+  rules: RecordRules,
+  nowMs: number,
+  idempotence: IdempotentProduce | undefined,
+  schemaRefs: SchemaIdRef[],
+): PartitionWrite[] {
+  const validation = rules.schemaValidation;
   let stickyChoice: number | undefined;
   const sticky = () => (stickyChoice ??= stickyPartition(rules.partitionCount));
   const byPartition = new Map<number, { inputs: RecordInput[]; indexes: number[] }>();
@@ -197,6 +211,7 @@ function planRecords(records: readonly ProduceRecord[], encoding: Encoding, rule
   for (let index = 0; index < records.length; index++) {
     const record = records[index]!;
     const input = toRecordInput(record, index, encoding, rules, nowMs, encoded);
+    if (validation !== undefined) collectSchemaIds(schemaRefs, validation, { recordIndex: index }, payloadField(input.key), payloadField(input.value));
     const partition = choosePartition(record, input.key, rules, sticky);
     let group = byPartition.get(partition);
     if (!group) byPartition.set(partition, (group = { inputs: [], indexes: [] }));

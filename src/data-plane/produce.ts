@@ -7,6 +7,8 @@ import { callLeader } from "./leader-calls.ts";
 import { isStaleMetadataError, topicMetadata } from "./metadata-cache.ts";
 import { idempotenceOf, planProduce, type PartitionWrite } from "./produce-plan.ts";
 import { verifyTransactionalWrite } from "./transaction-verification.ts";
+import { checkSchemaIds } from "./schema-id-checks.ts";
+import type { SchemaIdRef } from "../topics/schema-id-refs.ts";
 
 export interface RecordOffset {
   partition: number;
@@ -45,11 +47,12 @@ export function checkInSyncReplicas(topic: TopicMetadata, partitions: readonly n
   }
 }
 
-/** Validates and batches the request against a topic's metadata (API.md: before anything is written). */
-function plan(topic: TopicMetadata, request: ProduceRequest): PartitionWrite[] {
-  const writes = planProduce(request.records, request.encoding, topic, Date.now(), idempotenceOf(request));
+/** Validates and batches the request against a topic's metadata (API.md: before anything is written); the schema ids its records name. */
+function plan(topic: TopicMetadata, request: ProduceRequest): { writes: PartitionWrite[]; schemaRefs: SchemaIdRef[] } {
+  const schemaRefs: SchemaIdRef[] = [];
+  const writes = planProduce(request.records, request.encoding, topic, Date.now(), idempotenceOf(request), schemaRefs);
   if (request.acks === "all") checkInSyncReplicas(topic, writes.map((write) => write.partition));
-  return writes;
+  return { writes, schemaRefs };
 }
 
 /**
@@ -65,14 +68,16 @@ export async function produce(
   request: ProduceRequest,
 ): Promise<RecordOffset[] | undefined> {
   let topic = await topicMetadata(env, topicName);
-  let writes: PartitionWrite[];
+  let planned: { writes: PartitionWrite[]; schemaRefs: SchemaIdRef[] };
   try {
-    writes = plan(topic, request);
+    planned = plan(topic, request);
   } catch (error) {
     if (!isStaleMetadataError(error)) throw error;
     topic = await topicMetadata(env, topicName, { refresh: true });
-    writes = plan(topic, request);
+    planned = plan(topic, request);
   }
+  const { writes, schemaRefs } = planned;
+  if (schemaRefs.length > 0) await checkSchemaIds(env, topicName, schemaRefs); // a topic with schema id validation (docs/schema-registry.md)
   if (request.transactionalId !== undefined) {
     // The transaction must have added every partition written (its coordinator says; TXN-CONTRACT).
     const identity = { producerId: request.producerId!, producerEpoch: request.producerEpoch! };

@@ -59,3 +59,27 @@ export const registryParsedSchemaBytesCachedMax = 16 * 1024 * 1024;
 
 /** Characters of a subject name: topic names (≤ 249) with a record's full name after them (TopicRecordNameStrategy) fit easily. */
 export const registrySubjectLengthMax = 1_000;
+
+/**
+ * Schema ids whose subjects each router isolate keeps for schema id validation
+ * (src/data-plane/schema-id-checks.ts). An id names one schema forever, but the subjects holding
+ * it change; an entry is a few subject names, so the bound is memory, as for the schemas cache.
+ */
+export const schemaValidationIdsCachedMax = 1_000;
+
+/**
+ * How long an isolate takes a schema id's subjects as they were looked up (ms). A subject that
+ * gained the id is seen at once (a miss is looked up again before a record is refused), so this
+ * is only how long a deletion (soft or permanent) may still admit records in an isolate that
+ * cached the id before it: 10 s, the order of the metadata cache's 5 s, costs each isolate one
+ * registry call per id in use every 10 s, on the produce that finds the entry old.
+ */
+export const schemaValidationSubjectsFreshMs = 10_000;
+
+/**
+ * Distinct schema ids one produce request may name on a topic with validation on. Each one not
+ * cached is looked up in the registry object (in one call per request); a producer writes with a
+ * handful of schemas (one per record type), so 100 is far above any real request while a request
+ * crafted with thousands of ids cannot make the registry's one thread read thousands of rows.
+ */
+export const schemaValidationIdsPerRequestMax = 100;

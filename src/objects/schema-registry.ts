@@ -8,11 +8,13 @@ import {
   getConfig,
   getMode,
   schemaById,
+  schemasForValidation,
   setConfig,
   setMode,
   testCompatibility,
   versionsOfSchema,
   type SchemaById,
+  type SchemaSubjects,
 } from "../registry/registry-admin.ts";
 import { RegistryCore, type SchemaRequest, type SubjectVersion } from "../registry/registry-core.ts";
 import { toRegistryResult, type RegistryResult } from "../registry/registry-errors.ts";
@@ -77,6 +79,11 @@ export class SchemaRegistry extends DurableObject<Env> {
 
   async schemaById(id: number): Promise<RegistryResult<SchemaById>> {
     return this.#run((core) => schemaById(core, id));
+  }
+
+  /** Schema id validation's lookup (src/data-plane/schema-id-checks.ts): the ids' schemas, subjects and record names, in one call. */
+  async schemasForValidation(ids: number[]): Promise<RegistryResult<SchemaSubjects[]>> {
+    return this.#run((core) => schemasForValidation(core, ids));
   }
 
   async versionsOfSchema(id: number, deleted: boolean): Promise<RegistryResult<{ subject: string; version: number }[]>> {

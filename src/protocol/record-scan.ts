@@ -35,10 +35,23 @@ function skipField(cursor: ByteCursor): number {
   return length;
 }
 
-/** Receives each record's summary; `summary` is reused between calls (copy what you keep). */
-export type RecordVisitor = (summary: RecordSummary, index: number) => void;
+/**
+ * A scanned record's summary with where its key and value are (offsets into `bytes`, the
+ * batch's records as scanned: the body itself, or a compressed batch's inflated records;
+ * a length of -1 is null): what a topic's schema id validation reads (src/registry/wire-format.ts).
+ */
+export interface ScannedRecord extends RecordSummary {
+  bytes: Uint8Array;
+  keyStart: number;
+  keyLength: number;
+  valueStart: number;
+  valueLength: number;
+}
 
-function scanRecord(cursor: ByteCursor, header: BatchHeader, index: number, summary: RecordSummary): void {
+/** Receives each record's summary; `summary` is reused between calls (copy what you keep). */
+export type RecordVisitor = (summary: ScannedRecord, index: number) => void;
+
+function scanRecord(cursor: ByteCursor, header: BatchHeader, index: number, summary: ScannedRecord): void {
   const body = takeVarint(cursor);
   const batchEnd = cursor.end;
   const start = cursor.position;
@@ -49,7 +62,9 @@ function scanRecord(cursor: ByteCursor, header: BatchHeader, index: number, summ
   const timestampDelta = takeVarlong(cursor);
   if (takeVarint(cursor) !== index) fail(`offsetDelta, expected ${index}`);
   const keyLength = skipField(cursor);
+  summary.keyStart = cursor.position - Math.max(keyLength, 0);
   const valueLength = skipField(cursor);
+  summary.valueStart = cursor.position - Math.max(valueLength, 0);
   const headerCount = takeVarint(cursor);
   if (headerCount < 0 || headerCount * 2 > recordEnd - cursor.position) fail(`header count ${headerCount}`);
   let payloadBytes = Math.max(keyLength, 0) + Math.max(valueLength, 0);
@@ -62,6 +77,8 @@ function scanRecord(cursor: ByteCursor, header: BatchHeader, index: number, summ
   cursor.end = batchEnd;
   const logAppendTime = (header.attributes & timestampTypeLogAppendTime) !== 0;
   summary.keyIsNull = keyLength === -1;
+  summary.keyLength = keyLength;
+  summary.valueLength = valueLength;
   summary.payloadBytes = payloadBytes;
   summary.headerCount = headerCount;
   summary.timestamp = logAppendTime ? header.maxTimestamp : header.baseTimestamp + timestampDelta;
@@ -82,7 +99,7 @@ export function scanRecordBatch(bytes: Uint8Array, at: number, onRecord: RecordV
   if (crc !== header.crc) fail(`batch at ${at}: CRC-32C ${crc}, stored ${header.crc}`);
   const section = batchRecordsSection(bytes, at, header, decompressedBytesMax);
   const cursor: ByteCursor = { bytes: section.bytes, position: section.start, end: section.end };
-  const summary: RecordSummary = { keyIsNull: false, payloadBytes: 0, headerCount: 0, timestamp: 0 };
+  const summary: ScannedRecord = { keyIsNull: false, payloadBytes: 0, headerCount: 0, timestamp: 0, bytes: section.bytes, keyStart: 0, keyLength: -1, valueStart: 0, valueLength: -1 };
   let index = 0;
   try {
     for (; index < header.recordCount; index++) {

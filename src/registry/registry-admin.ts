@@ -9,6 +9,7 @@ import {
 import { parseVersion, schemaFields, type RegistryCore, type SchemaRequest } from "./registry-core.ts";
 import { RegistryError } from "./registry-errors.ts";
 import type { SchemaReference } from "./schema-types.ts";
+import { schemaRecordName } from "./wire-format.ts";
 
 /**
  * The registry's other operations (docs/schema-registry.md): soft and permanent deletion,
@@ -81,6 +82,29 @@ export function schemaById(core: RegistryCore, id: number): SchemaById {
   const rows = core.store.versionsOfSchema(id);
   if (!stored || rows.length === 0) throw new RegistryError("SCHEMA_NOT_FOUND", `Schema ${id} not found`);
   return { ...schemaFields(stored), subjects: [...new Set(rows.map((row) => row.subject))].sort() };
+}
+
+/** What schema id validation (src/data-plane/schema-id-checks.ts) needs of a schema. */
+export interface SchemaSubjects {
+  id: number;
+  schemaType: string;
+  /** Its record name (RecordNameStrategy's subject), when it has one. */
+  recordName?: string;
+  /** The subjects whose live versions hold it: a soft-deleted version no longer admits new records. */
+  subjects: string[];
+}
+
+/** The schemas of these ids that exist; an id not in the answer names no schema. */
+export function schemasForValidation(core: RegistryCore, ids: readonly number[]): SchemaSubjects[] {
+  const found: SchemaSubjects[] = [];
+  for (const id of new Set(ids)) {
+    const stored = core.store.schemaById(id);
+    if (!stored) continue;
+    const subjects = [...new Set(core.store.versionsOfSchema(id).filter((row) => !row.deleted).map((row) => row.subject))].sort();
+    const recordName = schemaRecordName(stored.schemaType, stored.schema);
+    found.push({ id, schemaType: stored.schemaType, ...(recordName === undefined ? {} : { recordName }), subjects });
+  }
+  return found;
 }
 
 export function versionsOfSchema(core: RegistryCore, id: number, deleted: boolean): { subject: string; version: number }[] {

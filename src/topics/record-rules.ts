@@ -2,6 +2,7 @@ import { TributaryError } from "../errors.ts";
 import type { CompressionCodec } from "../protocol/compression/codecs.ts";
 import type { RecordInput } from "../protocol/record-batch.ts";
 import { recordPayloadBytes, type RecordSummary } from "../protocol/record-scan.ts";
+import { subjectStrategyOf, type SubjectNameStrategy } from "../registry/wire-format.ts";
 import { configNumber, effectiveTopicConfigs } from "./topic-configs.ts";
 import type { TopicMetadata } from "./topic-metadata.ts";
 
@@ -15,6 +16,18 @@ export interface RecordRules {
   afterMaxMs: number;
   /** `compression.type`: the codec batches are stored in, or undefined for `producer` (as sent). */
   storedCodec: CompressionCodec | undefined;
+  /**
+   * `confluent.key/value.schema.validation` (issue 30): each validated side's subject name
+   * strategy; undefined when neither is on, so a topic without validation pays one check per
+   * request (docs/schema-registry.md, "Records checked before they are written").
+   */
+  schemaValidation: SchemaValidationRules | undefined;
+}
+
+/** Which of a record's key and value must name a registered schema, and the strategy giving its subject. */
+export interface SchemaValidationRules {
+  key: SubjectNameStrategy | undefined;
+  value: SubjectNameStrategy | undefined;
 }
 
 /**
@@ -42,7 +55,14 @@ function deriveRecordRules(topic: TopicMetadata): RecordRules {
     beforeMaxMs: configNumber(configs, "message.timestamp.before.max.ms"),
     afterMaxMs: configNumber(configs, "message.timestamp.after.max.ms"),
     storedCodec: storedCodecOf(configs["compression.type"]),
+    schemaValidation: schemaValidationOf(configs),
   };
+}
+
+function schemaValidationOf(configs: ReturnType<typeof effectiveTopicConfigs>): SchemaValidationRules | undefined {
+  const key = configs["confluent.key.schema.validation"] === "true" ? subjectStrategyOf(configs["confluent.key.subject.name.strategy"]) : undefined;
+  const value = configs["confluent.value.schema.validation"] === "true" ? subjectStrategyOf(configs["confluent.value.subject.name.strategy"]) : undefined;
+  return key === undefined && value === undefined ? undefined : { key, value };
 }
 
 /** The codec a `compression.type` value stores batches in: undefined for `producer`. */

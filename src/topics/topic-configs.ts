@@ -1,5 +1,6 @@
 import { TributaryError } from "../errors.ts";
 import { configEntriesMax, recordBytesMax, segmentBytesMax, segmentBytesMin } from "../limits.ts";
+import { subjectStrategyConfigValues, subjectStrategyPackage } from "../registry/wire-format.ts";
 import { checkStreamConfig, isStreamConfigName } from "./stream-configs.ts";
 
 /**
@@ -32,6 +33,12 @@ export const topicConfigRules = {
   // Issue 27: how batches are stored. `producer` keeps each batch as its producer compressed
   // it; any other value re-encodes batches that arrive in another codec (Kafka's values).
   "compression.type": { kind: "enum", values: ["producer", "uncompressed", "gzip", "snappy", "lz4", "zstd"], default: "producer" },
+  // Issue 30: schema id validation, Confluent Server's names and values (docs/schema-registry.md).
+  // A strategy is Confluent's class name, or its short name; the class name is the default, as there.
+  "confluent.key.schema.validation": { kind: "enum", values: ["true", "false"], default: "false" },
+  "confluent.value.schema.validation": { kind: "enum", values: ["true", "false"], default: "false" },
+  "confluent.key.subject.name.strategy": { kind: "enum", values: subjectStrategyConfigValues, default: `${subjectStrategyPackage}TopicNameStrategy` },
+  "confluent.value.subject.name.strategy": { kind: "enum", values: subjectStrategyConfigValues, default: `${subjectStrategyPackage}TopicNameStrategy` },
 } as const satisfies Record<string, ConfigRule>;
 
 export type TopicConfigName = keyof typeof topicConfigRules;

@@ -82,6 +82,10 @@ const defaultConfigs = {
   "message.timestamp.before.max.ms": "9223372036854775807",
   "message.timestamp.after.max.ms": "9223372036854775807",
   "compression.type": "producer",
+  "confluent.key.schema.validation": "false",
+  "confluent.value.schema.validation": "false",
+  "confluent.key.subject.name.strategy": "io.confluent.kafka.serializers.subject.TopicNameStrategy",
+  "confluent.value.subject.name.strategy": "io.confluent.kafka.serializers.subject.TopicNameStrategy",
 };
 
 /** A Topic's partitions with replication factor 1: the one replica leads and is the ISR. */

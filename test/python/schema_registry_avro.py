@@ -1,22 +1,27 @@
 """Confluent's Python SchemaRegistryClient and Avro serializer against Tributary's /registry
 (and a JSON schema registered and fetched by the client).
 
-Usage: schema_registry_avro.py <registry url> <subject prefix> <bearer token>
+Usage: schema_registry_avro.py <registry url> <subject prefix> <bearer token> [<gateway bootstrap>]
 
 Registers a schema through the client, serializes a record with AvroSerializer (Confluent's
 wire format: magic byte 0, the schema id, Avro binary), deserializes it with AvroDeserializer
 (which fetches the schema by id), evolves the schema compatibly and incompatibly, and prints
 one JSON object of what each call answered, for test/e2e/schema-registry-python.test.ts.
+With a gateway's address, it also produces the serialized record and a raw one through
+`tributary gateway` to the topic <subject prefix> (created with confluent.value.schema.validation
+on by the test) and prints how each delivery ended.
 """
 import json
 import sys
 
+from confluent_kafka import Producer
 from confluent_kafka.schema_registry import Schema, SchemaRegistryClient
 from confluent_kafka.schema_registry.avro import AvroDeserializer, AvroSerializer
 from confluent_kafka.schema_registry.error import SchemaRegistryError
 from confluent_kafka.serialization import MessageField, SerializationContext
 
 url, prefix, token = sys.argv[1], sys.argv[2], sys.argv[3]
+bootstrap = sys.argv[4] if len(sys.argv) > 4 else None
 subject = f"{prefix}-value"
 topic = prefix
 # The client's static bearer token; it also sends a logical cluster header, which Tributary ignores.
@@ -53,6 +58,22 @@ out["wire_id"] = int.from_bytes(payload[1:5], "big")
 # A fresh client, so the deserializer fetches the schema by id from the registry.
 reader = AvroDeserializer(SchemaRegistryClient(config))
 out["decoded"] = reader(payload, context)
+
+if bootstrap is not None:
+    # Schema id validation at the edge: the serializer's record is written, a raw one refused.
+    producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 0, "retries": 0})
+    deliveries = {}
+
+    def delivered(name):
+        def report(error, _message):
+            deliveries[name] = None if error is None else {"code": error.code(), "name": error.name(), "retriable": error.retriable()}
+        return report
+
+    producer.produce(topic, payload, on_delivery=delivered("serialized"))
+    producer.flush(20)
+    producer.produce(topic, b"raw bytes, no schema id", on_delivery=delivered("raw"))
+    producer.flush(20)
+    out["gateway"] = deliveries
 
 out["registered_id"] = client.register_schema(subject, Schema(v1, "AVRO"))
 found = client.lookup_schema(subject, Schema(v1, "AVRO"))

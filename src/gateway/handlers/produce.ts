@@ -40,8 +40,14 @@ interface PartitionResponse {
   baseOffset: bigint;
   logAppendTimeMs: bigint;
   logStartOffset: bigint;
-  recordErrors: never[];
+  recordErrors: RecordError[];
   errorMessage: string | null;
+}
+
+/** Produce v8+'s per-record error: the index of a record that made the partition's batch refused. */
+interface RecordError {
+  batchIndex: number;
+  batchIndexErrorMessage: string | null;
 }
 
 interface ProduceResponse {
@@ -173,5 +179,17 @@ function answerSlot(slot: Slot, index: number, outcome: PartOutcome, context: Ga
   slot.throttle(throttleTimeMs(error));
   // A transactional write of a fenced producer: Produce knows it as INVALID_PRODUCER_EPOCH (Kafka's broker answers so).
   const errorCode = error instanceof TributaryError && error.code === "PRODUCER_FENCED" ? kafkaErrors.INVALID_PRODUCER_EPOCH : kafkaErrorCode(error);
-  slot.answer(failed(index, errorCode, errorMessage(error)));
+  slot.answer({ ...failed(index, errorCode, errorMessage(error)), recordErrors: recordErrorsOf(error) });
+}
+
+/**
+ * The record an INVALID_RECORD names (`recordIndex`: schema id validation's refusals,
+ * docs/schema-registry.md), as Produce v8+'s record errors carry it; none for any other error.
+ * The index counts the records of the partition's batches as this request sent them: a write of
+ * several requests' batches that is refused is sent again per request (produce-writes.ts).
+ */
+export function recordErrorsOf(error: unknown): RecordError[] {
+  if (!(error instanceof TributaryError) || error.code !== "INVALID_RECORD") return [];
+  const index = error.data.recordIndex;
+  return typeof index === "number" && Number.isInteger(index) && index >= 0 ? [{ batchIndex: index, batchIndexErrorMessage: error.message }] : [];
 }

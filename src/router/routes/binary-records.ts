@@ -10,6 +10,7 @@ import { topicMetadata } from "../../data-plane/metadata-cache.ts";
 import { placementOf } from "../../data-plane/leader-calls.ts";
 import { readPartitionBatches } from "../../data-plane/partition-reads.ts";
 import { checkInSyncReplicas } from "../../data-plane/produce.ts";
+import { checkSchemaIds } from "../../data-plane/schema-id-checks.ts";
 import { verifyTransactionalWrite } from "../../data-plane/transaction-verification.ts";
 import { acksParam, fetchParams, partitionParam, routeQueries, routeQuery, transactionalIdParam } from "../query.ts";
 import { readBodyBytes } from "../request-body.ts";
@@ -49,12 +50,13 @@ export const binaryRecordRoutes = new Hono<RouterEnv>()
     let topic = await topicMetadata(c.env, name);
     if (!topic.partitions[partition]) topic = await topicMetadata(c.env, name, { refresh: true }); // grown since cached?
     placementOf(topic, partition); // 404 for a partition the topic does not have, before any work
-    const { batches, idempotent, transactional } = checkClientBatches(body, topic, nowMs);
+    const { batches, idempotent, transactional, schemaRefs } = checkClientBatches(body, topic, nowMs);
     if (transactional !== (transactionalId !== undefined)) {
       throw new TributaryError("INVALID_REQUEST", transactional ? "transactional batches name their producer's ?transactionalId=" : "?transactionalId= goes with transactional batches (attributes bit 4)");
     }
     if (idempotent && acks !== "all") throw new TributaryError("INVALID_REQUEST", `an idempotent producer's batches are written with acks=all, not acks=${acks}`);
     if (acks === "all") checkInSyncReplicas(topic, [partition]);
+    if (schemaRefs.length > 0) await checkSchemaIds(c.env, name, schemaRefs); // a topic with schema id validation (docs/schema-registry.md)
     if (transactionalId !== undefined) {
       authorize(c, "transactionalId", transactionalId, "write");
       const { producerId, producerEpoch } = readBatchHeader(batches[0]!);

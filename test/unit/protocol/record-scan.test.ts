@@ -12,14 +12,21 @@ const recordArbitrary: fc.Arbitrary<RecordInput> = fc.record({
   timestamp: fc.integer({ min: 0, max: 2 ** 45 }),
 });
 
-function scan(bytes: Uint8Array): RecordSummary[] {
-  const summaries: RecordSummary[] = [];
-  scanRecordBatch(bytes, 0, (summary) => summaries.push({ ...summary }));
+type Scanned = RecordSummary & { key: number[] | null; value: number[] | null };
+
+const slice = (bytes: Uint8Array, start: number, length: number) => (length < 0 ? null : [...bytes.subarray(start, start + length)]);
+
+/** Each record's summary, with the key and value bytes its positions point at. */
+function scan(bytes: Uint8Array): Scanned[] {
+  const summaries: Scanned[] = [];
+  scanRecordBatch(bytes, 0, ({ keyIsNull, payloadBytes, headerCount, timestamp, ...at }) =>
+    summaries.push({ keyIsNull, payloadBytes, headerCount, timestamp, key: slice(at.bytes, at.keyStart, at.keyLength), value: slice(at.bytes, at.valueStart, at.valueLength) }),
+  );
   return summaries;
 }
 
 describe("scanRecordBatch", () => {
-  it("summarises every record as decoding it would", () => {
+  it("summarises every record as decoding it would, with where its key and value are", () => {
     fc.assert(
       fc.property(fc.array(recordArbitrary, { minLength: 1, maxLength: 20 }), fc.boolean(), (records, logAppendTime) => {
         const bytes = encodeRecordBatch(records, { logAppendTime });
@@ -28,6 +35,8 @@ describe("scanRecordBatch", () => {
           payloadBytes: recordPayloadBytes(record),
           headerCount: record.headers.length,
           timestamp: record.timestamp,
+          key: record.key && [...record.key],
+          value: record.value && [...record.value],
         }));
         expect(scan(bytes)).toEqual(expected);
       }),

@@ -47,6 +47,10 @@ describe("topic configs", () => {
     [{ "message.timestamp.type": "createtime" }],
     [{ "min.insync.replicas": "0" }],
     [{ "retention.ms": { nested: 1 } }],
+    [{ "confluent.key.schema.validation": "yes" }],
+    [{ "confluent.value.schema.validation": "TRUE" }],
+    [{ "confluent.value.subject.name.strategy": "TopicName" }],
+    [{ "confluent.key.subject.name.strategy": "com.example.TopicNameStrategy" }],
   ])("refuses %j with INVALID_CONFIG, changing nothing", (changes) => {
     const current = { "retention.ms": "1000" };
     expect(codeOf(() => mergeTopicConfigs(current, JSON.parse(JSON.stringify(changes))))).toBe("INVALID_CONFIG");

@@ -23,6 +23,10 @@ const defaultConfigs = {
   "message.timestamp.before.max.ms": "9223372036854775807",
   "message.timestamp.after.max.ms": "9223372036854775807",
   "compression.type": "producer",
+  "confluent.key.schema.validation": "false",
+  "confluent.value.schema.validation": "false",
+  "confluent.key.subject.name.strategy": "io.confluent.kafka.serializers.subject.TopicNameStrategy",
+  "confluent.value.subject.name.strategy": "io.confluent.kafka.serializers.subject.TopicNameStrategy",
 };
 
 const regions = env.REGIONS.split(",");
@@ -167,6 +171,8 @@ describe("POST /v1/topics", () => {
     ["a bad cleanup.policy", { "cleanup.policy": "forever" }],
     ["a bad message.timestamp.type", { "message.timestamp.type": "NoTimestampType" }],
     ["a bad boolean", { "unclean.leader.election.enable": "yes" }],
+    ["a bad schema validation flag", { "confluent.value.schema.validation": "on" }],
+    ["a subject name strategy Confluent does not have", { "confluent.value.subject.name.strategy": "io.confluent.kafka.serializers.subject.OtherStrategy" }],
     ["an object value", { "retention.ms": { value: "1" } }],
     ["one bad entry among good ones", { "retention.ms": "1000", "cleanup.policy": "compact", "segment.ms": "0" }],
   ])("refuses %s with 400 INVALID_CONFIG and creates nothing", async (_what, configs) => {
