@@ -137,6 +137,7 @@ describe("the router's answers agree with its OpenAPI document", () => {
     await groups.resetOffsets("docs-readers", { topic: "docs", to: "earliest", dryRun: true });
     await groups.resetOffsets("docs-readers", { topic: "docs", to: { offset: 1 } });
     await groups.commitOffsets("docs-readers", [{ topic: "docs", partition: 0, offset: 1 }]);
+    await call("POST", "/v1/groups/docs-readers/offsets/delete", { json: { partitions: [{ topic: "docs", partition: 0 }] } });
     await groups.delete("docs-readers");
     await call("GET", "/v1/groups/docs-readers");
 
