@@ -7,10 +7,11 @@ import { testWorkerVariables, workersLayerVariables } from "./test/workers/suppo
 // simulation of the pure core, Node) and e2e (against `wrangler dev`). No `retry:` anywhere:
 // a flaky test is a bug to find.
 // Vitest's default (one worker fewer than the cores) is a single worker on the 2-core machines
-// CI runs on; the unit, sim, workers and examples layers are isolated per file (pure code, or
-// their own workerd storage), and their files wait on storage and timers as much as they
-// compute, so two at a time finish each layer about a third sooner there. e2e stays one file at
-// a time: each starts servers and real clients that would compete for the cores.
+// CI runs on. The unit and sim layers are pure code, isolated per file, so two files at a time
+// finish them about a third sooner. The workers and examples layers stay one file at a time:
+// their files share the runtime's objects and its fault switches (a region taken down, a
+// leader moved), and two at a time failed in CI with a file's replicas stalled by another's
+// faults. e2e stays one file at a time too: each starts servers and real clients.
 const layerWorkers = Math.max(2, availableParallelism() - 1);
 
 export default defineConfig({
@@ -49,7 +50,6 @@ export default defineConfig({
         ],
         test: {
           name: "workers",
-          maxWorkers: layerWorkers,
           include: ["test/workers/**/*.test.ts"],
           testTimeout: 30_000,
         },
@@ -75,7 +75,6 @@ export default defineConfig({
         ],
         test: {
           name: "examples",
-          maxWorkers: layerWorkers,
           include: ["test/examples/**/*.test.ts"],
           testTimeout: 30_000,
         },
