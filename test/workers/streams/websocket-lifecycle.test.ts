@@ -38,6 +38,17 @@ async function openSubscribersUntil(topic: string, check: (open: number) => bool
   expect(check(open), `open subscribers: ${open}`).toBe(true);
 }
 
+/** Waits for `wait`, failing with `what` after 10 s: a step that never ends names itself rather than timing out the test. */
+async function within<T>(what: string, wait: Promise<T>): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: not within 10 s`)), 10_000)));
+  try {
+    return await Promise.race([wait, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 async function received(subscriber: Subscriber, count: number): Promise<void> {
   await subscriber.until(() => subscriber.values().length >= count || subscriber.closed !== undefined);
 }
@@ -65,29 +76,35 @@ describe("a subscriber's partition", () => {
     const topic = uniqueTopic("ws-leader-change");
     const created = await createTopic(topic, { replicationFactor: 3 });
     const before = created.partitions[0]!.leader;
-    await produce(topic, ["one"]);
-    const subscribers = [await open(topic, 0, "?offset=earliest"), await open(topic, 0, "?offset=latest")];
-    await received(subscribers[0]!, 1);
+    await within("the first record, acks all on 3 replicas", produce(topic, ["one"]));
+    const subscribers = [await within("the first upgrade", open(topic, 0, "?offset=earliest")), await within("the second upgrade", open(topic, 0, "?offset=latest"))];
+    await within("the first record reaches the earliest subscriber", received(subscribers[0]!, 1));
     expect((await api("POST", "/v1/faults", { topic, partition: 0, replica: before, fault: "down" })).status).toBe(204);
     expectError(await api("POST", `/v1/topics/${topic}/records`, { records: [{ value: "lost?", partition: 0 }], acks: "all" }), 503, "LEADER_NOT_AVAILABLE");
     const elected = (await describeTopic(topic)).partitions[0]!;
     expect(elected.leader).not.toBe(before);
     expect((await api("POST", "/v1/faults", { topic, partition: 0, replica: before, fault: "none" })).status).toBe(204);
     // The new leader's pushes (retried by its alarm) fence the old one, which closes its subscribers.
+    // acks 1: what closes them is the push to the old leader, not the in-sync replicas' answers.
     const newLeader = replicaStub(env, created.topicId, 0, elected.leader);
-    for (let attempt = 0; attempt < 40 && subscribers.some((subscriber) => subscriber.closed === undefined); attempt++) {
-      await produce(topic, [`next-${attempt}`]);
+    const deadline = Date.now() + 15_000;
+    for (let attempt = 0; Date.now() < deadline && subscribers.some((subscriber) => subscriber.closed === undefined); attempt++) {
+      const written = await api("POST", `/v1/topics/${topic}/records`, { records: [{ value: `next-${attempt}`, partition: 0 }], acks: 1 });
+      expect(written.status, written.text).toBe(200);
       await runDurableObjectAlarm(newLeader);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    for (const subscriber of subscribers) {
-      expect(await subscriber.closedWith()).toEqual({ code: 4503, reason: "NOT_LEADER_OR_FOLLOWER" });
-      expect(subscriber.jsonFrames().at(-1)!.error!.code).toBe("NOT_LEADER_OR_FOLLOWER");
-    }
+    const states = await Promise.all([before, elected.leader].map(async (region) => unwrap(await replicaStub(env, created.topicId, 0, region).state({ topicId: created.topicId, partition: 0, region }))));
+    const seen = states.map(({ role, leaderEpoch, logEndOffset, highWatermark, debug }) => ({ role, leaderEpoch, logEndOffset, highWatermark, subscribers: debug?.subscribers }));
+    expect(subscribers.map((subscriber) => subscriber.closed), `old and new leader: ${JSON.stringify(seen)}`).toEqual([
+      { code: 4503, reason: "NOT_LEADER_OR_FOLLOWER" },
+      { code: 4503, reason: "NOT_LEADER_OR_FOLLOWER" },
+    ]);
+    for (const subscriber of subscribers) expect(subscriber.jsonFrames().at(-1)!.error!.code).toBe("NOT_LEADER_OR_FOLLOWER");
     // Reconnecting reaches the new leader, and reads on from where the first subscriber was.
     const next = subscribers[0]!.jsonFrames().findLast((frame) => frame.nextOffset !== undefined)!.nextOffset!;
     const again = await open(topic, 0, `?offset=${next}`);
-    await received(again, 1);
+    await within("the reconnected subscriber's first record", received(again, 1));
     expect(again.jsonFrames()[0]!.records![0]!.offset).toBe(next);
     again.socket.close(1000);
   });
