@@ -5,6 +5,7 @@ import type { SchemaById } from "../registry/registry-admin.ts";
 import { RegistryError } from "../registry/registry-errors.ts";
 import { checkSubject } from "../registry/registry-core.ts";
 import { supportedSchemaTypes } from "../registry/schema-types.ts";
+import { allowedMethodsOf } from "../router/allowed-methods.ts";
 import { authentication } from "../router/auth.ts";
 import { may, principalOf } from "../router/authorize.ts";
 import type { RouterEnv } from "../router/context.ts";
@@ -227,4 +228,16 @@ export const registryRoutes = new Hono<RouterEnv>()
   .route("/mode", settingRoutes("mode"))
   .route("/compatibility", compatibilityRoutes)
   // Last: any other path or method below /registry, in Confluent's error shape rather than /v1's.
-  .all("*", () => registryErrorResponse(new RegistryError("NOT_FOUND", "HTTP 404 Not Found")));
+  .all("*", (c) => unservedResponse(c.req.path.slice(registryBasePath.length) || "/"));
+
+let allowedMethods: ((path: string) => string[]) | undefined;
+
+/** A path the registry serves with other methods is 405 with Allow, as Confluent's answers; any other is 404. */
+function unservedResponse(path: string): Response {
+  allowedMethods ??= allowedMethodsOf(registryRoutes.routes, () => true); // built at the first use, every route added; every path answers CORS preflight
+  const allow = allowedMethods(path);
+  if (allow.length === 0) return registryErrorResponse(new RegistryError("NOT_FOUND", "HTTP 404 Not Found"));
+  const response = registryErrorResponse(new RegistryError("METHOD_NOT_ALLOWED", "HTTP 405 Method Not Allowed"));
+  response.headers.set("Allow", allow.join(", "));
+  return response;
+}

@@ -16,17 +16,17 @@ export interface ListedRoute {
  * so it cannot drift from the routes) and matched by hono's own router: a served path
  * requested with another method is `405 METHOD_NOT_ALLOWED` with an `Allow` header (RFC 9110)
  * rather than 404. Middleware (method ALL) serves no path by itself. GET implies HEAD (hono
- * answers HEAD with the GET route, without the body), and every `/v1` path answers OPTIONS
- * (CORS preflight). Built once the app's routes are all added.
+ * answers HEAD with the GET route, without the body), and every path `preflight` picks (by
+ * default those under `/v1` and `/ds`) answers OPTIONS (CORS preflight). Built once the app's routes are all added.
  */
-export function allowedMethodsOf(routes: readonly ListedRoute[]): (path: string) => string[] {
+export function allowedMethodsOf(routes: readonly ListedRoute[], preflight = (path: string) => path.startsWith("/v1/") || path.startsWith("/ds/")): (path: string) => string[] {
   const router = new TrieRouter<string>();
   for (const route of routes) if (route.method !== METHOD_NAME_ALL) router.add(METHOD_NAME_ALL, route.path, route.method);
   return (path) => {
     const served = new Set(router.match("GET", path)[0].map(([method]) => method));
     if (served.size === 0) return [];
     if (served.has("GET")) served.add("HEAD");
-    if (path.startsWith("/v1/") || path.startsWith("/ds/")) served.add("OPTIONS"); // both answer CORS preflight
+    if (preflight(path)) served.add("OPTIONS"); // the paths that answer CORS preflight
     return methodOrder.filter((method) => served.has(method));
   };
 }

@@ -111,6 +111,19 @@ describe("registering and reading schemas", () => {
     expectRegistryError(await registry("POST", `/subjects/${subject}/versions`, { schemaa: v1 }), 422, 422);
     expectRegistryError(await registry("GET", "/nothing"), 404, 404);
   });
+
+  it("answers a served path asked with another method 405 with Allow, as Confluent's does; an unserved path 404", async () => {
+    const subject = uniqueSubject();
+    const patched = await registry("PATCH", `/subjects/${subject}/versions`, { schema: v1 });
+    expect(expectRegistryError(patched, 405, 405)).toBe("HTTP 405 Method Not Allowed");
+    expect(patched.headers.get("Allow")).toBe("GET, HEAD, POST, OPTIONS");
+    expect((await registry("DELETE", "/schemas/ids/1")).headers.get("Allow")).toBe("GET, HEAD, OPTIONS");
+    expect((await registry("POST", "/config")).headers.get("Allow")).toBe("GET, HEAD, PUT, DELETE, OPTIONS");
+    expect((await registry("GET", `/subjects/${subject}/versions`)).status).toBe(404); // served: the subject does not exist
+    const unserved = await registry("PUT", "/nothing/here");
+    expectRegistryError(unserved, 404, 404);
+    expect(unserved.headers.get("Allow")).toBeNull();
+  });
 });
 
 describe("compatibility", () => {
