@@ -11,6 +11,8 @@ import { recordRules } from "../topics/record-rules.ts";
 import { authorize, authorizeTopicCreation } from "../router/authorize.ts";
 import type { RouterEnv } from "../router/context.ts";
 import { callLeader } from "../data-plane/leader-calls.ts";
+import { checkSchemaIds } from "../data-plane/schema-id-checks.ts";
+import { collectSchemaIds, payloadField, type SchemaIdRef } from "../topics/schema-id-refs.ts";
 import { rememberTopic } from "../data-plane/metadata-cache.ts";
 import { readBodyBytes } from "../router/request-body.ts";
 import { jsonAppendValue } from "./json-messages.ts";
@@ -64,8 +66,15 @@ async function appendRecord(env: Env, topic: TopicMetadata, append: StreamAppend
   const producer = append.producer
     ? { producerId: await producerIdNumber(append.producer.id), producerEpoch: append.producer.epoch, baseSequence: append.producer.seq }
     : {};
+  const rules = recordRules(topic);
+  // A stream's topic with schema id validation (docs/schema-registry.md) checks an append's value as produce does.
+  if (rules.schemaValidation !== undefined) {
+    const refs: SchemaIdRef[] = [];
+    collectSchemaIds(refs, rules.schemaValidation, { recordIndex: 0 }, payloadField(null), payloadField(record.value));
+    await checkSchemaIds(env, topic.name, refs);
+  }
   // A stream's topic whose compression.type names a codec stores its appends in it, as JSON produce does (issue 27).
-  const codec = recordRules(topic).storedCodec;
+  const codec = rules.storedCodec;
   const plain = encodeRecordBatch([record], producer);
   const batch = codec === undefined || codec === "none" ? plain : compressBatch(plain, codec);
   const condition: StreamAppendCondition = { closes: append.closes, closeOnly: append.value === undefined, ...(append.seq === undefined ? {} : { seq: append.seq }) };

@@ -10,7 +10,7 @@ export const uniquePath = (label: string) => `tests/${label}-${Date.now()}-${str
 export const plain = { "content-type": "text/plain" };
 
 /** One request to `/ds/<path>`: its status, headers and body as text. */
-export async function ds(method: string, path: string, init: { body?: string; headers?: Record<string, string> } = {}) {
+export async function ds(method: string, path: string, init: { body?: string | Uint8Array; headers?: Record<string, string> } = {}) {
   const response = await exports.default.fetch(new Request(`${baseUrl}/ds/${path}`, { method, ...init }));
   return { status: response.status, headers: response.headers, text: await response.text() };
 }
