@@ -80,3 +80,11 @@ export interface SubscribeRequest {
   /** Where to start where the group has committed nothing: the earliest record (else only new ones). */
   fromBeginning?: boolean;
 }
+
+/** A consumer's place in its group (Consumer.groupMetadata(), the Java client's ConsumerGroupMetadata): what a transaction's offsets are fenced by. */
+export interface ConsumerGroupMetadata {
+  groupId: string;
+  /** Undefined before the consumer first joined. */
+  memberId: string | undefined;
+  memberEpoch: number;
+}

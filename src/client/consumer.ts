@@ -26,7 +26,7 @@
  * same loop, the same answers, only membership and commits go to the coordinator.
  */
 import { EventHub, type ConsumerEvents } from "./consumer-events.ts";
-import type { Batch, ConsumerOptions, RunConfig, SubscribeRequest } from "./consumer-types.ts";
+import type { Batch, ConsumerGroupMetadata, ConsumerOptions, RunConfig, SubscribeRequest } from "./consumer-types.ts";
 import type { GroupMember, PollRequest } from "./group-member.ts";
 import type { ClientLog } from "./logger.ts";
 import { consumedFromPolled, isolationOf, type ConsumedMessage } from "./records.ts";
@@ -34,7 +34,7 @@ import { backoffMs, sleep, withRetries, type RetryPolicy } from "./retry.ts";
 import type { RecordSource, SourceAnswer } from "./stream-polls.ts";
 import type { Assignment, CommittedPosition, Position, TopicPartition } from "./types.ts";
 
-export type { Batch, ConsumerOptions, EachBatchPayload, EachMessagePayload, RunConfig, SubscribeRequest } from "./consumer-types.ts";
+export type { Batch, ConsumerGroupMetadata, ConsumerOptions, EachBatchPayload, EachMessagePayload, RunConfig, SubscribeRequest } from "./consumer-types.ts";
 
 const keyOf = (topic: string, partition: number) => `${topic}\u0000${partition}`;
 
@@ -177,6 +177,15 @@ export class Consumer {
   }
 
   /** Commits positions now, each with an optional metadata string (with autoCommit false, the only way to commit). */
+  /**
+   * The member this consumer is in its group now (the Java client's `groupMetadata()`): pass it
+   * to a transaction's `sendOffsets`, so the offsets are refused if the member was fenced or its
+   * partitions moved meanwhile (KIP-447). `memberId` is undefined before the first join.
+   */
+  groupMetadata(): ConsumerGroupMetadata {
+    return { groupId: this.#options.groupId, memberId: this.#member.memberId, memberEpoch: this.#member.memberEpoch };
+  }
+
   async commitOffsets(positions: CommittedPosition[]): Promise<void> {
     await this.#member.commit(positions);
   }

@@ -13,6 +13,7 @@ export type { CompressionCodec } from "../protocol/compression/codecs.ts";
 export {
   Consumer,
   type ConsumerOptions,
+  type ConsumerGroupMetadata,
   type RunConfig,
   type SubscribeRequest,
   type EachMessagePayload,

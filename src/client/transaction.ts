@@ -22,6 +22,7 @@ import type { ClientLog } from "./logger.ts";
 import { withRetries, type RetryPolicy } from "./retry.ts";
 import { path, type Transport } from "./transport.ts";
 import type { RecordMetadata, TopicPartition } from "./types.ts";
+import type { ConsumerGroupMetadata } from "./consumer-types.ts";
 import type { Message } from "./records.ts";
 
 export interface ProducerIdentity {
@@ -29,9 +30,15 @@ export interface ProducerIdentity {
   producerEpoch: number;
 }
 
-/** kafkajs's `sendOffsets` request: offsets as numbers or kafkajs's strings, each the next record to read. */
+/**
+ * kafkajs's `sendOffsets` request: offsets as numbers or kafkajs's strings, each the next record
+ * to read. With `groupMetadata` (a consumer's `groupMetadata()`, as the Java client's
+ * `sendOffsetsToTransaction` takes it) the offsets are fenced as that member's commit (KIP-447);
+ * `consumerGroupId` may then be left out.
+ */
 export interface SendOffsetsRequest {
-  consumerGroupId: string;
+  consumerGroupId?: string;
+  groupMetadata?: ConsumerGroupMetadata;
   topics: { topic: string; partitions: { partition: number; offset: number | string; metadata?: string | null }[] }[];
 }
 
@@ -81,8 +88,13 @@ export class TransactionCoordinatorCalls {
     await this.#post("partitions", { ...identity, partitions });
   }
 
-  async addOffsets(identity: ProducerIdentity, groupId: string, offsets: { topic: string; partition: number; offset: number; metadata?: string }[]): Promise<void> {
-    await this.#post("offsets", { ...identity, groupId, offsets });
+  async addOffsets(
+    identity: ProducerIdentity,
+    groupId: string,
+    offsets: { topic: string; partition: number; offset: number; metadata?: string }[],
+    member?: { memberId: string; memberEpoch: number },
+  ): Promise<void> {
+    await this.#post("offsets", { ...identity, groupId, ...member, offsets });
   }
 
   end(identity: ProducerIdentity, commit: boolean): Promise<ProducerIdentity> {
@@ -213,8 +225,13 @@ export class Transaction {
   /** Commits the group's offsets with the transaction (consume-transform-produce): they count only if it commits. */
   async sendOffsets(request: SendOffsetsRequest): Promise<void> {
     this.#checkOpen("sendOffsets");
-    const { consumerGroupId, topics } = request ?? {};
-    if (typeof consumerGroupId !== "string" || consumerGroupId === "") throw new TypeError("sendOffsets: consumerGroupId must be a non-empty string");
+    const { groupMetadata, topics } = request ?? {};
+    const consumerGroupId = request?.consumerGroupId ?? groupMetadata?.groupId;
+    if (typeof consumerGroupId !== "string" || consumerGroupId === "") throw new TypeError("sendOffsets: consumerGroupId (or groupMetadata) must name the group");
+    if (groupMetadata !== undefined && groupMetadata.groupId !== consumerGroupId) {
+      throw new TypeError(`sendOffsets: groupMetadata is group ${groupMetadata.groupId}'s, not ${consumerGroupId}'s`);
+    }
+    const member = groupMetadata?.memberId === undefined ? undefined : { memberId: groupMetadata.memberId, memberEpoch: groupMetadata.memberEpoch };
     if (!Array.isArray(topics)) throw new TypeError("sendOffsets: topics must be an array");
     const offsets = topics.flatMap(({ topic, partitions }) =>
       partitions.map(({ partition, offset, metadata }) => {
@@ -225,7 +242,7 @@ export class Transaction {
     );
     if (offsets.length === 0) return;
     try {
-      await this.#coordinator.addOffsets(this.#host.identity, consumerGroupId, offsets);
+      await this.#coordinator.addOffsets(this.#host.identity, consumerGroupId, offsets, member);
       this.#started = true;
     } catch (error) {
       if (isFencing(error)) this.#host.fenced(error);

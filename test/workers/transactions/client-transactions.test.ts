@@ -220,6 +220,40 @@ describe("consume-transform-produce with the client", () => {
     expect(raw).toEqual(["1", "2", "aborted", "3"]);
   });
 
+  it("offsets sent with a consumer's groupMetadata() are fenced as its commit: a member that left the group cannot commit them (KIP-447)", async () => {
+    const input = uniqueTopic("ctp-member-input");
+    await createTopic(input, { partitions: 1 });
+    await client.producer({ lingerMs: 0 }).send({ topic: input, messages: [{ value: "a", partition: 0 }, { value: "b", partition: 0 }] });
+    const group = uniqueTopic("ctp-member-group");
+    const consumer = client.consumer({ groupId: group, maxWaitTimeInMs: 100 });
+    await consumer.subscribe({ topics: [input], fromBeginning: true });
+    let owned: () => void;
+    const owning = new Promise<void>((resolve) => (owned = resolve));
+    await consumer.run({ autoCommit: false, eachMessage: async () => owned() }); // a record handed over: partition 0 is the member's
+    await owning;
+    const metadata = consumer.groupMetadata();
+    expect(metadata).toMatchObject({ groupId: group, memberId: expect.any(String) });
+    const producer = transactionalProducer(uniqueTransactionalId("ctp-member"));
+    const offsets = (offset: number) => [{ topic: input, partitions: [{ partition: 0, offset }] }];
+
+    const transaction = await producer.transaction();
+    await transaction.sendOffsets({ groupMetadata: metadata, topics: offsets(1) });
+    await transaction.commit();
+    expect(await committed(group, input, 0)).toBe(1);
+
+    await consumer.disconnect();
+    const zombie = await producer.transaction();
+    expect(await codeOf(zombie.sendOffsets({ groupMetadata: metadata, topics: offsets(2) }))).toBe("UNKNOWN_MEMBER_ID");
+    await zombie.abort();
+    expect(await committed(group, input, 0)).toBe(1);
+    // Without the member's place (kafkajs's request), the group's offsets are taken from anyone holding the transactional id.
+    const plain = await producer.transaction();
+    await plain.sendOffsets({ consumerGroupId: group, topics: offsets(2) });
+    await plain.commit();
+    expect(await committed(group, input, 0)).toBe(2);
+    await producer.close();
+  });
+
   it("a read_committed stream from latest starts at the last stable offset: an open transaction's records come once it commits", async () => {
     const topic = uniqueTopic("client-txn-latest");
     await createTopic(topic, { partitions: 1 });
