@@ -1,0 +1,141 @@
+/**
+ * The schema registry (docs/schema-registry.md) with the serializers users have, against one
+ * `wrangler dev` at /registry and one `tributary gateway`:
+ *
+ * - Python confluent-kafka's SchemaRegistryClient, AvroSerializer and AvroDeserializer (its
+ *   `avro` extra, pinned in test/python/requirements.txt). The program
+ *   (test/python/schema_registry_avro.py) prints what each call answered. It also produces
+ *   through the gateway (librdkafka) to a topic with schema id validation on: the serializer's
+ *   record is written, a raw one refused with Kafka's INVALID_RECORD (87).
+ * - JavaScript's @confluentinc/schemaregistry (its client's calls, the Avro and JSON serializers
+ *   and deserializers) and @kafkajs/confluent-schema-registry (encode and decode), pinned in
+ *   test/serializers and installed by test/e2e/support/js-serializers.ts; their records produced
+ *   through Tributary's client and through kafkajs and the gateway to a validated topic.
+ */
+import { Kafka, logLevel } from "kafkajs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Tributary } from "../../src/client/index.ts";
+import { buildCli } from "./support/cli.ts";
+import { serializersRequire } from "./support/js-serializers.ts";
+import { startGateway, type GatewayProcess } from "./support/gateway.ts";
+import { runPython } from "./support/python-clients.ts";
+import { startWranglerDev, type DevServer } from "./support/wrangler-dev.ts";
+
+const adminToken = "registry-e2e-admin";
+
+describe("the schema registry with the serializers users have", () => {
+  let server: DevServer;
+  let gateway: GatewayProcess;
+
+  beforeAll(async () => {
+    buildCli();
+    server = await startWranglerDev({ vars: { TRIBUTARY_ADMIN_TOKEN: adminToken } });
+    gateway = await startGateway(server.url, { token: adminToken });
+  });
+
+  afterAll(async () => {
+    const code = await gateway?.stop();
+    await server?.stop();
+    expect(code).toBe(0);
+  });
+
+  it("registers, serializes in Confluent's wire format, deserializes by id, checks compatibility and deletes, with its bearer token; the gateway refuses a raw record on a validated topic", async () => {
+    const topic = `orders-${Date.now().toString(36)}`;
+    const created = await fetch(`${server.url}/v1/topics`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" },
+      body: JSON.stringify({ name: topic, configs: { "confluent.value.schema.validation": "true" } }),
+    });
+    expect(created.status, await created.text()).toBe(201);
+    const run = await runPython("schema_registry_avro.py", [`${server.url}/registry`, topic, adminToken, gateway.address]);
+    expect(run.code, run.stderr).toBe(0);
+    const out = JSON.parse(run.stdout);
+    expect(out.magic).toBe(0);
+    expect(out.wire_id).toBe(out.registered_id);
+    expect(out.decoded).toEqual({ id: 7, item: "tea" });
+    expect(out.lookup).toMatchObject({ id: out.registered_id, version: 1 });
+    expect(out.compatible_v2).toBe(true);
+    expect(out.compatible_v3).toBe(false);
+    expect(out.v2_id).toBeGreaterThan(out.registered_id);
+    expect(out.v3_error).toEqual({ http: 409, code: 409 });
+    expect(out.latest).toEqual({ version: 2, id: out.v2_id });
+    expect(out.versions).toEqual([1, 2]);
+    expect(out.subjects_has).toBe(true);
+    expect(out.get_compatibility).toBe("FULL");
+    expect(out.missing_error).toEqual({ http: 404, code: 40403 });
+    expect(out.json_schema_type).toBe("JSON");
+    expect(out.deleted).toEqual([1, 2]);
+    expect(out.anonymous_error).toEqual({ http: 401, code: 40101 });
+    expect(out.gateway).toEqual({ serialized: null, raw: { code: 87, name: "INVALID_RECORD", retriable: false } });
+    const written = await fetch(`${server.url}/v1/topics/${topic}/partitions/0/records?offset=0&encoding=base64`, { headers: { authorization: `Bearer ${adminToken}` } });
+    const records = ((await written.json()) as { records: { value: string }[] }).records;
+    expect(records.map((record) => Buffer.from(record.value, "base64")[0])).toEqual([0]); // the serialized record only
+  });
+
+  it("JavaScript: @confluentinc/schemaregistry registers, looks up, tests compatibility and configures; its Avro and JSON serdes and @kafkajs/confluent-schema-registry's encode and decode round-trip; their records are written through the client and kafkajs, a raw one refused with nothing written", async () => {
+    const load = await serializersRequire();
+    const confluent = load("@confluentinc/schemaregistry");
+    const { SchemaRegistry, SchemaType, COMPATIBILITY } = load("@kafkajs/confluent-schema-registry");
+    const tributary = new Tributary({ url: server.url, token: adminToken, logLevel: "nothing" });
+    const topic = `js-orders-${Date.now().toString(36)}`;
+    await tributary.admin().topics.create({ name: topic, partitions: 1, configs: { "confluent.value.schema.validation": "true" } });
+    const subject = `${topic}-value`;
+    const order = (extra: object[] = [], id = "long") =>
+      JSON.stringify({ type: "record", name: "Order", namespace: "shop", fields: [{ name: "id", type: id }, { name: "item", type: "string" }, ...extra] });
+
+    // Confluent's client, with its static bearer token.
+    const client = new confluent.SchemaRegistryClient({
+      baseURLs: [`${server.url}/registry`],
+      bearerAuthCredentials: { credentialsSource: "STATIC_TOKEN", token: adminToken, logicalCluster: "tributary", identityPoolId: "unused" },
+    });
+    const avro = (schema: string) => ({ schemaType: "AVRO", schema });
+    const id = await client.register(subject, avro(order()));
+    expect(await client.getId(subject, avro(order()))).toBe(id);
+    expect(await client.testSubjectCompatibility(subject, avro(order([{ name: "qty", type: "int", default: 1 }])))).toBe(true);
+    expect(await client.testSubjectCompatibility(subject, avro(order([], "string")))).toBe(false);
+    expect(await client.updateCompatibility(subject, "FULL")).toBe("FULL");
+    expect(await client.getCompatibility(subject)).toBe("FULL");
+    expect(await client.getLatestSchemaMetadata(subject)).toMatchObject({ id, version: 1, subject });
+    expect(await client.getAllVersions(subject)).toEqual([1]);
+    expect(JSON.parse((await client.getBySubjectAndId(subject, id)).schema)).toMatchObject({ name: "Order" });
+
+    const serializer = new confluent.AvroSerializer(client, confluent.SerdeType.VALUE, { useLatestVersion: true });
+    const confluentBytes: Buffer = await serializer.serialize(topic, { id: 7, item: "tea" });
+    expect([confluentBytes[0], confluentBytes.readInt32BE(1)]).toEqual([0, id]);
+    const deserializer = new confluent.AvroDeserializer(client, confluent.SerdeType.VALUE, {});
+    expect(await deserializer.deserialize(topic, confluentBytes)).toEqual({ id: 7, item: "tea" });
+
+    const jsonTopic = `${topic}-json`;
+    const jsonId = await client.register(`${jsonTopic}-value`, { schemaType: "JSON", schema: JSON.stringify({ type: "object", properties: { sku: { type: "string" } }, required: ["sku"] }) });
+    const jsonBytes: Buffer = await new confluent.JsonSerializer(client, confluent.SerdeType.VALUE, { useLatestVersion: true }).serialize(jsonTopic, { sku: "A-1" });
+    expect([jsonBytes[0], jsonBytes.readInt32BE(1)]).toEqual([0, jsonId]);
+    expect(await new confluent.JsonDeserializer(client, confluent.SerdeType.VALUE, {}).deserialize(jsonTopic, jsonBytes)).toEqual({ sku: "A-1" });
+
+    // kafkajs's registry library, its bearer token sent by a middleware (it has basic authentication only).
+    const bearer = () => ({ request: (request: { enhance(change: object): unknown }) => request.enhance({ headers: { Authorization: `Bearer ${adminToken}` } }) });
+    const registry = new SchemaRegistry({ host: `${server.url}/registry`, middlewares: [bearer] });
+    expect(await registry.getLatestSchemaId(subject)).toBe(id);
+    const { id: sameId } = await registry.register({ type: SchemaType.AVRO, schema: order() }, { subject, compatibility: COMPATIBILITY.FULL });
+    expect(sameId).toBe(id); // the same schema under the subject: its id
+    const kafkajsBytes: Buffer = await registry.encode(id, { id: 8, item: "mate" });
+    expect(await registry.decode(kafkajsBytes)).toEqual({ id: 8, item: "mate" });
+    expect(await registry.decode(confluentBytes)).toEqual({ id: 7, item: "tea" }); // one wire format
+    const { id: jsonSchemaId } = await registry.register({ type: SchemaType.JSON, schema: JSON.stringify({ type: "object", properties: { n: { type: "integer" } } }) }, { subject: `${topic}-js-json-value` });
+    expect(await registry.decode(await registry.encode(jsonSchemaId, { n: 3 }))).toEqual({ n: 3 });
+
+    // Written to the validated topic through Tributary's client and through kafkajs and the gateway.
+    await tributary.producer({ lingerMs: 0 }).send({ topic, messages: [{ value: confluentBytes, partition: 0 }] });
+    const kafka = new Kafka({ brokers: [gateway.address], clientId: "registry-e2e", logLevel: logLevel.NOTHING });
+    const producer = kafka.producer({ allowAutoTopicCreation: false });
+    await producer.connect();
+    try {
+      await producer.send({ topic, messages: [{ value: kafkajsBytes, partition: 0 }] });
+      await expect(producer.send({ topic, messages: [{ value: "raw", partition: 0 }] })).rejects.toMatchObject({ type: "INVALID_RECORD" });
+    } finally {
+      await producer.disconnect();
+    }
+    await expect(tributary.producer({ lingerMs: 0 }).send({ topic, messages: [{ value: "raw", partition: 0 }] })).rejects.toMatchObject({ code: "INVALID_RECORD" });
+    const { records } = await tributary.topic(topic).fetch(0, 0);
+    expect(await Promise.all(records.map((record) => deserializer.deserialize(topic, Buffer.from(record.value!))))).toEqual([{ id: 7, item: "tea" }, { id: 8, item: "mate" }]);
+  });
+});
