@@ -39,9 +39,11 @@ export class TopicsAdmin {
     this.#context = context;
   }
 
-  async create(request: CreateTopicRequest): Promise<Topic> {
-    const topic = await this.#context.transport.json<Topic>({ method: "POST", path: path("topics"), json: request });
-    this.#context.metadata.remember(topic);
+  /** With `validateOnly` (Kafka's): every check, nothing created; the topic as it would be (its topicId not kept). */
+  async create(request: CreateTopicRequest, options: { validateOnly?: boolean } = {}): Promise<Topic> {
+    const query = options.validateOnly ? { validateOnly: "true" } : undefined;
+    const topic = await this.#context.transport.json<Topic>({ method: "POST", path: path("topics"), query, json: request });
+    if (!options.validateOnly) this.#context.metadata.remember(topic);
     return topic;
   }
 
@@ -57,9 +59,11 @@ export class TopicsAdmin {
   }
 
   /** Merged into the current configs; a null value restores the default. */
-  async alterConfigs(name: string, configs: Record<string, string | number | boolean | null>): Promise<Topic> {
-    const topic = await this.#context.transport.json<Topic>({ method: "PATCH", path: path("topics", name, "configs"), json: { configs } });
-    this.#context.metadata.remember(topic);
+  /** With `validateOnly` (Kafka's): every check, nothing changed; the topic as it would be. */
+  async alterConfigs(name: string, configs: Record<string, string | number | boolean | null>, options: { validateOnly?: boolean } = {}): Promise<Topic> {
+    const query = options.validateOnly ? { validateOnly: "true" } : undefined;
+    const topic = await this.#context.transport.json<Topic>({ method: "PATCH", path: path("topics", name, "configs"), query, json: { configs } });
+    if (!options.validateOnly) this.#context.metadata.remember(topic);
     return topic;
   }
 

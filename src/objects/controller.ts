@@ -22,6 +22,8 @@ export interface CreateTopicRequest {
   partitions?: unknown;
   replicationFactor?: unknown;
   configs?: unknown;
+  /** Every check, nothing written: answers the topic as it would be made (Kafka's validateOnly). */
+  validateOnly?: boolean;
 }
 
 const migrations = [
@@ -130,6 +132,7 @@ export class Controller extends DurableObject<Env> {
         configs,
         partitions: placePartitions(topicId, 0, partitionCount, replicationFactor, this.#regions()),
       };
+      if (request.validateOnly === true) return topic;
       this.ctx.storage.sql.exec(
         "INSERT INTO topics (name, topic_id, replication_factor, configs, created_at) VALUES (?, ?, ?, ?, ?)",
         name,
@@ -198,8 +201,13 @@ export class Controller extends DurableObject<Env> {
     return toResult(() => this.#topic(name));
   }
 
-  async alterTopicConfigs(name: string, changes: unknown): Promise<Result<TopicMetadata>> {
+  /** With `validateOnly`, every check and nothing written: answers the topic as it would be. */
+  async alterTopicConfigs(name: string, changes: unknown, options: { validateOnly?: boolean } = {}): Promise<Result<TopicMetadata>> {
     return toResult(async () => {
+      if (options.validateOnly === true) {
+        const topic = this.#topic(name);
+        return { ...topic, configs: mergeTopicConfigs(topic.configs, changes) };
+      }
       const topic = this.#alter(name, changes);
       await this.#streams.armExpiry(topic);
       return topic;

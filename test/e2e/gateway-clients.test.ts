@@ -88,6 +88,13 @@ describe("Kafka clients through tributary gateway", () => {
     expect(topic.configs).toMatchObject({ "cleanup.policy": "compact", "retention.ms": "604800000" });
     await admin.createPartitions({ topicPartitions: [{ topic: "js-configs", count: 3 }] });
     expect((await client.admin().topics.describe("js-configs")).partitions).toHaveLength(3);
+    // validateOnly: the server checks the change and writes nothing.
+    await expect(admin.alterConfigs({ validateOnly: true, resources: [{ type: 2, name: "js-configs", configEntries: [{ name: "retention.ms", value: "soon" }] }] })).rejects.toMatchObject({ type: "INVALID_CONFIG" });
+    await admin.alterConfigs({ validateOnly: true, resources: [{ type: 2, name: "js-configs", configEntries: [{ name: "cleanup.policy", value: "delete" }] }] });
+    expect((await client.admin().topics.describe("js-configs")).configs["cleanup.policy"]).toBe("compact");
+    await expect(admin.createTopics({ validateOnly: true, topics: [{ topic: "js-never", configEntries: [{ name: "segment.bytes", value: "-1" }] }] })).rejects.toMatchObject({ errors: [expect.objectContaining({ type: "INVALID_CONFIG" })] });
+    expect(await admin.createTopics({ validateOnly: true, waitForLeaders: false, topics: [{ topic: "js-never", numPartitions: 2 }] })).toBe(true);
+    expect(await admin.listTopics()).not.toContain("js-never");
     await admin.disconnect();
   });
 

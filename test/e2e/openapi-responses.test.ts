@@ -72,6 +72,8 @@ describe("the router's answers agree with its OpenAPI document", () => {
     await topics.create({ name: "docs", partitions: 2, configs: { "retention.ms": "3600000" } });
     await topics.create({ name: "stamped", configs: { "message.timestamp.type": "LogAppendTime" } });
     expect(isTributaryError(await topics.create({ name: "docs" }).catch((error: unknown) => error), "TOPIC_ALREADY_EXISTS")).toBe(true);
+    await topics.create({ name: "docs-validated" }, { validateOnly: true }); // 200: nothing created
+    await topics.alterConfigs("docs", { "retention.ms": "60000" }, { validateOnly: true });
     await topics.list();
     await topics.alterConfigs("docs", { "retention.ms": null });
     await topics.createPartitions("docs", 3);

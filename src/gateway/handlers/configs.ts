@@ -141,7 +141,8 @@ function alter(incremental: boolean) {
             for (const name of topic.configOverrides ?? []) changes[name] = null;
             for (const config of configs) changes[config.name] = config.value;
           }
-          if (!request.validateOnly) await context.tributary.admin().topics.alterConfigs(resourceName, changes);
+          // validateOnly: the server checks the change (the topic, each name and value) and writes nothing.
+          await context.tributary.admin().topics.alterConfigs(resourceName, changes, { validateOnly: request.validateOnly });
           return response(kafkaErrors.NONE, null);
         } catch (error) {
           throttle = Math.max(throttle, throttleTimeMs(error));

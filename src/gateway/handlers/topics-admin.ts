@@ -5,9 +5,9 @@
  * Tributary (over regions), and the gateway is the one broker its clients see (node 0): an
  * explicit replica assignment is taken when it names only that broker — one partition per
  * entry, numbered from 0, its length the replication factor — and any other is
- * INVALID_REPLICA_ASSIGNMENT with what is wrong. validateOnly checks what can be checked
- * without creating (the name is free) and changes nothing. Each change drops the session's
- * topic listing, so the next Metadata sees it.
+ * INVALID_REPLICA_ASSIGNMENT with what is wrong. validateOnly has the server make every check
+ * (`?validateOnly=true`) and changes nothing. Each change drops the session's topic listing, so
+ * the next Metadata sees it.
  */
 import { TributaryError } from "../../errors.ts";
 import type { GatewayRequestContext } from "../handler-types.ts";
@@ -55,12 +55,8 @@ export async function createTopics(request: CreateTopicsRequest, context: Gatewa
     const { partitions, replicationFactor } = sizes;
     const configs = Object.fromEntries(topic.configs.filter((config) => config.value !== null).map((config) => [config.name, config.value!]));
     try {
-      if (request.validateOnly === true) {
-        const exists = (await context.session.topics(true)).some((existing) => existing.name === topic.name);
-        topics.push(exists ? failed(kafkaErrors.TOPIC_ALREADY_EXISTS, `topic ${topic.name} already exists`) : { name: topic.name, errorCode: kafkaErrors.NONE, errorMessage: null, numPartitions: partitions ?? -1, replicationFactor: replicationFactor ?? -1, configs: [] });
-        continue;
-      }
-      const created = await context.tributary.admin().topics.create({ name: topic.name, partitions, replicationFactor, configs });
+      // validateOnly: the server makes every check (name, sizes, configs) and creates nothing.
+      const created = await context.tributary.admin().topics.create({ name: topic.name, partitions, replicationFactor, configs }, { validateOnly: request.validateOnly === true });
       topics.push({
         name: created.name,
         errorCode: kafkaErrors.NONE,

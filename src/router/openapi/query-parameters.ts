@@ -57,6 +57,10 @@ export const queryParameters: Record<string, { description: string; schema: Reco
     description: "A transactional producer's id (docs/transactions.md): required with transactional batches (attributes bit 4), refused without them.",
     schema: { type: "string", minLength: 1, maxLength: transactionalIdLengthMax },
   },
+  validateOnly: {
+    description: "Kafka's validateOnly: `true` makes every check of the change and writes nothing, answering 200 with the topic as it would be (a topic not yet created: its `topicId` is not kept).",
+    schema: { type: "string", enum: ["true", "false"], default: "false" },
+  },
   requireStable: {
     description: "Kafka's require_stable: `true` answers 409 UNSTABLE_OFFSET_COMMIT (retriable) while a transaction holds uncommitted offsets of the group's partitions.",
     schema: { type: "string", enum: ["true", "false"], default: "false" },

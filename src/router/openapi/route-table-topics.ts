@@ -31,8 +31,9 @@ export const topicRouteDocs: readonly RouteDoc[] = [
   {
     method: "post", path: "/v1/topics", tag: "topics", auth: "token", resource: "topic", objects: true,
     summary: "Create a topic",
+    query: ["validateOnly"],
     body: { json: createTopicSchema },
-    responses: { 201: topicAnswer },
+    responses: { 201: topicAnswer, 200: { description: "validateOnly=true: every check passed, nothing created; the topic as it would be", json: topicSchema } },
     errors: ["INVALID_TOPIC_EXCEPTION", "INVALID_PARTITIONS", "INVALID_REPLICATION_FACTOR", "INVALID_CONFIG", "TOPIC_ALREADY_EXISTS"],
   },
   {
@@ -49,6 +50,7 @@ export const topicRouteDocs: readonly RouteDoc[] = [
   {
     method: "patch", path: "/v1/topics/:topic/configs", tag: "topics", auth: "token", resource: "topic", objects: true,
     summary: "Alter a topic's configs (merged; null restores the default)",
+    query: ["validateOnly"],
     body: { json: alterConfigsSchema },
     responses: { 200: topicAnswer },
     errors: ["UNKNOWN_TOPIC_OR_PARTITION", "INVALID_CONFIG", ...leaderErrors],

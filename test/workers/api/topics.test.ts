@@ -309,6 +309,40 @@ describe("PATCH /v1/topics/{topic}/configs", () => {
   });
 });
 
+describe("validateOnly=true (Kafka's validateOnly)", () => {
+  it("on create: every check, nothing created; 200 with the topic as it would be", async () => {
+    const name = uniqueTopic("validate-create");
+    const validated = await api("POST", "/v1/topics?validateOnly=true", { name, partitions: 3, configs: { "retention.ms": "5000" } });
+    expect(validated.status, validated.text).toBe(200);
+    expect(validated.body).toMatchObject({ name, replicationFactor: 1, configs: { ...defaultConfigs, "retention.ms": "5000" }, configOverrides: ["retention.ms"] });
+    expectPartitionShape(validated.body, 3);
+    expect(await topicNames()).not.toContain(name);
+    expectError(await api("GET", `/v1/topics/${name}`), 404, "UNKNOWN_TOPIC_OR_PARTITION");
+    expectError(await api("POST", "/v1/topics?validateOnly=true", { name, configs: { "retention.ms": "soon" } }), 400, "INVALID_CONFIG");
+    expectError(await api("POST", "/v1/topics?validateOnly=true", { name, partitions: partitionsPerTopicMax + 1 }), 400, "INVALID_PARTITIONS");
+    expectError(await api("POST", "/v1/topics?validateOnly=true", { name, replicationFactor: regions.length + 1 }), 400, "INVALID_REPLICATION_FACTOR");
+    expectError(await api("POST", "/v1/topics?validateOnly=true", { name: "bad name!" }), 400, "INVALID_TOPIC_EXCEPTION");
+    expectError(await api("POST", "/v1/topics?validateOnly=maybe", { name }), 400, "INVALID_REQUEST");
+    const existing = uniqueTopic("validate-exists");
+    await createTopic(existing);
+    expectError(await api("POST", "/v1/topics?validateOnly=true", { name: existing }), 409, "TOPIC_ALREADY_EXISTS");
+    // false is the plain create.
+    expect((await api("POST", "/v1/topics?validateOnly=false", { name })).status).toBe(201);
+  });
+
+  it("on configs: every check, nothing changed; 200 with the topic as it would be", async () => {
+    const name = uniqueTopic("validate-alter");
+    await createTopic(name, { configs: { "retention.ms": "1000" } });
+    const validated = await api("PATCH", `/v1/topics/${name}/configs?validateOnly=true`, { configs: { "cleanup.policy": "compact", "retention.ms": null } });
+    expect(validated.status, validated.text).toBe(200);
+    expect(validated.body.configs).toEqual({ ...defaultConfigs, "cleanup.policy": "compact" });
+    expect(validated.body.configOverrides).toEqual(["cleanup.policy"]);
+    expectError(await api("PATCH", `/v1/topics/${name}/configs?validateOnly=true`, { configs: { "segment.bytes": "1" } }), 400, "INVALID_CONFIG");
+    expectError(await api("PATCH", "/v1/topics/no-such-topic/configs?validateOnly=true", { configs: {} }), 404, "UNKNOWN_TOPIC_OR_PARTITION");
+    expect((await describeTopic(name)).configs).toEqual({ ...defaultConfigs, "retention.ms": "1000" });
+  });
+});
+
 describe("POST /v1/topics/{topic}/partitions", () => {
   it("adds partitions up to a larger total", async () => {
     const name = uniqueTopic("grow");
