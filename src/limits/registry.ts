@@ -83,3 +83,34 @@ export const schemaValidationSubjectsFreshMs = 10_000;
  * crafted with thousands of ids cannot make the registry's one thread read thousands of rows.
  */
 export const schemaValidationIdsPerRequestMax = 100;
+
+/**
+ * Values one Avro datum may decode to (`tributary.*.schema.validation=full`, `decode=schema`):
+ * array and map blocks give their item counts off the wire, and an item of a type that takes
+ * no bytes (null, an empty record) costs none, so a few bytes could ask for billions of items.
+ * Every other value takes at least a byte, so a record within max.message.bytes (1 MiB by
+ * default) stays far under 4 Mi values; a decoded value is a few dozen bytes of memory.
+ */
+export const avroDatumValuesMax = 4 * 1024 * 1024;
+
+/**
+ * Nesting of one decoded datum (a recursive record inside itself, arrays of arrays…) and of one
+ * JSON document checked against its JSON Schema: the decoder and the validator recurse on it,
+ * and 256 keeps them far inside a JavaScript stack while real data nests a few levels.
+ */
+export const schemaDatumDepthMax = 256;
+
+/**
+ * Subschema evaluations one JSON document's validation may take: `anyOf`, `oneOf`, `contains`
+ * and `$ref` can make a document be checked many times over, so the work is bounded as a count,
+ * not only by the document's size. A usual document takes a few per value.
+ */
+export const jsonValidationStepsMax = 1_000_000;
+
+/**
+ * Parsed schemas each router isolate keeps for full validation and `decode=schema`
+ * (src/data-plane/parsed-schemas.ts): an id names one schema forever, so entries never go
+ * stale; the bounds are memory (a parsed graph is a few times its text).
+ */
+export const schemaParsedInIsolateMax = 500;
+export const schemaParsedInIsolateCharsMax = 8 * 1024 * 1024;
