@@ -85,13 +85,18 @@ export const schemaValidationSubjectsFreshMs = 10_000;
 export const schemaValidationIdsPerRequestMax = 100;
 
 /**
- * Values one Avro datum may decode to (`tributary.*.schema.validation=full`, `decode=schema`):
- * array and map blocks give their item counts off the wire, and an item of a type that takes
- * no bytes (null, an empty record) costs none, so a few bytes could ask for billions of items.
- * Every other value takes at least a byte, so a record within max.message.bytes (1 MiB by
- * default) stays far under 4 Mi values; a decoded value is a few dozen bytes of memory.
+ * Values (record fields, array and map items) one Avro datum may hold
+ * (`tributary.*.schema.validation=full`, `decode=schema`): a block gives its item count off the
+ * wire, and an item of a type that takes no bytes (null, an empty record) costs none, so a few
+ * bytes could ask for billions of items — work on produce, and memory and work on every read
+ * that decodes it. Every other value takes at least a byte, so a datum may hold
+ * avroDatumValuesSlack + avroDatumValuesPerByte values per byte of data (room for records with
+ * some null-typed fields), and never more than avroDatumValuesMax (a decoded value is a few dozen
+ * bytes of the isolate's 128 MB).
  */
-export const avroDatumValuesMax = 4 * 1024 * 1024;
+export const avroDatumValuesMax = 2 * 1024 * 1024;
+export const avroDatumValuesPerByte = 2;
+export const avroDatumValuesSlack = 1_024;
 
 /**
  * Nesting of one decoded datum (a recursive record inside itself, arrays of arrays…) and of one

@@ -1,4 +1,4 @@
-import { avroDatumValuesMax, schemaDatumDepthMax } from "../limits.ts";
+import { avroDatumValuesMax, avroDatumValuesPerByte, avroDatumValuesSlack, schemaDatumDepthMax } from "../limits.ts";
 import type { AvroType } from "./avro-types.ts";
 import { DatumError, pointerToken } from "./datum-error.ts";
 
@@ -8,7 +8,8 @@ import { DatumError, pointerToken } from "./datum-error.ts";
  * checks and what `decode=schema` shows (docs/schema-registry.md). Logical types are read as
  * their underlying types. Nothing is allocated from a length read off the wire before the bytes
  * are there: a string's or bytes' length must fit in what is left, and the values an array's or
- * map's block counts ask for are counted against avroDatumValuesMax; nesting is bounded by
+ * map's block counts ask for are counted against a bound by the datum's size (avroDatumValuesPerByte,
+ * within avroDatumValuesMax); nesting is bounded by
  * schemaDatumDepthMax. Pure, no code generation (workerd forbids it).
  *
  * With `build`, the datum is returned as a plain JSON value (not Avro's JSON encoding): records
@@ -21,6 +22,8 @@ interface Reader {
   pos: number;
   end: number;
   values: number;
+  /** The values this datum may hold: by its size, within avroDatumValuesMax. */
+  valuesMax: number;
   build: boolean;
 }
 
@@ -88,7 +91,9 @@ function base64(bytes: Uint8Array): string {
 
 function count(reader: Reader, path: string, items: number): void {
   reader.values += items;
-  if (reader.values > avroDatumValuesMax) throw new DatumError(path, `the datum holds more than ${avroDatumValuesMax} values (limits.ts, avroDatumValuesMax)`);
+  if (reader.values > reader.valuesMax) {
+    throw new DatumError(path, `the datum holds more than ${reader.valuesMax} values, ${avroDatumValuesPerByte} per byte (limits.ts, avroDatumValuesPerByte, avroDatumValuesMax)`);
+  }
 }
 
 function readFloat(reader: Reader, path: string, size: 4 | 8): number | string {
@@ -218,7 +223,8 @@ function read(reader: Reader, type: AvroType, path: string, depth: number): unkn
  * With `build`, returns it as a plain JSON value (see above); without, only checks it.
  */
 export function readAvroDatum(type: AvroType, bytes: Uint8Array, start: number, end: number, build: boolean): unknown {
-  const reader: Reader = { bytes, pos: start, end, values: 0, build };
+  const valuesMax = Math.min(avroDatumValuesMax, avroDatumValuesSlack + avroDatumValuesPerByte * (end - start));
+  const reader: Reader = { bytes, pos: start, end, values: 0, valuesMax, build };
   const value = read(reader, type, "", 0);
   if (reader.pos !== end) throw new DatumError("", `${end - reader.pos} bytes follow the datum`);
   return value;

@@ -5,7 +5,7 @@
  * value bounds — each naming where in the datum.
  */
 import { describe, expect, it } from "vitest";
-import { avroDatumValuesMax, schemaDatumDepthMax } from "../../../src/limits.ts";
+import { avroDatumValuesPerByte, avroDatumValuesSlack, schemaDatumDepthMax } from "../../../src/limits.ts";
 import { readAvroDatum } from "../../../src/registry/avro-datum.ts";
 import { parseAvro } from "../../../src/registry/avro-parse.ts";
 import { DatumError } from "../../../src/registry/datum-error.ts";
@@ -134,8 +134,13 @@ describe("Avro datum reader", () => {
     expect(refusal("string", long(2 ** 40)).message).toMatch(/more than the 0 bytes left/);
     // Zero-byte items: a count of billions in a few bytes is refused by the values bound, not looped through.
     const nulls = { type: "array", items: "null" };
-    expect(refusal(nulls, [...long(2 ** 40), ...long(0)]).message).toMatch(new RegExp(`more than ${avroDatumValuesMax} values`));
-    expect(read(nulls, [...long(3), ...long(0)])).toEqual([null, null, null]);
+    expect(refusal(nulls, [...long(2 ** 40), ...long(0)]).message).toMatch(/more than 1038 values, 2 per byte/);
+    // Within the bound, by the datum's size: its slack plus avroDatumValuesPerByte per byte.
+    const atBound = avroDatumValuesSlack + avroDatumValuesPerByte * (long(avroDatumValuesSlack).length + 1);
+    const countBytes = long(atBound).length; // the same length as the slack's count (2 bytes)
+    expect(countBytes).toBe(long(avroDatumValuesSlack).length);
+    expect((read(nulls, [...long(atBound), ...long(0)]) as unknown[]).length).toBe(atBound);
+    expect(refusal(nulls, [...long(atBound + 1), ...long(0)]).message).toMatch(/more than \d+ values/);
     // Nesting past the bound (a recursive record nested deeper): refused, not a stack overflow.
     const list = { type: "record", name: "Node", fields: [{ name: "next", type: ["null", "Node"] }] };
     const deep = [...Array.from({ length: schemaDatumDepthMax }, () => long(1)).flat(), ...long(0)];
