@@ -119,3 +119,12 @@ export const jsonValidationStepsMax = 1_000_000;
  */
 export const schemaParsedInIsolateMax = 500;
 export const schemaParsedInIsolateCharsMax = 8 * 1024 * 1024;
+
+/**
+ * Bytes of keys and values one produce request holds for full validation until its schemas are
+ * fetched and its data read: a compressed batch is inflated to be scanned, and with full
+ * validation its records stay in memory until the check (up to decompressedBatchBytesMax per
+ * batch, against a 16 MiB body of batches). 32 MiB keeps a request's share of an isolate's 128 MB
+ * bounded while any uncompressed request (at most 16 MiB) fits.
+ */
+export const schemaFullValidationBytesMax = 32 * 1024 * 1024;

@@ -1,4 +1,5 @@
 import { TributaryError } from "../errors.ts";
+import { schemaFullValidationBytesMax } from "../limits.ts";
 import { wireSchemaId, type SubjectNameStrategy } from "../registry/wire-format.ts";
 import type { SchemaValidationRules } from "./record-rules.ts";
 
@@ -78,4 +79,21 @@ export function payloadField(bytes: Uint8Array | null): PayloadField {
 export function collectSchemaIds(refs: SchemaIdRef[], validation: SchemaValidationRules, position: RecordPosition, key: PayloadField, value: PayloadField): void {
   if (validation.key !== undefined) collectOne(refs, position, true, validation.key, validation.keyFull === true, key);
   if (validation.value !== undefined) collectOne(refs, position, false, validation.value, validation.valueFull === true, value);
+}
+
+/**
+ * The bytes of keys and values full validation holds for a request (`before`, plus those of the refs
+ * added from `from`): past schemaFullValidationBytesMax the request is refused, 413
+ * RECORD_LIST_TOO_LARGE, before more is inflated.
+ */
+export function fullValidationBytes(refs: readonly SchemaIdRef[], from: number, before: number): number {
+  let total = before;
+  for (let index = from; index < refs.length; index++) total += refs[index]!.payload?.length ?? 0;
+  if (total > schemaFullValidationBytesMax) {
+    throw new TributaryError(
+      "RECORD_LIST_TOO_LARGE",
+      `full schema validation holds at most ${schemaFullValidationBytesMax} bytes of keys and values per request (limits.ts, schemaFullValidationBytesMax): send fewer records per request`,
+    );
+  }
+  return total;
 }
