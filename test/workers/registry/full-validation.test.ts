@@ -3,7 +3,7 @@
  * `tributary.value.schema.validation=full` (or key) takes a key or value only when its id is
  * admitted as with Confluent's id validation and its data, after the header, conforms to the
  * schema — Avro binary read against the Avro schema, JSON against the JSON Schema — through JSON
- * produce, binary produce and the service binding; anything else is 400 INVALID_RECORD naming
+ * produce, binary produce, the service binding and Durable Streams' appends; anything else is 400 INVALID_RECORD naming
  * the record and where in its data it fails, nothing of the request written.
  */
 import { createExecutionContext } from "cloudflare:test";
@@ -11,7 +11,9 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { encodeRecordBatch, type RecordInput } from "../../../src/protocol/record-batch.ts";
 import { compressBatch } from "../../../src/protocol/record-batch-compression.ts";
+import { streamTopicName } from "../../../src/durable-streams/stream-names.ts";
 import { TributaryService } from "../../../src/service.ts";
+import { ds, uniquePath } from "../durable-streams/support/stream-calls.ts";
 import { api, createTopic, expectError, highWatermarks, uniqueTopic } from "../support/http.ts";
 import { produceBinary } from "../compression/support.ts";
 import { registeredId } from "./support.ts";
@@ -106,6 +108,20 @@ describe("full validation on produce", () => {
     const batch = await service.produceBatches(topic, 0, encodeRecordBatch(binaryRecords([wire(id, [0x03])])), { acks: "all" });
     expect(batch).toMatchObject({ ok: false, error: { code: "INVALID_RECORD", message: expect.stringMatching(/at \/: the datum ends inside a string length|at \/name/) } });
     expect(await highWatermarks(topic)).toEqual([1]);
+  });
+
+  it("a Durable Stream's appends, as a produce", async () => {
+    const path = uniquePath("full-stream");
+    const topic = streamTopicName(path);
+    const binary = { "content-type": "application/octet-stream" };
+    expect((await ds("PUT", path, { headers: binary })).status).toBe(201);
+    expect((await api("PATCH", `/v1/topics/${topic}/configs`, { configs: { "tributary.value.schema.validation": "full" } })).status).toBe(200);
+    const id = await registeredId(`${topic}-value`, JSON.stringify({ type: "record", name: "StreamOrder", fields: [{ name: "id", type: "long" }, { name: "name", type: "string" }] }));
+    expect((await ds("POST", path, { headers: binary, body: wire(id, [...avroLong(1), ...avroString("a")]) })).status).toBe(204);
+    const refused = await ds("POST", path, { headers: binary, body: wire(id, [...avroLong(1)]) });
+    expect(refused.status, refused.text).toBe(400);
+    expect(JSON.parse(refused.text).error).toMatchObject({ code: "INVALID_RECORD", message: expect.stringMatching(/does not conform to schema id \d+ \(AVRO\) at \/name/) });
+    expect((await api("GET", `/v1/topics/${topic}`)).body.partitions[0].highWatermark).toBe(1);
   });
 
   it("is a config of its own: full implies the id check, and turning it off leaves Confluent's", async () => {
