@@ -7,7 +7,7 @@ import { BatchFormatError, compressionMask, controlFlag, splitBatches, stampLogA
 import { recompressBatch } from "../protocol/record-batch-compression.ts";
 import { scanRecordBatch, type RecordVisitor } from "../protocol/record-scan.ts";
 import { checkRecordSummary, recordRules, type RecordRules } from "../topics/record-rules.ts";
-import { collectSchemaIds, type SchemaIdRef } from "../topics/schema-id-refs.ts";
+import { collectSchemaIds, fullValidationBytes, type SchemaIdRef } from "../topics/schema-id-refs.ts";
 import type { TopicMetadata } from "../topics/topic-metadata.ts";
 import type { Acks } from "../protocol/schemas.ts";
 import { callLeader } from "./leader-calls.ts";
@@ -54,6 +54,7 @@ export function checkClientBatches(
   const batches: Uint8Array[] = [];
   const producers: ProducerFields[] = [];
   let transactionalBatches = 0;
+  let fullBytes = 0; // held for full validation (compressed batches' records stay inflated until the check)
   try {
     for (const { header, start, end } of splitBatches(body)) {
       const where = `batch ${batches.length}`;
@@ -86,12 +87,14 @@ export function checkClientBatches(
               const value = { bytes: record.bytes, start: record.valueStart, length: record.valueLength };
               collectSchemaIds(schemaRefs, validation, { recordIndex: first + index, batch: batchIndex, batchRecord: index }, key, value);
             };
+      const refsBefore = schemaRefs.length;
       try {
         recordsBefore += scanRecordBatch(body, start, visit).recordCount;
       } catch (error) {
         if (error instanceof CompressionError) throw compressionRefusal(where, error);
         throw error;
       }
+      if (validation?.keyFull || validation?.valueFull) fullBytes = fullValidationBytes(schemaRefs, refsBefore, fullBytes);
       // The usual body is one batch: it is taken as it is (the body is this request's own). A
       // batch of several is copied out, since a view would carry the whole body over RPC.
       let batch = start === 0 && end === body.byteLength && body.byteOffset === 0 && body.buffer.byteLength === end ? body : body.slice(start, end);

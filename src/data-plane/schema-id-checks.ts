@@ -18,7 +18,10 @@ import { schemaValidationIdsCachedMax, schemaValidationIdsPerRequestMax, schemaV
 import { schemaRegistryStub } from "../contracts/stubs.ts";
 import type { SchemaSubjects } from "../registry/registry-admin.ts";
 import { unwrapRegistry } from "../registry/registry-errors.ts";
-import { subjectFor } from "../registry/wire-format.ts";
+import { DatumError } from "../registry/datum-error.ts";
+import { checkDatum } from "../registry/datum-read.ts";
+import { subjectFor, wireHeaderBytes } from "../registry/wire-format.ts";
+import { parsedSchemas } from "./parsed-schemas.ts";
 import { schemaRefusal, type SchemaIdRef } from "../topics/schema-id-refs.ts";
 
 interface Entry {
@@ -115,5 +118,28 @@ export async function checkSchemaIds(env: Env, topic: string, refs: readonly Sch
   for (const ref of refs) {
     const reason = verdict(verdicts, ref, topic, known);
     if (reason !== undefined) throw schemaRefusal(ref, reason);
+  }
+  const full = refs.filter((ref) => ref.payload !== undefined);
+  if (full.length > 0) await checkData(env, full);
+}
+
+/**
+ * Full validation (`tributary.*.schema.validation=full`), once every id is admitted: each
+ * payload's data, after the header, read against its schema (parsed once per isolate,
+ * src/data-plane/parsed-schemas.ts). The first record in request order that does not conform
+ * refuses the request, naming where in the datum it fails.
+ */
+async function checkData(env: Env, refs: readonly SchemaIdRef[]): Promise<void> {
+  const schemas = await parsedSchemas(env, new Set(refs.map((ref) => ref.schemaId)));
+  for (const ref of refs) {
+    const schema = schemas.get(ref.schemaId);
+    if (schema === undefined) throw schemaRefusal(ref, `names schema id ${ref.schemaId}, whose schema the schema registry cannot give for full validation`);
+    const { bytes, start, length } = ref.payload!;
+    try {
+      checkDatum(schema, bytes, start + wireHeaderBytes, start + length);
+    } catch (error) {
+      if (!(error instanceof DatumError)) throw error;
+      throw schemaRefusal(ref, `does not conform to schema id ${ref.schemaId} (${schema.schemaType}) ${error.message}`);
+    }
   }
 }

@@ -83,3 +83,48 @@ export const schemaValidationSubjectsFreshMs = 10_000;
  * crafted with thousands of ids cannot make the registry's one thread read thousands of rows.
  */
 export const schemaValidationIdsPerRequestMax = 100;
+
+/**
+ * Values (record fields, array and map items) one Avro datum may hold
+ * (`tributary.*.schema.validation=full`, `decode=schema`): a block gives its item count off the
+ * wire, and an item of a type that takes no bytes (null, an empty record) costs none, so a few
+ * bytes could ask for billions of items — work on produce, and memory and work on every read
+ * that decodes it. Every other value takes at least a byte, so a datum may hold
+ * avroDatumValuesSlack + avroDatumValuesPerByte values per byte of data (room for records with
+ * some null-typed fields), and never more than avroDatumValuesMax (a decoded value is a few dozen
+ * bytes of the isolate's 128 MB).
+ */
+export const avroDatumValuesMax = 2 * 1024 * 1024;
+export const avroDatumValuesPerByte = 2;
+export const avroDatumValuesSlack = 1_024;
+
+/**
+ * Nesting of one decoded datum (a recursive record inside itself, arrays of arrays…) and of one
+ * JSON document checked against its JSON Schema: the decoder and the validator recurse on it,
+ * and 256 keeps them far inside a JavaScript stack while real data nests a few levels.
+ */
+export const schemaDatumDepthMax = 256;
+
+/**
+ * Subschema evaluations one JSON document's validation may take: `anyOf`, `oneOf`, `contains`
+ * and `$ref` can make a document be checked many times over, so the work is bounded as a count,
+ * not only by the document's size. A usual document takes a few per value.
+ */
+export const jsonValidationStepsMax = 1_000_000;
+
+/**
+ * Parsed schemas each router isolate keeps for full validation and `decode=schema`
+ * (src/data-plane/parsed-schemas.ts): an id names one schema forever, so entries never go
+ * stale; the bounds are memory (a parsed graph is a few times its text).
+ */
+export const schemaParsedInIsolateMax = 500;
+export const schemaParsedInIsolateCharsMax = 8 * 1024 * 1024;
+
+/**
+ * Bytes of keys and values one produce request holds for full validation until its schemas are
+ * fetched and its data read: a compressed batch is inflated to be scanned, and with full
+ * validation its records stay in memory until the check (up to decompressedBatchBytesMax per
+ * batch, against a 16 MiB body of batches). 32 MiB keeps a request's share of an isolate's 128 MB
+ * bounded while any uncompressed request (at most 16 MiB) fits.
+ */
+export const schemaFullValidationBytesMax = 32 * 1024 * 1024;

@@ -9,12 +9,14 @@ import {
   getMode,
   schemaById,
   schemasForValidation,
+  schemaTexts,
   setConfig,
   setMode,
   testCompatibility,
   versionsOfSchema,
   type SchemaById,
   type SchemaSubjects,
+  type SchemaText,
 } from "../registry/registry-admin.ts";
 import { RegistryCore, type SchemaRequest, type SubjectVersion } from "../registry/registry-core.ts";
 import { toRegistryResult, type RegistryResult } from "../registry/registry-errors.ts";
@@ -84,6 +86,11 @@ export class SchemaRegistry extends DurableObject<Env> {
   /** Schema id validation's lookup (src/data-plane/schema-id-checks.ts): the ids' schemas, subjects and record names, in one call. */
   async schemasForValidation(ids: number[]): Promise<RegistryResult<SchemaSubjects[]>> {
     return this.#run((core) => schemasForValidation(core, ids));
+  }
+
+  /** Full validation's and decode=schema's lookup (src/data-plane/parsed-schemas.ts): the ids' texts with their references, parsed by the caller. */
+  async schemaTexts(ids: number[]): Promise<RegistryResult<SchemaText[]>> {
+    return this.#run((core) => schemaTexts(core, ids));
   }
 
   async versionsOfSchema(id: number, deleted: boolean): Promise<RegistryResult<{ subject: string; version: number }[]>> {

@@ -77,8 +77,20 @@ export const fetchedRecordSchema = z
     headers: headersSchema,
   });
 
+/** A fetched record with `decode=schema` (docs/api.md, Reading decoded): a decoded key or value is any JSON value, with its schema id beside it, or a note why it was not decoded. */
+const decodedNote = (side: string) => z.string().optional().meta({ description: `with decode=schema: why the ${side} was not decoded (it is shown as usual)` });
+const decodedId = (side: string) => z.number().int().optional().meta({ description: `with decode=schema: the schema id the ${side} was decoded by (the ${side} is then that JSON value)` });
+export const fetchedDecodedRecordSchema = fetchedRecordSchema.extend({
+  key: z.unknown().meta({ description: "UTF-8 text or base64 (null for none); with decode=schema and keySchemaId, the decoded JSON value" }),
+  value: z.unknown().meta({ description: "UTF-8 text or base64 (null for none); with decode=schema and valueSchemaId, the decoded JSON value" }),
+  keySchemaId: decodedId("key"),
+  valueSchemaId: decodedId("value"),
+  keyDecodeError: decodedNote("key"),
+  valueDecodeError: decodedNote("value"),
+});
+
 export const fetchResponseSchema = z
-  .object({ records: z.array(fetchedRecordSchema), nextOffset: offsetSchema, highWatermark: offsetSchema, lastStableOffset: offsetSchema, logStartOffset: offsetSchema });
+  .object({ records: z.array(fetchedDecodedRecordSchema), nextOffset: offsetSchema, highWatermark: offsetSchema, lastStableOffset: offsetSchema, logStartOffset: offsetSchema });
 
 export const listOffsetResponseSchema = z.object({
   offset: offsetSchema,

@@ -8,7 +8,7 @@ import {
 } from "./compatibility.ts";
 import { parseVersion, schemaFields, type RegistryCore, type SchemaRequest } from "./registry-core.ts";
 import { RegistryError } from "./registry-errors.ts";
-import type { SchemaReference } from "./schema-types.ts";
+import type { ResolvedReference, SchemaReference } from "./schema-types.ts";
 import { schemaRecordName } from "./wire-format.ts";
 
 /**
@@ -103,6 +103,24 @@ export function schemasForValidation(core: RegistryCore, ids: readonly number[])
     const subjects = [...new Set(core.store.versionsOfSchema(id).filter((row) => !row.deleted).map((row) => row.subject))].sort();
     const recordName = schemaRecordName(stored.schemaType, stored.schema);
     found.push({ id, schemaType: stored.schemaType, ...(recordName === undefined ? {} : { recordName }), subjects });
+  }
+  return found;
+}
+
+/** What full validation and decode=schema need of a schema, to parse it in the router: its text and its references resolved. */
+export interface SchemaText {
+  id: number;
+  schemaType: string;
+  schema: string;
+  references: ResolvedReference[];
+}
+
+/** The texts of these ids' schemas; an id not in the answer names no schema (or one that no longer parses). */
+export function schemaTexts(core: RegistryCore, ids: readonly number[]): SchemaText[] {
+  const found: SchemaText[] = [];
+  for (const id of new Set(ids)) {
+    const text = core.textWithReferences(id);
+    if (text) found.push({ id, ...text });
   }
   return found;
 }

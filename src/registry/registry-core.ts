@@ -187,6 +187,18 @@ export class RegistryCore {
     return { parsed, text: storedText(parsed, request.schema, normalize), references };
   }
 
+  /** A stored schema's text with its references resolved, for parsing it elsewhere (the router's full validation and decode=schema); undefined when it cannot be. */
+  textWithReferences(id: number): { schemaType: string; schema: string; references: ResolvedReference[] } | undefined {
+    const stored = this.#store.schemaById(id);
+    if (!stored) return undefined;
+    try {
+      return { schemaType: stored.schemaType, schema: stored.schema, references: this.#resolve(stored.references, 1) };
+    } catch (error) {
+      if (error instanceof RegistryError) return undefined; // a reference permanently deleted: the schema no longer parses
+      throw error;
+    }
+  }
+
   parsedById(id: number): ParsedSchema {
     const cached = this.#parsed.get(id);
     if (cached) return cached.parsed;

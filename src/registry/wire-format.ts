@@ -8,7 +8,8 @@
  *   bytes 5..    Avro binary, or JSON text (a Protobuf payload would first carry its message
  *                indexes, varints; PROTOBUF is not served by the registry yet, so no id names one)
  *
- * Only the header is read: whether the payload conforms to its schema is not checked.
+ * Only the header is read here; full validation (`tributary.*.schema.validation=full`) reads the
+ * data after it against the schema (src/registry/datum-read.ts).
  */
 
 export const wireMagicByte = 0;

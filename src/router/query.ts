@@ -19,12 +19,14 @@ const integerPattern = /^-?\d{1,16}$/;
  * for it (src/router/openapi/), from this one place.
  */
 export const routeQueries = {
-  jsonFetch: ["offset", "maxRecords", "maxBytes", "waitMs", "encoding", "isolation"],
+  jsonFetch: ["offset", "maxRecords", "maxBytes", "waitMs", "encoding", "isolation", "decode"],
   binaryFetch: ["offset", "maxRecords", "maxBytes", "waitMs", "isolation"],
   binaryProduce: ["acks", "transactionalId"],
   listOffsets: ["at", "isolation"],
   /** SSE and WebSocket, on a partition or a whole topic. */
   streamingRead: ["offset", "encoding", "isolation", accessTokenParam],
+  /** SSE, on a partition or a whole topic: a streaming read that can also decode by schema. */
+  sseRead: ["offset", "encoding", "isolation", accessTokenParam, "decode"],
 } as const;
 
 /** How much of an unknown parameter's name an error message repeats. */
@@ -118,6 +120,13 @@ export function encodingParam(text: string | undefined): Encoding {
   const parsed = encodingSchema.safeParse(text ?? "utf8");
   if (!parsed.success) throw new TributaryError("INVALID_REQUEST", "encoding must be utf8 or base64");
   return parsed.data;
+}
+
+/** `decode` of a JSON read or SSE: `schema` (docs/api.md, Reading decoded), or absent. */
+export function decodeParam(text: string | undefined): boolean {
+  if (text === undefined) return false;
+  if (text !== "schema") throw new TributaryError("INVALID_REQUEST", "decode must be schema (or absent)");
+  return true;
 }
 
 /** `transactionalId` of a binary produce (docs/transactions.md): 1 to transactionalIdLengthMax characters. */

@@ -28,6 +28,9 @@ export interface RecordRules {
 export interface SchemaValidationRules {
   key: SubjectNameStrategy | undefined;
   value: SubjectNameStrategy | undefined;
+  /** `tributary.key/value.schema.validation=full`: the side's data is also decoded against its schema. */
+  keyFull?: true;
+  valueFull?: true;
 }
 
 /**
@@ -60,9 +63,13 @@ function deriveRecordRules(topic: TopicMetadata): RecordRules {
 }
 
 function schemaValidationOf(configs: ReturnType<typeof effectiveTopicConfigs>): SchemaValidationRules | undefined {
-  const key = configs["confluent.key.schema.validation"] === "true" ? subjectStrategyOf(configs["confluent.key.subject.name.strategy"]) : undefined;
-  const value = configs["confluent.value.schema.validation"] === "true" ? subjectStrategyOf(configs["confluent.value.subject.name.strategy"]) : undefined;
-  return key === undefined && value === undefined ? undefined : { key, value };
+  // Full validation checks the id first: it turns the side's id validation on with it.
+  const keyFull = configs["tributary.key.schema.validation"] === "full";
+  const valueFull = configs["tributary.value.schema.validation"] === "full";
+  const key = keyFull || configs["confluent.key.schema.validation"] === "true" ? subjectStrategyOf(configs["confluent.key.subject.name.strategy"]) : undefined;
+  const value = valueFull || configs["confluent.value.schema.validation"] === "true" ? subjectStrategyOf(configs["confluent.value.subject.name.strategy"]) : undefined;
+  if (key === undefined && value === undefined) return undefined;
+  return { key, value, ...(keyFull ? { keyFull: true } : {}), ...(valueFull ? { valueFull: true } : {}) };
 }
 
 /** The codec a `compression.type` value stores batches in: undefined for `producer`. */

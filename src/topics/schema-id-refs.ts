@@ -1,4 +1,5 @@
 import { TributaryError } from "../errors.ts";
+import { schemaFullValidationBytesMax } from "../limits.ts";
 import { wireSchemaId, type SubjectNameStrategy } from "../registry/wire-format.ts";
 import type { SchemaValidationRules } from "./record-rules.ts";
 
@@ -20,6 +21,8 @@ export interface SchemaIdRef {
   isKey: boolean;
   schemaId: number;
   strategy: SubjectNameStrategy;
+  /** With full validation (`tributary.*.schema.validation=full`): the key or value, whose data after the header is decoded against the schema. */
+  payload?: PayloadField;
 }
 
 /** Where a record is, as the produce path's errors name it. */
@@ -44,15 +47,16 @@ function collectOne(
   position: RecordPosition,
   isKey: boolean,
   strategy: SubjectNameStrategy,
-  bytes: Uint8Array,
-  start: number,
-  length: number,
+  full: boolean,
+  field: PayloadField,
 ): void {
+  const { bytes, start, length } = field;
   if (length < 0) return; // null: a tombstone (or a keyless record) passes, as in Confluent Server
   const id = wireSchemaId(bytes, start, length);
-  const ref = { ...position, isKey, schemaId: 0, strategy };
+  const ref: SchemaIdRef = { ...position, isKey, schemaId: 0, strategy };
   if (typeof id === "string") throw schemaRefusal(ref, id);
   ref.schemaId = id;
+  if (full) ref.payload = field;
   refs.push(ref);
 }
 
@@ -73,6 +77,23 @@ export function payloadField(bytes: Uint8Array | null): PayloadField {
  * `refs`; throws INVALID_RECORD otherwise.
  */
 export function collectSchemaIds(refs: SchemaIdRef[], validation: SchemaValidationRules, position: RecordPosition, key: PayloadField, value: PayloadField): void {
-  if (validation.key !== undefined) collectOne(refs, position, true, validation.key, key.bytes, key.start, key.length);
-  if (validation.value !== undefined) collectOne(refs, position, false, validation.value, value.bytes, value.start, value.length);
+  if (validation.key !== undefined) collectOne(refs, position, true, validation.key, validation.keyFull === true, key);
+  if (validation.value !== undefined) collectOne(refs, position, false, validation.value, validation.valueFull === true, value);
+}
+
+/**
+ * The bytes of keys and values full validation holds for a request (`before`, plus those of the refs
+ * added from `from`): past schemaFullValidationBytesMax the request is refused, 413
+ * RECORD_LIST_TOO_LARGE, before more is inflated.
+ */
+export function fullValidationBytes(refs: readonly SchemaIdRef[], from: number, before: number): number {
+  let total = before;
+  for (let index = from; index < refs.length; index++) total += refs[index]!.payload?.length ?? 0;
+  if (total > schemaFullValidationBytesMax) {
+    throw new TributaryError(
+      "RECORD_LIST_TOO_LARGE",
+      `full schema validation holds at most ${schemaFullValidationBytesMax} bytes of keys and values per request (limits.ts, schemaFullValidationBytesMax): send fewer records per request`,
+    );
+  }
+  return total;
 }

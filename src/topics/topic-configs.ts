@@ -39,6 +39,9 @@ export const topicConfigRules = {
   "confluent.value.schema.validation": { kind: "enum", values: ["true", "false"], default: "false" },
   "confluent.key.subject.name.strategy": { kind: "enum", values: subjectStrategyConfigValues, default: `${subjectStrategyPackage}TopicNameStrategy` },
   "confluent.value.subject.name.strategy": { kind: "enum", values: subjectStrategyConfigValues, default: `${subjectStrategyPackage}TopicNameStrategy` },
+  // A level Confluent does not have: the id checked as above, and the data decoded against its schema.
+  "tributary.key.schema.validation": { kind: "enum", values: ["false", "full"], default: "false" },
+  "tributary.value.schema.validation": { kind: "enum", values: ["false", "full"], default: "false" },
 } as const satisfies Record<string, ConfigRule>;
 
 export type TopicConfigName = keyof typeof topicConfigRules;

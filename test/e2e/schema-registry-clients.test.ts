@@ -5,8 +5,9 @@
  * - Python confluent-kafka's SchemaRegistryClient, AvroSerializer and AvroDeserializer (its
  *   `avro` extra, pinned in test/python/requirements.txt). The program
  *   (test/python/schema_registry_avro.py) prints what each call answered. It also produces
- *   through the gateway (librdkafka) to a topic with schema id validation on: the serializer's
- *   record is written, a raw one refused with Kafka's INVALID_RECORD (87).
+ *   through the gateway (librdkafka) to a topic with schema id and full validation on: the
+ *   serializer's record is written (and read back with decode=schema), a raw one and one whose
+ *   data is cut short refused with Kafka's INVALID_RECORD (87).
  * - JavaScript's @confluentinc/schemaregistry (its client's calls, the Avro and JSON serializers
  *   and deserializers) and @kafkajs/confluent-schema-registry (encode and decode), pinned in
  *   test/serializers and installed by test/e2e/support/js-serializers.ts; their records produced
@@ -39,12 +40,12 @@ describe("the schema registry with the serializers users have", () => {
     expect(code).toBe(0);
   });
 
-  it("registers, serializes in Confluent's wire format, deserializes by id, checks compatibility and deletes, with its bearer token; the gateway refuses a raw record on a validated topic", async () => {
+  it("registers, serializes in Confluent's wire format, deserializes by id, checks compatibility and deletes, with its bearer token; the gateway refuses a raw record, and one whose data does not conform, on a validated topic", async () => {
     const topic = `orders-${Date.now().toString(36)}`;
     const created = await fetch(`${server.url}/v1/topics`, {
       method: "POST",
       headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" },
-      body: JSON.stringify({ name: topic, configs: { "confluent.value.schema.validation": "true" } }),
+      body: JSON.stringify({ name: topic, configs: { "confluent.value.schema.validation": "true", "tributary.value.schema.validation": "full" } }),
     });
     expect(created.status, await created.text()).toBe(201);
     const run = await runPython("schema_registry_avro.py", [`${server.url}/registry`, topic, adminToken, gateway.address]);
@@ -66,10 +67,12 @@ describe("the schema registry with the serializers users have", () => {
     expect(out.json_schema_type).toBe("JSON");
     expect(out.deleted).toEqual([1, 2]);
     expect(out.anonymous_error).toEqual({ http: 401, code: 40101 });
-    expect(out.gateway).toEqual({ serialized: null, raw: { code: 87, name: "INVALID_RECORD", retriable: false } });
-    const written = await fetch(`${server.url}/v1/topics/${topic}/partitions/0/records?offset=0&encoding=base64`, { headers: { authorization: `Bearer ${adminToken}` } });
-    const records = ((await written.json()) as { records: { value: string }[] }).records;
-    expect(records.map((record) => Buffer.from(record.value, "base64")[0])).toEqual([0]); // the serialized record only
+    const refused = { code: 87, name: "INVALID_RECORD", retriable: false };
+    expect(out.gateway).toEqual({ serialized: null, raw: refused, nonconforming: refused });
+    // The serialized record only, read back decoded by its schema (decode=schema).
+    const written = await fetch(`${server.url}/v1/topics/${topic}/partitions/0/records?offset=0&decode=schema`, { headers: { authorization: `Bearer ${adminToken}` } });
+    const records = ((await written.json()) as { records: { value: unknown; valueSchemaId?: number }[] }).records;
+    expect(records).toEqual([expect.objectContaining({ value: { id: 7, item: "tea" }, valueSchemaId: out.wire_id })]);
   });
 
   it("JavaScript: @confluentinc/schemaregistry registers, looks up, tests compatibility and configures; its Avro and JSON serdes and @kafkajs/confluent-schema-registry's encode and decode round-trip; their records are written through the client and kafkajs, a raw one refused with nothing written", async () => {

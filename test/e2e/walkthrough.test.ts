@@ -86,6 +86,8 @@ const defaultConfigs = {
   "confluent.value.schema.validation": "false",
   "confluent.key.subject.name.strategy": "io.confluent.kafka.serializers.subject.TopicNameStrategy",
   "confluent.value.subject.name.strategy": "io.confluent.kafka.serializers.subject.TopicNameStrategy",
+  "tributary.key.schema.validation": "false",
+  "tributary.value.schema.validation": "false",
 };
 
 /** A Topic's partitions with replication factor 1: the one replica leads and is the ISR. */

@@ -9,7 +9,8 @@ wire format: magic byte 0, the schema id, Avro binary), deserializes it with Avr
 one JSON object of what each call answered, for test/e2e/schema-registry-python.test.ts.
 With a gateway's address, it also produces the serialized record and a raw one through
 `tributary gateway` to the topic <subject prefix> (created with confluent.value.schema.validation
-on by the test) and prints how each delivery ended.
+and tributary.value.schema.validation=full on by the test), and a record naming the schema whose
+data is cut short, and prints how each delivery ended.
 """
 import json
 import sys
@@ -72,6 +73,9 @@ if bootstrap is not None:
     producer.produce(topic, payload, on_delivery=delivered("serialized"))
     producer.flush(20)
     producer.produce(topic, b"raw bytes, no schema id", on_delivery=delivered("raw"))
+    producer.flush(20)
+    # Full validation (tributary.value.schema.validation=full): a registered id, data cut short.
+    producer.produce(topic, payload[:-1], on_delivery=delivered("nonconforming"))
     producer.flush(20)
     out["gateway"] = deliveries
 

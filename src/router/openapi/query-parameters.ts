@@ -40,6 +40,11 @@ export const queryParameters: Record<string, { description: string; schema: Reco
     description: "How keys and values are written in JSON answers.",
     schema: { type: "string", enum: ["utf8", "base64"], default: "utf8" },
   },
+  decode: {
+    description:
+      "JSON fetch and SSE: `schema` shows each key and value in Confluent's wire format as the JSON its schema in the registry decodes it to (Avro as plain JSON, JSON as it is), with `keySchemaId`/`valueSchemaId` beside it; one that cannot be decoded is shown as usual with `keyDecodeError`/`valueDecodeError` saying why (docs/api.md, Reading decoded).",
+    schema: { type: "string", enum: ["schema"] },
+  },
   at: {
     description:
       "`earliest`, `latest`, or a timestamp in ms: the first offset whose record timestamp is at or after it; `max-timestamp`: the first record with the largest timestamp (Kafka's KIP-734); `earliest-local`: the first offset the partition holds itself, past its sealed segments in R2 (KIP-405).",

@@ -5,10 +5,11 @@ import { usualProduceRequest } from "../../protocol/produce-request-check.ts";
 import { deleteRecordsSchema, produceRequestSchema } from "../../protocol/schemas.ts";
 import { clientRegion } from "../client-region.ts";
 import { topicMetadata } from "../../data-plane/metadata-cache.ts";
-import { listOffset, payloadBytesOf, readPartition, recordJson } from "../../data-plane/partition-reads.ts";
+import { listOffset, payloadBytesOf, readPartition } from "../../data-plane/partition-reads.ts";
+import { recordsJson } from "../../data-plane/schema-decoding.ts";
 import { produce } from "../../data-plane/produce.ts";
 import { deleteRecords } from "../../data-plane/record-deletions.ts";
-import { encodingParam, fetchParams, isolationParam, offsetAtParam, partitionParam, routeQueries, routeQuery } from "../query.ts";
+import { decodeParam, encodingParam, fetchParams, isolationParam, offsetAtParam, partitionParam, routeQueries, routeQuery } from "../query.ts";
 import { parseJsonBody, readBodyBytes, readJsonBody } from "../request-body.ts";
 import { authorize } from "../authorize.ts";
 import type { RouterEnv } from "../context.ts";
@@ -38,11 +39,12 @@ export const recordRoutes = new Hono<RouterEnv>()
     const query = routeQuery(c.req.url, routeQueries.jsonFetch);
     const options = fetchParams(query);
     const encoding = encodingParam(query.encoding);
+    const decode = decodeParam(query.decode);
     const topic = await topicMetadata(c.env, c.req.param("topic"));
     const read = await readPartition(c.env, topic, partition, options, clientRegion(c.req.raw));
     c.set("fetchedBytes", payloadBytesOf(read.records));
     return c.json({
-      records: read.records.map((record) => recordJson(record, encoding)),
+      records: await recordsJson(c.env, read.records, encoding, decode),
       nextOffset: read.nextOffset,
       highWatermark: read.highWatermark,
       lastStableOffset: read.lastStableOffset,

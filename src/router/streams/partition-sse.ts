@@ -7,8 +7,9 @@ import { clientRegion } from "../client-region.ts";
 import type { RouterEnv } from "../context.ts";
 import { placementOf } from "../../data-plane/leader-calls.ts";
 import { topicMetadata } from "../../data-plane/metadata-cache.ts";
-import { listOffset, payloadBytesOf, readPartition, recordJson, type PartitionRecords } from "../../data-plane/partition-reads.ts";
-import { encodingParam, integerParam, isolationParam, routeQueries, routeQuery } from "../query.ts";
+import { listOffset, payloadBytesOf, readPartition, type PartitionRecords } from "../../data-plane/partition-reads.ts";
+import { recordsJson } from "../../data-plane/schema-decoding.ts";
+import { decodeParam, encodingParam, integerParam, isolationParam, routeQueries, routeQuery } from "../query.ts";
 import { streamQuota } from "../quotas.ts";
 import { principalOf } from "../authorize.ts";
 import { recordsFrame } from "./sse-format.ts";
@@ -24,10 +25,11 @@ export interface StreamedPartition {
   isolation: Isolation;
 }
 
-/** How a stream shows records: their encoding, and which (read_committed, the default, or read_uncommitted). */
+/** How a stream shows records: their encoding, which (read_committed, the default, or read_uncommitted), and whether decoded by schema (`decode=schema`). */
 export interface StreamView {
   encoding: Encoding;
   isolation: Isolation;
+  decode: boolean;
 }
 
 /**
@@ -54,9 +56,9 @@ export async function startOffset(env: Env, topic: TopicMetadata, partition: num
   return integerParam("offset", text, { min: Number.MIN_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER });
 }
 
-function partitionData(read: PartitionRecords, encoding: Encoding) {
+async function partitionData(env: Env, read: PartitionRecords, view: StreamView) {
   return {
-    records: read.records.map((record) => recordJson(record, encoding)),
+    records: await recordsJson(env, read.records, view.encoding, view.decode),
     nextOffset: read.nextOffset,
     highWatermark: read.highWatermark,
     logStartOffset: read.logStartOffset,
@@ -71,8 +73,8 @@ function partitionData(read: PartitionRecords, encoding: Encoding) {
  * each long poll that brings records is one `records` event whose id is the next offset.
  */
 export async function partitionEventStream(c: Context<RouterEnv>, name: string, partition: number): Promise<Response> {
-  const query = routeQuery(c.req.url, routeQueries.streamingRead);
-  const view = { encoding: encodingParam(query.encoding), isolation: isolationParam(query.isolation) };
+  const query = routeQuery(c.req.url, routeQueries.sseRead);
+  const view = { encoding: encodingParam(query.encoding), isolation: isolationParam(query.isolation), decode: decodeParam(query.decode) };
   const lastEventId = c.req.header("last-event-id");
   const resumeAt = lastEventId === undefined ? undefined : integerParam("Last-Event-ID", lastEventId, { min: 0, max: Number.MAX_SAFE_INTEGER });
   const release = takeStreamSlot(c.get("credential")); // past the bound: refused before any read
@@ -91,7 +93,7 @@ async function startPartitionStream(
   start: StreamView & { resumeAt: number | undefined; offset: string | undefined },
   release: () => void,
 ): Promise<Response> {
-  const { encoding, isolation, resumeAt } = start;
+  const { isolation, resumeAt } = start;
   let topic = await topicMetadata(c.env, name);
   if (!topic.partitions[partition]) topic = await topicMetadata(c.env, name, { refresh: true }); // grown since cached?
   placementOf(topic, partition);
@@ -111,7 +113,7 @@ async function startPartitionStream(
       const end = reads >= streamReadsMax; // the client resumes from the last id
       if (read.nextOffset === offset && read.records.length === 0) return { frames: "", end };
       offset = read.nextOffset;
-      return { frames: recordsFrame(String(read.nextOffset), partitionData(read, encoding)), fetchedBytes: payloadBytesOf(read.records), end };
+      return { frames: recordsFrame(String(read.nextOffset), await partitionData(c.env, read, start)), fetchedBytes: payloadBytesOf(read.records), end };
     },
   };
   return eventStreamResponse(source, { release, signal: c.req.raw.signal, quota: streamQuota(c.env, c.executionCtx, principalOf(c)) });

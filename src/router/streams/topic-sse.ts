@@ -6,8 +6,9 @@ import type { TopicMetadata } from "../../topics/topic-metadata.ts";
 import { clientRegion } from "../client-region.ts";
 import type { RouterEnv } from "../context.ts";
 import { topicMetadata } from "../../data-plane/metadata-cache.ts";
-import { payloadBytesOf, recordJson, type PartitionRecords } from "../../data-plane/partition-reads.ts";
-import { encodingParam, isolationParam, routeQueries, routeQuery } from "../query.ts";
+import { payloadBytesOf, type PartitionRecords } from "../../data-plane/partition-reads.ts";
+import { recordsJson } from "../../data-plane/schema-decoding.ts";
+import { decodeParam, encodingParam, isolationParam, routeQueries, routeQuery } from "../query.ts";
 import { streamQuota } from "../quotas.ts";
 import { principalOf } from "../authorize.ts";
 import { currentTopic, readStreamed, startOffset, type StreamView } from "./partition-sse.ts";
@@ -43,6 +44,7 @@ class TopicStreamReader {
   private readonly positions: number[];
   private readonly encoding: Encoding;
   private readonly isolation: Isolation;
+  private readonly decode: boolean;
 
   constructor(env: Env, topic: TopicMetadata, region: string | undefined, positions: number[], view: StreamView) {
     this.env = env;
@@ -51,6 +53,7 @@ class TopicStreamReader {
     this.positions = positions;
     this.encoding = view.encoding;
     this.isolation = view.isolation;
+    this.decode = view.decode;
   }
 
   async next(waitMs: number): Promise<{ frames: string; fetchedBytes: number; end?: boolean }> {
@@ -68,7 +71,7 @@ class TopicStreamReader {
       // Out of reads with none in flight: the end (the client resumes from the last id).
       if (this.#polls.size === 0) return { frames: "", fetchedBytes: 0, end: true };
       await Promise.race([...this.#polls.values()].map((poll) => poll.promise));
-      const collected = this.#collect();
+      const collected = await this.#collect();
       if (collected.frames !== "" || Date.now() >= deadline) return collected;
     }
   }
@@ -85,7 +88,7 @@ class TopicStreamReader {
   }
 
   /** The answered polls as one `records` event ("" when none moved a position); a failed poll ends the stream. */
-  #collect(): { frames: string; fetchedBytes: number } {
+  async #collect(): Promise<{ frames: string; fetchedBytes: number }> {
     const records = [];
     let moved = false;
     let fetchedBytes = 0;
@@ -96,7 +99,7 @@ class TopicStreamReader {
       if ("error" in outcome) throw outcome.error;
       const { read } = outcome;
       fetchedBytes += payloadBytesOf(read.records);
-      for (const record of read.records) records.push({ partition, ...recordJson(record, this.encoding) });
+      for (const record of await recordsJson(this.env, read.records, this.encoding, this.decode)) records.push({ partition, ...record });
       if (read.nextOffset !== this.positions[partition]) moved = true;
       this.positions[partition] = read.nextOffset;
     }
@@ -113,11 +116,11 @@ class TopicStreamReader {
  * (`earliest` or `latest`, the default).
  */
 export async function topicEventStream(c: Context<RouterEnv>, name: string): Promise<Response> {
-  const query = routeQuery(c.req.url, routeQueries.streamingRead);
+  const query = routeQuery(c.req.url, routeQueries.sseRead);
   if (!acceptsEventStream(c.req.header("accept"))) {
     throw new TributaryError("INVALID_REQUEST", "GET on a topic's records serves only Server-Sent Events (Accept: text/event-stream); fetch reads one partition: GET /v1/topics/{topic}/partitions/{partition}/records");
   }
-  const view = { encoding: encodingParam(query.encoding), isolation: isolationParam(query.isolation) };
+  const view = { encoding: encodingParam(query.encoding), isolation: isolationParam(query.isolation), decode: decodeParam(query.decode) };
   if (query.offset !== undefined && query.offset !== "earliest" && query.offset !== "latest") {
     throw new TributaryError("INVALID_REQUEST", "offset of a topic stream must be earliest or latest (Last-Event-ID resumes at exact offsets)");
   }

@@ -27,6 +27,8 @@ const defaultConfigs = {
   "confluent.value.schema.validation": "false",
   "confluent.key.subject.name.strategy": "io.confluent.kafka.serializers.subject.TopicNameStrategy",
   "confluent.value.subject.name.strategy": "io.confluent.kafka.serializers.subject.TopicNameStrategy",
+  "tributary.key.schema.validation": "false",
+  "tributary.value.schema.validation": "false",
 };
 
 const regions = env.REGIONS.split(",");
