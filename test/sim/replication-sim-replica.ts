@@ -10,6 +10,7 @@
 
 import type { MemoryLogStore } from "../../src/log/memory-log-store.ts";
 import { PartitionLog } from "../../src/log/partition-log.ts";
+import { MemoryTransactionStore, type TransactionStore } from "../../src/log/transaction-state.ts";
 import { ReplicaNode } from "../../src/replication/replica-node.ts";
 import type { ReplicaRole } from "../../src/replication/replica-node.ts";
 import type { LogView, ObservedStore } from "./replication-sim-log-view.ts";
@@ -18,6 +19,8 @@ import { describeState } from "./replication-sim-network.ts";
 export interface SimReplica {
   region: string;
   store: ObservedStore;
+  /** The log's transaction state (open transactions, markers, aborted index): stored with the log, so it survives a crash as the object's SQLite does. */
+  transactions: MemoryTransactionStore;
   view: LogView;
   node: ReplicaNode;
   crashed: boolean;
@@ -31,9 +34,14 @@ export interface SimReplica {
   persisted: ReplicaRole;
 }
 
-/** A ReplicaNode over `store`, in the persisted role. */
-export function buildNode(region: string, store: MemoryLogStore, role: ReplicaRole): ReplicaNode {
-  return new ReplicaNode(region, new PartitionLog(store), copyRole(role));
+/** How a world builds a replica's log: the real PartitionLog, or (an injected bug) a subclass doing one duty wrong. */
+export type LogFactory = (store: MemoryLogStore, transactions: TransactionStore) => PartitionLog;
+
+const realLog: LogFactory = (store, transactions) => new PartitionLog(store, transactions);
+
+/** A ReplicaNode over `store` and its transaction state, in the persisted role. */
+export function buildNode(region: string, store: MemoryLogStore, role: ReplicaRole, transactions: TransactionStore, makeLog: LogFactory = realLog): ReplicaNode {
+  return new ReplicaNode(region, makeLog(store, transactions), copyRole(role));
 }
 
 /** The role as the object would store it: a copy. */

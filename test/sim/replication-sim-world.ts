@@ -41,7 +41,8 @@ import { LogView, ObservedStore } from "./replication-sim-log-view.ts";
 import { SimNetwork, controllerName, describeMessage, describeReply, describeState } from "./replication-sim-network.ts";
 import type { Envelope, Message, SendContext } from "./replication-sim-network.ts";
 import { buildNode, copyRole, describeRole, reachable } from "./replication-sim-replica.ts";
-import type { SimReplica } from "./replication-sim-replica.ts";
+import type { LogFactory, SimReplica } from "./replication-sim-replica.ts";
+import { MemoryTransactionStore } from "../../src/log/transaction-state.ts";
 
 const allRegions = ["wnam", "enam", "weur", "apac", "oc"];
 
@@ -102,8 +103,13 @@ export class SimWorld {
   readonly #detectMs: number;
   readonly #maxBytes: number;
   protected nowMs = 1_000_000;
+  /** How often crashes, cut links and controller timeouts come, relative to this simulation's own rates (a world of several partitions lowers it). */
+  protected faultScale = 1;
+  readonly #makeLog: LogFactory | undefined;
 
-  constructor(seed: number) {
+  /** `makeLog`: how each replica's log is built (the transactions simulation injects bugs there). */
+  constructor(seed: number, makeLog?: LogFactory) {
+    this.#makeLog = makeLog;
     this.random = new SeededRandom(seed);
     const random = this.random;
     const count = random.chance(0.2) ? 5 : 3;
@@ -124,8 +130,9 @@ export class SimWorld {
     this.replicas = regions.map((region) => {
       const store = new ObservedStore();
       const role: ReplicaRole = { kind: "follower", leaderEpoch: 0, leader: regions[0] };
-      const node = buildNode(region, store, role);
-      return { region, store, view: new LogView(store), node, crashed: false, isolated: false, cutFromController: false, incarnation: 1, persisted: role };
+      const transactions = new MemoryTransactionStore();
+      const node = buildNode(region, store, role, transactions, makeLog);
+      return { region, store, transactions, view: new LogView(store), node, crashed: false, isolated: false, cutFromController: false, incarnation: 1, persisted: role };
     });
     this.replicas[0]!.node.becomeLeader(this.controller.state);
     this.#persistRoles();
@@ -148,11 +155,11 @@ export class SimWorld {
       leaderTimer: 8,
       controllerTimer: 6,
       sleep: 5,
-      crash: live.length > 1 ? 1.5 : 0,
+      crash: live.length > 1 ? 1.5 * this.faultScale : 0,
       restart: crashed.length > 0 ? 4 : 0,
-      isolate: live.length - isolated.length > 1 ? 1 : 0,
+      isolate: live.length - isolated.length > 1 ? 1 * this.faultScale : 0,
       heal: isolated.length > 0 ? 3 : 0,
-      timeout: 1.5,
+      timeout: 1.5 * this.faultScale,
     });
     this.nowMs += this.random.int(0, 5);
     if (action === "deliver") this.#deliver(this.network.next()!);
@@ -258,7 +265,7 @@ export class SimWorld {
       }
       case "becomeLeader": {
         const applied = node.becomeLeader(message.state);
-        if (applied) this.#kick(replica);
+        if (applied) this.kick(replica);
         return this.say(`${line} → ${applied ? "applied" : "ignored"}`);
       }
       case "becomeFollower":
@@ -277,18 +284,18 @@ export class SimWorld {
       ? [[finalValue]]
       : Array.from({ length: this.random.int(1, 2) }, () => Array.from({ length: this.random.int(1, 3) }, () => this.clients.value()));
     const request = `produce acks=${acksAll ? "all" : "1"} [${values.map((batch) => batch.join(",")).join(" | ")}] to ${region}`;
-    if (!this.#canAppend(replica, request, acksAll)) return false;
+    if (!this.canAppend(replica, request, acksAll)) return false;
     const { node } = replica;
     const { baseOffset, lastOffset } = node.appendAsLeader(this.clients.batches(values, this.nowMs));
     this.counts.produced += 1;
     this.say(`${request}: appended at ${baseOffset}..${lastOffset} in e${node.leaderEpoch}`);
     if (acksAll) this.clients.wait(replica, baseOffset, lastOffset, values.flat(), this.nowMs);
-    this.#kick(replica);
+    this.kick(replica);
     return true;
   }
 
   /** Whether a client's write can be appended at `replica`; says why not. */
-  #canAppend(replica: SimReplica, request: string, acksAll: boolean): boolean {
+  protected canAppend(replica: SimReplica, request: string, acksAll: boolean): boolean {
     const { node } = replica;
     if (replica.crashed || replica.isolated) return this.say(`${request}: unreachable`), false;
     if (!node.isLeader) return this.say(`${request}: NOT_LEADER_OR_FOLLOWER (e${node.leaderEpoch})`), false;
@@ -305,14 +312,14 @@ export class SimWorld {
       say: (line) => this.say(line),
       appendTarget: (request) => {
         const replica = this.replica(this.random.chance(0.85) ? this.controller.state.leader : this.random.pick(this.replicas).region);
-        return this.#canAppend(replica, `${request} to ${replica.region}`, true) ? replica : undefined;
+        return this.canAppend(replica, `${request} to ${replica.region}`, true) ? replica : undefined;
       },
-      appended: (replica) => this.#kick(replica),
+      appended: (replica) => this.kick(replica),
     };
   }
 
   /** What the object does on a write, a new role or waking up: push to (or probe) every follower due it. */
-  #kick(replica: SimReplica): void {
+  protected kick(replica: SimReplica): void {
     for (const follower of replica.node.followers()) this.#push(replica, follower);
   }
 
@@ -397,10 +404,10 @@ export class SimWorld {
     const role = replica.persisted;
     replica.incarnation += 1;
     replica.crashed = false;
-    replica.node = buildNode(replica.region, replica.store, role);
+    replica.node = buildNode(replica.region, replica.store, role, replica.transactions, this.#makeLog);
     for (const key of [...this.#chains.keys()]) if (key.startsWith(`${replica.region}>`)) this.#chains.delete(key);
     this.say(`${replica.region} restarts as ${describeRole(role)} (log end ${replica.node.log.logEndOffset}, hw ${replica.node.log.highWatermark})`);
-    if (replica.node.isLeader) this.#kick(replica);
+    if (replica.node.isLeader) this.kick(replica);
   }
 
   // ---- after every step --------------------------------------------------------------
