@@ -105,6 +105,8 @@ export class SimWorld {
   protected nowMs = 1_000_000;
   /** How often crashes, cut links and controller timeouts come, relative to this simulation's own rates (a world of several partitions lowers it). */
   protected faultScale = 1;
+  /** How often its own clients (acks all/1 and idempotent producers) write, relative to this simulation's rates. */
+  protected clientScale = 1;
   readonly #makeLog: LogFactory | undefined;
 
   /** `makeLog`: how each replica's log is built (the transactions simulation injects bugs there). */
@@ -149,8 +151,8 @@ export class SimWorld {
     const isolated = live.filter((replica) => replica.isolated || replica.cutFromController);
     const action = this.random.weighted({
       deliver: this.network.size > 0 ? 60 : 0,
-      produce: 14,
-      idempotentSend: 6,
+      produce: 14 * this.clientScale,
+      idempotentSend: 6 * this.clientScale,
       idempotentDeliver: this.#producers.sending > 0 ? 10 : 0,
       leaderTimer: 8,
       controllerTimer: 6,

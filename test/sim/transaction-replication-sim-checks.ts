@@ -23,7 +23,7 @@
 
 import { decodeControlBatch, isControlBatch, isTransactionalBatch } from "../../src/protocol/control-batch.ts";
 import type { AbortedTransaction } from "../../src/protocol/aborted-transactions.ts";
-import { readBatchHeader } from "../../src/protocol/record-batch.ts";
+import { readBatchHeader, type DecodedRecord } from "../../src/protocol/record-batch.ts";
 import { decodeRecordBatch } from "../../src/protocol/record-batch-decode.ts";
 import { recordsInWindow } from "../../src/log/fetched-records.ts";
 import type { ObservedStore } from "./replication-sim-log-view.ts";
@@ -145,11 +145,11 @@ export class LsoCheck {
 }
 
 /**
- * How a reader may be wrong (an injected bug): it ignores the aborted index, applies it to a
- * producer's every batch, or reads a follower up to the leader's last stable offset (not the
- * follower's own).
+ * How a reader may be wrong (an injected bug): it ignores the aborted index, pages through the
+ * log resuming one past where a page ended (a record skipped per page), or reads a follower up
+ * to the leader's last stable offset (not the follower's own).
  */
-export type ReaderBug = "reader-ignores-aborted" | "reader-aborts-whole-producer" | "follower-read-to-leader-lso";
+export type ReaderBug = "reader-ignores-aborted" | "reader-pages-off-by-one" | "follower-read-to-leader-lso";
 
 /** What a reader needs of the world: the decision of each transaction, the writes acknowledged to producers. */
 export interface ReaderWorld {
@@ -177,13 +177,13 @@ export class PartitionReader {
     this.reads += 1;
     const { result, lastStableOffset } = read;
     const where = `${partition.name} at ${region}`;
-    const { records } = recordsInWindow(result.batches, {
+    const records = this.#bug === "reader-pages-off-by-one" ? this.#pages(partition, region, result.logStartOffset, lastStableOffset) : recordsInWindow(result.batches, {
       fromOffset: result.logStartOffset,
       untilOffset: lastStableOffset,
       abortedTransactions: this.#aborted(result.abortedTransactions),
       maxRecords: Number.MAX_SAFE_INTEGER,
       maxBytes: Number.MAX_SAFE_INTEGER,
-    });
+    }).records;
     const seen = new Set<string>();
     for (const record of records) {
       const value = text.decode(record.value!);
@@ -207,8 +207,20 @@ export class PartitionReader {
   }
 
   #aborted(aborted: AbortedTransaction[] | undefined): AbortedTransaction[] | undefined {
-    if (this.#bug === "reader-ignores-aborted") return undefined;
-    if (this.#bug === "reader-aborts-whole-producer") return aborted?.map((entry) => ({ ...entry, firstOffset: 0, lastOffset: Number.MAX_SAFE_INTEGER }));
-    return aborted;
+    return this.#bug === "reader-ignores-aborted" ? undefined : aborted;
+  }
+
+  /** The bug's reader: pages of two records, each next page from one past where the last ended. */
+  #pages(partition: TxnPartition, region: string, from: number, until: number): DecodedRecord[] {
+    const { log } = partition.replicaAt(region).node;
+    const records: DecodedRecord[] = [];
+    for (let offset = from; offset < until;) {
+      const page = log.read(offset, { maxRecords: 2, maxBytes: Number.MAX_SAFE_INTEGER }, until);
+      const window = recordsInWindow(page.batches, { fromOffset: offset, untilOffset: until, abortedTransactions: page.abortedTransactions, maxRecords: 2, maxBytes: Number.MAX_SAFE_INTEGER });
+      records.push(...window.records);
+      if (window.nextOffset <= offset) break;
+      offset = window.nextOffset + 1;
+    }
+    return records;
   }
 }

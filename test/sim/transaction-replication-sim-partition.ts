@@ -52,8 +52,9 @@ export class TxnPartition extends ReplicationSim {
   constructor(name: string, seed: number, makeLog?: LogFactory) {
     super(seed, makeLog);
     this.name = name;
-    // Three partitions, each as often down as the replication simulation's one, would leave few transactions whole.
-    this.faultScale = 0.3;
+    // Three partitions, each as often down and as busy as the replication simulation's one, would leave few transactions whole.
+    this.faultScale = 0.2;
+    this.clientScale = 0.3;
   }
 
   get now(): number {

@@ -25,6 +25,8 @@ const topicPartitions: TopicPartition[] = [{ topic: "a", partition: 0 }, { topic
 const nameOf = (target: TopicPartition) => `${target.topic}-${target.partition}`;
 const groupNames = ["g1", "g2"];
 const requestTimeoutMs = 3_000;
+/** Kafka's retry.backoff.ms: a producer's refused write goes again after it. */
+const retryBackoffMs = 100;
 
 /** A bug injected into the partitions' last stable offset (a PartitionLog doing that one duty wrong). */
 export type LogBug = "lso-ignores-open" | "lso-past-high-watermark";
@@ -63,7 +65,8 @@ class Producer {
   identity: ProducerIdentity | null = null;
   txn: { serial: number; partitions: Set<number> } | null = null;
   outstanding: { request: CoordinatorRequest; sentAt: number; attempt: number } | null = null;
-  writing: Write | null = null;
+  /** Per partition, the write on its way (one at a time per partition: its sequences follow each other). */
+  readonly writing = new Map<number, Write>();
   /** Next sequence per partition, for the current epoch (every end bumps it: they start again at 0). */
   sequences = new Map<number, number>();
   readonly name: string;
@@ -75,7 +78,7 @@ class Producer {
   reset(identity: ProducerIdentity | null): void {
     this.identity = identity;
     this.txn = null;
-    this.writing = null;
+    this.writing.clear();
     this.sequences.clear();
   }
 }
@@ -116,7 +119,7 @@ export class TxnReplicationSim {
     this.rng = new SeededRandom(seed);
     const makeLog = bug !== undefined && bug in logBugs ? logBugs[bug as LogBug] : undefined;
     this.partitions = topicPartitions.map((target, index) => new TxnPartition(nameOf(target), seed * 7 + index, makeLog));
-    const readerBug = bug === "reader-ignores-aborted" || bug === "reader-aborts-whole-producer" || bug === "follower-read-to-leader-lso" ? bug : undefined;
+    const readerBug = bug === "reader-ignores-aborted" || bug === "reader-pages-off-by-one" || bug === "follower-read-to-leader-lso" ? bug : undefined;
     this.#readers = this.partitions.map(() => new PartitionReader(readerBug));
     const coordinatorBug = bug === "no-epoch-bump" || bug === "markers-before-decision" || bug === "no-fencing" || bug === "complete-early" || bug === "no-timeout" ? bug : undefined;
     const nearMax = this.rng.chance(0.2);
@@ -185,19 +188,22 @@ export class TxnReplicationSim {
       if (this.#markersInFlight.get(key) === sentAtNow) this.#markersInFlight.delete(key);
       this.#say(`marker #${marker.serial} to ${nameOf(target)}: ${outcome.ok ? "acknowledged" : outcome.code}`);
       if (!outcome.ok) return;
+      // The object's round awaits its marker calls: an answer lets it go on (the next round now, not at the alarm's backoff).
+      this.#roundDue = true;
       this.#markersAcked.add(key);
       this.counts.markersAcked++;
-      // The object's round awaits its marker calls: an answer lets it go on (the alarm's next round now, not at its backoff).
-      this.#roundDue = true;
     };
     this.#send(() => this.#onPartition(index, (partition) => partition.appendMarker({ ...marker }, answered)), `marker #${marker.serial} to ${nameOf(target)}`, true, () => this.#markersInFlight.delete(key));
     return false;
   }
 
-  /** Runs `act` on a partition at the world's time; the time its deliveries and sleeps took is the world's too. */
+  /**
+   * Runs `act` on a partition. Each partition keeps its own clock (its deliveries and sleeps
+   * move it; another partition's do not: a sleep there would push this one's followers out of
+   * its ISR); the world's clock (the coordinator's, the producers') is never behind any of them.
+   */
   #onPartition(index: number, act: (partition: TxnPartition) => void): void {
     const partition = this.partitions[index]!;
-    partition.now = this.now;
     act(partition);
     this.now = Math.max(this.now, partition.now);
   }
@@ -266,7 +272,8 @@ export class TxnReplicationSim {
       out.attempt++;
       return this.#call(producer, out.request, out.attempt);
     }
-    if (producer.writing && this.now - producer.writing.sentAt >= requestTimeoutMs) return this.#sendWrite(producer, producer.writing);
+    const unanswered = [...producer.writing.values()].find((write) => this.now - write.sentAt >= requestTimeoutMs);
+    if (unanswered) return this.#sendWrite(producer, unanswered);
     const identity = producer.identity;
     if (identity === null || this.rng.chance(0.01)) {
       producer.reset(null);
@@ -277,16 +284,17 @@ export class TxnReplicationSim {
     if (move === "add" || txn === null) {
       return this.#request(producer, { kind: "add", identity, partitions: [this.rng.pick(topicPartitions), this.rng.pick(topicPartitions)] });
     }
-    if (move === "write" && txn.partitions.size > 0 && producer.writing === null) {
-      const partition = this.rng.pick([...txn.partitions]);
+    const writable = [...txn.partitions].filter((partition) => !producer.writing.has(partition));
+    if (move === "write" && writable.length > 0) {
+      const partition = this.rng.pick(writable);
       const values = Array.from({ length: this.rng.int(1, 2) }, () => `s${txn.serial}-${producer.name}-${this.#nextValue++}`);
       const write: Write = { partition, identity, serial: txn.serial, baseSequence: producer.sequences.get(partition) ?? 0, values, sentAt: this.now, attempt: 0 };
-      producer.writing = write;
+      producer.writing.set(partition, write);
       return this.#sendWrite(producer, write);
     }
     if (move === "group") return this.#request(producer, { kind: "group", identity, group: this.rng.pick(groupNames) });
     // Mostly a producer flushes its writes before it ends (Kafka's does); now and then one is still on its way.
-    if (move === "end" && (producer.writing === null || this.rng.chance(0.2))) {
+    if (move === "end" && (producer.writing.size === 0 || this.rng.chance(0.2))) {
       const commit = this.rng.chance(0.6);
       this.counts[commit ? "commits" : "aborts"]++;
       return this.#request(producer, { kind: "end", identity, commit });
@@ -297,9 +305,9 @@ export class TxnReplicationSim {
     write.sentAt = this.now;
     write.attempt++;
     const answered: Answered = (outcome) => {
-      if (producer.writing !== write) return;
+      if (producer.writing.get(write.partition) !== write) return;
       if (outcome.ok) {
-        producer.writing = null;
+        producer.writing.delete(write.partition);
         producer.sequences.set(write.partition, write.baseSequence + write.values.length);
         this.counts.writesAcked++;
         this.#say(`${producer.name} write ${write.values.join(",")} acknowledged`);
@@ -309,8 +317,9 @@ export class TxnReplicationSim {
       }
       this.counts.writesRefused++;
       this.#say(`${producer.name} write ${write.values.join(",")} refused: ${outcome.code}`);
-      // Retried as it was (same sequences) while it may still land; given up on otherwise, with the instance.
-      if (outcome.code !== "NOT_LEADER_OR_FOLLOWER" && outcome.code !== "REQUEST_TIMED_OUT" && outcome.code !== "NOT_ENOUGH_REPLICAS") producer.reset(null);
+      // Retried as it was (same sequences), after Kafka's retry backoff, while it may still land; given up on otherwise, with the instance.
+      if (outcome.code === "NOT_LEADER_OR_FOLLOWER" || outcome.code === "REQUEST_TIMED_OUT") write.sentAt = this.now - requestTimeoutMs + retryBackoffMs;
+      else producer.reset(null);
     };
     const { identity } = write;
     this.#send(() => this.#onPartition(write.partition, (partition) => {
@@ -427,15 +436,18 @@ export class TxnReplicationSim {
     this.faults = false;
     for (const producer of this.producers) {
       producer.outstanding = null;
-      producer.writing = null;
+      producer.writing.clear();
     }
     for (const [index] of this.partitions.entries()) this.#onPartition(index, (partition) => partition.settle());
-    for (let round = 0; round < 40; round++) {
+    // Until the coordinator has nothing open or ending (an open transaction times out: up to its timeout, 40 s), then a few rounds more.
+    for (let round = 0, quiet = 0; round < 120 && quiet < 5; round++) {
       this.now += 1_000;
       this.#fireAlarm();
       this.#deliver(true);
       for (const [index] of this.partitions.entries()) this.#onPartition(index, (partition) => partition.pump());
       this.check();
+      const { state } = this.coordinator.stored.metadata;
+      quiet = state === "Ongoing" || state === "PrepareCommit" || state === "PrepareAbort" || this.#network.length > 0 ? 0 : quiet + 1;
     }
     this.checkSettled();
   }

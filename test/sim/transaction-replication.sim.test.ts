@@ -92,7 +92,7 @@ describe("transactions over replicated partitions simulation", () => {
   describe.skipIf(replaySeed !== undefined)("injected bugs are caught", () => {
     const bugs: { bug: TxnReplicationBug; caughtBy: RegExp }[] = [
       { bug: "reader-ignores-aborted", caughtBy: /^aborted read/ },
-      { bug: "reader-aborts-whole-producer", caughtBy: /^torn transaction/ },
+      { bug: "reader-pages-off-by-one", caughtBy: /^torn transaction/ },
       { bug: "acks-1-writes", caughtBy: /^lost committed write/ },
       { bug: "group-commits-aborted-offsets", caughtBy: /^offsets committed without a commit/ },
       { bug: "lso-ignores-open", caughtBy: /^LSO passes an open transaction/ },
