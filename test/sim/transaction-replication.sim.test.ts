@@ -89,6 +89,15 @@ describe("transactions over replicated partitions simulation", () => {
     for (const name of exercised) expect(totals[name], name).toBeGreaterThan(seeds.length / 10);
   });
 
+  it.skipIf(replaySeed !== undefined)("is a pure function of its seed", () => {
+    const run = (seed: number) => {
+      const sim = new TxnReplicationSim(seed);
+      sim.run(stepsPerSeed);
+      return story(sim);
+    };
+    for (const seed of [1, 7]) expect(run(seed)).toEqual(run(seed));
+  });
+
   describe.skipIf(replaySeed !== undefined)("injected bugs are caught", () => {
     const bugs: { bug: TxnReplicationBug; caughtBy: RegExp }[] = [
       { bug: "reader-ignores-aborted", caughtBy: /^aborted read/ },
