@@ -164,6 +164,8 @@ export class PartitionReader {
   readonly #stable = new Map<number, string>();
   readonly #bug: ReaderBug | undefined;
   reads = 0;
+  /** Reads past a COMMIT marker of a transaction with records on the partition: what the torn and lost checks bite on. */
+  pastCommits = 0;
 
   constructor(bug?: ReaderBug) {
     this.#bug = bug;
@@ -199,6 +201,7 @@ export class PartitionReader {
     for (const marker of scan.markers.values()) {
       if (marker.offset >= lastStableOffset || marker.result !== "commit") continue;
       const held = scan.data.get(marker.serial) ?? [];
+      if (held.length > 0) this.pastCommits += 1;
       const unseen = held.filter((value) => !seen.has(value));
       if (unseen.length > 0) fail(`torn transaction: a reader of ${where} read past transaction #${marker.serial}'s COMMIT at ${marker.offset} without its ${unseen.join(",")} (saw ${held.length - unseen.length} of its ${held.length})`);
       const lost = world.acked(partition.name, marker.serial).filter((value) => !seen.has(value));

@@ -90,7 +90,7 @@ export class TxnReplicationSim {
   faults = true;
   readonly counts = {
     writesAcked: 0, writesRefused: 0, markersAcked: 0, committedReads: 0, coordinatorCrashes: 0, evictions: 0, requestsLost: 0, requestsDuplicated: 0,
-    commits: 0, aborts: 0, fencedAnswers: 0, partitionSteps: 0,
+    commits: 0, aborts: 0, fencedAnswers: 0, partitionSteps: 0, readsPastCommits: 0,
   };
   readonly coordinator: SimCoordinator;
   readonly partitions: TxnPartition[];
@@ -468,6 +468,7 @@ export class TxnReplicationSim {
       }
       this.#read(index, leader);
     }
+    this.counts.readsPastCommits = this.#readers.reduce((sum, reader) => sum + reader.pastCommits, 0);
     for (const group of this.groups.values()) {
       if (group.state.pending.length > 0) throw new Error(`hanging transaction: ${group.name} holds pending offsets of a transaction that ended`);
       for (const serial of group.stagedSerials) {

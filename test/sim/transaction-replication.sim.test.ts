@@ -83,7 +83,7 @@ describe("transactions over replicated partitions simulation", () => {
     if (replaySeed !== undefined) return;
     // A run that never failed over a partition mid-transaction, crashed a coordinator or read past a marker would prove little.
     const exercised = [
-      "writesAcked", "writesRefused", "markersAcked", "committedReads", "coordinatorCrashes", "requestsLost", "requestsDuplicated", "lost", "duplicated", "commits", "aborts",
+      "writesAcked", "writesRefused", "markersAcked", "committedReads", "readsPastCommits", "coordinatorCrashes", "requestsLost", "requestsDuplicated", "lost", "duplicated", "commits", "aborts",
       "fencedAnswers", "timeouts", "incompleteRounds", "crashes", "elections", "truncations", "truncatedRecords", "fenced",
     ];
     for (const name of exercised) expect(totals[name], name).toBeGreaterThan(seeds.length / 10);
