@@ -9,7 +9,11 @@
  *   offsets move with the committed transaction only; a second instance with the same
  *   transactional id fences the first;
  * - confluent-kafka from Debian (librdkafka 2.0.2) commits and aborts, and reads read_committed;
- *   kcat reads with isolation.level read_committed and read_uncommitted.
+ *   kcat reads with isolation.level read_committed and read_uncommitted;
+ * - the same confluent-kafka as a consume-transform-produce loop (test/python/transactions_loop.py)
+ *   SIGKILLed with a transaction's records written and not committed, restarted with the same
+ *   transactional id: read_committed, the output holds every input record exactly once; the
+ *   killed transaction's records are there read_uncommitted.
  */
 import { join } from "node:path";
 import { Kafka, logLevel, type Consumer } from "kafkajs";
@@ -166,5 +170,36 @@ describe("transactions through the gateway", () => {
     };
     expect(await read("read_committed")).toEqual(["py-c1", "py-c2", "py-c3"]);
     expect(await read("read_uncommitted")).toEqual(["py-c1", "py-c2", "py-c3", "py-x1", "py-x2"]);
+  });
+
+  it("confluent-kafka from Debian: a consume-transform-produce loop SIGKILLed mid-transaction and restarted with its transactional id: read_committed, its output holds every input record exactly once", async () => {
+    const [input, output] = ["ctp-py-in", "ctp-py-out"];
+    await client.admin().topics.create({ name: input, partitions: 2 });
+    await client.admin().topics.create({ name: output, partitions: 2 });
+    const values = Array.from({ length: 300 }, (_, n) => `v${n}`);
+    await client.topic(input).produce(values.map((value, n) => ({ key: `k${n}`, value })));
+    const program = join(repositoryRoot, "test", "python", "transactions_loop.py");
+    const loop = (killIn: number) =>
+      runToEnd("/usr/bin/python3", [program, gateway.address, input, output, "ctp-py", "ctp-py-loop", String(killIn)], "python3 transactions_loop.py", 120_000, killIn > 0 ? '"kill-me"' : undefined);
+    // Killed once its third transaction's records are written, before the commit.
+    const killed = await loop(3);
+    expect(killed.stdout.trim().split("\n").map((line) => JSON.parse(line) as { event: string }), killed.stderr).toEqual([{ event: "kill-me", records: 20 }]);
+    expect(killed.code).toBe(null);
+    // The restart's init fences the killed instance and aborts its transaction; the loop goes on from the committed offsets.
+    const restarted = await loop(0);
+    expect(restarted.code, `${restarted.stdout}\n${restarted.stderr}`).toBe(0);
+    expect(JSON.parse(restarted.stdout)).toMatchObject({ event: "done" });
+
+    const read = async (isolation: string) => {
+      const { stdout } = await kcat(["-b", gateway.address, "-C", "-t", output, "-o", "beginning", "-e", "-q", "-f", "%s\n", "-X", `isolation.level=${isolation}`]);
+      return stdout.split("\n").filter((line) => line !== "");
+    };
+    expect((await read("read_committed")).sort()).toEqual(values.map((value) => `t-${value}`).sort());
+    // The killed transaction's 20 records are in the log, aborted.
+    expect(await read("read_uncommitted")).toHaveLength(320);
+    // The group's offsets: each input partition's end.
+    const ends = (await client.admin().topics.describe(input)).partitions.map(({ partition, highWatermark }) => [partition, highWatermark]);
+    const offsets = await client.admin().groups.offsets("ctp-py");
+    expect(offsets.map(({ partition, offset }) => [partition, offset]).sort()).toEqual(ends.sort());
   });
 });

@@ -1,7 +1,8 @@
 /**
  * A program an e2e test runs to its end (a Java or Python client program): its output
  * collected, killed (SIGKILL) after `timeoutMs`, remembered until it exits (leftovers.ts) and
- * killed with the test process if that exits first.
+ * killed with the test process if that exits first. `killAt` stops it hard (SIGKILL: no
+ * cleanup, as a crash) as soon as it prints a line holding that text.
  */
 import { spawn } from "node:child_process";
 import { forget, remember } from "./leftovers.ts";
@@ -18,13 +19,16 @@ process.once("exit", () => {
   for (const child of living) child.kill("SIGKILL");
 });
 
-export async function runToEnd(command: string, args: string[], what: string, timeoutMs: number): Promise<ChildRun> {
+export async function runToEnd(command: string, args: string[], what: string, timeoutMs: number, killAt?: string): Promise<ChildRun> {
   const child = spawn(command, args, { cwd: repositoryRoot, stdio: ["ignore", "pipe", "pipe"] });
   living.add(child);
   remember(child.pid, { what, group: false });
   let stdout = "";
   let stderr = "";
-  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
+  child.stdout.on("data", (chunk: Buffer) => {
+    stdout += chunk.toString("utf8");
+    if (killAt !== undefined && stdout.split("\n").slice(0, -1).some((line) => line.includes(killAt))) child.kill("SIGKILL");
+  });
   child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
   const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
   const code = await new Promise<number | null>((resolve) => child.once("exit", (exitCode) => resolve(exitCode)));
