@@ -13,6 +13,13 @@
  *   with TaskAssignmentException: Failed to decode AssignmentInfo) through one rebalance: a
  *   second instance joins, the two share the tasks, every record is uppercased into the output
  *   (test/java/StreamsUppercase.java).
+ * - a Kafka Streams word count with exactly_once_v2 (issue 29; a repartition topic, a state
+ *   store and its compacted changelog, every count update out): SIGKILLed with part of a
+ *   transaction written, restarted on its state directory, joined by a second instance; read
+ *   read_committed, each word's counts are 1, 2, …, N — nothing twice, nothing lost (with
+ *   -Dguarantee=at_least_once the same run counts some words twice); the killed transaction's
+ *   updates are in the log, aborted; the repartition topic purged by DeleteRecords
+ *   (test/java/WordCountEos.java).
  *
  * - two consumers with KIP-848's protocol (group.protocol=consumer, group.remote.assignor=range;
  *   one subscribed by name, one by a regex the broker resolves), a classic kafkajs member and an
@@ -32,6 +39,9 @@
  * The expectations are what the same programs print against a real Kafka 4.4
  * (/work/shared/kafka/kafka.sh) with the same topics.
  */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Kafka, logLevel } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Tributary } from "../../src/client/index.ts";
@@ -135,6 +145,46 @@ describe("Kafka clients' groups through the gateway: the Java client (classic an
     // Streams' members do not leave on close (they expire): the group is still on Kafka's classic path, with Streams' protocol.
     expect((await tributary.admin().groups.describe("uppercase-app")).classic).toMatchObject({ protocolType: "consumer", protocolName: "stream" });
   }, 240_000);
+  it("a Kafka Streams word count with exactly_once_v2, killed mid-transaction, restarted, joined by a second instance: read read_committed, each word's counts are 1..N exactly once", async () => {
+    const [input, output, application] = ["wordcount-in", "wordcount-out", "wordcount-eos"];
+    await tributary.admin().topics.create({ name: input, partitions: 4 });
+    await tributary.admin().topics.create({ name: output, partitions: 4 });
+    // 400 sentences of 4 words over 29 words: 1,600 count updates.
+    const sentences = Array.from({ length: 400 }, (_, n) => ({ key: `k${n}`, value: [0, 1, 2, 3].map((word) => `w${(n * 7 + word * 3) % 29}`).join(" ") }));
+    await tributary.topic(input).produce(sentences);
+    const stateDirectories = [mkdtempSync(join(tmpdir(), "wordcount-1-")), mkdtempSync(join(tmpdir(), "wordcount-2-"))];
+    try {
+      // SIGKILLed with 700 updates out in an open transaction (its output, changelog and offsets).
+      const crash = await runJava("WordCountEos.java", ["crash", gateway.address, input, output, application, stateDirectories[0]!, "700"], 120_000, '"kill-me"');
+      const crashed = eventsOf(crash.stdout);
+      expect(crashed.filter(({ event }) => event === "error")).toEqual([]);
+      expect(crashed.at(-1)?.event, `${crash.stdout}\n${crash.stderr.slice(-4000)}`).toBe("kill-me");
+      expect(crash.code).toBe(null);
+
+      // Restarted on its state directory (its transactional id kept there: the open transaction is
+      // fenced and aborted at once), then a second instance joins: tasks and stores move under EOS.
+      const run = await runJava("WordCountEos.java", ["finish", gateway.address, input, output, application, stateDirectories[0]!, stateDirectories[1]!], 180_000);
+      const events = eventsOf(run.stdout);
+      expect(run.code, `${run.stdout}\n${run.stderr.slice(-4000)}`).toBe(0);
+      expect(events.filter(({ event }) => event === "error")).toEqual([]);
+      const tasks = events.filter(({ event }) => event === "tasks") as unknown as { instance: number; tasks: string[] }[];
+      expect(tasks.map(({ instance }) => instance)).toEqual([1, 2]);
+      expect(tasks.flatMap((entry) => entry.tasks).sort()).toEqual(["0_0", "0_1", "0_2", "0_3", "1_0", "1_1", "1_2", "1_3"]);
+      const verified = events.find(({ event }) => event === "verified") as unknown as { words: number; updates: number; uncommitted: number; wrong: string[] };
+      expect(verified).toMatchObject({ words: 29, updates: 1600, wrong: [] });
+      // The killed transaction's updates are in the log, aborted (read_uncommitted sees them).
+      expect(verified.uncommitted).toBeGreaterThan(1600);
+
+      // Streams' internal topics, created through CreateTopics with their configs: the changelog
+      // compacted; the repartition topic purged with DeleteRecords below what was committed.
+      const store = `${application}-KSTREAM-AGGREGATE-STATE-STORE-0000000003`;
+      expect((await tributary.admin().topics.describe(`${store}-changelog`)).configs["cleanup.policy"]).toBe("compact");
+      const repartition = await tributary.admin().topics.describe(`${store}-repartition`);
+      expect(repartition.partitions.some(({ logStartOffset }) => logStartOffset > 0)).toBe(true);
+    } finally {
+      for (const directory of stateDirectories) rmSync(directory, { recursive: true, force: true });
+    }
+  }, 330_000);
   it("KIP-848 consumers (by name and by regex, the range assignor), a classic kafkajs member and an HTTP member share a group: a member leaves, its partitions move, every record is processed, commits read back", async () => {
     const topic = "kip848-orders";
     const groupId = "kip848";

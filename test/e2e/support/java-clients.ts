@@ -61,9 +61,9 @@ export function javaLibrary(): Promise<string> {
 
 export type JavaRun = ChildRun;
 
-/** Runs test/java/<program> with the client on its classpath; killed (SIGKILL) after `timeoutMs`. */
-export async function runJava(program: string, args: string[], timeoutMs = 120_000): Promise<JavaRun> {
+/** Runs test/java/<program> with the client on its classpath; killed (SIGKILL) after `timeoutMs`, or once it prints a line holding `killAt`. */
+export async function runJava(program: string, args: string[], timeoutMs = 120_000, killAt?: string): Promise<JavaRun> {
   const lib = await javaLibrary();
   const java = ["-Xmx512m", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-cp", join(lib, "*"), join(javaSources, program), ...args];
-  return runToEnd("java", java, `java ${program}`, timeoutMs);
+  return runToEnd("java", java, `java ${program}`, timeoutMs, killAt);
 }
