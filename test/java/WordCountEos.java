@@ -47,10 +47,7 @@ import org.apache.kafka.streams.kstream.Produced;
  * Prints {"event":"error",...} on any uncaught error or timeout.
  */
 public class WordCountEos {
-  static final long started = System.currentTimeMillis();
-
   static synchronized void print(String json) {
-    System.err.println("[" + (System.currentTimeMillis() - started) + " ms] " + json);
     System.out.println(json);
     System.out.flush();
   }

@@ -41,7 +41,8 @@ try:
         "isolation.level": "read_committed",
         "enable.auto.commit": False,
         "auto.offset.reset": "earliest",
-        # The killed member's place is given up after this, not librdkafka's 45 s.
+        # A static member: the restart takes the killed one's place at once, not after its session.
+        "group.instance.id": f"{transactional_id}-member",
         "session.timeout.ms": 6000,
     })
     producer = Producer({"bootstrap.servers": bootstrap, "transactional.id": transactional_id, "transaction.timeout.ms": 30000})
