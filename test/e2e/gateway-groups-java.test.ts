@@ -20,6 +20,9 @@
  *   -Dguarantee=at_least_once the same run counts some words twice); the killed transaction's
  *   updates are in the log, aborted; the repartition topic purged by DeleteRecords
  *   (test/java/WordCountEos.java).
+ * - Kafka's command-line tools from kafka-tools 4.4 (pinned in test/java/pom.xml, run by their
+ *   main classes): the console producer (keys), kafka-producer-perf-test (acks=all), the console
+ *   consumer in a group, kafka-consumer-groups --describe (its committed offsets, no lag).
  *
  * - two consumers with KIP-848's protocol (group.protocol=consumer, group.remote.assignor=range;
  *   one subscribed by name, one by a regex the broker resolves), a classic kafkajs member and an
@@ -48,7 +51,7 @@ import { Tributary } from "../../src/client/index.ts";
 import { buildCli } from "./support/cli.ts";
 import { startGateway, type GatewayProcess } from "./support/gateway.ts";
 import { Ledger, produceNumbered, waitUntil } from "./support/group-ledger.ts";
-import { runJava } from "./support/java-clients.ts";
+import { runJava, runJavaMain } from "./support/java-clients.ts";
 import { runPython } from "./support/python-clients.ts";
 import { startWranglerDev, type DevServer } from "./support/wrangler-dev.ts";
 
@@ -185,6 +188,38 @@ describe("Kafka clients' groups through the gateway: the Java client (classic an
       for (const directory of stateDirectories) rmSync(directory, { recursive: true, force: true });
     }
   }, 330_000);
+  it("Kafka's command-line tools (kafka-tools 4.4): the console producer and consumer, kafka-producer-perf-test, kafka-consumer-groups --describe", async () => {
+    const topic = "tools-smoke";
+    await tributary.admin().topics.create({ name: topic, partitions: 2 });
+    const produced = await runJavaMain("org.apache.kafka.tools.ConsoleProducer", ["--bootstrap-server", gateway.address, "--topic", topic, "--property", "parse.key=true", "--property", "key.separator=:"], 60_000, "a:one\nb:two\nc:three\n");
+    expect(produced.code, produced.stderr).toBe(0);
+    const perf = await runJavaMain("org.apache.kafka.tools.ProducerPerformance", ["--topic", topic, "--num-records", "1000", "--record-size", "100", "--throughput", "-1", "--producer-props", `bootstrap.servers=${gateway.address}`, "acks=all"]);
+    expect(perf.code, perf.stderr).toBe(0);
+    expect(perf.stdout).toMatch(/^1000 records sent, /m);
+
+    const consumed = await runJavaMain("org.apache.kafka.tools.consumer.ConsoleConsumer", [
+      ...["--bootstrap-server", gateway.address, "--topic", topic, "--group", "tools-smoke", "--from-beginning", "--max-messages", "1003", "--timeout-ms", "30000"],
+      ...["--property", "print.key=true", "--property", "key.separator=:"],
+    ]);
+    expect(consumed.code, consumed.stderr).toBe(0);
+    const lines = consumed.stdout.split("\n").filter((line) => /^(null|[abc]):/.test(line));
+    expect(lines).toHaveLength(1003);
+    expect(lines.filter((line) => !line.startsWith("null:")).sort()).toEqual(["a:one", "b:two", "c:three"]);
+
+    // The offsets the console consumer committed as it closed, as the tool describes them and as HTTP reads them.
+    const described = await runJavaMain("org.apache.kafka.tools.consumer.group.ConsumerGroupCommand", ["--bootstrap-server", gateway.address, "--describe", "--group", "tools-smoke"]);
+    expect(described.code, described.stderr).toBe(0);
+    const rows = described.stdout
+      .split("\n")
+      .filter((line) => line.startsWith("tools-smoke "))
+      .map((line) => line.trim().split(/\s+/))
+      .map(([, name, partition, current, end, lag]) => ({ name, partition: Number(partition), current: Number(current), end: Number(end), lag: Number(lag) }))
+      .sort((x, y) => x.partition - y.partition);
+    const ends = (await tributary.admin().topics.describe(topic)).partitions.map(({ partition, highWatermark }) => ({ name: topic, partition, current: highWatermark, end: highWatermark, lag: 0 }));
+    expect(rows, described.stdout).toEqual(ends);
+    const offsets = await tributary.admin().groups.offsets("tools-smoke");
+    expect(offsets.map(({ partition, offset }) => ({ partition, offset })).sort((x, y) => x.partition - y.partition)).toEqual(ends.map(({ partition, end }) => ({ partition, offset: end })));
+  }, 180_000);
   it("KIP-848 consumers (by name and by regex, the range assignor), a classic kafkajs member and an HTTP member share a group: a member leaves, its partitions move, every record is processed, commits read back", async () => {
     const topic = "kip848-orders";
     const groupId = "kip848";

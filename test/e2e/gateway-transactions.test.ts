@@ -180,7 +180,7 @@ describe("transactions through the gateway", () => {
     await client.topic(input).produce(values.map((value, n) => ({ key: `k${n}`, value })));
     const program = join(repositoryRoot, "test", "python", "transactions_loop.py");
     const loop = (killIn: number) =>
-      runToEnd("/usr/bin/python3", [program, gateway.address, input, output, "ctp-py", "ctp-py-loop", String(killIn)], "python3 transactions_loop.py", 120_000, killIn > 0 ? '"kill-me"' : undefined);
+      runToEnd("/usr/bin/python3", [program, gateway.address, input, output, "ctp-py", "ctp-py-loop", String(killIn)], "python3 transactions_loop.py", 120_000, { killAt: killIn > 0 ? '"kill-me"' : undefined });
     // Killed once its third transaction's records are written, before the commit.
     const killed = await loop(3);
     expect(killed.stdout.trim().split("\n").map((line) => JSON.parse(line) as { event: string }), killed.stderr).toEqual([{ event: "kill-me", records: 20 }]);

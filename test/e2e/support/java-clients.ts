@@ -65,5 +65,12 @@ export type JavaRun = ChildRun;
 export async function runJava(program: string, args: string[], timeoutMs = 120_000, killAt?: string): Promise<JavaRun> {
   const lib = await javaLibrary();
   const java = ["-Xmx512m", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-cp", join(lib, "*"), join(javaSources, program), ...args];
-  return runToEnd("java", java, `java ${program}`, timeoutMs, killAt);
+  return runToEnd("java", java, `java ${program}`, timeoutMs, { killAt });
+}
+
+/** Runs a main class of the jars (Kafka's command-line tools, kafka-tools): `input` on its stdin. */
+export async function runJavaMain(mainClass: string, args: string[], timeoutMs = 60_000, input?: string): Promise<JavaRun> {
+  const lib = await javaLibrary();
+  const java = ["-Xmx256m", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-cp", join(lib, "*"), mainClass, ...args];
+  return runToEnd("java", java, `java ${mainClass}`, timeoutMs, { input });
 }
