@@ -29,6 +29,8 @@ export class Session {
   readonly readRecords: RecordsRead;
   #listing: { topics: TopicSummary[]; atMs: number } | undefined;
   #loading: Promise<TopicSummary[]> | undefined;
+  /** Counts invalidate() calls: a listing asked for under an older count is not kept. */
+  #generation = 0;
   readonly #ids = new Map<string, Promise<Uint8Array | undefined>>();
   users = 0;
 
@@ -50,14 +52,20 @@ export class Session {
     const listing = this.#listing;
     if (!refresh && listing !== undefined && Date.now() - listing.atMs <= gatewayMetadataMaxAgeMs) return listing.topics;
     if (this.#loading === undefined) {
-      this.#loading = this.tributary
+      // A listing asked for before an invalidate() may not hold its change: it is handed to
+      // those who asked, never kept, and later calls ask again.
+      const generation = this.#generation;
+      const loading = this.tributary
         .admin()
         .topics.list()
         .then((topics) => {
-          this.#listing = { topics, atMs: Date.now() };
+          if (generation === this.#generation) this.#listing = { topics, atMs: Date.now() };
           return topics;
         })
-        .finally(() => (this.#loading = undefined));
+        .finally(() => {
+          if (this.#loading === loading) this.#loading = undefined;
+        });
+      this.#loading = loading;
     }
     return this.#loading;
   }
@@ -65,6 +73,8 @@ export class Session {
   /** Forgets the listing and the topic ids: a topic was created, deleted or grown, or an answer said it was stale. */
   invalidate(): void {
     this.#listing = undefined;
+    this.#loading = undefined;
+    this.#generation++;
     this.#ids.clear();
   }
 
