@@ -1,0 +1,66 @@
+/**
+ * Isolation on the read paths beyond fetch and streams (issue 28; docs/transactions.md): a
+ * share group's `share.isolation.level` (KIP-932's group config; read_committed by default in
+ * Tributary) — acquisition stops at the last stable offset and an aborted transaction's records
+ * are never delivered; read_uncommitted delivers every record up to the high watermark; a
+ * marker is never a record.
+ */
+import { describe, expect, it } from "vitest";
+import { createTopic, uniqueTopic } from "../support/http.ts";
+import { acceptAll, describeShareGroup, setConfigs, shareFetch, uniqueShareGroup } from "../share-groups/support.ts";
+import { begin, finish, plain, send } from "./support.ts";
+
+/**
+ * A topic holding "a", an aborted transaction's "x" (offset 1, its marker 2), "b" (3) and an
+ * open transaction's "y" (4): the high watermark 5, the last stable offset 4. Answers the open
+ * transaction's producer.
+ */
+async function withTransactions(name: string) {
+  const topic = uniqueTopic(name);
+  await createTopic(topic);
+  await plain(topic, ["a"]);
+  const aborted = await begin(topic);
+  await send(topic, aborted, ["x"]);
+  await finish(aborted, false);
+  await plain(topic, ["b"]);
+  const open = await begin(topic);
+  await send(topic, open, ["y"]);
+  return { topic, open };
+}
+
+async function shareGroupAt(isolation?: string): Promise<string> {
+  const group = uniqueShareGroup("isolation");
+  const configs: Record<string, string> = { "auto.offset.reset": "earliest", ...(isolation ? { "share.isolation.level": isolation } : {}) };
+  const answer = await setConfigs(group, configs);
+  expect(answer.status, answer.text).toBe(200);
+  return group;
+}
+
+async function fetchValues(group: string, topic: string): Promise<(string | null)[]> {
+  const answer = await shareFetch(group, { topics: [topic], maxRecords: 20, waitMs: 0 });
+  await acceptAll(group, answer);
+  return answer.records.map((record) => record.value);
+}
+
+describe("share groups take share.isolation.level", () => {
+  it("read_committed (the default) acquires up to the last stable offset, skips the aborted records, and delivers the rest at the commit", async () => {
+    const { topic, open } = await withTransactions("share-committed");
+    const group = await shareGroupAt();
+    expect((await describeShareGroup(group)).configs["share.isolation.level"]).toBe("read_committed");
+    expect(await fetchValues(group, topic)).toEqual(["a", "b"]);
+    expect(await fetchValues(group, topic)).toEqual([]);
+    const [partition] = (await describeShareGroup(group)).partitions;
+    expect(partition!.endOffset).toBe(4); // the open transaction's record was never acquired
+    await finish(open, true);
+    expect(await fetchValues(group, topic)).toEqual(["y"]);
+  });
+
+  it("read_uncommitted delivers every record up to the high watermark, aborted and open ones too, never a marker", async () => {
+    const { topic, open } = await withTransactions("share-uncommitted");
+    const group = await shareGroupAt("read_uncommitted");
+    expect(await fetchValues(group, topic)).toEqual(["a", "x", "b", "y"]);
+    await finish(open, false);
+    await plain(topic, ["c"]);
+    expect(await fetchValues(group, topic)).toEqual(["c"]);
+  });
+});
