@@ -3,11 +3,17 @@
  * share group's `share.isolation.level` (KIP-932's group config; read_committed by default in
  * Tributary) — acquisition stops at the last stable offset and an aborted transaction's records
  * are never delivered; read_uncommitted delivers every record up to the high watermark; a
- * marker is never a record.
+ * marker is never a record. Push subscriptions take `isolation` (ordered: their reads; shared:
+ * their share group's config), and one from latest at read_committed starts at the last stable
+ * offset, so a transaction open at its creation is delivered at its commit.
  */
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { subscriptionStub } from "../../../src/contracts/stubs.ts";
+import { unwrap } from "../../../src/errors.ts";
 import { createTopic, uniqueTopic } from "../support/http.ts";
 import { acceptAll, describeShareGroup, setConfigs, shareFetch, uniqueShareGroup } from "../share-groups/support.ts";
+import { createSubscription, describeSubscription, received, settledRequests, uniqueSubscription, until } from "../subscriptions/support/subscriptions.ts";
 import { begin, finish, plain, send } from "./support.ts";
 
 /**
@@ -62,5 +68,43 @@ describe("share groups take share.isolation.level", () => {
     await finish(open, false);
     await plain(topic, ["c"]);
     expect(await fetchValues(group, topic)).toEqual(["c"]);
+  });
+});
+
+async function receivedValues(subscription: string): Promise<string[]> {
+  return (await received(subscription)).flatMap((batch) => batch.records.map((record) => record.value));
+}
+
+/** Waits until the subscription's target received `values` (in order, nothing else). */
+async function receives(subscription: string, values: string[]): Promise<void> {
+  await until(`${subscription} receives ${values.join(",")}`, async () => (await receivedValues(subscription)).length >= values.length);
+  expect(await receivedValues(subscription)).toEqual(values);
+}
+
+describe("push subscriptions take isolation", () => {
+  it("read_committed (the default) delivers committed records only, and from latest starts at the last stable offset", async () => {
+    const { topic, open } = await withTransactions("subscription-committed");
+    const [ordered, shared, latest] = [uniqueSubscription("committed"), uniqueSubscription("committed-shared"), uniqueSubscription("committed-latest")];
+    expect((await createSubscription({ name: ordered, topic, from: "earliest" })).isolation).toBe("read_committed");
+    await createSubscription({ name: shared, topic, from: "earliest", mode: "shared" });
+    await createSubscription({ name: latest, topic, from: "latest" });
+    await receives(ordered, ["a", "b"]);
+    await receives(shared, ["a", "b"]);
+    // Held at the open transaction: idle (watching), not reading again and again.
+    await settledRequests(async () => unwrap(await subscriptionStub(env, ordered).debugStats()).requests);
+    await finish(open, true);
+    await receives(ordered, ["a", "b", "y"]);
+    await receives(shared, ["a", "b", "y"]);
+    await receives(latest, ["y"]); // created while "y" was open: not skipped
+  });
+
+  it("read_uncommitted delivers every record up to the high watermark, ordered and shared", async () => {
+    const { topic } = await withTransactions("subscription-uncommitted");
+    const [ordered, shared] = [uniqueSubscription("uncommitted"), uniqueSubscription("uncommitted-shared")];
+    await createSubscription({ name: ordered, topic, from: "earliest", isolation: "read_uncommitted" });
+    await createSubscription({ name: shared, topic, from: "earliest", mode: "shared", isolation: "read_uncommitted" });
+    expect((await describeSubscription(shared)).isolation).toBe("read_uncommitted");
+    await receives(ordered, ["a", "x", "b", "y"]);
+    await receives(shared, ["a", "x", "b", "y"]);
   });
 });
