@@ -5,7 +5,8 @@
  * are never delivered; read_uncommitted delivers every record up to the high watermark; a
  * marker is never a record. Push subscriptions take `isolation` (ordered: their reads; shared:
  * their share group's config), and one from latest at read_committed starts at the last stable
- * offset, so a transaction open at its creation is delivered at its commit.
+ * offset, so a transaction open at its creation is delivered at its commit. Durable Streams
+ * reads take `isolation` too (a stream's topic may hold transactions written through /v1).
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
@@ -14,6 +15,9 @@ import { unwrap } from "../../../src/errors.ts";
 import { createTopic, uniqueTopic } from "../support/http.ts";
 import { acceptAll, describeShareGroup, setConfigs, shareFetch, uniqueShareGroup } from "../share-groups/support.ts";
 import { createSubscription, describeSubscription, received, settledRequests, uniqueSubscription, until } from "../subscriptions/support/subscriptions.ts";
+import { streamTopicName } from "../../../src/durable-streams/stream-names.ts";
+import { formatStreamOffset } from "../../../src/durable-streams/stream-offsets.ts";
+import { ds, plain as plainText, uniquePath } from "../durable-streams/support/stream-calls.ts";
 import { begin, finish, plain, send } from "./support.ts";
 
 /**
@@ -106,5 +110,29 @@ describe("push subscriptions take isolation", () => {
     expect((await describeSubscription(shared)).isolation).toBe("read_uncommitted");
     await receives(ordered, ["a", "x", "b", "y"]);
     await receives(shared, ["a", "x", "b", "y"]);
+  });
+});
+
+describe("Durable Streams reads take isolation", () => {
+  it("read_committed (the default) reads and announces the tail at the last stable offset; read_uncommitted reads every record", async () => {
+    const path = uniquePath("isolation");
+    expect((await ds("PUT", path, { headers: plainText })).status).toBe(201);
+    const topic = streamTopicName(path);
+    await plain(topic, ["a"]);
+    const aborted = await begin(topic);
+    await send(topic, aborted, ["x"]);
+    await finish(aborted, false);
+    await plain(topic, ["b"]);
+    const open = await begin(topic);
+    await send(topic, open, ["y"]);
+    const committed = await ds("GET", `${path}?offset=-1`);
+    expect([committed.text, committed.headers.get("stream-next-offset"), committed.headers.get("stream-up-to-date")]).toEqual(["ab", formatStreamOffset(4), "true"]);
+    expect((await ds("HEAD", path)).headers.get("stream-next-offset")).toBe(formatStreamOffset(4));
+    const uncommitted = await ds("GET", `${path}?offset=-1&isolation=read_uncommitted`);
+    expect([uncommitted.text, uncommitted.headers.get("stream-next-offset"), uncommitted.headers.get("stream-up-to-date")]).toEqual(["axby", formatStreamOffset(5), "true"]);
+    expect((await ds("HEAD", `${path}?isolation=read_uncommitted`)).headers.get("stream-next-offset")).toBe(formatStreamOffset(5));
+    expect((await ds("GET", `${path}?offset=-1&isolation=serializable`)).status).toBe(400);
+    await finish(open, true);
+    expect((await ds("GET", `${path}?offset=${formatStreamOffset(4)}`)).text).toBe("y");
   });
 });
