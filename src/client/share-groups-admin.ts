@@ -39,7 +39,8 @@ export class ShareGroupsAdmin {
   /**
    * Merged into the group's configs (string values, as topic configs; a null value restores the
    * default): `record.lock.duration.ms`, `delivery.count.limit`, `auto.offset.reset`,
-   * `dead.letter.topic`. Creates the group when it has none yet.
+   * `dead.letter.topic`, `share.isolation.level` (`read_committed` by default, or
+   * `read_uncommitted`). Creates the group when it has none yet.
    */
   async alterConfigs(group: string, configs: Record<string, string | number | null>): Promise<ShareGroupConfigs> {
     return this.#context.transport.json<ShareGroupConfigs>({ method: "PATCH", path: path("share-groups", group, "configs"), json: { configs } });

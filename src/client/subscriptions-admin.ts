@@ -14,7 +14,7 @@ import type { AdminContext } from "./admin-context.ts";
 import { withRetries } from "./retry.ts";
 import { path } from "./transport.ts";
 
-/** `{name, topic, mode, target, from?, batchSize?, maxWaitMs?, maxInFlight?, retryDelayMs?, deliveryLimit?, deadLetterTopic?}`. */
+/** `{name, topic, mode, target, from?, batchSize?, maxWaitMs?, maxInFlight?, retryDelayMs?, deliveryLimit?, deadLetterTopic?, isolation?}` (isolation: read_committed by default). */
 export type CreateSubscriptionRequest = z.input<typeof createSubscriptionSchema>;
 /** `{paused?, target?, batchSize?, maxWaitMs?, maxInFlight?, retryDelayMs?, deliveryLimit?, deadLetterTopic?}`. */
 export type UpdateSubscriptionRequest = z.input<typeof patchSubscriptionSchema>;

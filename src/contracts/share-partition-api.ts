@@ -1,4 +1,5 @@
 import type { ErrorValue } from "../errors.ts";
+import type { Isolation } from "../protocol/schemas.ts";
 import type { AcknowledgeType, AcquiredRecord, DeadLetter, SharePartitionSummary } from "../share/share-partition.ts";
 
 /** RPC shapes of the share objects (src/objects/share-partition-state.ts, share-group.ts), shared with the router. */
@@ -60,9 +61,11 @@ export interface DeadLetterWork {
 }
 
 export type ShareAcquireAnswer =
-  | { needsStart: true; autoOffsetReset: "latest" | "earliest"; acknowledgementError?: ErrorValue }
+  | { needsStart: true; autoOffsetReset: "latest" | "earliest"; isolation: Isolation; acknowledgementError?: ErrorValue }
   | (DeadLetterWork & {
       needsStart: false;
+      /** The group's share.isolation.level: how the router reads the acquired records and the partition's end. */
+      isolation: Isolation;
       records: AcquiredRecord[];
       lockExpiresAtMs: number;
       endOffset: number;

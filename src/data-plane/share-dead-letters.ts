@@ -38,7 +38,8 @@ export async function writeDeadLetters(
   deadLetters: readonly DeadLetter[],
 ): Promise<void> {
   const byOffset = new Map(deadLetters.map((letter) => [letter.offset, letter]));
-  const read = await readAcquired(env, source, key.partition, [...byOffset.keys()], batchBytesMax);
+  // Dead letters were delivered (so below the last stable offset, and never aborted at read_committed): read as stored.
+  const read = await readAcquired(env, source, key.partition, [...byOffset.keys()], batchBytesMax, "read_uncommitted");
   if (read.records.length > 0) {
     const target = await topicMetadata(env, deadLetterTopic);
     const byPartition = new Map<number, RecordInput[]>();

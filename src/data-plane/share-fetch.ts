@@ -3,6 +3,7 @@ import { shareFetchPartitionsPerRoundMax, shareFetchWaitRoundsMax } from "../lim
 import type { LeaseAcknowledgement, ShareAcquireAnswer, ShareAcquireRequest, SharePartitionKey } from "../contracts/share-partition-api.ts";
 import type { DecodedRecord } from "../protocol/record-batch.ts";
 import { recordJson } from "../protocol/record-json.ts";
+import type { Isolation } from "../protocol/schemas.ts";
 import type { ShareFetchRequest } from "../protocol/share-schemas.ts";
 import { recordPayloadBytes } from "../protocol/record-scan.ts";
 import type { TopicMetadata } from "../topics/topic-metadata.ts";
@@ -142,13 +143,14 @@ async function acquireFrom(env: Env, target: Target, lease: string, maxRecords: 
   let answer: ShareAcquireAnswer = await acquire({ lease, maxRecords, ...(acknowledgements ? { acknowledgements } : {}) });
   if (acknowledgements) results.push({ topic: topic.name, partition: key.partition, ...(answer.acknowledgementError ? { error: { code: answer.acknowledgementError.code, message: answer.acknowledgementError.message } } : {}) });
   if (answer.needsStart) {
-    const [start, end] = await Promise.all([listOffset(env, topic, key.partition, answer.autoOffsetReset), listOffset(env, topic, key.partition, "latest")]);
+    const { isolation } = answer; // latest at read_committed: the last stable offset
+    const [start, end] = await Promise.all([listOffset(env, topic, key.partition, answer.autoOffsetReset, isolation), listOffset(env, topic, key.partition, "latest", isolation)]);
     answer = await acquire({ lease, maxRecords, start: { offset: start.offset, highWatermark: end.offset } });
     if (answer.needsStart) return undefined;
   }
   if (maxRecords > answer.records.length && answer.endOffset >= answer.highWatermark) {
     // It knows no record past its end: is there one now? (A read of one record, never a wait.)
-    const probe = await probeEnd(env, topic, key.partition, answer.endOffset);
+    const probe = await probeEnd(env, topic, key.partition, answer.endOffset, answer.isolation);
     if (probe !== undefined && probe.highWatermark > answer.endOffset) {
       const more = await acquire({ lease, maxRecords: maxRecords - answer.records.length, highWatermark: probe.highWatermark, logStartOffset: probe.logStartOffset });
       if (!more.needsStart) answer = { ...more, records: [...answer.records, ...more.records], deadLetters: [...answer.deadLetters, ...more.deadLetters] };
@@ -158,13 +160,16 @@ async function acquireFrom(env: Env, target: Target, lease: string, maxRecords: 
 }
 
 /**
- * The partition's high watermark and log start, read at `offset` (one record, no wait). An
- * offset below the log start (retention deleted records never delivered) answers them from
- * the refusal; a failed read answers undefined (the next fetch tries again).
+ * Where the share-partition may acquire up to — the high watermark, at read_committed the last
+ * stable offset (KIP-932: an open transaction's records are not acquired) — and the log start,
+ * read at `offset` (one record, no wait). An offset below the log start (retention deleted
+ * records never delivered) answers them from the refusal; a failed read answers undefined (the
+ * next fetch tries again).
  */
-async function probeEnd(env: Env, topic: TopicMetadata, partition: number, offset: number): Promise<{ highWatermark: number; logStartOffset: number } | undefined> {
+async function probeEnd(env: Env, topic: TopicMetadata, partition: number, offset: number, isolation: Isolation): Promise<{ highWatermark: number; logStartOffset: number } | undefined> {
   try {
-    return await readPartition(env, topic, partition, { offset, maxRecords: 1, maxBytes: 1, waitMs: 0 });
+    const read = await readPartition(env, topic, partition, { offset, maxRecords: 1, maxBytes: 1, waitMs: 0, isolation });
+    return { highWatermark: isolation === "read_committed" ? read.lastStableOffset : read.highWatermark, logStartOffset: read.logStartOffset };
   } catch (error) {
     if (error instanceof TributaryError && error.code === "OFFSET_OUT_OF_RANGE") return error.data as { highWatermark: number; logStartOffset: number };
     return undefined;
@@ -189,7 +194,7 @@ function waitForRecords(env: Env, acquisitions: readonly Acquisition[], deadline
     };
     for (const { topic, key, answer } of acquisitions) {
       if (answer.endOffset < answer.highWatermark) continue; // records there already: the window is full, a lock must expire
-      readPartition(env, topic, key.partition, { offset: answer.endOffset, maxRecords: 1, maxBytes: 1, waitMs }).then(
+      readPartition(env, topic, key.partition, { offset: answer.endOffset, maxRecords: 1, maxBytes: 1, waitMs, isolation: answer.isolation }).then(
         (probe) => probe.records.length > 0 && wake(),
         wake,
       );
@@ -208,7 +213,7 @@ async function deliver(env: Env, acquisitions: readonly Acquisition[], lease: st
     withRecords.map(async (acquisition) => {
       const offsets = acquisition.answer.records.map(({ offset }) => offset);
       try {
-        return { acquisition, read: await readAcquired(env, acquisition.topic, acquisition.key.partition, offsets, request.maxBytes) };
+        return { acquisition, read: await readAcquired(env, acquisition.topic, acquisition.key.partition, offsets, request.maxBytes, acquisition.answer.isolation) };
       } catch (error) {
         // The leader did not answer: nothing of this partition is delivered, so nothing of it is counted.
         failure ??= error;

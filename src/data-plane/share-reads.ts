@@ -1,5 +1,6 @@
 import { TributaryError } from "../errors.ts";
 import type { DecodedRecord } from "../protocol/record-batch.ts";
+import type { Isolation } from "../protocol/schemas.ts";
 import type { TopicMetadata } from "../topics/topic-metadata.ts";
 import { readPartition } from "./partition-reads.ts";
 
@@ -19,9 +20,18 @@ export interface AcquiredReads {
  * Reads the records at the given offsets of a partition from its leader (through the
  * router's leader calls, as a fetch does): whole stored batches, from the lowest offset on,
  * keeping only the offsets asked for — so a stored batch may be split between fetches.
- * `maxBytes` bounds each read's bytes, not the answer's.
+ * `maxBytes` bounds each read's bytes, not the answer's. At read_committed (the group's
+ * share.isolation.level) an aborted transaction's records are missing, as control records are
+ * at either level; offsets past the last stable offset are unread.
  */
-export async function readAcquired(env: Env, topic: TopicMetadata, partition: number, offsets: readonly number[], maxBytes: number): Promise<AcquiredReads> {
+export async function readAcquired(
+  env: Env,
+  topic: TopicMetadata,
+  partition: number,
+  offsets: readonly number[],
+  maxBytes: number,
+  isolation: Isolation,
+): Promise<AcquiredReads> {
   const wanted = [...offsets].sort((a, b) => a - b);
   const records: DecodedRecord[] = [];
   const missing: number[] = [];
@@ -31,7 +41,7 @@ export async function readAcquired(env: Env, topic: TopicMetadata, partition: nu
     const last = wanted[wanted.length - 1]!;
     let answer;
     try {
-      answer = await readPartition(env, topic, partition, { offset: from, maxRecords: last - from + 1, maxBytes, waitMs: 0 });
+      answer = await readPartition(env, topic, partition, { offset: from, maxRecords: last - from + 1, maxBytes, waitMs: 0, isolation });
     } catch (error) {
       if (!(error instanceof TributaryError) || error.code !== "OFFSET_OUT_OF_RANGE") throw error;
       const { logStartOffset } = error.data as { logStartOffset: number };

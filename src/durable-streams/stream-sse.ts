@@ -1,5 +1,6 @@
 import type { Context } from "hono";
 import { concatBytes } from "../protocol/bytes.ts";
+import type { Isolation } from "../protocol/schemas.ts";
 import type { RouterEnv } from "../router/context.ts";
 import { eventStreamResponse, type StreamSource } from "../router/streams/sse-stream.ts";
 import { takeStreamSlot } from "../router/streams/stream-slots.ts";
@@ -29,13 +30,13 @@ function dataOf(stream: StreamInfo, values: readonly Uint8Array[]): string {
  * says `streamClosed` and the stream ends. The first read happens before the answer, so a
  * bad offset is still a plain 400.
  */
-export async function streamEvents(c: Context<RouterEnv>, stream: StreamInfo, from: number, clientCursor: string | undefined): Promise<Response> {
-  let pending: StreamRead | undefined = await readStream(c.env, stream.topic, from, 0);
+export async function streamEvents(c: Context<RouterEnv>, stream: StreamInfo, from: number, clientCursor: string | undefined, isolation: Isolation): Promise<Response> {
+  let pending: StreamRead | undefined = await readStream(c.env, stream.topic, from, 0, isolation);
   let offset = from;
   let announcedTail = false;
   const source: StreamSource = {
     async next(waitMs) {
-      const read = pending ?? (await readStream(c.env, stream.topic, offset, announcedTail ? waitMs : 0));
+      const read = pending ?? (await readStream(c.env, stream.topic, offset, announcedTail ? waitMs : 0, isolation));
       pending = undefined;
       const hasData = read.values.length > 0;
       offset = read.nextOffset;

@@ -1,5 +1,6 @@
 import { TributaryError } from "../errors.ts";
 import { fetchMaxRecordsMax, streamReadBytesMax } from "../limits.ts";
+import type { Isolation } from "../protocol/schemas.ts";
 import { closesStream } from "../protocol/stream-records.ts";
 import type { TopicMetadata } from "../topics/topic-metadata.ts";
 import { listOffset, readPartition } from "../data-plane/partition-reads.ts";
@@ -7,14 +8,15 @@ import { StreamError } from "./stream-errors.ts";
 
 /**
  * Reading a stream's records through the partition reads every fetch uses
- * (src/data-plane/partition-reads.ts): whole records from an offset, up to the high watermark,
- * and whether the stream is closed there — the closing record is the log's last.
+ * (src/data-plane/partition-reads.ts): whole records from an offset, up to the high watermark
+ * (at read_committed, the default, the last stable offset: docs/transactions.md), and whether
+ * the stream is closed there — the closing record is the log's last.
  */
 export interface StreamRead {
   /** The records' values in order (a closing record without data has none). */
   values: Uint8Array[];
   nextOffset: number;
-  /** The read reached the high watermark: nothing more to read now. */
+  /** The read reached the high watermark (at read_committed the last stable offset): nothing more to read now. */
   upToDate: boolean;
   /** Up to date, and the stream is closed: nothing more will ever come. */
   closed: boolean;
@@ -33,9 +35,9 @@ async function closedBefore(env: Env, topic: TopicMetadata, offset: number): Pro
   return last !== undefined && last.offset === offset - 1 && closesStream(last.headers);
 }
 
-/** Where the stream ends now (its high watermark), and whether it is closed there. */
-export async function streamTail(env: Env, topic: TopicMetadata): Promise<StreamTail> {
-  const { offset } = await listOffset(env, topic, 0, "latest");
+/** Where the stream ends now for a reader (its high watermark; at read_committed its last stable offset), and whether it is closed there. */
+export async function streamTail(env: Env, topic: TopicMetadata, isolation: Isolation = "read_committed"): Promise<StreamTail> {
+  const { offset } = await listOffset(env, topic, 0, "latest", isolation);
   return { nextOffset: offset, closed: await closedBefore(env, topic, offset) };
 }
 
@@ -44,10 +46,10 @@ export async function streamTail(env: Env, topic: TopicMetadata): Promise<Stream
  * waiting up to `waitMs` for one when there is none. An offset past the tail is 400; one
  * before the log start (retention) 410.
  */
-export async function readStream(env: Env, topic: TopicMetadata, offset: number, waitMs: number): Promise<StreamRead> {
+export async function readStream(env: Env, topic: TopicMetadata, offset: number, waitMs: number, isolation: Isolation = "read_committed"): Promise<StreamRead> {
   let read;
   try {
-    read = await readPartition(env, topic, 0, { offset, maxRecords: fetchMaxRecordsMax, maxBytes: streamReadBytesMax, waitMs });
+    read = await readPartition(env, topic, 0, { offset, maxRecords: fetchMaxRecordsMax, maxBytes: streamReadBytesMax, waitMs, isolation });
   } catch (error) {
     if (!(error instanceof TributaryError) || error.code !== "OFFSET_OUT_OF_RANGE") throw error;
     const logStartOffset = Number(error.data.logStartOffset);
@@ -60,7 +62,7 @@ export async function readStream(env: Env, topic: TopicMetadata, offset: number,
     if (record.value !== null && record.value.byteLength > 0) values.push(record.value);
     closedHere = closesStream(record.headers);
   }
-  const upToDate = read.nextOffset >= read.highWatermark;
+  const upToDate = read.nextOffset >= (isolation === "read_committed" ? read.lastStableOffset : read.highWatermark);
   let closed = false;
   if (upToDate) closed = read.records.length > 0 ? closedHere : await closedBefore(env, topic, read.nextOffset);
   return { values, nextOffset: read.nextOffset, upToDate, closed };

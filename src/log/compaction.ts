@@ -31,8 +31,15 @@
  * never mapped and are dropped whole, as Kafka's cleaner drops them — mapped, an aborted
  * record would supersede the committed one before it, and read_committed readers would lose
  * the key; a committed transaction's records are compacted as any; control batches (markers)
- * are copied whole and never mapped.
+ * are copied whole and never mapped. A COMMIT marker goes, as Kafka's cleaner removes it, once
+ * no record of its transaction is left in the partition's log (the pass kept none of its
+ * producer's transactional records since that producer's previous marker) and its own
+ * timestamp is more than delete.retention.ms before now (the tombstones' clock, above; Kafka
+ * counts from when the cleaner first found it removable). ABORT markers stay: a Kafka client
+ * reading read_committed skips a producer's batches from an aborted entry of the leader's index
+ * until that producer's ABORT marker, and the index is the leader's, not the segments'.
  */
+import { decodeControlBatch } from "../protocol/control-batch.ts";
 import { controlFlag, encodeRecordBatch, splitBatches, timestampTypeLogAppendTime, transactionalFlag, type BatchHeader, type DecodedRecord } from "../protocol/record-batch.ts";
 import { decodeRecordBatch } from "../protocol/record-batch-decode.ts";
 import { batchCodec, compressBatch } from "../protocol/record-batch-compression.ts";
@@ -85,6 +92,8 @@ export interface CompactionStats {
   tombstonesDropped: number;
   /** Records of aborted transactions, dropped. */
   abortedDropped: number;
+  /** COMMIT markers whose transaction's records are all gone, dropped after delete.retention.ms. */
+  markersDropped: number;
   bytesRead: number;
   bytesWritten: number;
 }
@@ -199,6 +208,7 @@ export class CompactionWriter {
     recordsSuperseded: 0,
     tombstonesDropped: 0,
     abortedDropped: 0,
+    markersDropped: 0,
     bytesRead: 0,
     bytesWritten: 0,
   };
@@ -210,6 +220,8 @@ export class CompactionWriter {
   #currentBytes = 0;
   #currentMinTimestamp = Number.MAX_SAFE_INTEGER;
   #completed: CompactedSegment[] = [];
+  /** Producers with a transactional record kept since their last marker: that transaction's marker stays. */
+  readonly #retainedTransactions = new Set<number>();
 
   /** `coverageStart`: the first rewritten segment's base offset, where the first output segment's range starts. */
   constructor(keyMap: CompactionKeyMap, options: Pick<CompactionOptions, "nowMs" | "deleteRetentionMs" | "segmentBytes">, coverageStart: number) {
@@ -236,7 +248,9 @@ export class CompactionWriter {
         continue;
       }
       const whole = (header.attributes & controlFlag) !== 0;
+      if (whole && this.#dropsMarker(header, bytes.subarray(0, end), start, mappedEndOffset)) continue;
       const kept = whole ? records : records.filter((record) => this.#keeps(record, mappedEndOffset));
+      if (!whole && kept.length > 0 && (header.attributes & transactionalFlag) !== 0) this.#retainedTransactions.add(header.producerId);
       this.stats.recordsKept += kept.length;
       if (kept.length === records.length) {
         this.#emit({ ...this.#stored(header), bytes: bytes.slice(start, end) }, records);
@@ -259,6 +273,16 @@ export class CompactionWriter {
   finish(coverageEnd: number): CompactedSegment[] {
     if (this.#current.length > 0) this.#close(Math.max(this.#current.at(-1)!.lastOffset, coverageEnd));
     return this.#takeCompleted();
+  }
+
+  /** A control batch: ends its producer's transaction here; true when it is a COMMIT marker the pass removes. */
+  #dropsMarker(header: BatchHeader, bytes: Uint8Array, start: number, mappedEndOffset: number): boolean {
+    const retained = this.#retainedTransactions.delete(header.producerId);
+    if (retained || header.baseOffset >= mappedEndOffset) return false;
+    if (this.#options.nowMs - header.maxTimestamp <= this.#options.deleteRetentionMs) return false;
+    if (decodeControlBatch(bytes, start)?.result !== "commit") return false;
+    this.stats.markersDropped++;
+    return true;
   }
 
   #keeps(record: DecodedRecord, mappedEndOffset: number): boolean {

@@ -254,7 +254,7 @@ export class SegmentTier {
       for (const segment of writer.addSegment({ entry, bytes })) added.push(await this.#writeGeneration(segment, generation));
     }
     for (const segment of writer.finish(replaced.at(-1)!.lastOffset)) added.push(await this.#writeGeneration(segment, generation));
-    if (writer.stats.recordsSuperseded + writer.stats.tombstonesDropped + writer.stats.abortedDropped === 0) {
+    if (writer.stats.recordsSuperseded + writer.stats.tombstonesDropped + writer.stats.abortedDropped + writer.stats.markersDropped === 0) {
       // Nothing dropped: keep the current objects, forget the copies.
       await this.#bucket.delete(added.map((entry) => entry.objectKey));
       this.#writeCompactionState({ nextGeneration: generation + 1, firstDirtyOffset: keyMap.mappedEndOffset });

@@ -66,7 +66,7 @@ export class SharePartitionState extends DurableObject<Env> {
       if (partition === null && request.start !== undefined) partition = this.#partition = SharePartition.startingAt(request.start.offset, request.start.highWatermark);
       if (partition === null) {
         const error = request.acknowledgements?.length ? notHeld() : undefined;
-        return { needsStart: true, autoOffsetReset: config.autoOffsetReset, ...(error ? { acknowledgementError: error } : {}) };
+        return { needsStart: true, autoOffsetReset: config.autoOffsetReset, isolation: config.isolation, ...(error ? { acknowledgementError: error } : {}) };
       }
       const acknowledgementError = this.#acknowledgeQuietly(partition, request.acknowledgements, nowMs);
       const records = partition.acquire(
@@ -77,6 +77,7 @@ export class SharePartitionState extends DurableObject<Env> {
       this.#persist();
       return {
         needsStart: false,
+        isolation: config.isolation,
         records,
         lockExpiresAtMs: nowMs + config.lockDurationMs,
         endOffset: partition.endOffset,

@@ -1,6 +1,7 @@
 import { TributaryError } from "../errors.ts";
 import { subscriptionAnswerBytesMax, subscriptionBatchBytesMax, subscriptionDeliveryTimeoutMs } from "../limits.ts";
 import type { DecodedRecord } from "../protocol/record-batch.ts";
+import type { Isolation } from "../protocol/schemas.ts";
 import type { SubscriptionTarget } from "../protocol/subscription-schemas.ts";
 import { callLeader, routedCall } from "../data-plane/leader-calls.ts";
 import { serviceTarget } from "../contracts/push-target.ts";
@@ -23,13 +24,14 @@ import type { TopicMetadata } from "../topics/topic-metadata.ts";
  * service binding.
  */
 
-/** Records at `offset` (whole stored batches' records, up to `maxRecords` and `maxBytes` of payload), without waiting. */
-export async function readRecords(env: Env, topic: TopicMetadata, partition: number, offset: number, maxRecords: number, maxBytes = subscriptionBatchBytesMax) {
-  return readPartition(env, topic, partition, { offset, maxRecords, maxBytes, waitMs: 0 });
+/** Records at `offset` at the subscription's isolation (whole stored batches' records, up to `maxRecords` and `maxBytes` of payload), without waiting. */
+export async function readRecords(env: Env, topic: TopicMetadata, partition: number, isolation: Isolation, offset: number, maxRecords: number, maxBytes = subscriptionBatchBytesMax) {
+  return readPartition(env, topic, partition, { offset, maxRecords, maxBytes, waitMs: 0, isolation });
 }
 
-export async function offsetAt(env: Env, topic: TopicMetadata, partition: number, at: "earliest" | "latest"): Promise<number> {
-  return (await listOffset(env, topic, partition, at)).offset;
+/** An offset of the partition; `latest` at read_committed is the last stable offset (so a subscription from latest misses no transaction open at its start). */
+export async function offsetAt(env: Env, topic: TopicMetadata, partition: number, at: "earliest" | "latest", isolation?: Isolation): Promise<number> {
+  return (await listOffset(env, topic, partition, at, isolation)).offset;
 }
 
 /**

@@ -9,7 +9,7 @@ import { recordKey } from "../subscriptions/delivery-answer.ts";
 import { retryDelayMs } from "../subscriptions/retry-backoff.ts";
 import type { TopicMetadata } from "../topics/topic-metadata.ts";
 import { deliver, offsetAt, watchPartition } from "./subscription-io.ts";
-import type { SubscriptionSettings } from "./subscription-store.ts";
+import { isolationOf, type SubscriptionSettings } from "./subscription-store.ts";
 
 /**
  * `shared` mode (docs/api.md, Subscriptions): delivery through the share group of the
@@ -46,12 +46,13 @@ export interface SharedHost {
 type LaneStep = "delivered" | "empty" | "stopped";
 
 /** The share group's configs a subscription's settings make. */
-export function shareGroupConfigsOf(settings: Pick<SubscriptionSettings, "deliveryLimit" | "deadLetterTopic" | "from">): Record<string, string | null> {
+export function shareGroupConfigsOf(settings: Pick<SubscriptionSettings, "deliveryLimit" | "deadLetterTopic" | "from" | "isolation">): Record<string, string | null> {
   return {
     "record.lock.duration.ms": String(subscriptionSharedLockMs),
     "delivery.count.limit": String(settings.deliveryLimit),
     "auto.offset.reset": settings.from,
     "dead.letter.topic": settings.deadLetterTopic, // null: none (the default)
+    "share.isolation.level": isolationOf(settings),
   };
 }
 
@@ -67,7 +68,8 @@ export async function configureShareGroup(env: Env, settings: SubscriptionSettin
 export async function startShareGroup(env: Env, settings: SubscriptionSettings, topic: TopicMetadata): Promise<void> {
   await Promise.all(
     topic.partitions.map(async ({ partition }) => {
-      const [start, end] = await Promise.all([offsetAt(env, topic, partition, settings.from), offsetAt(env, topic, partition, "latest")]);
+      const isolation = isolationOf(settings);
+      const [start, end] = await Promise.all([offsetAt(env, topic, partition, settings.from, isolation), offsetAt(env, topic, partition, "latest", isolation)]);
       await callShareState(env, topic, settings.name, partition, (stub, key) => stub.reset(key, start, end));
     }),
   );
@@ -163,7 +165,12 @@ export class SharedDelivery {
       }),
     );
     if (watched.includes(true)) return Date.now(); // committed meanwhile
-    const held = (await describeShareGroup(env, settings.name)).partitions.some((partition) => partition.acquired > 0);
+    const shares = (await describeShareGroup(env, settings.name)).partitions.filter((share) => share.topic === topic.name);
+    // Committed between the empty fetch and the watch (a marker moves the last stable offset with the high watermark): readable past a share-partition's end now.
+    const isolation = isolationOf(settings);
+    const readable = await Promise.all(shares.map(async (share) => (await offsetAt(env, topic, share.partition, "latest", isolation)) > share.endOffset));
+    if (readable.includes(true)) return Date.now();
+    const held = shares.some((partition) => partition.acquired > 0);
     if (held) return Date.now() + subscriptionSharedLockMs; // not idle: a fetch then
     this.#idle = true;
     return undefined;

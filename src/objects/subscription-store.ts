@@ -1,4 +1,5 @@
 import { subscriptionErrorLengthMax } from "../limits.ts";
+import type { Isolation } from "../protocol/schemas.ts";
 import type { CreateSubscription, SubscriptionAnswer } from "../protocol/subscription-schemas.ts";
 import type { PartitionCursor } from "../subscriptions/delivery-plan.ts";
 
@@ -34,8 +35,10 @@ export const subscriptionMigrations = [
 ];
 
 /** A subscription's settings as stored: the request with its defaults, the secret included. */
-export interface SubscriptionSettings extends Omit<CreateSubscription, "deadLetterTopic"> {
+export interface SubscriptionSettings extends Omit<CreateSubscription, "deadLetterTopic" | "isolation"> {
   deadLetterTopic: string | null;
+  /** Absent in a subscription created before it: read_committed (isolationOf). */
+  isolation?: Isolation;
   paused: boolean;
   createdAt: number;
 }
@@ -51,7 +54,12 @@ export interface SubscriptionCounters {
 /** Settings as answered: a webhook's secret is never sent back. */
 export function publicSettings(settings: SubscriptionSettings): SubscriptionAnswer {
   const target = "url" in settings.target ? { url: settings.target.url, ...(settings.target.secret ? { secret: "<redacted>" as const } : {}) } : { service: settings.target.service };
-  return { ...settings, target };
+  return { ...settings, isolation: isolationOf(settings), target };
+}
+
+/** The subscription's isolation level: read_committed unless it asked otherwise. */
+export function isolationOf(settings: Pick<SubscriptionSettings, "isolation">): Isolation {
+  return settings.isolation ?? "read_committed";
 }
 
 export class SubscriptionStore {

@@ -12,7 +12,7 @@ import { applyMigrations } from "./schema.ts";
 import { deliver, offsetAt, readRecords, unwatchPartition, watchPartition, writeDeadLetters } from "./subscription-io.ts";
 import { configureShareGroup, SharedDelivery, startShareGroup } from "./subscription-shared.ts";
 import { deleteShareGroup, describeShareGroup } from "../data-plane/share-group-admin.ts";
-import { publicSettings, SubscriptionStore, subscriptionMigrations, type SubscriptionCounters, type SubscriptionSettings } from "./subscription-store.ts";
+import { isolationOf, publicSettings, SubscriptionStore, subscriptionMigrations, type SubscriptionCounters, type SubscriptionSettings } from "./subscription-store.ts";
 
 type SubscriptionCounts = Pick<SubscriptionCounters, "delivered" | "retried" | "deadLettered">;
 
@@ -77,7 +77,7 @@ export class Subscription extends DurableObject<Env> {
       this.#requests++;
       if (this.#settings) throw new TributaryError("SUBSCRIPTION_ALREADY_EXISTS", `subscription ${JSON.stringify(request.name)} exists`);
       const topic = await topicMetadata(this.env, request.topic);
-      const positions = request.mode === "shared" ? [] : await Promise.all(topic.partitions.map(({ partition }) => offsetAt(this.env, topic, partition, request.from)));
+      const positions = request.mode === "shared" ? [] : await Promise.all(topic.partitions.map(({ partition }) => offsetAt(this.env, topic, partition, request.from, request.isolation)));
       if (this.#settings) throw new TributaryError("SUBSCRIPTION_ALREADY_EXISTS", `subscription ${JSON.stringify(request.name)} exists`);
       const settings: SubscriptionSettings = { ...request, deadLetterTopic: request.deadLetterTopic ?? null, paused: false, createdAt: nowMs };
       if (settings.mode === "shared") {
@@ -278,7 +278,9 @@ export class Subscription extends DurableObject<Env> {
       if (read.records.length === 0) {
         if (read.nextOffset > cursor.position) return this.#settled({ ...cursor, position: read.nextOffset }, {}, undefined, "delivered");
         const highWatermark = await watchPartition(this.env, topic, partition, settings.name, cursor.position);
-        if (highWatermark <= cursor.position && this.#cursors.get(partition) === cursor) this.#idle.add(partition);
+        // At read_committed an open transaction holds it at the LSO, below the high watermark: idle there too, unless the high watermark moved since the read (a marker may have moved the LSO); the marker's commit wakes it.
+        const stable = isolationOf(settings) === "read_committed" && read.highWatermark === highWatermark ? read.lastStableOffset : undefined;
+        if ((stable ?? highWatermark) <= cursor.position && this.#cursors.get(partition) === cursor) this.#idle.add(partition);
         return "idle";
       }
       records = read.records.slice(0, settings.batchSize);
@@ -291,7 +293,7 @@ export class Subscription extends DurableObject<Env> {
       const batch = cursor.inFlight;
       const first = batch.offsets[0]!;
       const pending = new Set(batch.offsets);
-      const read = await readRecords(this.env, topic, partition, first, batch.endOffset - first);
+      const read = await readRecords(this.env, topic, partition, isolationOf(settings), first, batch.endOffset - first);
       records = read.records.filter((record) => pending.has(record.offset));
     }
     if (this.#generation !== generation || this.#settings?.paused) return "idle"; // deleted or paused: no delivery starts
@@ -379,14 +381,14 @@ export class Subscription extends DurableObject<Env> {
    * Records from `position`: what an earlier read brought beyond its batch (kept in memory,
    * src/limits.ts subscriptionReadAheadRecords), else a new read of up to that many records.
    */
-  async #readAhead(topic: TopicMetadata, partition: number, position: number): Promise<{ records: DecodedRecord[]; nextOffset: number }> {
+  async #readAhead(topic: TopicMetadata, partition: number, position: number): Promise<{ records: DecodedRecord[]; nextOffset: number; highWatermark?: number; lastStableOffset?: number }> {
     const kept = this.#readAheads.get(partition);
     if (kept) {
       const from = kept.records.findIndex((record) => record.offset >= position);
       if (from >= 0) return { records: kept.records.slice(from), nextOffset: kept.nextOffset };
       this.#readAheads.delete(partition);
     }
-    const read = await readRecords(this.env, topic, partition, position, subscriptionReadAheadRecords, subscriptionReadAheadBytes);
+    const read = await readRecords(this.env, topic, partition, isolationOf(this.#settings!), position, subscriptionReadAheadRecords, subscriptionReadAheadBytes);
     if (read.records.length > 0) this.#readAheads.set(partition, { records: read.records, nextOffset: read.nextOffset });
     return read;
   }

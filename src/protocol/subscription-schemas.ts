@@ -8,6 +8,7 @@ import {
   subscriptionSecretLengthMax,
   subscriptionWaitMsMax,
 } from "../limits.ts";
+import { isolationSchema } from "./schemas.ts";
 
 /**
  * Subscriptions' request and answer shapes (docs/api.md, Subscriptions), shared by the router,
@@ -52,6 +53,8 @@ export const createSubscriptionSchema = z.strictObject({
   retryDelayMs: retryDelayMsSchema.default(1_000),
   deliveryLimit: deliveryLimitSchema.default(5),
   deadLetterTopic: z.string().min(1).optional(),
+  /** Which records are delivered (docs/transactions.md): committed ones only, or every record up to the high watermark. */
+  isolation: isolationSchema.default("read_committed"),
 });
 export type CreateSubscription = z.infer<typeof createSubscriptionSchema>;
 
@@ -97,6 +100,7 @@ export const subscriptionSchema = z.strictObject({
   retryDelayMs: z.number().int(),
   deliveryLimit: z.number().int(),
   deadLetterTopic: z.string().nullable(),
+  isolation: isolationSchema,
   paused: z.boolean(),
   createdAt: z.number().int(),
 });

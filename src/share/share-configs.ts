@@ -9,6 +9,7 @@ import {
   shareLockDurationMsMin,
 } from "../limits.ts";
 import { checkTopicName } from "../topics/topic-names.ts";
+import type { Isolation } from "../protocol/schemas.ts";
 import type { SharePartitionConfig } from "./share-partition.ts";
 
 /**
@@ -21,6 +22,8 @@ export const shareGroupConfigRules = {
   "delivery.count.limit": { min: shareDeliveryCountLimitMin, max: shareDeliveryCountLimitMax, default: String(shareDeliveryCountLimitDefault) },
   "auto.offset.reset": { values: ["latest", "earliest"], default: "latest" },
   "dead.letter.topic": { default: "" },
+  // KIP-932's group config; Kafka's default is read_uncommitted, Tributary's read_committed as on every read path (docs/transactions.md).
+  "share.isolation.level": { values: ["read_committed", "read_uncommitted"], default: "read_committed" },
 } as const;
 
 export type ShareGroupConfigName = keyof typeof shareGroupConfigRules;
@@ -81,7 +84,9 @@ export function effectiveShareGroupConfigs(explicit: ShareGroupConfigs): Record<
 }
 
 /** What a share-partition acts on. */
-export function sharePartitionConfigOf(explicit: ShareGroupConfigs): SharePartitionConfig & { autoOffsetReset: "latest" | "earliest"; deadLetterTopic: string | null } {
+export function sharePartitionConfigOf(
+  explicit: ShareGroupConfigs,
+): SharePartitionConfig & { autoOffsetReset: "latest" | "earliest"; deadLetterTopic: string | null; isolation: Isolation } {
   const effective = effectiveShareGroupConfigs(explicit);
   const deadLetterTopic = effective["dead.letter.topic"] === "" ? null : effective["dead.letter.topic"];
   return {
@@ -90,5 +95,6 @@ export function sharePartitionConfigOf(explicit: ShareGroupConfigs): SharePartit
     deadLetter: deadLetterTopic !== null,
     deadLetterTopic,
     autoOffsetReset: effective["auto.offset.reset"] === "earliest" ? "earliest" : "latest",
+    isolation: effective["share.isolation.level"] === "read_uncommitted" ? "read_uncommitted" : "read_committed",
   };
 }

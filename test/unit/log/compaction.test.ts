@@ -5,7 +5,7 @@ import type { StoredBatch } from "../../../src/log/log-store.ts";
 import { decodeSegmentIndex, SegmentFormatError } from "../../../src/log/segment-format.ts";
 import { checkManifest, nextGeneration, replaceSegments } from "../../../src/log/segment-manifest.ts";
 import { crc32c } from "../../../src/protocol/crc32c.ts";
-import { BatchFormatError, readBatchHeader, splitBatches, timestampTypeLogAppendTime, transactionalFlag, type RecordInput } from "../../../src/protocol/record-batch.ts";
+import { BatchFormatError, controlFlag, readBatchHeader, splitBatches, timestampTypeLogAppendTime, transactionalFlag, type RecordInput } from "../../../src/protocol/record-batch.ts";
 import { decodeRecordBatch } from "../../../src/protocol/record-batch-decode.ts";
 import { encodeControlBatch } from "../../../src/protocol/control-batch.ts";
 import { batchAt, record, sealedSegment, storedBatch, text } from "./fixtures/tier-batches.ts";
@@ -214,6 +214,37 @@ describe("compactSegments: the batches written", () => {
     ]);
     // Without the index every transaction counts as committed (the behaviour before: the aborted "k" wins).
     expect(outputRecords(compactSegments(inputs, options)).some((r) => r.key === "k" && r.value === "committed")).toBe(false);
+  });
+
+  it("removes a COMMIT marker once none of its transaction's records is left and delete.retention.ms has passed; keeps ABORT markers", () => {
+    const first = { producerId: 8, producerEpoch: 0, baseSequence: 0, transactional: true };
+    const second = { producerId: 8, producerEpoch: 1, baseSequence: 0, transactional: true };
+    const aborted = { producerId: 7, producerEpoch: 0, baseSequence: 0, transactional: true };
+    const marker = (offset: number, producerId: number, result: "commit" | "abort", timestamp: number) =>
+      storedBatch(withBaseOffset(encodeControlBatch({ producerId, producerEpoch: 1, result, coordinatorEpoch: 0 }, timestamp), offset));
+    const inputs = [
+      sealedSegment([
+        batchAt(0, [record("k", "txn", 1)], first),
+        marker(1, 8, "commit", 5), // its transaction's "k" is superseded below: the marker may go
+        batchAt(2, [record("j", "txn", 2)], second),
+        marker(3, 8, "commit", 5), // its transaction's "j" survives: the marker stays
+        batchAt(4, [record("x", "aborted", 3)], aborted),
+        marker(5, 7, "abort", 5), // its records are dropped, but an ABORT marker stays
+        batchAt(6, [record("k", "later", 4)]),
+      ]),
+    ];
+    const abortedTransactions = [{ producerId: 7, firstOffset: 4, lastOffset: 5 }];
+    const markersOf = (result: CompactionResult) =>
+      result.segments.flatMap((segment) => segment.batches.map((batch) => batch.bytes)).flatMap((bytes) => (readBatchHeader(bytes).attributes & controlFlag ? [readBatchHeader(bytes).baseOffset] : []));
+    const deleteRetentionMs = 1_000;
+    const early = compactSegments(inputs, { ...options, deleteRetentionMs, nowMs: 5 + deleteRetentionMs, abortedTransactions });
+    expect([markersOf(early), early.stats.markersDropped]).toEqual([[1, 3, 5], 0]); // within delete.retention.ms of the marker
+    const late = compactSegments(inputs, { ...options, deleteRetentionMs, nowMs: 6 + deleteRetentionMs, abortedTransactions });
+    expect([markersOf(late), late.stats.markersDropped]).toEqual([[3, 5], 1]);
+    expect(outputRecords(late).filter((r) => !(r.key ?? "").startsWith("\0")).map((r) => [r.offset, r.key, r.value])).toEqual([
+      [2, "j", "txn"],
+      [6, "k", "later"],
+    ]);
   });
 
   it("refuses a corrupt batch rather than rewrite it", () => {

@@ -4,9 +4,20 @@ import { TributaryError } from "../../../src/errors.ts";
 import { effectiveShareGroupConfigs, mergeShareGroupConfigs, sharePartitionConfigOf } from "../../../src/share/share-configs.ts";
 
 describe("share group configs", () => {
-  it("defaults to Kafka's: a 30 s lock, 5 deliveries, latest, no dead-letter topic", () => {
-    expect(effectiveShareGroupConfigs({})).toEqual({ "record.lock.duration.ms": "30000", "delivery.count.limit": "5", "auto.offset.reset": "latest", "dead.letter.topic": "" });
-    expect(sharePartitionConfigOf({})).toEqual({ lockDurationMs: 30_000, deliveryCountLimit: 5, deadLetter: false, deadLetterTopic: null, autoOffsetReset: "latest" });
+  it("defaults to Kafka's: a 30 s lock, 5 deliveries, latest, no dead-letter topic; read_committed (Kafka's is read_uncommitted)", () => {
+    expect(effectiveShareGroupConfigs({})).toEqual({
+      "record.lock.duration.ms": "30000",
+      "delivery.count.limit": "5",
+      "auto.offset.reset": "latest",
+      "dead.letter.topic": "",
+      "share.isolation.level": "read_committed",
+    });
+    expect(sharePartitionConfigOf({})).toEqual({ lockDurationMs: 30_000, deliveryCountLimit: 5, deadLetter: false, deadLetterTopic: null, autoOffsetReset: "latest", isolation: "read_committed" });
+  });
+
+  it("takes share.isolation.level read_uncommitted and refuses another value", () => {
+    expect(sharePartitionConfigOf(mergeShareGroupConfigs({}, { "share.isolation.level": "read_uncommitted" })).isolation).toBe("read_uncommitted");
+    expect(() => mergeShareGroupConfigs({}, { "share.isolation.level": "serializable" })).toThrow(TributaryError);
   });
 
   it("takes values at their bounds, numbers as their string, and null as the default", () => {

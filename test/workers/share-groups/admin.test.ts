@@ -13,7 +13,7 @@ describe("share group configs", () => {
     expect(answer.status, answer.text).toBe(200);
     expect(answer.body).toEqual({
       group,
-      configs: { "record.lock.duration.ms": "30000", "delivery.count.limit": "3", "auto.offset.reset": "latest", "dead.letter.topic": "" },
+      configs: { "record.lock.duration.ms": "30000", "delivery.count.limit": "3", "auto.offset.reset": "latest", "dead.letter.topic": "", "share.isolation.level": "read_committed" },
     });
     expect((await describeShareGroup(group)).configs["delivery.count.limit"]).toBe("3");
     const restored = await setConfigs(group, { "delivery.count.limit": null });

@@ -11,38 +11,7 @@ import { isControlBatch } from "../../../src/protocol/control-batch.ts";
 import { api, createTopic, uniqueTopic } from "../support/http.ts";
 import { readRecords, stream } from "../streams/support.ts";
 import { open, recordBatchSubprotocol } from "../streams/websocket-support.ts";
-import { endTransaction, initTransactions, transactionPath, uniqueTransactionalId, type Identity } from "./support.ts";
-
-interface Producer extends Identity {
-  transactionalId: string;
-  sequence: number;
-}
-
-/** A transactional producer whose transaction holds the topic's partition 0. */
-async function begin(topic: string, transactionalId = uniqueTransactionalId("txn-streams")): Promise<Producer> {
-  const identity = await initTransactions(transactionalId);
-  const added = await api("POST", transactionPath(transactionalId, "/partitions"), { ...identity, partitions: [{ topic, partition: 0 }] });
-  expect(added.status, added.text).toBe(200);
-  return { ...identity, transactionalId, sequence: 0 };
-}
-
-async function send(topic: string, producer: Producer, values: string[]): Promise<void> {
-  const { transactionalId, producerId, producerEpoch } = producer;
-  const body = { records: values.map((value) => ({ value, partition: 0 })), producerId, producerEpoch, sequences: { "0": producer.sequence }, transactionalId };
-  const response = await api("POST", `/v1/topics/${topic}/records`, body);
-  expect(response.status, response.text).toBe(200);
-  producer.sequence += values.length;
-}
-
-async function end(producer: Producer, commit: boolean): Promise<void> {
-  const response = await endTransaction(producer.transactionalId, producer, commit);
-  expect(response.status, response.text).toBe(200);
-}
-
-async function plain(topic: string, values: string[]): Promise<void> {
-  const response = await api("POST", `/v1/topics/${topic}/records`, { records: values.map((value) => ({ value, partition: 0 })) });
-  expect(response.status, response.text).toBe(200);
-}
+import { begin, finish, plain, send } from "./support.ts";
 
 /** A topic holding: plain "p0", an aborted transaction's "a1", "a2" with its marker, plain "p1". */
 async function withAbortedTransaction(name: string): Promise<string> {
@@ -51,7 +20,7 @@ async function withAbortedTransaction(name: string): Promise<string> {
   await plain(topic, ["p0"]);
   const aborted = await begin(topic);
   await send(topic, aborted, ["a1", "a2"]);
-  await end(aborted, false);
+  await finish(aborted, false);
   await plain(topic, ["p1"]);
   return topic;
 }
@@ -73,7 +42,7 @@ describe("read_committed long polls", () => {
     const waiting = api("GET", `/v1/topics/${topic}/partitions/0/records?offset=1&waitMs=10000`).finally(() => (settled = true));
     await sleep(500);
     expect(settled).toBe(false); // before: answered at once with no record, and a reader polled again and again
-    await end(producer, true);
+    await finish(producer, true);
     const answer = await waiting;
     expect(answer.status, answer.text).toBe(200);
     expect(answer.body.records.map((record: { value: string }) => record.value)).toEqual(["t1", "t2"]);
@@ -91,7 +60,7 @@ describe("list offsets takes isolation", () => {
     const latest = async (query: string) => (await api("GET", `/v1/topics/${topic}/partitions/0/offsets?at=latest${query}`)).body.offset;
     expect([await latest(""), await latest("&isolation=read_uncommitted"), await latest("&isolation=read_committed")]).toEqual([2, 2, 1]);
     expect((await api("GET", `/v1/topics/${topic}/partitions/0/offsets?at=latest&isolation=dirty`)).status).toBe(400);
-    await end(producer, true);
+    await finish(producer, true);
     expect(await latest("&isolation=read_committed")).toBe(3);
   });
 });
@@ -126,7 +95,7 @@ describe("WebSocket subscribers take isolation", () => {
     await plain(topic, ["p2"]); // past the open transaction: held back for read_committed
     await uncommitted.until(() => uncommitted.values().length === 6);
     expect(committed.values()).toEqual(["p0", "p1"]);
-    await end(open1, true);
+    await finish(open1, true);
     await committed.until(() => committed.values().length === 4);
     expect(committed.values()).toEqual(["p0", "p1", "o1", "p2"]);
     expect(committed.closed).toBeUndefined();

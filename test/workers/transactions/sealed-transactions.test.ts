@@ -3,11 +3,16 @@
  * only below the last stable offset, and a read_committed read of sealed segments still skips
  * an aborted transaction's records (the leader's aborted index outlives the held batches);
  * compaction drops an aborted transaction's records instead of letting them supersede the
- * committed ones before them.
+ * committed ones before them, and a COMMIT marker once its transaction's records are gone and
+ * delete.retention.ms has passed.
  */
+import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { isControlBatch } from "../../../src/protocol/control-batch.ts";
+import { recordBatchContentType } from "../../../src/protocol/content-types.ts";
+import { splitBatches } from "../../../src/protocol/record-batch.ts";
 import { eventually } from "../storage/support.ts";
-import { api, createTopic, describeTopic, uniqueTopic } from "../support/http.ts";
+import { api, baseUrl, createTopic, describeTopic, uniqueTopic } from "../support/http.ts";
 
 interface Producer {
   producerId: number;
@@ -87,5 +92,31 @@ describe("transactions and sealed segments", () => {
     expect((await api("PATCH", `/v1/topics/${topic}/configs`, { configs: { "delete.retention.ms": "60000" } })).status).toBe(200);
     expect(await read(topic, "read_committed")).toEqual(["committed", "o"]);
     expect(await read(topic, "read_uncommitted")).toEqual(["committed", "o"]); // the aborted records are gone from the log
+  });
+
+  it("compaction removes a COMMIT marker once its transaction's records are superseded and delete.retention.ms has passed", async () => {
+    const topic = uniqueTopic("txn-compact-marker");
+    await createTopic(topic, { configs: { "cleanup.policy": "compact", "delete.retention.ms": "0", "segment.bytes": "65536", "segment.ms": "1" } });
+    const committed = await newProducer(topic);
+    await produceTransactional(topic, committed, 0, ["in-transaction"], "k");
+    await end(topic, committed, "commit");
+    for (const [key, value] of [["k", "later"], ["other", "o"]]) {
+      expect((await api("POST", `/v1/topics/${topic}/records`, { records: [{ key, value, partition: 0 }] })).status).toBe(200);
+    }
+    // Every batch as stored (markers included), from offset 0: the sealed segments in R2 once sealed.
+    const controlOffsets = async () => {
+      const response = await exports.default.fetch(new Request(`${baseUrl}/v1/topics/${topic}/partitions/0/records?offset=0&isolation=read_uncommitted`, { headers: { accept: recordBatchContentType } }));
+      expect(response.status).toBe(200);
+      const bytes = new Uint8Array(await response.arrayBuffer());
+      return [...splitBatches(bytes)].filter(({ header }) => isControlBatch(header.attributes)).map(({ header }) => header.baseOffset);
+    };
+    expect(await controlOffsets()).toEqual([1]);
+    await clean(topic, (partition) => partition.storage.r2Segments >= 1 && partition.storage.sqliteBatches === 0);
+    // Config changes run the cleaner over the sealed segments: "in-transaction" is superseded, then its marker goes.
+    await eventually(async () => {
+      expect((await api("PATCH", `/v1/topics/${topic}/configs`, { configs: { "delete.retention.ms": "0" } })).status).toBe(200);
+      return (await controlOffsets()).length === 0;
+    });
+    expect(await read(topic, "read_committed")).toEqual(["later", "o"]);
   });
 });

@@ -67,3 +67,34 @@ export async function decideWithoutMarkers(transactionalId: string, identity: Id
     await state.storage.setAlarm(Date.now() + 60_000);
   });
 }
+
+export interface Producer extends Identity {
+  transactionalId: string;
+  sequence: number;
+}
+
+/** A transactional producer whose transaction holds the topic's partition 0 (its JSON sends go there). */
+export async function begin(topic: string, transactionalId = uniqueTransactionalId("txn")): Promise<Producer> {
+  const identity = await initTransactions(transactionalId);
+  const added = await api("POST", transactionPath(transactionalId, "/partitions"), { ...identity, partitions: [{ topic, partition: 0 }] });
+  expect(added.status, added.text).toBe(200);
+  return { ...identity, transactionalId, sequence: 0 };
+}
+
+export async function send(topic: string, producer: Producer, values: string[]): Promise<void> {
+  const { transactionalId, producerId, producerEpoch } = producer;
+  const body = { records: values.map((value) => ({ value, partition: 0 })), producerId, producerEpoch, sequences: { "0": producer.sequence }, transactionalId };
+  const response = await api("POST", `/v1/topics/${topic}/records`, body);
+  expect(response.status, response.text).toBe(200);
+  producer.sequence += values.length;
+}
+
+export async function finish(producer: Producer, commit: boolean): Promise<void> {
+  const response = await endTransaction(producer.transactionalId, producer, commit);
+  expect(response.status, response.text).toBe(200);
+}
+
+export async function plain(topic: string, values: string[]): Promise<void> {
+  const response = await api("POST", `/v1/topics/${topic}/records`, { records: values.map((value) => ({ value, partition: 0 })) });
+  expect(response.status, response.text).toBe(200);
+}
