@@ -53,6 +53,9 @@ function toApiError(status: number, parsed: unknown, text: string): ApiError {
     const { code, message, ...data } = error;
     return new ApiError(status, code, typeof message === "string" ? message : code, data);
   }
+  // The schema registry (/registry) answers Confluent's shape: {"error_code": 40401, "message"}.
+  const registry = parsed as { error_code?: unknown; message?: unknown } | undefined;
+  if (typeof registry?.error_code === "number") return new ApiError(status, String(registry.error_code), typeof registry.message === "string" ? registry.message : `HTTP ${status}`, {});
   return new ApiError(status, "HTTP_" + status, text.slice(0, 200) || `HTTP ${status}`, {});
 }
 

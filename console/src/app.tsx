@@ -7,6 +7,7 @@ import { ApiReferencePage } from "./pages/api-reference.tsx";
 import { ClusterPage } from "./pages/cluster.tsx";
 import { GroupPage, GroupsPage } from "./pages/groups.tsx";
 import { MessagesPage } from "./pages/messages.tsx";
+import { SchemaSubjectPage, SchemasPage } from "./pages/schemas.tsx";
 import { ShareGroupPage, ShareGroupsPage } from "./pages/share-groups.tsx";
 import { SubscriptionPage, SubscriptionsPage } from "./pages/subscriptions.tsx";
 import { TokensPage } from "./pages/tokens.tsx";
@@ -21,6 +22,7 @@ const navigation: { label: string; route: Exclude<Route, { page: "not-found" }>;
   { label: "Consumer groups", route: { page: "groups" }, pages: ["groups", "group"] },
   { label: "Share groups", route: { page: "share-groups" }, pages: ["share-groups", "share-group"] },
   { label: "Subscriptions", route: { page: "subscriptions" }, pages: ["subscriptions", "subscription"] },
+  { label: "Schemas", route: { page: "schemas" }, pages: ["schemas", "schema-subject"] },
   { label: "Tokens", route: { page: "tokens" }, pages: ["tokens"] },
   { label: "Cluster", route: { page: "cluster" }, pages: ["cluster"] },
   { label: "API reference", route: { page: "api" }, pages: ["api"] },
@@ -72,6 +74,8 @@ function Page(props: { route: Route }) {
     case "share-group": return <ShareGroupPage group={route.group} />;
     case "subscriptions": return <SubscriptionsPage />;
     case "subscription": return <SubscriptionPage name={route.name} />;
+    case "schemas": return <SchemasPage />;
+    case "schema-subject": return <SchemaSubjectPage subject={route.subject} />;
     case "tokens": return <TokensPage />;
     case "cluster": return <ClusterPage />;
     case "api": return <ApiReferencePage />;

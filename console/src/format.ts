@@ -95,3 +95,17 @@ export function parseConfigLines(text: string): { configs: Record<string, string
   }
   return { configs };
 }
+
+/**
+ * A registered schema as the Schemas page shows it: Avro and JSON schemas (JSON text, stored
+ * without whitespace) indented two spaces, so a diff between versions is a diff of lines;
+ * Protobuf's `.proto` text, or text that is not JSON, as it is.
+ */
+export function prettySchema(schema: string, schemaType: string | undefined): string {
+  if (schemaType === "PROTOBUF") return schema;
+  try {
+    return JSON.stringify(JSON.parse(schema), null, 2);
+  } catch {
+    return schema;
+  }
+}

@@ -12,6 +12,8 @@ export type Route =
   | { page: "share-group"; group: string }
   | { page: "subscriptions" }
   | { page: "subscription"; name: string }
+  | { page: "schemas" }
+  | { page: "schema-subject"; subject: string }
   | { page: "tokens" }
   | { page: "cluster" }
   | { page: "api" }
@@ -30,6 +32,8 @@ export function parseRoute(hash: string): Route {
   if (first === "share-groups" && second !== undefined && parts.length === 2) return { page: "share-group", group: second };
   if (first === "subscriptions" && parts.length === 1) return { page: "subscriptions" };
   if (first === "subscriptions" && second !== undefined && parts.length === 2) return { page: "subscription", name: second };
+  if (first === "schemas" && parts.length === 1) return { page: "schemas" };
+  if (first === "schemas" && second !== undefined && parts.length === 2) return { page: "schema-subject", subject: second };
   if ((first === "tokens" || first === "cluster" || first === "api") && parts.length === 1) return { page: first };
   return { page: "not-found", hash };
 }
@@ -46,6 +50,8 @@ export function routeHref(route: Exclude<Route, { page: "not-found" }>): string 
       return `#/share-groups/${encodeURIComponent(route.group)}`;
     case "subscription":
       return `#/subscriptions/${encodeURIComponent(route.name)}`;
+    case "schema-subject":
+      return `#/schemas/${encodeURIComponent(route.subject)}`;
     default:
       return `#/${route.page}`;
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatBytes, formatCount, parseConfigLines, parseHeaderLines, renderPayload, toHex } from "../src/format.ts";
+import { formatBytes, formatCount, parseConfigLines, parseHeaderLines, prettySchema, renderPayload, toHex } from "../src/format.ts";
 
 const base64 = (text: string) => btoa(String.fromCharCode(...new TextEncoder().encode(text)));
 
@@ -35,5 +35,13 @@ describe("formatCount", () => {
     expect(formatCount(1, "batch", "batches")).toBe("1 batch");
     expect(formatCount(0, "segment")).toBe("0 segments");
     expect(formatCount(12_345, "segment")).toBe("12,345 segments");
+  });
+
+  it("indents Avro and JSON schemas two spaces, and keeps Protobuf or text that is not JSON as it is", () => {
+    expect(prettySchema('{"type":"record","name":"A","fields":[]}', undefined)).toBe('{\n  "type": "record",\n  "name": "A",\n  "fields": []\n}');
+    expect(prettySchema('"string"', "AVRO")).toBe('"string"');
+    expect(prettySchema('{"type":"object"}', "JSON")).toBe('{\n  "type": "object"\n}');
+    expect(prettySchema('syntax = "proto3";\nmessage A {}', "PROTOBUF")).toBe('syntax = "proto3";\nmessage A {}');
+    expect(prettySchema("{not json", "AVRO")).toBe("{not json");
   });
 });

@@ -8,12 +8,14 @@ describe("console routes", () => {
     expect(parseRoute("#/cluster")).toEqual({ page: "cluster" });
     expect(parseRoute("#/share-groups")).toEqual({ page: "share-groups" });
     expect(parseRoute("#/subscriptions")).toEqual({ page: "subscriptions" });
+    expect(parseRoute("#/schemas")).toEqual({ page: "schemas" });
     for (const name of ["orders", "a/b", "with space", "per%cent", "ünï"]) {
       expect(parseRoute(routeHref({ page: "topic", topic: name }))).toEqual({ page: "topic", topic: name });
       expect(parseRoute(routeHref({ page: "messages", topic: name }))).toEqual({ page: "messages", topic: name });
       expect(parseRoute(routeHref({ page: "group", group: name }))).toEqual({ page: "group", group: name });
       expect(parseRoute(routeHref({ page: "share-group", group: name }))).toEqual({ page: "share-group", group: name });
       expect(parseRoute(routeHref({ page: "subscription", name }))).toEqual({ page: "subscription", name });
+      expect(parseRoute(routeHref({ page: "schema-subject", subject: name }))).toEqual({ page: "schema-subject", subject: name });
     }
     expect(parseRoute("#/topics/a/b/c")).toEqual({ page: "not-found", hash: "#/topics/a/b/c" });
     expect(parseRoute("#/nothing")).toEqual({ page: "not-found", hash: "#/nothing" });

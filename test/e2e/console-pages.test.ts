@@ -21,6 +21,9 @@ const group = "billing";
 /** A topic of 60 records over 3 partitions, a second apart: "Latest 50" shows the newest 50 of them. */
 const events = "events";
 const eventCount = 60;
+/** A subject of the schema registry with two versions: the second adds a field with a default (BACKWARD-compatible). */
+const subject = "orders-value";
+const orderSchema = (fields: { name: string; type: string; default?: string }[]) => JSON.stringify({ type: "record", name: "Order", fields: [{ name: "id", type: "string" }, ...fields] });
 
 describe("the console against wrangler dev (open mode)", () => {
   let server: DevServer;
@@ -50,6 +53,9 @@ describe("the console against wrangler dev (open mode)", () => {
     const firstTimestamp = Date.now() - eventCount * 1_000;
     const eventRecords = Array.from({ length: eventCount }, (_, index) => ({ value: `event-${index}`, partition: (index * 7) % 3, timestamp: firstTimestamp + index * 1_000 }));
     expect((await call("POST", `/v1/topics/${events}/records`, { records: eventRecords })).status).toBe(200);
+    for (const schema of [orderSchema([]), orderSchema([{ name: "note", type: "string", default: "" }])]) {
+      expect((await call("POST", `/registry/subjects/${subject}/versions`, { schema })).status).toBe(200);
+    }
     browser = await launchChromium();
     watched = await watchedPage(browser);
   });
@@ -86,6 +92,8 @@ describe("the console against wrangler dev (open mode)", () => {
     { name: "messages", hash: `#/topics/${topic}/messages`, heading: `Messages in ${topic}`, ready: "text=9 records read." },
     { name: "groups", hash: "#/groups", heading: "Consumer groups", ready: `role=link[name="${group}"]` },
     { name: "group", hash: `#/groups/${group}`, heading: `Group ${group}`, ready: "[data-testid=total-lag]" },
+    { name: "schemas", hash: "#/schemas", heading: "Schemas", ready: `role=link[name="${subject}"]` },
+    { name: "schema-subject", hash: `#/schemas/${subject}`, heading: `Subject ${subject}`, ready: "[data-testid=schema-diff]" },
     { name: "tokens", hash: "#/tokens", heading: "Tokens", ready: "text=No tokens." },
     { name: "cluster", hash: "#/cluster", heading: "Cluster", ready: "role=rowheader[name=\"wnam\"]" },
     { name: "api", hash: "#/api", heading: "API reference", ready: "role=heading[name=\"GET /v1/topics\"]" },
@@ -114,6 +122,42 @@ describe("the console against wrangler dev (open mode)", () => {
     }
     expect(narrow.problems()).toEqual([]);
     await narrow.page.context().close();
+  });
+
+  it("lists the registry's subjects, shows a subject's versions and the diff between them, and sets its compatibility level", async () => {
+    watched.clearProblems();
+    await open("#/schemas", "Schemas");
+    const page = watched.page;
+    const row = page.getByRole("row").filter({ has: page.getByRole("link", { name: subject }) });
+    await expect.poll(() => row.locator("td").allTextContents()).toEqual(["2", "AVRO", "2"]);
+    await page.getByLabel("Subject contains").fill("no-such");
+    await page.getByText("No subject contains “no-such”.").waitFor();
+    await page.getByLabel("Subject contains").fill("orders");
+    await page.getByRole("link", { name: subject }).click();
+    await page.getByRole("heading", { level: 1, name: `Subject ${subject}` }).waitFor();
+    await page.getByText("Version 1 · id 1 · AVRO").waitFor();
+    await page.getByText("Version 2 · id 2 · AVRO").waitFor();
+    expect(await page.getByLabel("Schema of version 2").textContent()).toContain('"name": "note"');
+    // The diff from version 1 to 2 is the field added, and nothing removed.
+    const diff = page.getByTestId("schema-diff");
+    expect(await diff.locator("del").count()).toBe(0);
+    expect(await diff.locator("ins").allTextContents()).toEqual(["+     },", "+     {", '+       "name": "note",', '+       "type": "string",', '+       "default": ""']);
+    expect(await page.getByTestId("diff-summary").textContent()).toContain("Version 1 → 2: 5 lines added, 0 removed.");
+    await page.getByRole("combobox", { name: "From version" }).selectOption("2");
+    await expect.poll(() => page.getByTestId("diff-summary").textContent()).toContain("Version 2 → 2: 0 lines added, 0 removed.");
+    await expect.poll(() => page.getByTestId("subject-compatibility").textContent()).toBe("BACKWARD");
+    await watched.screenshot("schema-subject");
+    const form = page.getByRole("form", { name: "Set the compatibility level" });
+    await form.getByLabel("Compatibility level").selectOption("FULL_TRANSITIVE");
+    await form.getByRole("button", { name: "Set level" }).click();
+    await page.getByRole("status").filter({ hasText: `Set the compatibility level of ${subject} to FULL_TRANSITIVE.` }).waitFor();
+    expect((await call("GET", `/registry/config/${subject}`)).body).toEqual({ compatibilityLevel: "FULL_TRANSITIVE" });
+    // It sticks: a fresh page reads it back from the registry, the global level unchanged.
+    await page.reload();
+    await expect.poll(() => page.getByTestId("subject-compatibility").textContent()).toBe("FULL_TRANSITIVE");
+    expect(await form.getByLabel("Compatibility level").inputValue()).toBe("FULL_TRANSITIVE");
+    expect((await call("GET", "/registry/config")).body).toEqual({ compatibilityLevel: "BACKWARD" });
+    expect(watched.problems()).toEqual([]);
   });
 
   it("says in the header that this open deployment needs no token, and on the tokens page why it creates none", async () => {
