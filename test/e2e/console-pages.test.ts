@@ -5,7 +5,8 @@
  * 150 KB gzipped; a topic created in the UI is in the API; a record produced in the form shows
  * in the browser; the lag shown for a group is the API's; every page fits a 390-pixel-wide
  * screen; charts show the last 15 minutes whatever their samples; a missing topic shows only
- * the error; "Latest 50" over all partitions lists the newest first. Controls are found by
+ * the error; "Latest 50" over all partitions lists the newest first; the Schemas page shows the
+ * registry's subjects, a subject's versions and the diff between them, and sets its level. Controls are found by
  * their labels, as a screen reader finds them.
  */
 import { gzipSync } from "node:zlib";
@@ -130,6 +131,14 @@ describe("the console against wrangler dev (open mode)", () => {
     const page = watched.page;
     const row = page.getByRole("row").filter({ has: page.getByRole("link", { name: subject }) });
     await expect.poll(() => row.locator("td").allTextContents()).toEqual(["2", "AVRO", "2"]);
+    // A soft-deleted subject is listed, marked, only when asked for.
+    expect((await call("POST", "/registry/subjects/retired-value/versions", { schema: '"string"' })).status).toBe(200);
+    expect((await call("DELETE", "/registry/subjects/retired-value")).status).toBe(200);
+    await page.getByLabel("Show soft-deleted subjects").check();
+    const retired = page.getByRole("row").filter({ has: page.getByRole("link", { name: "retired-value" }) });
+    await expect.poll(() => retired.textContent()).toBe("retired-value soft-deleted1AVRO3");
+    await page.getByLabel("Show soft-deleted subjects").uncheck();
+    await expect.poll(() => retired.count()).toBe(0);
     await page.getByLabel("Subject contains").fill("no-such");
     await page.getByText("No subject contains “no-such”.").waitFor();
     await page.getByLabel("Subject contains").fill("orders");
@@ -146,7 +155,6 @@ describe("the console against wrangler dev (open mode)", () => {
     await page.getByRole("combobox", { name: "From version" }).selectOption("2");
     await expect.poll(() => page.getByTestId("diff-summary").textContent()).toContain("Version 2 → 2: 0 lines added, 0 removed.");
     await expect.poll(() => page.getByTestId("subject-compatibility").textContent()).toBe("BACKWARD");
-    await watched.screenshot("schema-subject");
     const form = page.getByRole("form", { name: "Set the compatibility level" });
     await form.getByLabel("Compatibility level").selectOption("FULL_TRANSITIVE");
     await form.getByRole("button", { name: "Set level" }).click();
