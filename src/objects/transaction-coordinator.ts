@@ -26,6 +26,8 @@ import {
   type TransactionMarker,
   type TransactionMetadata,
 } from "../transactions/transaction-metadata.ts";
+import { countBilled } from "../contracts/billing-meter.ts";
+import { CountedSql, rowCountingEnabled } from "./counted-sql.ts";
 import { applyMigrations } from "./schema.ts";
 import { writePartitionMarkers, writtenPartitions } from "./transaction-marker-writes.ts";
 
@@ -63,12 +65,15 @@ export class TransactionCoordinator extends DurableObject<Env> {
   #indexSynced = true;
   /** The marker round running now: one at a time, whoever started it (a request or the alarm). */
   #round: Promise<void> | null = null;
+  /** Rows counted for the benchmark's bill (src/contracts/billing-meter.ts), as the partitions' and groups' are. */
+  readonly #sql: SqlStorage;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
+    this.#sql = new CountedSql(ctx.storage.sql, rowCountingEnabled(env)).storage;
     void ctx.blockConcurrencyWhile(async () => {
-      applyMigrations(ctx.storage.sql, migrations);
-      const row = ctx.storage.sql.exec<{ metadata: string; index_synced: number }>("SELECT metadata, index_synced FROM transaction_state WHERE id = 1").toArray()[0];
+      applyMigrations(this.#sql, migrations);
+      const row = this.#sql.exec<{ metadata: string; index_synced: number }>("SELECT metadata, index_synced FROM transaction_state WHERE id = 1").toArray()[0];
       if (row === undefined) return;
       this.#indexSynced = row.index_synced === 1;
       // A new incarnation: the markers it writes carry a higher coordinator epoch.
@@ -139,6 +144,7 @@ export class TransactionCoordinator extends DurableObject<Env> {
   }
 
   override async alarm(): Promise<void> {
+    countBilled("alarms");
     if (this.#metadata === null) return;
     // The rule reads the metadata as it is when it runs: a turn may run while the controller hands out a producer id.
     const timedOut = await this.#withProducerId((fresh) => {
@@ -155,7 +161,7 @@ export class TransactionCoordinator extends DurableObject<Env> {
 
   async indexTransaction(listing: TransactionListing): Promise<Result<void>> {
     return toResult(() => {
-      this.ctx.storage.sql.exec(
+      this.#sql.exec(
         "INSERT INTO transaction_index (transactional_id, listing) VALUES (?, ?) ON CONFLICT (transactional_id) DO UPDATE SET listing = excluded.listing",
         listing.transactionalId,
         JSON.stringify(listing),
@@ -165,7 +171,7 @@ export class TransactionCoordinator extends DurableObject<Env> {
 
   async listTransactions(): Promise<Result<{ transactions: TransactionListing[]; truncated: boolean }>> {
     return toResult(() => {
-      const rows = this.ctx.storage.sql
+      const rows = this.#sql
         .exec<{ listing: string }>("SELECT listing FROM transaction_index ORDER BY transactional_id LIMIT ?", transactionsListedMax + 1)
         .toArray();
       return { transactions: rows.slice(0, transactionsListedMax).map((row) => JSON.parse(row.listing) as TransactionListing), truncated: rows.length > transactionsListedMax };
@@ -297,7 +303,7 @@ export class TransactionCoordinator extends DurableObject<Env> {
   }
 
   #save(metadata: TransactionMetadata): void {
-    this.ctx.storage.sql.exec(
+    this.#sql.exec(
       "INSERT INTO transaction_state (id, metadata, index_synced) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET metadata = excluded.metadata, index_synced = excluded.index_synced",
       JSON.stringify(metadata),
       this.#indexSynced ? 1 : 0,

@@ -12,6 +12,7 @@ import { billingSnapshot } from "../../../src/contracts/billing-meter.ts";
 import { replicaStub } from "../../../src/contracts/stubs.ts";
 import { api, createTopic, describeTopic, produce, uniqueTopic } from "../support/http.ts";
 import { PollingMember, uniqueGroup } from "../groups/support/groups.ts";
+import { initTransactions, transactionPath, uniqueTransactionalId } from "../transactions/support.ts";
 
 /** Within the test's 30 s: how long the replicas may take to agree on the log end and the high watermark. */
 const settleWithinMs = 20_000;
@@ -102,6 +103,18 @@ describe("SQLite rows written per request", () => {
     await member.poll(); // commits nothing new
     const unchanged = billingSnapshot().sqliteRowsWritten - still;
     expect({ moved, unchanged }).toEqual({ moved: 1, unchanged: 0 });
+  });
+
+  // The bill of a transactional producer (bench/bill.ts, --bill-transactions) counts its coordinator's rows as the partitions'.
+  it("a transaction's coordinator writes one row, its metadata, when partitions join the transaction", async () => {
+    const topic = uniqueTopic("rows-txn");
+    await createTopic(topic, { partitions: 2 });
+    const transactionalId = uniqueTransactionalId("rows");
+    const identity = await initTransactions(transactionalId);
+    const before = billingSnapshot().sqliteRowsWritten;
+    const added = await api("POST", transactionPath(transactionalId, "/partitions"), { ...identity, partitions: [{ topic, partition: 0 }, { topic, partition: 1 }] });
+    expect(added.status, added.text).toBe(200);
+    expect(billingSnapshot().sqliteRowsWritten - before).toBe(1);
   });
 
   it("an idempotent produce request on RF 1: the batch row and the producer's row, no index entries", async () => {
