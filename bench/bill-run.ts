@@ -7,10 +7,11 @@
  *   one member over WebSocket streams (`transport: "websocket"`), or G × partitions WebSocket
  *   streams ──► meter + client counts + runtime CPU ──►
  *   produce at the rate for S seconds, every 10 ms a send() of what is due (not awaited in
- *   turn: the producer's own queues batch them) ──► flush, consumers catch up ──► counts again
+ *   turn: the producer's own queues batch them; with `transactional`, into a transaction
+ *   committed every `commitEveryMs`) ──► flush, consumers catch up ──► counts again
  */
 import NodeWebSocket from "ws";
-import { Tributary, type Consumer, type ProducerOptions, type WebSocketConstructor } from "../src/client/index.ts";
+import { Tributary, type Consumer, type ProducerOptions, type Transaction, type WebSocketConstructor } from "../src/client/index.ts";
 import { cpuBetween, serverCpu } from "./cpu.ts";
 import type { MeasuredRun } from "./bill-math.ts";
 import type { billingSnapshot } from "../src/contracts/billing-meter.ts";
@@ -42,6 +43,8 @@ export interface RunCase {
   producer: ProducerOptions;
   /** The values sent: "x" repeated (the bill's default), or realistic JSON of about that size (issue 27's zstd rows). */
   values?: "filler" | "json";
+  /** Issue 28: a transactional producer (this transactional id) sending into a transaction it commits every `commitEveryMs`. */
+  transactional?: { transactionalId: string; commitEveryMs: number };
 }
 
 export interface RunResult extends MeasuredRun {
@@ -122,20 +125,31 @@ export async function runBillCase(url: string, processGroupId: number, spec: Run
   const before = { described: await describe(), requests: counts.requests, produceRequests: counts.produceRequests, cpu: serverCpu(processGroupId), at: performance.now() };
   if (!before.described.debugBilling) throw new Error("the server reports no billing meter: run it with TRIBUTARY_FAULTS=1 and TRIBUTARY_DEBUG_STATS=1");
 
-  const producer = client.producer(spec.producer);
+  const producer = client.producer(spec.transactional ? { ...spec.producer, transactionalId: spec.transactional.transactionalId } : spec.producer);
   const filler = "x".repeat(spec.messageBytes);
   const value = (n: number) => (spec.values === "json" ? jsonValue(n, spec.messageBytes) : filler);
   const started = performance.now();
   let produced = 0;
   const sends: Promise<unknown>[] = [];
+  // Issue 28: the records go into a transaction, committed every commitEveryMs (and at the end); the next one opens with the next send.
+  let transaction: Transaction | undefined;
+  let committedAt = started;
   while (performance.now() - started < spec.seconds * 1000) {
     const due = Math.floor(((performance.now() - started) / 1000) * spec.messagesPerSecond) - produced;
     if (due > 0) {
-      sends.push(producer.send({ topic: spec.topic, messages: Array.from({ length: due }, (_, n) => ({ key: null, value: value(produced + n) })) }));
+      const request = { topic: spec.topic, messages: Array.from({ length: due }, (_, n) => ({ key: null, value: value(produced + n) })) };
+      if (spec.transactional) sends.push((transaction ??= await producer.transaction()).send(request));
+      else sends.push(producer.send(request));
       produced += due;
+    }
+    if (transaction && performance.now() - committedAt >= spec.transactional!.commitEveryMs) {
+      await transaction.commit();
+      transaction = undefined;
+      committedAt = performance.now();
     }
     await new Promise((resolve) => setTimeout(resolve, tickMs));
   }
+  await transaction?.commit();
   await producer.close();
   await Promise.all(sends);
   const target = produced * spec.consumerGroups;

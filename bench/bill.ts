@@ -200,3 +200,57 @@ export async function billZstdBench(options: { seconds: number; write: boolean; 
   console.log(`\n${section}\n`);
   if (options.write) writeSection(join(repositoryRoot, "bench", "RESULTS.md"), billZstdHeading, section);
 }
+
+export const billTransactionsHeading = "## The monthly bill B with transactions (issue 28)";
+
+/**
+ * `npm run bench -- --bill-transactions [--seconds S] [--no-write]`: workload B at RF 1 with the
+ * client's defaults (group consumers over WebSocket, read_committed), its producer idempotent
+ * (the defaults) and then transactional, committing once a second; each on a server of its own.
+ * The transaction coordinator's requests, alarms and rows are in the billing meter's counts as
+ * every object's are; its storage is one row per transactional id (its metadata) — bytes, not a
+ * line of the bill. B's 24 partitions are run as 3 and scaled × 8: 8 producers, each committing
+ * once a second a transaction over 3 partitions.
+ */
+export async function billTransactionsBench(options: { seconds: number; write: boolean; uptime: string; log: (line: string) => void }): Promise<void> {
+  const { seconds, log } = options;
+  const workload = workloads.find((spec) => spec.name === "B")!;
+  const lines = [
+    billTransactionsHeading,
+    "",
+    `${describeEnvironment().date}, commit ${describeEnvironment().commit}; B at RF 1, the client's defaults (group consumers over WebSocket, reading read_committed); runs of ${seconds} s; load before: ${options.uptime}. The transactional run's figures include its coordinator's requests, alarms and rows (bench/bill.ts).`,
+    "",
+    "| producer | total / month | Worker req | DO req | DO duration | rows written | R2 stored | Worker CPU | produce req/s | other Worker req/s (client) | records consumed |",
+    "|---|---|---|---|---|---|---|---|---|---|---|",
+  ];
+  for (const transactional of [false, true]) {
+    const server = await startServer("tributary", false);
+    const label = transactional ? "transactional, a commit a second" : "idempotent (the defaults)";
+    log(`B, RF 1, ${label}: ${seconds} s`);
+    const topic = `bill-txn-${transactional ? "t" : "i"}-${Date.now()}`;
+    const run = await runBillCase(server.url, server.processGroupId, {
+      topic,
+      partitions: workload.runPartitions,
+      replicationFactor: 1,
+      consumerGroups: workload.consumerGroups,
+      consumers: "group-websocket",
+      messagesPerSecond: (workload.messagesPerSecond * workload.runPartitions) / workload.partitions,
+      messageBytes,
+      seconds,
+      producer: {},
+      ...(transactional ? { transactional: { transactionalId: `${topic}-producer`, commitEveryMs: 1000 } } : {}),
+    }, log).finally(() => server.stop());
+    const bill = billOf(workload, 1, run, run.r2Segments > 0 ? { classA: run.r2ClassA / run.r2Segments, classB: run.r2ClassB / run.r2Segments } : undefined);
+    const cost = (item: string) => bill.lines.filter((entry) => entry.item.startsWith(item)).reduce((sum, entry) => sum + entry.dollars, 0);
+    const usage = (item: string) => bill.lines.find((entry) => entry.item === item)!.usage;
+    const otherRequests = run.workerRequests - run.produceRequests; // the consumers' requests, in both rows alike, and the transaction's calls
+    lines.push(
+      `| ${label} | **${dollars(bill.total)}** | ${dollars(cost("Worker requests"))} (${count(usage("Worker requests"))}) | ${dollars(cost("Durable Object requests"))} (${count(usage("Durable Object requests"))}) | ${dollars(cost("Durable Object duration"))} (${count(usage("Durable Object duration"))} GB-s) | ${dollars(cost("SQLite rows written"))} (${count(usage("SQLite rows written"))}) | ${dollars(cost("R2 stored"))} (${usage("R2 stored").toFixed(0)} GB) | ${dollars(cost("Worker CPU"))} | ${(run.produceRequests / run.seconds).toFixed(1)} | ${(otherRequests / run.seconds).toFixed(1)} | ${run.messagesConsumed} of ${run.messagesProduced * workload.consumerGroups} |`,
+    );
+    log(`  ${dollars(bill.total)}/month; ${run.produceRequests} produce requests, ${run.workerRequests} Worker requests, ${run.objectRequests} object requests, ${run.sqliteRowsWritten} rows written`);
+  }
+  lines.push("", "\"other Worker req/s\": the client's Worker requests that are not produce requests — the consumers' (the same in both rows) and, for the transactional producer, its partitions and end calls.");
+  const section = lines.join("\n");
+  console.log(`\n${section}\n`);
+  if (options.write) writeSection(join(repositoryRoot, "bench", "RESULTS.md"), billTransactionsHeading, section);
+}

@@ -43,6 +43,9 @@ const usage = `usage: npm run bench -- [--quick] [--runs N] [--seconds S] [--war
        npm run bench -- --tiered [--quick] [--runs N] [--seconds S] [--no-write]   (against both baselines, bench/tiered-baseline.ts)
        npm run bench -- --compression | --compression-server [--runs N] [--no-write]   (issue 27: codecs; compressed topics, bench/compression-server.ts)
        npm run bench -- --bill-zstd [--seconds S] [--no-write]   (issue 27: bill B with the producer on zstd, bench/bill.ts)
+       npm run bench -- --transactions [--runs N] [--no-write]   (issue 28: transactional vs idempotent produce, read_committed consume, commit latency, bench/transactions.ts)
+       npm run bench -- --bill-transactions [--seconds S] [--no-write]   (issue 28: bill B with a producer committing once a second, bench/bill.ts)
+       npm run bench -- --schema-validation [--runs N] [--no-write]   (issue 30: produce with schema id validation on vs off, lookup by id p99, bench/schema-validation.ts)
   --quick       3 runs of 0.5 s per row and server instead of 3 of 4 s (about 1 minute instead of 6)
   --runs N      measured runs per row (the figure is their median)
   --seconds S   length of one run
@@ -117,7 +120,10 @@ function parseOptions(): Options {
       tiered: { type: "boolean", default: false }, // bench/tiered-baseline.ts (issue 19)
       compression: { type: "boolean", default: false }, // bench/compression.ts (issue 27)
       "compression-server": { type: "boolean", default: false },
-      "bill-zstd": { type: "boolean", default: false }, // bench/bill.ts (issue 27) // bench/compression-server.ts (issue 27)
+      "bill-zstd": { type: "boolean", default: false },
+      transactions: { type: "boolean", default: false }, // bench/transactions.ts (issue 28)
+      "bill-transactions": { type: "boolean", default: false }, // bench/bill.ts (issue 28)
+      "schema-validation": { type: "boolean", default: false }, // bench/schema-validation.ts (issue 30) // bench/bill.ts (issue 27) // bench/compression-server.ts (issue 27)
       help: { type: "boolean", default: false },
     },
   });
@@ -228,6 +234,11 @@ async function main(): Promise<void> {
     const uptime = execFileSync("uptime", { encoding: "utf8" }).trim();
     return billZstdBench({ seconds: process.argv.includes("--seconds") ? settings.seconds : 30, write, uptime, log: (line) => console.error(`[bench] ${line}`) });
   }
+  if (process.argv.includes("--bill-transactions")) { // issue 28: --bill-transactions [--seconds S] [--no-write] (bench/bill.ts)
+    const uptime = execFileSync("uptime", { encoding: "utf8" }).trim();
+    const { billTransactionsBench } = await import("./bill.ts");
+    return billTransactionsBench({ seconds: process.argv.includes("--seconds") ? settings.seconds : 30, write, uptime, log: (line) => console.error(`[bench] ${line}`) });
+  }
   if (process.argv.includes("--tiered")) { // issue 19: --tiered [--quick] [--runs N] [--seconds S] [--no-write] (bench/tiered-baseline.ts)
     const uptime = execFileSync("uptime", { encoding: "utf8" }).trim();
     return tieredBench({ settings, write, wranglerDefaults, uptime, log: (line) => console.error(`[bench] ${line}`) });
@@ -235,6 +246,10 @@ async function main(): Promise<void> {
   if (process.argv.includes("--compression-server")) { // issue 27: compressed topics on the server [--runs N] [--no-write] (bench/compression-server.ts)
     const { compressionServerBench } = await import("./compression-server.ts");
     return compressionServerBench({ runs: settings.runs, write, log: (line) => console.error(`[bench] ${line}`) });
+  }
+  if (process.argv.includes("--transactions")) { // issue 28: transactional produce, read_committed consume, commit latency (bench/transactions.ts)
+    const { transactionsBench } = await import("./transactions.ts");
+    return transactionsBench({ runs: settings.runs, write, log: (line) => console.error(`[bench] ${line}`) });
   }
   if (process.argv.includes("--compression")) return void console.log((await import("./compression.ts")).compressionBench()); // issue 27: codec speeds and ratios (bench/compression.ts)
   if (durableStreams) return durableStreamsBench({ ...settings, write }, (line) => console.error(`[bench] ${line}`));
