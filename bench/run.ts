@@ -45,7 +45,7 @@ const usage = `usage: npm run bench -- [--quick] [--runs N] [--seconds S] [--war
        npm run bench -- --bill-zstd [--seconds S] [--no-write]   (issue 27: bill B with the producer on zstd, bench/bill.ts)
        npm run bench -- --transactions [--runs N] [--no-write]   (issue 28: transactional vs idempotent produce, read_committed consume, commit latency, bench/transactions.ts)
        npm run bench -- --bill-transactions [--seconds S] [--no-write]   (issue 28: bill B with a producer committing once a second, bench/bill.ts)
-       npm run bench -- --schema-validation [--runs N] [--no-write]   (issue 30: produce with schema id validation on vs off, lookup by id p99, bench/schema-validation.ts)
+       npm run bench -- --schema-validation [--runs N] [--no-write]   (issue 30: produce with schema validation off, by id and full; lookup by id p50/p99, bench/schema-validation.ts)
   --quick       3 runs of 0.5 s per row and server instead of 3 of 4 s (about 1 minute instead of 6)
   --runs N      measured runs per row (the figure is their median)
   --seconds S   length of one run
@@ -250,6 +250,10 @@ async function main(): Promise<void> {
   if (process.argv.includes("--transactions")) { // issue 28: transactional produce, read_committed consume, commit latency (bench/transactions.ts)
     const { transactionsBench } = await import("./transactions.ts");
     return transactionsBench({ runs: settings.runs, write, log: (line) => console.error(`[bench] ${line}`) });
+  }
+  if (process.argv.includes("--schema-validation")) { // issue 30: produce with schema validation off, by id and full; lookup by id (bench/schema-validation.ts)
+    const { schemaValidationBench } = await import("./schema-validation.ts");
+    return schemaValidationBench({ runs: settings.runs, write, log: (line) => console.error(`[bench] ${line}`) });
   }
   if (process.argv.includes("--compression")) return void console.log((await import("./compression.ts")).compressionBench()); // issue 27: codec speeds and ratios (bench/compression.ts)
   if (durableStreams) return durableStreamsBench({ ...settings, write }, (line) => console.error(`[bench] ${line}`));
