@@ -232,7 +232,7 @@ export const sealedReadsHeading = "## Catch-up reads from R2";
 export const pushHeading = "## Push subscriptions";
 /** The client against the raw path, and its peers (bench/client-rows.ts, `--client`; issue 19), its own section. */
 export const clientHeading = "## Client";
-const keptHeadings = [startupHeading, soakHeading, streamingHeading, gatewayHeading, sealedReadsHeading, pushHeading, clientHeading, "## The monthly bill" /* bench/bill.ts */, "## The fair ceiling: the tiered baseline" /* bench/tiered-baseline.ts */];
+const keptHeadings = [startupHeading, soakHeading, streamingHeading, gatewayHeading, sealedReadsHeading, pushHeading, clientHeading, "## The monthly bill" /* bench/bill.ts */, "## The fair ceiling: the tiered baseline" /* bench/tiered-baseline.ts */, "## Transactions (issue 28)" /* bench/transactions.ts */, "## The monthly bill B with transactions (issue 28)" /* bench/bill.ts */, "## Schema validation on produce (issue 30)" /* bench/schema-validation.ts */];
 
 /** The text of `heading`'s section in `markdown`, exactly (up to the next "## " or the end), or undefined. */
 export function sectionOf(markdown: string, heading: string): string | undefined {

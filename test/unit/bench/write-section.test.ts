@@ -2,7 +2,10 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { writeSection } from "../../../bench/report.ts";
+import { writeResults, writeSection } from "../../../bench/report.ts";
+import { transactionsHeading } from "../../../bench/transactions.ts";
+import { billTransactionsHeading } from "../../../bench/bill.ts";
+import { schemaValidationHeading } from "../../../bench/schema-validation.ts";
 
 describe("writeSection", () => {
   const directory = mkdtempSync(join(tmpdir(), "write-section-"));
@@ -20,5 +23,12 @@ describe("writeSection", () => {
     writeSection(path, "## A", "## A\n\nnew a");
     writeSection(path, "## C", "## C\n\nc\n");
     expect(readFileSync(path, "utf8")).toBe("# Results\n\n## A\n\nnew a\n\n## C\n\nc\n");
+  });
+
+  it("keeps issue 28's and 30's sections when the main table is written again", () => {
+    const kept = [transactionsHeading, billTransactionsHeading, schemaValidationHeading].map((heading) => `${heading}\n\nfigures`);
+    writeFileSync(path, ["# Results\n\n## Medians\n\nold", ...kept].join("\n\n") + "\n");
+    writeResults(path, "# Results\n\n## Medians\n\nnew\n");
+    expect(readFileSync(path, "utf8")).toBe(["# Results\n\n## Medians\n\nnew", ...kept].join("\n\n") + "\n");
   });
 });
