@@ -1,6 +1,6 @@
 /**
  * A small run of the benchmark's own code (bench/) against one `wrangler dev`, so it cannot
- * rot (and its startup rows, which start Tributary without wrangler): each transport's produce, consume and latency loops, the cost counters, a run of the bill, issue 27's compressed topics, the soak's
+ * rot (and its startup rows, which start Tributary without wrangler): each transport's produce, consume and latency loops, the cost counters, a run of the bill, issue 27's compressed topics, issue 28's transactions and issue 30's schema validation rows, the soak's
  * sampling and verdict, and the report's tables. Figures are not asserted — speed is
  * measured by `npm run bench`, never by a test — only that each part answers sensibly.
  */
@@ -22,6 +22,8 @@ import { startWranglerDev, type DevServer } from "./support/wrangler-dev.ts";
 import { durableStreamsMarkdown, measureDurableStreams } from "../../bench/durable-streams.ts";
 import { runBillCase } from "../../bench/bill-run.ts";
 import { measureCompressedTopics } from "../../bench/compression-server.ts";
+import { measureTransactionRows, transactionsMarkdown } from "../../bench/transactions.ts";
+import { measureSchemaValidation, schemaValidationMarkdown } from "../../bench/schema-validation.ts";
 
 describe("the benchmark's code against wrangler dev", () => {
   let server: DevServer;
@@ -150,6 +152,8 @@ describe("the benchmark's code against wrangler dev", () => {
         messagesPerSecond: 20, messageBytes: 100, seconds: 1,
         // --bill-zstd's case on one of them: JSON values, the producer on zstd (issue 27).
         ...(consumers === "websocket" ? { producer: { compression: "zstd" as const }, values: "json" as const } : { producer: {} }),
+        // --bill-transactions' case on the other: a transactional producer committing every 300 ms (issue 28).
+        ...(consumers === "long-poll" ? { transactional: { transactionalId: "smoke-bill-txn", commitEveryMs: 300 } } : {}),
       }, () => undefined, 0); // no wait for the earlier rows' long polls to end: nothing here is a figure
       expect(run.messagesConsumed).toBe(run.messagesProduced * 2);
       expect(run.produceRequests).toBeGreaterThan(0);
@@ -166,6 +170,25 @@ describe("the benchmark's code against wrangler dev", () => {
     expect(lines.filter((line) => /^\| .* \| (json|binary) fetch of a (lz4|zstd) topic \| \d+k \(none: \d+k\) \| \d+\.\d\d × \|/.test(line))).toHaveLength(6);
     const ratio = Number(/^\| JSON events \| zstd \|.*compression ratio (\d+\.\d\d) ×/m.exec(lines.join("\n"))![1]);
     expect(ratio).toBeGreaterThan(2); // what the describe's storage says the zstd topic holds
+  });
+
+  it("measures transactions (issue 28): transactional against idempotent produce, read_committed against read_uncommitted, commit latency", async () => {
+    const figures = await measureTransactionRows(server.url, { runs: 1, sizes: { transactions: 2, recordsPerTransaction: 100, consumeTransactions: 4, abortEvery: 2 }, log: () => undefined });
+    expect(figures.produce.map((row) => [row.partitions, row.transactional.length, row.idempotent.length, row.commitMs.length])).toEqual([[1, 1, 1, 2], [4, 1, 1, 2]]);
+    // Two of the four transactions aborted: read_committed hands on half the records, read_uncommitted all (the markers are no records).
+    expect([figures.consume.committedRecords, figures.consume.uncommittedRecords, figures.consume.logEnd]).toEqual([200, 400, 404]);
+    const lines = transactionsMarkdown(figures);
+    expect(lines.filter((line) => /^\| transactional produce, 100-record transactions, [14] partitions?, records\/s \| [\d,]+ \| idempotent, the same sends: [\d,]+ \| \d+\.\d\d × \| ≥ 0\.7 × \((met|missed)\) \|$/.test(line))).toHaveLength(2);
+    expect(lines.filter((line) => /^\| [14] partitions? \| \d+\.\d ms \| \d+\.\d ms \| 2 \|$/.test(line))).toHaveLength(2);
+  });
+
+  it("measures schema validation on produce (issue 30): off, by id, full Avro and JSON, and the lookup by id", async () => {
+    const figures = await measureSchemaValidation(server.url, server.processGroupId, { runs: 1, records: 500, lookups: 20, log: () => undefined });
+    for (const mode of ["off", "id", "full-avro", "full-json"] as const) expect(figures.produce[mode].recordsPerSecond).toHaveLength(1);
+    expect(figures.lookup.p99Ms).toBeGreaterThanOrEqual(figures.lookup.p50Ms);
+    const lines = schemaValidationMarkdown(figures);
+    expect(lines.filter((line) => /^\| (no|schema id|full) validation.* \| [\d,]+ \| \d+\.\d\d × \| /.test(line))).toHaveLength(4);
+    expect(lines.join("\n")).toMatch(/\| lookup by id \| \d+\.\d\d ms \| \d+\.\d\d ms \| 20 \|/);
   });
 
   it("measures catch-up reads from R2 against the tail, with the partition leader's requests", async () => {
