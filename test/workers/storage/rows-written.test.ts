@@ -12,7 +12,7 @@ import { billingSnapshot } from "../../../src/contracts/billing-meter.ts";
 import { replicaStub } from "../../../src/contracts/stubs.ts";
 import { api, createTopic, describeTopic, produce, uniqueTopic } from "../support/http.ts";
 import { PollingMember, uniqueGroup } from "../groups/support/groups.ts";
-import { initTransactions, transactionPath, uniqueTransactionalId } from "../transactions/support.ts";
+import { endTransaction, initTransactions, transactionPath, uniqueTransactionalId } from "../transactions/support.ts";
 
 /** Within the test's 30 s: how long the replicas may take to agree on the log end and the high watermark. */
 const settleWithinMs = 20_000;
@@ -115,6 +115,32 @@ describe("SQLite rows written per request", () => {
     const added = await api("POST", transactionPath(transactionalId, "/partitions"), { ...identity, partitions: [{ topic, partition: 0 }, { topic, partition: 1 }] });
     expect(added.status, added.text).toBe(200);
     expect(billingSnapshot().sqliteRowsWritten - before).toBe(1);
+  });
+
+  // What a transaction costs in rows (bench/RESULTS.md, the bill with a commit a second): each step's rows in the whole deployment,
+  // in the second transaction (the first write also creates the partition's tables).
+  it("a transaction of one record on one partition: its add writes 1 row, its write 3, its commit 4", async () => {
+    const topic = uniqueTopic("rows-txn-steps");
+    await createTopic(topic);
+    const transactionalId = uniqueTransactionalId("rows-steps");
+    const rowsOf = async (step: () => Promise<{ status: number; text: string; body: unknown }>) => {
+      const before = billingSnapshot().sqliteRowsWritten;
+      const answer = await step();
+      expect(answer.status, answer.text).toBe(200);
+      return { rows: billingSnapshot().sqliteRowsWritten - before, body: answer.body };
+    };
+    let identity = await initTransactions(transactionalId);
+    const transaction = async () => {
+      const add = await rowsOf(() => api("POST", transactionPath(transactionalId, "/partitions"), { ...identity, partitions: [{ topic, partition: 0 }] }));
+      const write = await rowsOf(() => api("POST", `/v1/topics/${topic}/records`, { records: [{ value: "v", partition: 0 }], acks: "all", transactionalId, ...identity, sequences: { "0": 0 } }));
+      const commit = await rowsOf(() => endTransaction(transactionalId, identity, true));
+      identity = commit.body as typeof identity; // every end bumps the epoch (KIP-890)
+      return { add: add.rows, write: write.rows, commit: commit.rows };
+    };
+    await transaction();
+    // The coordinator's metadata at the add; the batch, the producer's row and its open transaction at the write; the
+    // coordinator's decision and completion, and the marker's batch and the closed transaction on the partition at the commit.
+    expect(await transaction()).toEqual({ add: 1, write: 3, commit: 4 });
   });
 
   it("an idempotent produce request on RF 1: the batch row and the producer's row, no index entries", async () => {
