@@ -119,11 +119,11 @@ function parseOptions(): Options {
       bill: { type: "boolean", default: false }, // bench/bill.ts (issue 19)
       tiered: { type: "boolean", default: false }, // bench/tiered-baseline.ts (issue 19)
       compression: { type: "boolean", default: false }, // bench/compression.ts (issue 27)
-      "compression-server": { type: "boolean", default: false },
-      "bill-zstd": { type: "boolean", default: false },
+      "compression-server": { type: "boolean", default: false }, // bench/compression-server.ts (issue 27)
+      "bill-zstd": { type: "boolean", default: false }, // bench/bill.ts (issue 27)
       transactions: { type: "boolean", default: false }, // bench/transactions.ts (issue 28)
       "bill-transactions": { type: "boolean", default: false }, // bench/bill.ts (issue 28)
-      "schema-validation": { type: "boolean", default: false }, // bench/schema-validation.ts (issue 30) // bench/bill.ts (issue 27) // bench/compression-server.ts (issue 27)
+      "schema-validation": { type: "boolean", default: false }, // bench/schema-validation.ts (issue 30)
       help: { type: "boolean", default: false },
     },
   });
