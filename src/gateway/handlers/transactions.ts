@@ -4,6 +4,7 @@
  * producer identity translated to the server's (../transactions/producer-mapping.ts).
  * InitProducerId with a transactional id is in init-producer-id.ts.
  */
+import { TributaryError } from "../../errors.ts";
 import { lastReadOrder } from "../read-order.ts";
 import type { GatewayRequestContext } from "../handler-types.ts";
 import { kafkaErrors } from "../kafka-errors.ts";
@@ -53,26 +54,46 @@ function translated(id: string, client: ProducerIdentity, context: GatewayReques
   return { mapping, server: mapping?.server ?? client };
 }
 
+/**
+ * AddPartitionsToTxn answers per partition as Kafka's broker does: when the server refused some
+ * partitions (their topic not writable, or missing: the refusal lists them), each of those has
+ * its code and the others OPERATION_NOT_ATTEMPTED; otherwise the coordinator's one answer is
+ * every partition's.
+ */
 export async function addPartitionsToTxn(request: AddPartitionsToTxnRequest, context: GatewayRequestContext): Promise<Record<string, unknown>> {
   const id = request.v3AndBelowTransactionalId;
   const { mapping, server } = translated(id, identityOf(request.v3AndBelowProducerId, request.v3AndBelowProducerEpoch), context);
   const partitions = request.v3AndBelowTopics.flatMap(({ name, partitions }) => partitions.map((partition) => ({ topic: name, partition })));
-  let errorCode: number = kafkaErrors.NONE;
+  let codeOf = (_topic: string, _partition: number): number => kafkaErrors.NONE;
   if (partitions.length > 0) {
     try {
       await addTransactionPartitions(context, id, server, partitions);
       if (mapping !== undefined) mapping.ended = undefined;
     } catch (error) {
-      errorCode = transactionCode(error, context.apiVersion, producerFencedFrom.addPartitionsToTxn);
+      const refused = refusedPartitions(error);
+      const errorCode = transactionCode(error, context.apiVersion, producerFencedFrom.addPartitionsToTxn);
+      codeOf = refused === undefined ? () => errorCode : (topic, partition) => refused.get(`${partition}:${topic}`) ?? kafkaErrors.OPERATION_NOT_ATTEMPTED;
     }
   }
   return {
     throttleTimeMs: 0,
     resultsByTopicV3AndBelow: request.v3AndBelowTopics.map(({ name, partitions }) => ({
       name,
-      resultsByPartition: partitions.map((partitionIndex) => ({ partitionIndex, partitionErrorCode: errorCode })),
+      resultsByPartition: partitions.map((partitionIndex) => ({ partitionIndex, partitionErrorCode: codeOf(name, partitionIndex) })),
     })),
   };
+}
+
+/** The partitions the server's refusal names (docs/api.md, Transactions), by "partition:topic"; undefined when it names none. */
+function refusedPartitions(error: unknown): Map<string, number> | undefined {
+  const listed = error instanceof TributaryError ? error.data?.partitions : undefined;
+  if (!Array.isArray(listed)) return undefined;
+  const codes = new Map<string, number>();
+  for (const entry of listed as { topic?: unknown; partition?: unknown; code?: unknown }[]) {
+    if (typeof entry.topic !== "string" || typeof entry.partition !== "number") continue;
+    codes.set(`${entry.partition}:${entry.topic}`, entry.code === "TOPIC_AUTHORIZATION_FAILED" ? kafkaErrors.TOPIC_AUTHORIZATION_FAILED : kafkaErrors.UNKNOWN_TOPIC_OR_PARTITION);
+  }
+  return codes.size > 0 ? codes : undefined;
 }
 
 /**

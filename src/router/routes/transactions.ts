@@ -1,4 +1,4 @@
-import { Hono } from "hono";
+import { Hono, type Context } from "hono";
 import { TributaryError, unwrap } from "../../errors.ts";
 import { adminRequestBytesMax, transactionalIdLengthMax } from "../../limits.ts";
 import { groupStub, transactionCoordinatorStub, transactionIndexStub } from "../../contracts/stubs.ts";
@@ -19,12 +19,41 @@ function transactionalIdParam(value: string): string {
   return value;
 }
 
-/** Every partition named exists (Kafka's AddPartitionsToTxn answers UNKNOWN_TOPIC_OR_PARTITION for the others). */
-async function requirePartitions(env: Env, partitions: readonly { topic: string; partition: number }[]): Promise<void> {
-  for (const topic of new Set(partitions.map((entry) => entry.topic))) {
-    const meta = await topicMetadata(env, topic);
-    const missing = partitions.find((entry) => entry.topic === topic && entry.partition >= meta.partitions.length);
-    if (missing) throw new TributaryError("UNKNOWN_TOPIC_OR_PARTITION", `topic ${topic} has no partition ${missing.partition}`);
+type PartitionFailure = { topic: string; partition: number; code: "TOPIC_AUTHORIZATION_FAILED" | "UNKNOWN_TOPIC_OR_PARTITION" };
+
+/**
+ * Kafka's AddPartitionsToTxn checks each partition: `write` on its topic (else
+ * TOPIC_AUTHORIZATION_FAILED, whether or not the topic exists), then that it exists (else
+ * UNKNOWN_TOPIC_OR_PARTITION); when any fails nothing is added. The refusal names each failed
+ * partition in `partitions`, so the gateway answers per partition as Kafka does (the others
+ * OPERATION_NOT_ATTEMPTED); its code is TOPIC_AUTHORIZATION_FAILED when any topic is refused.
+ */
+async function requireWritablePartitions(c: Context<RouterEnv>, partitions: readonly { topic: string; partition: number }[]): Promise<void> {
+  const principal = principalOf(c);
+  const failures: PartitionFailure[] = [];
+  const counts = new Map<string, number | undefined>();
+  for (const { topic, partition } of partitions) {
+    if (!may(principal, "topic", topic, "write")) {
+      failures.push({ topic, partition, code: "TOPIC_AUTHORIZATION_FAILED" });
+      continue;
+    }
+    if (!counts.has(topic)) counts.set(topic, await partitionCount(c.env, topic));
+    if (partition >= (counts.get(topic) ?? 0)) failures.push({ topic, partition, code: "UNKNOWN_TOPIC_OR_PARTITION" });
+  }
+  if (failures.length === 0) return;
+  const refused = failures.find((failure) => failure.code === "TOPIC_AUTHORIZATION_FAILED");
+  const first = refused ?? failures[0]!;
+  const message = refused ? `not authorized to write topic ${JSON.stringify(refused.topic)}` : `topic ${first.topic} has no partition ${first.partition}`;
+  throw new TributaryError(first.code, message, { partitions: failures });
+}
+
+/** A topic's partition count, undefined when it does not exist. */
+async function partitionCount(env: Env, topic: string): Promise<number | undefined> {
+  try {
+    return (await topicMetadata(env, topic)).partitions.length;
+  } catch (error) {
+    if (error instanceof TributaryError && error.code === "UNKNOWN_TOPIC_OR_PARTITION") return undefined;
+    throw error;
   }
 }
 
@@ -60,8 +89,7 @@ export const transactionRoutes = new Hono<RouterEnv>()
     const id = transactionalIdParam(c.req.param("transactionalId"));
     authorize(c, "transactionalId", id, "write");
     const { producerId, producerEpoch, partitions } = await readJsonBody(c.req.raw, addPartitionsSchema, { maxBytes: adminRequestBytesMax });
-    authorizeTopics(c, partitions.map((entry) => entry.topic), "write");
-    await requirePartitions(c.env, partitions);
+    await requireWritablePartitions(c, partitions);
     return c.json(unwrap(await transactionCoordinatorStub(c.env, id).addPartitions(id, { producerId, producerEpoch }, partitions)));
   })
   .post("/:transactionalId/offsets", async (c) => {

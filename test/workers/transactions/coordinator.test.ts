@@ -171,6 +171,16 @@ describe("the transaction coordinator", () => {
     expect((await api("POST", transactionPath(defaulted, "/init"))).status).toBe(200);
     expect(await describeTransaction(defaulted)).toMatchObject({ state: "Empty", transactionTimeoutMs: 60_000, transactionStartTimeMs: null });
     expectError(await api("POST", transactionPath(id, "/init"), { transactionTimeoutMs: transactionTimeoutMsMax + 1 }), 400, "INVALID_TRANSACTION_TIMEOUT");
-    expectError(await api("POST", transactionPath(id, "/partitions"), { ...identity, partitions: [{ topic: uniqueTopic("missing"), partition: 0 }] }), 404, "UNKNOWN_TOPIC_OR_PARTITION");
+    const missingTopic = uniqueTopic("missing");
+    const topic = uniqueTopic("listed");
+    await createTopic(topic);
+    const refused = await api("POST", transactionPath(id, "/partitions"), { ...identity, partitions: [{ topic: missingTopic, partition: 0 }, { topic, partition: 0 }, { topic, partition: 7 }] });
+    expectError(refused, 404, "UNKNOWN_TOPIC_OR_PARTITION");
+    // Each refused partition named (the gateway answers Kafka's per-partition codes from them); nothing added.
+    expect(refused.body.error.partitions).toEqual([
+      { topic: missingTopic, partition: 0, code: "UNKNOWN_TOPIC_OR_PARTITION" },
+      { topic, partition: 7, code: "UNKNOWN_TOPIC_OR_PARTITION" },
+    ]);
+    expect(await describeTransaction(id)).toMatchObject({ partitions: [] });
   });
 });
