@@ -1,9 +1,11 @@
 /**
- * `tributary transactions list|describe|abort` (Kafka's kafka-transactions.sh): the transactional
- * ids, one id's state, and an operator's abort of a hanging transaction (docs/transactions.md).
+ * `tributary transactions list|describe|abort|describe-producers` (Kafka's kafka-transactions.sh):
+ * the transactional ids, one id's state, an operator's abort of a hanging transaction, and a
+ * partition's active producers (docs/transactions.md).
  */
-import type { TransactionDescription } from "../client/index.ts";
-import { UsageError, type OptionName } from "./args.ts";
+import type { PartitionProducer, TransactionDescription } from "../client/index.ts";
+import { partitionsPerTopicMax } from "../limits.ts";
+import { integerValue, UsageError, type OptionName } from "./args.ts";
 import { output, type CommandContext } from "./context.ts";
 import { formatAge } from "./groups.ts";
 import { countOf, renderTable } from "./table.ts";
@@ -12,6 +14,7 @@ export const transactionsOptions: Record<string, OptionName[]> = {
   list: [],
   describe: [],
   abort: [],
+  "describe-producers": ["topic", "partition"],
 };
 
 function transactionalId(context: CommandContext): string {
@@ -38,6 +41,15 @@ function describeTransaction(transaction: TransactionDescription, nowMs: number)
   return `${lines.join("\n")}\n`;
 }
 
+/** As Kafka's tool prints them: one row per producer, -1 where nothing is known. */
+function producersTable(producers: PartitionProducer[], nowMs: number): string {
+  if (producers.length === 0) return "no active producers\n";
+  return renderTable(
+    ["PRODUCER-ID", "EPOCH", "LAST-SEQUENCE", "LAST-WRITE", "COORDINATOR-EPOCH", "TXN-START-OFFSET"],
+    producers.map((p) => [p.producerId, p.producerEpoch, p.lastSequence, p.lastTimestamp < 0 ? "-1" : formatAge(nowMs - p.lastTimestamp), p.coordinatorEpoch, p.currentTxnStartOffset]),
+  );
+}
+
 export async function transactionsCommand(subcommand: string, context: CommandContext): Promise<void> {
   const transactions = context.client.admin().transactions;
   switch (subcommand) {
@@ -62,6 +74,14 @@ export async function transactionsCommand(subcommand: string, context: CommandCo
       const id = transactionalId(context);
       const transaction = await transactions.abort(id);
       return output(context, transaction, () => `aborted the open transaction of ${id} (state ${transaction.state}); its producer's commit will be refused\n`);
+    }
+    case "describe-producers": {
+      if (context.args.length > 0) throw new UsageError(`unexpected arguments: ${context.args.join(" ")}`);
+      const topic = context.values.topic;
+      const partition = integerValue(context.values, "partition", 0, partitionsPerTopicMax - 1);
+      if (typeof topic !== "string" || partition === undefined) throw new UsageError("transactions describe-producers needs --topic T and --partition N");
+      const producers = await transactions.describeProducers(topic, partition);
+      return output(context, { producers }, () => producersTable(producers, Date.now()));
     }
     default:
       throw new UsageError(`unknown command: transactions ${subcommand}`);

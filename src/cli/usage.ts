@@ -43,6 +43,8 @@ usage: tributary [--url URL] [--token TOKEN] [--json] <command>
   transactions describe <transactional-id>
   transactions abort <transactional-id>
       aborts the id's open transaction (a hanging one; takes alter on the cluster)
+  transactions describe-producers --topic T --partition N
+      the partition's active producers: id, epoch, last sequence, the first offset of an open transaction
 
   share consume <group> --topic T[,T2...] [--max N] [--follow] [--ack accept|release|reject]
                 [--json] [--base64] [--wait-ms N]

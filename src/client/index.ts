@@ -8,7 +8,7 @@ export { Tributary, type TributaryConfig, type RedactedConfig } from "./tributar
 export { Admin, TopicsAdmin, GroupsAdmin, TokensAdmin } from "./admin.ts";
 export { Producer, type ProducerOptions, type SendRequest } from "./producer.ts";
 export { Transaction, type SendBatchRequest, type SendOffsetsRequest } from "./transaction.ts";
-export { TransactionsAdmin, type TransactionDescription, type TransactionState, type TransactionSummary } from "./transactions-admin.ts";
+export { TransactionsAdmin, type PartitionProducer, type TransactionDescription, type TransactionState, type TransactionSummary } from "./transactions-admin.ts";
 export type { CompressionCodec } from "../protocol/compression/codecs.ts";
 export {
   Consumer,

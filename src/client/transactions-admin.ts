@@ -1,6 +1,7 @@
 /**
  * Transactions as an operator sees them (docs/api.md, Transactions; Kafka's
- * kafka-transactions.sh): `admin().transactions.list()`, `.describe(id)`, `.abort(id)`. As
+ * kafka-transactions.sh): `admin().transactions.list()`, `.describe(id)`, `.abort(id)`, and a
+ * partition's producers, `.describeProducers(topic, partition)` (Kafka's DescribeProducers). As
  * the rest of admin.ts: reads are retried on retriable errors, `abort` is not (an unanswered
  * abort may have happened, and a second one would find no transaction open: the caller decides).
  */
@@ -37,6 +38,20 @@ export interface TransactionDescription {
   pendingMarkers: { partitions: TopicPartition[]; groups: string[]; result: "commit" | "abort" } | null;
 }
 
+/** One of a partition's active producers, as its leader knows it (Kafka's DescribeProducers, KIP-664). */
+export interface PartitionProducer {
+  producerId: number;
+  producerEpoch: number;
+  /** The last sequence it wrote here; -1 when none is remembered. */
+  lastSequence: number;
+  /** When it last wrote here (ms since the epoch); -1 when unknown. */
+  lastTimestamp: number;
+  /** Always -1: Tributary's partitions keep no coordinator epoch. */
+  coordinatorEpoch: number;
+  /** The first offset of its open transaction (it holds the last stable offset there); -1 when none is open. */
+  currentTxnStartOffset: number;
+}
+
 export class TransactionsAdmin {
   readonly #context: AdminContext;
 
@@ -56,6 +71,12 @@ export class TransactionsAdmin {
   /** Its state, producer id and epoch, timeout, partitions and groups (TRANSACTIONAL_ID_NOT_FOUND for an id never initialized). */
   async describe(transactionalId: string): Promise<TransactionDescription> {
     return this.#read(path("transactions", transactionalId));
+  }
+
+  /** The partition's active producers, by id (`describe` on the topic; Kafka's `kafka-transactions.sh describe-producers`). */
+  async describeProducers(topic: string, partition: number): Promise<PartitionProducer[]> {
+    const answer = await this.#read<{ producers: PartitionProducer[] }>(path("topics", topic, "partitions", String(partition), "producers"));
+    return answer.producers;
   }
 
   /**

@@ -97,6 +97,9 @@ export interface LogStore {
 
   deleteProducer(producerId: number): void;
 
+  /** Every producer known here, by id (forgetProducers keeps them at most producersPerPartitionMax): Kafka's DescribeProducers. */
+  readProducers(): ProducerEntry[];
+
   /** The producers whose last run ends at or after `offset`: those a truncation there changes. */
   producersEndingAtOrAfter(offset: number): ProducerEntry[];
 

@@ -91,6 +91,10 @@ export class MemoryLogStore implements LogStore {
     this.#producers.delete(producerId);
   }
 
+  readProducers(): ProducerEntry[] {
+    return [...this.#producers.values()].sort((a, b) => a.producerId - b.producerId).map(copyEntry);
+  }
+
   producersEndingAtOrAfter(offset: number): ProducerEntry[] {
     return [...this.#producers.values()].filter((entry) => entry.runs.at(-1)!.lastOffset >= offset).map(copyEntry);
   }

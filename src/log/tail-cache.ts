@@ -111,6 +111,10 @@ export class TailCachedStore implements LogStore {
     this.#store.forgetProducers(idleSinceMs, keepAtMost);
   }
 
+  readProducers(): ProducerEntry[] {
+    return this.#store.readProducers();
+  }
+
   producerCount(): number {
     return this.#store.producerCount();
   }

@@ -24,7 +24,9 @@ import { ReplicationDriver } from "./replication-driver.ts";
 import { PartitionSubscribers } from "./partition-subscribers.ts";
 import { PartitionWakeups, partitionWakeupsMigration } from "./partition-wakeups.ts";
 import { applyMigrations } from "./schema.ts";
-import { maxTimestamp, SegmentTier, segmentTierMigration, type TierSnapshot } from "./segment-tier.ts";
+import { SegmentTier, segmentTierMigration, type TierSnapshot } from "./segment-tier.ts";
+import { offsetAt, producersOf, replicaState } from "./replica-queries.ts";
+import type { ActiveProducer } from "../log/active-producers.ts";
 import { batchBoundsMigration, logStoreMigrations, producerFirstSequenceMigration, producerIndexesDropMigration, producerStateMigration, SqliteLogStore } from "./sqlite-log-store.ts";
 import { StreamStateStore, streamStateMigration } from "./stream-appends.ts";
 import { countBilled, meteredBucket } from "../contracts/billing-meter.ts";
@@ -239,37 +241,22 @@ export class PartitionReplica extends DurableObject<Env> {
   async listOffset(request: RoutedCall & { at: OffsetQuery; isolation?: FetchRequest["isolation"] }): Promise<Result<{ offset: number; timestamp?: number }>> {
     return toResult(async () => {
       await this.#beforeCall();
-      const log = this.#admitRouted(request, false).log;
-      if (request.at === "earliest") return { offset: log.logStartOffset };
-      if (request.at === "latest") return { offset: request.isolation === "read_committed" ? log.lastStableOffset : log.highWatermark };
-      if (request.at === "earliest-local") return { offset: log.localStartOffset };
-      const timestampMs = request.at === "max-timestamp" ? maxTimestamp(this.#tier?.maxTimestamp(log.logStartOffset), log.maxHeldTimestamp()) : request.at.timestampMs;
-      if (timestampMs === undefined) return { offset: log.highWatermark };
-      const sealed = await this.#tier?.offsetForTimestamp(timestampMs, log.logStartOffset);
-      return sealed ?? log.offsetForTimestamp(timestampMs);
+      return offsetAt(this.#admitRouted(request, false).log, this.#tier, request.at, request.isolation === "read_committed");
     });
   }
 
   async state(request: PartitionAddress): Promise<Result<ReplicaState>> {
     return toResult(async () => {
       await this.#beforeCall();
-      const node = this.#admit(request);
-      const storage = node.log.storage();
-      return {
-        logStartOffset: node.log.logStartOffset,
-        highWatermark: node.log.highWatermark,
-        lastStableOffset: node.log.lastStableOffset,
-        logEndOffset: node.log.logEndOffset,
-        leaderEpoch: node.leaderEpoch,
-        role: node.role.kind,
-        storage: {
-          sqliteBatches: storage.batches,
-          sqliteBytes: storage.bytes,
-          r2Segments: this.#tier?.totals().segments ?? 0,
-          r2Bytes: this.#tier?.totals().bytes ?? 0,
-        },
-        ...(debugStatsEnabled(this.env) ? { debug: this.#debugStats() } : {}),
-      };
+      return replicaState(this.#admit(request), this.#tier, debugStatsEnabled(this.env) ? this.#debugStats() : undefined);
+    });
+  }
+
+  /** Kafka's DescribeProducers, on the leader (docs/api.md, Transactions): the partition's active producers. */
+  async producers(request: RoutedCall): Promise<Result<ActiveProducer[]>> {
+    return toResult(async () => {
+      await this.#beforeCall();
+      return producersOf(this.#store, this.#admitRouted(request).log);
     });
   }
 

@@ -310,6 +310,10 @@ export class SqliteLogStore implements LogStore {
     this.#sql.exec("DELETE FROM producers WHERE producer_id = ?", producerId);
   }
 
+  readProducers(): ProducerEntry[] {
+    return this.#sql.exec<ProducerRow>(`SELECT ${producerColumns} FROM producers ORDER BY producer_id`).toArray().map(toProducerEntry);
+  }
+
   producersEndingAtOrAfter(offset: number): ProducerEntry[] {
     return this.#sql.exec<ProducerRow>(`SELECT ${producerColumns} FROM producers WHERE last_offset >= ?`, offset).toArray().map(toProducerEntry);
   }

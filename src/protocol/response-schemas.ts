@@ -101,6 +101,20 @@ export const deleteRecordsResponseSchema = z.object({
   lowWatermark: offsetSchema.meta({ description: "the partition's log start once the records are deleted" }),
 });
 
+/** Kafka's DescribeProducers (KIP-664): the partition leader's active producers, by id. */
+export const partitionProducersResponseSchema = z.object({
+  producers: z.array(
+    z.object({
+      producerId: z.number().int().nonnegative(),
+      producerEpoch: z.number().int().nonnegative(),
+      lastSequence: z.number().int().meta({ description: "the last sequence written here; -1 when none is remembered" }),
+      lastTimestamp: z.number().int().meta({ description: "when the producer last wrote here (ms since the epoch); -1 when unknown" }),
+      coordinatorEpoch: z.number().int().meta({ description: "always -1: Tributary's partitions keep no coordinator epoch" }),
+      currentTxnStartOffset: z.number().int().meta({ description: "the first offset of its open transaction; -1 when none is open" }),
+    }),
+  ),
+});
+
 export const mintedTokenResponseSchema = z.object({ token: z.string(), topic: z.string(), expiresAt: timestampSchema });
 
 export const producerIdentitySchema = z.object({ producerId: z.number().int().nonnegative(), producerEpoch: z.number().int().nonnegative() });

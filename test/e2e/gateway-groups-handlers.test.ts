@@ -6,14 +6,15 @@
  * getting exactly the leader's bytes, REBALANCE_IN_PROGRESS on the heartbeat, commits with their
  * metadata, ILLEGAL_GENERATION after the rebalance, the admin APIs. A group with an HTTP member
  * is assigned by the server, classic members bridged onto it: eager and cooperative rejoins,
- * commits of given-up partitions.
+ * commits of given-up partitions. And two transaction handlers on the same server (issue 28):
+ * AddPartitionsToTxn's per-partition codes and DescribeProducers, each token's refusals included.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Tributary } from "../../src/client/index.ts";
 import { Secret } from "../../src/client/secret.ts";
 import { Transport } from "../../src/client/transport.ts";
 import { decodeAssignment, encodeAssignment, encodeSubscription } from "../../src/protocol/consumer-protocol.ts";
-import { groupHandlers } from "../../src/gateway/groups/index.ts";
+import { gatewayHandlers } from "../../src/gateway/all-handlers.ts";
 import type { GatewayRequestContext } from "../../src/gateway/handler-types.ts";
 import { writeResponse } from "../../src/gateway/protocol/messages.ts";
 import { startWranglerDev, type DevServer } from "./support/wrangler-dev.ts";
@@ -49,7 +50,7 @@ describe("gateway group handlers against wrangler dev", () => {
 
   /** Calls the handler of `apiKey` as the connection loop would, at `apiVersion`. */
   async function call(apiKey: number, apiVersion: number, request: unknown, as: [Tributary, Transport] = [tributary, transport]): Promise<any> {
-    // The group handlers use neither the SASL state nor the Metadata session.
+    // The handlers called here use neither the SASL state nor the Metadata session.
     const context = {
       tributary: as[0],
       transport: as[1],
@@ -61,7 +62,7 @@ describe("gateway group handlers against wrangler dev", () => {
       onClose: () => {},
       broker: { nodeId: 0, host: "127.0.0.1", port: 9092, clusterId: "handlers-test", autoCreateTopics: false },
     } satisfies Omit<GatewayRequestContext, "session" | "sasl">;
-    const answer = await (groupHandlers[apiKey] as Handler)(request, context as unknown as GatewayRequestContext);
+    const answer = await (gatewayHandlers[apiKey] as Handler)(request, context as unknown as GatewayRequestContext);
     // Every answer must encode at its version, as the connection loop writes it.
     expect(writeResponse({ apiKey, apiVersion, correlationId: 1 }, answer).length).toBeGreaterThan(0);
     return answer;
@@ -242,5 +243,40 @@ describe("gateway group handlers against wrangler dev", () => {
     expect((await call(9, 5, { groupId: "guarded", topics: null, requireStable: false }, topicOnly)).errorCode).toBe(30);
     expect((await call(15, 5, { groups: ["guarded"], includeAuthorizedOperations: false }, topicOnly)).groups[0].errorCode).toBe(30);
     expect((await call(42, 2, { groupsNames: ["guarded"] }, groupOnly)).results[0].errorCode).toBe(30);
+  });
+  it("AddPartitionsToTxn answers per partition: refused topics and missing partitions, the others OPERATION_NOT_ATTEMPTED", async () => {
+    const id = "handlers-txn-codes";
+    const writer = (resource: "topic" | "transactionalId", name: string) => ({ resource, name, patternType: "literal" as const, operations: ["write" as const] });
+    const scoped = credentials((await tributary.admin().tokens.create({ rules: [writer("transactionalId", id), writer("topic", "classic")] })).token.reveal());
+    const { producerId, producerEpoch } = await transport.json<{ producerId: number; producerEpoch: number }>({ method: "POST", path: `/v1/transactions/${id}/init`, json: {} });
+    const add = (topics: { name: string; partitions: number[] }[], as = scoped) =>
+      call(24, 3, { v3AndBelowTransactionalId: id, v3AndBelowProducerId: BigInt(producerId), v3AndBelowProducerEpoch: producerEpoch, v3AndBelowTopics: topics }, as);
+    const codes = (answer: any) => answer.resultsByTopicV3AndBelow.map(({ name, resultsByPartition }: any) => [name, resultsByPartition.map(({ partitionErrorCode }: any) => partitionErrorCode)]);
+    const mixed = [{ name: "classic", partitions: [0, 99] }, { name: "other", partitions: [0] }, { name: "no-such-topic", partitions: [0] }];
+    expect(codes(await add(mixed))).toEqual([["classic", [55, 3]], ["other", [29]], ["no-such-topic", [29]]]);
+    expect(codes(await add(mixed, [tributary, transport]))).toEqual([["classic", [55, 3]], ["other", [55]], ["no-such-topic", [3]]]);
+    // Nothing was added; the coordinator's one answer is every partition's.
+    expect((await tributary.admin().transactions.describe(id)).state).toBe("Empty");
+    expect(codes(await add([{ name: "classic", partitions: [0, 1] }]))).toEqual([["classic", [0, 0]]]);
+    const stale = await call(24, 3, { v3AndBelowTransactionalId: id, v3AndBelowProducerId: BigInt(producerId), v3AndBelowProducerEpoch: producerEpoch + 1, v3AndBelowTopics: [{ name: "classic", partitions: [2, 3] }] });
+    expect(codes(stale)).toEqual([["classic", [47, 47]]]);
+  });
+
+  it("DescribeProducers answers a partition's producers with its open transaction's first offset; a refused topic and a missing partition by their codes", async () => {
+    const producer = tributary.producer({ transactionalId: "handlers-producers", lingerMs: 0 });
+    const transaction = await producer.transaction();
+    const [written] = await transaction.send({ topic: "other", messages: [{ value: "open", partition: 0 }] });
+    const answer = await call(61, 0, { topics: [{ name: "other", partitionIndexes: [0, 5] }] });
+    const [open, missing] = answer.topics[0].partitions;
+    expect(open).toMatchObject({ partitionIndex: 0, errorCode: 0, errorMessage: null });
+    expect(open.activeProducers).toEqual([expect.objectContaining({ lastSequence: 0, coordinatorEpoch: -1, currentTxnStartOffset: BigInt(written!.offset) })]);
+    expect(missing).toMatchObject({ partitionIndex: 5, errorCode: 3, activeProducers: [] });
+    const rule = { resource: "topic" as const, name: "classic", patternType: "literal" as const, operations: ["read" as const] };
+    const scoped = credentials((await tributary.admin().tokens.create({ rules: [rule] })).token.reveal());
+    expect((await call(61, 0, { topics: [{ name: "other", partitionIndexes: [0] }] }, scoped)).topics[0].partitions[0].errorCode).toBe(29);
+    await transaction.abort();
+    const ended = (await call(61, 0, { topics: [{ name: "other", partitionIndexes: [0] }] })).topics[0].partitions[0];
+    expect(ended.activeProducers).toEqual([expect.objectContaining({ currentTxnStartOffset: -1n })]);
+    await producer.close();
   });
 });

@@ -197,6 +197,13 @@ export const logStoreCases: Record<string, (store: LogStore) => void> = {
     expect(store.producerCount()).toBe(1);
   },
 
+  "readProducers lists every producer by id"(store) {
+    expect(store.readProducers()).toEqual([]);
+    const entries = [producerEntry(3, 0, [0, 0, 9, 9]), producerEntry(2 ** 40, 5, [0, 1, 0, 1]), producerEntry(1, 7, [0, 0, 2, 2], [1, 1, 5, 5])];
+    store.writeProducers(entries);
+    expect(store.readProducers()).toEqual([entries[2], entries[0], entries[1]]);
+  },
+
   "producersEndingAtOrAfter finds the producers a truncation changes"(store) {
     store.writeProducers([producerEntry(1, 0, [0, 1, 0, 1]), producerEntry(2, 0, [0, 0, 2, 2], [1, 1, 5, 5]), producerEntry(3, 0, [0, 0, 9, 9])]);
     expect(store.producersEndingAtOrAfter(5).map((entry) => entry.producerId).sort()).toEqual([2, 3]);

@@ -8,6 +8,7 @@ import { alterConfigs, describeConfigs, incrementalAlterConfigs } from "./config
 import { deleteRecords } from "./delete-records.ts";
 import { describeCluster } from "./describe-cluster.ts";
 import { describeLogDirs } from "./describe-log-dirs.ts";
+import { describeProducers } from "./describe-producers.ts";
 import { fetch } from "./fetch.ts";
 import { findCoordinator } from "./find-coordinator.ts";
 import { initProducerId } from "./init-producer-id.ts";
@@ -47,5 +48,6 @@ export const coreHandlers: GatewayHandlers = {
   [apiKeys.TxnOffsetCommit]: handler(txnOffsetCommit),
   [apiKeys.DescribeTransactions]: handler(describeTransactions),
   [apiKeys.ListTransactions]: handler(listTransactions),
+  [apiKeys.DescribeProducers]: handler(describeProducers),
   [apiKeys.DeleteRecords]: handler(deleteRecords),
 };

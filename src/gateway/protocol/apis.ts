@@ -45,6 +45,7 @@ export const apiKeys = {
   IncrementalAlterConfigs: 44,
   OffsetDelete: 47,
   DescribeCluster: 60,
+  DescribeProducers: 61,
   DescribeTransactions: 65,
   ListTransactions: 66,
   ConsumerGroupHeartbeat: 68,

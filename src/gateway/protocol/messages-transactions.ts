@@ -151,3 +151,36 @@ export const listTransactions: MessageSchema = {
     ] }],
   ],
 };
+
+/** DescribeProducers (KIP-664): a partition's active producers, from its leader. */
+export const describeProducers: MessageSchema = {
+  apiKey: 61,
+  name: "DescribeProducers",
+  versions: [0, 0],
+  flexibleFrom: 0,
+  request: [
+    ["topics", "[]struct", "0+", { fields: [
+      ["name", "string", "0+"],
+      ["partitionIndexes", "[]int32", "0+"],
+    ] }],
+  ],
+  response: [
+    ["throttleTimeMs", "int32", "0+"],
+    ["topics", "[]struct", "0+", { fields: [
+      ["name", "string", "0+"],
+      ["partitions", "[]struct", "0+", { fields: [
+        ["partitionIndex", "int32", "0+"],
+        ["errorCode", "int16", "0+"],
+        ["errorMessage", "string", "0+", { nullable: "0+", default: "null" }],
+        ["activeProducers", "[]struct", "0+", { fields: [
+          ["producerId", "int64", "0+"],
+          ["producerEpoch", "int32", "0+"],
+          ["lastSequence", "int32", "0+", { default: "-1" }],
+          ["lastTimestamp", "int64", "0+", { default: "-1" }],
+          ["coordinatorEpoch", "int32", "0+"],
+          ["currentTxnStartOffset", "int64", "0+", { default: "-1" }],
+        ] }],
+      ] }],
+    ] }],
+  ],
+};

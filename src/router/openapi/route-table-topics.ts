@@ -4,6 +4,7 @@ import {
   acceptedResponseSchema,
   binaryProduceResponseSchema,
   deleteRecordsResponseSchema,
+  partitionProducersResponseSchema,
   fetchResponseSchema,
   listOffsetResponseSchema,
   mintedTokenResponseSchema,
@@ -137,6 +138,12 @@ export const topicRouteDocs: readonly RouteDoc[] = [
     body: { json: deleteRecordsSchema },
     responses: { 200: { description: "The partition's new log start", json: deleteRecordsResponseSchema } },
     errors: ["UNKNOWN_TOPIC_OR_PARTITION", "OFFSET_OUT_OF_RANGE", ...leaderErrors],
+  },
+  {
+    method: "get", path: "/v1/topics/:topic/partitions/:partition/producers", tag: "records", auth: "token", resource: "topic", objects: true,
+    summary: "The partition's active producers, from its leader (Kafka's DescribeProducers; an addition)",
+    responses: { 200: { description: "The producers, by id", json: partitionProducersResponseSchema } },
+    errors: ["UNKNOWN_TOPIC_OR_PARTITION", ...leaderErrors],
   },
   {
     method: "post", path: "/v1/topics/:topic/write-tokens", tag: "tokens", auth: "token", resource: "topic", objects: true,

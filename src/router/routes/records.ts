@@ -9,6 +9,7 @@ import { listOffset, payloadBytesOf, readPartition } from "../../data-plane/part
 import { recordsJson } from "../../data-plane/schema-decoding.ts";
 import { produce } from "../../data-plane/produce.ts";
 import { deleteRecords } from "../../data-plane/record-deletions.ts";
+import { describeProducers } from "../../data-plane/partition-producers.ts";
 import { decodeParam, encodingParam, fetchParams, isolationParam, offsetAtParam, partitionParam, routeQueries, routeQuery } from "../query.ts";
 import { parseJsonBody, readBodyBytes, readJsonBody } from "../request-body.ts";
 import { authorize } from "../authorize.ts";
@@ -17,7 +18,7 @@ import { partitionEventStream } from "../streams/partition-sse.ts";
 import { topicEventStream } from "../streams/topic-sse.ts";
 import { acceptsEventStream } from "../streams/streaming-read.ts";
 
-/** Produce, fetch from one partition, offsets (API.md), and deleting records (docs/api.md, Delete records). */
+/** Produce, fetch from one partition, offsets (API.md), deleting records (docs/api.md, Delete records), a partition's producers (Transactions). */
 export const recordRoutes = new Hono<RouterEnv>()
   .post("/:topic/records", async (c) => {
     authorize(c, "topic", c.req.param("topic"), "write");
@@ -62,6 +63,13 @@ export const recordRoutes = new Hono<RouterEnv>()
     const body = await readJsonBody(c.req.raw, deleteRecordsSchema, { maxBytes: adminRequestBytesMax });
     const topic = await topicMetadata(c.env, c.req.param("topic"));
     return c.json(await deleteRecords(c.env, topic, partition, body.beforeOffset));
+  })
+  .get("/:topic/partitions/:partition/producers", async (c) => {
+    authorize(c, "topic", c.req.param("topic"), "describe"); // Kafka's DescribeProducers asks DESCRIBE on the topic
+    const partition = partitionParam(c.req.param("partition"));
+    routeQuery(c.req.url, []);
+    const topic = await topicMetadata(c.env, c.req.param("topic"));
+    return c.json({ producers: await describeProducers(c.env, topic, partition) });
   })
   .get("/:topic/partitions/:partition/offsets", async (c) => {
     authorize(c, "topic", c.req.param("topic"), "describe");

@@ -188,6 +188,13 @@ const rows: Row[] = [
     other: refusedTopic,
     allowed: "rightful",
   },
+  {
+    // Kafka's DescribeProducers asks DESCRIBE on the topic.
+    route: "GET /v1/topics/:topic/partitions/:partition/producers",
+    call: () => ["GET", `/v1/topics/${topic}/partitions/0/producers`, {}],
+    other: refusedTopic,
+    allowed: "rightful",
+  },
   { route: "DELETE /v1/groups/:group/members/:memberId", call: () => ["DELETE", groupPath(group, member()), {}], other: refusedGroup, allowed: "rightful" },
   {
     route: "POST /v1/groups/:group/offsets/reset",

@@ -274,4 +274,27 @@ describe("consume-transform-produce with the client", () => {
     expect(received).toEqual(["open-1", "open-2"]); // from the high watermark it would have missed open-1
     await producer.close();
   });
+  it("describes a partition's producers (Kafka's DescribeProducers): an idempotent one, and an open transaction's first offset until it commits", async () => {
+    const topic = uniqueTopic("client-txn-producers");
+    await createTopic(topic, { partitions: 1 });
+    const admin = client.admin().transactions;
+    expect(await admin.describeProducers(topic, 0)).toEqual([]);
+    const idempotent = client.producer({ lingerMs: 0, requestsPerSecond: Infinity });
+    await idempotent.send({ topic, messages: [{ value: "i-1", partition: 0 }, { value: "i-2", partition: 0 }] });
+    const producer = transactionalProducer(uniqueTransactionalId("client-producers"));
+    const transaction = await producer.transaction();
+    await transaction.send({ topic, messages: [{ value: "t-1", partition: 0 }] });
+    const open = await admin.describeProducers(topic, 0);
+    expect(open).toHaveLength(2);
+    const plain = open.find((entry) => entry.currentTxnStartOffset === -1)!;
+    const transactional = open.find((entry) => entry.currentTxnStartOffset !== -1)!;
+    expect(plain).toMatchObject({ producerEpoch: 0, lastSequence: 1, coordinatorEpoch: -1 });
+    expect(plain.lastTimestamp).toBeGreaterThan(0);
+    expect(transactional).toMatchObject({ producerEpoch: 0, lastSequence: 0, currentTxnStartOffset: 2 });
+    await transaction.commit();
+    const after = (await admin.describeProducers(topic, 0)).find((entry) => entry.producerId === transactional.producerId);
+    expect(after).toMatchObject({ producerEpoch: 1, currentTxnStartOffset: -1 }); // the commit's marker bumped the epoch
+    expect(await codeOf(admin.describeProducers(topic, 5))).toBe("UNKNOWN_TOPIC_OR_PARTITION");
+    await Promise.all([idempotent.close(), producer.close()]);
+  });
 });

@@ -1,0 +1,43 @@
+/**
+ * What a partition replica answers about itself without changing anything: an offset by time or
+ * position (Kafka's ListOffsets), its state (a topic's description), and its active producers
+ * (Kafka's DescribeProducers, src/log/active-producers.ts). Kept out of partition-replica.ts,
+ * which holds the object's lifecycle and writes.
+ */
+import type { OffsetQuery, ReplicaState } from "../contracts/replica-api.ts";
+import { activeProducers, type ActiveProducer } from "../log/active-producers.ts";
+import type { LogStore } from "../log/log-store.ts";
+import type { PartitionLog } from "../log/partition-log.ts";
+import type { ReplicaNode } from "../replication/replica-node.ts";
+import { maxTimestamp, type SegmentTier } from "./segment-tier.ts";
+
+/** The offset `at` names: the log's ends, or the first offset at or after a time (R2's segments first). */
+export async function offsetAt(log: PartitionLog, tier: SegmentTier | undefined, at: OffsetQuery, committedOnly: boolean): Promise<{ offset: number; timestamp?: number }> {
+  if (at === "earliest") return { offset: log.logStartOffset };
+  if (at === "latest") return { offset: committedOnly ? log.lastStableOffset : log.highWatermark };
+  if (at === "earliest-local") return { offset: log.localStartOffset };
+  const timestampMs = at === "max-timestamp" ? maxTimestamp(tier?.maxTimestamp(log.logStartOffset), log.maxHeldTimestamp()) : at.timestampMs;
+  if (timestampMs === undefined) return { offset: log.highWatermark };
+  const sealed = await tier?.offsetForTimestamp(timestampMs, log.logStartOffset);
+  return sealed ?? log.offsetForTimestamp(timestampMs);
+}
+
+export function replicaState(node: ReplicaNode, tier: SegmentTier | undefined, debug: ReplicaState["debug"]): ReplicaState {
+  const storage = node.log.storage();
+  const totals = tier?.totals() ?? { segments: 0, bytes: 0 };
+  return {
+    logStartOffset: node.log.logStartOffset,
+    highWatermark: node.log.highWatermark,
+    lastStableOffset: node.log.lastStableOffset,
+    logEndOffset: node.log.logEndOffset,
+    leaderEpoch: node.leaderEpoch,
+    role: node.role.kind,
+    storage: { sqliteBatches: storage.batches, sqliteBytes: storage.bytes, r2Segments: totals.segments, r2Bytes: totals.bytes },
+    ...(debug === undefined ? {} : { debug }),
+  };
+}
+
+/** The partition's active producers: the store's producers (every one it remembers) with the log's transactions. */
+export function producersOf(store: LogStore, log: PartitionLog): ActiveProducer[] {
+  return activeProducers(store.readProducers(), log.transactions);
+}
