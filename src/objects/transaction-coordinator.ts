@@ -81,16 +81,19 @@ export class TransactionCoordinator extends DurableObject<Env> {
     });
   }
 
-  /** Kafka's InitProducerId with a transactional id: fences older instances, aborts what they left open. */
-  async init(transactionalId: string, timeoutMs: number): Promise<Result<ProducerIdentity>> {
+  /**
+   * Kafka's InitProducerId with a transactional id: fences older instances, aborts what they left
+   * open. `held`: the identity the producer says it holds (KIP-360; transaction-machine.ts).
+   */
+  async init(transactionalId: string, timeoutMs: number, held?: ProducerIdentity): Promise<Result<ProducerIdentity>> {
     return toResult(async () => {
-      let outcome = await this.#run((metadata, fresh) => init(metadata, timeoutMs, Date.now(), fresh), transactionalId);
+      let outcome = await this.#run((metadata, fresh) => init(metadata, timeoutMs, Date.now(), fresh, held), transactionalId);
       if (outcome.kind === "markers-first") {
         await this.#decided(outcome.metadata);
         if (this.#current().pending !== null) {
           throw new TributaryError("CONCURRENT_TRANSACTIONS", `aborting the transaction the previous instance of ${JSON.stringify(transactionalId)} left open; retry shortly`);
         }
-        outcome = await this.#run((metadata, fresh) => init(metadata, timeoutMs, Date.now(), fresh), transactionalId);
+        outcome = await this.#run((metadata, fresh) => init(metadata, timeoutMs, Date.now(), fresh, held), transactionalId);
       }
       if (outcome.kind !== "done") throw new Error("init found a transaction open after aborting it");
       this.#indexSynced = false;

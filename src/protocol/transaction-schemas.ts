@@ -15,9 +15,14 @@ const producerIdentityFields = {
 const topicPartitionSchema = z.object({ topic: z.string().min(1), partition: z.number().int().nonnegative() });
 
 /** The bounds of the timeout are the coordinator's (INVALID_TRANSACTION_TIMEOUT, with Kafka's code), not a shape error. */
-export const initTransactionSchema = z.object({
-  transactionTimeoutMs: z.number().int().default(transactionTimeoutMsDefault),
-});
+export const initTransactionSchema = z
+  .object({
+    transactionTimeoutMs: z.number().int().default(transactionTimeoutMsDefault),
+    /** KIP-360: the identity the producer holds, when it re-initializes itself (both or neither). */
+    producerId: producerIdentityFields.producerId.optional(),
+    producerEpoch: producerIdentityFields.producerEpoch.optional(),
+  })
+  .refine((body) => (body.producerId === undefined) === (body.producerEpoch === undefined), { message: "producerId and producerEpoch come together (the identity the producer holds), or neither" });
 
 export const addPartitionsSchema = z.object({
   ...producerIdentityFields,

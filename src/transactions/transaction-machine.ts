@@ -68,13 +68,31 @@ function bumped(metadata: TransactionMetadata, freshProducerId: number | undefin
   return freshProducerId === undefined ? null : { producerId: freshProducerId, producerEpoch: 0 };
 }
 
+const sameIdentity = (a: ProducerIdentity | null | undefined, b: ProducerIdentity) => a?.producerId === b.producerId && a.producerEpoch === b.producerEpoch;
+
+/**
+ * KIP-360's check of the identity an initializing producer says it holds (Kafka's coordinator's):
+ * "bump" when it is the current one (or nothing was initialized yet), "current" when it is the
+ * one held just before the last bump (a retry, or a re-init after a timeout's abort: answered the
+ * current identity as it is), PRODUCER_FENCED for any other (another instance took over since).
+ * An open transaction is aborted first whichever it is, as Kafka's coordinator does.
+ */
+function expectedHolder(metadata: TransactionMetadata, expected: ProducerIdentity): "bump" | "current" {
+  if (!isInitialized(metadata) || sameIdentity(identityOf(metadata), expected)) return "bump";
+  if (metadata.state !== "Ongoing" && sameIdentity(metadata.lastProducer, expected)) return "current";
+  if (metadata.state === "Ongoing" && expected.producerId === metadata.producerId) return "bump";
+  throw fenced(metadata, expected);
+}
+
 /**
  * Kafka's InitProducerId with a transactional id: fences every older instance (its epoch is
- * now lower) and aborts the transaction it left open first (`markers-first`).
+ * now lower) and aborts the transaction it left open first (`markers-first`). `expected` is the
+ * identity the producer holds (KIP-360, InitProducerId v3+), checked by `expectedHolder`.
  */
-export function init(metadata: TransactionMetadata, timeoutMs: number, now: number, freshProducerId?: number): InitOutcome {
+export function init(metadata: TransactionMetadata, timeoutMs: number, now: number, freshProducerId?: number, expected?: ProducerIdentity): InitOutcome {
   checkTimeout(timeoutMs);
   if (metadata.state === "PrepareCommit" || metadata.state === "PrepareAbort") throw concurrent(metadata);
+  if (expected !== undefined && expectedHolder(metadata, expected) === "current") return done({ ...metadata, timeoutMs, state: "Empty", startedAt: null, updatedAt: now });
   if (metadata.state === "Ongoing") {
     const aborting = decide(metadata, "abort", "init", now, freshProducerId);
     return aborting.kind === "done" ? { kind: "markers-first", metadata: aborting.metadata } : aborting;
@@ -93,6 +111,8 @@ export function init(metadata: TransactionMetadata, timeoutMs: number, now: numb
     updatedAt: now,
     // A new instance never retries the old one's end.
     lastEnd: null,
+    // Only the producer that named the identity it held may retry this init with it.
+    lastProducer: expected === undefined ? null : identityOf(metadata),
   });
 }
 
@@ -195,6 +215,7 @@ export function decide(metadata: TransactionMetadata, result: TransactionResult,
       reason,
     },
     lastEnd: { producerId: metadata.producerId, producerEpoch: metadata.producerEpoch, result },
+    lastProducer: identityOf(metadata),
     updatedAt: now,
   });
 }

@@ -72,6 +72,14 @@ export interface TransactionMetadata {
    * answered again rather than refused: its epoch is one below the current after the bump.
    */
   lastEnd: (ProducerIdentity & { result: TransactionResult }) | null;
+  /**
+   * The identity the producer held just before the last bump that left it the holder (Kafka's
+   * lastProducerEpoch, KIP-360): an end's, a timeout's, an init that named the identity it held.
+   * An init naming it again is a retry (its answer was lost, or the producer re-initializes after
+   * a timeout's abort) and is answered the current identity without a bump. Null after an init
+   * of a new instance (it fences every older one); absent in metadata written before it existed.
+   */
+  lastProducer?: ProducerIdentity | null;
 }
 
 export function emptyMetadata(transactionalId: string, now: number): TransactionMetadata {
@@ -89,6 +97,7 @@ export function emptyMetadata(transactionalId: string, now: number): Transaction
     coordinatorEpoch: 0,
     pending: null,
     lastEnd: null,
+    lastProducer: null,
   };
 }
 

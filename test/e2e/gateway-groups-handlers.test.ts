@@ -7,7 +7,8 @@
  * metadata, ILLEGAL_GENERATION after the rebalance, the admin APIs. A group with an HTTP member
  * is assigned by the server, classic members bridged onto it: eager and cooperative rejoins,
  * commits of given-up partitions. And two transaction handlers on the same server (issue 28):
- * AddPartitionsToTxn's per-partition codes and DescribeProducers, each token's refusals included.
+ * AddPartitionsToTxn's per-partition codes and DescribeProducers, each token's refusals included,
+ * and InitProducerId's KIP-360 re-initialization (a retry, and after a timeout's abort).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Tributary } from "../../src/client/index.ts";
@@ -278,5 +279,23 @@ describe("gateway group handlers against wrangler dev", () => {
     const ended = (await call(61, 0, { topics: [{ name: "other", partitionIndexes: [0] }] })).topics[0].partitions[0];
     expect(ended.activeProducers).toEqual([expect.objectContaining({ currentTxnStartOffset: -1n })]);
     await producer.close();
+  });
+  it("InitProducerId naming the identity held (KIP-360): a retry answers the same epoch; after a timeout's abort the producer gets the bumped epoch, not PRODUCER_FENCED", async () => {
+    const id = "handlers-kip360";
+    const init = (held: { producerId: bigint; producerEpoch: number } | null, transactionTimeoutMs = 1_000) =>
+      call(22, 5, { transactionalId: id, transactionTimeoutMs, producerId: held?.producerId ?? -1n, producerEpoch: held?.producerEpoch ?? -1 });
+    const first = await init(null);
+    expect(first.errorCode).toBe(0);
+    const bumped = await init(first);
+    expect([bumped.errorCode, bumped.producerEpoch]).toEqual([0, first.producerEpoch + 1]);
+    const retried = await init(first); // the bump's answer was lost: the same again
+    expect([retried.errorCode, retried.producerId, retried.producerEpoch]).toEqual([0, bumped.producerId, bumped.producerEpoch]);
+    const added = await call(24, 3, { v3AndBelowTransactionalId: id, v3AndBelowProducerId: bumped.producerId, v3AndBelowProducerEpoch: bumped.producerEpoch, v3AndBelowTopics: [{ name: "other", partitions: [0] }] });
+    expect(added.resultsByTopicV3AndBelow[0].resultsByPartition[0].partitionErrorCode).toBe(0);
+    await expect.poll(async () => (await tributary.admin().transactions.describe(id)).state, { timeout: 10_000, interval: 200 }).toBe("CompleteAbort");
+    const reinit = await init(bumped);
+    expect([reinit.errorCode, reinit.producerEpoch]).toEqual([0, bumped.producerEpoch + 1]);
+    expect((await init(first)).errorCode).toBe(90); // PRODUCER_FENCED
+    expect((await call(22, 3, { transactionalId: id, transactionTimeoutMs: 1_000, producerId: first.producerId, producerEpoch: first.producerEpoch })).errorCode).toBe(47); // before v4
   });
 });

@@ -6,9 +6,10 @@
  * With a transactional id: `POST /v1/transactions/{id}/init` with the producer's
  * transaction.timeout.ms, which fences every older instance (their epoch is behind) and aborts
  * a transaction one left open. A producer that sends the identity it holds (v3+, KIP-360: it
- * recovers from an abortable error by bumping its epoch) is checked first against the
- * coordinator's current one: another identity means another instance took over since, and the
- * answer is PRODUCER_FENCED (INVALID_PRODUCER_EPOCH before v4), as Kafka's coordinator answers.
+ * recovers from an abortable error by bumping its epoch) sends it on, translated to the
+ * server's, and the coordinator checks it as Kafka's does: the current identity is bumped, the
+ * one held just before the last bump (a retry, or a re-init after a timeout's abort) is answered
+ * the current one, any other is PRODUCER_FENCED (INVALID_PRODUCER_EPOCH before v4).
  * The answer is the identity the client and the server both hold from now on
  * (../transactions/producer-mapping.ts).
  */
@@ -17,7 +18,7 @@ import type { GatewayRequestContext } from "../handler-types.ts";
 import { kafkaErrorCode, kafkaErrors, throttleTimeMs } from "../kafka-errors.ts";
 import { lastReadOrder } from "../read-order.ts";
 import { initialized, mappingFor } from "../transactions/producer-mapping.ts";
-import { describeTransaction, initTransaction } from "../transactions/transaction-calls.ts";
+import { initTransaction } from "../transactions/transaction-calls.ts";
 import { producerFencedFrom, transactionCode } from "../transactions/transaction-codes.ts";
 
 interface InitProducerIdRequest {
@@ -41,15 +42,10 @@ export async function initProducerId(request: InitProducerIdRequest, context: Ga
 
 async function initTransactional(request: InitProducerIdRequest & { transactionalId: string }, context: GatewayRequestContext): Promise<Record<string, unknown>> {
   const id = request.transactionalId;
-  const fenced = context.apiVersion >= producerFencedFrom.initProducerId ? kafkaErrors.PRODUCER_FENCED : kafkaErrors.INVALID_PRODUCER_EPOCH;
   try {
     const held = { producerId: Number(request.producerId ?? -1n), producerEpoch: request.producerEpoch ?? -1 };
-    if (held.producerId >= 0) {
-      const server = mappingFor(id, held, context.readOrder)?.server ?? held;
-      const current = await describeTransaction(context, id);
-      if (current.producerId !== server.producerId || current.producerEpoch !== server.producerEpoch) return refused(fenced);
-    }
-    const answer = await initTransaction(context, id, request.transactionTimeoutMs);
+    const server = held.producerId >= 0 && held.producerEpoch >= 0 ? (mappingFor(id, held, context.readOrder)?.server ?? held) : undefined;
+    const answer = await initTransaction(context, id, request.transactionTimeoutMs, server);
     initialized(id, answer, lastReadOrder());
     return { throttleTimeMs: 0, errorCode: kafkaErrors.NONE, producerId: BigInt(answer.producerId), producerEpoch: answer.producerEpoch };
   } catch (error) {

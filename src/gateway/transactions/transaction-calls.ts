@@ -30,8 +30,9 @@ export interface TransactionOffsetsBody extends ProducerIdentity {
 
 const route = (id: string, ...rest: string[]) => path("transactions", id, ...rest);
 
-export function initTransaction(context: GatewayRequestContext, id: string, transactionTimeoutMs: number): Promise<ProducerIdentity> {
-  return context.transport.json({ method: "POST", path: route(id, "init"), json: { transactionTimeoutMs } });
+/** `held`: the identity the producer says it holds (KIP-360), checked by the coordinator. */
+export function initTransaction(context: GatewayRequestContext, id: string, transactionTimeoutMs: number, held?: ProducerIdentity): Promise<ProducerIdentity> {
+  return context.transport.json({ method: "POST", path: route(id, "init"), json: { transactionTimeoutMs, ...held } });
 }
 
 export function addTransactionPartitions(context: GatewayRequestContext, id: string, identity: ProducerIdentity, partitions: { topic: string; partition: number }[]): Promise<ProducerIdentity> {

@@ -81,8 +81,9 @@ export const transactionRoutes = new Hono<RouterEnv>()
     routeQuery(c.req.url, []);
     const id = transactionalIdParam(c.req.param("transactionalId"));
     authorize(c, "transactionalId", id, "write");
-    const body = await readJsonBody(c.req.raw, initTransactionSchema, { maxBytes: adminRequestBytesMax, optional: true });
-    return c.json(unwrap(await transactionCoordinatorStub(c.env, id).init(id, body.transactionTimeoutMs)));
+    const { transactionTimeoutMs, producerId, producerEpoch } = await readJsonBody(c.req.raw, initTransactionSchema, { maxBytes: adminRequestBytesMax, optional: true });
+    const held = producerId === undefined || producerEpoch === undefined ? undefined : { producerId, producerEpoch };
+    return c.json(unwrap(await transactionCoordinatorStub(c.env, id).init(id, transactionTimeoutMs, held)));
   })
   .post("/:transactionalId/partitions", async (c) => {
     routeQuery(c.req.url, []);

@@ -69,6 +69,41 @@ describe("transaction coordinator rules", () => {
     expect([next.producerId, next.producerEpoch]).toEqual([7, 2]);
   });
 
+  // KIP-360, as a Kafka 4.4 broker answered InitProducerId v5 naming the identity held (compared by hand).
+  it("an init naming the current identity bumps; naming the one held before that bump is a retry, answered as is; any older is fenced", () => {
+    const first = initialized();
+    const held = { producerId: 7, producerEpoch: 0 };
+    const bumped = doneOf(init(first, 10_000, 1, undefined, held));
+    expect(bumped.identity).toEqual({ producerId: 7, producerEpoch: 1 });
+    const retried = doneOf(init(bumped.metadata, 10_000, 2, undefined, held));
+    expect(retried.identity).toEqual({ producerId: 7, producerEpoch: 1 });
+    const again = doneOf(init(retried.metadata, 10_000, 3, undefined, { producerId: 7, producerEpoch: 1 }));
+    expect(again.identity).toEqual({ producerId: 7, producerEpoch: 2 });
+    expect(codeOf(() => init(again.metadata, 10_000, 4, undefined, held))).toBe("PRODUCER_FENCED");
+    expect(codeOf(() => init(again.metadata, 10_000, 4, undefined, { producerId: 8, producerEpoch: 2 }))).toBe("PRODUCER_FENCED");
+    // A new instance (no identity named) fences the last holder's retry too.
+    const fresh = doneOf(init(again.metadata, 10_000, 5)).metadata;
+    expect(codeOf(() => init(fresh, 10_000, 6, undefined, { producerId: 7, producerEpoch: 2 }))).toBe("PRODUCER_FENCED");
+  });
+
+  it("after a timeout's abort the producer re-initializes with the identity it held: it gets the bumped epoch, not PRODUCER_FENCED", () => {
+    const timedOut = markersWritten(doneOf(expire(ongoing(), 100 + 10_000)!).metadata, { partitions: [a0, b1], groups: [] }, 10_200);
+    expect([timedOut.state, timedOut.producerEpoch]).toEqual(["CompleteAbort", 1]);
+    const reinit = doneOf(init(timedOut, 10_000, 10_300, undefined, { producerId: 7, producerEpoch: 0 }));
+    expect(reinit.identity).toEqual({ producerId: 7, producerEpoch: 1 });
+    expect(reinit.metadata.state).toBe("Empty");
+    // Its retry is answered the same; with the epoch it was given, the next bump.
+    expect(doneOf(init(reinit.metadata, 10_000, 10_400, undefined, { producerId: 7, producerEpoch: 0 })).identity).toEqual({ producerId: 7, producerEpoch: 1 });
+    expect(doneOf(init(reinit.metadata, 10_000, 10_400, undefined, { producerId: 7, producerEpoch: 1 })).identity).toEqual({ producerId: 7, producerEpoch: 2 });
+  });
+
+  it("an init naming the current identity while its transaction is open aborts it first, then answers the bumped epoch once", () => {
+    const outcome = init(ongoing(), 10_000, 200, undefined, { producerId: 7, producerEpoch: 0 });
+    if (outcome.kind !== "markers-first") throw new Error(outcome.kind);
+    const aborted = markersWritten(outcome.metadata, { partitions: [a0, b1], groups: [] }, 202);
+    expect(doneOf(init(aborted, 10_000, 203, undefined, { producerId: 7, producerEpoch: 0 })).identity).toEqual({ producerId: 7, producerEpoch: 1 });
+  });
+
   it("refuses a timeout outside the deployment's bounds", () => {
     expect(codeOf(() => init(emptyMetadata("t", 0), transactionTimeoutMsMax + 1, 0, 1))).toBe("INVALID_TRANSACTION_TIMEOUT");
     expect(codeOf(() => init(emptyMetadata("t", 0), 10, 0, 1))).toBe("INVALID_TRANSACTION_TIMEOUT");

@@ -115,6 +115,15 @@ describe("the transaction coordinator", () => {
     expect(aborted.body.producerEpoch).toBe(identity.producerEpoch + 1);
     // Idle now: no alarm left (an idle coordinator costs nothing).
     expect(await runDurableObjectAlarm(coordinatorOf(id))).toBe(false);
+    // KIP-360: the producer re-initializes naming the identity it held before the timeout: it
+    // gets the timeout's bumped epoch (Kafka 4.4 answers so), again on a retry; an older one is fenced.
+    const reinit = () => api("POST", transactionPath(id, "/init"), { transactionTimeoutMs: 1_000, ...identity });
+    const bumped = { producerId: identity.producerId, producerEpoch: identity.producerEpoch + 1 };
+    for (const attempt of [await reinit(), await reinit()]) expect([attempt.status, attempt.body]).toEqual([200, bumped]);
+    expect(await describeTransaction(id)).toMatchObject({ state: "Empty", ...bumped });
+    expect((await api("POST", transactionPath(id, "/init"), { transactionTimeoutMs: 1_000, ...bumped })).body).toEqual({ ...bumped, producerEpoch: bumped.producerEpoch + 1 });
+    expectError(await reinit(), 409, "PRODUCER_FENCED");
+    expectError(await api("POST", transactionPath(id, "/init"), { producerId: identity.producerId }), 400, "INVALID_REQUEST");
   });
 
   it("an init aborts what the previous instance left open", async () => {
