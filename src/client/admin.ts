@@ -101,8 +101,17 @@ export class GroupsAdmin {
     this.#context = context;
   }
 
-  async list(): Promise<GroupSummary[]> {
-    return (await read<{ groups: GroupSummary[] }>(this.#context, path("groups"))).groups;
+  /**
+   * The groups the token may describe, sorted by name; `states` and `types` keep only those in
+   * one of the states (Empty, Reconciling, Stable) or of one of the types (every Tributary group
+   * is a `consumer` group), in any case, as Kafka's listGroups filters.
+   */
+  async list(filters: { states?: string[]; types?: string[] } = {}): Promise<GroupSummary[]> {
+    const query = new URLSearchParams();
+    if (filters.states?.length) query.set("states", filters.states.join(","));
+    if (filters.types?.length) query.set("types", filters.types.join(","));
+    const search = query.toString();
+    return (await read<{ groups: GroupSummary[] }>(this.#context, search === "" ? path("groups") : `${path("groups")}?${search}`)).groups;
   }
 
   async describe(group: string): Promise<GroupDescription> {

@@ -23,6 +23,7 @@ export const routeQueries = {
   binaryFetch: ["offset", "maxRecords", "maxBytes", "waitMs", "isolation"],
   binaryProduce: ["acks", "transactionalId"],
   listOffsets: ["at", "isolation"],
+  listGroups: ["states", "types"],
   /** SSE and WebSocket, on a partition or a whole topic. */
   streamingRead: ["offset", "encoding", "isolation", accessTokenParam],
   /** SSE, on a partition or a whole topic: a streaming read that can also decode by schema. */

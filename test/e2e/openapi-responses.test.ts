@@ -134,6 +134,7 @@ describe("the router's answers agree with its OpenAPI document", () => {
     await call("GET", "/v1/groups/classic-docs/offsets");
     await call("POST", "/v1/groups/classic-docs/classic/leave", { json: { members: [{ memberId: required.memberId }] } });
     await groups.list();
+    expect((await groups.list({ states: ["empty", "Stable"], types: ["consumer"] })).every(({ state }) => state === "Empty" || state === "Stable")).toBe(true);
     await call("GET", "/v1/metrics", { headers: { accept: "application/json" } });
     await call("GET", "/v1/metrics");
     await groups.offsets("docs-readers");

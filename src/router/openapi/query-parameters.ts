@@ -54,6 +54,14 @@ export const queryParameters: Record<string, { description: string; schema: Reco
     description: "`0` (answer 202 at once), `1` (the leader stored it) or `all` (the in-sync replicas did).",
     schema: { type: "string", enum: ["0", "1", "all"], default: "all" },
   },
+  states: {
+    description: "List groups: only those in one of these states, comma-separated, any case (Kafka's ListGroups states filter, KIP-518): Empty, Reconciling, Stable.",
+    schema: { type: "string", maxLength: 256 },
+  },
+  types: {
+    description: "List groups: only those of one of these types, comma-separated, any case (Kafka's ListGroups types filter, KIP-848). Every Tributary group is of type `consumer`; `classic` and `share` match none.",
+    schema: { type: "string", maxLength: 256 },
+  },
   isolation: {
     description: "`read_committed` (the default): records up to the last stable offset, aborted transactions' records skipped; `read_uncommitted`: up to the high watermark. Transaction markers are never records (docs/transactions.md).",
     schema: { type: "string", enum: ["read_committed", "read_uncommitted"], default: "read_committed" },

@@ -12,6 +12,7 @@ import {
   resetOffsetsResponseSchema,
   deleteOffsetsResponseSchema,
 } from "../../protocol/response-schemas.ts";
+import { routeQueries } from "../query.ts";
 import {
   classicHeartbeatSchema,
   classicJoinSchema,
@@ -35,7 +36,8 @@ const classicErrors = ["FENCED_INSTANCE_ID", "REBALANCE_IN_PROGRESS"] as const;
 export const groupRouteDocs: readonly RouteDoc[] = [
   {
     method: "get", path: "/v1/groups", tag: "groups", auth: "token", objects: true,
-    summary: "List the groups the token may describe, sorted by name",
+    summary: "List the groups the token may describe, sorted by name; filtered by state and type (Kafka's ListGroups filters)",
+    query: routeQueries.listGroups,
     responses: { 200: { description: "The groups", json: groupListSchema } },
   },
   {

@@ -19,7 +19,7 @@ import type { RouterEnv } from "../context.ts";
 import { pollGroup } from "../group-poll.ts";
 import { topicMetadata, withTopic } from "../../data-plane/metadata-cache.ts";
 import { listOffset } from "../../data-plane/partition-reads.ts";
-import { routeQuery } from "../query.ts";
+import { routeQueries, routeQuery } from "../query.ts";
 import { readJsonBody } from "../request-body.ts";
 
 /** A group name from the path: any string of 1 to groupIdLengthMax characters (Kafka restricts none). */
@@ -30,12 +30,26 @@ export function groupParam(value: string): string {
   return value;
 }
 
+/** Every Tributary group is a Kafka "consumer" group (KIP-848's type), whatever its members speak. */
+const groupType = "consumer";
+
+/** A comma-separated filter (Kafka matches group states and types in any case); absent or empty: no filter. */
+function lowerCaseList(text: string | undefined): Set<string> | undefined {
+  const names = (text ?? "").split(",").map((name) => name.trim().toLowerCase()).filter((name) => name !== "");
+  return names.length === 0 ? undefined : new Set(names);
+}
+
 /** Consumer groups (API.md): membership, poll, offsets, describe, list, reset, delete (groups and offsets). */
 export const groupRoutes = new Hono<RouterEnv>()
   .get("/", async (c) => {
-    routeQuery(c.req.url, []);
+    const query = routeQuery(c.req.url, routeQueries.listGroups);
+    const states = lowerCaseList(query.states);
+    const types = lowerCaseList(query.types);
     const principal = principalOf(c);
-    const groups = unwrap(await controllerStub(c.env).listGroups()).filter((entry) => may(principal, "group", entry.group, "describe"));
+    const groups = unwrap(await controllerStub(c.env).listGroups())
+      .filter((entry) => may(principal, "group", entry.group, "describe"))
+      .filter((entry) => states === undefined || states.has(entry.state.toLowerCase()))
+      .filter(() => types === undefined || types.has(groupType));
     return c.json({ groups });
   })
   .post("/:group/members", async (c) => {

@@ -89,6 +89,14 @@ describe("join", () => {
     expect((await describeGroup(group)).state).toBe("Stable");
     const listed = await api("GET", "/v1/groups");
     expect(listed.body.groups).toContainEqual({ group, state: "Stable", members: 2 });
+    // Kafka's ListGroups filters (KIP-518 states, KIP-848 types): any case, comma-separated.
+    const named = async (query: string) => ((await api("GET", `/v1/groups${query}`)).body.groups as { group: string }[]).some((entry) => entry.group === group);
+    expect(await named("?states=stable")).toBe(true);
+    expect(await named("?states=Empty,Reconciling")).toBe(false);
+    expect(await named("?states=Empty,STABLE&types=classic,consumer")).toBe(true);
+    expect(await named("?types=share")).toBe(false);
+    expect(await named("?states=")).toBe(true);
+    expectError(await api("GET", "/v1/groups?state=Stable"), 400, "INVALID_REQUEST");
   });
 
   it("refuses unknown topics with 404 UNKNOWN_TOPIC_OR_PARTITION and creates nothing", async () => {
