@@ -179,4 +179,15 @@ describe("the gateway as other projects' suites use it", () => {
     expect(java.code, java.stderr).toBe(0);
     expect(JSON.parse(java.stdout)).toEqual({ error: null });
   });
+
+  it("the Java Admin's describeProducers (DescribeProducers v0) shows a Java transactional producer's open transaction, then its commit", async () => {
+    const topic = "described-producers";
+    await client.admin().topics.create({ name: topic, partitions: 1 });
+    const java = await runJava("GatewayBasics.java", ["producers", gateway.address, topic]);
+    expect(java.code, java.stderr).toBe(0);
+    const answer = JSON.parse(java.stdout);
+    expect(answer.open).toEqual([{ epoch: expect.any(Number), lastSequence: 0, coordinatorEpoch: -1, txnStart: answer.offset }]);
+    // The commit's marker bumped the epoch (KIP-890's epoch at every end); nothing is open.
+    expect(answer.committed).toEqual([{ epoch: answer.open[0].epoch + 1, lastSequence: 0, coordinatorEpoch: -1, txnStart: -1 }]);
+  });
 });

@@ -13,6 +13,7 @@ import org.apache.kafka.clients.admin.ListOffsetsResult;
 import org.apache.kafka.clients.admin.ListTopicsOptions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.ProducerState;
 import org.apache.kafka.clients.admin.TopicListing;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -21,6 +22,7 @@ import org.apache.kafka.clients.consumer.LogTruncationException;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.acl.AclOperation;
@@ -54,6 +56,7 @@ public class GatewayBasics {
     switch (args[0]) {
       case "consume" -> consume(args[1], args[2], Integer.parseInt(args[3]), Integer.parseInt(args[4]));
       case "transactional" -> transactional(args[1]);
+      case "producers" -> producers(args[1], args[2]);
       case "topics" -> topics(args[1], args[2]);
       case "offsets" -> offsets(args[1], args[2]);
       case "cluster" -> cluster(args[1]);
@@ -181,5 +184,36 @@ public class GatewayBasics {
       error = cause.getClass().getSimpleName() + ": " + cause.getMessage();
     }
     System.out.println(error == null ? "{\"error\":null}" : "{\"error\":\"" + error.replace("\\", "\\\\").replace("\"", "\\\"") + "\"}");
+  }
+  /** The Admin's describeProducers (DescribeProducers, 61) of partition 0 while a transaction is open there, and after its commit. */
+  static void producers(String bootstrap, String topic) {
+    Properties config = new Properties();
+    config.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    config.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "gateway-basics-producers");
+    config.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "20000");
+    config.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+    config.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+    Properties adminConfig = new Properties();
+    adminConfig.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    TopicPartition partition = new TopicPartition(topic, 0);
+    try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(config); Admin admin = Admin.create(adminConfig)) {
+      producer.initTransactions();
+      producer.beginTransaction();
+      long offset = producer.send(new ProducerRecord<>(topic, 0, null, "open".getBytes())).get().offset();
+      String open = describe(admin, partition);
+      producer.commitTransaction();
+      System.out.println("{\"offset\":" + offset + ",\"open\":" + open + ",\"committed\":" + describe(admin, partition) + "}");
+    } catch (Exception e) {
+      throw new RuntimeException(e);
+    }
+  }
+
+  static String describe(Admin admin, TopicPartition partition) throws Exception {
+    List<String> states = new ArrayList<>();
+    for (ProducerState state : admin.describeProducers(List.of(partition)).partitionResult(partition).get().activeProducers()) {
+      states.add("{\"epoch\":" + state.producerEpoch() + ",\"lastSequence\":" + state.lastSequence() + ",\"coordinatorEpoch\":" + state.coordinatorEpoch().orElse(-1)
+          + ",\"txnStart\":" + state.currentTransactionStartOffset().orElse(-1) + "}");
+    }
+    return "[" + String.join(",", states) + "]";
   }
 }
