@@ -3,8 +3,10 @@
  * Transactions): every producer the partition remembers (producer-state.ts) with its epoch, the
  * last sequence and time it wrote, and the first offset of its open transaction
  * (transaction-state.ts), -1 when none is open. The epoch is the higher of the producer's last
- * write and its last marker (every transaction end bumps it, KIP-890). Tributary's partitions
- * keep no coordinator epoch: -1, as Kafka answers when it knows none. Pure.
+ * write and its last marker (every transaction end bumps it, KIP-890); past a marker's bump the
+ * producer has written no sequence in its new epoch yet: -1, as Kafka 4.4 answers (compared by
+ * hand). Tributary's partitions keep no coordinator epoch: -1, as Kafka answers before any
+ * marker (after one Kafka shows the marker's; a difference, docs/api.md). Pure.
  */
 import type { ProducerEntry } from "./producer-state.ts";
 import type { TransactionState } from "./transaction-state.ts";
@@ -25,10 +27,11 @@ export function activeProducers(producers: readonly ProducerEntry[], transaction
   const byId = new Map<number, ActiveProducer>();
   for (const entry of producers) {
     const transaction = transactions.entry(entry.producerId);
+    const producerEpoch = Math.max(entry.producerEpoch, transaction?.producerEpoch ?? -1);
     byId.set(entry.producerId, {
       producerId: entry.producerId,
-      producerEpoch: Math.max(entry.producerEpoch, transaction?.producerEpoch ?? -1),
-      lastSequence: entry.runs.at(-1)!.lastSequence,
+      producerEpoch,
+      lastSequence: producerEpoch === entry.producerEpoch ? entry.runs.at(-1)!.lastSequence : -1,
       lastTimestamp: entry.lastActivityMs,
       coordinatorEpoch: -1,
       currentTxnStartOffset: transaction?.openFirstOffset ?? -1,

@@ -21,9 +21,9 @@ describe("activeProducers", () => {
       { producerId: 1, producerEpoch: 3, lastSequence: 4, lastTimestamp: 100, coordinatorEpoch: -1, currentTxnStartOffset: -1 },
       { producerId: 2, producerEpoch: 0, lastSequence: 0, lastTimestamp: 200, coordinatorEpoch: -1, currentTxnStartOffset: 10 },
     ]);
-    // The commit's marker closes the transaction and carries the bumped epoch (KIP-890).
+    // The commit's marker closes the transaction and carries the bumped epoch (KIP-890), in which nothing is written yet.
     transactions.recordMarker({ producerId: 2, producerEpoch: 1, result: "commit", coordinatorEpoch: 0 }, 11);
-    expect(activeProducers(producers, transactions)[1]).toMatchObject({ producerId: 2, producerEpoch: 1, currentTxnStartOffset: -1 });
+    expect(activeProducers(producers, transactions)[1]).toMatchObject({ producerId: 2, producerEpoch: 1, lastSequence: -1, currentTxnStartOffset: -1 });
   });
 
   it("shows an open transaction whose producer's sequences were forgotten", () => {
