@@ -64,6 +64,9 @@ export const kafkaErrors = {
   PRODUCER_FENCED: 90,
   RESOURCE_NOT_FOUND: 91,
   UNKNOWN_TOPIC_ID: 100,
+  SHARE_SESSION_NOT_FOUND: 122,
+  INVALID_SHARE_SESSION_EPOCH: 123,
+  SHARE_SESSION_LIMIT_REACHED: 133,
   TRANSACTIONAL_ID_NOT_FOUND: 105,
   FENCED_INSTANCE_ID: 82,
   FENCED_LEADER_EPOCH: 74,
@@ -141,8 +144,13 @@ const fromTributary: Record<ErrorCode, KafkaErrorName> = {
 
 /** The Kafka error code for anything a Tributary call threw (a non-API failure is UNKNOWN_SERVER_ERROR). */
 export function kafkaErrorCode(error: unknown): number {
-  if (error instanceof TributaryError) return kafkaErrors[fromTributary[error.code] ?? "UNKNOWN_SERVER_ERROR"];
+  if (error instanceof TributaryError) return kafkaCodeOfName(error.code);
   return kafkaErrors.UNKNOWN_SERVER_ERROR;
+}
+
+/** The Kafka error code for a Tributary error code an answer carries (a share acknowledgement's result). */
+export function kafkaCodeOfName(code: ErrorCode): number {
+  return kafkaErrors[fromTributary[code] ?? "UNKNOWN_SERVER_ERROR"];
 }
 
 /** The throttle time a quota refusal asks for (0 for any other error). */

@@ -103,3 +103,17 @@ export const gatewayTransactionalIdsMax = 10_000;
  * of a large deployment does not open hundreds of requests together.
  */
 export const gatewayLogDirTopicsInFlightMax = 8;
+
+/**
+ * KIP-932 share groups on the wire (src/gateway/share/): members of one share group one gateway
+ * keeps (its heartbeats and ShareGroupDescribe; Tributary's own bound on a consumer group's
+ * members), how long a member and its share session live unheard (Kafka's
+ * group.share.session.timeout.ms), share sessions one gateway holds (Kafka's
+ * group.share.max.share.sessions is 2,000 a broker), and the acquired records of one session
+ * whose lease it remembers to map Kafka's offset acknowledgements onto Tributary's leases (past
+ * it a fetch acquires nothing more until some are acknowledged or their locks expire).
+ */
+export const gatewayShareMembersMax = 1_000;
+export const gatewayShareSessionTimeoutMs = 45_000;
+export const gatewayShareSessionsMax = 2_000;
+export const gatewayShareHeldRecordsMax = 50_000;

@@ -5,11 +5,13 @@
  * whole set (what it does not name goes back to its default), as Kafka's; the incremental
  * form sets (0) or deletes (1) single configs, and appends to (2) or subtracts from (3) a list
  * config (cleanup.policy). The broker resource (4, the gateway's node id) answers the broker
- * configs Kafka reports that Tributary has, read-only (`brokerConfigs`).
+ * configs Kafka reports that Tributary has, read-only (`brokerConfigs`). A group (32) has its
+ * share-group configs (../share/group-configs.ts).
  */
 import { path } from "../../client/transport.ts";
 import type { Topic } from "../../client/types.ts";
 import type { GatewayRequestContext } from "../handler-types.ts";
+import { alterGroupConfigs, describeGroupConfigs, groupResourceType } from "../share/group-configs.ts";
 import { errorMessage, kafkaErrorCode, kafkaErrors, throttleTimeMs } from "../kafka-errors.ts";
 
 const resourceTypes = { topic: 2, broker: 4, brokerLogger: 8 } as const;
@@ -86,6 +88,10 @@ export async function describeConfigs(request: DescribeConfigsRequest, context: 
           return result(kafkaErrorCode(error), errorMessage(error), []);
         }
       }
+      if (resourceType === groupResourceType) {
+        const group = await describeGroupConfigs(resourceName, configurationKeys, context);
+        return result(group.errorCode, group.errorMessage, group.configs);
+      }
       if (resourceType !== resourceTypes.topic) return result(kafkaErrors.INVALID_REQUEST, `resource type ${resourceType} has no configs here`, []);
       try {
         const topic = (await context.tributary.admin().topics.describe(resourceName)) as Topic & { configOverrides?: string[] };
@@ -121,7 +127,11 @@ function alter(incremental: boolean) {
     const responses = await Promise.all(
       request.resources.map(async ({ resourceType, resourceName, configs }) => {
         const response = (errorCode: number, message: string | null) => ({ errorCode, errorMessage: message, resourceType, resourceName });
-        if (resourceType !== resourceTypes.topic) return response(kafkaErrors.INVALID_REQUEST, "only topic configs can be altered here");
+        if (resourceType === groupResourceType) {
+          const group = await alterGroupConfigs(resourceName, configs, request.validateOnly, context);
+          return response(group.errorCode, group.errorMessage);
+        }
+        if (resourceType !== resourceTypes.topic) return response(kafkaErrors.INVALID_REQUEST, "only topic and group configs can be altered here");
         try {
           const changes: Record<string, string | null> = {};
           if (incremental) {
