@@ -5,10 +5,12 @@
  * API, shows a group on Kafka's classic path as Kafka would (its own state, protocol type and
  * protocol, each member's instance id), and a server-assigned one with the classic state names
  * (Reconciling is PreparingRebalance) and the server's assignor as the protocol; each member's
- * subscription as the topics of its assignment.
+ * subscription as the topics of its assignment. Share groups are listed (type "share") and
+ * deleted too (../share/share-group-admin.ts).
  */
 import type { GatewayRequestContext } from "../handler-types.ts";
 import { encodeAssignment, encodeSubscription } from "../../protocol/consumer-protocol.ts";
+import { deleteShareGroup, listedShareGroups, shareGroupType } from "../share/share-group-admin.ts";
 import { kafkaCodes, orKafkaCode } from "./kafka-codes.ts";
 import type {
   DeleteGroupsRequest,
@@ -33,6 +35,7 @@ export async function listGroups(request: ListGroupsRequest, context: GatewayReq
     .filter(({ state }) => states.size === 0 || states.has(state.toLowerCase()))
     .filter(() => types.size === 0 || types.has(groupType))
     .map(({ group, state }) => ({ groupId: group, protocolType: consumerProtocolType, groupState: state, groupType }));
+  if (types.size === 0 || types.has(shareGroupType)) groups.push(...(await listedShareGroups(context)).filter(({ groupState }) => states.size === 0 || states.has(groupState.toLowerCase())));
   return { throttleTimeMs: 0, errorCode: listed.errorCode, groups };
 }
 
@@ -69,8 +72,14 @@ export async function deleteGroups(request: DeleteGroupsRequest, context: Gatewa
   const results = await Promise.all(
     request.groupsNames.map(async (groupId) => ({
       groupId,
-      errorCode: (await orKafkaCode(() => context.tributary.admin().groups.delete(groupId))).errorCode,
+      errorCode: await deleteGroup(groupId, context),
     })),
   );
   return { throttleTimeMs: 0, results };
+}
+
+/** A consumer group, else a share group of that name (../share/share-group-admin.ts). */
+async function deleteGroup(groupId: string, context: GatewayRequestContext): Promise<number> {
+  const { errorCode } = await orKafkaCode(() => context.tributary.admin().groups.delete(groupId));
+  return errorCode === kafkaCodes.GROUP_ID_NOT_FOUND ? deleteShareGroup(groupId, context) : errorCode;
 }

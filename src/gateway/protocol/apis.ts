@@ -3,12 +3,13 @@ import * as admin from "./messages-admin.ts";
 import * as core from "./messages-core.ts";
 import * as consumerGroups from "./messages-consumer-groups.ts";
 import * as groups from "./messages-groups.ts";
+import * as shareAdmin from "./messages-share-admin.ts";
 import * as shareGroups from "./messages-share-groups.ts";
 import * as transactions from "./messages-transactions.ts";
 import type { MessageSchema } from "./schema.ts";
 
 export const messageSchemas: ReadonlyMap<number, MessageSchema> = new Map(
-  [...Object.values(core), ...Object.values(admin), ...Object.values(groups), ...Object.values(consumerGroups), ...Object.values(transactions), ...Object.values(shareGroups)].map((schema) => [schema.apiKey, schema]),
+  [...Object.values(core), ...Object.values(admin), ...Object.values(groups), ...Object.values(consumerGroups), ...Object.values(transactions), ...Object.values(shareGroups), ...Object.values(shareAdmin)].map((schema) => [schema.apiKey, schema]),
 );
 
 /** API keys by name, for handler tables (`[apiKeys.Produce]: …`). */
@@ -55,4 +56,7 @@ export const apiKeys = {
   ShareGroupDescribe: 77,
   ShareFetch: 78,
   ShareAcknowledge: 79,
+  DescribeShareGroupOffsets: 90,
+  AlterShareGroupOffsets: 91,
+  DeleteShareGroupOffsets: 92,
 } as const;

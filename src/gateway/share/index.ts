@@ -3,6 +3,7 @@
  * translated onto Tributary's share groups, by Kafka API key.
  */
 import type { GatewayHandlers } from "../handler-types.ts";
+import { alterShareGroupOffsets, deleteShareGroupOffsets, describeShareGroupOffsets } from "./offsets-admin.ts";
 import { shareGroupDescribe, shareGroupHeartbeat } from "./members.ts";
 import { shareAcknowledge, shareFetch } from "./share-fetch.ts";
 
@@ -11,4 +12,7 @@ export const shareHandlers: GatewayHandlers = {
   77: shareGroupDescribe,
   78: shareFetch,
   79: shareAcknowledge,
+  90: describeShareGroupOffsets,
+  91: alterShareGroupOffsets,
+  92: deleteShareGroupOffsets,
 };
