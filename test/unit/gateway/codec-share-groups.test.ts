@@ -1,6 +1,6 @@
 /**
  * KIP-932's share-group messages (ShareGroupHeartbeat v1, ShareGroupDescribe v1, ShareFetch and
- * ShareAcknowledge v1–v2) against franz-go's encoders: the bytes its kmsg writes for each
+ * ShareAcknowledge v1–v2, and the offset admin calls 90–92) against franz-go's encoders: the bytes its kmsg writes for each
  * request decode with the gateway's layouts and encode back to the same bytes, and the gateway
  * writes each answer to exactly the bytes kmsg writes for it (support/kmsg-share-bytes.ts,
  * made by a small Go program over kmsg v1.15.1). ApiVersions advertises them at these versions:
@@ -93,5 +93,22 @@ describe("share-group messages against franz-go's kmsg", () => {
     const partition = { partitionIndex: 0, errorCode: 0, errorMessage: null, currentLeader: { leaderId: -1, leaderEpoch: -1 } };
     const answer = { throttleTimeMs: 0, errorCode: 0, errorMessage: null, acquisitionLockTimeoutMs: 15000, responses: [{ topicId, partitions: [partition] }], nodeEndpoints: [] };
     expect(written(apiKeys.ShareAcknowledge, version, answer)).toBe(kmsgShareBytes[`ackresp${version}`]);
+  });
+
+  it("DescribeShareGroupOffsets v1 (a group's named partitions, another's all), AlterShareGroupOffsets v0, DeleteShareGroupOffsets v0", () => {
+    expect(readsAndWritesBack(apiKeys.DescribeShareGroupOffsets, 1, kmsgShareBytes.dsoreq)).toEqual({
+      groups: [
+        { groupId: "group-a", topics: [{ topicName: "orders", partitions: [0] }] },
+        { groupId: "group-b", topics: null },
+      ],
+    });
+    const described = { groupId: "group-a", topics: [{ topicName: "orders", topicId, partitions: [{ partitionIndex: 0, startOffset: 8n, leaderEpoch: -1, lag: 12n, errorCode: 0, errorMessage: null }] }], errorCode: 0, errorMessage: null };
+    expect(written(apiKeys.DescribeShareGroupOffsets, 1, { throttleTimeMs: 0, groups: [described] })).toBe(kmsgShareBytes.dsoresp);
+    expect(readsAndWritesBack(apiKeys.AlterShareGroupOffsets, 0, kmsgShareBytes.asoreq)).toEqual({ groupId: "group-a", topics: [{ topicName: "orders", partitions: [{ partitionIndex: 0, startOffset: 8n }] }] });
+    const altered = { throttleTimeMs: 0, errorCode: 0, errorMessage: null, responses: [{ topicName: "orders", topicId, partitions: [{ partitionIndex: 0, errorCode: 68, errorMessage: null }] }] };
+    expect(written(apiKeys.AlterShareGroupOffsets, 0, altered)).toBe(kmsgShareBytes.asoresp);
+    expect(readsAndWritesBack(apiKeys.DeleteShareGroupOffsets, 0, kmsgShareBytes.dlsoreq)).toEqual({ groupId: "group-a", topics: [{ topicName: "orders" }] });
+    const deleted = { throttleTimeMs: 0, errorCode: 0, errorMessage: null, responses: [{ topicName: "orders", topicId, errorCode: 0, errorMessage: null }] };
+    expect(written(apiKeys.DeleteShareGroupOffsets, 0, deleted)).toBe(kmsgShareBytes.dlsoresp);
   });
 });
