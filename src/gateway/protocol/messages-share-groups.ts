@@ -135,7 +135,8 @@ export const shareFetch: MessageSchema = {
         ["acknowledgeErrorCode", "int16", "0+"],
         ["acknowledgeErrorMessage", "string", "0+", { nullable: "0+", default: "null" }],
         leaderIdAndEpoch,
-        ["records", "records", "0+", { nullable: "0+" }],
+        // Kafka 4.4's definition has it non-nullable (its client refuses a null); kmsg's nullable.
+        ["records", "records", "0+"],
         ["acquiredRecords", "[]struct", "0+", { fields: [
           ["firstOffset", "int64", "0+"],
           ["lastOffset", "int64", "0+"],

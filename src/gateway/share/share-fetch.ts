@@ -44,7 +44,8 @@ interface PartitionAnswer {
   errorMessage: string | null;
   acknowledgeErrorCode: number;
   acknowledgeErrorMessage: string | null;
-  records: Uint8Array[] | null;
+  /** Never null: Kafka 4.4's client refuses a null (the field is not nullable in its definition). */
+  records: Uint8Array[];
   acquiredRecords: { firstOffset: bigint; lastOffset: bigint; deliveryCount: number }[];
 }
 
@@ -150,7 +151,7 @@ export async function shareFetch(request: ShareFetchRequest, context: GatewayReq
     let answer = answers.get(key);
     if (answer === undefined) {
       const ack = named.get(key);
-      answer = { errorCode: 0, errorMessage: null, acknowledgeErrorCode: ack?.errorCode ?? 0, acknowledgeErrorMessage: ack?.errorMessage ?? null, records: null, acquiredRecords: [] };
+      answer = { errorCode: 0, errorMessage: null, acknowledgeErrorCode: ack?.errorCode ?? 0, acknowledgeErrorMessage: ack?.errorMessage ?? null, records: [], acquiredRecords: [] };
       answers.set(key, answer);
     }
     return answer;
@@ -185,7 +186,7 @@ export async function shareFetch(request: ShareFetchRequest, context: GatewayReq
   for (const key of named.keys()) answerOf(key);
   const responses = await byTopicId(answers, context);
   for (const { topicId, partitionIndex } of unknown) {
-    responses.push({ topicId, partitions: [{ partitionIndex, errorCode: kafkaErrors.UNKNOWN_TOPIC_ID, errorMessage: null, acknowledgeErrorCode: kafkaErrors.UNKNOWN_TOPIC_ID, acknowledgeErrorMessage: null, records: null, acquiredRecords: [], currentLeader: noLeader }] });
+    responses.push({ topicId, partitions: [{ partitionIndex, errorCode: kafkaErrors.UNKNOWN_TOPIC_ID, errorMessage: null, acknowledgeErrorCode: kafkaErrors.UNKNOWN_TOPIC_ID, acknowledgeErrorMessage: null, records: [], acquiredRecords: [], currentLeader: noLeader }] });
   }
   return { throttleTimeMs: 0, errorCode: 0, errorMessage: null, acquisitionLockTimeoutMs: session.lockTimeoutMs, responses, nodeEndpoints: [] };
 }

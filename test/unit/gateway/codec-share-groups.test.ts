@@ -83,6 +83,15 @@ describe("share-group messages against franz-go's kmsg", () => {
     expect(written(apiKeys.ShareFetch, version, answer)).toBe(kmsgShareBytes[`fetchresp${version}`]);
   });
 
+  it("ShareFetch: a partition with no records has zero bytes of them, never null (Kafka 4.4's client refuses a null)", () => {
+    const partition = (records: unknown) => ({ partitionIndex: 0, errorCode: 0, errorMessage: null, acknowledgeErrorCode: 0, acknowledgeErrorMessage: null, currentLeader: { leaderId: -1, leaderEpoch: -1 }, records, acquiredRecords: [] });
+    const answer = (records: unknown) => ({ throttleTimeMs: 0, errorCode: 0, errorMessage: null, acquisitionLockTimeoutMs: 15000, responses: [{ topicId, partitions: [partition(records)] }], nodeEndpoints: [] });
+    const empty = written(apiKeys.ShareFetch, 2, answer([]));
+    expect(written(apiKeys.ShareFetch, 2, answer(null))).toBe(empty);
+    // After the leader (-1, -1) and its tags: the records' compact length 0 + 1, not 0 (null).
+    expect(empty).toContain("ffffffffffffffff0001");
+  });
+
   it.each([1, 2] as const)("ShareAcknowledge v%i: a closing request's release of a range; the answer (v2 with the lock timeout)", (version) => {
     expect(readsAndWritesBack(apiKeys.ShareAcknowledge, version, kmsgShareBytes[`ackreq${version}`])).toMatchObject({
       groupId: "group-a",
