@@ -162,14 +162,16 @@ export async function shareFetch(request: ShareFetchRequest, context: GatewayReq
     applyResults(await acknowledgeByLease(groupId, closing ? [...acknowledgements, ...releaseAll(session)] : acknowledgements, context), named);
   } else {
     try {
+      const waitMs = Math.max(0, Math.min(request.maxWaitMs, fetchWaitMsMax));
       const answer = await context.transport.json<{ records: SharedRecord[]; lease: string; leaseExpiresAt: number; results?: AcknowledgeResult[] }>({
         method: "POST",
         path: path("share-groups", groupId, "fetch"),
+        waitMs,
         json: {
           topics,
           maxRecords: room,
           maxBytes: Math.max(1, Math.min(request.maxBytes, fetchMaxBytesMax)),
-          waitMs: Math.max(0, Math.min(request.maxWaitMs, fetchWaitMsMax)),
+          waitMs,
           encoding: "base64",
           ...(acknowledgements.length > 0 ? { acknowledgements: acknowledgements.map(({ lease, topic, partition, offsets, type }) => ({ lease, topic, partition, offsets, type })) } : {}),
         },
