@@ -32,6 +32,9 @@
  *   take its partitions, every record is processed, and the commits read back over HTTP
  *   (test/java/ConsumerProtocolGroup.java).
  *
+ * - two KafkaShareConsumer members (KIP-932, explicit acknowledgement) and an HTTP share
+ *   consumer in one share group with a dead-letter topic: each record is accepted once by one
+ *   of them, the rejected ones land in the dead-letter topic (test/java/ShareConsumers.java);
  * - static members with KIP-848's protocol: one closes (leaving for now) and another process with
  *   its instance id gets its partitions at the same epoch, the other member seeing nothing move
  *   (test/java/StaticConsumerProtocol.java);
@@ -42,12 +45,12 @@
  * The expectations are what the same programs print against a real Kafka 4.4
  * (/work/shared/kafka/kafka.sh) with the same topics.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Kafka, logLevel } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Tributary } from "../../src/client/index.ts";
+import { RejectRecord, Tributary } from "../../src/client/index.ts";
 import { buildCli } from "./support/cli.ts";
 import { startGateway, type GatewayProcess } from "./support/gateway.ts";
 import { Ledger, produceNumbered, waitUntil } from "./support/group-ledger.ts";
@@ -303,6 +306,56 @@ describe("Kafka clients' groups through the gateway: the Java client (classic an
       await http.disconnect();
     }
   }, 240_000);
+  it("KafkaShareConsumer members (explicit acknowledgement) and an HTTP share consumer share a share group: each record accepted once, rejected ones dead-lettered", async () => {
+    const topic = "java-share";
+    const group = "java-share";
+    const deadLetters = "java-share-dlq";
+    await tributary.admin().topics.create({ name: topic, partitions: 3 });
+    await tributary.admin().topics.create({ name: deadLetters, partitions: 1 });
+    await tributary.admin().shareGroups.alterConfigs(group, { "auto.offset.reset": "earliest", "dead.letter.topic": deadLetters });
+    await produceNumbered(tributary, topic, 3, 40);
+    const stopFile = join(mkdtempSync(join(tmpdir(), "tributary-java-share-")), "stop");
+    const java = runJava("ShareConsumers.java", [gateway.address, topic, group, stopFile], 90_000);
+    const progress = async () => (await tributary.admin().shareGroups.describe(group)).partitions.reduce((sum, entry) => sum + entry.startOffset + entry.done, 0);
+    const http: { type: string; value: string }[] = [];
+    const consumer = tributary.shareConsumer({ group, topics: [topic], maxWaitTimeInMs: 200 });
+    let running: Promise<void> | undefined;
+    try {
+      // The Java members take records first (the JVM starts slower than the HTTP consumer), then all three share the rest.
+      await waitUntil(async () => (await progress()) > 0, 30_000, "the Java members' first acknowledgements");
+      running = consumer.run({
+        eachMessage: ({ message }) => {
+          const value = new TextDecoder().decode(message.value!);
+          http.push({ type: value.endsWith("7") ? "REJECT" : "ACCEPT", value });
+          if (value.endsWith("7")) throw new RejectRecord("ends in 7");
+        },
+      });
+      await produceNumbered(tributary, topic, 3, 40, 40);
+      // Every record done (accepted or archived): each share-partition's start at its high watermark.
+      await waitUntil(async () => (await tributary.admin().shareGroups.describe(group)).partitions.filter((entry) => entry.startOffset === 80).length === 3, 60_000, "every record of the share group done");
+    } finally {
+      await consumer.stop();
+      await running;
+      writeFileSync(stopFile, "");
+    }
+    const run = await java;
+    const events = eventsOf(run.stdout) as unknown as { event: string; consumer: string; type: string; value: string; deliveryCount: number }[];
+    expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(0);
+    expect(events.filter(({ event }) => event === "error")).toEqual([]);
+    const javaAcks = events.filter(({ event }) => event === "ack");
+    expect(javaAcks.length, "the Java members consumed").toBeGreaterThan(0);
+    expect(http.length, "the HTTP consumer consumed").toBeGreaterThan(0);
+    const all = [...javaAcks, ...http];
+    const accepted = all.filter(({ type }) => type === "ACCEPT").map(({ value }) => value).sort();
+    const everyValue = [0, 1, 2].flatMap((partition) => Array.from({ length: 80 }, (_, n) => `p${partition}-${n}`));
+    // Each record accepted exactly once (nothing was released, so nothing came twice), whichever protocol took it.
+    expect(accepted).toEqual(everyValue.filter((value) => !value.endsWith("7")).sort());
+    const rejected = everyValue.filter((value) => value.endsWith("7")).sort();
+    expect(all.filter(({ type }) => type === "REJECT").map(({ value }) => value).sort()).toEqual(rejected);
+    const dead = await tributary.topic(deadLetters).fetch(0, 0, { maxRecords: 100 });
+    expect(dead.records.map(({ value }) => new TextDecoder().decode(value!)).sort()).toEqual(rejected);
+  }, 120_000);
+
   it("KIP-848 static members: a restart under the instance id gets the member's partitions at its epoch; the other member sees nothing move", async () => {
     const topic = "kip848-static";
     await tributary.admin().topics.create({ name: topic, partitions: 4 });
