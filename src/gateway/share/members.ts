@@ -11,6 +11,7 @@
 import { path } from "../../client/transport.ts";
 import { gatewayShareMembersMax, gatewayShareSessionTimeoutMs } from "../../limits.ts";
 import type { GatewayRequestContext } from "../handler-types.ts";
+import { kafkaCodes } from "../groups/kafka-codes.ts";
 import { kafkaErrors } from "../kafka-errors.ts";
 
 /** The heartbeat interval the gateway asks of its share members. */
@@ -122,8 +123,6 @@ async function assignedPartitions(topics: readonly string[], context: GatewayReq
   );
   return assigned.filter((entry) => entry !== undefined);
 }
-
-const kafkaCodes = { GROUP_MAX_SIZE_REACHED: 81 } as const;
 
 interface DescribeRequest {
   groupIds: string[];
