@@ -35,7 +35,7 @@ describe("usage mistakes", () => {
     [["consume", "t", "--partition", "0", "--transport", "poll"], "--transport is for --group (a partition or the whole topic streams with --follow)"],
     [["consume", "t", "--group", "g", "--transport", "websocket"], "--transport websocket needs --follow: a run that stops when caught up knows it only from a poll that found nothing"],
     [["consume", "t", "--partition", "0", "--isolation", "committed"], '--isolation takes read_committed or read_uncommitted, got "committed"'],
-    [["transactions"], "transactions needs a subcommand: list, describe, abort"],
+    [["transactions"], "transactions needs a subcommand: list, describe, abort, describe-producers"],
     [["transactions", "describe"], "name the transactional id"],
     [["transactions", "abort", "a", "b"], "unexpected arguments: b"],
   ];
