@@ -12,6 +12,8 @@
  * data after it against the schema (src/registry/datum-read.ts).
  */
 
+import { protobufRecordName } from "./protobuf/proto-schema.ts";
+
 export const wireMagicByte = 0;
 /** The magic byte and the schema id. */
 export const wireHeaderBytes = 5;
@@ -77,10 +79,11 @@ function avroRecordName(schema: unknown): string | undefined {
 /**
  * A schema's record name, as RecordNameStrategy and TopicRecordNameStrategy use it: an Avro
  * named type's full name (a primitive's, array's or map's type name, "union" for a union, as
- * Avro names them); a JSON schema's `title`. Undefined when the schema has none (a JSON schema
+ * Avro names them); a JSON schema's `title`; a Protobuf schema's first message's full name. Undefined when the schema has none (a JSON schema
  * without a title), or is not one of the registry's types.
  */
 export function schemaRecordName(schemaType: string, text: string): string | undefined {
+  if (schemaType === "PROTOBUF") return protobufRecordName(text);
   let schema: unknown;
   try {
     schema = JSON.parse(text);

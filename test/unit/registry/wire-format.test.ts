@@ -78,6 +78,8 @@ describe("subject name strategies", () => {
     expect(schemaRecordName("JSON", JSON.stringify({ title: "Order", type: "object" }))).toBe("Order");
     expect(schemaRecordName("JSON", JSON.stringify({ type: "object" }))).toBeUndefined();
     expect(schemaRecordName("PROTOBUF", "syntax = \"proto3\";")).toBeUndefined();
+    expect(schemaRecordName("PROTOBUF", "syntax = \"proto3\"; package shop; enum E { A = 0; } message Order { message Line {} } message Other {}")).toBe("shop.Order");
+    expect(schemaRecordName("PROTOBUF", "message Order {}")).toBe("Order");
   });
 });
 

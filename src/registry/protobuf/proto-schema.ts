@@ -1,0 +1,64 @@
+import { definedTypes, resolveProtoFile } from "./proto-resolve.ts";
+import { parseProtoText } from "./proto-parse.ts";
+import { protoInvalid } from "./proto-tokens.ts";
+import { allMessages, type ProtoFile, type ProtoMessage } from "./proto-types.ts";
+import { wellKnownTypes, type NamedKind } from "./well-known-protos.ts";
+
+/**
+ * A PROTOBUF schema as the registry holds it: its `.proto` text parsed, each import found among
+ * the schema's references (Confluent's convention: a reference's `name` is the import's path)
+ * or among the well-known files Confluent accepts without one (well-known-protos.ts), and its
+ * type names resolved over its own types and its imports'. Pure.
+ */
+
+export interface ParsedProtobuf {
+  schemaType: "PROTOBUF";
+  proto: ProtoFile;
+  /** The message and enum types the file may name: its own, and those of its imports (theirs too), by full name. */
+  types: ReadonlyMap<string, NamedKind>;
+  /** The messages the file may name whose declarations are known (its own and its references'; not the well-known ones), by full name. */
+  messages: ReadonlyMap<string, ProtoMessage>;
+}
+
+export interface ProtobufReference {
+  name: string;
+  parsed: ParsedProtobuf;
+}
+
+/** Parses and resolves `text` over its references; 42201 naming the line of the first fault. */
+export function parseProtobuf(text: string, references: readonly ProtobufReference[]): ParsedProtobuf {
+  const proto = parseProtoText(text);
+  const own = definedTypes(proto);
+  const types = new Map<string, NamedKind>();
+  const messages = new Map<string, ProtoMessage>();
+  for (const { path } of proto.imports) {
+    const reference = references.find((candidate) => candidate.name === path);
+    for (const [name, message] of reference?.parsed.messages ?? []) messages.set(name, message);
+    const imported = reference?.parsed.types ?? wellKnownTypes(path);
+    if (imported === undefined) {
+      throw protoInvalid(1, `import "${path}" is neither the name of one of the schema's references nor a well-known file (google/protobuf/…, google/type/…, confluent/…)`);
+    }
+    for (const [name, kind] of imported) types.set(name, kind);
+  }
+  for (const [name, kind] of own) {
+    if (types.has(name)) protoInvalid(1, `${name} is defined both here and in an imported file`);
+    types.set(name, kind);
+  }
+  resolveProtoFile(proto, types);
+  for (const message of allMessages(proto.messages)) messages.set(message.fullName, message);
+  return { schemaType: "PROTOBUF", proto, types, messages };
+}
+
+/**
+ * The schema's record name, as RecordNameStrategy and TopicRecordNameStrategy take it for a
+ * Protobuf schema written without message indexes: its first message's full name (Confluent's
+ * serializer names the message it writes; the first is the default). Undefined when the text
+ * does not parse or declares no message.
+ */
+export function protobufRecordName(text: string): string | undefined {
+  try {
+    return parseProtoText(text).messages[0]?.fullName;
+  } catch {
+    return undefined;
+  }
+}

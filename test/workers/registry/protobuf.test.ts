@@ -1,0 +1,64 @@
+/**
+ * PROTOBUF schemas through Confluent's API at /registry (docs/schema-registry.md): `.proto` text
+ * with imports through references, stored printed back (one id whatever the layout), lookup,
+ * Confluent's Protobuf compatibility rules at registration.
+ */
+import { describe, expect, it } from "vitest";
+import { expectRegistryError, register, registeredId, registry, uniqueSubject } from "./support.ts";
+
+const money = `syntax = "proto3";
+package common;
+
+// Cents, never floats.
+message Money {
+  int64 cents = 1;
+  string currency = 2;
+}
+`;
+
+const order = (extra = "") => `syntax = "proto3";
+package shop;
+import "common/money.proto";
+import "google/protobuf/timestamp.proto";
+
+message Order {
+  string id = 1;
+  common.Money total = 2;
+  google.protobuf.Timestamp placed_at = 3;
+  ${extra}
+}
+`;
+
+describe("PROTOBUF schemas", () => {
+  it("registers a .proto file whose import is a reference, stored printed back: the same file laid out otherwise is the same id", async () => {
+    const moneySubject = uniqueSubject("money");
+    const moneyId = await registeredId(moneySubject, money, { schemaType: "PROTOBUF" });
+    const references = [{ name: "common/money.proto", subject: moneySubject, version: 1 }];
+    const subject = uniqueSubject("order");
+    const id = await registeredId(subject, order(), { schemaType: "PROTOBUF", references });
+    expect(id).not.toBe(moneyId);
+    const byId = await registry("GET", `/schemas/ids/${id}`);
+    expect(byId.body).toMatchObject({ schemaType: "PROTOBUF", references });
+    expect(byId.body.schema).toContain("  common.Money total = 2;");
+    expect((await registry("GET", `/schemas/ids/${moneyId}`)).body.schema).not.toContain("Cents");
+    const relaid = `// the same order\n${order().replace(/\n\s*/g, " ")}`;
+    expect(await registeredId(subject, relaid, { schemaType: "PROTOBUF", references })).toBe(id);
+    expect((await registry("POST", `/subjects/${subject}`, { schema: relaid, schemaType: "PROTOBUF", references })).body).toMatchObject({ id, version: 1, schemaType: "PROTOBUF" });
+    expect((await registry("GET", `/subjects/${moneySubject}/versions/1/referencedby`)).body).toEqual([id]);
+  });
+
+  it("refuses an import without a reference and invalid text with 42201 naming the line; accepts the well-known types without one", async () => {
+    expect(expectRegistryError(await register(uniqueSubject(), order(), { schemaType: "PROTOBUF" }), 422, 42201)).toMatch(/import "common\/money.proto" is neither/);
+    expect(expectRegistryError(await register(uniqueSubject(), 'syntax = "proto3";\nmessage M {\n  strin a = 1;\n}', { schemaType: "PROTOBUF" }), 422, 42201)).toMatch(/line 3: field a's type strin is not defined/);
+    await registeredId(uniqueSubject(), 'syntax = "proto3"; import "google/protobuf/wrappers.proto"; message M { google.protobuf.StringValue a = 1; }', { schemaType: "PROTOBUF" });
+  });
+
+  it("normalize=true stores the normalized form: a file with its fields reordered is the same schema", async () => {
+    const subject = uniqueSubject();
+    const a = 'syntax = "proto3"; message M { int32 b = 2; string a = 1; }';
+    const b = 'syntax = "proto3"; message M { string a = 1; int32 b = 2; }';
+    const id = await registeredId(subject, a, { schemaType: "PROTOBUF" }, "?normalize=true");
+    expect(await registeredId(subject, b, { schemaType: "PROTOBUF" }, "?normalize=true")).toBe(id);
+    expect((await registry("GET", `/subjects/${subject}/versions`)).body).toEqual([1]);
+  });
+});
