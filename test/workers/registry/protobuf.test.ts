@@ -61,4 +61,15 @@ describe("PROTOBUF schemas", () => {
     expect(await registeredId(subject, b, { schemaType: "PROTOBUF" }, "?normalize=true")).toBe(id);
     expect((await registry("GET", `/subjects/${subject}/versions`)).body).toEqual([1]);
   });
+
+  it("checks Confluent's Protobuf rules at registration: a field's type changed across scalar groups is 409, a field added is a new version", async () => {
+    const subject = uniqueSubject();
+    await registeredId(subject, 'syntax = "proto3"; message M { int64 a = 1; }', { schemaType: "PROTOBUF" });
+    const changed = 'syntax = "proto3"; message M { string a = 1; }';
+    expect(expectRegistryError(await register(subject, changed, { schemaType: "PROTOBUF" }), 409, 409)).toMatch(/FIELD_SCALAR_KIND_CHANGED/);
+    const verdict = await registry("POST", `/compatibility/subjects/${subject}/versions/latest?verbose=true`, { schema: changed, schemaType: "PROTOBUF" });
+    expect(verdict.body.is_compatible).toBe(false);
+    await registeredId(subject, 'syntax = "proto3"; message M { uint64 a = 1; string b = 2; }', { schemaType: "PROTOBUF" });
+    expect((await registry("GET", `/subjects/${subject}/versions`)).body).toEqual([1, 2]);
+  });
 });
