@@ -299,6 +299,7 @@ class Parser {
         cursor.expect(";");
         continue;
       }
+      const line = cursor.line;
       cursor.expect("rpc");
       const name = cursor.name("a method's name");
       cursor.expect("(");
@@ -319,7 +320,7 @@ class Parser {
           cursor.expect(";");
         }
       } else cursor.expect(";");
-      service.methods.push({ name, input, output, clientStreaming, serverStreaming, options });
+      service.methods.push({ name, input, output, clientStreaming, serverStreaming, options, line });
     }
     return service;
   }

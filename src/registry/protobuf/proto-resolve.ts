@@ -1,5 +1,14 @@
 import { protoInvalid } from "./proto-tokens.ts";
-import { protoMapKeyScalars, protoScalars, type ProtoField, type ProtoFile, type ProtoMessage, type ResolvedType } from "./proto-types.ts";
+import {
+  protoMapKeyScalars,
+  protoScalars,
+  type ProtoExtend,
+  type ProtoField,
+  type ProtoFile,
+  type ProtoMessage,
+  type ProtoMethod,
+  type ResolvedType,
+} from "./proto-types.ts";
 import type { NamedKind } from "./well-known-protos.ts";
 
 /**
@@ -71,14 +80,30 @@ function resolveField(field: ProtoField, scope: string, types: ReadonlyMap<strin
   field.resolved = { kind: types.get(full)!, name: full } as ResolvedType;
 }
 
+function resolveExtend(extend: ProtoExtend, scope: string, types: ReadonlyMap<string, NamedKind>): void {
+  const extendee = resolveName(extend.extendee, scope, types);
+  if (extendee !== undefined) extend.resolvedExtendee = extendee;
+  for (const field of extend.fields) resolveField(field, scope, types);
+}
+
 function resolveMessage(message: ProtoMessage, types: ReadonlyMap<string, NamedKind>): void {
   for (const field of message.fields) resolveField(field, message.fullName, types);
-  for (const extend of message.extends) for (const field of extend.fields) resolveField(field, message.fullName, types);
+  for (const extend of message.extends) resolveExtend(extend, message.fullName, types);
   for (const nested of message.messages) resolveMessage(nested, types);
+}
+
+function resolveMethodType(name: string, method: ProtoMethod, scope: string, types: ReadonlyMap<string, NamedKind>): string {
+  const full = resolveName(name, scope, types);
+  if (full === undefined || types.get(full) !== "message") protoInvalid(method.line, `method ${method.name}'s type ${name} is not a message defined here or imported`);
+  return full;
 }
 
 /** Resolves every field of `file` over `types` (its own and its imports'). */
 export function resolveProtoFile(file: ProtoFile, types: ReadonlyMap<string, NamedKind>): void {
   for (const message of file.messages) resolveMessage(message, types);
-  for (const extend of file.extends) for (const field of extend.fields) resolveField(field, file.package, types);
+  for (const extend of file.extends) resolveExtend(extend, file.package, types);
+  for (const method of file.services.flatMap((service) => service.methods)) {
+    method.resolvedInput = resolveMethodType(method.input, method, file.package, types);
+    method.resolvedOutput = resolveMethodType(method.output, method, file.package, types);
+  }
 }

@@ -92,6 +92,10 @@ export interface ProtoMethod {
   clientStreaming: boolean;
   serverStreaming: boolean;
   options: ProtoOption[];
+  /** Set by resolution: the input's and output's full names. */
+  resolvedInput?: string;
+  resolvedOutput?: string;
+  line: number;
 }
 
 export interface ProtoService {
@@ -103,6 +107,8 @@ export interface ProtoService {
 /** `extend Foo { … }`: extension fields of another message (custom options, proto2 extensions). */
 export interface ProtoExtend {
   extendee: string;
+  /** Set by resolution when the extended message is known: its full name. */
+  resolvedExtendee?: string;
   fields: ProtoField[];
 }
 

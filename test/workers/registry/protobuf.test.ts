@@ -45,6 +45,18 @@ describe("PROTOBUF schemas", () => {
     expect(await registeredId(subject, relaid, { schemaType: "PROTOBUF", references })).toBe(id);
     expect((await registry("POST", `/subjects/${subject}`, { schema: relaid, schemaType: "PROTOBUF", references })).body).toMatchObject({ id, version: 1, schemaType: "PROTOBUF" });
     expect((await registry("GET", `/subjects/${moneySubject}/versions/1/referencedby`)).body).toEqual([id]);
+
+    // format=serialized, as Confluent's Protobuf serializers ask: the FileDescriptorProto in base64,
+    // by id and by subject version; its dependencies are the imports, its types fully qualified.
+    const serialized = (await registry("GET", `/schemas/ids/${id}?format=serialized`)).body;
+    expect(serialized).toMatchObject({ schemaType: "PROTOBUF", references });
+    const descriptor = atob(serialized.schema);
+    expect(descriptor).toContain("common/money.proto");
+    expect(descriptor).toContain(".common.Money");
+    expect(descriptor).toContain(".google.protobuf.Timestamp");
+    expect((await registry("GET", `/subjects/${subject}/versions/1?format=serialized`)).body.schema).toBe(serialized.schema);
+    expect(atob((await registry("GET", `/subjects/${moneySubject}/versions/latest?format=serialized`)).body.schema)).toContain("Money");
+    expect((await registry("GET", `/schemas/ids/${id}?format=other`)).body.schema).toBe(byId.body.schema);
   });
 
   it("refuses an import without a reference and invalid text with 42201 naming the line; accepts the well-known types without one", async () => {
