@@ -1,7 +1,7 @@
 import { definedTypes, resolveProtoFile } from "./proto-resolve.ts";
 import { parseProtoText } from "./proto-parse.ts";
 import { protoInvalid } from "./proto-tokens.ts";
-import { allMessages, type ProtoFile, type ProtoMessage } from "./proto-types.ts";
+import { allMessages, type ProtoEnum, type ProtoFile, type ProtoMessage } from "./proto-types.ts";
 import { wellKnownTypes, type NamedKind } from "./well-known-protos.ts";
 
 /**
@@ -18,6 +18,8 @@ export interface ParsedProtobuf {
   types: ReadonlyMap<string, NamedKind>;
   /** The messages the file may name whose declarations are known (its own and its references'; not the well-known ones), by full name. */
   messages: ReadonlyMap<string, ProtoMessage>;
+  /** The enums of its references, by full name (a datum's enum values are shown by name). */
+  enums: ReadonlyMap<string, ProtoEnum>;
 }
 
 export interface ProtobufReference {
@@ -31,9 +33,11 @@ export function parseProtobuf(text: string, references: readonly ProtobufReferen
   const own = definedTypes(proto);
   const types = new Map<string, NamedKind>();
   const messages = new Map<string, ProtoMessage>();
+  const enums = new Map<string, ProtoEnum>();
   for (const { path } of proto.imports) {
     const reference = references.find((candidate) => candidate.name === path);
     for (const [name, message] of reference?.parsed.messages ?? []) messages.set(name, message);
+    for (const [name, declared] of reference?.parsed.enums ?? []) enums.set(name, declared);
     const imported = reference?.parsed.types ?? wellKnownTypes(path);
     if (imported === undefined) {
       throw protoInvalid(1, `import "${path}" is neither the name of one of the schema's references nor a well-known file (google/protobuf/…, google/type/…, confluent/…)`);
@@ -45,8 +49,12 @@ export function parseProtobuf(text: string, references: readonly ProtobufReferen
     types.set(name, kind);
   }
   resolveProtoFile(proto, types);
-  for (const message of allMessages(proto.messages)) messages.set(message.fullName, message);
-  return { schemaType: "PROTOBUF", proto, types, messages };
+  for (const message of allMessages(proto.messages)) {
+    messages.set(message.fullName, message);
+    for (const declared of message.enums) enums.set(declared.fullName, declared);
+  }
+  for (const declared of proto.enums) enums.set(declared.fullName, declared);
+  return { schemaType: "PROTOBUF", proto, types, messages, enums };
 }
 
 /**

@@ -4,7 +4,9 @@
  * Confluent's Protobuf compatibility rules at registration.
  */
 import { describe, expect, it } from "vitest";
+import { api, createTopic, expectError, uniqueTopic } from "../support/http.ts";
 import { expectRegistryError, register, registeredId, registry, uniqueSubject } from "./support.ts";
+import { produceJson, wire } from "./wire-support.ts";
 
 const money = `syntax = "proto3";
 package common;
@@ -83,5 +85,22 @@ describe("PROTOBUF schemas", () => {
     expect(verdict.body.is_compatible).toBe(false);
     await registeredId(subject, 'syntax = "proto3"; message M { uint64 a = 1; string b = 2; }', { schemaType: "PROTOBUF" });
     expect((await registry("GET", `/subjects/${subject}/versions`)).body).toEqual([1, 2]);
+  });
+
+  it("full validation and decode=schema read Protobuf data: message indexes, then the message; data that does not conform is refused, nothing written", async () => {
+    const topic = uniqueTopic("full-proto");
+    await createTopic(topic, { configs: { "tributary.value.schema.validation": "full" } });
+    const id = await registeredId(`${topic}-value`, 'syntax = "proto3"; message Order { string id = 1; int64 cents = 2; message Line { int32 n = 1; } }', { schemaType: "PROTOBUF" });
+    const order = [0, 0x0a, 2, 0x6f, 0x31, 0x10, 0xac, 0x02]; // indexes [0]; id "o1", cents 300
+    const line = [4, 0, 0, 0x08, 5]; // indexes [0, 0]: Order.Line, n 5
+    const written = await produceJson(topic, [{ value: wire(id, order) }, { value: wire(id, line) }]);
+    expect(written.status, written.text).toBe(200);
+    const refused = expectError(await produceJson(topic, [{ value: wire(id, order) }, { value: wire(id, [0, 0x0a, 9, 0x6f]) }]), 400, "INVALID_RECORD");
+    expect(refused.message).toMatch(/^record 1: value does not conform to schema id \d+ \(PROTOBUF\) at \/id: the datum ends inside a string of 9 bytes/);
+    const read = await api("GET", `/v1/topics/${topic}/partitions/0/records?offset=0&encoding=base64&decode=schema`);
+    expect(read.body.records.map((record: { value: unknown; valueSchemaId: number }) => [record.value, record.valueSchemaId])).toEqual([
+      [{ id: "o1", cents: 300 }, id],
+      [{ n: 5 }, id],
+    ]);
   });
 });
