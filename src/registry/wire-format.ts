@@ -5,8 +5,8 @@
  *
  *   byte  0      magic byte, 0
  *   bytes 1..4   schema id, int32 big-endian (the registry's global id)
- *   bytes 5..    Avro binary, or JSON text (a Protobuf payload would first carry its message
- *                indexes, varints; PROTOBUF is not served by the registry yet, so no id names one)
+ *   bytes 5..    Avro binary, JSON text, or for Protobuf the message indexes (zigzag varints:
+ *                the record's message) and then the message's binary encoding
  *
  * Only the header is read here; full validation (`tributary.*.schema.validation=full`) reads the
  * data after it against the schema (src/registry/datum-read.ts).

@@ -76,6 +76,23 @@ function readVarint(reader: Reader, path: string): number | bigint {
   throw new DatumError(path, "a varint is longer than ten bytes");
 }
 
+/** A tag's field number and wire type (number arithmetic for the usual tags: no bigint on the hot path). */
+function splitTag(tag: number | bigint): [number, number] {
+  if (typeof tag === "number") return [Math.floor(tag / 8), tag % 8];
+  return [Number(tag >> 3n), Number(tag & 7n)];
+}
+
+const fieldsByNumber = new WeakMap<ProtoMessage, Map<number, ProtoField>>();
+
+function fieldsOf(message: ProtoMessage): Map<number, ProtoField> {
+  let fields = fieldsByNumber.get(message);
+  if (!fields) {
+    fields = new Map(message.fields.map((field) => [field.number, field]));
+    fieldsByNumber.set(message, fields);
+  }
+  return fields;
+}
+
 function asBig(value: number | bigint): bigint {
   return typeof value === "bigint" ? value : BigInt(value);
 }
@@ -126,13 +143,12 @@ function skipField(reader: Reader, wireType: number, fieldNumber: number, path: 
   } else if (wireType === 3) {
     if (depth > schemaDatumDepthMax) throw new DatumError(path, `groups nest deeper than ${schemaDatumDepthMax} (limits.ts, schemaDatumDepthMax)`);
     for (;;) {
-      const tag = readVarint(reader, path);
-      const type = Number(asBig(tag) & 7n);
+      const [number, type] = splitTag(readVarint(reader, path));
       if (type === 4) {
-        if (Number(asBig(tag) >> 3n) !== fieldNumber) throw new DatumError(path, "a group ends with another field's number");
+        if (number !== fieldNumber) throw new DatumError(path, "a group ends with another field's number");
         break;
       }
-      skipField(reader, type, Number(asBig(tag) >> 3n), path, depth + 1);
+      skipField(reader, type, number, path, depth + 1);
     }
   } else throw new DatumError(path, `wire type ${wireType} is not protobuf's`);
   if (reader.pos > reader.bytes.length) truncated(path, `field ${fieldNumber}`);
@@ -185,15 +201,15 @@ function readScalar(reader: Reader, field: ProtoField, type: string, path: strin
   const raw = readVarint(reader, path);
   switch (type) {
     case "bool": return raw !== 0 && raw !== 0n;
-    case "int32": return Number(BigInt.asIntN(32, asBig(raw)));
-    case "uint32": return Number(BigInt.asUintN(32, asBig(raw)));
-    case "int64": return json64(BigInt.asIntN(64, asBig(raw)));
-    case "uint64": return json64(BigInt.asUintN(64, asBig(raw)));
+    case "int32": return typeof raw === "number" && raw <= 0x7fffffff ? raw : Number(BigInt.asIntN(32, asBig(raw)));
+    case "uint32": return typeof raw === "number" && raw <= 0xffffffff ? raw : Number(BigInt.asUintN(32, asBig(raw)));
+    case "int64": return typeof raw === "number" ? raw : json64(BigInt.asIntN(64, raw));
+    case "uint64": return typeof raw === "number" ? raw : json64(BigInt.asUintN(64, raw));
     case "sint32": case "sint64": return json64(zigzag(raw));
   }
   // An enum: by name when the enum has the number (proto3's enums are open: any number reads).
-  const number = Number(BigInt.asIntN(32, asBig(raw)));
   if (!reader.build) return undefined;
+  const number = typeof raw === "number" && raw <= 0x7fffffff ? raw : Number(BigInt.asIntN(32, asBig(raw)));
   return enumOf(reader, field.resolved!.name)?.values.find((value) => value.number === number)?.name ?? number;
 }
 
@@ -202,20 +218,31 @@ function readMessageAt(reader: Reader, name: string, end: number, path: string, 
   if (!message) {
     // An imported type the registry has no declaration of: well-formed protobuf is all it checks.
     while (reader.pos < end) {
-      const tag = readVarint(reader, path);
-      skipField(reader, Number(asBig(tag) & 7n), Number(asBig(tag) >> 3n), path, depth);
+      const [number, wireType] = splitTag(readVarint(reader, path));
+      skipField(reader, wireType, number, path, depth);
     }
     return reader.build ? {} : undefined;
   }
   return readMessage(reader, message, end, path, depth);
 }
 
-/** A map entry (key 1, value 2) into `target`. */
-function readMapEntry(reader: Reader, field: ProtoField, end: number, path: string, depth: number, target: Record<string, unknown>): void {
+const mapEntries = new WeakMap<ProtoField, ProtoMessage>();
+
+/** A map field's entry as a message of two fields (key 1, value 2), made once per field. */
+function mapEntryOf(field: ProtoField): ProtoMessage {
+  let entry = mapEntries.get(field);
+  if (entry) return entry;
   const key: ProtoField = { name: "key", number: 1, type: field.mapKey!, options: [], resolved: { kind: "scalar", name: field.mapKey! }, line: field.line };
   const value: ProtoField = { ...field, name: "value", number: 2, options: [], label: "optional" };
   delete value.mapKey;
-  const entry = readMessage(reader, { name: "", fullName: "", package: "", fields: [key, value], oneofs: [], messages: [], enums: [], reserved: { ranges: [], names: [] }, extensionRanges: [], options: [], extends: [], line: 0 }, end, path, depth) as Record<string, unknown> | undefined;
+  entry = { name: "", fullName: "", package: "", fields: [key, value], oneofs: [], messages: [], enums: [], reserved: { ranges: [], names: [] }, extensionRanges: [], options: [], extends: [], line: 0 };
+  mapEntries.set(field, entry);
+  return entry;
+}
+
+/** A map entry into `target`. */
+function readMapEntry(reader: Reader, field: ProtoField, end: number, path: string, depth: number, target: Record<string, unknown>): void {
+  const entry = readMessage(reader, mapEntryOf(field), end, path, depth) as Record<string, unknown> | undefined;
   if (entry) target[String(entry.key ?? (field.mapKey === "bool" ? false : field.mapKey === "string" ? "" : 0))] = entry.value ?? null;
 }
 
@@ -231,13 +258,11 @@ function readValue(reader: Reader, field: ProtoField, path: string, depth: numbe
 
 function readMessage(reader: Reader, message: ProtoMessage, end: number, path: string, depth: number): unknown {
   if (depth > schemaDatumDepthMax) throw new DatumError(path, `messages nest deeper than ${schemaDatumDepthMax} (limits.ts, schemaDatumDepthMax)`);
-  const byNumber = new Map(message.fields.map((field) => [field.number, field]));
+  const byNumber = fieldsOf(message);
   const result: Record<string, unknown> = {};
   const seen = new Set<number>();
   while (reader.pos < end) {
-    const tag = readVarint(reader, path);
-    const number = Number(asBig(tag) >> 3n);
-    const wireType = Number(asBig(tag) & 7n);
+    const [number, wireType] = splitTag(readVarint(reader, path));
     const field = byNumber.get(number);
     if (!field) {
       skipField(reader, wireType, number, path, depth);
