@@ -31,6 +31,39 @@ export function wireSchemaId(bytes: Uint8Array, start: number, length: number): 
   return ((bytes[start + 1]! << 24) | (bytes[start + 2]! << 16) | (bytes[start + 3]! << 8) | bytes[start + 4]!) >>> 0;
 }
 
+/** Message indexes past this many name no message of a schema the registry takes (its nesting bound). */
+const messageIndexesMax = 64;
+
+/**
+ * The message indexes that follow the header in Protobuf's wire format (a zigzag varint count,
+ * then that many zigzag varints; a count of 0 is the first message), joined with dots: "0",
+ * "0.1"… Undefined when the bytes do not hold them. Read for every record whose strategy needs a
+ * record name; only a PROTOBUF schema's check uses them.
+ */
+export function protobufMessagePath(bytes: Uint8Array, start: number, end: number): string | undefined {
+  let pos = start;
+  const zigzag = (): number | undefined => {
+    let value = 0;
+    for (let shift = 0; shift < 35; shift += 7) {
+      if (pos >= end) return undefined;
+      const byte = bytes[pos++]!;
+      value += (byte & 0x7f) * 2 ** shift;
+      if ((byte & 0x80) === 0) return value % 2 === 0 ? value / 2 : -(value + 1) / 2;
+    }
+    return undefined;
+  };
+  const count = zigzag();
+  if (count === undefined || count < 0 || count > messageIndexesMax) return undefined;
+  if (count === 0) return "0";
+  const indexes: number[] = [];
+  for (let index = 0; index < count; index++) {
+    const next = zigzag();
+    if (next === undefined || next < 0) return undefined;
+    indexes.push(next);
+  }
+  return indexes.join(".");
+}
+
 export const subjectNameStrategies = ["TopicNameStrategy", "RecordNameStrategy", "TopicRecordNameStrategy"] as const;
 export type SubjectNameStrategy = (typeof subjectNameStrategies)[number];
 

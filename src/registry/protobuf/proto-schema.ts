@@ -70,3 +70,25 @@ export function protobufRecordName(text: string): string | undefined {
     return undefined;
   }
 }
+
+/**
+ * Every message's full name by its message indexes joined with dots ("0", "0.1", …): the record
+ * name of a record whose Protobuf wire format names that message, for RecordNameStrategy and
+ * TopicRecordNameStrategy. Empty when the text does not parse.
+ */
+export function protobufRecordNames(text: string): Record<string, string> {
+  const names: Record<string, string> = {};
+  const visit = (messages: readonly ProtoMessage[], prefix: string): void => {
+    messages.forEach((message, index) => {
+      const path = prefix ? `${prefix}.${index}` : `${index}`;
+      names[path] = message.fullName;
+      visit(message.messages, path);
+    });
+  };
+  try {
+    visit(parseProtoText(text).messages, "");
+  } catch {
+    return {};
+  }
+  return names;
+}

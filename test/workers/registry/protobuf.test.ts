@@ -103,4 +103,17 @@ describe("PROTOBUF schemas", () => {
       [{ n: 5 }, id],
     ]);
   });
+
+  it("schema id validation with RecordNameStrategy takes a Protobuf record's message from its message indexes", async () => {
+    const topic = uniqueTopic("proto-record-name");
+    await createTopic(topic, { configs: { "confluent.value.schema.validation": "true", "confluent.value.subject.name.strategy": "RecordNameStrategy" } });
+    const packageName = topic.replace(/[^A-Za-z0-9]/g, "");
+    const id = await registeredId(`${packageName}.Refund`, `syntax = "proto3"; package ${packageName}; message Order { string id = 1; } message Refund { string id = 1; }`, { schemaType: "PROTOBUF" });
+    const refund = [2, 2, 0x0a, 1, 0x72]; // indexes [1]: Refund
+    expect((await produceJson(topic, [{ value: wire(id, refund) }])).status).toBe(200);
+    const first = expectError(await produceJson(topic, [{ value: wire(id, [0, 0x0a, 1, 0x6f]) }]), 400, "INVALID_RECORD"); // indexes [0]: Order
+    expect(first.message).toContain(`not registered under subject "${packageName}.Order" (RecordNameStrategy)`);
+    const none = expectError(await produceJson(topic, [{ value: wire(id, [2, 8]) }]), 400, "INVALID_RECORD"); // indexes [4]: no such message
+    expect(none.message).toMatch(/no message at message indexes 4/);
+  });
 });
