@@ -1,3 +1,18 @@
+import {
+  enumOptions,
+  enumValueOptions,
+  fieldOptions,
+  fileOptions,
+  jsonName,
+  labelNumbers,
+  messageOptions,
+  methodOptions,
+  scalarTypeNumbers,
+  serviceOptions,
+  typeEnum,
+  typeMessage,
+  type OptionKind,
+} from "./proto-descriptor-numbers.ts";
 import type { ParsedProtobuf } from "./proto-schema.ts";
 import type { ProtoEnum, ProtoExtend, ProtoField, ProtoMessage, ProtoMethod, ProtoOption, ProtoService } from "./proto-types.ts";
 
@@ -57,38 +72,6 @@ class WireWriter {
   }
 }
 
-/** FieldDescriptorProto.Type's numbers. */
-const scalarTypeNumbers: Record<string, number> = {
-  double: 1, float: 2, int64: 3, uint64: 4, int32: 5, fixed64: 6, fixed32: 7, bool: 8, string: 9,
-  bytes: 12, uint32: 13, sfixed32: 15, sfixed64: 16, sint32: 17, sint64: 18,
-};
-const typeMessage = 11;
-const typeEnum = 14;
-const labelNumbers = { optional: 1, required: 2, repeated: 3 } as const;
-
-type OptionKind = "bool" | "string" | Record<string, number>;
-/** The standard options of each descriptor, by name: their field number in its …Options message and their kind. */
-const fileOptions: Record<string, [number, OptionKind]> = {
-  java_package: [1, "string"], java_outer_classname: [8, "string"], optimize_for: [9, { SPEED: 1, CODE_SIZE: 2, LITE_RUNTIME: 3 }],
-  java_multiple_files: [10, "bool"], go_package: [11, "string"], cc_generic_services: [16, "bool"], java_generic_services: [17, "bool"],
-  py_generic_services: [18, "bool"], java_generate_equals_and_hash: [20, "bool"], deprecated: [23, "bool"], java_string_check_utf8: [27, "bool"],
-  cc_enable_arenas: [31, "bool"], objc_class_prefix: [36, "string"], csharp_namespace: [37, "string"], swift_prefix: [39, "string"],
-  php_class_prefix: [40, "string"], php_namespace: [41, "string"], php_metadata_namespace: [44, "string"], ruby_package: [45, "string"],
-};
-const messageOptions: Record<string, [number, OptionKind]> = {
-  message_set_wire_format: [1, "bool"], no_standard_descriptor_accessor: [2, "bool"], deprecated: [3, "bool"],
-};
-const fieldOptions: Record<string, [number, OptionKind]> = {
-  ctype: [1, { STRING: 0, CORD: 1, STRING_PIECE: 2 }], packed: [2, "bool"], deprecated: [3, "bool"], lazy: [5, "bool"],
-  jstype: [6, { JS_NORMAL: 0, JS_STRING: 1, JS_NUMBER: 2 }], weak: [10, "bool"], unverified_lazy: [15, "bool"],
-};
-const enumOptions: Record<string, [number, OptionKind]> = { allow_alias: [2, "bool"], deprecated: [3, "bool"] };
-const enumValueOptions: Record<string, [number, OptionKind]> = { deprecated: [1, "bool"] };
-const serviceOptions: Record<string, [number, OptionKind]> = { deprecated: [33, "bool"] };
-const methodOptions: Record<string, [number, OptionKind]> = {
-  deprecated: [33, "bool"], idempotency_level: [34, { IDEMPOTENCY_UNKNOWN: 0, NO_SIDE_EFFECTS: 1, IDEMPOTENT: 2 }],
-};
-
 /** The options this table knows, in field-number order; none known: nothing (no empty options message). */
 function writeOptions(writer: WireWriter, field: number, options: readonly ProtoOption[], table: Record<string, [number, OptionKind]>, extra: [number, boolean][] = []): void {
   const known: [number, (target: WireWriter) => void][] = extra.map(([number, value]) => [number, (target) => target.bool(number, value)]);
@@ -105,11 +88,6 @@ function writeOptions(writer: WireWriter, field: number, options: readonly Proto
   writer.message(field, (options) => {
     for (const [, write] of known) write(options);
   });
-}
-
-/** protoc's json_name: underscores dropped, the letter after each capitalized. */
-function jsonName(name: string): string {
-  return name.replace(/_+([a-z0-9]?)/g, (_, next: string) => next.toUpperCase());
 }
 
 /** protoc's name for a map field's entry message. */

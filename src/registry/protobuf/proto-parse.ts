@@ -115,7 +115,7 @@ function reservedOrRanges(cursor: TokenCursor, reserved: ProtoReserved, max: num
   } while (cursor.accept(","));
 }
 
-function checkFieldNumber(number: number, line: number): void {
+export function checkFieldNumber(number: number, line: number): void {
   if (number < 1 || number > fieldNumberMax) protoInvalid(line, `field number ${number} is outside 1 to ${fieldNumberMax}`);
   if (number >= 19_000 && number <= 19_999) protoInvalid(line, `field number ${number} is in 19000 to 19999, which protobuf reserves for itself`);
 }
@@ -342,7 +342,7 @@ function inRanges(ranges: readonly [number, number][], number: number): boolean 
   return ranges.some(([start, end]) => number >= start && number <= end);
 }
 
-function checkMessage(syntax: ProtoFile["syntax"], message: ProtoMessage): void {
+export function checkMessage(syntax: ProtoFile["syntax"], message: ProtoMessage): void {
   const numbers = new Map<number, string>();
   const names = new Set<string>();
   for (const field of message.fields) {
@@ -369,7 +369,7 @@ function checkMessage(syntax: ProtoFile["syntax"], message: ProtoMessage): void 
   }
 }
 
-function checkEnum(syntax: ProtoFile["syntax"], declared: ProtoEnum): void {
+export function checkEnum(syntax: ProtoFile["syntax"], declared: ProtoEnum): void {
   if (declared.values.length === 0) protoInvalid(declared.line, `enum ${declared.fullName} has no value`);
   if (syntax === "proto3" && declared.values[0]!.number !== 0) protoInvalid(declared.line, `enum ${declared.fullName}'s first value is not 0, as proto3 needs`);
   const aliases = declared.options.some((option) => option.name === "allow_alias" && option.value.text === "true");

@@ -103,7 +103,7 @@ class Printer {
   }
 
   extend(indent: number, extend: ProtoExtend): void {
-    this.#line(indent, `extend ${extend.extendee} {`);
+    this.#line(indent, `extend ${this.#normalize && extend.resolvedExtendee ? `.${extend.resolvedExtendee}` : extend.extendee} {`);
     for (const field of extend.fields) this.#field(indent + 1, field, false);
     this.#line(indent, "}");
   }
@@ -112,7 +112,9 @@ class Printer {
     this.#line(0, `service ${service.name} {`);
     this.#optionLines(1, service.options);
     for (const method of service.methods) {
-      const head = `rpc ${method.name}(${method.clientStreaming ? "stream " : ""}${method.input}) returns (${method.serverStreaming ? "stream " : ""}${method.output})`;
+      const input = this.#normalize && method.resolvedInput ? `.${method.resolvedInput}` : method.input;
+      const output = this.#normalize && method.resolvedOutput ? `.${method.resolvedOutput}` : method.output;
+      const head = `rpc ${method.name}(${method.clientStreaming ? "stream " : ""}${input}) returns (${method.serverStreaming ? "stream " : ""}${output})`;
       if (method.options.length === 0) this.#line(1, `${head};`);
       else {
         this.#line(1, `${head} {`);

@@ -1,4 +1,5 @@
 import { definedTypes, resolveProtoFile } from "./proto-resolve.ts";
+import { isBase64Descriptor, protoFileFromDescriptor } from "./proto-descriptor-read.ts";
 import { parseProtoText } from "./proto-parse.ts";
 import { protoInvalid } from "./proto-tokens.ts";
 import { allMessages, type ProtoEnum, type ProtoFile, type ProtoMessage } from "./proto-types.ts";
@@ -29,7 +30,8 @@ export interface ProtobufReference {
 
 /** Parses and resolves `text` over its references; 42201 naming the line of the first fault. */
 export function parseProtobuf(text: string, references: readonly ProtobufReference[]): ParsedProtobuf {
-  const proto = parseProtoText(text);
+  // Confluent's serializers may register the file as its FileDescriptorProto in base64.
+  const proto = isBase64Descriptor(text) ? protoFileFromDescriptor(text) : parseProtoText(text);
   const own = definedTypes(proto);
   const types = new Map<string, NamedKind>();
   const messages = new Map<string, ProtoMessage>();
@@ -65,7 +67,7 @@ export function parseProtobuf(text: string, references: readonly ProtobufReferen
  */
 export function protobufRecordName(text: string): string | undefined {
   try {
-    return parseProtoText(text).messages[0]?.fullName;
+    return (isBase64Descriptor(text) ? protoFileFromDescriptor(text) : parseProtoText(text)).messages[0]?.fullName;
   } catch {
     return undefined;
   }

@@ -74,6 +74,11 @@ describe("PROTOBUF schemas", () => {
     const id = await registeredId(subject, a, { schemaType: "PROTOBUF" }, "?normalize=true");
     expect(await registeredId(subject, b, { schemaType: "PROTOBUF" }, "?normalize=true")).toBe(id);
     expect((await registry("GET", `/subjects/${subject}/versions`)).body).toEqual([1]);
+    // The same file as a FileDescriptorProto in base64 (what Confluent's Python serializer registers): the same schema.
+    const serialized = (await registry("GET", `/schemas/ids/${id}?format=serialized`)).body.schema;
+    expect(await registeredId(uniqueSubject(), serialized, { schemaType: "PROTOBUF" }, "?normalize=true")).toBe(id);
+    const asText = (await registry("GET", `/schemas/ids/${await registeredId(uniqueSubject(), serialized, { schemaType: "PROTOBUF" })}`)).body.schema;
+    expect(asText).toContain("message M {\n  string a = 1;\n  int32 b = 2;\n}");
   });
 
   it("checks Confluent's Protobuf rules at registration: a field's type changed across scalar groups is 409, a field added is a new version", async () => {

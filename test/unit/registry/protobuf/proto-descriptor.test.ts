@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { fileDescriptorBytes, serializedSchema } from "../../../../src/registry/protobuf/proto-descriptor.ts";
 import { parseProtobuf } from "../../../../src/registry/protobuf/proto-schema.ts";
+import { RegistryError } from "../../../../src/registry/registry-errors.ts";
+import { parseSchema, storedText } from "../../../../src/registry/schema-types.ts";
 
 /**
  * `format=serialized`: the FileDescriptorProto of a parsed file. The expected bytes were checked
@@ -48,5 +50,39 @@ service Orders { rpc Watch(stream Order) returns (stream Order.Line); }`;
     const plain = 'syntax = "proto3"; message M { int32 a = 1; }';
     const custom = 'syntax = "proto3"; option (my.file) = 1; message M { option (my.msg) = { a: 1 }; int32 a = 1 [(my.field) = "x"]; }';
     expect(fileDescriptorBytes(parseProtobuf(custom, []))).toEqual(fileDescriptorBytes(parseProtobuf(plain, [])));
+  });
+
+  it("reads a FileDescriptorProto given in base64 (what Confluent's Python serializer registers) back into the same file: the same descriptor bytes and normalized text", () => {
+    const files = [
+      'syntax = "proto3"; package shop; message Order { string id = 1; map<string, int32> n = 2; optional Kind kind = 3; enum Kind { A = 0; B = -1; } }',
+      `syntax = "proto3"; package shop.v1; import "google/protobuf/timestamp.proto"; option java_package = "com.shop";
+       message Order { string order_id = 1; repeated Line lines = 2 [packed = true, deprecated = true]; map<string, int64> counts_by_sku = 3;
+         google.protobuf.Timestamp at = 4; oneof payment { string card = 5; bytes token = 6; } reserved 10 to 12, 15; reserved "old"; message Line { sint32 quantity = 1; } }
+       service Orders { rpc Watch(stream Order) returns (stream Order.Line); }`,
+      'syntax = "proto2"; package q; message A { required int32 a = 1 [default = -5]; optional string s = 2 [default = "hi", json_name = "sss"]; extensions 100 to max; } extend A { optional int32 more = 100; }',
+    ];
+    for (const text of files) {
+      const original = parseProtobuf(text, []);
+      const serialized = serializedSchema(original);
+      const fromDescriptor = parseProtobuf(serialized, []);
+      expect(base64(fileDescriptorBytes(fromDescriptor))).toBe(serialized);
+      expect(storedText(parseSchema("PROTOBUF", serialized, []), serialized, true)).toBe(storedText(original, text, true));
+    }
+    // Stored as .proto text, whatever form it came in.
+    const order = parseSchema("PROTOBUF", serializedSchema(parseProtobuf(files[0]!, [])), []);
+    expect(storedText(order, "", false)).toContain("map<string, int32> n = 2;\n  optional .shop.Order.Kind kind = 3;");
+  });
+
+  it("refuses base64 that is not a FileDescriptorProto with 42201", () => {
+    for (const text of ["AAAA", "////", "EgRzaG9w" + "IgIKAA=="]) {
+      let error: unknown;
+      try {
+        parseProtobuf(text, []);
+      } catch (caught) {
+        error = caught;
+      }
+      expect(error, text).toBeInstanceOf(RegistryError);
+      expect((error as RegistryError).message, text).toMatch(/Invalid schema/);
+    }
   });
 });
