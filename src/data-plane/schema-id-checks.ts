@@ -56,8 +56,11 @@ async function lookUp(env: Env, ids: readonly number[], nowMs: number, known: Ma
 function refusalReason(ref: SchemaIdRef, topic: string, entry: Entry | undefined): string | undefined {
   const id = ref.schemaId;
   if (entry === undefined) return `names schema id ${id}, which the schema registry does not have`;
-  const subject = subjectFor(ref.strategy, topic, ref.isKey, entry.schema.recordName);
+  // A Protobuf record names its message by its message indexes (Confluent's serializers register that message's name).
+  const recordName = entry.schema.recordNames !== undefined ? entry.schema.recordNames[ref.messagePath ?? "0"] : entry.schema.recordName;
+  const subject = subjectFor(ref.strategy, topic, ref.isKey, recordName);
   if (subject === undefined) {
+    if (entry.schema.recordNames !== undefined) return `names schema id ${id}, a PROTOBUF schema with no message at message indexes ${ref.messagePath ?? "(none)"}, which ${ref.strategy} needs for its subject`;
     return `names schema id ${id}, a ${entry.schema.schemaType} schema without a record name (a JSON schema's title), which ${ref.strategy} needs for its subject`;
   }
   if (!entry.subjects.has(subject)) return `names schema id ${id}, which is not registered under subject ${JSON.stringify(subject)} (${ref.strategy})`;
@@ -68,10 +71,12 @@ function refusalReason(ref: SchemaIdRef, topic: string, entry: Entry | undefined
  * A request's verdicts by key or value and id (a topic's key and value each have one strategy):
  * its records mostly share a few ids, each judged once.
  */
-type Verdicts = Map<number, string | undefined>;
+type Verdicts = Map<number | string, string | undefined>;
 
 function verdict(verdicts: Verdicts, ref: SchemaIdRef, topic: string, known: ReadonlyMap<number, Entry | undefined>): string | undefined {
-  const slot = ref.isKey ? -ref.schemaId - 1 : ref.schemaId;
+  const id = ref.isKey ? -ref.schemaId - 1 : ref.schemaId;
+  // Protobuf records of one id may name different messages, so different subjects.
+  const slot = ref.messagePath === undefined ? id : `${id}/${ref.messagePath}`;
   if (verdicts.has(slot)) return verdicts.get(slot);
   const reason = refusalReason(ref, topic, known.get(ref.schemaId));
   verdicts.set(slot, reason);

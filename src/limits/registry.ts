@@ -128,3 +128,10 @@ export const schemaParsedInIsolateCharsMax = 8 * 1024 * 1024;
  * bounded while any uncompressed request (at most 16 MiB) fits.
  */
 export const schemaFullValidationBytesMax = 32 * 1024 * 1024;
+
+/**
+ * Nesting of one `.proto` file: messages in messages, and the braces of an option's aggregate
+ * value. The parser, the printer and the descriptor encoder recurse on it; protoc itself stops
+ * far below this in practice.
+ */
+export const registryProtoNestingDepthMax = 64;

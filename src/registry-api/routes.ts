@@ -5,6 +5,8 @@ import type { SchemaById } from "../registry/registry-admin.ts";
 import { RegistryError } from "../registry/registry-errors.ts";
 import { checkSubject } from "../registry/registry-core.ts";
 import { supportedSchemaTypes } from "../registry/schema-types.ts";
+import { serializedSchema } from "../registry/protobuf/proto-descriptor.ts";
+import { parsedSchemas } from "../data-plane/parsed-schemas.ts";
 import { allowedMethodsOf } from "../router/allowed-methods.ts";
 import { authentication } from "../router/auth.ts";
 import { may, principalOf } from "../router/authorize.ts";
@@ -88,6 +90,19 @@ async function readableSchema(c: Context<RouterEnv>, id: number): Promise<Schema
   return schema;
 }
 
+/**
+ * `format=serialized`, which Confluent's Protobuf serializers and deserializers ask for: a
+ * PROTOBUF schema's `schema` as its FileDescriptorProto in base64 (src/registry/protobuf/
+ * proto-descriptor.ts), parsed with its references by the isolate's cache. Other types, and
+ * other formats, answer the text as stored, as Confluent's do.
+ */
+async function formatted<T extends { schema: string; schemaType?: string }>(c: Context<RouterEnv>, id: number, answer: T): Promise<T> {
+  if (c.req.query("format") !== "serialized" || answer.schemaType !== "PROTOBUF") return answer;
+  const parsed = (await parsedSchemas(c.env, [id])).get(id);
+  if (parsed?.schemaType !== "PROTOBUF") throw new RegistryError("SCHEMA_NOT_FOUND", `Schema ${id} not found, or its references no longer parse`);
+  return { ...answer, schema: serializedSchema(parsed) };
+}
+
 function rawSchema(schema: string): Response {
   return new Response(schema, { headers: { "Content-Type": registryMediaType } });
 }
@@ -112,7 +127,8 @@ const subjectRoutes = new Hono<RouterEnv>()
   .get("/:subject/versions/:version", route(async (c) => {
     const subject = subjectOf(c);
     authorizeSubject(c, subject, "read");
-    return registryJson(unwrapRegistry(await registry(c).version(subject, versionOf(c), flag(c, "deleted"))));
+    const version = unwrapRegistry(await registry(c).version(subject, versionOf(c), flag(c, "deleted")));
+    return registryJson(await formatted(c, version.id, version));
   }))
   .get("/:subject/versions/:version/schema", route(async (c) => {
     const subject = subjectOf(c);
@@ -144,8 +160,9 @@ const subjectRoutes = new Hono<RouterEnv>()
 const schemaRoutes = new Hono<RouterEnv>()
   .get("/types", route(async () => registryJson([...supportedSchemaTypes])))
   .get("/ids/:id", route(async (c) => {
-    const { subjects: _subjects, ...schema } = await readableSchema(c, idOf(c));
-    return registryJson(schema);
+    const id = idOf(c);
+    const { subjects: _subjects, ...schema } = await readableSchema(c, id);
+    return registryJson(await formatted(c, id, schema));
   }))
   .get("/ids/:id/schema", route(async (c) => rawSchema((await readableSchema(c, idOf(c))).schema)))
   .get("/ids/:id/subjects", route(async (c) => {

@@ -9,6 +9,7 @@ import {
 import { parseVersion, schemaFields, type RegistryCore, type SchemaRequest } from "./registry-core.ts";
 import { RegistryError } from "./registry-errors.ts";
 import type { ResolvedReference, SchemaReference } from "./schema-types.ts";
+import { protobufRecordNames } from "./protobuf/proto-schema.ts";
 import { schemaRecordName } from "./wire-format.ts";
 
 /**
@@ -90,6 +91,8 @@ export interface SchemaSubjects {
   schemaType: string;
   /** Its record name (RecordNameStrategy's subject), when it has one. */
   recordName?: string;
+  /** A PROTOBUF schema's record names by message indexes ("0", "0.1"…): a record names its message. */
+  recordNames?: Record<string, string>;
   /** The subjects whose live versions hold it: a soft-deleted version no longer admits new records. */
   subjects: string[];
 }
@@ -102,7 +105,8 @@ export function schemasForValidation(core: RegistryCore, ids: readonly number[])
     if (!stored) continue;
     const subjects = [...new Set(core.store.versionsOfSchema(id).filter((row) => !row.deleted).map((row) => row.subject))].sort();
     const recordName = schemaRecordName(stored.schemaType, stored.schema);
-    found.push({ id, schemaType: stored.schemaType, ...(recordName === undefined ? {} : { recordName }), subjects });
+    const recordNames = stored.schemaType === "PROTOBUF" ? { recordNames: protobufRecordNames(stored.schema) } : {};
+    found.push({ id, schemaType: stored.schemaType, ...(recordName === undefined ? {} : { recordName }), ...recordNames, subjects });
   }
   return found;
 }

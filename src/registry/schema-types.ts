@@ -7,14 +7,17 @@ import { parseJsonSchema, type ParsedJsonSchema } from "./json-schema-parse.ts";
 import type { AvroNamed, AvroType } from "./avro-types.ts";
 import type { Issue } from "./compatibility.ts";
 import { RegistryError } from "./registry-errors.ts";
+import { protobufReadIssues } from "./protobuf/proto-compatibility.ts";
+import { printProtoFile } from "./protobuf/proto-print.ts";
+import { parseProtobuf, type ParsedProtobuf, type ProtobufReference } from "./protobuf/proto-schema.ts";
 
 /**
  * The schema types the registry serves (GET /schemas/types) and what each gives the registry:
  * a parse that checks the schema, the text stored (as given, without whitespace, or normalized),
- * and the read rule compatibility levels apply. AVRO and JSON (JSON Schema) so far; PROTOBUF is
- * refused with 42201 naming the type until its rules exist (docs/schema-registry.md).
+ * and the read rule compatibility levels apply: AVRO, JSON (JSON Schema) and PROTOBUF (`.proto`
+ * text, src/registry/protobuf/) (docs/schema-registry.md).
  */
-export const supportedSchemaTypes = ["AVRO", "JSON"] as const;
+export const supportedSchemaTypes = ["AVRO", "JSON", "PROTOBUF"] as const;
 export type SchemaType = (typeof supportedSchemaTypes)[number];
 /** Confluent's types: the ones a request may name, supported or not. */
 const knownSchemaTypes = new Set(["AVRO", "JSON", "PROTOBUF"]);
@@ -46,7 +49,9 @@ export interface ParsedJson {
   json: ParsedJsonSchema;
 }
 
-export type ParsedSchema = ParsedAvroSchema | ParsedJson;
+export type { ParsedProtobuf } from "./protobuf/proto-schema.ts";
+
+export type ParsedSchema = ParsedAvroSchema | ParsedJson | ParsedProtobuf;
 
 /** JSON with its object keys sorted, no whitespace: one text for one JSON value. */
 function sortedJson(value: unknown): string {
@@ -88,15 +93,18 @@ export function parseSchema(schemaType: SchemaType, text: string, references: re
     return { schemaType, json: parseJsonSchema(text) };
   }
   const imported = new Map<string, AvroNamed>();
+  const protobufReferences: ProtobufReference[] = [];
   for (const reference of references) {
     const referencedType = schemaTypeOf(reference.schemaType);
     if (referencedType !== schemaType) {
       throw new RegistryError("INVALID_SCHEMA", `Invalid schema: reference ${reference.name} is a ${referencedType} schema, not ${schemaType}`);
     }
     const parsed = parseSchema(referencedType, reference.schema, reference.references, depth + 1);
-    if (parsed.schemaType !== "AVRO") continue; // the type check above: never
+    if (parsed.schemaType === "PROTOBUF") protobufReferences.push({ name: reference.name, parsed });
+    if (parsed.schemaType !== "AVRO") continue;
     for (const [name, type] of [...parsed.imported, ...parsed.defines]) imported.set(name, type);
   }
+  if (schemaType === "PROTOBUF") return parseProtobuf(text, protobufReferences);
   const { type, defines } = parseAvro(text, imported);
   return { schemaType, avro: type, defines, imported };
 }
@@ -104,8 +112,11 @@ export function parseSchema(schemaType: SchemaType, text: string, references: re
 /**
  * The text the registry stores: as given without whitespace, or in the normalized form
  * (`normalize=true`): Avro's (src/registry/avro-forms.ts), or a JSON Schema with its keys sorted.
+ * A `.proto` file is always printed back from its parse (comments and layout dropped, as
+ * Confluent stores it), in its normalized form when asked (src/registry/protobuf/proto-print.ts).
  */
 export function storedText(parsed: ParsedSchema, text: string, normalize: boolean): string {
+  if (parsed.schemaType === "PROTOBUF") return printProtoFile(parsed.proto, normalize);
   if (!normalize) return JSON.stringify(JSON.parse(text));
   if (parsed.schemaType === "JSON") return sortedJson(parsed.json.root);
   return normalizedForm(parsed.avro, parsed.imported.keys());
@@ -118,5 +129,6 @@ export function schemaReadIssues(reader: ParsedSchema, writer: ParsedSchema): Is
   }
   if (reader.schemaType === "JSON" && writer.schemaType === "JSON") return jsonReadIssues(reader.json, writer.json);
   if (reader.schemaType === "AVRO" && writer.schemaType === "AVRO") return avroReadIssues(reader.avro, writer.avro);
+  if (reader.schemaType === "PROTOBUF" && writer.schemaType === "PROTOBUF") return protobufReadIssues(reader, writer);
   return [];
 }

@@ -5,12 +5,14 @@
  *
  *   byte  0      magic byte, 0
  *   bytes 1..4   schema id, int32 big-endian (the registry's global id)
- *   bytes 5..    Avro binary, or JSON text (a Protobuf payload would first carry its message
- *                indexes, varints; PROTOBUF is not served by the registry yet, so no id names one)
+ *   bytes 5..    Avro binary, JSON text, or for Protobuf the message indexes (zigzag varints:
+ *                the record's message) and then the message's binary encoding
  *
  * Only the header is read here; full validation (`tributary.*.schema.validation=full`) reads the
  * data after it against the schema (src/registry/datum-read.ts).
  */
+
+import { protobufRecordName } from "./protobuf/proto-schema.ts";
 
 export const wireMagicByte = 0;
 /** The magic byte and the schema id. */
@@ -27,6 +29,39 @@ export function wireSchemaId(bytes: Uint8Array, start: number, length: number): 
   if (length < wireHeaderBytes) return `has ${length} bytes, fewer than Confluent's wire format's 5 (magic byte 0 and a 4-byte schema id)`;
   // Read as unsigned: an id with the top bit set is no id the registry gives (ids count from 1).
   return ((bytes[start + 1]! << 24) | (bytes[start + 2]! << 16) | (bytes[start + 3]! << 8) | bytes[start + 4]!) >>> 0;
+}
+
+/** Message indexes past this many name no message of a schema the registry takes (its nesting bound). */
+const messageIndexesMax = 64;
+
+/**
+ * The message indexes that follow the header in Protobuf's wire format (a zigzag varint count,
+ * then that many zigzag varints; a count of 0 is the first message), joined with dots: "0",
+ * "0.1"… Undefined when the bytes do not hold them. Read for every record whose strategy needs a
+ * record name; only a PROTOBUF schema's check uses them.
+ */
+export function protobufMessagePath(bytes: Uint8Array, start: number, end: number): string | undefined {
+  let pos = start;
+  const zigzag = (): number | undefined => {
+    let value = 0;
+    for (let shift = 0; shift < 35; shift += 7) {
+      if (pos >= end) return undefined;
+      const byte = bytes[pos++]!;
+      value += (byte & 0x7f) * 2 ** shift;
+      if ((byte & 0x80) === 0) return value % 2 === 0 ? value / 2 : -(value + 1) / 2;
+    }
+    return undefined;
+  };
+  const count = zigzag();
+  if (count === undefined || count < 0 || count > messageIndexesMax) return undefined;
+  if (count === 0) return "0";
+  const indexes: number[] = [];
+  for (let index = 0; index < count; index++) {
+    const next = zigzag();
+    if (next === undefined || next < 0) return undefined;
+    indexes.push(next);
+  }
+  return indexes.join(".");
 }
 
 export const subjectNameStrategies = ["TopicNameStrategy", "RecordNameStrategy", "TopicRecordNameStrategy"] as const;
@@ -77,10 +112,11 @@ function avroRecordName(schema: unknown): string | undefined {
 /**
  * A schema's record name, as RecordNameStrategy and TopicRecordNameStrategy use it: an Avro
  * named type's full name (a primitive's, array's or map's type name, "union" for a union, as
- * Avro names them); a JSON schema's `title`. Undefined when the schema has none (a JSON schema
+ * Avro names them); a JSON schema's `title`; a Protobuf schema's first message's full name. Undefined when the schema has none (a JSON schema
  * without a title), or is not one of the registry's types.
  */
 export function schemaRecordName(schemaType: string, text: string): string | undefined {
+  if (schemaType === "PROTOBUF") return protobufRecordName(text);
   let schema: unknown;
   try {
     schema = JSON.parse(text);

@@ -1,6 +1,6 @@
 import { TributaryError } from "../errors.ts";
 import { schemaFullValidationBytesMax } from "../limits.ts";
-import { wireSchemaId, type SubjectNameStrategy } from "../registry/wire-format.ts";
+import { protobufMessagePath, strategyNeedsRecordName, wireHeaderBytes, wireSchemaId, type SubjectNameStrategy } from "../registry/wire-format.ts";
 import type { SchemaValidationRules } from "./record-rules.ts";
 
 /**
@@ -23,6 +23,8 @@ export interface SchemaIdRef {
   strategy: SubjectNameStrategy;
   /** With full validation (`tributary.*.schema.validation=full`): the key or value, whose data after the header is decoded against the schema. */
   payload?: PayloadField;
+  /** With a strategy that needs a record name: the Protobuf message indexes after the header ("0", "0.1"…), read whatever the schema's type (only a PROTOBUF schema's check uses them). */
+  messagePath?: string;
 }
 
 /** Where a record is, as the produce path's errors name it. */
@@ -57,6 +59,10 @@ function collectOne(
   if (typeof id === "string") throw schemaRefusal(ref, id);
   ref.schemaId = id;
   if (full) ref.payload = field;
+  if (strategyNeedsRecordName(strategy)) {
+    const path = protobufMessagePath(bytes, start + wireHeaderBytes, start + length);
+    if (path !== undefined) ref.messagePath = path;
+  }
   refs.push(ref);
 }
 

@@ -42,7 +42,7 @@ export const queryParameters: Record<string, { description: string; schema: Reco
   },
   decode: {
     description:
-      "JSON fetch and SSE: `schema` shows each key and value in Confluent's wire format as the JSON its schema in the registry decodes it to (Avro as plain JSON, JSON as it is), with `keySchemaId`/`valueSchemaId` beside it; one that cannot be decoded is shown as usual with `keyDecodeError`/`valueDecodeError` saying why (docs/api.md, Reading decoded).",
+      "JSON fetch and SSE: `schema` shows each key and value in Confluent's wire format as the JSON its schema in the registry decodes it to (Avro as plain JSON, JSON as it is, Protobuf by protobuf's JSON mapping), with `keySchemaId`/`valueSchemaId` beside it; one that cannot be decoded is shown as usual with `keyDecodeError`/`valueDecodeError` saying why (docs/api.md, Reading decoded).",
     schema: { type: "string", enum: ["schema"] },
   },
   at: {

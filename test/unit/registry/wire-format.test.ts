@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { TributaryError } from "../../../src/errors.ts";
 import {
+  protobufMessagePath,
   schemaRecordName,
   subjectFor,
   subjectStrategyConfigValues,
@@ -41,6 +42,21 @@ describe("Confluent's wire format", () => {
   });
 });
 
+describe("Protobuf's message indexes", () => {
+  it("reads the zigzag count and indexes after the header as a path; a count of 0 is the first message", () => {
+    const path = (...bytes: number[]) => protobufMessagePath(Uint8Array.from([9, 9, ...bytes]), 2, bytes.length + 2);
+    expect(path(0)).toBe("0");
+    expect(path(2, 2)).toBe("1"); // count 1, index 1
+    expect(path(4, 0, 6)).toBe("0.3");
+    expect(path(2, 0x80, 0x02)).toBe("128"); // a two-byte varint
+    expect(path()).toBeUndefined();
+    expect(path(4, 2)).toBeUndefined(); // cut short
+    expect(path(1)).toBeUndefined(); // a negative count
+    expect(path(2, 1)).toBeUndefined(); // a negative index
+    expect(path(0x82, 0x01)).toBeUndefined(); // 65 indexes: past any schema's nesting
+  });
+});
+
 describe("subject name strategies", () => {
   it("takes Confluent's class names and the short names", () => {
     expect(subjectStrategyConfigValues).toEqual([
@@ -78,6 +94,8 @@ describe("subject name strategies", () => {
     expect(schemaRecordName("JSON", JSON.stringify({ title: "Order", type: "object" }))).toBe("Order");
     expect(schemaRecordName("JSON", JSON.stringify({ type: "object" }))).toBeUndefined();
     expect(schemaRecordName("PROTOBUF", "syntax = \"proto3\";")).toBeUndefined();
+    expect(schemaRecordName("PROTOBUF", "syntax = \"proto3\"; package shop; enum E { A = 0; } message Order { message Line {} } message Other {}")).toBe("shop.Order");
+    expect(schemaRecordName("PROTOBUF", "message Order {}")).toBe("Order");
   });
 });
 
@@ -119,7 +137,7 @@ describe("a topic's schema id validation", () => {
     collectSchemaIds(refs, { key: undefined, value: "TopicNameStrategy" }, { recordIndex: 2 }, payloadField(new Uint8Array([7])), payloadField(wire(5)));
     expect(refs).toEqual([
       { recordIndex: 0, isKey: true, schemaId: 3, strategy: "TopicNameStrategy" },
-      { recordIndex: 0, isKey: false, schemaId: 4, strategy: "RecordNameStrategy" },
+      { recordIndex: 0, isKey: false, schemaId: 4, strategy: "RecordNameStrategy", messagePath: "2" }, // the data [2, 4] read as Protobuf's message indexes [2]
       { recordIndex: 2, isKey: false, schemaId: 5, strategy: "TopicNameStrategy" },
     ]);
     const refused = refusal(() => collectSchemaIds([], both, { recordIndex: 7 }, payloadField(wire(3)), payloadField(new TextEncoder().encode("raw"))));
