@@ -10,6 +10,7 @@ import { formatCount, renderTable } from "./table.ts";
 
 const createOptions: OptionName[] = [
   "topic", "mode", "webhook", "secret", "service", "from", "batch-size", "max-wait", "max-in-flight", "retry-delay", "delivery-limit", "dead-letter-topic",
+  "isolation",
 ];
 
 export const subscriptionsOptions: Record<string, OptionName[]> = {
@@ -41,6 +42,10 @@ function createRequest(context: CommandContext): CreateSubscriptionRequest {
   if (secret !== undefined && webhook === undefined) throw new UsageError("--secret signs a webhook's deliveries: give --webhook");
   const from = stringValue(values, "from");
   if (from !== undefined && from !== "earliest" && from !== "latest") throw new UsageError("--from takes earliest or latest");
+  const isolation = stringValue(values, "isolation");
+  if (isolation !== undefined && isolation !== "read_committed" && isolation !== "read_uncommitted") {
+    throw new UsageError(`--isolation takes read_committed or read_uncommitted, got ${JSON.stringify(isolation)}`);
+  }
   const target = webhook !== undefined ? { url: webhook, ...(secret !== undefined ? { secret } : {}) } : { service: service! };
   const optional = {
     from,
@@ -50,6 +55,7 @@ function createRequest(context: CommandContext): CreateSubscriptionRequest {
     retryDelayMs: durationValue(values, "retry-delay", { ms: 60_000, why: "the server's bound" }),
     deliveryLimit: integerValue(values, "delivery-limit", 2, 10),
     deadLetterTopic: stringValue(values, "dead-letter-topic"),
+    isolation,
   };
   const given = Object.fromEntries(Object.entries(optional).filter(([, value]) => value !== undefined));
   return { name: subscriptionName(context), topic, mode, target, ...given };

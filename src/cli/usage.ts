@@ -68,6 +68,7 @@ usage: tributary [--url URL] [--token TOKEN] [--json] <command>
   subscriptions create <name> --topic T (--webhook URL [--secret S] | --service BINDING)
                 [--mode ordered|shared] [--from latest|earliest] [--batch-size N] [--max-wait DURATION]
                 [--max-in-flight N] [--retry-delay DURATION] [--delivery-limit N] [--dead-letter-topic T]
+                [--isolation read_committed|read_uncommitted]
       pushes the topic's records to a webhook (its origin in the Worker's SUBSCRIPTION_ORIGINS)
       or to a Worker bound in the deployment, whose deliver(batch) is called
   subscriptions list

@@ -49,14 +49,14 @@ function fakeSubscriptions() {
 describe("tributary subscriptions", () => {
   it("create sends the target and settings", async () => {
     const fake = fakeSubscriptions();
-    const argv = ["subscriptions", "create", "mail", "--topic", "orders", "--webhook", "https://hooks.example.com/orders", "--secret", "whsec", "--batch-size", "50", "--retry-delay", "2s", "--delivery-limit", "4", "--dead-letter-topic", "orders-dlq", "--from", "earliest"];
+    const argv = ["subscriptions", "create", "mail", "--topic", "orders", "--webhook", "https://hooks.example.com/orders", "--secret", "whsec", "--batch-size", "50", "--retry-delay", "2s", "--delivery-limit", "4", "--dead-letter-topic", "orders-dlq", "--from", "earliest", "--isolation", "read_uncommitted"];
     const run = await cli(new FakeServer(), argv, { fetch: fake.fetch });
     expect(run).toMatchObject({ code: 0, stderr: "" });
     expect(run.stdout.toString()).toBe("created subscription mail: orders → https://hooks.example.com/orders (ordered)\n");
     expect(fake.sent[0]).toEqual({
       method: "POST",
       path: "/v1/subscriptions",
-      body: { name: "mail", topic: "orders", mode: "ordered", target: { url: "https://hooks.example.com/orders", secret: "whsec" }, from: "earliest", batchSize: 50, retryDelayMs: 2_000, deliveryLimit: 4, deadLetterTopic: "orders-dlq" },
+      body: { name: "mail", topic: "orders", mode: "ordered", target: { url: "https://hooks.example.com/orders", secret: "whsec" }, from: "earliest", batchSize: 50, retryDelayMs: 2_000, deliveryLimit: 4, deadLetterTopic: "orders-dlq", isolation: "read_uncommitted" },
     });
   });
 
@@ -69,7 +69,7 @@ describe("tributary subscriptions", () => {
   it("create refuses no target, two targets, a secret without a webhook and a bad mode, sending nothing", async () => {
     const fake = fakeSubscriptions();
     const base = ["subscriptions", "create", "mail", "--topic", "orders"];
-    for (const extra of [[], ["--webhook", "https://a", "--service", "B"], ["--service", "B", "--secret", "s"], ["--service", "B", "--mode", "fanout"], ["--service", "B", "--batch-size", "0"]]) {
+    for (const extra of [[], ["--webhook", "https://a", "--service", "B"], ["--service", "B", "--secret", "s"], ["--service", "B", "--mode", "fanout"], ["--service", "B", "--batch-size", "0"], ["--service", "B", "--isolation", "committed"]]) {
       const run = await cli(new FakeServer(), [...base, ...extra], { fetch: fake.fetch });
       expect({ extra, code: run.code }).toEqual({ extra, code: 2 });
     }
