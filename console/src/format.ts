@@ -50,7 +50,8 @@ export function utf8OrNull(bytes: Uint8Array): string | null {
   }
 }
 
-export type PayloadView = "text" | "hex";
+/** text: UTF-8 / JSON; hex: bytes; schema: decoded by the registry (`decode=schema`), else as text. */
+export type PayloadView = "text" | "hex" | "schema";
 
 /**
  * A key or value for display: JSON pretty-printed, other UTF-8 text as it is, and hex when
@@ -58,6 +59,7 @@ export type PayloadView = "text" | "hex";
  */
 export function renderPayload(base64: string | null, view: PayloadView): { text: string; kind: "null" | "json" | "text" | "hex" } {
   if (base64 === null) return { text: "null", kind: "null" };
+  if (view === "schema") return renderPayload(base64, "text");
   const bytes = base64ToBytes(base64);
   const text = view === "hex" ? null : utf8OrNull(bytes);
   if (text === null) return { text: toHex(bytes), kind: "hex" };
@@ -108,4 +110,13 @@ export function prettySchema(schema: string, schemaType: string | undefined): st
   } catch {
     return schema;
   }
+}
+
+/**
+ * A key or value read with `decode=schema`: the JSON its schema decoded it to (with the id), or,
+ * when it was not decoded, as `renderPayload` shows it with the reason beside it.
+ */
+export function renderDecoded(payload: unknown, schemaId: number | undefined, decodeError: string | undefined): { text: string; kind: "null" | "json" | "text" | "hex"; note?: string } {
+  if (schemaId !== undefined) return { text: JSON.stringify(payload, null, 2), kind: "json", note: `schema ${schemaId}` };
+  return { ...renderPayload(payload as string | null, "text"), ...(decodeError !== undefined ? { note: `not decoded: ${decodeError}` } : {}) };
 }

@@ -36,8 +36,8 @@ export async function startOffset(topic: string, partition: PartitionInfo, from:
  * follower (which learns the high watermark about a second later) serves it, and a record just
  * produced from the form is there to show.
  */
-export async function fetchPartition(topic: string, partition: number, offset: number, maxRecords: number, leaderRegion: string | undefined): Promise<{ records: ShownRecord[]; nextOffset: number }> {
-  const url = `${path`/v1/topics/${topic}/partitions/${partition}/records`}?offset=${offset}&maxRecords=${maxRecords}&encoding=base64`;
+export async function fetchPartition(topic: string, partition: number, offset: number, maxRecords: number, leaderRegion: string | undefined, decode = false): Promise<{ records: ShownRecord[]; nextOffset: number }> {
+  const url = `${path`/v1/topics/${topic}/partitions/${partition}/records`}?offset=${offset}&maxRecords=${maxRecords}&encoding=base64${decode ? "&decode=schema" : ""}`;
   const answer = await api<FetchAnswer>("GET", url, undefined, leaderRegion === undefined ? {} : { "tributary-region": leaderRegion });
   return { records: answer.records.map((record) => ({ ...record, partition })), nextOffset: answer.nextOffset };
 }
@@ -69,5 +69,7 @@ export function mergeRecords(shown: readonly ShownRecord[], more: readonly Shown
 export function keyMatches(record: FetchedRecord, filter: string, decode: (base64: string) => string | null): boolean {
   if (filter === "") return true;
   if (record.key === null) return false;
+  // A key decoded by its schema (decode=schema) is JSON: matched as its JSON text.
+  if (record.keySchemaId !== undefined) return JSON.stringify(record.key).includes(filter);
   return (decode(record.key) ?? "").includes(filter);
 }

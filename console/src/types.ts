@@ -26,9 +26,15 @@ export interface FetchedRecord {
   partition?: number;
   offset: number;
   timestamp: number;
+  /** Base64, or with `decode=schema` the JSON its schema decodes it to when `keySchemaId` is there. */
   key: string | null;
   value: string | null;
   headers: RecordHeaders;
+  /** `decode=schema` (docs/api.md, Reading decoded): the id a key or value was decoded by, or why it was not. */
+  keySchemaId?: number;
+  valueSchemaId?: number;
+  keyDecodeError?: string;
+  valueDecodeError?: string;
 }
 export interface FetchAnswer { records: FetchedRecord[]; nextOffset: number; highWatermark: number; logStartOffset: number }
 /** GET /v1/metrics with Accept: application/json (the metrics JSON twin). */

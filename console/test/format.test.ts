@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { formatBytes, formatCount, parseConfigLines, parseHeaderLines, prettySchema, renderPayload, toHex } from "../src/format.ts";
+import { formatBytes, formatCount, parseConfigLines, parseHeaderLines, prettySchema, renderDecoded, renderPayload, toHex } from "../src/format.ts";
+import { keyMatches } from "../src/record-reads.ts";
 
 const base64 = (text: string) => btoa(String.fromCharCode(...new TextEncoder().encode(text)));
 
@@ -12,6 +13,24 @@ describe("console formatting", () => {
     expect(renderPayload(base64("ab"), "hex")).toEqual({ kind: "hex", text: "61 62" });
     expect(renderPayload(null, "text")).toEqual({ kind: "null", text: "null" });
     expect(renderPayload("", "text")).toEqual({ kind: "text", text: "" });
+  });
+
+  it("shows a value its schema decoded (decode=schema) as JSON with its schema id, and another as usual with why it was not", () => {
+    expect(renderDecoded({ id: 7, item: "tea" }, 3, undefined)).toEqual({ kind: "json", text: '{\n  "id": 7,\n  "item": "tea"\n}', note: "schema 3" });
+    expect(renderDecoded("tea", 4, undefined)).toEqual({ kind: "json", text: '"tea"', note: "schema 4" });
+    expect(renderDecoded(base64("raw"), undefined, "starts with byte 114, not Confluent's wire format's magic byte 0")).toEqual({
+      kind: "text",
+      text: "raw",
+      note: "not decoded: starts with byte 114, not Confluent's wire format's magic byte 0",
+    });
+    expect(renderDecoded(null, undefined, undefined)).toEqual({ kind: "null", text: "null" });
+    expect(renderPayload(base64("ab"), "schema")).toEqual({ kind: "text", text: "ab" });
+    // The key filter matches a decoded key's JSON text, and a base64 key's UTF-8 as before.
+    const record = { offset: 0, timestamp: 0, headers: {}, value: null };
+    const decode = (text: string) => new TextDecoder().decode(Uint8Array.from(atob(text), (c) => c.charCodeAt(0)));
+    expect(keyMatches({ ...record, key: { customer: "c-9" } as unknown as string, keySchemaId: 2 }, "c-9", decode)).toBe(true);
+    expect(keyMatches({ ...record, key: base64("c-9") }, "c-9", decode)).toBe(true);
+    expect(keyMatches({ ...record, key: { customer: "c-8" } as unknown as string, keySchemaId: 2 }, "c-9", decode)).toBe(false);
   });
 
   it("formats bytes in binary units", () => {

@@ -286,6 +286,25 @@ describe("the console against wrangler dev (open mode)", () => {
     ]);
   });
 
+  it("shows values decoded by their schemas (decode=schema), with the schema id, and others as they are with why", async () => {
+    watched.clearProblems();
+    const payments = "schema-encoded";
+    expect((await call("POST", "/v1/topics", { name: payments })).status).toBe(201);
+    const { id } = (await call("GET", `/registry/subjects/${subject}/versions/1`)).body as { id: number };
+    // Confluent's wire format: magic byte 0, the id (4 bytes, big-endian), then Avro's binary {"id": "o-1"} (a string: zigzag length 3, its bytes).
+    const avro = Buffer.from([0, 0, 0, 0, id, 6, ..."o-1"].map((byte) => (typeof byte === "string" ? byte.charCodeAt(0) : byte)));
+    const produced = await call("POST", `/v1/topics/${payments}/records`, { encoding: "base64", records: [{ value: avro.toString("base64") }, { value: Buffer.from("plain text").toString("base64") }] });
+    expect(produced.status).toBe(200);
+    await open(`#/topics/${payments}/messages`, `Messages in ${payments}`);
+    const page = watched.page;
+    await page.getByText("2 records read.").waitFor();
+    await page.getByLabel("Decoded by schema").check();
+    const decoded = page.getByRole("row").filter({ hasText: `schema ${id}` });
+    await expect.poll(() => decoded.textContent()).toContain('"id": "o-1"');
+    await expect.poll(() => page.getByRole("row").filter({ hasText: "plain text" }).textContent()).toContain("not decoded: ");
+    expect(watched.problems()).toEqual([]);
+  });
+
   it("produces a record in the form, and the browser shows it", async () => {
     watched.clearProblems();
     await open(`#/topics/${topic}/messages`, `Messages in ${topic}`);

@@ -2,7 +2,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api, authHeaders, path } from "../api.ts";
 import { ErrorMessage, PageHeading, Status } from "../components/common.tsx";
-import { base64ToBytes, formatLocalTime, renderPayload, utf8OrNull, type PayloadView } from "../format.ts";
+import { base64ToBytes, formatLocalTime, renderDecoded, renderPayload, utf8OrNull, type PayloadView } from "../format.ts";
 import { identityMay } from "../identity.ts";
 import { fetchPartition, keyMatches, mergeRecords, orderFor, shownRecordsMax, startOffset, type ShownRecord, type StartFrom } from "../record-reads.ts";
 import { routeHref } from "../routes.ts";
@@ -31,6 +31,8 @@ export function MessagesPage(props: { topic: string }) {
   const [view, setView] = useState<PayloadView>("text");
   const [keyFilter, setKeyFilter] = useState("");
   const [live, setLive] = useState(false);
+  /** Values shown decoded by their schemas: the reads ask for decode=schema (docs/api.md, Reading decoded). */
+  const decoding = view === "schema";
 
   const load = async (next: Query) => {
     setError(undefined);
@@ -51,7 +53,7 @@ export function MessagesPage(props: { topic: string }) {
       const reads = await Promise.all(partitions.map(async (partition) => {
         const offset = await startOffset(props.topic, partition, next.from, readCount);
         if (offset >= partition.highWatermark) return { partition: partition.partition, records: [], nextOffset: offset };
-        return { partition: partition.partition, ...(await fetchPartition(props.topic, partition.partition, offset, readCount, partition.leader)) };
+        return { partition: partition.partition, ...(await fetchPartition(props.topic, partition.partition, offset, readCount, partition.leader, decoding)) };
       }));
       for (const read of reads) positions.current.set(read.partition, read.nextOffset);
       const read = reads.flatMap((entry) => entry.records);
@@ -68,7 +70,7 @@ export function MessagesPage(props: { topic: string }) {
   const readMore = async () => {
     try {
       const leaders = new Map(topic?.partitions.map((p) => [p.partition, p.leader]));
-      const reads = await Promise.all([...positions.current].map(async ([partition, offset]) => ({ partition, ...(await fetchPartition(props.topic, partition, offset, readCount, leaders.get(partition))) })));
+      const reads = await Promise.all([...positions.current].map(async ([partition, offset]) => ({ partition, ...(await fetchPartition(props.topic, partition, offset, readCount, leaders.get(partition), decoding)) })));
       for (const read of reads) positions.current.set(read.partition, read.nextOffset);
       const more = reads.flatMap((read) => read.records);
       setRecords((shown) => mergeRecords(shown, more, orderFor(query.from)));
@@ -78,15 +80,17 @@ export function MessagesPage(props: { topic: string }) {
     }
   };
 
-  useEffect(() => { void load(query); }, [props.topic]);
+  // Decoding or not is a different read: switching reads again.
+  useEffect(() => { void load(query); }, [props.topic, decoding]);
 
   useEffect(() => {
     if (!live) return;
     const controller = new AbortController();
     const partition = query.partition;
+    const decode = decoding ? "&decode=schema" : "";
     const url = partition === "all"
-      ? `${path`/v1/topics/${props.topic}/records`}?offset=latest&encoding=base64`
-      : `${path`/v1/topics/${props.topic}/partitions/${partition}/records`}?offset=${positions.current.get(partition) ?? "latest"}&encoding=base64`;
+      ? `${path`/v1/topics/${props.topic}/records`}?offset=latest&encoding=base64${decode}`
+      : `${path`/v1/topics/${props.topic}/partitions/${partition}/records`}?offset=${positions.current.get(partition) ?? "latest"}&encoding=base64${decode}`;
     setStatus("Live: waiting for records…");
     readEventStream(url, authHeaders(), controller.signal, {
       // The stream's start is fixed once it answers: read what came before it since the last read.
@@ -104,7 +108,7 @@ export function MessagesPage(props: { topic: string }) {
       (caught: unknown) => { if (!controller.signal.aborted) { setLive(false); setError(caught); } },
     );
     return () => controller.abort();
-  }, [live, props.topic, query.partition]);
+  }, [live, props.topic, query.partition, decoding]);
 
   const submit = (event: Event) => {
     event.preventDefault();
@@ -161,6 +165,7 @@ export function MessagesPage(props: { topic: string }) {
         <fieldset class="radios"><legend>Show values as</legend>
           <label><input type="radio" name="view" checked={view === "text"} onChange={() => setView("text")} /> UTF-8 / JSON</label>
           <label><input type="radio" name="view" checked={view === "hex"} onChange={() => setView("hex")} /> Hex</label>
+          <label><input type="radio" name="view" checked={view === "schema"} onChange={() => setView("schema")} /> Decoded by schema</label>
         </fieldset>
       </div>
       <ErrorMessage error={error} />
@@ -179,16 +184,17 @@ function RecordTable(props: { records: ShownRecord[]; view: PayloadView }) {
       <thead><tr><th scope="col" class="number">Partition</th><th scope="col" class="number">Offset</th><th scope="col">Time (local)</th><th scope="col">Key</th><th scope="col">Value</th><th scope="col">Headers</th></tr></thead>
       <tbody>
         {props.records.map((record) => {
-          const key = renderPayload(record.key, props.view);
-          const value = renderPayload(record.value, props.view);
+          const decoded = props.view === "schema";
+          const key = decoded ? renderDecoded(record.key, record.keySchemaId, record.keyDecodeError) : renderPayload(record.key, props.view);
+          const value = decoded ? renderDecoded(record.value, record.valueSchemaId, record.valueDecodeError) : renderPayload(record.value, props.view);
           const headers = Object.entries(record.headers ?? {});
           return (
             <tr key={`${record.partition}:${record.offset}`}>
               <td class="number">{record.partition}</td>
               <td class="number">{record.offset}</td>
               <td><time dateTime={new Date(record.timestamp).toISOString()}>{formatLocalTime(record.timestamp)}</time></td>
-              <td><pre class={`payload ${key.kind}`}>{key.text}</pre></td>
-              <td><pre class={`payload ${value.kind}`}>{value.text}</pre></td>
+              <td><pre class={`payload ${key.kind}`}>{key.text}</pre>{"note" in key && key.note !== undefined && <p class="meta">{key.note}</p>}</td>
+              <td><pre class={`payload ${value.kind}`}>{value.text}</pre>{"note" in value && value.note !== undefined && <p class="meta">{value.note}</p>}</td>
               <td>{headers.length === 0 ? "—" : <dl class="headers">{headers.map(([name, text]) => <><dt>{name}</dt><dd>{text ?? "null"}</dd></>)}</dl>}</td>
             </tr>
           );
