@@ -31,13 +31,15 @@
  * never mapped and are dropped whole, as Kafka's cleaner drops them — mapped, an aborted
  * record would supersede the committed one before it, and read_committed readers would lose
  * the key; a committed transaction's records are compacted as any; control batches (markers)
- * are copied whole and never mapped. A COMMIT marker goes, as Kafka's cleaner removes it, once
- * no record of its transaction is left in the partition's log (the pass kept none of its
- * producer's transactional records since that producer's previous marker) and its own
+ * are copied whole and never mapped. A marker (COMMIT or ABORT) goes, as Kafka's cleaner removes
+ * it, once no record of its transaction is left in the partition's log (the pass kept none of
+ * its producer's transactional records since that producer's previous marker) and its own
  * timestamp is more than delete.retention.ms before now (the tombstones' clock, above; Kafka
- * counts from when the cleaner first found it removable). ABORT markers stay: a Kafka client
- * reading read_committed skips a producer's batches from an aborted entry of the leader's index
- * until that producer's ABORT marker, and the index is the leader's, not the segments'.
+ * counts from when the cleaner first found it removable). The aborted index is the replicas'
+ * (each builds its own from the markers it stored), not the segments': an entry outlives its
+ * removed ABORT marker, and reads leave out an entry whose marker is gone
+ * (src/protocol/aborted-transactions.ts, withMarkersPresent), since a Kafka client would skip
+ * the producer's later batches until a marker that never comes.
  */
 import { decodeControlBatch } from "../protocol/control-batch.ts";
 import { controlFlag, encodeRecordBatch, splitBatches, timestampTypeLogAppendTime, transactionalFlag, type BatchHeader, type DecodedRecord } from "../protocol/record-batch.ts";
@@ -92,7 +94,7 @@ export interface CompactionStats {
   tombstonesDropped: number;
   /** Records of aborted transactions, dropped. */
   abortedDropped: number;
-  /** COMMIT markers whose transaction's records are all gone, dropped after delete.retention.ms. */
+  /** Markers (COMMIT or ABORT) whose transaction's records are all gone, dropped after delete.retention.ms. */
   markersDropped: number;
   bytesRead: number;
   bytesWritten: number;
@@ -275,12 +277,12 @@ export class CompactionWriter {
     return this.#takeCompleted();
   }
 
-  /** A control batch: ends its producer's transaction here; true when it is a COMMIT marker the pass removes. */
+  /** A control batch: ends its producer's transaction here; true when it is a marker the pass removes. */
   #dropsMarker(header: BatchHeader, bytes: Uint8Array, start: number, mappedEndOffset: number): boolean {
     const retained = this.#retainedTransactions.delete(header.producerId);
     if (retained || header.baseOffset >= mappedEndOffset) return false;
     if (this.#options.nowMs - header.maxTimestamp <= this.#options.deleteRetentionMs) return false;
-    if (decodeControlBatch(bytes, start)?.result !== "commit") return false;
+    if (decodeControlBatch(bytes, start) === undefined) return false;
     this.stats.markersDropped++;
     return true;
   }

@@ -3,6 +3,7 @@ import { producerIdleMsMax, producersPerPartitionMax } from "../limits.ts";
 import { decodeControlBatch, isControlBatch, isTransactionalBatch } from "../protocol/control-batch.ts";
 import { readBatchHeader, setBaseOffset, setPartitionLeaderEpoch, type BatchHeader } from "../protocol/record-batch.ts";
 import { decodeRecordBatch } from "../protocol/record-batch-decode.ts";
+import { withMarkersPresent } from "../protocol/aborted-transactions.ts";
 import type { BatchSize, EpochStart, LogBounds, LogStore, StoredBatch } from "./log-store.ts";
 import {
   checkEpochNotFenced,
@@ -369,7 +370,7 @@ export class PartitionLog {
     const last = result.batches.at(-1);
     const lastHeader = last && readBatchHeader(last, 0);
     const end = lastHeader ? lastHeader.baseOffset + lastHeader.lastOffsetDelta + 1 : offset;
-    const aborted = this.#transactions.abortedBetween(offset, end);
+    const aborted = withMarkersPresent(this.#transactions.abortedBetween(offset, end), result.batches, end);
     return aborted.length > 0 ? { ...result, lastStableOffset, abortedTransactions: aborted } : { ...result, lastStableOffset };
   }
 

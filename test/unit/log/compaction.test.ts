@@ -196,7 +196,8 @@ describe("compactSegments: the batches written", () => {
         batchAt(7, [record("j", "later", 4)]),
       ]),
     ];
-    const result = compactSegments(inputs, { ...options, abortedTransactions: [{ producerId: 7, firstOffset: 1, lastOffset: 3 }] });
+    // Markers within delete.retention.ms: copied whole (their removal is the next test's).
+    const result = compactSegments(inputs, { ...options, deleteRetentionMs: options.nowMs, abortedTransactions: [{ producerId: 7, firstOffset: 1, lastOffset: 3 }] });
     // Mapped, the aborted "k" would have superseded the committed one, leaving a read_committed reader no "k" at all.
     expect(outputRecords(result).filter((r) => r.key !== null && r.value !== null && !r.key.startsWith("\0")).map((r) => [r.offset, r.key, r.value])).toEqual([
       [0, "k", "committed"],
@@ -216,7 +217,7 @@ describe("compactSegments: the batches written", () => {
     expect(outputRecords(compactSegments(inputs, options)).some((r) => r.key === "k" && r.value === "committed")).toBe(false);
   });
 
-  it("removes a COMMIT marker once none of its transaction's records is left and delete.retention.ms has passed; keeps ABORT markers", () => {
+  it("removes a marker (COMMIT or ABORT) once none of its transaction's records is left and delete.retention.ms has passed", () => {
     const first = { producerId: 8, producerEpoch: 0, baseSequence: 0, transactional: true };
     const second = { producerId: 8, producerEpoch: 1, baseSequence: 0, transactional: true };
     const aborted = { producerId: 7, producerEpoch: 0, baseSequence: 0, transactional: true };
@@ -229,7 +230,7 @@ describe("compactSegments: the batches written", () => {
         batchAt(2, [record("j", "txn", 2)], second),
         marker(3, 8, "commit", 5), // its transaction's "j" survives: the marker stays
         batchAt(4, [record("x", "aborted", 3)], aborted),
-        marker(5, 7, "abort", 5), // its records are dropped, but an ABORT marker stays
+        marker(5, 7, "abort", 5), // its records are dropped (aborted): the marker may go
         batchAt(6, [record("k", "later", 4)]),
       ]),
     ];
@@ -240,11 +241,20 @@ describe("compactSegments: the batches written", () => {
     const early = compactSegments(inputs, { ...options, deleteRetentionMs, nowMs: 5 + deleteRetentionMs, abortedTransactions });
     expect([markersOf(early), early.stats.markersDropped]).toEqual([[1, 3, 5], 0]); // within delete.retention.ms of the marker
     const late = compactSegments(inputs, { ...options, deleteRetentionMs, nowMs: 6 + deleteRetentionMs, abortedTransactions });
-    expect([markersOf(late), late.stats.markersDropped]).toEqual([[3, 5], 1]);
+    expect([markersOf(late), late.stats.markersDropped]).toEqual([[3], 2]);
     expect(outputRecords(late).filter((r) => !(r.key ?? "").startsWith("\0")).map((r) => [r.offset, r.key, r.value])).toEqual([
       [2, "j", "txn"],
       [6, "k", "later"],
     ]);
+  });
+
+  it("keeps an ABORT marker while a record of its transaction is left (outside the key map's range)", () => {
+    const aborted = { producerId: 7, producerEpoch: 0, baseSequence: 0, transactional: true };
+    const marker = storedBatch(withBaseOffset(encodeControlBatch({ producerId: 7, producerEpoch: 0, result: "abort", coordinatorEpoch: 0 }, 5), 1));
+    const inputs = [sealedSegment([batchAt(0, [record("x", "aborted", 3)], aborted), marker])];
+    // No index entry (the leader's index lost it): the records are kept as any, and so is their marker.
+    const result = compactSegments(inputs, { ...options, deleteRetentionMs: 0, nowMs: 1_000, abortedTransactions: [] });
+    expect(result.stats.markersDropped).toBe(0);
   });
 
   it("refuses a corrupt batch rather than rewrite it", () => {

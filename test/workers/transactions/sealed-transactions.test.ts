@@ -3,14 +3,19 @@
  * only below the last stable offset, and a read_committed read of sealed segments still skips
  * an aborted transaction's records (the leader's aborted index outlives the held batches);
  * compaction drops an aborted transaction's records instead of letting them supersede the
- * committed ones before them, and a COMMIT marker once its transaction's records are gone and
- * delete.retention.ms has passed.
+ * committed ones before them, and a marker (COMMIT or ABORT) once its transaction's records are
+ * gone and delete.retention.ms has passed; a read then leaves out the aborted entry whose marker
+ * went, so a Kafka client (test/shared/kafka-read-committed.ts) still reads the producer's later
+ * transactions.
  */
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { isControlBatch } from "../../../src/protocol/control-batch.ts";
 import { recordBatchContentType } from "../../../src/protocol/content-types.ts";
 import { splitBatches } from "../../../src/protocol/record-batch.ts";
+import { parseAbortedTransactions } from "../../../src/protocol/aborted-transactions.ts";
+import { fetchHeaders } from "../../../src/protocol/content-types.ts";
+import { kafkaReadCommittedOffsets } from "../../shared/kafka-read-committed.ts";
 import { eventually } from "../storage/support.ts";
 import { api, baseUrl, createTopic, describeTopic, uniqueTopic } from "../support/http.ts";
 
@@ -27,9 +32,8 @@ async function produceTransactional(topic: string, producer: Producer, sequence:
   expect(response.status, response.text).toBe(200);
 }
 
-/** A transactional producer from its coordinator, its transaction holding the topic's partition 0 (the router checks it at produce). */
-async function newProducer(topic: string): Promise<Producer> {
-  const transactionalId = `tx-tier-${crypto.randomUUID().slice(0, 8)}`;
+/** A transactional producer from its coordinator (a new id unless told), its transaction holding the topic's partition 0 (the router checks it at produce). */
+async function newProducer(topic: string, transactionalId = `tx-tier-${crypto.randomUUID().slice(0, 8)}`): Promise<Producer> {
   const identity = (await api("POST", `/v1/transactions/${transactionalId}/init`)).body;
   const added = await api("POST", `/v1/transactions/${transactionalId}/partitions`, { ...identity, partitions: [{ topic, partition: 0 }] });
   expect(added.status, added.text).toBe(200);
@@ -103,13 +107,7 @@ describe("transactions and sealed segments", () => {
     for (const [key, value] of [["k", "later"], ["other", "o"]]) {
       expect((await api("POST", `/v1/topics/${topic}/records`, { records: [{ key, value, partition: 0 }] })).status).toBe(200);
     }
-    // Every batch as stored (markers included), from offset 0: the sealed segments in R2 once sealed.
-    const controlOffsets = async () => {
-      const response = await exports.default.fetch(new Request(`${baseUrl}/v1/topics/${topic}/partitions/0/records?offset=0&isolation=read_uncommitted`, { headers: { accept: recordBatchContentType } }));
-      expect(response.status).toBe(200);
-      const bytes = new Uint8Array(await response.arrayBuffer());
-      return [...splitBatches(bytes)].filter(({ header }) => isControlBatch(header.attributes)).map(({ header }) => header.baseOffset);
-    };
+    const controlOffsets = () => controlOffsetsOf(topic);
     expect(await controlOffsets()).toEqual([1]);
     await clean(topic, (partition) => partition.storage.r2Segments >= 1 && partition.storage.sqliteBatches === 0);
     // Config changes run the cleaner over the sealed segments: "in-transaction" is superseded, then its marker goes.
@@ -119,4 +117,39 @@ describe("transactions and sealed segments", () => {
     });
     expect(await read(topic, "read_committed")).toEqual(["later", "o"]);
   });
+
+  it("compaction removes an ABORT marker with its records; a Kafka client then still reads the producer's next transaction", async () => {
+    const topic = uniqueTopic("txn-compact-abort");
+    await createTopic(topic, { configs: { "cleanup.policy": "compact", "delete.retention.ms": "0", "segment.bytes": "65536", "segment.ms": "1" } });
+    const first = await newProducer(topic);
+    await produceTransactional(topic, first, 0, ["aborted"], "k");
+    await end(topic, first, "abort");
+    // The same transactional id again: the same producer id, whose next transaction commits.
+    const second = await newProducer(topic, first.transactionalId);
+    expect(second.producerId).toBe(first.producerId);
+    await produceTransactional(topic, second, 0, ["committed"], "j");
+    await end(topic, second, "commit");
+    expect((await api("POST", `/v1/topics/${topic}/records`, { records: [{ key: "other", value: "o", partition: 0 }] })).status).toBe(200);
+    expect(await controlOffsetsOf(topic)).toEqual([1, 3]);
+    await clean(topic, (partition) => partition.storage.r2Segments >= 1 && partition.storage.sqliteBatches === 0);
+    await eventually(async () => {
+      expect((await api("PATCH", `/v1/topics/${topic}/configs`, { configs: { "delete.retention.ms": "0" } })).status).toBe(200);
+      return (await controlOffsetsOf(topic)).length === 1;
+    });
+    expect(await controlOffsetsOf(topic)).toEqual([3]); // the ABORT marker went; the COMMIT marker's record "j" is left
+    expect(await read(topic, "read_committed")).toEqual(["committed", "o"]);
+    // The binary read_committed answer, read by Kafka's rule (as the gateway's clients read it).
+    const response = await exports.default.fetch(new Request(`${baseUrl}/v1/topics/${topic}/partitions/0/records?offset=0&isolation=read_committed`, { headers: { accept: recordBatchContentType } }));
+    expect(response.status).toBe(200);
+    const aborted = parseAbortedTransactions(response.headers.get(fetchHeaders.abortedTransactions) ?? "[]")!;
+    expect(kafkaReadCommittedOffsets(new Uint8Array(await response.arrayBuffer()), aborted)).toEqual([2, 4]);
+  });
 });
+
+/** Every control batch's offset as stored (read_uncommitted, from offset 0): the sealed segments in R2 once sealed. */
+async function controlOffsetsOf(topic: string): Promise<number[]> {
+  const response = await exports.default.fetch(new Request(`${baseUrl}/v1/topics/${topic}/partitions/0/records?offset=0&isolation=read_uncommitted`, { headers: { accept: recordBatchContentType } }));
+  expect(response.status).toBe(200);
+  const bytes = new Uint8Array(await response.arrayBuffer());
+  return [...splitBatches(bytes)].filter(({ header }) => isControlBatch(header.attributes)).map(({ header }) => header.baseOffset);
+}
