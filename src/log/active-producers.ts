@@ -5,8 +5,7 @@
  * (transaction-state.ts), -1 when none is open. The epoch is the higher of the producer's last
  * write and its last marker (every transaction end bumps it, KIP-890); past a marker's bump the
  * producer has written no sequence in its new epoch yet: -1, as Kafka 4.4 answers (compared by
- * hand). Tributary's partitions keep no coordinator epoch: -1, as Kafka answers before any
- * marker (after one Kafka shows the marker's; a difference, docs/api.md). Pure.
+ * hand). The coordinator epoch is the last marker's, -1 before any, as Kafka answers. Pure.
  */
 import type { ProducerEntry } from "./producer-state.ts";
 import type { TransactionState } from "./transaction-state.ts";
@@ -33,14 +32,14 @@ export function activeProducers(producers: readonly ProducerEntry[], transaction
       producerEpoch,
       lastSequence: producerEpoch === entry.producerEpoch ? entry.runs.at(-1)!.lastSequence : -1,
       lastTimestamp: entry.lastActivityMs,
-      coordinatorEpoch: -1,
+      coordinatorEpoch: transaction?.lastMarker?.coordinatorEpoch ?? -1,
       currentTxnStartOffset: transaction?.openFirstOffset ?? -1,
     });
   }
   // An open transaction whose producer's sequences were forgotten (idle) still holds the last stable offset back.
   for (const open of transactions.openTransactions()) {
     if (byId.has(open.producerId)) continue;
-    byId.set(open.producerId, { producerId: open.producerId, producerEpoch: open.producerEpoch, lastSequence: -1, lastTimestamp: -1, coordinatorEpoch: -1, currentTxnStartOffset: open.firstOffset });
+    byId.set(open.producerId, { producerId: open.producerId, producerEpoch: open.producerEpoch, lastSequence: -1, lastTimestamp: -1, coordinatorEpoch: open.coordinatorEpoch, currentTxnStartOffset: open.firstOffset });
   }
   return [...byId.values()].sort((a, b) => a.producerId - b.producerId);
 }

@@ -35,6 +35,8 @@ export interface LastMarker {
   offset: number;
   /** The first offset of the transaction it closed, if one was open: a truncation below the marker reopens it. */
   closedFirstOffset?: number;
+  /** The coordinator epoch the marker carries (DescribeProducers shows it); absent in rows stored before it was kept. */
+  coordinatorEpoch?: number;
 }
 
 export interface TransactionEntry {
@@ -94,7 +96,7 @@ export function markerDecision(entry: TransactionEntry | undefined, marker: Tran
 /** The entry after a marker written at `offset`, and the aborted transaction it closes, if any. */
 export function recordMarker(entry: TransactionEntry | undefined, marker: TransactionMarker, offset: number): { entry: TransactionEntry; aborted?: AbortedTransaction } {
   const open = entry?.openFirstOffset;
-  const lastMarker: LastMarker = { producerEpoch: marker.producerEpoch, result: marker.result, offset, ...(open !== undefined ? { closedFirstOffset: open } : {}) };
+  const lastMarker: LastMarker = { producerEpoch: marker.producerEpoch, result: marker.result, offset, coordinatorEpoch: marker.coordinatorEpoch, ...(open !== undefined ? { closedFirstOffset: open } : {}) };
   const next: TransactionEntry = { producerId: marker.producerId, producerEpoch: Math.max(entry?.producerEpoch ?? -1, marker.producerEpoch), lastMarker };
   const aborted = marker.result === "abort" && open !== undefined ? { producerId: marker.producerId, firstOffset: open, lastOffset: offset } : undefined;
   return aborted ? { entry: next, aborted } : { entry: next };
@@ -155,9 +157,11 @@ export class TransactionState {
   }
 
   /** The open transactions, oldest first. */
-  openTransactions(): { producerId: number; producerEpoch: number; firstOffset: number }[] {
+  openTransactions(): { producerId: number; producerEpoch: number; firstOffset: number; coordinatorEpoch: number }[] {
     const open = [...this.#entries.values()].filter((entry) => entry.openFirstOffset !== undefined);
-    return open.map((entry) => ({ producerId: entry.producerId, producerEpoch: entry.producerEpoch, firstOffset: entry.openFirstOffset! })).sort((a, b) => a.firstOffset - b.firstOffset);
+    return open
+      .map((entry) => ({ producerId: entry.producerId, producerEpoch: entry.producerEpoch, firstOffset: entry.openFirstOffset!, coordinatorEpoch: entry.lastMarker?.coordinatorEpoch ?? -1 }))
+      .sort((a, b) => a.firstOffset - b.firstOffset);
   }
 
   /** The aborted transactions meeting [from, to); nothing is read when none was ever aborted here. */

@@ -12,7 +12,7 @@ import { CountedSql, rowCountingEnabled } from "./counted-sql.ts";
 import { defaultPartitionConfig, samePartitionConfig } from "../contracts/partition-config.ts";
 import { appendBytes, writeAppends } from "./leader-appends.ts";
 import type { AppendAnswer, AppendRequest, DeleteRecordsAnswer, DeleteRecordsRequest, FetchRequest, OffsetQuery, PartitionAddress, PartitionMetrics, ReplicaState, RoutedCall, TransactionMarkerRequest } from "../contracts/replica-api.ts";
-import { SqliteTransactionStore, transactionStateMigration } from "./sqlite-transaction-store.ts";
+import { SqliteTransactionStore, transactionMarkerEpochMigration, transactionStateMigration } from "./sqlite-transaction-store.ts";
 import { markerAnswer, markerAppend } from "./transaction-marker-appends.ts";
 import { debugStatsEnabled, ReplicaCounters, replicaDebugStats } from "./replica-debug-stats.ts";
 import { ReplicaFaults } from "./replica-faults.ts";
@@ -31,7 +31,7 @@ import { batchBoundsMigration, logStoreMigrations, producerFirstSequenceMigratio
 import { StreamStateStore, streamStateMigration } from "./stream-appends.ts";
 import { countBilled, meteredBucket } from "../contracts/billing-meter.ts";
 
-const migrations = [logStoreMigrations[0]!, replicaIdentityMigration, segmentTierMigration, producerStateMigration, batchBoundsMigration, partitionTrafficMigration, streamStateMigration, partitionWakeupsMigration, producerIndexesDropMigration, producerFirstSequenceMigration, transactionStateMigration];
+const migrations = [logStoreMigrations[0]!, replicaIdentityMigration, segmentTierMigration, producerStateMigration, batchBoundsMigration, partitionTrafficMigration, streamStateMigration, partitionWakeupsMigration, producerIndexesDropMigration, producerFirstSequenceMigration, transactionStateMigration, transactionMarkerEpochMigration];
 
 /**
  * One replica of one partition: leader or follower (ARCHITECTURE.md decisions 4–5). A thin

@@ -23,6 +23,9 @@ export const transactionStateMigration = `CREATE TABLE transactions (
      first_offset INTEGER NOT NULL
    );`;
 
+/** The last marker's coordinator epoch (DescribeProducers); null in rows written before it was kept. */
+export const transactionMarkerEpochMigration = "ALTER TABLE transactions ADD COLUMN marker_coordinator_epoch INTEGER";
+
 interface EntryRow extends Record<string, SqlStorageValue> {
   producer_id: number;
   producer_epoch: number;
@@ -31,6 +34,7 @@ interface EntryRow extends Record<string, SqlStorageValue> {
   marker_commit: number | null;
   marker_offset: number | null;
   closed_first_offset: number | null;
+  marker_coordinator_epoch: number | null;
 }
 
 function toEntry(row: EntryRow): TransactionEntry {
@@ -39,6 +43,7 @@ function toEntry(row: EntryRow): TransactionEntry {
   if (row.marker_epoch !== null && row.marker_offset !== null) {
     entry.lastMarker = { producerEpoch: row.marker_epoch, result: row.marker_commit ? "commit" : "abort", offset: row.marker_offset };
     if (row.closed_first_offset !== null) entry.lastMarker.closedFirstOffset = row.closed_first_offset;
+    if (row.marker_coordinator_epoch !== null) entry.lastMarker.coordinatorEpoch = row.marker_coordinator_epoch;
   }
   return entry;
 }
@@ -63,8 +68,8 @@ export class SqliteTransactionStore implements TransactionStore {
   writeEntry(entry: TransactionEntry): void {
     const marker = entry.lastMarker;
     this.#sql.exec(
-      `INSERT OR REPLACE INTO transactions (producer_id, producer_epoch, open_first_offset, marker_epoch, marker_commit, marker_offset, closed_first_offset)
-       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT OR REPLACE INTO transactions (producer_id, producer_epoch, open_first_offset, marker_epoch, marker_commit, marker_offset, closed_first_offset, marker_coordinator_epoch)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
       entry.producerId,
       entry.producerEpoch,
       entry.openFirstOffset ?? null,
@@ -72,6 +77,7 @@ export class SqliteTransactionStore implements TransactionStore {
       marker ? (marker.result === "commit" ? 1 : 0) : null,
       marker?.offset ?? null,
       marker?.closedFirstOffset ?? null,
+      marker?.coordinatorEpoch ?? null,
     );
   }
 

@@ -109,7 +109,7 @@ export const partitionProducersResponseSchema = z.object({
       producerEpoch: z.number().int().nonnegative(),
       lastSequence: z.number().int().meta({ description: "the last sequence written here; -1 when none is remembered" }),
       lastTimestamp: z.number().int().meta({ description: "when the producer last wrote here (ms since the epoch); -1 when unknown" }),
-      coordinatorEpoch: z.number().int().meta({ description: "always -1: Tributary's partitions keep no coordinator epoch" }),
+      coordinatorEpoch: z.number().int().meta({ description: "the coordinator epoch of the producer's last marker here; -1 before any" }),
       currentTxnStartOffset: z.number().int().meta({ description: "the first offset of its open transaction; -1 when none is open" }),
     }),
   ),

@@ -22,8 +22,11 @@ describe("activeProducers", () => {
       { producerId: 2, producerEpoch: 0, lastSequence: 0, lastTimestamp: 200, coordinatorEpoch: -1, currentTxnStartOffset: 10 },
     ]);
     // The commit's marker closes the transaction and carries the bumped epoch (KIP-890), in which nothing is written yet.
-    transactions.recordMarker({ producerId: 2, producerEpoch: 1, result: "commit", coordinatorEpoch: 0 }, 11);
-    expect(activeProducers(producers, transactions)[1]).toMatchObject({ producerId: 2, producerEpoch: 1, lastSequence: -1, currentTxnStartOffset: -1 });
+    transactions.recordMarker({ producerId: 2, producerEpoch: 1, result: "commit", coordinatorEpoch: 3 }, 11);
+    expect(activeProducers(producers, transactions)[1]).toMatchObject({ producerId: 2, producerEpoch: 1, lastSequence: -1, coordinatorEpoch: 3, currentTxnStartOffset: -1 });
+    // The next transaction opens: its producer still shows the last marker's coordinator epoch, as Kafka does.
+    transactions.recordBatch(2, 1, 12);
+    expect(activeProducers(producers, transactions)[1]).toMatchObject({ producerId: 2, coordinatorEpoch: 3, currentTxnStartOffset: 12 });
   });
 
   it("shows an open transaction whose producer's sequences were forgotten", () => {

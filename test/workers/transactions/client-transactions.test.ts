@@ -293,7 +293,8 @@ describe("consume-transform-produce with the client", () => {
     expect(transactional).toMatchObject({ producerEpoch: 0, lastSequence: 0, currentTxnStartOffset: 2 });
     await transaction.commit();
     const after = (await admin.describeProducers(topic, 0)).find((entry) => entry.producerId === transactional.producerId);
-    expect(after).toMatchObject({ producerEpoch: 1, lastSequence: -1, currentTxnStartOffset: -1 }); // the commit's marker bumped the epoch
+    // The commit's marker bumped the epoch, and carries its coordinator's epoch (a new coordinator's first: 0), as Kafka shows it.
+    expect(after).toMatchObject({ producerEpoch: 1, lastSequence: -1, coordinatorEpoch: 0, currentTxnStartOffset: -1 });
     expect(await codeOf(admin.describeProducers(topic, 5))).toBe("UNKNOWN_TOPIC_OR_PARTITION");
     await Promise.all([idempotent.close(), producer.close()]);
   });
