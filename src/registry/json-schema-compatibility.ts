@@ -1,5 +1,6 @@
 import type { Issue } from "./compatibility.ts";
-import { isSchemaObject, resolvePointer, type JsonSchema, type ParsedJsonSchema } from "./json-schema-parse.ts";
+import { isSchemaObject, type JsonSchema, type ParsedJsonSchema } from "./json-schema-parse.ts";
+import { resolveRef } from "./json-schema-refs.ts";
 
 /**
  * Whether every document a writer's JSON Schema accepts is accepted by a reader's: the rule
@@ -28,7 +29,9 @@ import { isSchemaObject, resolvePointer, type JsonSchema, type ParsedJsonSchema 
  *   anyOf/oneOf must accept the writer in one branch, its allOf in every one
  *   (COMBINED_TYPE_SUBSCHEMAS_CHANGED); `not`, `if`/`then`/`else`, dependencies and the
  *   unevaluated keywords must be the writer's, unchanged (KEYWORD_CHANGED);
- * - local `$ref`s are followed; a pair of schemas met again while compared is taken as
+ * - `$ref`s are followed, local ones and those into the documents of the schema's references
+ *   (src/registry/json-schema-refs.ts), so a change inside a referenced schema is seen through
+ *   the referrer; a pair of schemas met again while compared is taken as
  *   compatible (recursive schemas), as any issue inside it is reported by the first comparison.
  */
 
@@ -98,12 +101,12 @@ class JsonChecker {
   readonly issues: Issue[] = [];
   readonly #compared = new Map<unknown, Set<unknown>>();
 
-  readonly readerRoot: JsonSchema;
-  readonly writerRoot: JsonSchema;
+  readonly reader: ParsedJsonSchema;
+  readonly writer: ParsedJsonSchema;
 
-  constructor(readerRoot: JsonSchema, writerRoot: JsonSchema) {
-    this.readerRoot = readerRoot;
-    this.writerRoot = writerRoot;
+  constructor(reader: ParsedJsonSchema, writer: ParsedJsonSchema) {
+    this.reader = reader;
+    this.writer = writer;
   }
 
   #issue(kind: string, location: string, message: string): false {
@@ -113,7 +116,7 @@ class JsonChecker {
 
   /** Whether `reader` would accept what `writer` accepts, on a scratch checker (a failing branch reports nothing). */
   #tries(reader: JsonSchema, writer: JsonSchema): boolean {
-    const scratch = new JsonChecker(this.readerRoot, this.writerRoot);
+    const scratch = new JsonChecker(this.reader, this.writer);
     for (const [r, ws] of this.#compared) scratch.#compared.set(r, new Set(ws));
     return scratch.accepts(reader, writer, "");
   }
@@ -127,9 +130,9 @@ class JsonChecker {
     const w: SchemaObject = writer === true ? {} : writer;
     const r = reader as SchemaObject;
     // A writer's $ref: its target (siblings ignored, which only widens the writer).
-    if (typeof w.$ref === "string") return this.accepts(reader, resolvePointer(this.writerRoot, w.$ref) ?? true, at);
+    if (typeof w.$ref === "string") return this.accepts(reader, resolveRef(this.writer, w, w.$ref) ?? true, at);
     if (typeof r.$ref === "string") {
-      const target = resolvePointer(this.readerRoot, r.$ref) ?? false;
+      const target = resolveRef(this.reader, r, r.$ref) ?? false;
       return this.accepts(target, writer, at) && this.accepts(without(r, "$ref"), writer, at);
     }
     for (const keyword of ["anyOf", "oneOf"] as const) {
@@ -293,7 +296,7 @@ class JsonChecker {
 
 /** Why `reader` would refuse documents `writer` accepts; empty when it accepts them all (as far as the rules show). */
 export function jsonReadIssues(reader: ParsedJsonSchema, writer: ParsedJsonSchema): Issue[] {
-  const checker = new JsonChecker(reader.root, writer.root);
+  const checker = new JsonChecker(reader, writer);
   checker.accepts(reader.root, writer.root, "");
   return checker.issues;
 }

@@ -1,13 +1,15 @@
 import { jsonValidationStepsMax, schemaDatumDepthMax } from "../limits.ts";
 import { DatumError, pointerToken } from "./datum-error.ts";
-import { isSchemaObject, resolvePointer, type JsonSchema, type ParsedJsonSchema } from "./json-schema-parse.ts";
+import { isSchemaObject, type JsonSchema, type ParsedJsonSchema } from "./json-schema-parse.ts";
+import { resolveRef } from "./json-schema-refs.ts";
 
 /**
  * Checks a JSON document against a JSON Schema (drafts 4 to 2020-12), as
  * `tributary.*.schema.validation=full` does for JSON payloads (docs/schema-registry.md). An
  * interpreter of the schema, no code generated (workerd forbids it, which rules ajv out):
  * every assertion keyword of the drafts, the applicators (`allOf`, `anyOf`, `oneOf`, `not`,
- * `if`/`then`/`else`, `dependentSchemas`/`dependencies`, `$ref` to local pointers) and the
+ * `if`/`then`/`else`, `dependentSchemas`/`dependencies`, `$ref` to local pointers and into the
+ * documents of the schema's references, src/registry/json-schema-refs.ts) and the
  * unevaluated keywords with the annotations they need. `format` is an annotation, not asserted
  * (2019-09 and later's default). In drafts 4 to 7, `$ref` beside other keywords hides them, as
  * those drafts say. Work is bounded: subschema evaluations by jsonValidationStepsMax, nesting by
@@ -78,14 +80,14 @@ class Validator {
   #steps = 0;
   readonly #patterns = new Map<string, RegExp>();
 
-  readonly root: JsonSchema;
+  readonly schema: ParsedJsonSchema;
   /** Drafts 4 to 7: `$ref` hides its sibling keywords. */
   readonly refAlone: boolean;
 
   readonly #stepsMax: number;
 
-  constructor(root: JsonSchema, refAlone: boolean, stepsMax: number) {
-    this.root = root;
+  constructor(schema: ParsedJsonSchema, refAlone: boolean, stepsMax: number) {
+    this.schema = schema;
     this.refAlone = refAlone;
     this.#stepsMax = stepsMax;
   }
@@ -98,7 +100,7 @@ class Validator {
     if (schema === true) return undefined;
     if (!isSchemaObject(schema)) return new DatumError(path, "no value is allowed here (the schema is false)");
     if (typeof schema.$ref === "string") {
-      const failure = this.#inPlace(resolvePointer(this.root, schema.$ref) ?? true, value, path, depth, evaluated);
+      const failure = this.#inPlace(resolveRef(this.schema, schema, schema.$ref) ?? true, value, path, depth, evaluated);
       if (failure || this.refAlone) return failure;
     }
     return (
@@ -310,6 +312,6 @@ const olderDrafts = /draft-0[4-7]\/schema/;
 export function validateJson(schema: ParsedJsonSchema, value: unknown, stepsMax = jsonValidationStepsMax): void {
   const { root } = schema;
   const draft = isSchemaObject(root) && typeof root.$schema === "string" ? root.$schema : "";
-  const failure = new Validator(root, olderDrafts.test(draft), stepsMax).check(root, value, "", 0, fresh());
+  const failure = new Validator(schema, olderDrafts.test(draft), stepsMax).check(root, value, "", 0, fresh());
   if (failure) throw failure;
 }

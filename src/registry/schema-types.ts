@@ -3,7 +3,7 @@ import { avroReadIssues } from "./avro-compatibility.ts";
 import { normalizedForm } from "./avro-forms.ts";
 import { parseAvro } from "./avro-parse.ts";
 import { jsonReadIssues } from "./json-schema-compatibility.ts";
-import { parseJsonSchema, type ParsedJsonSchema } from "./json-schema-parse.ts";
+import { parseJsonSchema, type JsonReferenced, type ParsedJsonSchema } from "./json-schema-parse.ts";
 import type { AvroNamed, AvroType } from "./avro-types.ts";
 import type { Issue } from "./compatibility.ts";
 import { RegistryError } from "./registry-errors.ts";
@@ -81,24 +81,40 @@ function checkSize(text: string): void {
   }
 }
 
-/** Parses a schema with its resolved references, each parsed first (depth bounded by registryReferenceDepthMax). */
-export function parseSchema(schemaType: SchemaType, text: string, references: readonly ResolvedReference[], depth = 0): ParsedSchema {
+function checkTextAndDepth(text: string, depth: number): void {
   if (typeof text !== "string") throw new RegistryError("UNPROCESSABLE", "the request has no \"schema\" string");
   checkSize(text);
   if (depth > registryReferenceDepthMax) {
     throw new RegistryError("LIMIT_EXCEEDED", `references nest deeper than ${registryReferenceDepthMax} (limits.ts, registryReferenceDepthMax)`);
   }
-  if (schemaType === "JSON") {
-    if (references.length > 0) throw new RegistryError("INVALID_SCHEMA", "Invalid schema: references between JSON schemas are not supported yet");
-    return { schemaType, json: parseJsonSchema(text) };
+}
+
+function checkReferenceType(reference: ResolvedReference, schemaType: SchemaType): SchemaType {
+  const referencedType = schemaTypeOf(reference.schemaType);
+  if (referencedType !== schemaType) {
+    throw new RegistryError("INVALID_SCHEMA", `Invalid schema: reference ${reference.name} is a ${referencedType} schema, not ${schemaType}`);
   }
+  return referencedType;
+}
+
+/** A JSON schema with its references' documents, each parsed first under its reference's name (its base URI). */
+function parseJsonReferenced(text: string, references: readonly ResolvedReference[], depth: number, base: string): ParsedJsonSchema {
+  checkTextAndDepth(text, depth);
+  const referenced: JsonReferenced[] = references.map((reference) => {
+    checkReferenceType(reference, "JSON");
+    return { name: reference.name, json: parseJsonReferenced(reference.schema, reference.references, depth + 1, reference.name) };
+  });
+  return parseJsonSchema(text, referenced, base);
+}
+
+/** Parses a schema with its resolved references, each parsed first (depth bounded by registryReferenceDepthMax). */
+export function parseSchema(schemaType: SchemaType, text: string, references: readonly ResolvedReference[], depth = 0): ParsedSchema {
+  if (schemaType === "JSON") return { schemaType, json: parseJsonReferenced(text, references, depth, "") };
+  checkTextAndDepth(text, depth);
   const imported = new Map<string, AvroNamed>();
   const protobufReferences: ProtobufReference[] = [];
   for (const reference of references) {
-    const referencedType = schemaTypeOf(reference.schemaType);
-    if (referencedType !== schemaType) {
-      throw new RegistryError("INVALID_SCHEMA", `Invalid schema: reference ${reference.name} is a ${referencedType} schema, not ${schemaType}`);
-    }
+    const referencedType = checkReferenceType(reference, schemaType);
     const parsed = parseSchema(referencedType, reference.schema, reference.references, depth + 1);
     if (parsed.schemaType === "PROTOBUF") protobufReferences.push({ name: reference.name, parsed });
     if (parsed.schemaType !== "AVRO") continue;

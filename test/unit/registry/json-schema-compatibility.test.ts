@@ -24,7 +24,7 @@ describe("parsing JSON schemas", () => {
       [3, /not a schema/],
       [{ type: "text" }, /unknown type/],
       [{ $ref: "#/definitions/missing" }, /does not resolve/],
-      [{ $ref: "other.json" }, /not supported/],
+      [{ $ref: "other.json" }, /"other.json" does not resolve: it names no document among the schema.s references/],
       [{ pattern: "(" }, /regular expression/],
       [{ properties: { a: 3 } }, /properties\/a is not a schema/],
       [{ anyOf: [] }, /non-empty array/],
