@@ -9,8 +9,8 @@
  *   serializer's record is written (and read back with decode=schema), a raw one and one whose
  *   data is cut short refused with Kafka's INVALID_RECORD (87).
  * - JavaScript's @confluentinc/schemaregistry (its client's calls, the Avro and JSON serializers
- *   and deserializers) and @kafkajs/confluent-schema-registry (encode and decode), pinned in
- *   test/serializers and installed by test/e2e/support/js-serializers.ts; their records produced
+ *   and deserializers, a JSON schema with a reference) and @kafkajs/confluent-schema-registry
+ *   (encode and decode), pinned in test/serializers and installed by test/e2e/support/js-serializers.ts; their records produced
  *   through Tributary's client and through kafkajs and the gateway to a validated topic.
  */
 import { Kafka, logLevel } from "kafkajs";
@@ -113,6 +113,20 @@ describe("the schema registry with the serializers users have", () => {
     const jsonBytes: Buffer = await new confluent.JsonSerializer(client, confluent.SerdeType.VALUE, { useLatestVersion: true }).serialize(jsonTopic, { sku: "A-1" });
     expect([jsonBytes[0], jsonBytes.readInt32BE(1)]).toEqual([0, jsonId]);
     expect(await new confluent.JsonDeserializer(client, confluent.SerdeType.VALUE, {}).deserialize(jsonTopic, jsonBytes)).toEqual({ sku: "A-1" });
+    // A JSON schema with a reference, registered and resolved as Confluent's JSON serializer does: the $ref, relative to the
+    // referrer's $id, names the reference (its serializer's ajv finds it by that name and refuses data the reference refuses).
+    const addressSubject = `${jsonTopic}-address`;
+    await client.register(addressSubject, { schemaType: "JSON", schema: JSON.stringify({ type: "object", properties: { street: { type: "string" } }, required: ["street"] }) });
+    const customerTopic = `${jsonTopic}-customer`;
+    const customer = { $id: "https://example.com/customer.json", type: "object", properties: { address: { $ref: "address.json" } }, required: ["address"] };
+    const references = [{ name: "https://example.com/address.json", subject: addressSubject, version: 1 }];
+    const customerId = await client.register(`${customerTopic}-value`, { schemaType: "JSON", schema: JSON.stringify(customer), references });
+    expect((await client.getLatestSchemaMetadata(`${customerTopic}-value`)).references).toEqual(references);
+    const customerSerializer = new confluent.JsonSerializer(client, confluent.SerdeType.VALUE, { useLatestVersion: true, validate: true });
+    const customerBytes: Buffer = await customerSerializer.serialize(customerTopic, { address: { street: "Main St" } });
+    expect(customerBytes.readInt32BE(1)).toBe(customerId);
+    await expect(customerSerializer.serialize(customerTopic, { address: { street: 1 } })).rejects.toThrow(/Invalid message/);
+    expect(await new confluent.JsonDeserializer(client, confluent.SerdeType.VALUE, {}).deserialize(customerTopic, customerBytes)).toEqual({ address: { street: "Main St" } });
 
     // kafkajs's registry library, its bearer token sent by a middleware (it has basic authentication only).
     const bearer = () => ({ request: (request: { enhance(change: object): unknown }) => request.enhance({ headers: { Authorization: `Bearer ${adminToken}` } }) });
