@@ -14,6 +14,7 @@ import { deleteVersion, schemaTexts, setConfig } from "../../../src/registry/reg
 import { RegistryCore } from "../../../src/registry/registry-core.ts";
 import { RegistryError } from "../../../src/registry/registry-errors.ts";
 import { parseSchema, schemaTypeOf } from "../../../src/registry/schema-types.ts";
+import { registryReferenceDepthMax } from "../../../src/limits.ts";
 import { MemoryRegistryStore } from "./support/memory-registry-store.ts";
 
 const text = (schema: unknown) => JSON.stringify(schema);
@@ -152,5 +153,23 @@ describe("registering JSON schemas with references", () => {
     // A compatible change inside the reference (nothing required any more) passes.
     core.register("address", { schemaType: "JSON", schema: text({ ...address, required: [] }) }, false);
     expect(core.register("customer", { ...referrer, references: [{ name: "address.json", subject: "address", version: 3 }] }, false)).toEqual({ id: 5 });
+  });
+
+  it("bounds how deep references of references nest (registryReferenceDepthMax)", () => {
+    const core = new RegistryCore(new MemoryRegistryStore());
+    core.register("level0", { schemaType: "JSON", schema: text({ type: "string" }) }, false);
+    let refused: RegistryError | undefined;
+    for (let depth = 1; depth <= registryReferenceDepthMax + 2 && refused === undefined; depth++) {
+      const request = { schemaType: "JSON", schema: text({ properties: { inner: { $ref: `level${depth - 1}.json` } } }), references: [{ name: `level${depth - 1}.json`, subject: `level${depth - 1}`, version: 1 }] };
+      try {
+        core.register(`level${depth}`, request, false);
+      } catch (error) {
+        if (!(error instanceof RegistryError)) throw error;
+        refused = error;
+        expect(depth).toBeGreaterThan(registryReferenceDepthMax - 1);
+      }
+    }
+    expect(refused?.code).toBe("LIMIT_EXCEEDED");
+    expect(refused?.message).toMatch(/references nest deeper than 16/);
   });
 });
