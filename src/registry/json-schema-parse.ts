@@ -1,8 +1,6 @@
 import { registryAvroNestingDepthMax } from "../limits.ts";
 import { RegistryError } from "./registry-errors.ts";
-import { resolvePointer, resolveRef, resolveUri, splitFragment } from "./json-schema-refs.ts";
-
-export { resolvePointer } from "./json-schema-refs.ts";
+import { resolveRef, resolveUri, splitFragment } from "./json-schema-refs.ts";
 
 /**
  * A JSON Schema (drafts 4 to 2020-12) checked at registration: a schema is an object or a
