@@ -40,6 +40,14 @@ export const registryReferencesPerSchemaMax = 100;
  */
 export const registryReferenceDepthMax = 16;
 
+/**
+ * References resolved for one schema, counted through every level (a reference shared by two
+ * others counts twice: the tree is resolved and parsed as a tree). Depth and width alone allow
+ * 100^16 of them; a registration past this bound is refused, so every stored schema resolves
+ * within it.
+ */
+export const registryResolvedReferencesMax = 1_000;
+
 /** Nesting of one Avro schema's types (records in arrays in unions…): the parser and the checks recurse on it. */
 export const registryAvroNestingDepthMax = 64;
 

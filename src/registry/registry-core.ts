@@ -3,6 +3,7 @@ import {
   registryParsedSchemasCachedMax,
   registryReferenceDepthMax,
   registryReferencesPerSchemaMax,
+  registryResolvedReferencesMax,
   registrySubjectLengthMax,
   registrySubjectsMax,
   registryVersionsPerSubjectMax,
@@ -160,11 +161,14 @@ export class RegistryCore {
   }
 
   /** The schemas the references name, with theirs (a reference to version -1 is to the latest). */
-  #resolve(references: readonly SchemaReference[], depth: number): ResolvedReference[] {
+  #resolve(references: readonly SchemaReference[], depth: number, budget = { left: registryResolvedReferencesMax }): ResolvedReference[] {
     if (depth > registryReferenceDepthMax) {
       throw new RegistryError("LIMIT_EXCEEDED", `references nest deeper than ${registryReferenceDepthMax} (limits.ts, registryReferenceDepthMax)`);
     }
     return references.map((reference) => {
+      if (--budget.left < 0) {
+        throw new RegistryError("LIMIT_EXCEEDED", `the references resolve to more than ${registryResolvedReferencesMax} schemas, counted through every level (limits.ts, registryResolvedReferencesMax)`);
+      }
       const rows = this.#store.versionsOf(reference.subject);
       const row = reference.version === -1 ? rows.filter((candidate) => !candidate.deleted).at(-1) : rows.find((candidate) => candidate.version === reference.version);
       const stored = row && this.#store.schemaById(row.schemaId);
@@ -172,7 +176,7 @@ export class RegistryCore {
         throw new RegistryError("INVALID_SCHEMA", `Invalid schema: reference ${reference.name} names version ${reference.version} of subject '${reference.subject}', which does not exist`);
       }
       const resolved: ResolvedReference = { ...reference, version: row.version, schemaType: stored.schemaType, schema: stored.schema, references: [] };
-      resolved.references = this.#resolve(stored.references, depth + 1);
+      resolved.references = this.#resolve(stored.references, depth + 1, budget);
       return resolved;
     });
   }

@@ -14,7 +14,7 @@ import { deleteVersion, schemaTexts, setConfig } from "../../../src/registry/reg
 import { RegistryCore } from "../../../src/registry/registry-core.ts";
 import { RegistryError } from "../../../src/registry/registry-errors.ts";
 import { parseSchema, schemaTypeOf } from "../../../src/registry/schema-types.ts";
-import { registryReferenceDepthMax } from "../../../src/limits.ts";
+import { registryReferenceDepthMax, registryResolvedReferencesMax } from "../../../src/limits.ts";
 import { MemoryRegistryStore } from "./support/memory-registry-store.ts";
 
 const text = (schema: unknown) => JSON.stringify(schema);
@@ -171,5 +171,34 @@ describe("registering JSON schemas with references", () => {
     }
     expect(refused?.code).toBe("LIMIT_EXCEEDED");
     expect(refused?.message).toMatch(/references nest deeper than 16/);
+  });
+
+  it("bounds the references one schema resolves to, counted through every level (registryResolvedReferencesMax)", () => {
+    // Each level names the one below twice: level n resolves to 2 + 4 + … + 2^n schemas, which depth and width alone allow.
+    const core = new RegistryCore(new MemoryRegistryStore());
+    core.register("wide0", { schemaType: "JSON", schema: text({ type: "string" }) }, false);
+    let refused: RegistryError | undefined;
+    let level = 1;
+    for (; level <= registryReferenceDepthMax && refused === undefined; level++) {
+      const below = `wide${level - 1}`;
+      const request = {
+        schemaType: "JSON",
+        schema: text({ properties: { a: { $ref: `a/${below}.json` }, b: { $ref: `b/${below}.json` } } }),
+        references: [
+          { name: `a/${below}.json`, subject: below, version: 1 },
+          { name: `b/${below}.json`, subject: below, version: 1 },
+        ],
+      };
+      try {
+        core.register(`wide${level}`, request, false);
+      } catch (error) {
+        if (!(error instanceof RegistryError)) throw error;
+        refused = error;
+      }
+    }
+    expect(refused?.code).toBe("LIMIT_EXCEEDED");
+    expect(refused?.message).toMatch(/more than 1000 schemas/);
+    expect(2 ** level - 2).toBeGreaterThan(registryResolvedReferencesMax); // refused at the first level past the bound
+    expect(2 ** (level - 1) - 2).toBeLessThanOrEqual(registryResolvedReferencesMax);
   });
 });
