@@ -1,5 +1,6 @@
 import type { Issue } from "./compatibility.ts";
-import { isSchemaObject, type JsonSchema, type ParsedJsonSchema } from "./json-schema-parse.ts";
+import { isSchemaObject } from "./json-schema-parse.ts";
+import type { JsonSchema, ParsedJsonSchema } from "./json-schema-types.ts";
 import { resolveRef } from "./json-schema-refs.ts";
 
 /**

@@ -1,6 +1,7 @@
 import { registryAvroNestingDepthMax } from "../limits.ts";
 import { RegistryError } from "./registry-errors.ts";
 import { resolveRef, resolveUri, splitFragment } from "./json-schema-refs.ts";
+import type { JsonReferenced, JsonSchema, ParsedJsonSchema } from "./json-schema-types.ts";
 
 /**
  * A JSON Schema (drafts 4 to 2020-12) checked at registration: a schema is an object or a
@@ -11,23 +12,6 @@ import { resolveRef, resolveUri, splitFragment } from "./json-schema-refs.ts";
  * workerd forbids. A `$ref` to another document must name one of the schema's references
  * (src/registry/json-schema-refs.ts says how it resolves): 42201 naming the `$ref` otherwise.
  */
-
-export type JsonSchema = boolean | { [keyword: string]: unknown };
-
-export interface ParsedJsonSchema {
-  /** The root, against which local `$ref`s ("#/definitions/x", "#/$defs/x", "#") resolve. */
-  root: JsonSchema;
-  /** Schema resources by URI without fragment: the root, each `$id`'d subschema, the references' documents (and theirs). */
-  resources: ReadonlyMap<string, JsonSchema>;
-  /** The base URI of each schema object, its own documents' and its references' ("" when none). */
-  bases: ReadonlyMap<object, string>;
-}
-
-/** A reference's document, parsed, under the reference's name. */
-export interface JsonReferenced {
-  name: string;
-  json: ParsedJsonSchema;
-}
 
 /** What one pass over a document gathers: resources, bases, and the `$ref`s to check once all are known. */
 interface Walk {

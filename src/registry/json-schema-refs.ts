@@ -1,4 +1,4 @@
-import type { JsonSchema, ParsedJsonSchema } from "./json-schema-parse.ts";
+import type { JsonSchema, ParsedJsonSchema } from "./json-schema-types.ts";
 
 /**
  * Where a JSON Schema's `$ref` points, across the documents a schema's references give

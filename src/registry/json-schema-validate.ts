@@ -1,6 +1,7 @@
 import { jsonValidationStepsMax, schemaDatumDepthMax } from "../limits.ts";
 import { DatumError, pointerToken } from "./datum-error.ts";
-import { isSchemaObject, type JsonSchema, type ParsedJsonSchema } from "./json-schema-parse.ts";
+import { isSchemaObject } from "./json-schema-parse.ts";
+import type { JsonSchema, ParsedJsonSchema } from "./json-schema-types.ts";
 import { resolveRef } from "./json-schema-refs.ts";
 
 /**

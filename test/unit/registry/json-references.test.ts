@@ -7,7 +7,8 @@
 import { describe, expect, it } from "vitest";
 import { DatumError } from "../../../src/registry/datum-error.ts";
 import { checkDatum } from "../../../src/registry/datum-read.ts";
-import { parseJsonSchema, type JsonReferenced } from "../../../src/registry/json-schema-parse.ts";
+import { parseJsonSchema } from "../../../src/registry/json-schema-parse.ts";
+import type { JsonReferenced } from "../../../src/registry/json-schema-types.ts";
 import { resolveUri } from "../../../src/registry/json-schema-refs.ts";
 import { validateJson } from "../../../src/registry/json-schema-validate.ts";
 import { deleteVersion, schemaTexts, setConfig } from "../../../src/registry/registry-admin.ts";
