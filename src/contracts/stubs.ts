@@ -1,5 +1,6 @@
 import { replicaIdsCachedMax } from "../limits.ts";
 import { meteredStub } from "./billing-meter.ts";
+import { registryReplicaName } from "./schema-registry-api.ts";
 import { transactionCoordinatorName, transactionIndexName } from "./transaction-coordinator-api.ts";
 
 /**
@@ -127,14 +128,19 @@ export function subscriptionStub(env: Env, name: string): StubOf<Env["SUBSCRIPTI
 export const subscriptionIndexName = "/index";
 
 /**
- * The schema registry (docs/schema-registry.md): one object per deployment, so schema ids are
- * global and dense and a registration's check and write see no other registration. No location
- * hint: it is made near the first caller.
+ * The schema registry before it was replicated (docs/schema-registry.md): one object per
+ * deployment. Read once, by the first leader of the replicated registry, which takes its rows.
  */
 export const schemaRegistryName = "schema-registry";
 
-export function schemaRegistryStub(env: Env): StubOf<Env["SCHEMA_REGISTRY"]> {
+export function legacySchemaRegistryStub(env: Env): StubOf<Env["SCHEMA_REGISTRY"]> {
   return meteredStub(env, env.SCHEMA_REGISTRY.get(env.SCHEMA_REGISTRY.idFromName(schemaRegistryName)));
+}
+
+/** The registry's replica in a region (src/contracts/schema-registry-api.ts), made in that region. */
+export function schemaRegistryReplicaStub(env: Env, anchorTopicId: string, region: string): StubOf<Env["SCHEMA_REGISTRY"]> {
+  const id = env.SCHEMA_REGISTRY.idFromName(registryReplicaName(anchorTopicId, region));
+  return meteredStub(env, env.SCHEMA_REGISTRY.get(id, { locationHint: region as DurableObjectLocationHint }));
 }
 
 /**

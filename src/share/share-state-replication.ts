@@ -37,6 +37,8 @@ export type LeaderCallDecision = "refuse" | "take-over" | "serve";
 /** A push or pull answered: a refusal carries the newest epoch the replica has seen. */
 export type PushAnswer = { stored: boolean } | { refusedAt: number };
 export type PullAnswer<P> = { snapshot: StateSnapshot<P> | null } | { refusedAt: number };
+/** A change pushed on top of a stamp (state too large to push whole): `behind` asks the leader for its whole snapshot. */
+export type ChangeAnswer = PushAnswer | { behind: true };
 
 /** A push's fate at one region, as the leader saw it. */
 export type PushOutcome = { region: string; answer: PushAnswer } | { region: string; unreachable: true };
@@ -133,6 +135,23 @@ export class StateReplica<P> {
     this.seenEpoch = snapshot.epoch;
     if (this.current !== null && compareStamps(snapshot, this.current) < 0) return { stored: false };
     this.current = snapshot;
+    return { stored: true };
+  }
+
+  /**
+   * A change pushed by a leader on top of `base` (the stamp it had before the change): refused
+   * as a push is; stored when this replica holds exactly `base` (it then holds `next`), already
+   * stored when it holds `next` or newer; else behind (it missed a change, or holds a deposed
+   * leader's write): the leader sends its whole snapshot, taken by `acceptPush`.
+   */
+  acceptChange(base: StateStamp | null, next: StateSnapshot<P>): ChangeAnswer {
+    if (next.epoch < this.seenEpoch) return { refusedAt: this.seenEpoch };
+    this.seenEpoch = next.epoch;
+    const current = this.current;
+    if (current !== null && compareStamps(next, current) <= 0) return { stored: compareStamps(next, current) === 0 };
+    const holdsBase = base === null ? current === null && this.versionFloor === 0 : current !== null && compareStamps(base, current) === 0;
+    if (!holdsBase) return { behind: true };
+    this.current = next;
     return { stored: true };
   }
 
