@@ -81,7 +81,7 @@ async function callRegistry<R>(env: Env, anchor: string, action: (stub: Registry
       return action(schemaRegistryReplicaStub(env, key.topicId, key.region), key);
     },
     {
-      retryOn: (error) => error.code === "NOT_LEADER_OR_FOLLOWER" || error.code === "NOT_ENOUGH_REPLICAS",
+      retryOn: (error) => error.code === "NOT_LEADER_OR_FOLLOWER",
       retryUnreachable: false,
       unreachable: (_, placement) => `the schema registry's replica in ${placement.leader} did not answer; retry shortly`,
     },
