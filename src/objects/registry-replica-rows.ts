@@ -1,4 +1,4 @@
-import { StateReplica, noEpoch, type StateSnapshot } from "../share/share-state-replication.ts";
+import { StateReplica, type StateSnapshot } from "../share/share-state-replication.ts";
 
 /**
  * A registry replica's place in the replication (src/share/share-state-replication.ts's rules,
@@ -33,4 +33,3 @@ export function saveRegistryReplica(sql: SqlStorage, replica: StateReplica<null>
 
 export const stampOf = (snapshot: RegistryStamp | null) => (snapshot === null ? null : { epoch: snapshot.epoch, version: snapshot.version });
 
-export { noEpoch };
