@@ -1,6 +1,6 @@
 import { TributaryError, unwrap } from "../errors.ts";
 import type { RegistryChange, RegistryRows } from "../registry/registry-changes.ts";
-import { newestSnapshot, otherRegions, type ChangeAnswer, type PullAnswer, type PushOutcome, type StateReplica } from "../share/share-state-replication.ts";
+import { newestSnapshot, otherRegions, type ChangeAnswer, type PullAnswer, type PushOutcome, type StateReplica } from "../replication/state-replication.ts";
 import { registryTopic, type RegistryKey } from "../contracts/schema-registry-api.ts";
 import { legacySchemaRegistryStub, schemaRegistryReplicaStub } from "../contracts/stubs.ts";
 import { saveRegistryReplica, stampOf, type RegistryStamp } from "./registry-replica-rows.ts";
@@ -16,7 +16,7 @@ export interface RegistryReplicaStorage {
 
 /**
  * What the registry's leading replica does with the other regions' (the rules are
- * src/share/share-state-replication.ts's, the leader's side src/objects/state-leadership.ts's,
+ * src/replication/state-replication.ts's, the leader's side src/objects/state-leadership.ts's,
  * as share-partition state's): pushes each call's writes as a change on top of the stamp it had
  * (committed when every ISR member stored it), and the whole registry to a replica that answers
  * it is behind; before serving, brings ISR members not known to hold its stamp up to date (a

@@ -1,7 +1,7 @@
-import { StateReplica, type StateSnapshot } from "../share/share-state-replication.ts";
+import { StateReplica, type StateSnapshot } from "../replication/state-replication.ts";
 
 /**
- * A registry replica's place in the replication (src/share/share-state-replication.ts's rules,
+ * A registry replica's place in the replication (src/replication/state-replication.ts's rules,
  * generic in the payload): the stamp of the rows it holds, the newest epoch it has seen and the
  * one it leads at, in `registry_replication` (migration 2 of schema-registry-store.ts). The
  * payload is null: the state is the registry's own tables, written in the same transaction as

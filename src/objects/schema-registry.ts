@@ -22,7 +22,7 @@ import { RegistryCore, type SchemaRequest, type SubjectVersion } from "../regist
 import { toRegistryResult, type RegistryResult } from "../registry/registry-errors.ts";
 import { RecordingRegistryStore, applyChanges, type RegistryChange, type RegistryRows } from "../registry/registry-changes.ts";
 import { toResult, type Result } from "../errors.ts";
-import type { ChangeAnswer, PullAnswer, PushAnswer, StateReplica, StateStamp } from "../share/share-state-replication.ts";
+import type { ChangeAnswer, PullAnswer, PushAnswer, StateReplica, StateStamp } from "../replication/state-replication.ts";
 import { checkFaultsEnabled, type Fault } from "../contracts/faults.ts";
 import type { RegistryKey } from "../contracts/schema-registry-api.ts";
 import { applyMigrations } from "./schema.ts";
@@ -36,7 +36,7 @@ import { ReplicaFaults } from "./replica-faults.ts";
  * of the registry's anchor partition (src/contracts/schema-registry-api.ts), each holding every
  * subject, version, schema id, config and mode in its SQLite. The caller calls the one in the
  * anchor's leader region with the placement it knows; that one leads at the anchor's leader
- * epoch (src/share/share-state-replication.ts's rules, src/objects/registry-leadership.ts):
+ * epoch (src/replication/state-replication.ts's rules, src/objects/registry-leadership.ts):
  * it serves the call in one SQLite transaction (a refused call writes nothing), stamps what
  * the call wrote, and pushes it to the other regions' replicas before it answers. Calls run
  * one at a time, a write's push included, so no call sees a write not yet committed and ids

@@ -1,12 +1,12 @@
 import { TributaryError } from "../errors.ts";
-import { otherRegions, type StateReplica, type StateSnapshot } from "../share/share-state-replication.ts";
+import { otherRegions, type StateReplica, type StateSnapshot } from "../replication/state-replication.ts";
 import type { SharePartitionKey, ShareStatePayload } from "../contracts/share-partition-api.ts";
 import { pullSnapshots, pushSnapshot, type ShareStateRows } from "./share-state-replicas.ts";
 import { StateLeadership, type StatePlacement } from "./state-leadership.ts";
 
 /**
  * What a leading share-partition state replica does with the others
- * (src/share/share-state-replication.ts has the rules, src/objects/state-leadership.ts the
+ * (src/replication/state-replication.ts has the rules, src/objects/state-leadership.ts the
  * leader's side they share with the schema registry's): pushes each write (committed when every
  * ISR member stored it), brings lagging regions up to date on calls that write nothing, pulls
  * (and fences) at a takeover, and confirms it still leads before refusing an acknowledgement.

@@ -1,10 +1,10 @@
 import { TributaryError, unwrap } from "../errors.ts";
 import { shareStateSyncRetryMs } from "../limits.ts";
-import { commitOutcome, compareStamps, otherRegions, type PullAnswer, type PushOutcome, type StateReplica, type StateSnapshot, type StateStamp } from "../share/share-state-replication.ts";
+import { commitOutcome, compareStamps, otherRegions, type PullAnswer, type PushOutcome, type StateReplica, type StateSnapshot, type StateStamp } from "../replication/state-replication.ts";
 import { controllerStub } from "../contracts/stubs.ts";
 
 /**
- * The leader's side of state replicated across regions by src/share/share-state-replication.ts's
+ * The leader's side of state replicated across regions by src/replication/state-replication.ts's
  * rules, whatever the state (a share-partition's window, the schema registry) and however it
  * travels: which regions hold the leader's newest stamp, which to bring up to date, a push's
  * outcomes settled (committed when every ISR member stored it, deposed at any refusal), pulls

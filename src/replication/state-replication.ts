@@ -1,8 +1,11 @@
 /**
- * Replication of a share-partition's state (ARCHITECTURE.md decisions 5 and 13), pure: the
- * rules one state replica follows, whatever carries its messages and stores its row.
+ * Replication of state across regions (ARCHITECTURE.md decisions 5 and 13), pure: the rules one
+ * state replica follows, whatever the state (a share-partition's window; the schema registry,
+ * docs/schema-registry.md), whatever carries its messages and stores its rows. The leader's side
+ * of the objects is src/objects/state-leadership.ts.
  *
- * There is one state replica per replica region of the source partition. The router calls the
+ * There is one state replica per replica region of the partition the state is anchored to (a
+ * share-partition's source partition; the registry's `_schemas` partition). The router calls the
  * one in the partition leader's region, with the partition's leader epoch and its replicas and
  * ISR as the router's metadata has them. That replica leads the state at that epoch:
  *
@@ -18,7 +21,9 @@
  *   adopts the newest stamp it sees, its own included. Then it serves.
  *
  * Stamps order snapshots by epoch first: a leader of a newer epoch supersedes whatever an old
- * leader wrote after the takeover, even with a larger version.
+ * leader wrote after the takeover, even with a larger version. A state too large to push whole
+ * at every write (the registry) pushes each change on the stamp it was made on instead
+ * (`acceptChange`), and the whole snapshot to a replica that does not hold that stamp.
  */
 
 /** A snapshot's place in the order of writes: the leader epoch it was written at, then a counter. */

@@ -1,6 +1,6 @@
-/** The rules of share-partition state replication (src/share/share-state-replication.ts). */
+/** The rules of state replicated across regions, share-partition state's and the registry's (src/replication/state-replication.ts). */
 import { describe, expect, it } from "vitest";
-import { StateReplica, commitOutcome, compareStamps, newestSnapshot, noEpoch, otherRegions, type StateSnapshot } from "../../../src/share/share-state-replication.ts";
+import { StateReplica, commitOutcome, compareStamps, newestSnapshot, noEpoch, otherRegions, type StateSnapshot } from "../../../src/replication/state-replication.ts";
 
 const snapshot = (epoch: number, version: number, payload = `${epoch}.${version}`): StateSnapshot<string> => ({ epoch, version, payload });
 
