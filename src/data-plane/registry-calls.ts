@@ -72,20 +72,26 @@ async function anchorTopic(env: Env, anchor: string): Promise<TopicMetadata> {
 /** Calls the leading replica (see above); answers the registry's own result. */
 async function callRegistry<R>(env: Env, anchor: string, action: (stub: RegistryStub, key: RegistryKey) => Promise<Result<R>>): Promise<R> {
   const topic = await anchorTopic(env, anchor);
-  return callWithOneRetry(
-    env,
-    topic,
-    0,
-    (current) => {
-      const key = registryKey(current);
-      return action(schemaRegistryReplicaStub(env, key.topicId, key.region), key);
-    },
-    {
-      retryOn: (error) => error.code === "NOT_LEADER_OR_FOLLOWER",
-      retryUnreachable: false,
-      unreachable: (_, placement) => `the schema registry's replica in ${placement.leader} did not answer; retry shortly`,
-    },
-  );
+  try {
+    return await callWithOneRetry(
+      env,
+      topic,
+      0,
+      (current) => {
+        const key = registryKey(current);
+        return action(schemaRegistryReplicaStub(env, key.topicId, key.region), key);
+      },
+      {
+        retryOn: (error) => error.code === "NOT_LEADER_OR_FOLLOWER",
+        retryUnreachable: false,
+        unreachable: (_, placement) => `the schema registry's replica in ${placement.leader} did not answer; retry shortly`,
+      },
+    );
+  } catch (error) {
+    // An in-sync replica did not answer: nothing committed; the ISR may shrink meanwhile, and the next call should know it.
+    if (error instanceof TributaryError && error.code === "NOT_ENOUGH_REPLICAS") await topicMetadata(env, anchor, { refresh: true });
+    throw error;
+  }
 }
 
 /**

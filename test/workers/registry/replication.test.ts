@@ -6,11 +6,12 @@
  * `_schemas`, is shared by every test file); the loss of the leader's region is a fault on
  * that region's partition replica (the controller's election) and on its registry replica.
  */
+import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { TributaryError, unwrap } from "../../../src/errors.ts";
 import type { RegistryKey } from "../../../src/contracts/schema-registry-api.ts";
-import { controllerStub, schemaRegistryReplicaStub } from "../../../src/contracts/stubs.ts";
+import { controllerStub, replicaStub, schemaRegistryReplicaStub } from "../../../src/contracts/stubs.ts";
 import { registryCalls, registryKey } from "../../../src/data-plane/registry-calls.ts";
 import { unwrapRegistry } from "../../../src/registry-api/registry-responses.ts";
 import { api, createTopic, uniqueTopic } from "../support/http.ts";
@@ -113,5 +114,32 @@ describe("the schema registry replicated across regions", () => {
     expect((await replicationState(created.topicId, follower)).stamp).toEqual({ epoch: key.leaderEpoch, version: 2 });
     expect(unwrapRegistry(await registry.register("c-value", schemaOf("c"), false))).toEqual({ id: 3 });
     for (const region of key.replicas) expect((await rowsAt(created.topicId, region)).schemas.map((schema) => schema.id)).toEqual([1, 2, 3]);
+  });
+
+  it("stays available when a follower's region is lost: the anchor's log drops the silent follower from the ISR, then the registry serves without it", async () => {
+    const anchor = uniqueTopic("registry-anchor");
+    const created = await createTopic(anchor, { replicationFactor: 3, configs: { "replica.lag.time.max.ms": "500" } });
+    const registry = registryCalls(env, anchor);
+    expect(unwrapRegistry(await registry.register("a-value", schemaOf("a"), false))).toEqual({ id: 1 });
+    const { leader, replicas } = (await anchorPlacement(anchor)).partitions[0]!;
+    const follower = replicas.find((region) => region !== leader)!;
+
+    await setRegionFault(anchor, created.topicId, follower, "down");
+    expect(await rejection(registry.register("b-value", schemaOf("b"), false))).toBe("NOT_ENOUGH_REPLICAS");
+    // The refusal wrote a record to the anchor: its leader finds the follower behind and drops it after replica.lag.time.max.ms.
+    for (let attempt = 0; attempt < 40 && (await anchorPlacement(anchor)).partitions[0]!.isr.includes(follower); attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      await runDurableObjectAlarm(replicaStub(env, created.topicId, 0, leader));
+    }
+    expect((await anchorPlacement(anchor)).partitions[0]!.isr).not.toContain(follower);
+    // Served without it (the refused registration had landed at the leader: now committed, its id kept); new ids follow.
+    // The first call after the shrink may still carry the router's cached ISR (at most 5 s) and be refused once more.
+    const subjects = await registry.subjects(false, "").catch(async (error: unknown) => {
+      expect(error).toMatchObject({ code: "NOT_ENOUGH_REPLICAS" });
+      return registry.subjects(false, "");
+    });
+    expect(unwrapRegistry(subjects)).toEqual(["a-value", "b-value"]);
+    expect(unwrapRegistry(await registry.register("c-value", schemaOf("c"), false))).toEqual({ id: 3 });
+    await setRegionFault(anchor, created.topicId, follower, "none");
   });
 });
