@@ -1,6 +1,6 @@
 import { replicaIdsCachedMax } from "../limits.ts";
 import { meteredStub } from "./billing-meter.ts";
-import { registryReplicaName } from "./schema-registry-api.ts";
+import { registryReplicaName, registryTopic } from "./schema-registry-api.ts";
 import { transactionCoordinatorName, transactionIndexName } from "./transaction-coordinator-api.ts";
 
 /**
@@ -129,12 +129,15 @@ export const subscriptionIndexName = "/index";
 
 /**
  * The schema registry before it was replicated (docs/schema-registry.md): one object per
- * deployment. Read once, by the first leader of the replicated registry, which takes its rows.
+ * deployment, `schema-registry`. Read once, by the first leader of the registry anchored to
+ * `_schemas`, which takes its rows; a registry anchored elsewhere (a test's) reads the object
+ * named after its anchor.
  */
 export const schemaRegistryName = "schema-registry";
 
-export function legacySchemaRegistryStub(env: Env): StubOf<Env["SCHEMA_REGISTRY"]> {
-  return meteredStub(env, env.SCHEMA_REGISTRY.get(env.SCHEMA_REGISTRY.idFromName(schemaRegistryName)));
+export function legacySchemaRegistryStub(env: Env, anchorTopic: string): StubOf<Env["SCHEMA_REGISTRY"]> {
+  const name = anchorTopic === registryTopic ? schemaRegistryName : `${schemaRegistryName}-before/${anchorTopic}`;
+  return meteredStub(env, env.SCHEMA_REGISTRY.get(env.SCHEMA_REGISTRY.idFromName(name)));
 }
 
 /** The registry's replica in a region (src/contracts/schema-registry-api.ts), made in that region. */

@@ -1,7 +1,7 @@
 import { TributaryError, unwrap } from "../errors.ts";
 import type { RegistryChange, RegistryRows } from "../registry/registry-changes.ts";
 import { newestSnapshot, otherRegions, type ChangeAnswer, type PullAnswer, type PushOutcome, type StateReplica } from "../replication/state-replication.ts";
-import { registryTopic, type RegistryKey } from "../contracts/schema-registry-api.ts";
+import type { RegistryKey } from "../contracts/schema-registry-api.ts";
 import { legacySchemaRegistryStub, schemaRegistryReplicaStub } from "../contracts/stubs.ts";
 import { saveRegistryReplica, stampOf, type RegistryStamp } from "./registry-replica-rows.ts";
 import { StateLeadership, type StatePlacement } from "./state-leadership.ts";
@@ -52,7 +52,7 @@ export class RegistryLeadership {
     const pulled = await this.#pullStamps(key);
     const newest = newestSnapshot([replica.current, ...pulled.map(({ stamp }) => stamp)]);
     if (newest !== null && newest !== replica.current) await this.#copyFrom(key, pulled.find(({ stamp }) => stamp === newest)!.region);
-    else if (newest === null && key.topic === registryTopic) await this.#importLegacy();
+    else if (newest === null) await this.#importLegacy(key);
     replica.finishTakeover(key.leaderEpoch, []);
     saveRegistryReplica(this.#storage.sql, replica);
     for (const { region, stamp } of pulled) if (stamp !== null) this.#leadership.noteHeld(region, stamp);
@@ -143,8 +143,8 @@ export class RegistryLeadership {
 
 
   /** The deployment's first replicated leader takes the rows of the registry as it was before replication (one object), if any. */
-  async #importLegacy(): Promise<void> {
-    const rows = unwrap(await legacySchemaRegistryStub(this.#env).legacyRows());
+  async #importLegacy(key: RegistryKey): Promise<void> {
+    const rows = unwrap(await legacySchemaRegistryStub(this.#env, key.topic).legacyRows());
     if (rows.schemas.length === 0 && rows.settings.length === 0) return;
     this.#storage.install({ epoch: this.#replica().seenEpoch, version: 1, payload: null }, rows);
   }

@@ -11,7 +11,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { TributaryError, unwrap } from "../../../src/errors.ts";
 import type { RegistryKey } from "../../../src/contracts/schema-registry-api.ts";
-import { controllerStub, replicaStub, schemaRegistryReplicaStub } from "../../../src/contracts/stubs.ts";
+import { controllerStub, legacySchemaRegistryStub, replicaStub, schemaRegistryReplicaStub } from "../../../src/contracts/stubs.ts";
 import { registryCalls, registryKey } from "../../../src/data-plane/registry-calls.ts";
 import { unwrapRegistry } from "../../../src/registry-api/registry-responses.ts";
 import { api, createTopic, uniqueTopic } from "../support/http.ts";
@@ -141,5 +141,19 @@ describe("the schema registry replicated across regions", () => {
     expect(unwrapRegistry(subjects)).toEqual(["a-value", "b-value"]);
     expect(unwrapRegistry(await registry.register("c-value", schemaOf("c"), false))).toEqual({ id: 3 });
     await setRegionFault(anchor, created.topicId, follower, "none");
+  });
+
+  it("takes the registry as it was before replication (one object) at its first leader, once, and replicates it", async () => {
+    const anchor = uniqueTopic("registry-anchor");
+    const created = await createTopic(anchor, { replicationFactor: 3 });
+    const before = { schemaType: "AVRO", schema: schemaOf("old").schema, references: [] };
+    const legacy = legacySchemaRegistryStub(env, anchor);
+    unwrap(await legacy.installRows({ epoch: 0, version: 1, payload: null }, { schemas: [{ id: 7, ...before }], versions: [{ subject: "old-value", version: 1, schemaId: 7, deleted: false }], settings: [{ subject: undefined, key: "compatibility", value: "NONE" }] }));
+
+    const registry = registryCalls(env, anchor);
+    expect(unwrapRegistry(await registry.version("old-value", "latest", false))).toMatchObject({ id: 7, version: 1 });
+    expect(unwrapRegistry(await registry.getConfig(undefined, false))).toEqual({ compatibilityLevel: "NONE" });
+    expect(unwrapRegistry(await registry.register("new-value", schemaOf("new"), false))).toEqual({ id: 8 });
+    for (const region of created.partitions[0]!.replicas) expect((await rowsAt(created.topicId, region)).schemas.map((schema) => schema.id)).toEqual([7, 8]);
   });
 });
