@@ -27,7 +27,7 @@ export interface SharePartitionKey extends SharePartitionRef {
   isr: string[];
 }
 
-/** What a state replica holds and pushes (src/share/share-state-replication.ts): its key, the group's configs, the window's row. */
+/** What a state replica holds and pushes (src/replication/state-replication.ts): its key, the group's configs, the window's row. */
 export interface ShareStatePayload {
   key: SharePartitionRef;
   configs: VersionedShareConfigs;

@@ -1,5 +1,6 @@
 import { replicaIdsCachedMax } from "../limits.ts";
 import { meteredStub } from "./billing-meter.ts";
+import { registryReplicaName, registryTopic } from "./schema-registry-api.ts";
 import { transactionCoordinatorName, transactionIndexName } from "./transaction-coordinator-api.ts";
 
 /**
@@ -127,14 +128,22 @@ export function subscriptionStub(env: Env, name: string): StubOf<Env["SUBSCRIPTI
 export const subscriptionIndexName = "/index";
 
 /**
- * The schema registry (docs/schema-registry.md): one object per deployment, so schema ids are
- * global and dense and a registration's check and write see no other registration. No location
- * hint: it is made near the first caller.
+ * The schema registry before it was replicated (docs/schema-registry.md): one object per
+ * deployment, `schema-registry`. Read once, by the first leader of the registry anchored to
+ * `_schemas`, which takes its rows; a registry anchored elsewhere (a test's) reads the object
+ * named after its anchor.
  */
 export const schemaRegistryName = "schema-registry";
 
-export function schemaRegistryStub(env: Env): StubOf<Env["SCHEMA_REGISTRY"]> {
-  return meteredStub(env, env.SCHEMA_REGISTRY.get(env.SCHEMA_REGISTRY.idFromName(schemaRegistryName)));
+export function legacySchemaRegistryStub(env: Env, anchorTopic: string): StubOf<Env["SCHEMA_REGISTRY"]> {
+  const name = anchorTopic === registryTopic ? schemaRegistryName : `${schemaRegistryName}-before/${anchorTopic}`;
+  return meteredStub(env, env.SCHEMA_REGISTRY.get(env.SCHEMA_REGISTRY.idFromName(name)));
+}
+
+/** The registry's replica in a region (src/contracts/schema-registry-api.ts), made in that region. */
+export function schemaRegistryReplicaStub(env: Env, anchorTopicId: string, region: string): StubOf<Env["SCHEMA_REGISTRY"]> {
+  const id = env.SCHEMA_REGISTRY.idFromName(registryReplicaName(anchorTopicId, region));
+  return meteredStub(env, env.SCHEMA_REGISTRY.get(id, { locationHint: region as DurableObjectLocationHint }));
 }
 
 /**

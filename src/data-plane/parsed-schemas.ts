@@ -8,7 +8,7 @@
  */
 import { TributaryError } from "../errors.ts";
 import { schemaParsedInIsolateCharsMax, schemaParsedInIsolateMax } from "../limits.ts";
-import { schemaRegistryStub } from "../contracts/stubs.ts";
+import { registryCalls } from "./registry-calls.ts";
 import type { SchemaText } from "../registry/registry-admin.ts";
 import { RegistryError, unwrapRegistry } from "../registry/registry-errors.ts";
 import { parseSchema, schemaTypeOf, type ParsedSchema } from "../registry/schema-types.ts";
@@ -57,7 +57,7 @@ export async function parsedSchemas(env: Env, ids: Iterable<number>): Promise<Ma
   if (missing.length === 0) return found;
   let texts: SchemaText[];
   try {
-    texts = unwrapRegistry(await schemaRegistryStub(env).schemaTexts(missing));
+    texts = unwrapRegistry(await registryCalls(env).schemaTexts(missing));
   } catch (error) {
     if (error instanceof TributaryError) throw error;
     throw new TributaryError("REQUEST_TIMED_OUT", `the schema registry did not answer: ${error instanceof Error ? error.message : String(error)}`);

@@ -15,7 +15,7 @@
  */
 import { TributaryError } from "../errors.ts";
 import { schemaValidationIdsCachedMax, schemaValidationIdsPerRequestMax, schemaValidationSubjectsFreshMs } from "../limits.ts";
-import { schemaRegistryStub } from "../contracts/stubs.ts";
+import { registryCalls } from "./registry-calls.ts";
 import type { SchemaSubjects } from "../registry/registry-admin.ts";
 import { unwrapRegistry } from "../registry/registry-errors.ts";
 import { DatumError } from "../registry/datum-error.ts";
@@ -37,7 +37,7 @@ const cached = new Map<number, Entry>();
 async function lookUp(env: Env, ids: readonly number[], nowMs: number, known: Map<number, Entry | undefined>): Promise<void> {
   let found: SchemaSubjects[];
   try {
-    found = unwrapRegistry(await schemaRegistryStub(env).schemasForValidation([...ids]));
+    found = unwrapRegistry(await registryCalls(env).schemasForValidation([...ids]));
   } catch (error) {
     if (error instanceof TributaryError) throw error;
     throw new TributaryError("REQUEST_TIMED_OUT", `the schema registry did not answer the schema id check: ${error instanceof Error ? error.message : String(error)}`);

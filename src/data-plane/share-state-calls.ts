@@ -8,7 +8,7 @@ import { topicMetadata } from "./metadata-cache.ts";
 /**
  * Calls to a share-partition's state (docs/api.md, Share groups, "Where the state lives"): the
  * state replica in the partition leader's region leads it, at the partition's leader epoch
- * (src/share/share-state-replication.ts). As for the log, in the same loop (callWithOneRetry
+ * (src/replication/state-replication.ts). As for the log, in the same loop (callWithOneRetry
  * in leader-calls.ts): a stale answer (NOT_LEADER_OR_FOLLOWER: the metadata was old, or the
  * replica was deposed and answered nothing) refreshes the metadata and retries once; a replica
  * that does not answer is reported to the controller, which elects a new leader when the

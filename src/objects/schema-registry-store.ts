@@ -1,3 +1,4 @@
+import type { RegistryRows } from "../registry/registry-changes.ts";
 import type { RegistryStore, SettingKey, StoredSchema, VersionRow } from "../registry/registry-store.ts";
 import type { SchemaReference } from "../registry/schema-types.ts";
 
@@ -35,6 +36,14 @@ export const schemaRegistryMigrations = [
      value TEXT NOT NULL,
      PRIMARY KEY (scope, key)
    ) WITHOUT ROWID;`,
+  // Replication across regions (src/objects/registry-replica-rows.ts): the stamp of the rows held, and the epochs seen and led.
+  `CREATE TABLE registry_replication (
+     id INTEGER PRIMARY KEY CHECK (id = 1),
+     seen_epoch INTEGER NOT NULL,
+     leading_epoch INTEGER NOT NULL,
+     stamp_epoch INTEGER,
+     stamp_version INTEGER
+   );`,
 ];
 
 /** A setting's scope: the global one, or a subject's (prefixed, so no subject name can be the global scope). */
@@ -131,6 +140,28 @@ export class SqliteRegistryStore implements RegistryStore {
       )
       .toArray()
       .map((row) => row.schema_id);
+  }
+
+  /** Every row: the whole registry, sent to a replica that is behind. */
+  rows(): RegistryRows {
+    const schemas = this.#sql
+      .exec<SchemaRow>("SELECT id, schema_type, schema, refs FROM schemas ORDER BY id")
+      .toArray()
+      .map((row) => ({ id: row.id, schemaType: row.schema_type, schema: row.schema, references: JSON.parse(row.refs) as SchemaReference[] }));
+    const versions = this.#sql.exec<VersionSqlRow>("SELECT subject, version, schema_id, deleted FROM versions ORDER BY subject, version").toArray().map(versionOf);
+    const settings = this.#sql
+      .exec<{ scope: string; key: SettingKey; value: string }>("SELECT scope, key, value FROM settings ORDER BY scope, key")
+      .toArray()
+      .map((row) => ({ subject: row.scope === "global" ? undefined : row.scope.slice("subject:".length), key: row.key, value: row.value }));
+    return { schemas, versions, settings };
+  }
+
+  /** Replaces every row by `rows` (the caller runs it in one transaction). */
+  replaceRows(rows: RegistryRows): void {
+    for (const table of ["schemas", "versions", "schema_refs", "settings"]) this.#sql.exec(`DELETE FROM ${table}`);
+    for (const schema of rows.schemas) this.insertSchema(schema);
+    for (const row of rows.versions) this.insertVersion(row);
+    for (const setting of rows.settings) this.setSetting(setting.subject, setting.key, setting.value);
   }
 
   setting(subject: string | undefined, key: SettingKey): string | undefined {

@@ -4,7 +4,7 @@ import { shareDeadLettersPerRequestMax } from "../limits.ts";
 import { sharePartitionConfigOf } from "../share/share-configs.ts";
 import { SharePartition } from "../share/share-partition.ts";
 import type { PersistedSharePartition } from "../share/share-partition-persisted.ts";
-import { newestSnapshot, type PullAnswer, type PushAnswer, type StateReplica } from "../share/share-state-replication.ts";
+import { newestSnapshot, type PullAnswer, type PushAnswer, type StateReplica } from "../replication/state-replication.ts";
 import { CountedSql, rowCountingEnabled } from "./counted-sql.ts";
 import { ReplicaFaults } from "./replica-faults.ts";
 import { checkFaultsEnabled, type Fault } from "../contracts/faults.ts";
@@ -19,7 +19,7 @@ import { legacySharePartitionStub, shareGroupStub } from "../contracts/stubs.ts"
  * One state replica of a share-partition (ARCHITECTURE.md decision 13; src/share/share-partition.ts):
  * one object per (group, topicId, partition, region), one per replica region of the partition.
  * The router calls the one in the leader's region, with the leader epoch and the replicas and
- * ISR it knows; that one leads (src/share/share-state-replication.ts): it runs each request on
+ * ISR it knows; that one leads (src/replication/state-replication.ts): it runs each request on
  * the pure SharePartition with the time now, writes the state as ONE row when the request
  * changed it, and pushes that row to the other regions' replicas before it answers (none at
  * replication factor 1). Lock expiry times are absolute and in the row, so neither a restart
@@ -187,7 +187,7 @@ export class SharePartitionState extends DurableObject<Env> {
     });
   }
 
-  /** A leader's push (src/share/share-state-replication.ts): stored when not older; refused when its epoch is. */
+  /** A leader's push (src/replication/state-replication.ts): stored when not older; refused when its epoch is. */
   async replicate(snapshot: ShareSnapshot): Promise<Result<PushAnswer>> {
     await this.#faults.beforeCall();
     return toResult(() => {

@@ -1,11 +1,11 @@
-import { StateReplica, noEpoch, otherRegions, type PullAnswer, type PushOutcome, type StateSnapshot } from "../share/share-state-replication.ts";
+import { StateReplica, noEpoch, otherRegions, type PullAnswer, type PushOutcome, type StateSnapshot } from "../replication/state-replication.ts";
 import type { CountedSql } from "./counted-sql.ts";
 import type { SharePartitionKey, SharePartitionRef, ShareStatePayload, VersionedShareConfigs } from "../contracts/share-partition-api.ts";
 import { sharePartitionStub } from "../contracts/stubs.ts";
 
 /**
  * A share-partition state replica's storage and its calls to the other regions' replicas
- * (src/share/share-state-replication.ts has the rules). Its row: the snapshot (key, configs,
+ * (src/replication/state-replication.ts has the rules). Its row: the snapshot (key, configs,
  * window, stamp) in `share_partition`, one statement per write; the seen and leading epochs and
  * the version count of a cleared state in `share_partition_epochs`, written only when they
  * change (a takeover, a deposition, a push or pull of a newer epoch, a clear).

@@ -1,6 +1,6 @@
 import { Hono, type Context } from "hono";
 import { clusterResourceName, type Operation } from "../auth/acl.ts";
-import { schemaRegistryStub } from "../contracts/stubs.ts";
+import { registryCalls } from "../data-plane/registry-calls.ts";
 import type { SchemaById } from "../registry/registry-admin.ts";
 import { RegistryError } from "../registry/registry-errors.ts";
 import { checkSubject } from "../registry/registry-core.ts";
@@ -67,7 +67,7 @@ function subjectOf(c: Context<RouterEnv>): string {
   return subject;
 }
 
-const registry = (c: Context<RouterEnv>) => schemaRegistryStub(c.env);
+const registry = (c: Context<RouterEnv>) => registryCalls(c.env);
 const versionOf = (c: Context<RouterEnv>): string => c.req.param("version") ?? "";
 
 function idOf(c: Context<RouterEnv>): number {

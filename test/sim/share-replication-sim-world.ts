@@ -1,6 +1,6 @@
 /**
  * A seeded world of one share-partition whose state is replicated over three regions
- * (src/share/share-state-replication.ts), as SharePartitionState runs it: each region holds a
+ * (src/replication/state-replication.ts), as SharePartitionState runs it: each region holds a
  * StateReplica (its row) and, while it leads, the window in memory; a leader call at a new
  * epoch pulls the reachable regions' snapshots and fences them, each write is pushed to the
  * reachable regions and commits when every ISR member (the caller's view) stored it.
@@ -14,7 +14,7 @@
 import { TributaryError } from "../../src/errors.ts";
 import { SharePartition, type AcknowledgeType, type SharePartitionConfig } from "../../src/share/share-partition.ts";
 import type { PersistedSharePartition } from "../../src/share/share-partition-persisted.ts";
-import { StateReplica, commitOutcome, compareStamps, otherRegions, type PushOutcome, type StateSnapshot, type StateStamp } from "../../src/share/share-state-replication.ts";
+import { StateReplica, commitOutcome, compareStamps, otherRegions, type PushOutcome, type StateSnapshot, type StateStamp } from "../../src/replication/state-replication.ts";
 import { SeededRandom } from "./group-sim-random.ts";
 
 type Payload = string; // the window's row (PersistedSharePartition JSON)

@@ -1,6 +1,6 @@
 /**
  * Seeded simulation of share-partition state replicated over three regions (issue 15;
- * src/share/share-state-replication.ts; the world in share-replication-sim-world.ts): regions
+ * src/replication/state-replication.ts; the world in share-replication-sim-world.ts): regions
  * lost with or without their storage, zombie leaders, elections at higher epochs, ISR shrinks
  * and rejoins, routers with stale metadata calling old leaders. After every step: no record
  * held by two live leases, every region's window within its bound; on every fetch: no record

@@ -1,15 +1,23 @@
 /**
- * The SchemaRegistry object over RPC, each test with its own object (the deployment's one is
- * shared by every test file): ids dense from 1 and one per schema, the global config and mode,
+ * The SchemaRegistry object over RPC, each test with its own replica (the deployment's registry
+ * is shared by every test file): ids dense from 1 and one per schema, the global config and mode,
  * and a refused registration taking no id.
  */
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { unwrap, type Result } from "../../../src/errors.ts";
+import { registryReplicaName } from "../../../src/contracts/schema-registry-api.ts";
+import type { RegistryCalls } from "../../../src/data-plane/registry-calls.ts";
 import { recordSchema } from "./support.ts";
 
 let objects = 0;
-function freshRegistry() {
-  return env.SCHEMA_REGISTRY.get(env.SCHEMA_REGISTRY.idFromName(`test-registry-${Date.now()}-${objects++}`));
+/** A registry replica of its own, leading at replication factor 1 (no anchor topic: it asks no controller). */
+function freshRegistry(): RegistryCalls {
+  const topicId = `test-registry-${Date.now()}-${objects++}`;
+  const stub = env.SCHEMA_REGISTRY.get(env.SCHEMA_REGISTRY.idFromName(registryReplicaName(topicId, "wnam")));
+  const key = { topic: "test-anchor", topicId, region: "wnam", replicas: ["wnam"], isr: ["wnam"], leaderEpoch: 0 };
+  const methods = stub as unknown as Record<string, (...args: unknown[]) => Promise<Result<unknown>>>;
+  return new Proxy({} as RegistryCalls, { get: (_, method: string) => async (...args: unknown[]) => unwrap(await methods[method]!(key, ...args)) });
 }
 
 const schemaOf = (field: string) => ({ schema: recordSchema([{ name: field, type: "string", default: "" }]) });

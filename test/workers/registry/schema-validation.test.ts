@@ -9,7 +9,7 @@ import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { unwrapRegistry } from "../../../src/registry/registry-errors.ts";
-import { schemaRegistryStub } from "../../../src/contracts/stubs.ts";
+import { registryCalls } from "../../../src/data-plane/registry-calls.ts";
 import { TributaryError } from "../../../src/errors.ts";
 import { checkClientBatches } from "../../../src/data-plane/binary-produce.ts";
 import { checkSchemaIds } from "../../../src/data-plane/schema-id-checks.ts";
@@ -213,7 +213,7 @@ describe("the registry's answer for validation", () => {
   it("gives each found id's type, record name and live subjects in one call", async () => {
     const topic = uniqueTopic("lookup");
     const id = await registeredId(`${topic}-value`, JSON.stringify({ type: "record", name: "Looked", namespace: "up", fields: [] }));
-    const answer = unwrapRegistry(await schemaRegistryStub(env).schemasForValidation([id, 2 ** 30, id]));
+    const answer = unwrapRegistry(await registryCalls(env).schemasForValidation([id, 2 ** 30, id]));
     expect(answer).toEqual([{ id, schemaType: "AVRO", recordName: "up.Looked", subjects: [`${topic}-value`] }]);
   });
 });

@@ -1,8 +1,11 @@
 /**
- * Replication of a share-partition's state (ARCHITECTURE.md decisions 5 and 13), pure: the
- * rules one state replica follows, whatever carries its messages and stores its row.
+ * Replication of state across regions (ARCHITECTURE.md decisions 5 and 13), pure: the rules one
+ * state replica follows, whatever the state (a share-partition's window; the schema registry,
+ * docs/schema-registry.md), whatever carries its messages and stores its rows. The leader's side
+ * of the objects is src/objects/state-leadership.ts.
  *
- * There is one state replica per replica region of the source partition. The router calls the
+ * There is one state replica per replica region of the partition the state is anchored to (a
+ * share-partition's source partition; the registry's `_schemas` partition). The router calls the
  * one in the partition leader's region, with the partition's leader epoch and its replicas and
  * ISR as the router's metadata has them. That replica leads the state at that epoch:
  *
@@ -18,7 +21,9 @@
  *   adopts the newest stamp it sees, its own included. Then it serves.
  *
  * Stamps order snapshots by epoch first: a leader of a newer epoch supersedes whatever an old
- * leader wrote after the takeover, even with a larger version.
+ * leader wrote after the takeover, even with a larger version. A state too large to push whole
+ * at every write (the registry) pushes each change on the stamp it was made on instead
+ * (`acceptChange`), and the whole snapshot to a replica that does not hold that stamp.
  */
 
 /** A snapshot's place in the order of writes: the leader epoch it was written at, then a counter. */
@@ -37,6 +42,8 @@ export type LeaderCallDecision = "refuse" | "take-over" | "serve";
 /** A push or pull answered: a refusal carries the newest epoch the replica has seen. */
 export type PushAnswer = { stored: boolean } | { refusedAt: number };
 export type PullAnswer<P> = { snapshot: StateSnapshot<P> | null } | { refusedAt: number };
+/** A change pushed on top of a stamp (state too large to push whole): `behind` asks the leader for its whole snapshot. */
+export type ChangeAnswer = PushAnswer | { behind: true };
 
 /** A push's fate at one region, as the leader saw it. */
 export type PushOutcome = { region: string; answer: PushAnswer } | { region: string; unreachable: true };
@@ -133,6 +140,23 @@ export class StateReplica<P> {
     this.seenEpoch = snapshot.epoch;
     if (this.current !== null && compareStamps(snapshot, this.current) < 0) return { stored: false };
     this.current = snapshot;
+    return { stored: true };
+  }
+
+  /**
+   * A change pushed by a leader on top of `base` (the stamp it had before the change): refused
+   * as a push is; stored when this replica holds exactly `base` (it then holds `next`), already
+   * stored when it holds `next` or newer; else behind (it missed a change, or holds a deposed
+   * leader's write): the leader sends its whole snapshot, taken by `acceptPush`.
+   */
+  acceptChange(base: StateStamp | null, next: StateSnapshot<P>): ChangeAnswer {
+    if (next.epoch < this.seenEpoch) return { refusedAt: this.seenEpoch };
+    this.seenEpoch = next.epoch;
+    const current = this.current;
+    if (current !== null && compareStamps(next, current) <= 0) return { stored: compareStamps(next, current) === 0 };
+    const holdsBase = base === null ? current === null && this.versionFloor === 0 : current !== null && compareStamps(base, current) === 0;
+    if (!holdsBase) return { behind: true };
+    this.current = next;
     return { stored: true };
   }
 

@@ -1,6 +1,6 @@
-/** The rules of share-partition state replication (src/share/share-state-replication.ts). */
+/** The rules of state replicated across regions, share-partition state's and the registry's (src/replication/state-replication.ts). */
 import { describe, expect, it } from "vitest";
-import { StateReplica, commitOutcome, compareStamps, newestSnapshot, noEpoch, otherRegions, type StateSnapshot } from "../../../src/share/share-state-replication.ts";
+import { StateReplica, commitOutcome, compareStamps, newestSnapshot, noEpoch, otherRegions, type StateSnapshot } from "../../../src/replication/state-replication.ts";
 
 const snapshot = (epoch: number, version: number, payload = `${epoch}.${version}`): StateSnapshot<string> => ({ epoch, version, payload });
 
@@ -110,5 +110,28 @@ describe("commit", () => {
 
   it("pushes to the regions other than the leader's", () => {
     expect(otherRegions(["a", "b", "c"], "b")).toEqual(["a", "c"]);
+  });
+});
+
+describe("a change pushed on top of a stamp (the schema registry's pushes)", () => {
+  it("is stored only on exactly its base; a replica that missed a change, or holds a deposed leader's write, is behind", () => {
+    const replica = new StateReplica<null>();
+    const first = { epoch: 0, version: 1, payload: null };
+    expect(replica.acceptChange(null, first)).toEqual({ stored: true });
+    expect(replica.acceptChange(null, first)).toEqual({ stored: true }); // a repeat: already held
+    // A change whose base it does not hold (it missed version 2).
+    expect(replica.acceptChange({ epoch: 0, version: 2 }, { epoch: 0, version: 3, payload: null })).toEqual({ behind: true });
+    expect(replica.current).toBe(first);
+    // A deposed leader's write at epoch 0 held here; the new leader's change at epoch 1 is on another base.
+    replica.acceptChange(first, { epoch: 0, version: 2, payload: null });
+    expect(replica.acceptChange(first, { epoch: 1, version: 2, payload: null })).toEqual({ behind: true });
+    expect(replica.seenEpoch).toBe(1);
+    // The whole snapshot catches it up; an old epoch's change is then refused.
+    expect(replica.acceptPush({ epoch: 1, version: 2, payload: null })).toEqual({ stored: true });
+    expect(replica.acceptChange({ epoch: 0, version: 2 }, { epoch: 0, version: 3, payload: null })).toEqual({ refusedAt: 1 });
+  });
+
+  it("is behind from nothing unless its base is nothing", () => {
+    expect(new StateReplica<null>().acceptChange({ epoch: 0, version: 4 }, { epoch: 0, version: 5, payload: null })).toEqual({ behind: true });
   });
 });
