@@ -7,7 +7,11 @@
  *   (test/python/schema_registry_avro.py) prints what each call answered. It also produces
  *   through the gateway (librdkafka) to a topic with schema id and full validation on: the
  *   serializer's record is written (and read back with decode=schema), a raw one and one whose
- *   data is cut short refused with Kafka's INVALID_RECORD (87).
+ *   data is cut short refused with Kafka's INVALID_RECORD (87). Its JSONSerializer and
+ *   JSONDeserializer (the `json` extra; test/python/schema_registry_json.py) with a schema that
+ *   references another: registered with its reference, resolved through the registry, a record
+ *   breaking the referenced schema refused by the serializer and, through the gateway, by full
+ *   validation.
  * - JavaScript's @confluentinc/schemaregistry (its client's calls, the Avro and JSON serializers
  *   and deserializers, a JSON schema with a reference) and @kafkajs/confluent-schema-registry
  *   (encode and decode), pinned in test/serializers and installed by test/e2e/support/js-serializers.ts; their records produced
@@ -73,6 +77,27 @@ describe("the schema registry with the serializers users have", () => {
     const written = await fetch(`${server.url}/v1/topics/${topic}/partitions/0/records?offset=0&decode=schema`, { headers: { authorization: `Bearer ${adminToken}` } });
     const records = ((await written.json()) as { records: { value: unknown; valueSchemaId?: number }[] }).records;
     expect(records).toEqual([expect.objectContaining({ value: { id: 7, item: "tea" }, valueSchemaId: out.wire_id })]);
+
+    // The JSON serializer, its schema naming another by reference, to a topic with full validation.
+    const customers = `customers-${Date.now().toString(36)}`;
+    const fullValidation = await fetch(`${server.url}/v1/topics`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" },
+      body: JSON.stringify({ name: customers, configs: { "tributary.value.schema.validation": "full" } }),
+    });
+    expect(fullValidation.status, await fullValidation.text()).toBe(201);
+    const jsonRun = await runPython("schema_registry_json.py", [`${server.url}/registry`, customers, adminToken, gateway.address]);
+    expect(jsonRun.code, jsonRun.stderr).toBe(0);
+    const json = JSON.parse(jsonRun.stdout);
+    expect(json.magic).toBe(0);
+    expect(json.registered).toEqual({ id: json.wire_id, references: [{ name: "address.json", subject: `${customers}-address`, version: 1 }] });
+    expect(json.referenced_by).toEqual([json.wire_id]);
+    expect(json.serializer_refused).toBe(true);
+    const customer = { name: "Ada", address: { street: "Main St", zip: "12345" } };
+    expect(json.decoded).toEqual(customer);
+    expect(json.gateway).toEqual({ serialized: null, breaks_reference: { code: 87, name: "INVALID_RECORD" } });
+    const customerRecords = await fetch(`${server.url}/v1/topics/${customers}/partitions/0/records?offset=0&decode=schema`, { headers: { authorization: `Bearer ${adminToken}` } });
+    expect(((await customerRecords.json()) as { records: { value: unknown }[] }).records).toEqual([expect.objectContaining({ value: customer, valueSchemaId: json.wire_id })]);
   });
 
   it("JavaScript: @confluentinc/schemaregistry registers, looks up, tests compatibility and configures; its Avro and JSON serdes and @kafkajs/confluent-schema-registry's encode and decode round-trip; their records are written through the client and kafkajs, a raw one refused with nothing written", async () => {
