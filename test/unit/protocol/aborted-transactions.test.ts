@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { withMarkersPresent, type AbortedTransaction } from "../../../src/protocol/aborted-transactions.ts";
+import { concatBytes } from "../../../src/protocol/bytes.ts";
 import { encodeControlBatch } from "../../../src/protocol/control-batch.ts";
 import { batchAt, record } from "../log/fixtures/tier-batches.ts";
 import { kafkaReadCommittedOffsets } from "../../shared/kafka-read-committed.ts";
@@ -18,16 +19,6 @@ function marker(offset: number, result: "commit" | "abort", producerEpoch: numbe
   return bytes;
 }
 
-const concat = (batches: readonly Uint8Array[]) => {
-  const out = new Uint8Array(batches.reduce((n, b) => n + b.byteLength, 0));
-  let at = 0;
-  for (const batch of batches) {
-    out.set(batch, at);
-    at += batch.byteLength;
-  }
-  return out;
-};
-
 /** Producer 7 aborts a transaction at 0 (its marker at 1), then commits one at 2 (its marker at 3). */
 const abortedData = batchAt(0, [record("k", "aborted", 1)], producer(0)).bytes;
 const committedData = batchAt(2, [record("k", "committed", 2)], producer(1)).bytes;
@@ -38,22 +29,22 @@ describe("the aborted transactions a read carries", () => {
     const batches = [abortedData, marker(1, "abort", 0), committedData, marker(3, "commit", 1)];
     const carried = withMarkersPresent(index, batches, 4);
     expect(carried).toEqual(index);
-    expect(kafkaReadCommittedOffsets(concat(batches), carried)).toEqual([2]);
+    expect(kafkaReadCommittedOffsets(concatBytes(batches), carried)).toEqual([2]);
   });
 
   it("leaves out an entry whose ABORT marker compaction removed: the producer's later transaction is read", () => {
     const compacted = [committedData, marker(3, "commit", 1)];
     // The index as it stands would hide the committed record from a Kafka client (no marker ends the skip).
-    expect(kafkaReadCommittedOffsets(concat(compacted), index)).toEqual([]);
+    expect(kafkaReadCommittedOffsets(concatBytes(compacted), index)).toEqual([]);
     const carried = withMarkersPresent(index, compacted, 4);
     expect(carried).toEqual([]);
-    expect(kafkaReadCommittedOffsets(concat(compacted), carried)).toEqual([2]);
+    expect(kafkaReadCommittedOffsets(concatBytes(compacted), carried)).toEqual([2]);
   });
 
   it("keeps an entry whose marker lies past the read's end: the reader has not reached it yet", () => {
     const open = [abortedData];
     expect(withMarkersPresent(index, open, 1)).toEqual(index);
-    expect(kafkaReadCommittedOffsets(concat(open), index)).toEqual([]);
+    expect(kafkaReadCommittedOffsets(concatBytes(open), index)).toEqual([]);
   });
 
   it("matches a marker by producer as well as offset", () => {

@@ -107,14 +107,9 @@ describe("transactions and sealed segments", () => {
     for (const [key, value] of [["k", "later"], ["other", "o"]]) {
       expect((await api("POST", `/v1/topics/${topic}/records`, { records: [{ key, value, partition: 0 }] })).status).toBe(200);
     }
-    const controlOffsets = () => controlOffsetsOf(topic);
-    expect(await controlOffsets()).toEqual([1]);
-    await clean(topic, (partition) => partition.storage.r2Segments >= 1 && partition.storage.sqliteBatches === 0);
-    // Config changes run the cleaner over the sealed segments: "in-transaction" is superseded, then its marker goes.
-    await eventually(async () => {
-      expect((await api("PATCH", `/v1/topics/${topic}/configs`, { configs: { "delete.retention.ms": "0" } })).status).toBe(200);
-      return (await controlOffsets()).length === 0;
-    });
+    expect(await controlOffsetsOf(topic)).toEqual([1]);
+    // "in-transaction" is superseded, then its marker goes.
+    await compactUntilMarkersLeft(topic, 0);
     expect(await read(topic, "read_committed")).toEqual(["later", "o"]);
   });
 
@@ -131,11 +126,7 @@ describe("transactions and sealed segments", () => {
     await end(topic, second, "commit");
     expect((await api("POST", `/v1/topics/${topic}/records`, { records: [{ key: "other", value: "o", partition: 0 }] })).status).toBe(200);
     expect(await controlOffsetsOf(topic)).toEqual([1, 3]);
-    await clean(topic, (partition) => partition.storage.r2Segments >= 1 && partition.storage.sqliteBatches === 0);
-    await eventually(async () => {
-      expect((await api("PATCH", `/v1/topics/${topic}/configs`, { configs: { "delete.retention.ms": "0" } })).status).toBe(200);
-      return (await controlOffsetsOf(topic)).length === 1;
-    });
+    await compactUntilMarkersLeft(topic, 1);
     expect(await controlOffsetsOf(topic)).toEqual([3]); // the ABORT marker went; the COMMIT marker's record "j" is left
     expect(await read(topic, "read_committed")).toEqual(["committed", "o"]);
     // The binary read_committed answer, read by Kafka's rule (as the gateway's clients read it).
@@ -152,4 +143,13 @@ async function controlOffsetsOf(topic: string): Promise<number[]> {
   expect(response.status).toBe(200);
   const bytes = new Uint8Array(await response.arrayBuffer());
   return [...splitBatches(bytes)].filter(({ header }) => isControlBatch(header.attributes)).map(({ header }) => header.baseOffset);
+}
+
+/** Seals every batch, then runs the cleaner over the sealed segments (config changes do) until `count` markers are left. */
+async function compactUntilMarkersLeft(topic: string, count: number): Promise<void> {
+  await clean(topic, (partition) => partition.storage.r2Segments >= 1 && partition.storage.sqliteBatches === 0);
+  await eventually(async () => {
+    expect((await api("PATCH", `/v1/topics/${topic}/configs`, { configs: { "delete.retention.ms": "0" } })).status).toBe(200);
+    return (await controlOffsetsOf(topic)).length === count;
+  });
 }
