@@ -11,7 +11,9 @@
  *   JSONDeserializer (the `json` extra; test/python/schema_registry_json.py) with a schema that
  *   references another: registered with its reference, resolved through the registry, a record
  *   breaking the referenced schema refused by the serializer and, through the gateway, by full
- *   validation.
+ *   validation. Its ProtobufSerializer and ProtobufDeserializer (the `protobuf` extra;
+ *   test/python/schema_registry_protobuf.py): an imported file registered as a reference, the
+ *   message indexes of a file's second message, a record cut short refused by full validation.
  * - JavaScript's @confluentinc/schemaregistry (its client's calls, the Avro and JSON serializers
  *   and deserializers, a JSON schema with a reference) and @kafkajs/confluent-schema-registry
  *   (encode and decode), pinned in test/serializers and installed by test/e2e/support/js-serializers.ts; their records produced
@@ -98,6 +100,30 @@ describe("the schema registry with the serializers users have", () => {
     expect(json.gateway).toEqual({ serialized: null, breaks_reference: { code: 87, name: "INVALID_RECORD" } });
     const customerRecords = await fetch(`${server.url}/v1/topics/${customers}/partitions/0/records?offset=0&decode=schema`, { headers: { authorization: `Bearer ${adminToken}` } });
     expect(((await customerRecords.json()) as { records: { value: unknown }[] }).records).toEqual([expect.objectContaining({ value: customer, valueSchemaId: json.wire_id })]);
+
+    // The Protobuf serializer: its file imports another (a reference) and Google's timestamp.proto (known to the registry).
+    const protoTopic = `proto-orders-${Date.now().toString(36)}`;
+    const protoCreated = await fetch(`${server.url}/v1/topics`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" },
+      body: JSON.stringify({ name: protoTopic, configs: { "tributary.value.schema.validation": "full" } }),
+    });
+    expect(protoCreated.status, await protoCreated.text()).toBe(201);
+    const protoRun = await runPython("schema_registry_protobuf.py", [`${server.url}/registry`, protoTopic, adminToken, gateway.address]);
+    expect(protoRun.code, protoRun.stderr).toBe(0);
+    const proto = JSON.parse(protoRun.stdout);
+    const addressFile = `${protoTopic}/address.proto`;
+    expect(proto).toMatchObject({ magic: 0, indexes_byte: 2, index_byte: 2, address_subjects: [addressFile], referenced_by: [proto.wire_id] });
+    expect(proto.registered).toEqual({ id: proto.wire_id, type: "PROTOBUF", references: [{ name: addressFile, subject: addressFile, version: 1 }] });
+    expect(proto.decoded).toEqual({ id: 7, item: "tea", street: "Main St", zip: "12345", placed: 1_700_000_000, tags: ["hot", "green"] });
+    expect(proto.gateway).toEqual({ serialized: null, cut_short: { code: 87, name: "INVALID_RECORD" } });
+    const orderRecords = await fetch(`${server.url}/v1/topics/${protoTopic}/partitions/0/records?offset=0&decode=schema`, { headers: { authorization: `Bearer ${adminToken}` } });
+    expect(((await orderRecords.json()) as { records: { value: unknown }[] }).records).toEqual([
+      expect.objectContaining({
+        value: { id: 7, item: "tea", address: { street: "Main St", zip: "12345" }, placed: { seconds: 1_700_000_000 }, tags: ["hot", "green"] },
+        valueSchemaId: proto.wire_id,
+      }),
+    ]);
   });
 
   it("JavaScript: @confluentinc/schemaregistry registers, looks up, tests compatibility and configures; its Avro and JSON serdes and @kafkajs/confluent-schema-registry's encode and decode round-trip; their records are written through the client and kafkajs, a raw one refused with nothing written", async () => {
