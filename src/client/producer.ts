@@ -353,7 +353,7 @@ export class Producer {
       if (this.#idempotent) {
         session = this.#transactions?.session ?? (this.#session ??= openProducerSession(this.#context.transport, this.#context.policy, this.#context.log, queue.topic));
         const current = await session;
-        await transaction?.addPartition(queue.topic, queue.partition);
+        transaction?.writing();
         const baseSequence = takeSequences(current, queue.topic, queue.partition, records);
         identity = { producerId: current.producerId, producerEpoch: current.producerEpoch, baseSequence, transactional: transaction !== undefined };
       }

@@ -84,10 +84,6 @@ export class TransactionCoordinatorCalls {
     return this.#post("init", { transactionTimeoutMs });
   }
 
-  async addPartitions(identity: ProducerIdentity, partitions: TopicPartition[]): Promise<void> {
-    await this.#post("partitions", { ...identity, partitions });
-  }
-
   async addOffsets(
     identity: ProducerIdentity,
     groupId: string,
@@ -113,8 +109,8 @@ export interface ProducerSends {
 interface TransactionHost extends ProducerSends {
   /** The producer id and epoch this transaction writes with. */
   identity: ProducerIdentity;
-  /** The transaction is over: the next one writes with `next` (undefined: nothing changed). */
-  ended(next: ProducerIdentity | undefined): void;
+  /** The transaction is over: the next one writes with `next` (undefined: nothing changed; "init": initialize again). */
+  ended(next: ProducerIdentity | undefined | "init"): void;
   /** Another instance took over: the producer is done. */
   fenced(error: unknown): void;
 }
@@ -154,7 +150,8 @@ export class TransactionalSession {
       },
       ended: (next) => {
         // Every end bumps the epoch: the next transaction's sequences start at 0 in every partition.
-        if (next !== undefined) this.session = Promise.resolve({ ...next, sequences: new Map() });
+        if (next === "init") this.session = undefined;
+        else if (next !== undefined) this.session = Promise.resolve({ ...next, sequences: new Map() });
       },
       fenced: (error) => {
         this.#fenced ??= { error };
@@ -180,11 +177,7 @@ export class Transaction {
   readonly #host: TransactionHost;
   readonly #coordinator: TransactionCoordinatorCalls;
   #state: State = "open";
-  /** Partitions added (or being added) to the transaction, by "topic NUL partition". */
-  readonly #added = new Map<string, Promise<void>>();
-  /** Partitions waiting to go in one request with others that came in the same turn. */
-  #adding: { partitions: TopicPartition[]; done: Promise<void> } | undefined;
-  /** Whether the coordinator has a transaction open for it (a partition or a group was added). */
+  /** Whether the coordinator may hold a transaction open for it (a write left, or a group was added). */
   #started = false;
   /** The first send that failed: the transaction can only be aborted. */
   #failure: { error: unknown } | undefined;
@@ -293,6 +286,13 @@ export class Transaction {
       if (isFencing(error)) {
         this.#state = "ended";
         this.#host.fenced(error);
+      } else if (!commit && isTributaryError(error, "INVALID_TXN_STATE") && this.#failure !== undefined) {
+        // The writes failed before any reached the coordinator: nothing is open to abort. One may
+        // still arrive late (a lost connection's request), so the next transaction starts from a
+        // new init, whose epoch bump fences it (and aborts what it opened).
+        this.#state = "ended";
+        this.#host.ended("init");
+        return;
       } else {
         this.#state = "failed";
       }
@@ -303,25 +303,12 @@ export class Transaction {
   }
 
   /**
-   * The producer's write path, before a write to a partition: adds it to the transaction the
-   * first time (partitions asked for in the same turn go in one request).
+   * The producer's write path, as a write of the transaction leaves: the router's check of that
+   * write adds its partition to the transaction at the coordinator (KIP-890 part 2's implicit
+   * add), so no request goes before it; from now on the coordinator may hold a transaction to end.
    */
-  addPartition(topic: string, partition: number): Promise<void> {
-    const key = `${topic}\u0000${partition}`;
-    const added = this.#added.get(key);
-    if (added !== undefined) return added;
-    if (this.#adding === undefined) {
-      const adding: { partitions: TopicPartition[]; done: Promise<void> } = { partitions: [], done: Promise.resolve() };
-      adding.done = Promise.resolve().then(async () => {
-        if (this.#adding === adding) this.#adding = undefined;
-        await this.#coordinator.addPartitions(this.#host.identity, adding.partitions);
-        this.#started = true;
-      });
-      this.#adding = adding;
-    }
-    this.#adding.partitions.push({ topic, partition });
-    this.#added.set(key, this.#adding.done);
-    return this.#adding.done;
+  writing(): void {
+    this.#started = true;
   }
 
   /** A write of the transaction failed (its retries spent): the transaction can only be aborted. */

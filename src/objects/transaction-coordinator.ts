@@ -7,7 +7,6 @@ import {
   addGroup,
   addPartitions,
   adminAbort,
-  checkProducer,
   end,
   expire,
   init,
@@ -19,7 +18,6 @@ import {
 import {
   describeTransaction,
   emptyMetadata,
-  partitionKey,
   type ProducerIdentity,
   type TopicPartition,
   type TransactionDescription,
@@ -117,18 +115,15 @@ export class TransactionCoordinator extends DurableObject<Env> {
   }
 
   /**
-   * Whether a transactional produce may write these partitions: the producer is current and
-   * its open transaction added them (the router asks before it forwards, TXN-CONTRACT).
+   * The router's call before it forwards a transactional produce (KIP-890 part 2's implicit add,
+   * docs/transactions.md "The produce check"): the producer must be the id's current one
+   * (`checkProducer`: a write of an ended transaction carries the epoch its end bumped, and is
+   * PRODUCER_FENCED), and partitions its open transaction has not added yet are added, opening
+   * one if none is — one durable write, as the explicit add's. Partitions already added write nothing.
    */
-  async verifyPartitions(transactionalId: string, identity: ProducerIdentity, partitions: TopicPartition[]): Promise<Result<void>> {
-    return toResult(() => {
-      this.#admit(transactionalId);
-      const metadata = this.#current();
-      // The coordinator's own refusals: an unknown or other producer id, a fenced or future epoch.
-      checkProducer(metadata, identity);
-      const added = new Set(metadata.state === "Ongoing" ? metadata.partitions.map(partitionKey) : []);
-      const missing = partitions.filter((partition) => !added.has(partitionKey(partition)));
-      if (missing.length > 0) throw new TributaryError("INVALID_TXN_STATE", "the transaction did not add every partition written", { partitions: missing });
+  async addPartitionsForWrite(transactionalId: string, identity: ProducerIdentity, partitions: TopicPartition[]): Promise<Result<void>> {
+    return toResult(async () => {
+      unwrap(await this.#change(transactionalId, (metadata) => addPartitions(metadata, identity, partitions, Date.now())));
     });
   }
 

@@ -6,7 +6,7 @@
  */
 import { evictDurableObject, runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { api, createTopic, expectError, uniqueTopic } from "../support/http.ts";
+import { api, createTopic, uniqueTopic } from "../support/http.ts";
 import { coordinatorOf, decideWithoutMarkers, describeTransaction, endTransaction, initTransactions, transactionPath, uniqueTransactionalId, type Identity } from "./support.ts";
 
 async function begin(id: string, topic: string, partitions: number[]): Promise<Identity> {
@@ -48,13 +48,18 @@ describe("transactions over real partitions", () => {
     expect(late.status).toBe(409);
   });
 
-  it("refuses a transactional produce to a partition its transaction did not add", async () => {
+  it("a transactional produce to a partition its transaction did not add adds it (KIP-890's implicit add): the abort reaches it", async () => {
     const id = uniqueTransactionalId("unadded");
     const topic = uniqueTopic("txn-unadded");
     await createTopic(topic, { partitions: 2 });
     const identity = await begin(id, topic, [0]);
-    expectError(await produceInTransaction(id, topic, identity, [1]), 409, "INVALID_TXN_STATE");
-    expect(await values(topic, 1, "read_uncommitted")).toEqual([]);
+    const produced = await produceInTransaction(id, topic, identity, [1]);
+    expect(produced.status, produced.text).toBe(200);
+    expect(await describeTransaction(id)).toMatchObject({ state: "Ongoing", partitions: [{ topic, partition: 0 }, { topic, partition: 1 }] });
+    expect((await endTransaction(id, identity, false)).status).toBe(200);
+    expect(await values(topic, 1, "read_uncommitted")).toEqual(["v1"]);
+    expect(await values(topic, 1, "read_committed")).toEqual([]);
+    expect(await describeTransaction(id)).toMatchObject({ state: "CompleteAbort" });
   });
 
   it("aborts: the records are never read_committed", async () => {

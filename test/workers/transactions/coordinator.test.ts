@@ -155,17 +155,18 @@ describe("the transaction coordinator", () => {
     expectError(await api("POST", transactionPath(id, "/abort")), 409, "INVALID_TXN_STATE");
   });
 
-  it("verifies a transactional produce: the current producer, partitions its open transaction added", async () => {
+  it("checks a transactional produce: the current producer, and adds the partitions its open transaction lacks", async () => {
     const id = uniqueTransactionalId("verify");
     const topic = uniqueTopic("verify");
     await createTopic(topic, { partitions: 2 });
     const identity = await initTransactions(id);
     const added = [{ topic, partition: 0 }];
     expect((await api("POST", transactionPath(id, "/partitions"), { ...identity, partitions: added })).status).toBe(200);
-    expect(await coordinatorOf(id).verifyPartitions(id, identity, added)).toEqual({ ok: true, value: undefined });
-    expect(await coordinatorOf(id).verifyPartitions(id, identity, [{ topic, partition: 1 }])).toMatchObject({ ok: false, error: { code: "INVALID_TXN_STATE" } });
+    expect(await coordinatorOf(id).addPartitionsForWrite(id, identity, added)).toEqual({ ok: true, value: undefined });
+    expect(await coordinatorOf(id).addPartitionsForWrite(id, identity, [{ topic, partition: 1 }])).toEqual({ ok: true, value: undefined });
+    expect(await describeTransaction(id)).toMatchObject({ state: "Ongoing", partitions: [...added, { topic, partition: 1 }] });
     expect((await endTransaction(id, identity, false)).status).toBe(200);
-    expect(await coordinatorOf(id).verifyPartitions(id, identity, added)).toMatchObject({ ok: false, error: { code: "PRODUCER_FENCED" } });
+    expect(await coordinatorOf(id).addPartitionsForWrite(id, identity, added)).toMatchObject({ ok: false, error: { code: "PRODUCER_FENCED" } });
   });
 
   it("lists initialized transactional ids; refuses unknown ids and timeouts past the deployment's maximum", async () => {
