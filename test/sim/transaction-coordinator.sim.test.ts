@@ -77,6 +77,7 @@ describe("transaction coordinator simulation", () => {
       { bug: "no-fencing", caughtBy: /fencing/ },
       { bug: "complete-early", caughtBy: /never got transaction|hanging transaction|pending offsets|late write|late offset commit/ },
       { bug: "no-timeout", caughtBy: /never ended/ },
+      { bug: "implicit-add-old-epoch", caughtBy: /late write|fencing/ },
     ];
     for (const { bug, caughtBy } of bugs) {
       it(bug, () => {

@@ -57,6 +57,8 @@ interface Write {
   serial: number;
   baseSequence: number;
   values: string[];
+  /** Sent with no add before it: the router's implicit add at the coordinator goes first (KIP-890 part 2). */
+  implicit: boolean;
   sentAt: number;
   attempt: number;
 }
@@ -121,7 +123,8 @@ export class TxnReplicationSim {
     this.partitions = topicPartitions.map((target, index) => new TxnPartition(nameOf(target), seed * 7 + index, makeLog));
     const readerBug = bug === "reader-ignores-aborted" || bug === "reader-pages-off-by-one" || bug === "follower-read-to-leader-lso" ? bug : undefined;
     this.#readers = this.partitions.map(() => new PartitionReader(readerBug));
-    const coordinatorBug = bug === "no-epoch-bump" || bug === "markers-before-decision" || bug === "no-fencing" || bug === "complete-early" || bug === "no-timeout" ? bug : undefined;
+    const coordinatorBugs: readonly string[] = ["no-epoch-bump", "markers-before-decision", "no-fencing", "complete-early", "no-timeout", "implicit-add-old-epoch"] satisfies TxnSimBug[];
+    const coordinatorBug = bug !== undefined && coordinatorBugs.includes(bug) ? (bug as TxnSimBug) : undefined;
     const nearMax = this.rng.chance(0.2);
     this.coordinator = new SimCoordinator(this.#coordinatorWorld(), coordinatorBug, nearMax ? 32_760 : 0, nearMax ? this.#nextProducerId++ : null);
   }
@@ -253,6 +256,7 @@ export class TxnReplicationSim {
       for (const target of request.partitions) partitions.add(topicPartitions.findIndex((candidate) => nameOf(candidate) === nameOf(target)));
       return;
     }
+    if (request.kind !== "group") return;
     const { producerId, producerEpoch } = request.identity;
     const group = this.groups.get(request.group)!;
     this.#send(() => group.commit(producerId, producerEpoch, serial), `offsets to ${request.group}`, true);
@@ -284,11 +288,13 @@ export class TxnReplicationSim {
     if (move === "add" || txn === null) {
       return this.#request(producer, { kind: "add", identity, partitions: [this.rng.pick(topicPartitions), this.rng.pick(topicPartitions)] });
     }
-    const writable = [...txn.partitions].filter((partition) => !producer.writing.has(partition));
+    // Now and then a write to a partition not added yet: the router adds it (KIP-890 part 2's implicit add).
+    const implicit = this.rng.chance(0.3);
+    const writable = topicPartitions.map((_, index) => index).filter((partition) => txn.partitions.has(partition) !== implicit && !producer.writing.has(partition));
     if (move === "write" && writable.length > 0) {
       const partition = this.rng.pick(writable);
       const values = Array.from({ length: this.rng.int(1, 2) }, () => `s${txn.serial}-${producer.name}-${this.#nextValue++}`);
-      const write: Write = { partition, identity, serial: txn.serial, baseSequence: producer.sequences.get(partition) ?? 0, values, sentAt: this.now, attempt: 0 };
+      const write: Write = { partition, identity, serial: txn.serial, baseSequence: producer.sequences.get(partition) ?? 0, values, implicit, sentAt: this.now, attempt: 0 };
       producer.writing.set(partition, write);
       return this.#sendWrite(producer, write);
     }
@@ -308,6 +314,7 @@ export class TxnReplicationSim {
       if (producer.writing.get(write.partition) !== write) return;
       if (outcome.ok) {
         producer.writing.delete(write.partition);
+        if (write.implicit && producer.txn?.serial === write.serial) producer.txn.partitions.add(write.partition);
         producer.sequences.set(write.partition, write.baseSequence + write.values.length);
         this.counts.writesAcked++;
         this.#say(`${producer.name} write ${write.values.join(",")} acknowledged`);
@@ -318,15 +325,29 @@ export class TxnReplicationSim {
       this.counts.writesRefused++;
       this.#say(`${producer.name} write ${write.values.join(",")} refused: ${outcome.code}`);
       // Retried as it was (same sequences), after Kafka's retry backoff, while it may still land; given up on otherwise, with the instance.
-      if (outcome.code === "NOT_LEADER_OR_FOLLOWER" || outcome.code === "REQUEST_TIMED_OUT") write.sentAt = this.now - requestTimeoutMs + retryBackoffMs;
+      if (outcome.code === "NOT_LEADER_OR_FOLLOWER" || outcome.code === "REQUEST_TIMED_OUT" || outcome.code === "CONCURRENT_TRANSACTIONS") write.sentAt = this.now - requestTimeoutMs + retryBackoffMs;
       else producer.reset(null);
     };
     const { identity } = write;
-    this.#send(() => this.#onPartition(write.partition, (partition) => {
+    const append = () => this.#onPartition(write.partition, (partition) => {
       const acksOne = this.bug === "acks-1-writes";
       partition.appendTransactional({ producerId: identity.producerId, producerEpoch: identity.producerEpoch, baseSequence: write.baseSequence, values: write.values }, acksOne ? () => {} : answered);
       if (acksOne) answered({ ok: true });
-    }), `${producer.name} write ${write.values.join(",")}`, true);
+    });
+    if (!write.implicit) return this.#send(append, `${producer.name} write ${write.values.join(",")}`, true);
+    // The router's call first (addPartitionsForWrite), then its forward to the partition: two hops.
+    this.#send(() => {
+      let answer: CoordinatorAnswer;
+      try {
+        answer = this.coordinator.handle({ kind: "write", identity, partitions: [topicPartitions[write.partition]!] });
+      } catch (error) {
+        if (error instanceof Crash) return;
+        throw error;
+      }
+      this.#say(`coordinator ${producer.name} write ${write.values.join(",")} → ${JSON.stringify(answer)}`);
+      if (answer.ok) this.#send(append, `${producer.name} write ${write.values.join(",")} forwarded`, true);
+      else this.#send(() => answered(answer), `refusal to ${producer.name}`, false);
+    }, `${producer.name} write ${write.values.join(",")} (implicit add)`, true);
   }
 
   #deliver(all = false): void {

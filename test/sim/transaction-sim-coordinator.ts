@@ -3,7 +3,8 @@
  * (src/transactions/transaction-machine.ts) driven the way src/objects/transaction-coordinator.ts
  * drives them — one request per turn, the next metadata persisted before any answer or marker,
  * a round of marker writes after each decision and at each alarm, the alarm set at each
- * persist — with crashes at every step. `bug` swaps one of those duties for a wrong one: each
+ * persist, the implicit add of a transactional write's partition (the router's call,
+ * `addPartitionsForWrite`) — with crashes at every step. `bug` swaps one of those duties for a wrong one: each
  * must be caught by the simulation's properties (transaction-coordinator.sim.test.ts).
  */
 import { TributaryError } from "../../src/errors.ts";
@@ -29,11 +30,13 @@ import {
 } from "../../src/transactions/transaction-metadata.ts";
 import type { SimMarker } from "./transaction-sim-parts.ts";
 
-export type TxnSimBug = "no-epoch-bump" | "markers-before-decision" | "no-fencing" | "complete-early" | "no-timeout";
+export type TxnSimBug = "no-epoch-bump" | "markers-before-decision" | "no-fencing" | "complete-early" | "no-timeout" | "implicit-add-old-epoch";
 
 export type CoordinatorRequest =
   | { kind: "init"; timeoutMs: number }
   | { kind: "add"; identity: ProducerIdentity; partitions: TopicPartition[] }
+  /** The router's call before it forwards a transactional write (addPartitionsForWrite): KIP-890's implicit add. */
+  | { kind: "write"; identity: ProducerIdentity; partitions: TopicPartition[] }
   | { kind: "group"; identity: ProducerIdentity; group: string }
   | { kind: "end"; identity: ProducerIdentity; commit: boolean };
 
@@ -141,10 +144,13 @@ export class SimCoordinator {
     const current = this.live;
     if (request.kind === "init") return this.#init(request.timeoutMs);
     const original = request.identity;
-    const identity = this.bug === "no-fencing" && original.producerId === current.metadata.producerId && original.producerEpoch < current.metadata.producerEpoch ? identityOf(current.metadata) : original;
+    const stale = original.producerId === current.metadata.producerId && original.producerEpoch < current.metadata.producerEpoch;
+    // implicit-add-old-epoch: the router's implicit add taking a write of an ended transaction into the open one.
+    const wrongly = this.bug === "no-fencing" || (this.bug === "implicit-add-old-epoch" && request.kind === "write");
+    const identity = wrongly && stale ? identityOf(current.metadata) : original;
     const now = this.world.now;
     let outcome: Extract<Outcome, { kind: "done" }>;
-    if (request.kind === "add") outcome = this.#withProducerId(() => addPartitions(current.metadata, identity, request.partitions, now));
+    if (request.kind === "add" || request.kind === "write") outcome = this.#withProducerId(() => addPartitions(current.metadata, identity, request.partitions, now));
     else if (request.kind === "group") outcome = this.#withProducerId(() => addGroup(current.metadata, identity, request.group, now));
     else outcome = this.#withProducerId((fresh) => end(current.metadata, identity, request.commit ? "commit" : "abort", now, fresh));
     this.world.recordAccepted(request, original);

@@ -1,6 +1,7 @@
 /**
  * The transaction coordinator simulation's world (test/sim/transaction-coordinator.sim.test.ts):
- * two producer instances sharing one transactional id (so one fences the other), four
+ * two producer instances sharing one transactional id (so one fences the other), writing after
+ * an explicit add or by the router's implicit add (KIP-890 part 2), four
  * partitions and two groups (transaction-sim-parts.ts), a network that delays, reorders,
  * duplicates and loses messages, and the coordinator (transaction-sim-coordinator.ts) crashing
  * and restarting at every step, its markers failing or landing unacknowledged. The checks run
@@ -201,6 +202,8 @@ export class TxnSim {
     }
     const move = this.rng.weighted({ add: 3, write: 6, group: 1, end: 2, idle: 3 });
     const txn = producer.txn;
+    // A write to a partition not added yet goes by the router's implicit add (KIP-890 part 2), and may open the transaction.
+    if (move === "write" && (txn === null || this.rng.chance(0.4))) return this.#implicitWrite(producer, identity);
     if (move === "add" || txn === null) {
       const partitions = [this.rng.pick(topicPartitions), this.rng.pick(topicPartitions)];
       return this.#request(producer, { kind: "add", identity, partitions });
@@ -222,6 +225,44 @@ export class TxnSim {
       else this.counts.aborts++;
       return this.#request(producer, { kind: "end", identity, commit });
     }
+  }
+
+  /**
+   * A transactional write as Tributary's client sends it, with no add before it: the router asks
+   * the coordinator (`addPartitionsForWrite`: the current producer, the partition added), then
+   * forwards the write to the partition with the producer's identity, and answers the producer.
+   * The write names the transaction the producer meant (the one it knows open, else the one the
+   * coordinator opened for it).
+   */
+  #implicitWrite(producer: SimProducer, identity: ProducerIdentity): void {
+    const target = this.rng.pick(topicPartitions);
+    const meant = producer.txn?.serial ?? null;
+    const request: CoordinatorRequest = { kind: "write", identity, partitions: [target] };
+    this.#send(() => {
+      let answer: CoordinatorAnswer;
+      try {
+        answer = this.coordinator.handle(request);
+      } catch (error) {
+        if (error instanceof Crash) return;
+        throw error;
+      }
+      this.log.push(`${this.now} coordinator ${producer.name} write ${JSON.stringify(identity)} ${partitionKey(target)} → ${JSON.stringify(answer)}`);
+      if (!answer.ok) {
+        this.counts.writesRefused++;
+        return;
+      }
+      const serial = meant ?? answer.serial;
+      const partition = this.partitions.get(partitionKey(target))!;
+      this.#send(() => {
+        if (partition.write(identity.producerId, identity.producerEpoch, serial)) this.counts.writesAccepted++;
+        else this.counts.writesRefused++;
+      }, `${producer.name} write forwarded`, true);
+      this.#send(() => {
+        const current = producer.identity;
+        if (current?.producerId !== identity.producerId || current.producerEpoch !== identity.producerEpoch) return;
+        producer.txn = { serial: producer.txn?.serial ?? answer.serial, partitions: [...(producer.txn?.partitions ?? []), target] };
+      }, `answer to ${producer.name}`, false);
+    }, `${producer.name} write (implicit add)`, true);
   }
 
   #request(producer: SimProducer, request: CoordinatorRequest): void {
