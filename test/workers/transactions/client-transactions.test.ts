@@ -298,4 +298,23 @@ describe("consume-transform-produce with the client", () => {
     expect(await codeOf(admin.describeProducers(topic, 5))).toBe("UNKNOWN_TOPIC_OR_PARTITION");
     await Promise.all([idempotent.close(), producer.close()]);
   });
+
+  it("a transaction whose writes were refused before any reached the coordinator aborts, and the next starts from a new init", async () => {
+    const topic = uniqueTopic("client-txn-refused");
+    await createTopic(topic, { partitions: 1, configs: { "max.message.bytes": "100" } });
+    const id = uniqueTransactionalId("client-refused");
+    const producer = transactionalProducer(id);
+    const first = await producer.transaction();
+    // Refused by the router before its check with the coordinator: no transaction was opened there.
+    expect(await codeOf(first.send({ topic, messages: [{ value: "v".repeat(200), partition: 0 }] }))).toBe("MESSAGE_TOO_LARGE");
+    await first.abort();
+    const second = await producer.transaction();
+    await second.send({ topic, messages: [{ value: "ok", partition: 0 }] });
+    await second.commit();
+    expect(await values(topic, 0)).toEqual(["ok"]);
+    // The second transaction's producer came from another init: one more epoch, no end between.
+    const [described] = await client.admin().transactions.describeProducers(topic, 0);
+    expect(described).toMatchObject({ producerEpoch: 2 });
+    await producer.close();
+  });
 });
