@@ -17,7 +17,8 @@ import { routeQueries } from "../query.ts";
 import { leaderErrors, type RouteDoc } from "./route-doc.ts";
 
 const topicAnswer = { description: "The topic (API.md's Topic)", json: topicSchema };
-const producerErrors = ["OUT_OF_ORDER_SEQUENCE_NUMBER", "DUPLICATE_SEQUENCE_NUMBER", "INVALID_PRODUCER_EPOCH"] as const;
+// With a transactional id too: the coordinator's check of the producer and its implicit add of the partition (docs/transactions.md).
+const producerErrors = ["OUT_OF_ORDER_SEQUENCE_NUMBER", "DUPLICATE_SEQUENCE_NUMBER", "INVALID_PRODUCER_EPOCH", "PRODUCER_FENCED", "INVALID_PRODUCER_ID_MAPPING", "CONCURRENT_TRANSACTIONS"] as const;
 /** STREAM_CLOSED: the topic of a Durable Stream that was closed takes nothing more (docs/api.md, Produce). CORRUPT_MESSAGE: a compressed batch that cannot be read (docs/api.md, Compression). */
 const writeErrors = ["INVALID_RECORD", "CORRUPT_MESSAGE", "INVALID_TIMESTAMP", "MESSAGE_TOO_LARGE", "RECORD_LIST_TOO_LARGE", "NOT_ENOUGH_REPLICAS", "STREAM_CLOSED", ...leaderErrors, ...producerErrors] as const;
 const mintedToken = { description: "The token, its topic and when it expires", json: mintedTokenResponseSchema };
