@@ -25,21 +25,28 @@ import { startGateway, type GatewayProcess } from "./support/gateway.ts";
 import { kcat } from "./support/kcat.ts";
 import { repositoryRoot, startWranglerDev, type DevServer } from "./support/wrangler-dev.ts";
 
-/** Every value a consumer of `topic` reads from the start, until it has read `count` or 10 s passed without more. */
+/**
+ * Every value a consumer of `topic` reads from the start, until it has read `count` or 10 s passed
+ * without more since it joined its group (joining takes a few seconds, more on a loaded machine:
+ * the clock starts at the join, bounded by 60 s).
+ */
 async function readValues(kafka: Kafka, topic: string, readUncommitted: boolean, count: number): Promise<string[]> {
   const consumer: Consumer = kafka.consumer({ groupId: `reader-${topic}-${readUncommitted}-${Date.now()}`, readUncommitted, maxWaitTimeInMs: 200 });
   const values: string[] = [];
   await consumer.connect();
   try {
     await consumer.subscribe({ topic, fromBeginning: true });
-    let idleSince = Date.now();
+    const joinBy = Date.now() + 60_000;
+    let idleSince = Number.POSITIVE_INFINITY;
+    consumer.on(consumer.events.GROUP_JOIN, () => (idleSince = Math.min(idleSince, Date.now())));
     await consumer.run({
       eachMessage: async ({ message }) => {
         values.push(message.value!.toString());
         idleSince = Date.now();
       },
     });
-    while (values.length < count + 1 && Date.now() - idleSince < (values.length >= count ? 2_000 : 10_000)) await new Promise((resolve) => setTimeout(resolve, 100));
+    const idle = () => (idleSince === Number.POSITIVE_INFINITY ? (Date.now() < joinBy ? 0 : Number.POSITIVE_INFINITY) : Date.now() - idleSince);
+    while (values.length < count + 1 && idle() < (values.length >= count ? 2_000 : 10_000)) await new Promise((resolve) => setTimeout(resolve, 100));
   } finally {
     await consumer.disconnect();
   }
