@@ -259,11 +259,13 @@ export const incrementalAlterConfigs: MessageSchema = {
 export const describeCluster: MessageSchema = {
   apiKey: 60,
   name: "DescribeCluster",
-  versions: [0, 1],
+  versions: [0, 2],
   flexibleFrom: 0,
   request: [
     ["includeClusterAuthorizedOperations", "bool", "0+"],
     ["endpointType", "int8", "1+", { default: "1" }],
+    // v2 (KIP-1073): the gateway is the cluster's one broker and never fenced, so there is none to include.
+    ["includeFencedBrokers", "bool", "2+"],
   ],
   response: [
     ["throttleTimeMs", "int32", "0+"],
@@ -277,6 +279,7 @@ export const describeCluster: MessageSchema = {
       ["host", "string", "0+"],
       ["port", "int32", "0+"],
       ["rack", "string", "0+", { nullable: "0+", default: "null" }],
+      ["isFenced", "bool", "2+"],
     ] }],
     ["clusterAuthorizedOperations", "int32", "0+", { default: "-2147483648" }],
   ],

@@ -41,7 +41,7 @@ export const apiVersions: MessageSchema = {
 export const metadata: MessageSchema = {
   apiKey: 3,
   name: "Metadata",
-  versions: [0, 12],
+  versions: [0, 13],
   flexibleFrom: 9,
   request: [
     ["topics", "[]struct", "0+", { nullable: "1+", fields: [
@@ -79,6 +79,8 @@ export const metadata: MessageSchema = {
       ["topicAuthorizedOperations", "int32", "8+", { default: "-2147483648" }],
     ] }],
     ["clusterAuthorizedOperations", "int32", "8-10", { default: "-2147483648" }],
+    // v13 (KIP-1102): a top-level error for a rebootstrapping client; the gateway answers 0.
+    ["errorCode", "int16", "13+"],
   ],
 };
 
