@@ -8,7 +8,7 @@ import { gatewayHandlers } from "../../../src/gateway/all-handlers.ts";
 import { apiVersionsAnswer } from "../../../src/gateway/handlers/api-versions.ts";
 import { apiKeys } from "../../../src/gateway/protocol/apis.ts";
 
-const names = new Map(Object.entries(apiKeys).map(([name, key]) => [key, name]));
+const names = new Map<number, string>(Object.entries(apiKeys).map(([name, key]): [number, string] => [key, name]));
 
 /** name: [min, max] as advertised. */
 const pinned: Record<string, [number, number]> = {
