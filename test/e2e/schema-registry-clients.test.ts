@@ -14,8 +14,8 @@
  *   validation. Its ProtobufSerializer and ProtobufDeserializer (the `protobuf` extra;
  *   test/python/schema_registry_protobuf.py): an imported file registered as a reference, the
  *   message indexes of a file's second message, a record cut short refused by full validation.
- * - JavaScript's @confluentinc/schemaregistry (its client's calls, the Avro and JSON serializers
- *   and deserializers, a JSON schema with a reference) and @kafkajs/confluent-schema-registry
+ * - JavaScript's @confluentinc/schemaregistry (its client's calls, the Avro, JSON and Protobuf
+ *   serializers and deserializers, a JSON schema with a reference, a Protobuf file importing another) and @kafkajs/confluent-schema-registry
  *   (encode and decode), pinned in test/serializers and installed by test/e2e/support/js-serializers.ts; their records produced
  *   through Tributary's client and through kafkajs and the gateway to a validated topic.
  */
@@ -126,7 +126,7 @@ describe("the schema registry with the serializers users have", () => {
     ]);
   });
 
-  it("JavaScript: @confluentinc/schemaregistry registers, looks up, tests compatibility and configures; its Avro and JSON serdes and @kafkajs/confluent-schema-registry's encode and decode round-trip; their records are written through the client and kafkajs, a raw one refused with nothing written", async () => {
+  it("JavaScript: @confluentinc/schemaregistry registers, looks up, tests compatibility and configures; its Avro, JSON and Protobuf serdes and @kafkajs/confluent-schema-registry's encode and decode round-trip; their records are written through the client and kafkajs, a raw one refused with nothing written", async () => {
     const load = await serializersRequire();
     const confluent = load("@confluentinc/schemaregistry");
     const { SchemaRegistry, SchemaType, COMPATIBILITY } = load("@kafkajs/confluent-schema-registry");
@@ -179,6 +179,24 @@ describe("the schema registry with the serializers users have", () => {
     await expect(customerSerializer.serialize(customerTopic, { address: { street: 1 } })).rejects.toThrow(/Invalid message/);
     expect(await new confluent.JsonDeserializer(client, confluent.SerdeType.VALUE, {}).deserialize(customerTopic, customerBytes)).toEqual({ address: { street: "Main St" } });
 
+    // Its Protobuf serializer (@bufbuild/protobuf messages): the imported file registered as a reference, Google's skipped.
+    const protoTopic = `${topic}-proto`;
+    await tributary.admin().topics.create({ name: protoTopic, partitions: 1, configs: { "tributary.value.schema.validation": "full" } });
+    const { files, Order } = protobufOrders(load, protoTopic);
+    const protoSerializer = new confluent.ProtobufSerializer(client, confluent.SerdeType.VALUE, { autoRegisterSchemas: true, registry: load("@bufbuild/protobuf").createMutableRegistry(files) });
+    const protoMessage = load("@bufbuild/protobuf").create(Order, { id: 7n, item: "tea", address: { street: "Main St", zip: "12345" }, placed: { seconds: 1_700_000_000n }, tags: ["hot"] });
+    const protoBytes: Buffer = await protoSerializer.serialize(protoTopic, protoMessage);
+    const protoLatest = await client.getLatestSchemaMetadata(`${protoTopic}-value`);
+    expect([protoBytes[0], protoBytes.readInt32BE(1), protoBytes[5], protoBytes[6]]).toEqual([0, protoLatest.id, 2, 2]); // message indexes [1]: the file's second message
+    expect(protoLatest).toMatchObject({ schemaType: "PROTOBUF", references: [{ name: `${protoTopic}/address.proto`, subject: `${protoTopic}/address.proto`, version: 1 }] });
+    const protoSchema = { schemaType: "PROTOBUF", schema: protoLatest.schema, references: protoLatest.references };
+    expect(await client.getId(`${protoTopic}-value`, protoSchema)).toBe(protoLatest.id);
+    expect(await client.testSubjectCompatibility(`${protoTopic}-value`, { ...protoSchema, schema: protoLatest.schema.replace("int64 id = 1;", "string id = 1;") })).toBe(false);
+    expect(await client.testSubjectCompatibility(`${protoTopic}-value`, { ...protoSchema, schema: protoLatest.schema.replace("repeated string tags = 5;", "repeated string tags = 5;\n  string note = 6;") })).toBe(true);
+    const protoDeserializer = new confluent.ProtobufDeserializer(client, confluent.SerdeType.VALUE, {});
+    const decodedProto = await protoDeserializer.deserialize(protoTopic, protoBytes);
+    expect([decodedProto.$typeName, decodedProto.id, decodedProto.address.zip, decodedProto.placed.seconds, decodedProto.tags]).toEqual(["shop.Order", 7n, "12345", 1_700_000_000n, ["hot"]]);
+
     // kafkajs's registry library, its bearer token sent by a middleware (it has basic authentication only).
     const bearer = () => ({ request: (request: { enhance(change: object): unknown }) => request.enhance({ headers: { Authorization: `Bearer ${adminToken}` } }) });
     const registry = new SchemaRegistry({ host: `${server.url}/registry`, middlewares: [bearer] });
@@ -193,17 +211,61 @@ describe("the schema registry with the serializers users have", () => {
 
     // Written to the validated topic through Tributary's client and through kafkajs and the gateway.
     await tributary.producer({ lingerMs: 0 }).send({ topic, messages: [{ value: confluentBytes, partition: 0 }] });
+    await tributary.producer({ lingerMs: 0 }).send({ topic: protoTopic, messages: [{ value: protoBytes, partition: 0 }] });
     const kafka = new Kafka({ brokers: [gateway.address], clientId: "registry-e2e", logLevel: logLevel.NOTHING });
     const producer = kafka.producer({ allowAutoTopicCreation: false });
     await producer.connect();
     try {
       await producer.send({ topic, messages: [{ value: kafkajsBytes, partition: 0 }] });
       await expect(producer.send({ topic, messages: [{ value: "raw", partition: 0 }] })).rejects.toMatchObject({ type: "INVALID_RECORD" });
+      await producer.send({ topic: protoTopic, messages: [{ value: protoBytes, partition: 0 }] });
+      // The registered id and indexes, the message cut inside its last field: full validation refuses it.
+      await expect(producer.send({ topic: protoTopic, messages: [{ value: protoBytes.subarray(0, -2), partition: 0 }] })).rejects.toMatchObject({ type: "INVALID_RECORD" });
     } finally {
       await producer.disconnect();
     }
     await expect(tributary.producer({ lingerMs: 0 }).send({ topic, messages: [{ value: "raw", partition: 0 }] })).rejects.toMatchObject({ code: "INVALID_RECORD" });
     const { records } = await tributary.topic(topic).fetch(0, 0);
     expect(await Promise.all(records.map((record) => deserializer.deserialize(topic, Buffer.from(record.value!))))).toEqual([{ id: 7, item: "tea" }, { id: 8, item: "mate" }]);
+    const protoRecords = (await tributary.topic(protoTopic).fetch(0, 0)).records;
+    const protoRead = await Promise.all(protoRecords.map(async (record) => (await protoDeserializer.deserialize(protoTopic, Buffer.from(record.value!))).item));
+    expect(protoRead).toEqual(["tea", "tea"]);
   });
 });
+
+/**
+ * Message classes of @bufbuild/protobuf (what @confluentinc/schemaregistry's Protobuf serializer
+ * takes), built at run time from FileDescriptorProtos, no protoc: `<prefix>/address.proto` with an
+ * Address, and `<prefix>/order.proto` importing it and Google's timestamp.proto, its second message
+ * the Order. @bufbuild/protobuf is the serializer's own dependency, its version fixed by
+ * test/serializers' lockfile.
+ */
+function protobufOrders(load: NodeJS.Require, prefix: string) {
+  const { create, createFileRegistry } = load("@bufbuild/protobuf");
+  const wkt = load("@bufbuild/protobuf/wkt");
+  const { FieldDescriptorProto_Type: type, FieldDescriptorProto_Label: label } = wkt;
+  const field = (name: string, number: number, fieldType: number, extra: object = {}) => ({ name, number, type: fieldType, label: label.OPTIONAL, jsonName: name, ...extra });
+  const address = { name: `${prefix}/address.proto`, package: "shop", syntax: "proto3", messageType: [{ name: "Address", field: [field("street", 1, type.STRING), field("zip", 2, type.STRING)] }] };
+  const order = {
+    name: `${prefix}/order.proto`,
+    package: "shop",
+    syntax: "proto3",
+    dependency: [address.name, "google/protobuf/timestamp.proto"],
+    messageType: [
+      { name: "Note", field: [field("text", 1, type.STRING)] },
+      {
+        name: "Order",
+        field: [
+          field("id", 1, type.INT64),
+          field("item", 2, type.STRING),
+          field("address", 3, type.MESSAGE, { typeName: ".shop.Address" }),
+          field("placed", 4, type.MESSAGE, { typeName: ".google.protobuf.Timestamp" }),
+          field("tags", 5, type.STRING, { label: label.REPEATED }),
+        ],
+      },
+    ],
+  };
+  const file = (proto: object) => create(wkt.FileDescriptorProtoSchema, proto);
+  const files = createFileRegistry(create(wkt.FileDescriptorSetSchema, { file: [wkt.file_google_protobuf_timestamp.proto, file(address), file(order)] }));
+  return { files, Order: files.getMessage("shop.Order") };
+}
