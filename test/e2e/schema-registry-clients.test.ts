@@ -212,12 +212,17 @@ describe("the schema registry with the serializers users have", () => {
     // Written to the validated topic through Tributary's client and through kafkajs and the gateway.
     await tributary.producer({ lingerMs: 0 }).send({ topic, messages: [{ value: confluentBytes, partition: 0 }] });
     await tributary.producer({ lingerMs: 0 }).send({ topic: protoTopic, messages: [{ value: protoBytes, partition: 0 }] });
+    const plainTopic = `${topic}-plain`;
+    await tributary.admin().topics.create({ name: plainTopic, partitions: 1 });
+    await tributary.producer({ lingerMs: 0 }).send({ topic: plainTopic, messages: [{ value: confluentBytes, partition: 0 }] });
     const kafka = new Kafka({ brokers: [gateway.address], clientId: "registry-e2e", logLevel: logLevel.NOTHING });
     const producer = kafka.producer({ allowAutoTopicCreation: false });
     await producer.connect();
     try {
       await producer.send({ topic, messages: [{ value: kafkajsBytes, partition: 0 }] });
       await expect(producer.send({ topic, messages: [{ value: "raw", partition: 0 }] })).rejects.toMatchObject({ type: "INVALID_RECORD" });
+      // Validation off (the default): the serialized records and a raw one are all written, as to any topic.
+      await producer.send({ topic: plainTopic, messages: [{ value: kafkajsBytes, partition: 0 }, { value: "raw", partition: 0 }, { value: protoBytes, partition: 0 }] });
       await producer.send({ topic: protoTopic, messages: [{ value: protoBytes, partition: 0 }] });
       // The registered id and indexes, the message cut inside its last field: full validation refuses it.
       await expect(producer.send({ topic: protoTopic, messages: [{ value: protoBytes.subarray(0, -2), partition: 0 }] })).rejects.toMatchObject({ type: "INVALID_RECORD" });
@@ -230,6 +235,8 @@ describe("the schema registry with the serializers users have", () => {
     const protoRecords = (await tributary.topic(protoTopic).fetch(0, 0)).records;
     const protoRead = await Promise.all(protoRecords.map(async (record) => (await protoDeserializer.deserialize(protoTopic, Buffer.from(record.value!))).item));
     expect(protoRead).toEqual(["tea", "tea"]);
+    const plain = (await tributary.topic(plainTopic).fetch(0, 0)).records.map((record) => Buffer.from(record.value!));
+    expect(plain).toEqual([confluentBytes, kafkajsBytes, Buffer.from("raw"), protoBytes]);
   });
 });
 
