@@ -19,7 +19,11 @@
  * - the Java Admin's describeCluster, and the Java consumer's validation of its position with
  *   OffsetForLeaderEpoch;
  * - a transactional producer's initTransactions() succeeds (issue 28; the transactions
- *   themselves are test/e2e/gateway-transactions.test.ts's).
+ *   themselves are test/e2e/gateway-transactions.test.ts's);
+ * - issue 29's JUnit project (test/java/src/test/java): the Java Admin (topics with configs,
+ *   describeCluster, ListOffsets by each spec, DeleteRecords, groups listed, described, their
+ *   offsets altered and deleted, a share group described) and the default producer with each
+ *   compression codec, read back.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Tributary } from "../../src/client/index.ts";
@@ -27,6 +31,7 @@ import { TributaryError } from "../../src/errors.ts";
 import { buildCli } from "./support/cli.ts";
 import { startGateway, type GatewayProcess } from "./support/gateway.ts";
 import { runJava } from "./support/java-clients.ts";
+import { failedChecks, runJUnit } from "./support/java-junit.ts";
 import { runPython } from "./support/python-clients.ts";
 import { freePort, startWranglerDev, type DevServer } from "./support/wrangler-dev.ts";
 import { kcat } from "./support/kcat.ts";
@@ -192,5 +197,20 @@ describe("the gateway as other projects' suites use it", () => {
     // The commit marker's coordinator epoch (0 for a new coordinator; each restart of its object bumps it), as Kafka 4.4 shows it.
     expect(answer.committed).toEqual([{ epoch: answer.open[0].epoch + 1, lastSequence: -1, coordinatorEpoch: expect.any(Number), txnStart: -1 }]);
     expect(answer.committed[0].coordinatorEpoch).toBeGreaterThanOrEqual(0);
+  });
+
+  it("the JUnit project's Admin and compression checks pass against the gateway (issue 29)", async () => {
+    const run = await runJUnit(["tributary.gateway.AdminTest", "tributary.gateway.CompressionTest"], { bootstrap: gateway.address, http: server.url });
+    expect(failedChecks(run), run.output).toEqual([]);
+    // Every check ran and passed: 5 Admin checks, one per codec.
+    expect(run.checks.map((check) => `${check.name} ${check.outcome}`), run.output).toEqual([
+      "AdminTest.aShareGroupIsListedAsOneAndDescribedWithItsMemberAndAssignment() passed",
+      "AdminTest.consumerGroupsAreListedDescribedAndTheirOffsetsAlteredAndDeleted() passed",
+      "AdminTest.describeClusterNamesTheDeploymentsClusterIdAndTheGatewayAsItsOnlyBroker() passed",
+      "AdminTest.listOffsetsAnswersEachSpecAndDeleteRecordsMovesTheEarliest() passed",
+      "AdminTest.topicsAreCreatedWithConfigsWhichDescribeAndAlterReadBack() passed",
+      ...[1, 2, 3, 4].map((index) => `CompressionTest.theDefaultProducerWritesWithTheCodecAndAConsumerReadsEveryRecordBack(String)[${index}] passed`),
+    ]);
+    expect(run.code, run.output).toBe(0);
   });
 });
