@@ -22,8 +22,9 @@
  *   themselves are test/e2e/gateway-transactions.test.ts's);
  * - issue 29's JUnit project (test/java/src/test/java): the Java Admin (topics with configs,
  *   describeCluster, ListOffsets by each spec, DeleteRecords, groups listed, described, their
- *   offsets altered and deleted, a share group described) and the default producer with each
- *   compression codec, read back.
+ *   offsets altered and deleted, a share group described), the default producer with each
+ *   compression codec, read back, a leader failover under a running consumer (nothing skipped,
+ *   nothing read twice), KafkaShareConsumer with implicit acknowledgement.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Tributary } from "../../src/client/index.ts";
@@ -53,7 +54,8 @@ describe("the gateway as other projects' suites use it", () => {
   beforeAll(async () => {
     buildCli();
     // Kafka's num.partitions: auto-created topics and CreateTopics with -1 take it.
-    server = await startWranglerDev({ vars: { TOPIC_DEFAULT_PARTITIONS: "3" } });
+    // Fault injection (TRIBUTARY_FAULTS) for the JUnit project's leader failover.
+    server = await startWranglerDev({ vars: { TOPIC_DEFAULT_PARTITIONS: "3", TRIBUTARY_FAULTS: "1" } });
     client = new Tributary({ url: server.url });
     const metricsPort = await freePort();
     metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
@@ -199,10 +201,11 @@ describe("the gateway as other projects' suites use it", () => {
     expect(answer.committed[0].coordinatorEpoch).toBeGreaterThanOrEqual(0);
   });
 
-  it("the JUnit project's Admin and compression checks pass against the gateway (issue 29)", async () => {
-    const run = await runJUnit(["tributary.gateway.AdminTest", "tributary.gateway.CompressionTest"], { bootstrap: gateway.address, http: server.url });
+  it("the JUnit project's checks pass against the gateway: Admin, each codec, a leader failover under a consumer, implicit share acknowledgement (issue 29)", async () => {
+    const classes = ["AdminTest", "CompressionTest", "FailoverTest", "ImplicitShareTest"].map((name) => `tributary.gateway.${name}`);
+    const run = await runJUnit(classes, { bootstrap: gateway.address, http: server.url });
     expect(failedChecks(run), run.output).toEqual([]);
-    // Every check ran and passed: 5 Admin checks, one per codec.
+    // Every check ran and passed: 5 Admin checks, one per codec, the failover, implicit acknowledgement.
     expect(run.checks.map((check) => `${check.name} ${check.outcome}`), run.output).toEqual([
       "AdminTest.aShareGroupIsListedAsOneAndDescribedWithItsMemberAndAssignment() passed",
       "AdminTest.consumerGroupsAreListedDescribedAndTheirOffsetsAlteredAndDeleted() passed",
@@ -210,6 +213,8 @@ describe("the gateway as other projects' suites use it", () => {
       "AdminTest.listOffsetsAnswersEachSpecAndDeleteRecordsMovesTheEarliest() passed",
       "AdminTest.topicsAreCreatedWithConfigsWhichDescribeAndAlterReadBack() passed",
       ...[1, 2, 3, 4].map((index) => `CompressionTest.theDefaultProducerWritesWithTheCodecAndAConsumerReadsEveryRecordBack(String)[${index}] passed`),
+      "FailoverTest.aConsumerReadsOnThroughALeaderChangeWithNothingSkipped() passed",
+      "ImplicitShareTest.implicitAcknowledgementAcceptsEachRecordOnce() passed",
     ]);
     expect(run.code, run.output).toBe(0);
   });

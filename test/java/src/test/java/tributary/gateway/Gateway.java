@@ -37,6 +37,14 @@ final class Gateway {
     return response.body();
   }
 
+  /** POST of a JSON body to a path of the HTTP API, its status. */
+  static int post(String path, String json) throws Exception {
+    HttpResponse<String> response = HttpClient.newHttpClient().send(
+        HttpRequest.newBuilder(URI.create(http() + path)).header("content-type", "application/json").POST(HttpRequest.BodyPublishers.ofString(json)).build(),
+        HttpResponse.BodyHandlers.ofString());
+    return response.statusCode();
+  }
+
   /** A topic name no other test (nor an earlier run against the same server) took. */
   static String unique(String prefix) {
     return prefix + "-" + Long.toString(System.nanoTime(), 36);
