@@ -96,7 +96,7 @@ function checksOf(reports: string): JUnitCheck[] {
 }
 
 /** Runs the JUnit classes (fully qualified) against a gateway; killed (SIGKILL) after `timeoutMs`. */
-export async function runJUnit(classNames: string[], where: { bootstrap: string; http: string }, timeoutMs = 180_000): Promise<JUnitRun> {
+export async function runJUnit(classNames: string[], where: { bootstrap: string; http: string }, timeoutMs = 150_000): Promise<JUnitRun> {
   const { lib, classes } = await compiledTests();
   const reports = mkdtempSync(join(tmpdir(), "tributary-junit-"));
   try {

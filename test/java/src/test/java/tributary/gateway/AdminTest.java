@@ -5,10 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.util.Collection;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -17,6 +20,7 @@ import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
+import org.apache.kafka.clients.admin.DescribeClusterOptions;
 import org.apache.kafka.clients.admin.DescribeClusterResult;
 import org.apache.kafka.clients.admin.GroupListing;
 import org.apache.kafka.clients.admin.ListOffsetsResult.ListOffsetsResultInfo;
@@ -31,7 +35,9 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.GroupState;
 import org.apache.kafka.common.GroupType;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.errors.GroupIdNotFoundException;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
@@ -42,7 +48,8 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * The Java Admin client 4.4 through `tributary gateway` (issue 29): topics with configs,
- * describeCluster, ListOffsets by each spec, DeleteRecords, consumer groups listed, described,
+ * describeCluster with its authorized operations, ListOffsets by each spec (v7+'s largest
+ * timestamp, v8+'s earliest local), DeleteRecords, consumer groups listed, described,
  * their offsets altered and deleted, a share group described.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -95,10 +102,13 @@ class AdminTest {
   void describeClusterNamesTheDeploymentsClusterIdAndTheGatewayAsItsOnlyBroker() throws Exception {
     Matcher id = Pattern.compile("\"clusterId\"\\s*:\\s*\"([^\"]+)\"").matcher(Gateway.get("/v1/cluster"));
     assertTrue(id.find(), "GET /v1/cluster has a clusterId");
-    DescribeClusterResult cluster = admin.describeCluster();
+    DescribeClusterResult cluster = admin.describeCluster(new DescribeClusterOptions().includeAuthorizedOperations(true));
     assertEquals(id.group(1), cluster.clusterId().get());
-    assertEquals(List.of(Gateway.bootstrap()), cluster.nodes().get().stream().map((node) -> node.host() + ":" + node.port()).toList());
-    assertEquals(cluster.nodes().get().iterator().next().id(), cluster.controller().get().id());
+    assertEquals(List.of("0 " + Gateway.bootstrap()), cluster.nodes().get().stream().map((node) -> node.id() + " " + node.host() + ":" + node.port()).toList());
+    assertEquals(0, cluster.controller().get().id());
+    // What Kafka 4.4 without an authorizer answers, as the deployment is open.
+    assertEquals(EnumSet.of(AclOperation.CREATE, AclOperation.ALTER, AclOperation.DESCRIBE, AclOperation.CLUSTER_ACTION, AclOperation.DESCRIBE_CONFIGS, AclOperation.ALTER_CONFIGS, AclOperation.IDEMPOTENT_WRITE),
+        EnumSet.copyOf(cluster.authorizedOperations().get()));
   }
 
   @Test
@@ -119,6 +129,8 @@ class AdminTest {
     assertEquals(1, offset(partition, OffsetSpec.forTimestamp(base + 500)).offset());
     assertEquals(0, offset(partition, OffsetSpec.forTimestamp(base)).offset());
     assertEquals(-1, offset(partition, OffsetSpec.forTimestamp(base + 10_000)).offset());
+    // ListOffsets v8+: the earliest offset held locally (Tributary's log start, R2 included).
+    assertEquals(0, offset(partition, OffsetSpec.earliestLocal()).offset());
 
     long low = admin.deleteRecords(Map.of(partition, RecordsToDelete.beforeOffset(2))).lowWatermarks().get(partition).get().lowWatermark();
     assertEquals(2, low);
@@ -168,18 +180,29 @@ class AdminTest {
     try (KafkaShareConsumer<String, String> consumer = new KafkaShareConsumer<>(config)) {
       consumer.subscribe(List.of(topic));
       ShareGroupDescription described = null;
-      // The member joins with its first poll; its assignment follows a heartbeat later.
+      Optional<GroupListing> listing = Optional.empty();
+      // The member joins with its first poll, its assignment follows a heartbeat later, and the
+      // group is listed once the deployment holds it (its first share fetch).
       for (int attempt = 0; attempt < 50; attempt++) {
         consumer.poll(Duration.ofMillis(200));
-        described = admin.describeShareGroups(List.of(group)).all().get().get(group);
-        if (!described.members().isEmpty() && !described.members().iterator().next().assignment().topicPartitions().isEmpty()) break;
+        try {
+          described = admin.describeShareGroups(List.of(group)).all().get().get(group);
+        } catch (ExecutionException notYet) {
+          // GROUP_ID_NOT_FOUND until the member's first heartbeat has reached the gateway.
+          if (!(notYet.getCause() instanceof GroupIdNotFoundException)) throw notYet;
+          continue;
+        }
+        listing = admin.listGroups().all().get().stream().filter((candidate) -> candidate.groupId().equals(group)).findFirst();
+        if (!described.members().isEmpty() && !described.members().iterator().next().assignment().topicPartitions().isEmpty() && listing.isPresent()) break;
       }
+      assertTrue(described != null, group + " described");
       assertEquals(GroupState.STABLE, described.groupState());
       assertEquals(1, described.members().size());
       assertEquals("described-member", described.members().iterator().next().clientId());
       assertEquals(Set.of(new TopicPartition(topic, 0), new TopicPartition(topic, 1)), described.members().iterator().next().assignment().topicPartitions());
-      GroupListing listing = admin.listGroups().all().get().stream().filter((candidate) -> candidate.groupId().equals(group)).findFirst().orElseThrow();
-      assertEquals(GroupType.SHARE, listing.type().orElseThrow());
+      assertTrue(listing.isPresent(), "ListGroups lists " + group);
+      assertEquals(GroupType.SHARE, listing.get().type().orElseThrow());
+      assertEquals(GroupState.STABLE, listing.get().groupState().orElseThrow());
     }
   }
 }
