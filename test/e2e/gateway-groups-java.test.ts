@@ -22,7 +22,9 @@
  *   (test/java/WordCountEos.java).
  * - Kafka's command-line tools from kafka-tools 4.4 (pinned in test/java/pom.xml, run by their
  *   main classes): the console producer (keys), kafka-producer-perf-test (acks=all), the console
- *   consumer in a group, kafka-consumer-groups --describe (its committed offsets, no lag).
+ *   consumer in a group, kafka-consumer-groups --describe (its committed offsets, no lag), the
+ *   console share consumer in a share group, kafka-share-groups --list and --describe (each
+ *   share-partition's start at the partition's end).
  *
  * - two consumers with KIP-848's protocol (group.protocol=consumer, group.remote.assignor=range;
  *   one subscribed by name, one by a regex the broker resolves), a classic kafkajs member and an
@@ -191,7 +193,7 @@ describe("Kafka clients' groups through the gateway: the Java client (classic an
       for (const directory of stateDirectories) rmSync(directory, { recursive: true, force: true });
     }
   }, 330_000);
-  it("Kafka's command-line tools (kafka-tools 4.4): the console producer and consumer, kafka-producer-perf-test, kafka-consumer-groups --describe", async () => {
+  it("Kafka's command-line tools (kafka-tools 4.4): the console producer and consumer, kafka-producer-perf-test, kafka-consumer-groups --describe, kafka-console-share-consumer, kafka-share-groups --list and --describe", async () => {
     const topic = "tools-smoke";
     await tributary.admin().topics.create({ name: topic, partitions: 2 });
     const produced = await runJavaMain("org.apache.kafka.tools.ConsoleProducer", ["--bootstrap-server", gateway.address, "--topic", topic, "--property", "parse.key=true", "--property", "key.separator=:"], 60_000, "a:one\nb:two\nc:three\n");
@@ -222,6 +224,32 @@ describe("Kafka clients' groups through the gateway: the Java client (classic an
     expect(rows, described.stdout).toEqual(ends);
     const offsets = await tributary.admin().groups.offsets("tools-smoke");
     expect(offsets.map(({ partition, offset }) => ({ partition, offset })).sort((x, y) => x.partition - y.partition)).toEqual(ends.map(({ partition, end }) => ({ partition, offset: end })));
+
+    // kafka-console-share-consumer takes the records as a share group's member (implicit
+    // acknowledgement), then kafka-share-groups lists the group and describes its start offsets.
+    const shareGroup = "tools-smoke-share";
+    await tributary.admin().shareGroups.alterConfigs(shareGroup, { "auto.offset.reset": "earliest" });
+    const shared = await runJavaMain("org.apache.kafka.tools.consumer.ConsoleShareConsumer", [
+      ...["--bootstrap-server", gateway.address, "--topic", topic, "--group", shareGroup, "--max-messages", "1003", "--timeout-ms", "30000"],
+      ...["--formatter-property", "print.key=true", "--formatter-property", "key.separator=:"],
+    ]);
+    expect(shared.code, shared.stderr).toBe(0);
+    const sharedLines = shared.stdout.split("\n").filter((line) => /^(null|[abc]):/.test(line));
+    expect(sharedLines).toHaveLength(1003);
+    expect(sharedLines.filter((line) => !line.startsWith("null:")).sort()).toEqual(["a:one", "b:two", "c:three"]);
+    const listed = await runJavaMain("org.apache.kafka.tools.consumer.group.ShareGroupCommand", ["--bootstrap-server", gateway.address, "--list"]);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stdout.split("\n").map((line) => line.trim())).toContain(shareGroup);
+    const shareDescribed = await runJavaMain("org.apache.kafka.tools.consumer.group.ShareGroupCommand", ["--bootstrap-server", gateway.address, "--describe", "--group", shareGroup]);
+    expect(shareDescribed.code, shareDescribed.stderr).toBe(0);
+    const shareRows = shareDescribed.stdout
+      .split("\n")
+      .filter((line) => line.startsWith(`${shareGroup} `))
+      .map((line) => line.trim().split(/\s+/))
+      .map(([, name, partition, start, lag]) => ({ name, partition: Number(partition), start: Number(start), lag: Number(lag) }))
+      .sort((x, y) => x.partition - y.partition);
+    // Every record acknowledged: each share-partition starts at the end of its partition.
+    expect(shareRows, shareDescribed.stdout).toEqual(ends.map(({ partition, end }) => ({ name: topic, partition, start: end, lag: 0 })));
   }, 180_000);
   it("KIP-848 consumers (by name and by regex, the range assignor), a classic kafkajs member and an HTTP member share a group: a member leaves, its partitions move, every record is processed, commits read back", async () => {
     const topic = "kip848-orders";

@@ -16,10 +16,16 @@
  *   IncrementalAlterConfigs APPEND and SUBTRACT on cleanup.policy;
  * - a batch larger than a partition takes is Kafka's MESSAGE_TOO_LARGE, and a record may carry
  *   any number of headers;
- * - the Java Admin's describeCluster, and the Java consumer's validation of its position with
- *   OffsetForLeaderEpoch;
- * - a transactional producer's initTransactions() succeeds (issue 28; the transactions
- *   themselves are test/e2e/gateway-transactions.test.ts's).
+ * - the JUnit project of test/java (src/test/java, issue 29), one JVM: `GatewayBasicsTest` (the
+ *   Java consumer's validation of its position with OffsetForLeaderEpoch; a transactional
+ *   producer's initTransactions() — issue 28, the transactions themselves are
+ *   test/e2e/gateway-transactions.test.ts's —; describeProducers of an open, then committed,
+ *   transaction), `AdminTest` (topics with configs, describeCluster with its operations,
+ *   ListOffsets by each spec with v7+'s largest timestamp and v8+'s earliest local,
+ *   DeleteRecords, groups listed, described, their offsets altered and deleted, a share group
+ *   described), `CompressionTest` (the default producer with each codec, read back),
+ *   `FailoverTest` (a leader failover under a running consumer: nothing skipped, nothing read
+ *   twice), `ImplicitShareTest` (KafkaShareConsumer with implicit acknowledgement).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Tributary } from "../../src/client/index.ts";
@@ -27,6 +33,7 @@ import { TributaryError } from "../../src/errors.ts";
 import { buildCli } from "./support/cli.ts";
 import { startGateway, type GatewayProcess } from "./support/gateway.ts";
 import { runJava } from "./support/java-clients.ts";
+import { failedChecks, runJUnit } from "./support/java-junit.ts";
 import { runPython } from "./support/python-clients.ts";
 import { freePort, startWranglerDev, type DevServer } from "./support/wrangler-dev.ts";
 import { kcat } from "./support/kcat.ts";
@@ -48,7 +55,8 @@ describe("the gateway as other projects' suites use it", () => {
   beforeAll(async () => {
     buildCli();
     // Kafka's num.partitions: auto-created topics and CreateTopics with -1 take it.
-    server = await startWranglerDev({ vars: { TOPIC_DEFAULT_PARTITIONS: "3" } });
+    // Fault injection (TRIBUTARY_FAULTS) for the JUnit project's leader failover.
+    server = await startWranglerDev({ vars: { TOPIC_DEFAULT_PARTITIONS: "3", TRIBUTARY_FAULTS: "1" } });
     client = new Tributary({ url: server.url });
     const metricsPort = await freePort();
     metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
@@ -126,44 +134,6 @@ describe("the gateway as other projects' suites use it", () => {
     expect(answers.misassigned).toMatch(/^INVALID_REPLICA_ASSIGNMENT: .*broker 7 is not a broker here/);
   });
 
-  it("answers ListOffsets v7+ and v8+ as the Java client asks them: the largest timestamp's record, the earliest local offset", async () => {
-    const topic = "timed";
-    await client.admin().topics.create({ name: topic, partitions: 1 });
-    const base = Date.now() - 60_000;
-    await client.topic(topic).produce([0, 5_000, 1_000].map((delta) => ({ value: "v", partition: 0, timestamp: base + delta })));
-    const java = await runJava("GatewayBasics.java", ["offsets", gateway.address, topic]);
-    expect(java.code, java.stderr).toBe(0);
-    expect(JSON.parse(java.stdout)).toEqual({ maxTimestamp: { offset: 1, timestamp: base + 5_000 }, earliestLocal: { offset: 0 } });
-  });
-
-  it("answers the Java Admin's describeCluster and the consumer's OffsetForLeaderEpoch (KIP-320) as Kafka 4.4 does", async () => {
-    const cluster = await runJava("GatewayBasics.java", ["cluster", gateway.address]);
-    expect(cluster.code, cluster.stderr).toBe(0);
-    const { clusterId } = (await (await fetch(`${server.url}/v1/cluster`)).json()) as { clusterId: string };
-    expect(JSON.parse(cluster.stdout)).toEqual({
-      clusterId,
-      controller: 0,
-      nodes: [`0 ${gateway.address}`],
-      // What Kafka 4.4 without an authorizer answers, as the deployment is open.
-      operations: ["CREATE", "ALTER", "DESCRIBE", "CLUSTER_ACTION", "DESCRIBE_CONFIGS", "ALTER_CONFIGS", "IDEMPOTENT_WRITE"],
-    });
-    const topic = "validated";
-    await client.admin().topics.create({ name: topic, partitions: 1 });
-    await client.topic(topic).produce(Array.from({ length: 10 }, (_, index) => ({ value: `v${index}`, partition: 0 })));
-    const validate = async (offset: number, epoch: number) => {
-      const run = await runJava("GatewayBasics.java", ["validate", gateway.address, topic, String(offset), String(epoch)]);
-      expect(run.code, run.stderr).toBe(0);
-      return JSON.parse(run.stdout) as unknown;
-    };
-    // A position within the log validates and reads on; one past its end is a truncation at
-    // the end (Kafka 4.4: the same two answers). Without OffsetForLeaderEpoch the client would
-    // not validate, and the second would be an OffsetOutOfRangeException instead.
-    expect(await validate(5, 0)).toEqual({ first: 5, read: 5 });
-    expect(await validate(100, 0)).toEqual({ truncated: 10 });
-    // Records carry Tributary's own leader epochs, which may exceed the gateway's 0: they validate too.
-    expect(await validate(5, 7)).toEqual({ first: 5, read: 5 });
-  });
-
   it("answers a batch larger than a partition takes MESSAGE_TOO_LARGE, and takes a record with many headers (confluent-kafka)", async () => {
     const topic = "sized";
     await client.admin().topics.create({ name: topic, partitions: 1 });
@@ -174,23 +144,26 @@ describe("the gateway as other projects' suites use it", () => {
     expect(records.map((record) => Object.keys(record.headers).length)).toEqual([200]);
   });
 
-  it("the Java client's transactional producer initializes (FindCoordinator for a transactional id, InitProducerId with it)", async () => {
-    const java = await runJava("GatewayBasics.java", ["transactional", gateway.address]);
-    expect(java.code, java.stderr).toBe(0);
-    expect(JSON.parse(java.stdout)).toEqual({ error: null });
-  });
-
-  it("the Java Admin's describeProducers (DescribeProducers v0) shows a Java transactional producer's open transaction, then its commit", async () => {
-    const topic = "described-producers";
-    await client.admin().topics.create({ name: topic, partitions: 1 });
-    const java = await runJava("GatewayBasics.java", ["producers", gateway.address, topic]);
-    expect(java.code, java.stderr).toBe(0);
-    const answer = JSON.parse(java.stdout);
-    expect(answer.open).toEqual([{ epoch: expect.any(Number), lastSequence: 0, coordinatorEpoch: -1, txnStart: answer.offset }]);
-    // The commit's marker bumped the epoch (KIP-890's epoch at every end), with no sequence in it yet; nothing is open.
-    // Kafka 4.4 answers the same but for the coordinator epoch, which it takes from the marker (Tributary keeps none).
-    // The commit marker's coordinator epoch (0 for a new coordinator; each restart of its object bumps it), as Kafka 4.4 shows it.
-    expect(answer.committed).toEqual([{ epoch: answer.open[0].epoch + 1, lastSequence: -1, coordinatorEpoch: expect.any(Number), txnStart: -1 }]);
-    expect(answer.committed[0].coordinatorEpoch).toBeGreaterThanOrEqual(0);
-  });
+  it("the JUnit project's checks pass against the gateway: Admin, each codec, a leader failover under a consumer, OffsetForLeaderEpoch's validations, transactional producers, implicit share acknowledgement (issues 29, 35)", async () => {
+    const classes = ["AdminTest", "CompressionTest", "FailoverTest", "GatewayBasicsTest", "ImplicitShareTest"].map((name) => `tributary.gateway.${name}`);
+    const run = await runJUnit(classes, { bootstrap: gateway.address, http: server.url });
+    expect(failedChecks(run), run.output).toEqual([]);
+    // Every check ran and passed.
+    expect(run.checks.map((check) => `${check.name} ${check.outcome}`), run.output).toEqual([
+      "AdminTest.aShareGroupIsListedAsOneAndDescribedWithItsMemberAndAssignment() passed",
+      "AdminTest.consumerGroupsAreListedDescribedAndTheirOffsetsAlteredAndDeleted() passed",
+      "AdminTest.describeClusterNamesTheDeploymentsClusterIdAndTheGatewayAsItsOnlyBroker() passed",
+      "AdminTest.listOffsetsAnswersEachSpecAndDeleteRecordsMovesTheEarliest() passed",
+      "AdminTest.topicsAreCreatedWithConfigsWhichDescribeAndAlterReadBack() passed",
+      ...[1, 2, 3, 4].map((index) => `CompressionTest.theDefaultProducerWritesWithTheCodecAndAConsumerReadsEveryRecordBack(String)[${index}] passed`),
+      "FailoverTest.aConsumerReadsOnThroughALeaderChangeWithNothingSkipped() passed",
+      "GatewayBasicsTest.aPositionPastTheEndIsATruncationAtTheEnd() passed",
+      "GatewayBasicsTest.aPositionWithinTheLogValidatesAndReadsOn() passed",
+      "GatewayBasicsTest.aTransactionalProducerInitializes() passed",
+      "GatewayBasicsTest.describeProducersShowsAnOpenTransactionThenItsCommit() passed",
+      "GatewayBasicsTest.recordsOfTributarysOwnHigherLeaderEpochsValidateToo() passed",
+      "ImplicitShareTest.implicitAcknowledgementAcceptsEachRecordOnce() passed",
+    ]);
+    expect(run.code, run.output).toBe(0);
+  }, 160_000);
 });

@@ -43,7 +43,7 @@ export function javaLibrary(): Promise<string> {
     const partial = `${lib}.partial-${process.pid}`;
     rmSync(partial, { recursive: true, force: true });
     try {
-      await promisify(execFile)("mvn", ["-B", "-q", "-f", pom, "dependency:copy-dependencies", "-DincludeScope=runtime", `-DoutputDirectory=${partial}`], {
+      await promisify(execFile)("mvn", ["-B", "-q", "-f", pom, "dependency:copy-dependencies", "-DincludeScope=test", `-DoutputDirectory=${partial}`], {
         timeout: resolveTimeoutMs,
         maxBuffer: 16 * 1024 * 1024,
       });

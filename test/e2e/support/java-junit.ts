@@ -1,0 +1,127 @@
+/**
+ * The JUnit 5 project of test/java (src/test/java, issue 29) run against a gateway: compiled
+ * once per content of its sources (javac into .cache/java/<pom's hash>/classes-<sources' hash>,
+ * no Maven start), then run by JUnit's console launcher in one JVM, the gateway's bootstrap
+ * address and wrangler dev's URL as system properties (`tributary.bootstrap`, `tributary.http`),
+ * the classes in parallel. Each check's outcome comes from the launcher's XML report, so that a
+ * failing e2e test names the JUnit checks that failed and why:
+ *
+ *   const run = await runJUnit(["tributary.gateway.AdminTest"], { bootstrap: gateway.address, http: server.url });
+ *   expect(failedChecks(run), run.output).toEqual([]);
+ */
+import { execFile } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, relative } from "node:path";
+import { promisify } from "node:util";
+import { runToEnd } from "./child-run.ts";
+import { javaLibrary } from "./java-clients.ts";
+import { repositoryRoot } from "./wrangler-dev.ts";
+
+const testSources = join(repositoryRoot, "test", "java", "src", "test", "java");
+
+/** One JUnit check (a test method, or one invocation of a parameterized one) as its report tells it. */
+export interface JUnitCheck {
+  name: string;
+  outcome: "passed" | "failed" | "skipped";
+  /** The failure's type and message, and the first frames of the test's own code. */
+  failure?: string;
+}
+
+export interface JUnitRun {
+  code: number | null;
+  checks: JUnitCheck[];
+  /** The launcher's output and the clients' warnings, for a failing test's message. */
+  output: string;
+}
+
+function sourceFiles(directory: string): string[] {
+  return readdirSync(directory, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? sourceFiles(join(directory, entry.name)) : entry.name.endsWith(".java") ? [join(directory, entry.name)] : [],
+  );
+}
+
+let compiling: Promise<{ lib: string; classes: string }> | undefined;
+
+/** The compiled test classes, compiled once per content of the sources. */
+function compiledTests(): Promise<{ lib: string; classes: string }> {
+  compiling ??= (async () => {
+    const lib = await javaLibrary();
+    const sources = sourceFiles(testSources).sort();
+    const hash = createHash("sha256");
+    for (const source of sources) hash.update(relative(testSources, source)).update("\0").update(readFileSync(source));
+    const classes = join(dirname(lib), `classes-${hash.digest("hex").slice(0, 16)}`);
+    if (existsSync(join(classes, ".complete"))) return { lib, classes };
+    const partial = `${classes}.partial-${process.pid}`;
+    rmSync(partial, { recursive: true, force: true });
+    try {
+      await promisify(execFile)("javac", ["-nowarn", "--release", "17", "-encoding", "UTF-8", "-d", partial, "-cp", join(lib, "*"), ...sources], { maxBuffer: 16 * 1024 * 1024 });
+    } catch (error) {
+      rmSync(partial, { recursive: true, force: true });
+      throw new Error(`compiling test/java/src/test/java failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    rmSync(classes, { recursive: true, force: true });
+    renameSync(partial, classes);
+    await promisify(execFile)("touch", [join(classes, ".complete")]);
+    return { lib, classes };
+  })();
+  return compiling;
+}
+
+function unescapeXml(text: string): string {
+  return text.replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&#(\d+);/g, (_, code: string) => String.fromCharCode(Number(code))).replace(/&amp;/g, "&");
+}
+
+/** The checks of the launcher's legacy XML reports (one `testcase` element each). */
+function checksOf(reports: string): JUnitCheck[] {
+  const checks: JUnitCheck[] = [];
+  for (const file of readdirSync(reports).filter((name) => name.endsWith(".xml") && name.startsWith("TEST-"))) {
+    const xml = readFileSync(join(reports, file), "utf8");
+    for (const match of xml.matchAll(/<testcase name="([^"]*)" classname="([^"]*)"[^>]*?(\/>|>([\s\S]*?)<\/testcase>)/g)) {
+      const body = match[4] ?? "";
+      const name = `${unescapeXml(match[2]!).replace(/^tributary\.gateway\./, "")}.${unescapeXml(match[1]!)}`;
+      const failed = /<(failure|error)[\s>]/.exec(body);
+      if (failed === null) {
+        checks.push({ name, outcome: /<skipped/.test(body) ? "skipped" : "passed" });
+        continue;
+      }
+      const trace = unescapeXml(/<(?:failure|error)[^>]*>([\s\S]*?)<\/(?:failure|error)>/.exec(body)?.[1] ?? "").replace(/^<!\[CDATA\[|\]\]>$/g, "");
+      const lines = trace.split("\n");
+      const own = lines.filter((line) => line.includes("tributary.gateway.")).slice(0, 3);
+      checks.push({ name, outcome: "failed", failure: [lines[0]!, ...own.map((line) => line.trim())].join(" | ") });
+    }
+  }
+  return checks.sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/** Runs the JUnit classes (fully qualified) against a gateway; killed (SIGKILL) after `timeoutMs`. */
+export async function runJUnit(classNames: string[], where: { bootstrap: string; http: string }, timeoutMs = 150_000): Promise<JUnitRun> {
+  const { lib, classes } = await compiledTests();
+  const reports = mkdtempSync(join(tmpdir(), "tributary-junit-"));
+  try {
+    const java = [
+      "-Xmx512m",
+      "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+      `-Dtributary.bootstrap=${where.bootstrap}`,
+      `-Dtributary.http=${where.http}`,
+      "-cp", `${classes}:${join(lib, "*")}`,
+      "org.junit.platform.console.ConsoleLauncher", "execute",
+      "--disable-banner", "--details=none", "--reports-dir", reports,
+      // The checks wait on the network, not the CPU: the classes run side by side.
+      "--config=junit.jupiter.execution.parallel.enabled=true",
+      "--config=junit.jupiter.execution.parallel.mode.classes.default=concurrent",
+      ...classNames.map((name) => `--select-class=${name}`),
+    ];
+    const run = await runToEnd("java", java, "java JUnit", timeoutMs);
+    const checks = existsSync(reports) ? checksOf(reports) : [];
+    return { code: run.code, checks, output: `${run.stdout}\n${run.stderr}`.trim() };
+  } finally {
+    rmSync(reports, { recursive: true, force: true });
+  }
+}
+
+/** The failed checks, each with why: what a test expects to be `[]`. */
+export function failedChecks(run: JUnitRun): string[] {
+  return run.checks.filter((check) => check.outcome === "failed").map((check) => `${check.name}: ${check.failure}`);
+}
