@@ -97,7 +97,7 @@ describe("the schema registry with the serializers users have", () => {
     expect(json.serializer_refused).toBe(true);
     const customer = { name: "Ada", address: { street: "Main St", zip: "12345" } };
     expect(json.decoded).toEqual(customer);
-    expect(json.gateway).toEqual({ serialized: null, breaks_reference: { code: 87, name: "INVALID_RECORD" } });
+    expect(json.gateway).toEqual({ serialized: null, breaks_reference: { code: 87, name: "INVALID_RECORD", retriable: false } });
     const customerRecords = await fetch(`${server.url}/v1/topics/${customers}/partitions/0/records?offset=0&decode=schema`, { headers: { authorization: `Bearer ${adminToken}` } });
     expect(((await customerRecords.json()) as { records: { value: unknown }[] }).records).toEqual([expect.objectContaining({ value: customer, valueSchemaId: json.wire_id })]);
 
@@ -116,7 +116,7 @@ describe("the schema registry with the serializers users have", () => {
     expect(proto).toMatchObject({ magic: 0, indexes_byte: 2, index_byte: 2, address_subjects: [addressFile], referenced_by: [proto.wire_id] });
     expect(proto.registered).toEqual({ id: proto.wire_id, type: "PROTOBUF", references: [{ name: addressFile, subject: addressFile, version: 1 }] });
     expect(proto.decoded).toEqual({ id: 7, item: "tea", street: "Main St", zip: "12345", placed: 1_700_000_000, tags: ["hot", "green"] });
-    expect(proto.gateway).toEqual({ serialized: null, cut_short: { code: 87, name: "INVALID_RECORD" } });
+    expect(proto.gateway).toEqual({ serialized: null, cut_short: { code: 87, name: "INVALID_RECORD", retriable: false } });
     const orderRecords = await fetch(`${server.url}/v1/topics/${protoTopic}/partitions/0/records?offset=0&decode=schema`, { headers: { authorization: `Bearer ${adminToken}` } });
     expect(((await orderRecords.json()) as { records: { value: unknown }[] }).records).toEqual([
       expect.objectContaining({

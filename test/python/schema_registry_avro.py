@@ -16,6 +16,7 @@ import json
 import sys
 
 from confluent_kafka import Producer
+from delivery_reports import delivered
 from confluent_kafka.schema_registry import Schema, SchemaRegistryClient
 from confluent_kafka.schema_registry.avro import AvroDeserializer, AvroSerializer
 from confluent_kafka.schema_registry.error import SchemaRegistryError
@@ -64,18 +65,12 @@ if bootstrap is not None:
     # Schema id validation at the edge: the serializer's record is written, a raw one refused.
     producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 0, "retries": 0})
     deliveries = {}
-
-    def delivered(name):
-        def report(error, _message):
-            deliveries[name] = None if error is None else {"code": error.code(), "name": error.name(), "retriable": error.retriable()}
-        return report
-
-    producer.produce(topic, payload, on_delivery=delivered("serialized"))
+    producer.produce(topic, payload, on_delivery=delivered(deliveries, "serialized"))
     producer.flush(20)
-    producer.produce(topic, b"raw bytes, no schema id", on_delivery=delivered("raw"))
+    producer.produce(topic, b"raw bytes, no schema id", on_delivery=delivered(deliveries, "raw"))
     producer.flush(20)
     # Full validation (tributary.value.schema.validation=full): a registered id, data cut short.
-    producer.produce(topic, payload[:-1], on_delivery=delivered("nonconforming"))
+    producer.produce(topic, payload[:-1], on_delivery=delivered(deliveries, "nonconforming"))
     producer.flush(20)
     out["gateway"] = deliveries
 

@@ -17,6 +17,7 @@ import json
 import sys
 
 from confluent_kafka import Producer
+from delivery_reports import delivered
 from confluent_kafka.schema_registry import Schema, SchemaReference, SchemaRegistryClient
 from confluent_kafka.schema_registry.json_schema import JSONDeserializer, JSONSerializer
 from confluent_kafka.serialization import MessageField, SerializationContext, SerializationError
@@ -59,19 +60,11 @@ out["decoded"] = JSONDeserializer(None, schema_registry_client=SchemaRegistryCli
 
 producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 0, "retries": 0})
 deliveries = {}
-
-
-def delivered(name):
-    def report(error, _message):
-        deliveries[name] = None if error is None else {"code": error.code(), "name": error.name()}
-    return report
-
-
-producer.produce(topic, payload, on_delivery=delivered("serialized"))
+producer.produce(topic, payload, on_delivery=delivered(deliveries, "serialized"))
 producer.flush(20)
 # The registered id, data that breaks the referenced schema (its zip): full validation refuses it at the edge.
 bad = payload[:5] + json.dumps({"name": "Bob", "address": {"street": "Elm St", "zip": "1"}}).encode()
-producer.produce(topic, bad, on_delivery=delivered("breaks_reference"))
+producer.produce(topic, bad, on_delivery=delivered(deliveries, "breaks_reference"))
 producer.flush(20)
 out["gateway"] = deliveries
 print(json.dumps(out))

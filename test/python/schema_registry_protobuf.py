@@ -19,6 +19,7 @@ import json
 import sys
 
 from confluent_kafka import Producer
+from delivery_reports import delivered
 from confluent_kafka.schema_registry import SchemaRegistryClient
 from confluent_kafka.schema_registry.protobuf import ProtobufDeserializer, ProtobufSerializer
 from confluent_kafka.serialization import MessageField, SerializationContext
@@ -80,18 +81,10 @@ out["decoded"] = {"id": decoded.id, "item": decoded.item, "street": decoded.addr
 
 producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 0, "retries": 0})
 deliveries = {}
-
-
-def delivered(name):
-    def report(error, _message):
-        deliveries[name] = None if error is None else {"code": error.code(), "name": error.name()}
-    return report
-
-
-producer.produce(topic, payload, on_delivery=delivered("serialized"))
+producer.produce(topic, payload, on_delivery=delivered(deliveries, "serialized"))
 producer.flush(20)
 # The registered id and indexes, the message cut inside its last field (a tag's string): full validation refuses it at the edge.
-producer.produce(topic, payload[:-3], on_delivery=delivered("cut_short"))
+producer.produce(topic, payload[:-3], on_delivery=delivered(deliveries, "cut_short"))
 producer.flush(20)
 out["gateway"] = deliveries
 print(json.dumps(out))

@@ -6,27 +6,9 @@
 import { describe, expect, it } from "vitest";
 import { authorizedOperations } from "../../../src/gateway/handlers/describe-cluster.ts";
 import { apiKeys, messageSchemas } from "../../../src/gateway/protocol/apis.ts";
-import { messageCodec } from "../../../src/gateway/protocol/codec.ts";
-import { ByteReader, ByteWriter } from "../../../src/gateway/protocol/primitives.ts";
+import { hex, readRequest, writeResponse } from "./support/golden-codec.ts";
 
-const hex = (text: string) => Uint8Array.from(Buffer.from(text.replace(/\s+/g, ""), "hex"));
 const int32 = (value: number) => Buffer.from(Uint32Array.of(value >>> 0).buffer).reverse().toString("hex");
-
-function readRequest(key: number, version: number, bytes: Uint8Array): unknown {
-  const decoded = messageCodec(messageSchemas.get(key)!, version).readRequest(new ByteReader(bytes));
-  if (!decoded.ok) throw new Error(decoded.error);
-  // And back to the same bytes.
-  const writer = new ByteWriter();
-  messageCodec(messageSchemas.get(key)!, version).writeRequest(writer, decoded.value);
-  expect(Buffer.from(writer.finish()).toString("hex")).toBe(Buffer.from(bytes).toString("hex"));
-  return decoded.value;
-}
-
-function writeResponse(key: number, version: number, body: Record<string, unknown>): string {
-  const writer = new ByteWriter();
-  messageCodec(messageSchemas.get(key)!, version).writeResponse(writer, body);
-  return Buffer.from(writer.finish()).toString("hex");
-}
 
 describe("DescribeCluster", () => {
   it("reads v0 (flexible from 0) and v1 (the endpoint type) requests", () => {

@@ -6,27 +6,10 @@
  * broker's IsFenced).
  */
 import { describe, expect, it } from "vitest";
-import { apiKeys, messageSchemas } from "../../../src/gateway/protocol/apis.ts";
-import { messageCodec } from "../../../src/gateway/protocol/codec.ts";
-import { ByteReader, ByteWriter } from "../../../src/gateway/protocol/primitives.ts";
+import { apiKeys } from "../../../src/gateway/protocol/apis.ts";
+import { hex, readRequest, writeResponse } from "./support/golden-codec.ts";
 
-const hex = (text: string) => Uint8Array.from(Buffer.from(text.replace(/\s+/g, ""), "hex"));
 const spaced = (text: string) => text.replace(/\s+/g, "");
-
-function readRequest(key: number, version: number, bytes: Uint8Array): unknown {
-  const decoded = messageCodec(messageSchemas.get(key)!, version).readRequest(new ByteReader(bytes));
-  if (!decoded.ok) throw new Error(decoded.error);
-  const writer = new ByteWriter();
-  messageCodec(messageSchemas.get(key)!, version).writeRequest(writer, decoded.value);
-  expect(Buffer.from(writer.finish()).toString("hex")).toBe(Buffer.from(bytes).toString("hex"));
-  return decoded.value;
-}
-
-function writeResponse(key: number, version: number, body: Record<string, unknown>): string {
-  const writer = new ByteWriter();
-  messageCodec(messageSchemas.get(key)!, version).writeResponse(writer, body);
-  return Buffer.from(writer.finish()).toString("hex");
-}
 
 describe("Metadata v13", () => {
   it("reads the request as v12's (all topics: a null array; auto-create; no authorized operations)", () => {
