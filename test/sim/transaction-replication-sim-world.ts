@@ -228,13 +228,8 @@ export class TxnReplicationSim {
 
   #call(producer: Producer, request: CoordinatorRequest, attempt: number): void {
     this.#send(() => {
-      let answer: CoordinatorAnswer;
-      try {
-        answer = this.coordinator.handle(request);
-      } catch (error) {
-        if (error instanceof Crash) return;
-        throw error;
-      }
+      const answer = this.coordinator.answerUnlessCrashed(request);
+      if (answer === undefined) return;
       this.#say(`coordinator ${producer.name} ${request.kind} → ${JSON.stringify(answer)}`);
       this.#send(() => this.#answer(producer, request, attempt, answer), `answer to ${producer.name}`, false);
     }, `${producer.name} ${request.kind}`, true);
@@ -337,13 +332,8 @@ export class TxnReplicationSim {
     if (!write.implicit) return this.#send(append, `${producer.name} write ${write.values.join(",")}`, true);
     // The router's call first (addPartitionsForWrite), then its forward to the partition: two hops.
     this.#send(() => {
-      let answer: CoordinatorAnswer;
-      try {
-        answer = this.coordinator.handle({ kind: "write", identity, partitions: [topicPartitions[write.partition]!] });
-      } catch (error) {
-        if (error instanceof Crash) return;
-        throw error;
-      }
+      const answer = this.coordinator.answerUnlessCrashed({ kind: "write", identity, partitions: [topicPartitions[write.partition]!] });
+      if (answer === undefined) return;
       this.#say(`coordinator ${producer.name} write ${write.values.join(",")} → ${JSON.stringify(answer)}`);
       if (answer.ok) this.#send(append, `${producer.name} write ${write.values.join(",")} forwarded`, true);
       else this.#send(() => answered(answer), `refusal to ${producer.name}`, false);

@@ -131,6 +131,16 @@ export class SimCoordinator {
     return { ...after, producerId: before.producerId, producerEpoch: before.producerEpoch, pending: { ...after.pending, marker: { ...after.pending.marker, producerEpoch: before.producerEpoch } } };
   }
 
+  /** `handle`'s answer; undefined when the object crashed during the turn (no answer goes back). */
+  answerUnlessCrashed(request: CoordinatorRequest): CoordinatorAnswer | undefined {
+    try {
+      return this.handle(request);
+    } catch (error) {
+      if (error instanceof Crash) return undefined;
+      throw error;
+    }
+  }
+
   handle(request: CoordinatorRequest): CoordinatorAnswer {
     try {
       return this.#handle(request);

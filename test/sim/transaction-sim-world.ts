@@ -141,13 +141,8 @@ export class TxnSim {
   /** A request to the coordinator (a turn of its object) and its answer back to the producer. */
   #call(producer: SimProducer, request: CoordinatorRequest, attempt: number): void {
     this.#send(() => {
-      let answer: CoordinatorAnswer;
-      try {
-        answer = this.coordinator.handle(request);
-      } catch (error) {
-        if (error instanceof Crash) return;
-        throw error;
-      }
+      const answer = this.coordinator.answerUnlessCrashed(request);
+      if (answer === undefined) return;
       this.log.push(`${this.now} coordinator ${producer.name} ${request.kind} ${JSON.stringify("identity" in request ? request.identity : request.timeoutMs)} → ${JSON.stringify(answer)}`);
       this.#send(() => this.#answer(producer, request, attempt, answer), `answer to ${producer.name}`, false);
     }, `${producer.name} ${request.kind}`, true);
@@ -239,13 +234,8 @@ export class TxnSim {
     const meant = producer.txn?.serial ?? null;
     const request: CoordinatorRequest = { kind: "write", identity, partitions: [target] };
     this.#send(() => {
-      let answer: CoordinatorAnswer;
-      try {
-        answer = this.coordinator.handle(request);
-      } catch (error) {
-        if (error instanceof Crash) return;
-        throw error;
-      }
+      const answer = this.coordinator.answerUnlessCrashed(request);
+      if (answer === undefined) return;
       this.log.push(`${this.now} coordinator ${producer.name} write ${JSON.stringify(identity)} ${partitionKey(target)} → ${JSON.stringify(answer)}`);
       if (!answer.ok) {
         this.counts.writesRefused++;
