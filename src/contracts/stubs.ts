@@ -1,7 +1,7 @@
 import { replicaIdsCachedMax } from "../limits.ts";
 import { meteredStub } from "./billing-meter.ts";
 import { registryReplicaName, registryTopic } from "./schema-registry-api.ts";
-import { transactionCoordinatorName, transactionIndexName } from "./transaction-coordinator-api.ts";
+import { legacyTransactionCoordinatorName, transactionIndexName, transactionReplicaName } from "./transaction-coordinator-api.ts";
 
 /**
  * The one place that names Durable Objects (ARCHITECTURE.md decision 2) and makes their stubs,
@@ -147,12 +147,18 @@ export function schemaRegistryReplicaStub(env: Env, anchorTopicId: string, regio
 }
 
 /**
- * A transactional id's coordinator (issue 28, ARCHITECTURE.md decision 17): one object per id,
- * named `txn:<id>`; the index of transactional ids is the same class under a name no
- * coordinator has (`transactionIndexName`).
+ * A transactional id's coordinator replica in a region (issue 28, ARCHITECTURE.md decision 17;
+ * src/contracts/transaction-coordinator-api.ts), made in that region. The index of
+ * transactional ids is the same class under a name no coordinator has (`transactionIndexName`).
  */
-export function transactionCoordinatorStub(env: Env, transactionalId: string): StubOf<Env["TRANSACTIONS"]> {
-  return meteredStub(env, env.TRANSACTIONS.get(env.TRANSACTIONS.idFromName(transactionCoordinatorName(transactionalId))));
+export function transactionReplicaStub(env: Env, transactionalId: string, anchorTopicId: string, region: string): StubOf<Env["TRANSACTIONS"]> {
+  const id = env.TRANSACTIONS.idFromName(transactionReplicaName(transactionalId, anchorTopicId, region));
+  return meteredStub(env, env.TRANSACTIONS.get(id, { locationHint: region as DurableObjectLocationHint }));
+}
+
+/** A transactional id's coordinator as it was before replication (one object per id): its state is taken once by the first replicated leader. */
+export function legacyTransactionCoordinatorStub(env: Env, transactionalId: string): StubOf<Env["TRANSACTIONS"]> {
+  return meteredStub(env, env.TRANSACTIONS.get(env.TRANSACTIONS.idFromName(legacyTransactionCoordinatorName(transactionalId))));
 }
 
 export function transactionIndexStub(env: Env): StubOf<Env["TRANSACTIONS"]> {

@@ -8,9 +8,8 @@
  * a refusal is never remembered. A write delayed past its transaction's end is refused by the
  * partition itself (the epoch rule), whatever this cache says.
  */
-import { unwrap } from "../errors.ts";
 import { verifiedTransactionsCachedMax } from "../limits.ts";
-import { transactionCoordinatorStub } from "../contracts/stubs.ts";
+import { coordinatorCalls } from "./coordinator-calls.ts";
 import type { ProducerIdentity, TopicPartition } from "../contracts/transaction-coordinator-api.ts";
 
 /** By `transactionalId/producerId/producerEpoch`: the partitions confirmed, oldest entry first. */
@@ -30,7 +29,7 @@ export async function verifyTransactionalWrite(env: Env, transactionalId: string
   const known = verified.get(key);
   const unverified = partitions.filter((partition) => !known?.has(partitionKey(partition)));
   if (unverified.length === 0) return;
-  unwrap(await transactionCoordinatorStub(env, transactionalId).addPartitionsForWrite(transactionalId, identity, unverified));
+  await coordinatorCalls(env).addPartitionsForWrite(transactionalId, identity, unverified);
   const entry = verified.get(key) ?? new Set<string>();
   for (const partition of unverified) entry.add(partitionKey(partition));
   verified.delete(key);

@@ -63,3 +63,20 @@ export const transactionalOffsetProducersMax = 1_000;
  * go first. A forgotten entry costs one more call to the coordinator, never a wrong answer.
  */
 export const verifiedTransactionsCachedMax = 10_000;
+
+/**
+ * Partitions of `_transaction_state`, the topic that anchors coordinator replicas
+ * (docs/transactions.md, "Replication across regions"): a transactional id's coordinator leads
+ * in the region leading partition hash(id) mod this. They spread coordinators' leadership over
+ * the regions as Kafka's 50 spread it over brokers; each coordinator is its own object, so more
+ * partitions add no throughput. Fixed once the topic exists (an id's partition must not move).
+ */
+export const transactionStatePartitions = 4;
+
+/**
+ * How long after its own deadline (a timeout, a marker retry) a follower's coordinator replica
+ * waits before it asks the leader to act (docs/transactions.md, "Replication across regions"):
+ * a leader that acts in time pushes the new state first, and the follower's alarm moves on.
+ * A leader lost with an open transaction is found within this much past the deadline.
+ */
+export const transactionFollowerGraceMs = 5_000;

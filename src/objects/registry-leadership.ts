@@ -5,7 +5,7 @@ import type { RegistryKey } from "../contracts/schema-registry-api.ts";
 import { legacySchemaRegistryStub, schemaRegistryReplicaStub } from "../contracts/stubs.ts";
 import { saveRegistryReplica, stampOf, type RegistryStamp } from "./registry-replica-rows.ts";
 import { StateLeadership, type StatePlacement } from "./state-leadership.ts";
-import { produce } from "../data-plane/produce.ts";
+import { markSilentFollowers } from "./silent-followers.ts";
 
 /** What the leader needs of its own replica: its rows, and replacing them (each in one transaction). */
 export interface RegistryReplicaStorage {
@@ -90,24 +90,8 @@ export class RegistryLeadership {
       }),
     );
     const silent = outcomes.filter((outcome) => "unreachable" in outcome && key.isr.includes(outcome.region)).map(({ region }) => region);
-    if (silent.length > 0) await this.#markSilent(key, silent);
+    if (silent.length > 0) await markSilentFollowers(this.#env, placementOf(key), silent, "registry");
     this.#leadership.settlePush(placementOf(key), next, outcomes, key.isr);
-  }
-
-  /**
-   * An in-sync region did not answer: one record to the anchor partition (acks 1), so that its
-   * log's leader pushes to the silent follower, finds it behind, and drops it from the ISR after
-   * replica.lag.time.max.ms as for any partition. The anchor holds no other records, and a
-   * follower of a log nobody writes never falls behind: without this, the loss of a follower's
-   * region would refuse every registry call (NOT_ENOUGH_REPLICAS) for as long as it lasts.
-   */
-  async #markSilent(key: RegistryKey, regions: string[]): Promise<void> {
-    const record = { key: "registry-replicas-silent", value: JSON.stringify({ regions, leaderEpoch: key.leaderEpoch }) };
-    try {
-      await produce(this.#env, { waitUntil: () => undefined }, key.topic, { records: [{ ...record, partition: 0 }], acks: 1, encoding: "utf8" });
-    } catch {
-      // Best-effort: the call is refused (NOT_ENOUGH_REPLICAS) either way, and the next refused call tries again.
-    }
   }
 
   /** The other regions' stamps, each replica fenced at the key's epoch (unreachable ones skipped). Deposed when one has seen a newer epoch. */

@@ -1,8 +1,11 @@
 import { DurableObject } from "cloudflare:workers";
 import { TributaryError, toResult, unwrap, type Result } from "../errors.ts";
-import { transactionsListedMax } from "../limits.ts";
-import { controllerStub, groupStub, transactionIndexStub } from "../contracts/stubs.ts";
-import type { TransactionListing } from "../contracts/transaction-coordinator-api.ts";
+import { transactionFollowerGraceMs, transactionsListedMax } from "../limits.ts";
+import type { PullAnswer, PushAnswer, StateReplica } from "../replication/state-replication.ts";
+import { controllerStub, transactionIndexStub } from "../contracts/stubs.ts";
+import type { TransactionAnchor, TransactionKey, TransactionListing } from "../contracts/transaction-coordinator-api.ts";
+import { topicMetadata } from "../data-plane/metadata-cache.ts";
+import { coordinatorCalls, transactionKey } from "../data-plane/coordinator-calls.ts";
 import {
   addGroup,
   addPartitions,
@@ -25,57 +28,83 @@ import {
   type TransactionMetadata,
 } from "../transactions/transaction-metadata.ts";
 import { countBilled } from "../contracts/billing-meter.ts";
+import { checkFaultsEnabled, type Fault } from "../contracts/faults.ts";
 import { CountedSql, rowCountingEnabled } from "./counted-sql.ts";
 import { applyMigrations } from "./schema.ts";
-import { writePartitionMarkers, writtenPartitions } from "./transaction-marker-writes.ts";
-
-const migrations = [
-  // The transactional id's metadata, whole (src/transactions/transaction-metadata.ts), and
-  // whether the index has the last init's listing.
-  `CREATE TABLE transaction_state (
-     id INTEGER PRIMARY KEY CHECK (id = 1),
-     metadata TEXT NOT NULL,
-     index_synced INTEGER NOT NULL
-   );
-   CREATE TABLE transaction_index (
-     transactional_id TEXT PRIMARY KEY,
-     listing TEXT NOT NULL
-   );`,
-];
+import { ReplicaFaults } from "./replica-faults.ts";
+import { writeMarkerRound } from "./transaction-marker-writes.ts";
+import { TransactionLeadership, transactionNotLeader } from "./transaction-leadership.ts";
+import {
+  anchorAt,
+  loadTransactionRows,
+  saveHandedOver,
+  saveIndexSynced,
+  saveTransactionEpochs,
+  saveTransactionState,
+  transactionMigrations,
+  type TransactionSnapshot,
+} from "./transaction-replica-rows.ts";
 
 /** The index's retry of a listing it did not take, and of the alarm that found nothing to do. */
 const indexRetryMs = 1_000;
 
 /**
- * A transactional id's coordinator (issue 28; ARCHITECTURE.md decision 17): a thin adapter
- * over the pure rules of src/transactions/transaction-machine.ts. Each request is one turn:
- * the rules' next metadata is written to SQLite before the answer and before any marker, so
- * the decision (Prepare*) survives any crash; then the markers go to every partition (the data
- * plane's leader calls) and group (their coordinators) of the transaction, and what is left is
- * retried by the alarm, across restarts. The alarm also aborts a transaction past its timeout;
- * with nothing open or ending there is no alarm and the object costs nothing.
+ * One replica of a transactional id's coordinator (issue 28; ARCHITECTURE.md decision 17;
+ * docs/transactions.md): a thin adapter over the pure rules of
+ * src/transactions/transaction-machine.ts. There is one replica per replica region of the id's
+ * anchor partition (src/contracts/transaction-coordinator-api.ts); the caller calls the one in
+ * that partition's leader region with the placement it knows, and that one leads at the
+ * partition's leader epoch (src/replication/state-replication.ts's rules, its side in
+ * transaction-leadership.ts). Each request is one turn: the rules' next metadata is written to
+ * SQLite and pushed to every in-sync replica before the answer and before any marker, so the
+ * decision (Prepare*) survives any crash and the loss of the region; then the markers go to
+ * every partition (the data plane's leader calls) and group (their coordinators) of the
+ * transaction, and what is left is retried by the alarm, across restarts. The alarm also aborts
+ * a transaction past its timeout; with nothing open or ending there is no alarm and the object
+ * costs nothing. A follower keeps an alarm a little past the leader's deadline: if the leader
+ * did not act (its region is lost), the follower asks the anchor's leader to, which reports a
+ * silent one to the controller, and the next leader takes over and finishes the transaction.
  *
- * The same class, under the name "index" (transactionIndexName), lists the transactional ids:
- * each coordinator tells it at every init.
+ * The same class serves two other names: the index (transactionIndexName), which lists the
+ * transactional ids (each coordinator tells it at every init), and an id's object from before
+ * replication, which finishes what it had open until the first replicated leader takes its
+ * metadata over (`handOver`).
  */
 export class TransactionCoordinator extends DurableObject<Env> {
   #metadata: TransactionMetadata | null = null;
   #indexSynced = true;
+  #replica!: StateReplica<TransactionMetadata>;
+  /** Where this replica sits; null on the index and on an object from before replication. */
+  #anchor: TransactionAnchor | null = null;
+  #handedOver = false;
+  /** The placement of the last call this replica led (its pushes go to its replicas). */
+  #key: TransactionKey | null = null;
+  /** The epoch at which this incarnation raised the coordinator epoch (once per incarnation and leader epoch). */
+  #raisedAt: number | null = null;
+  #takingOver: Promise<void> | null = null;
+  /** Pushes, one after another, each of the snapshot current when it starts. */
+  #pushes: Promise<unknown> = Promise.resolve();
   /** The marker round running now: one at a time, whoever started it (a request or the alarm). */
   #round: Promise<void> | null = null;
   /** Rows counted for the benchmark's bill (src/contracts/billing-meter.ts), as the partitions' and groups' are. */
   readonly #sql: SqlStorage;
+  readonly #leadership: TransactionLeadership;
+  readonly #faults = new ReplicaFaults();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.#sql = new CountedSql(ctx.storage.sql, rowCountingEnabled(env)).storage;
+    this.#leadership = new TransactionLeadership(env, () => this.#replica, () => this.#saveEpochs());
     void ctx.blockConcurrencyWhile(async () => {
-      applyMigrations(this.#sql, migrations);
-      const row = this.#sql.exec<{ metadata: string; index_synced: number }>("SELECT metadata, index_synced FROM transaction_state WHERE id = 1").toArray()[0];
-      if (row === undefined) return;
-      this.#indexSynced = row.index_synced === 1;
-      // A new incarnation: the markers it writes carry a higher coordinator epoch.
-      this.#save(restarted(JSON.parse(row.metadata) as TransactionMetadata));
+      applyMigrations(this.#sql, transactionMigrations);
+      const rows = loadTransactionRows(this.#sql);
+      this.#replica = rows.replica;
+      this.#anchor = rows.anchor;
+      this.#handedOver = rows.handedOver;
+      this.#indexSynced = rows.indexSynced;
+      this.#metadata = rows.metadata;
+      // An object from before replication, in a new incarnation: its markers carry a higher coordinator epoch.
+      if (rows.metadata !== null && rows.anchor === null && !rows.handedOver) this.#save(restarted(rows.metadata));
     });
   }
 
@@ -83,15 +112,15 @@ export class TransactionCoordinator extends DurableObject<Env> {
    * Kafka's InitProducerId with a transactional id: fences older instances, aborts what they left
    * open. `held`: the identity the producer says it holds (KIP-360; transaction-machine.ts).
    */
-  async init(transactionalId: string, timeoutMs: number, held?: ProducerIdentity): Promise<Result<ProducerIdentity>> {
-    return toResult(async () => {
-      let outcome = await this.#run((metadata, fresh) => init(metadata, timeoutMs, Date.now(), fresh, held), transactionalId);
+  async init(key: TransactionKey, transactionalId: string, timeoutMs: number, held?: ProducerIdentity): Promise<Result<ProducerIdentity>> {
+    return this.#leading(key, transactionalId, async () => {
+      let outcome = await this.#run((metadata, fresh) => init(metadata, timeoutMs, Date.now(), fresh, held));
       if (outcome.kind === "markers-first") {
         await this.#decided(outcome.metadata);
         if (this.#current().pending !== null) {
           throw new TributaryError("CONCURRENT_TRANSACTIONS", `aborting the transaction the previous instance of ${JSON.stringify(transactionalId)} left open; retry shortly`);
         }
-        outcome = await this.#run((metadata, fresh) => init(metadata, timeoutMs, Date.now(), fresh, held), transactionalId);
+        outcome = await this.#run((metadata, fresh) => init(metadata, timeoutMs, Date.now(), fresh, held));
       }
       if (outcome.kind !== "done") throw new Error("init found a transaction open after aborting it");
       this.#indexSynced = false;
@@ -101,17 +130,17 @@ export class TransactionCoordinator extends DurableObject<Env> {
     });
   }
 
-  async addPartitions(transactionalId: string, identity: ProducerIdentity, partitions: TopicPartition[]): Promise<Result<ProducerIdentity>> {
-    return this.#change(transactionalId, (metadata) => addPartitions(metadata, identity, partitions, Date.now()));
+  async addPartitions(key: TransactionKey, transactionalId: string, identity: ProducerIdentity, partitions: TopicPartition[]): Promise<Result<ProducerIdentity>> {
+    return this.#leading(key, transactionalId, () => this.#change((metadata) => addPartitions(metadata, identity, partitions, Date.now())));
   }
 
-  async addOffsets(transactionalId: string, identity: ProducerIdentity, groupId: string): Promise<Result<ProducerIdentity>> {
-    return this.#change(transactionalId, (metadata) => addGroup(metadata, identity, groupId, Date.now()));
+  async addOffsets(key: TransactionKey, transactionalId: string, identity: ProducerIdentity, groupId: string): Promise<Result<ProducerIdentity>> {
+    return this.#leading(key, transactionalId, () => this.#change((metadata) => addGroup(metadata, identity, groupId, Date.now())));
   }
 
   /** Kafka's EndTxn: answered once the decision is durable, after one round of markers. */
-  async end(transactionalId: string, identity: ProducerIdentity, commit: boolean): Promise<Result<ProducerIdentity>> {
-    return this.#change(transactionalId, (metadata, fresh) => end(metadata, identity, commit ? "commit" : "abort", Date.now(), fresh));
+  async end(key: TransactionKey, transactionalId: string, identity: ProducerIdentity, commit: boolean): Promise<Result<ProducerIdentity>> {
+    return this.#leading(key, transactionalId, () => this.#change((metadata, fresh) => end(metadata, identity, commit ? "commit" : "abort", Date.now(), fresh)));
   }
 
   /**
@@ -121,38 +150,98 @@ export class TransactionCoordinator extends DurableObject<Env> {
    * PRODUCER_FENCED), and partitions its open transaction has not added yet are added, opening
    * one if none is — one durable write, as the explicit add's. Partitions already added write nothing.
    */
-  async addPartitionsForWrite(transactionalId: string, identity: ProducerIdentity, partitions: TopicPartition[]): Promise<Result<void>> {
-    return toResult(async () => {
-      unwrap(await this.#change(transactionalId, (metadata) => addPartitions(metadata, identity, partitions, Date.now())));
+  async addPartitionsForWrite(key: TransactionKey, transactionalId: string, identity: ProducerIdentity, partitions: TopicPartition[]): Promise<Result<void>> {
+    return this.#leading(key, transactionalId, async () => {
+      await this.#change((metadata) => addPartitions(metadata, identity, partitions, Date.now()));
     });
   }
 
-  async describe(transactionalId: string): Promise<Result<TransactionDescription>> {
-    return toResult(() => describeTransaction(this.#known(transactionalId)));
+  async describe(key: TransactionKey, transactionalId: string): Promise<Result<TransactionDescription>> {
+    return this.#leading(key, transactionalId, async () => describeTransaction(this.#known()));
   }
 
   /** An admin's abort of the open transaction (Kafka's kafka-transactions.sh abort of a hanging transaction). */
-  async abort(transactionalId: string): Promise<Result<TransactionDescription>> {
-    return toResult(async () => {
-      this.#known(transactionalId);
-      const outcome = await this.#run((metadata, fresh) => adminAbort(metadata, Date.now(), fresh), transactionalId);
+  async abort(key: TransactionKey, transactionalId: string): Promise<Result<TransactionDescription>> {
+    return this.#leading(key, transactionalId, async () => {
+      this.#known();
+      const outcome = await this.#run((metadata, fresh) => adminAbort(metadata, Date.now(), fresh));
       if (outcome.kind === "done" && outcome.changed) await this.#decided(outcome.metadata);
       return describeTransaction(this.#current());
     });
   }
 
+  /** What the alarm does, at the leader: an open transaction past its timeout aborted, markers retried, the index told. */
+  async tick(key: TransactionKey, transactionalId: string): Promise<Result<void>> {
+    return this.#leading(key, transactionalId, () => this.#dueWork());
+  }
+
   override async alarm(): Promise<void> {
     countBilled("alarms");
-    if (this.#metadata === null) return;
-    // The rule reads the metadata as it is when it runs: a turn may run while the controller hands out a producer id.
-    const timedOut = await this.#withProducerId((fresh) => {
-      const metadata = this.#current();
-      return expire(metadata, Date.now(), fresh) ?? { kind: "done" as const, metadata, identity: metadata, changed: false };
-    });
-    if (timedOut.kind === "done" && timedOut.changed) await this.#persist(timedOut.metadata);
-    if (this.#current().pending !== null) await this.#markers();
-    if (!this.#indexSynced) await this.#syncIndex();
+    const metadata = this.#metadata;
+    if (metadata === null || this.#handedOver) return;
+    const anchor = this.#anchor;
+    if (anchor === null) {
+      // An object from before replication, until a replicated leader takes its metadata.
+      await this.#dueWork();
+      return;
+    }
+    // Whoever leads the anchor now acts: this replica, or the leader (a silent one is reported and replaced).
+    try {
+      const placement = transactionKey(await topicMetadata(this.env, anchor.topic, { refresh: true }), anchor.partition);
+      if (placement.region === anchor.region) unwrap(await this.tick(placement, metadata.transactionalId));
+      else await coordinatorCalls(this.env, anchor.topic).tick(metadata.transactionalId);
+    } catch (error) {
+      console.warn("a transaction coordinator's alarm could not reach its leader; it tries again", error);
+      await this.ctx.storage.setAlarm(Date.now() + transactionFollowerGraceMs);
+      return;
+    }
     await this.#arm();
+  }
+
+  // ---- Replication: the other regions' leaders call these ----
+
+  /** A leader's push: stored when its stamp is not older than this replica's; refused when its epoch is. */
+  async replicate(anchor: TransactionAnchor, transactionalId: string, snapshot: TransactionSnapshot): Promise<Result<PushAnswer>> {
+    return this.#replicated(anchor, transactionalId, () => {
+      const before = this.#replica.current;
+      const answer = this.#replica.acceptPush(snapshot);
+      if (this.#replica.current !== before) this.#store(snapshot);
+      return answer;
+    });
+  }
+
+  /** A new leader's pull at its takeover: this replica's snapshot, and from now on it refuses older epochs. */
+  async pull(anchor: TransactionAnchor, transactionalId: string, epoch: number): Promise<Result<PullAnswer<TransactionMetadata>>> {
+    return this.#replicated(anchor, transactionalId, () => this.#replica.answerPull(epoch));
+  }
+
+  /** On an id's object from before replication: its metadata, for the first replicated leader; it acts on it no more. */
+  async handOver(): Promise<Result<TransactionMetadata | null>> {
+    return toResult(async () => {
+      await this.#round; // a marker round running finishes first
+      if (this.#metadata === null || this.#handedOver) return null;
+      this.#handedOver = true;
+      saveHandedOver(this.#sql);
+      await this.ctx.storage.deleteAlarm();
+      return this.#metadata;
+    });
+  }
+
+  /** This replica's place in the replication (TRIBUTARY_FAULTS=1 only). */
+  async replicationState(): Promise<Result<{ seenEpoch: number; leadingEpoch: number; stamp: { epoch: number; version: number } | null; metadata: TransactionMetadata | null }>> {
+    return toResult(() => {
+      checkFaultsEnabled(this.env);
+      const current = this.#replica.current;
+      return { seenEpoch: this.#replica.seenEpoch, leadingEpoch: this.#replica.leadingEpoch, stamp: current === null ? null : { epoch: current.epoch, version: current.version }, metadata: this.#metadata };
+    });
+  }
+
+  /** Fault injection (TRIBUTARY_FAULTS=1): down, slow, none — tests take a region's replica away. */
+  async setFault(fault: Fault, ms: number): Promise<Result<void>> {
+    return toResult(() => {
+      checkFaultsEnabled(this.env);
+      this.#faults.set(fault === "crash-after-write" ? "none" : fault, ms);
+    });
   }
 
   // ---- The index (the same class under transactionIndexName) ----
@@ -176,27 +265,95 @@ export class TransactionCoordinator extends DurableObject<Env> {
     });
   }
 
-  // ---- Turns ----
+  // ---- Leading ----
 
-  /** A change by the rules: persisted when it changed anything, markers written when it decided. */
-  async #change(
-    transactionalId: string,
-    rule: (metadata: TransactionMetadata, fresh?: number) => InitOutcome,
-  ): Promise<Result<ProducerIdentity>> {
+  /**
+   * Runs `body` as the leader at the key's epoch: refused (NOT_LEADER_OR_FOLLOWER) when a newer
+   * epoch was seen; after a takeover when this replica does not lead at it yet. Every write it
+   * makes is pushed to the other replicas before it answers (#persist).
+   */
+  async #leading<T>(key: TransactionKey, transactionalId: string, body: () => Promise<T>): Promise<Result<T>> {
+    await this.#faults.beforeCall(); // a replica taken away by a test does not answer at all
     return toResult(async () => {
-      const outcome = await this.#run(rule, transactionalId);
-      if (outcome.kind !== "done") throw new Error("only init aborts first");
-      if (outcome.changed) {
-        if (outcome.metadata.pending !== null && this.#current().pending === null) await this.#decided(outcome.metadata);
-        else await this.#persist(outcome.metadata);
+      this.#admit(transactionalId);
+      await this.#lead(key, transactionalId);
+      try {
+        return await body();
+      } catch (error) {
+        if (error instanceof TributaryError) await this.#leadership.confirm(key, transactionalId);
+        throw error;
       }
-      return outcome.identity;
     });
   }
 
+  async #lead(key: TransactionKey, transactionalId: string): Promise<void> {
+    if (this.#anchor === null) {
+      this.#anchor = anchorAt(key, key.region);
+      this.#saveEpochs();
+    }
+    for (;;) {
+      const decision = this.#replica.leaderCall(key.leaderEpoch);
+      if (decision === "refuse") throw transactionNotLeader(key, this.#replica.seenEpoch);
+      if (decision === "serve") break;
+      this.#takingOver ??= this.#takeOver(key, transactionalId).finally(() => (this.#takingOver = null));
+      await this.#takingOver;
+    }
+    this.#key = key;
+    await this.#leadership.syncLagging(key, transactionalId, this.#replica.current);
+    if (this.#raisedAt !== key.leaderEpoch) {
+      this.#raisedAt = key.leaderEpoch;
+      // A new incarnation or a new leader of an id in use: the markers it writes carry a higher coordinator epoch.
+      if (this.#metadata !== null && this.#metadata.producerId >= 0) await this.#persist(restarted(this.#metadata));
+    }
+  }
+
+  /** Pulls the other replicas' snapshots (fencing them), adopts the newest, its own included; the first leader ever takes the legacy object's. */
+  async #takeOver(key: TransactionKey, transactionalId: string): Promise<void> {
+    this.#replica.beginTakeover(key.leaderEpoch);
+    this.#saveEpochs();
+    const pulled = await this.#leadership.pull(key, transactionalId);
+    const own = this.#replica.current;
+    const adopted = this.#replica.finishTakeover(key.leaderEpoch, pulled);
+    if (adopted !== null && adopted !== own) this.#store(adopted);
+    if (adopted === null) {
+      const legacy = await this.#leadership.takeLegacy(transactionalId);
+      if (legacy !== null) this.#save(legacy);
+    }
+    this.#saveEpochs();
+    await this.#arm();
+  }
+
+  /** A replica-side rule, stored with the epochs in one transaction; on failure, the replica as its rows are. */
+  async #replicated<T>(anchor: TransactionAnchor, transactionalId: string, rule: () => T): Promise<Result<T>> {
+    await this.#faults.beforeCall();
+    return toResult(async () => {
+      this.#admit(transactionalId);
+      const answer = this.ctx.storage.transactionSync(() => {
+        this.#anchor = anchor;
+        const value = rule();
+        this.#saveEpochs();
+        return value;
+      });
+      await this.#arm();
+      return answer;
+    });
+  }
+
+  // ---- Turns ----
+
+  /** A change by the rules: persisted when it changed anything, markers written when it decided. */
+  async #change(rule: (metadata: TransactionMetadata, fresh?: number) => InitOutcome): Promise<ProducerIdentity> {
+    const outcome = await this.#run(rule);
+    if (outcome.kind !== "done") throw new Error("only init aborts first");
+    if (outcome.changed) {
+      if (outcome.metadata.pending !== null && this.#current().pending === null) await this.#decided(outcome.metadata);
+      else await this.#persist(outcome.metadata);
+    }
+    return outcome.identity;
+  }
+
   /** Runs a rule on the current metadata, with a new producer id from the controller when it asks for one. */
-  async #run(rule: (metadata: TransactionMetadata, fresh?: number) => InitOutcome, transactionalId: string): Promise<Exclude<InitOutcome, { kind: "needs-producer-id" }>> {
-    this.#admit(transactionalId);
+  async #run(rule: (metadata: TransactionMetadata, fresh?: number) => InitOutcome): Promise<Exclude<InitOutcome, { kind: "needs-producer-id" }>> {
     return this.#withProducerId((fresh) => rule(this.#current(), fresh));
   }
 
@@ -210,7 +367,21 @@ export class TransactionCoordinator extends DurableObject<Env> {
     return second as Exclude<T, { kind: "needs-producer-id" }>;
   }
 
-  /** The decision: durable first, then a round of markers. */
+  /** The timeout, the markers and the index, as they are due. */
+  async #dueWork(): Promise<void> {
+    if (this.#metadata === null) return;
+    // The rule reads the metadata as it is when it runs: a turn may run while the controller hands out a producer id.
+    const timedOut = await this.#withProducerId((fresh) => {
+      const metadata = this.#current();
+      return expire(metadata, Date.now(), fresh) ?? { kind: "done" as const, metadata, identity: metadata, changed: false };
+    });
+    if (timedOut.kind === "done" && timedOut.changed) await this.#persist(timedOut.metadata);
+    if (this.#current().pending !== null) await this.#markers();
+    if (!this.#indexSynced) await this.#syncIndex();
+    await this.#arm();
+  }
+
+  /** The decision: durable and replicated first, then a round of markers. */
   async #decided(metadata: TransactionMetadata): Promise<void> {
     await this.#persist(metadata);
     // Durable on disk before the first marker leaves (the output gate would hold the calls anyway; this says it).
@@ -232,33 +403,11 @@ export class TransactionCoordinator extends DurableObject<Env> {
     const pending = this.#current().pending;
     if (pending === null) return;
     const marker: TransactionMarker & { coordinatorEpoch: number } = { ...pending.marker, coordinatorEpoch: this.#current().coordinatorEpoch };
-    const [partitions, groups] = await Promise.all([
-      pending.partitions.length === 0 ? [] : this.#partitionMarkers(marker, pending.partitions),
-      Promise.all(pending.groups.map(async (group) => ((await this.#groupMarker(group, marker)) ? [group] : []))).then((written) => written.flat()),
-    ]);
+    const written = await writeMarkerRound(this.env, marker, pending);
     const now = this.#current();
     // Only the decision this round wrote for (a newer one is another transaction's).
     if (now.pending === null || now.pending.marker.producerId !== marker.producerId || now.pending.marker.producerEpoch !== marker.producerEpoch) return;
-    await this.#persist(markersWritten(now, { partitions, groups }, Date.now()));
-  }
-
-  async #partitionMarkers(marker: TransactionMarker & { coordinatorEpoch: number }, partitions: TopicPartition[]): Promise<TopicPartition[]> {
-    try {
-      return writtenPartitions(partitions, await writePartitionMarkers(this.env, marker, partitions));
-    } catch (error) {
-      console.warn("transaction markers to partitions failed; the alarm retries", error);
-      return [];
-    }
-  }
-
-  async #groupMarker(group: string, marker: TransactionMarker & { coordinatorEpoch: number }): Promise<boolean> {
-    try {
-      const result = await groupStub(this.env, group).transactionMarker(group, marker);
-      return result.ok;
-    } catch (error) {
-      console.warn(`transaction marker to group ${group} failed; the alarm retries`, error);
-      return false;
-    }
+    await this.#persist(markersWritten(now, written, Date.now()));
   }
 
   async #syncIndex(): Promise<void> {
@@ -273,7 +422,7 @@ export class TransactionCoordinator extends DurableObject<Env> {
     try {
       unwrap(await transactionIndexStub(this.env).indexTransaction(listing));
       this.#indexSynced = true;
-      this.#save(this.#current());
+      saveIndexSynced(this.#sql, true);
     } catch (error) {
       console.warn("the transaction index did not take a listing; the alarm retries", error);
     }
@@ -288,10 +437,9 @@ export class TransactionCoordinator extends DurableObject<Env> {
   }
 
   /** The metadata of a transactional id some producer initialized. */
-  #known(transactionalId: string): TransactionMetadata {
-    const metadata = this.#metadata;
-    if (metadata === null || metadata.producerId < 0) throw new TributaryError("TRANSACTIONAL_ID_NOT_FOUND", `no producer was initialized with transactional id ${JSON.stringify(transactionalId)}`);
-    this.#admit(transactionalId);
+  #known(): TransactionMetadata {
+    const metadata = this.#current();
+    if (metadata.producerId < 0) throw new TributaryError("TRANSACTIONAL_ID_NOT_FOUND", `no producer was initialized with transactional id ${JSON.stringify(metadata.transactionalId)}`);
     return metadata;
   }
 
@@ -300,25 +448,54 @@ export class TransactionCoordinator extends DurableObject<Env> {
     return this.#metadata;
   }
 
+  /** The leader's write: stamped when replicated (an object from before replication writes it unstamped). */
   #save(metadata: TransactionMetadata): void {
-    this.#sql.exec(
-      "INSERT INTO transaction_state (id, metadata, index_synced) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET metadata = excluded.metadata, index_synced = excluded.index_synced",
-      JSON.stringify(metadata),
-      this.#indexSynced ? 1 : 0,
-    );
+    const snapshot = this.#anchor === null ? null : this.#replica.stamp(metadata);
+    saveTransactionState(this.#sql, metadata, snapshot, this.#indexSynced);
     this.#metadata = metadata;
   }
 
-  /** Writes the metadata (durable when this turn's output gate opens: before any answer or marker leaves) and sets the alarm from it. */
+  /** A snapshot taken from another replica (a push, a takeover's pull): stored as it is. */
+  #store(snapshot: TransactionSnapshot): void {
+    saveTransactionState(this.#sql, snapshot.payload, snapshot, this.#indexSynced);
+    this.#metadata = snapshot.payload;
+  }
+
+  #saveEpochs(): void {
+    if (this.#anchor !== null) saveTransactionEpochs(this.#sql, this.#replica, this.#anchor);
+  }
+
+  /**
+   * Writes the metadata (durable when this turn's output gate opens), pushes it to the other
+   * replicas (committed when every in-sync one stored it: before any answer or marker leaves),
+   * and sets the alarm from it.
+   */
   async #persist(metadata: TransactionMetadata): Promise<void> {
     this.#save(metadata);
+    await this.#replicateCurrent();
     await this.#arm();
   }
 
+  /** Pushes the snapshot current when the push starts; pushes go one after another, so none overtakes a newer one. */
+  async #replicateCurrent(): Promise<void> {
+    const key = this.#key;
+    if (this.#anchor === null || key === null) return;
+    const push = this.#pushes.then(() => {
+      const current = this.#replica.current;
+      return current === null ? undefined : this.#leadership.replicateWrite(key, current.payload.transactionalId, current);
+    });
+    this.#pushes = push.catch(() => undefined);
+    await push;
+  }
+
+  /** The leader's alarm when work is due; a follower's a little after the leader's (see the class); none when idle. */
   async #arm(): Promise<void> {
     const metadata = this.#metadata;
-    const at = metadata === null ? null : nextAlarmAt(metadata, Date.now());
-    const next = this.#indexSynced ? at : Math.min(at ?? Infinity, Date.now() + indexRetryMs);
+    const due = metadata === null || this.#handedOver ? null : nextAlarmAt(metadata, Date.now());
+    const follower = this.#anchor !== null && !this.#replica.leading;
+    // A follower's, a grace after the leader's deadline, and never sooner than a grace from now (it polls no faster).
+    const at = due === null || !follower ? due : Math.max(due, Date.now()) + transactionFollowerGraceMs;
+    const next = this.#indexSynced || follower ? at : Math.min(at ?? Infinity, Date.now() + indexRetryMs);
     if (next === null) await this.ctx.storage.deleteAlarm();
     else await this.ctx.storage.setAlarm(next);
   }

@@ -6,8 +6,9 @@
  * code).
  */
 import type { Result } from "../errors.ts";
+import { groupStub } from "../contracts/stubs.ts";
 import { writeTransactionMarkers } from "../data-plane/transaction-markers.ts";
-import type { TopicPartition, TransactionResult } from "../transactions/transaction-metadata.ts";
+import type { TopicPartition, TransactionMarker, TransactionResult } from "../transactions/transaction-metadata.ts";
 
 export interface PartitionMarkerRequest {
   producerId: number;
@@ -34,4 +35,35 @@ export function writtenPartitions(partitions: readonly TopicPartition[], result:
     (failed as (TopicPartition & { code?: string })[]).filter((entry) => entry.code !== "INVALID_PRODUCER_EPOCH").map((entry) => `${entry.topic}\u0000${entry.partition}`),
   );
   return partitions.filter((partition) => !retry.has(`${partition.topic}\u0000${partition.partition}`));
+}
+
+/** One round of a decision's markers, to every partition and group in parallel: those that hold it now (the alarm retries the rest). */
+export async function writeMarkerRound(
+  env: Env,
+  marker: TransactionMarker & { coordinatorEpoch: number },
+  pending: { partitions: TopicPartition[]; groups: string[] },
+): Promise<{ partitions: TopicPartition[]; groups: string[] }> {
+  const [partitions, groups] = await Promise.all([
+    pending.partitions.length === 0 ? [] : partitionMarkers(env, marker, pending.partitions),
+    Promise.all(pending.groups.map(async (group) => ((await groupMarker(env, group, marker)) ? [group] : []))).then((written) => written.flat()),
+  ]);
+  return { partitions, groups };
+}
+
+async function partitionMarkers(env: Env, marker: PartitionMarkerRequest, partitions: TopicPartition[]): Promise<TopicPartition[]> {
+  try {
+    return writtenPartitions(partitions, await writePartitionMarkers(env, marker, partitions));
+  } catch (error) {
+    console.warn("transaction markers to partitions failed; the alarm retries", error);
+    return [];
+  }
+}
+
+async function groupMarker(env: Env, group: string, marker: TransactionMarker & { coordinatorEpoch: number }): Promise<boolean> {
+  try {
+    return (await groupStub(env, group).transactionMarker(group, marker)).ok;
+  } catch (error) {
+    console.warn(`transaction marker to group ${group} failed; the alarm retries`, error);
+    return false;
+  }
 }

@@ -1,7 +1,8 @@
 import { Hono, type Context } from "hono";
 import { TributaryError, unwrap } from "../../errors.ts";
 import { adminRequestBytesMax, transactionalIdLengthMax } from "../../limits.ts";
-import { groupStub, transactionCoordinatorStub, transactionIndexStub } from "../../contracts/stubs.ts";
+import { groupStub, transactionIndexStub } from "../../contracts/stubs.ts";
+import { coordinatorCalls } from "../../data-plane/coordinator-calls.ts";
 import { clusterResourceName } from "../../auth/acl.ts";
 import { topicMetadata } from "../../data-plane/metadata-cache.ts";
 import { addPartitionsSchema, endTransactionSchema, initTransactionSchema, transactionOffsetsSchema } from "../../protocol/transaction-schemas.ts";
@@ -75,7 +76,7 @@ export const transactionRoutes = new Hono<RouterEnv>()
     routeQuery(c.req.url, []);
     const id = transactionalIdParam(c.req.param("transactionalId"));
     authorize(c, "transactionalId", id, "describe");
-    return c.json(unwrap(await transactionCoordinatorStub(c.env, id).describe(id)));
+    return c.json(await coordinatorCalls(c.env).describe(id));
   })
   .post("/:transactionalId/init", async (c) => {
     routeQuery(c.req.url, []);
@@ -83,7 +84,7 @@ export const transactionRoutes = new Hono<RouterEnv>()
     authorize(c, "transactionalId", id, "write");
     const { transactionTimeoutMs, producerId, producerEpoch } = await readJsonBody(c.req.raw, initTransactionSchema, { maxBytes: adminRequestBytesMax, optional: true });
     const held = producerId === undefined || producerEpoch === undefined ? undefined : { producerId, producerEpoch };
-    return c.json(unwrap(await transactionCoordinatorStub(c.env, id).init(id, transactionTimeoutMs, held)));
+    return c.json(await coordinatorCalls(c.env).init(id, transactionTimeoutMs, held));
   })
   .post("/:transactionalId/partitions", async (c) => {
     routeQuery(c.req.url, []);
@@ -91,7 +92,7 @@ export const transactionRoutes = new Hono<RouterEnv>()
     authorize(c, "transactionalId", id, "write");
     const { producerId, producerEpoch, partitions } = await readJsonBody(c.req.raw, addPartitionsSchema, { maxBytes: adminRequestBytesMax });
     await requireWritablePartitions(c, partitions);
-    return c.json(unwrap(await transactionCoordinatorStub(c.env, id).addPartitions(id, { producerId, producerEpoch }, partitions)));
+    return c.json(await coordinatorCalls(c.env).addPartitions(id, { producerId, producerEpoch }, partitions));
   })
   .post("/:transactionalId/offsets", async (c) => {
     routeQuery(c.req.url, []);
@@ -102,7 +103,7 @@ export const transactionRoutes = new Hono<RouterEnv>()
     authorize(c, "group", group, "read");
     authorizeTopics(c, commit.offsets.map((position) => position.topic), "read");
     // The group joins the transaction first (its marker comes at the end), then holds the offsets.
-    const identity = unwrap(await transactionCoordinatorStub(c.env, id).addOffsets(id, { producerId: commit.producerId, producerEpoch: commit.producerEpoch }, group));
+    const identity = await coordinatorCalls(c.env).addOffsets(id, { producerId: commit.producerId, producerEpoch: commit.producerEpoch }, group);
     unwrap(await groupStub(c.env, group).commitTransactional(group, commit));
     return c.json(identity);
   })
@@ -111,12 +112,12 @@ export const transactionRoutes = new Hono<RouterEnv>()
     const id = transactionalIdParam(c.req.param("transactionalId"));
     authorize(c, "transactionalId", id, "write");
     const { producerId, producerEpoch, commit } = await readJsonBody(c.req.raw, endTransactionSchema, { maxBytes: adminRequestBytesMax });
-    return c.json(unwrap(await transactionCoordinatorStub(c.env, id).end(id, { producerId, producerEpoch }, commit)));
+    return c.json(await coordinatorCalls(c.env).end(id, { producerId, producerEpoch }, commit));
   })
   .post("/:transactionalId/abort", async (c) => {
     routeQuery(c.req.url, []);
     const id = transactionalIdParam(c.req.param("transactionalId"));
     // An operator's tool (Kafka's kafka-transactions.sh abort): alter on the cluster.
     authorize(c, "cluster", clusterResourceName, "alter");
-    return c.json(unwrap(await transactionCoordinatorStub(c.env, id).abort(id)));
+    return c.json(await coordinatorCalls(c.env).abort(id));
   });

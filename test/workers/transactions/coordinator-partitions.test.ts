@@ -82,10 +82,10 @@ describe("transactions over real partitions", () => {
     const identity = await begin(id, topic, [0, 1]);
     expect((await produceInTransaction(id, topic, identity, [0, 1])).status).toBe(200);
     await decideWithoutMarkers(id, identity, "commit");
-    await evictDurableObject(coordinatorOf(id));
+    await evictDurableObject(await coordinatorOf(id));
     expect(await describeTransaction(id)).toMatchObject({ state: "PrepareCommit" });
     expect(await values(topic, 0, "read_committed")).toEqual([]);
-    expect(await runDurableObjectAlarm(coordinatorOf(id))).toBe(true);
+    expect(await runDurableObjectAlarm(await coordinatorOf(id))).toBe(true);
     expect(await describeTransaction(id)).toMatchObject({ state: "CompleteCommit", pendingMarkers: null });
     expect(await values(topic, 0, "read_committed")).toEqual(["v0"]);
     expect(await values(topic, 1, "read_committed")).toEqual(["v1"]);
@@ -108,7 +108,7 @@ describe("a partition that cannot take its marker", () => {
     expect(await values(topic, 0, "read_committed")).toEqual(["v0"]);
     expect((await fault("none")).status).toBe(204);
     for (let round = 0; round < 50 && (await describeTransaction(id)).state !== "CompleteCommit"; round++) {
-      await runDurableObjectAlarm(coordinatorOf(id)); // unless it already ran on its own
+      await runDurableObjectAlarm(await coordinatorOf(id)); // unless it already ran on its own
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     expect(await describeTransaction(id)).toMatchObject({ state: "CompleteCommit" });

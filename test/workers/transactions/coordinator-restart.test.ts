@@ -21,14 +21,14 @@ describe("a coordinator evicted between the decision and the markers", () => {
     const before = await describeTransaction(id);
 
     await decideWithoutMarkers(id, identity, "commit");
-    await evictDurableObject(coordinatorOf(id));
+    await evictDurableObject(await coordinatorOf(id));
 
     const restarted = await describeTransaction(id);
     expect(restarted).toMatchObject({ state: "PrepareCommit", producerEpoch: identity.producerEpoch + 1, pendingMarkers: { groups: [group], result: "commit" } });
     expect(restarted.coordinatorEpoch).toBeGreaterThan(before.coordinatorEpoch);
     expect(await committedOffset(group, topic, 0)).toBeNull();
 
-    expect(await runDurableObjectAlarm(coordinatorOf(id))).toBe(true);
+    expect(await runDurableObjectAlarm(await coordinatorOf(id))).toBe(true);
     expect(await describeTransaction(id)).toMatchObject({ state: "CompleteCommit", pendingMarkers: null });
     expect(await committedOffset(group, topic, 0)).toBe(5);
   });

@@ -11,6 +11,7 @@ import { api, createTopic, expectError, uniqueTopic } from "../support/http.ts";
 import { join, uniqueGroup } from "../groups/support/groups.ts";
 import {
   committedOffset,
+  coordinatorKey,
   coordinatorOf,
   describeTransaction,
   endTransaction,
@@ -106,7 +107,7 @@ describe("the transaction coordinator", () => {
     const identity = await initTransactions(id, 1_000);
     expect((await sendOffsets(id, identity, group, [{ topic, partition: 0, offset: 7 }])).status).toBe(200);
     await new Promise((resolve) => setTimeout(resolve, 1_100));
-    await runDurableObjectAlarm(coordinatorOf(id)); // unless it already ran on its own
+    await runDurableObjectAlarm(await coordinatorOf(id)); // unless it already ran on its own
     expect(await describeTransaction(id)).toMatchObject({ state: "CompleteAbort", producerEpoch: identity.producerEpoch + 1 });
     expect(await committedOffset(group, topic, 0)).toBeNull();
     expectError(await endTransaction(id, identity, true), 409, "INVALID_TXN_STATE");
@@ -114,7 +115,7 @@ describe("the transaction coordinator", () => {
     expect(aborted.status, aborted.text).toBe(200);
     expect(aborted.body.producerEpoch).toBe(identity.producerEpoch + 1);
     // Idle now: no alarm left (an idle coordinator costs nothing).
-    expect(await runDurableObjectAlarm(coordinatorOf(id))).toBe(false);
+    expect(await runDurableObjectAlarm(await coordinatorOf(id))).toBe(false);
     // KIP-360: the producer re-initializes naming the identity it held before the timeout: it
     // gets the timeout's bumped epoch (Kafka 4.4 answers so), again on a retry; an older one is fenced.
     const reinit = () => api("POST", transactionPath(id, "/init"), { transactionTimeoutMs: 1_000, ...identity });
@@ -162,11 +163,11 @@ describe("the transaction coordinator", () => {
     const identity = await initTransactions(id);
     const added = [{ topic, partition: 0 }];
     expect((await api("POST", transactionPath(id, "/partitions"), { ...identity, partitions: added })).status).toBe(200);
-    expect(await coordinatorOf(id).addPartitionsForWrite(id, identity, added)).toEqual({ ok: true, value: undefined });
-    expect(await coordinatorOf(id).addPartitionsForWrite(id, identity, [{ topic, partition: 1 }])).toEqual({ ok: true, value: undefined });
+    expect(await (await coordinatorOf(id)).addPartitionsForWrite(await coordinatorKey(id), id, identity, added)).toEqual({ ok: true, value: undefined });
+    expect(await (await coordinatorOf(id)).addPartitionsForWrite(await coordinatorKey(id), id, identity, [{ topic, partition: 1 }])).toEqual({ ok: true, value: undefined });
     expect(await describeTransaction(id)).toMatchObject({ state: "Ongoing", partitions: [...added, { topic, partition: 1 }] });
     expect((await endTransaction(id, identity, false)).status).toBe(200);
-    expect(await coordinatorOf(id).addPartitionsForWrite(id, identity, added)).toMatchObject({ ok: false, error: { code: "PRODUCER_FENCED" } });
+    expect(await (await coordinatorOf(id)).addPartitionsForWrite(await coordinatorKey(id), id, identity, added)).toMatchObject({ ok: false, error: { code: "PRODUCER_FENCED" } });
   });
 
   it("lists initialized transactional ids; refuses unknown ids and timeouts past the deployment's maximum", async () => {

@@ -2,7 +2,10 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { expect } from "vitest";
-import { transactionCoordinatorStub } from "../../../src/contracts/stubs.ts";
+import { transactionReplicaStub } from "../../../src/contracts/stubs.ts";
+import { transactionStateTopic, type TransactionKey } from "../../../src/contracts/transaction-coordinator-api.ts";
+import { topicMetadata } from "../../../src/data-plane/metadata-cache.ts";
+import { transactionKey, transactionStatePartition } from "../../../src/data-plane/coordinator-calls.ts";
 import { end } from "../../../src/transactions/transaction-machine.ts";
 import type { TransactionMetadata } from "../../../src/transactions/transaction-metadata.ts";
 import { api, type ApiResponse } from "../support/http.ts";
@@ -19,8 +22,16 @@ export function uniqueTransactionalId(prefix: string): string {
   return `${prefix}-${counter}-${crypto.randomUUID().slice(0, 8)}`;
 }
 
-export function coordinatorOf(transactionalId: string) {
-  return transactionCoordinatorStub(env, transactionalId);
+/** The placement of the id's anchor partition, as the controller has it now (the anchor exists once an id was initialized). */
+export async function coordinatorKey(transactionalId: string, anchor = transactionStateTopic): Promise<TransactionKey> {
+  const topic = await topicMetadata(env, anchor, { refresh: true });
+  return transactionKey(topic, transactionStatePartition(transactionalId, topic.partitions.length));
+}
+
+/** The id's leading coordinator replica. */
+export async function coordinatorOf(transactionalId: string) {
+  const key = await coordinatorKey(transactionalId);
+  return transactionReplicaStub(env, transactionalId, key.topicId, key.region);
 }
 
 export function transactionPath(transactionalId: string, rest = ""): string {
@@ -59,11 +70,12 @@ export async function committedOffset(group: string, topic: string, partition: n
  * nothing more: the coordinator as it is when evicted between the decision and the markers.
  */
 export async function decideWithoutMarkers(transactionalId: string, identity: Identity, result: "commit" | "abort"): Promise<void> {
-  await runInDurableObject(coordinatorOf(transactionalId), async (_instance, state) => {
+  await runInDurableObject(await coordinatorOf(transactionalId), async (_instance, state) => {
     const row = state.storage.sql.exec<{ metadata: string }>("SELECT metadata FROM transaction_state WHERE id = 1").one();
     const decided = end(JSON.parse(row.metadata) as TransactionMetadata, identity, result, Date.now());
     if (decided.kind !== "done") throw new Error(decided.kind);
-    state.storage.sql.exec("UPDATE transaction_state SET metadata = ? WHERE id = 1", JSON.stringify(decided.metadata));
+    // As the leader writes it: a newer stamp (pushed to the followers when the restarted leader serves).
+    state.storage.sql.exec("UPDATE transaction_state SET metadata = ?, stamp_version = stamp_version + 1 WHERE id = 1", JSON.stringify(decided.metadata));
     await state.storage.setAlarm(Date.now() + 60_000);
   });
 }

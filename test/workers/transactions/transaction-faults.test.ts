@@ -90,7 +90,7 @@ describe("a transaction past transaction.timeout.ms", () => {
       [0, 1],
     ]);
     await new Promise((resolve) => setTimeout(resolve, 1_100)); // past the timeout: the alarm's rule reads the clock
-    await runDurableObjectAlarm(coordinatorOf(id)); // unless it already ran on its own
+    await runDurableObjectAlarm(await coordinatorOf(id)); // unless it already ran on its own
     expect(await describeTransaction(id)).toMatchObject({ state: "CompleteAbort" });
     expect((await describeTopic(topic)).partitions.map((partition) => [partition.lastStableOffset, partition.highWatermark])).toEqual([
       [2, 2],
