@@ -30,6 +30,7 @@ import { schemaRegistryMigrations, SqliteRegistryStore } from "./schema-registry
 import { RegistryLeadership, registryNotLeader } from "./registry-leadership.ts";
 import { loadRegistryReplica, saveRegistryReplica, stampOf, type RegistryStamp } from "./registry-replica-rows.ts";
 import { ReplicaFaults } from "./replica-faults.ts";
+import { TakeoverGate } from "./state-leadership.ts";
 
 /**
  * One replica of the schema registry (docs/schema-registry.md): one object per replica region
@@ -55,7 +56,7 @@ export class SchemaRegistry extends DurableObject<Env> {
   #replica!: StateReplica<null>;
   /** The calls served one at a time (a write's push included). */
   #queue: Promise<unknown> = Promise.resolve();
-  #takingOver: Promise<void> | null = null;
+  readonly #gate = new TakeoverGate();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -105,14 +106,8 @@ export class SchemaRegistry extends DurableObject<Env> {
     return call;
   }
 
-  async #lead(key: RegistryKey): Promise<void> {
-    for (;;) {
-      const decision = this.#replica.leaderCall(key.leaderEpoch);
-      if (decision === "serve") return;
-      if (decision === "refuse") throw registryNotLeader(key, this.#replica.seenEpoch);
-      this.#takingOver ??= this.#leadership.takeOver(key).finally(() => (this.#takingOver = null));
-      await this.#takingOver;
-    }
+  #lead(key: RegistryKey): Promise<void> {
+    return this.#gate.lead(() => this.#replica, key.leaderEpoch, (seen) => registryNotLeader(key, seen), () => this.#leadership.takeOver(key));
   }
 
   #install(stamp: RegistryStamp, rows: RegistryRows): void {

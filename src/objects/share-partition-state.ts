@@ -7,6 +7,7 @@ import type { PersistedSharePartition } from "../share/share-partition-persisted
 import { newestSnapshot, type PullAnswer, type PushAnswer, type StateReplica } from "../replication/state-replication.ts";
 import { CountedSql, rowCountingEnabled } from "./counted-sql.ts";
 import { ReplicaFaults } from "./replica-faults.ts";
+import { TakeoverGate } from "./state-leadership.ts";
 import { checkFaultsEnabled, type Fault } from "../contracts/faults.ts";
 import { applyMigrations } from "./schema.ts";
 import type { DeadLetterWork, LeaseAcknowledgement, SharePartitionDescription, SharePartitionKey, SharePartitionRef } from "../contracts/share-partition-api.ts";
@@ -36,7 +37,7 @@ export class SharePartitionState extends DurableObject<Env> {
   /** The window, parsed from the snapshot `#parsedFrom` (the leader works on it in memory). */
   #partition: SharePartition | null = null;
   #parsedFrom: ShareSnapshot | null = null;
-  #takingOver: Promise<void> | null = null;
+  readonly #gate = new TakeoverGate();
   readonly #leadership: ShareStateLeadership;
   /** Configs pushed before this replica held a snapshot (newer than a registration's answer, perhaps). */
   #pushedConfigs: VersionedShareConfigs | null = null;
@@ -275,14 +276,8 @@ export class SharePartitionState extends DurableObject<Env> {
     });
   }
 
-  async #lead(key: SharePartitionKey): Promise<void> {
-    for (;;) {
-      const decision = this.#replica.leaderCall(key.leaderEpoch);
-      if (decision === "serve") return;
-      if (decision === "refuse") throw notLeader(key, this.#replica.seenEpoch);
-      if (this.#takingOver === null) this.#takingOver = this.#takeOver(key).finally(() => (this.#takingOver = null));
-      await this.#takingOver;
-    }
+  #lead(key: SharePartitionKey): Promise<void> {
+    return this.#gate.lead(() => this.#replica, key.leaderEpoch, (seen) => notLeader(key, seen), () => this.#takeOver(key));
   }
 
   /**

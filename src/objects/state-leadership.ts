@@ -105,3 +105,22 @@ export class StateLeadership<P> {
     throw this.#hooks.notLeader(placement, seenEpoch);
   }
 }
+
+/**
+ * The leader call's gate, the same for every replicated state: a call at an epoch this replica
+ * leads is served; one at an older epoch than it has seen is refused; one at a newer epoch
+ * waits for a takeover (one at a time: concurrent calls join it), then decides again.
+ */
+export class TakeoverGate {
+  #takingOver: Promise<void> | null = null;
+
+  async lead(replica: () => StateReplica<unknown>, epoch: number, refuse: (seenEpoch: number) => Error, takeOver: () => Promise<void>): Promise<void> {
+    for (;;) {
+      const decision = replica().leaderCall(epoch);
+      if (decision === "serve") return;
+      if (decision === "refuse") throw refuse(replica().seenEpoch);
+      this.#takingOver ??= takeOver().finally(() => (this.#takingOver = null));
+      await this.#takingOver;
+    }
+  }
+}

@@ -32,6 +32,7 @@ import { checkFaultsEnabled, type Fault } from "../contracts/faults.ts";
 import { CountedSql, rowCountingEnabled } from "./counted-sql.ts";
 import { applyMigrations } from "./schema.ts";
 import { ReplicaFaults } from "./replica-faults.ts";
+import { TakeoverGate } from "./state-leadership.ts";
 import { writeMarkerRound } from "./transaction-marker-writes.ts";
 import { TransactionLeadership, transactionNotLeader } from "./transaction-leadership.ts";
 import {
@@ -81,7 +82,7 @@ export class TransactionCoordinator extends DurableObject<Env> {
   #key: TransactionKey | null = null;
   /** The epoch at which this incarnation raised the coordinator epoch (once per incarnation and leader epoch). */
   #raisedAt: number | null = null;
-  #takingOver: Promise<void> | null = null;
+  readonly #gate = new TakeoverGate();
   /** Pushes, one after another, each of the snapshot current when it starts. */
   #pushes: Promise<unknown> = Promise.resolve();
   /** The marker round running now: one at a time, whoever started it (a request or the alarm). */
@@ -291,13 +292,7 @@ export class TransactionCoordinator extends DurableObject<Env> {
       this.#anchor = anchorAt(key, key.region);
       this.#saveEpochs();
     }
-    for (;;) {
-      const decision = this.#replica.leaderCall(key.leaderEpoch);
-      if (decision === "refuse") throw transactionNotLeader(key, this.#replica.seenEpoch);
-      if (decision === "serve") break;
-      this.#takingOver ??= this.#takeOver(key, transactionalId).finally(() => (this.#takingOver = null));
-      await this.#takingOver;
-    }
+    await this.#gate.lead(() => this.#replica, key.leaderEpoch, (seen) => transactionNotLeader(key, seen), () => this.#takeOver(key, transactionalId));
     this.#key = key;
     await this.#leadership.syncLagging(key, transactionalId, this.#replica.current);
     if (this.#raisedAt !== key.leaderEpoch) {

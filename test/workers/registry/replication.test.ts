@@ -9,11 +9,12 @@
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { TributaryError, unwrap } from "../../../src/errors.ts";
+import { unwrap } from "../../../src/errors.ts";
 import type { RegistryKey } from "../../../src/contracts/schema-registry-api.ts";
 import { controllerStub, legacySchemaRegistryStub, replicaStub, schemaRegistryReplicaStub } from "../../../src/contracts/stubs.ts";
 import { registryCalls, registryKey } from "../../../src/data-plane/registry-calls.ts";
 import { unwrapRegistry } from "../../../src/registry-api/registry-responses.ts";
+import { rejection } from "../support/rejections.ts";
 import { api, createTopic, uniqueTopic } from "../support/http.ts";
 import { recordSchema } from "./support.ts";
 
@@ -37,15 +38,6 @@ async function replicationState(topicId: string, region: string) {
 /** What a replica holds, whatever its place: its rows. */
 async function rowsAt(topicId: string, region: string) {
   return unwrap(await schemaRegistryReplicaStub(env, topicId, region).legacyRows());
-}
-
-async function rejection(call: Promise<unknown>): Promise<string> {
-  const error = await call.then(
-    () => undefined,
-    (thrown: unknown) => thrown,
-  );
-  expect(error).toBeInstanceOf(TributaryError);
-  return (error as TributaryError).code;
 }
 
 describe("the schema registry replicated across regions", () => {

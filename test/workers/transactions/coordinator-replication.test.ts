@@ -9,7 +9,7 @@
 import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { TributaryError, unwrap } from "../../../src/errors.ts";
+import { unwrap } from "../../../src/errors.ts";
 import type { TransactionKey } from "../../../src/contracts/transaction-coordinator-api.ts";
 import { legacyTransactionCoordinatorStub, transactionReplicaStub } from "../../../src/contracts/stubs.ts";
 import { topicMetadata } from "../../../src/data-plane/metadata-cache.ts";
@@ -17,6 +17,7 @@ import { coordinatorCalls, transactionKey } from "../../../src/data-plane/coordi
 import { decodeControlBatch } from "../../../src/protocol/control-batch.ts";
 import { recordBatchContentType } from "../../../src/protocol/content-types.ts";
 import { emptyMetadata } from "../../../src/transactions/transaction-metadata.ts";
+import { rejection } from "../support/rejections.ts";
 import { api, baseUrl, createTopic, uniqueTopic } from "../support/http.ts";
 import { uniqueTransactionalId } from "./support.ts";
 
@@ -44,15 +45,6 @@ async function setPartitionFault(topic: string, region: string | undefined, faul
 async function setRegionFault(anchor: string, topicId: string, id: string, region: string, fault: "down" | "none") {
   await setPartitionFault(anchor, region, fault);
   unwrap(await replica(id, topicId, region).setFault(fault, 0));
-}
-
-async function rejection(call: Promise<unknown>): Promise<string> {
-  const error = await call.then(
-    () => undefined,
-    (thrown: unknown) => thrown,
-  );
-  expect(error).toBeInstanceOf(TributaryError);
-  return (error as TributaryError).code;
 }
 
 /** The batch stored at `offset` of partition 0, as the binary fetch hands it on. */
