@@ -27,6 +27,8 @@ export interface PartitionInfo {
   isr: string[];
   logStartOffset: number;
   highWatermark: number;
+  /** The leader's epoch (an addition): it grows at every election, as Kafka's. */
+  leaderEpoch?: number;
   /** Where the partition's bytes live: the leader's SQLite and R2 (sealed segments). */
   storage?: { sqliteBatches: number; sqliteBytes: number; r2Segments: number; r2Bytes: number };
 }

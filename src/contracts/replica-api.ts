@@ -81,7 +81,8 @@ export interface DeleteRecordsAnswer {
  * held by the partition itself, past what tiered storage holds: Kafka's KIP-405), `max-timestamp`
  * (the first record with the largest timestamp: KIP-734), or the first record at or after a time.
  */
-export type OffsetQuery = "earliest" | "latest" | "earliest-local" | "max-timestamp" | { timestampMs: number };
+/** `{ epochEnd }`: where that leader epoch ended (Kafka's OffsetForLeaderEpoch; src/log/epoch-end.ts). */
+export type OffsetQuery = "earliest" | "latest" | "earliest-local" | "max-timestamp" | { timestampMs: number } | { epochEnd: number };
 
 export interface ReplicaState {
   logStartOffset: number;

@@ -6,7 +6,8 @@
  * once when an answer says it is stale. Sessions are shared by the connections with the same
  * token and forgotten when the last one closes. Topic ids (Metadata v10+, Fetch v13+) are each
  * topic's Tributary UUID as Kafka's 16 bytes, described once per name and forgotten with the
- * listing (a topic deleted and created again has a new id).
+ * listing (a topic deleted and created again has a new id); partitions' leader epochs are
+ * described with the same freshness as the listing.
  */
 import { Secret } from "../client/secret.ts";
 import { Transport } from "../client/transport.ts";
@@ -32,6 +33,7 @@ export class Session {
   /** Counts invalidate() calls: a listing asked for under an older count is not kept. */
   #generation = 0;
   readonly #ids = new Map<string, Promise<Uint8Array | undefined>>();
+  readonly #epochs = new Map<string, { atMs: number; epochs: Promise<number[] | undefined> }>();
   users = 0;
 
   constructor(options: SessionOptions, token: string | undefined) {
@@ -76,6 +78,27 @@ export class Session {
     this.#loading = undefined;
     this.#generation++;
     this.#ids.clear();
+    this.#epochs.clear();
+  }
+
+  /**
+   * Each partition's leader epoch (Tributary's own: it grows at every election), at most 5 s
+   * old, as the listing (`refresh`: described again now); undefined when the topic cannot be
+   * described. Metadata reports them, OffsetForLeaderEpoch checks a client's against them.
+   */
+  leaderEpochs(name: string, refresh = false): Promise<number[] | undefined> {
+    const held = this.#epochs.get(name);
+    if (!refresh && held !== undefined && Date.now() - held.atMs <= gatewayMetadataMaxAgeMs) return held.epochs;
+    const epochs = this.tributary
+      .admin()
+      .topics.describe(name)
+      .then((topic) => topic.partitions.map((partition) => partition.leaderEpoch ?? 0))
+      .catch(() => {
+        this.#epochs.delete(name);
+        return undefined;
+      });
+    this.#epochs.set(name, { atMs: Date.now(), epochs });
+    return epochs;
   }
 
   /** The topic's Kafka id (its Tributary UUID's 16 bytes); undefined when it cannot be described. */

@@ -238,10 +238,11 @@ export class PartitionReplica extends DurableObject<Env> {
     });
   }
 
-  async listOffset(request: RoutedCall & { at: OffsetQuery; isolation?: FetchRequest["isolation"] }): Promise<Result<{ offset: number; timestamp?: number }>> {
+  async listOffset(request: RoutedCall & { at: OffsetQuery; isolation?: FetchRequest["isolation"] }): Promise<Result<{ offset: number; timestamp?: number; leaderEpoch?: number }>> {
     return toResult(async () => {
       await this.#beforeCall();
-      return offsetAt(this.#admitRouted(request, false).log, this.#tier, request.at, request.isolation === "read_committed");
+      const node = this.#admitRouted(request, false);
+      return offsetAt(node.log, this.#tier, request.at, request.isolation === "read_committed", node.leaderEpoch);
     });
   }
 

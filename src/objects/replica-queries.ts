@@ -4,6 +4,7 @@
  * (Kafka's DescribeProducers, src/log/active-producers.ts). Kept out of partition-replica.ts,
  * which holds the object's lifecycle and writes.
  */
+import { epochEndOffset } from "../log/epoch-end.ts";
 import type { OffsetQuery, ReplicaState } from "../contracts/replica-api.ts";
 import { activeProducers, type ActiveProducer } from "../log/active-producers.ts";
 import type { LogStore } from "../log/log-store.ts";
@@ -12,7 +13,20 @@ import type { ReplicaNode } from "../replication/replica-node.ts";
 import { maxTimestamp, type SegmentTier } from "./segment-tier.ts";
 
 /** The offset `at` names: the log's ends, or the first offset at or after a time (R2's segments first). */
-export async function offsetAt(log: PartitionLog, tier: SegmentTier | undefined, at: OffsetQuery, committedOnly: boolean): Promise<{ offset: number; timestamp?: number }> {
+export async function offsetAt(
+  log: PartitionLog,
+  tier: SegmentTier | undefined,
+  at: OffsetQuery,
+  committedOnly: boolean,
+  leaderEpoch: number,
+): Promise<{ offset: number; timestamp?: number; leaderEpoch?: number }> {
+  if (typeof at === "object" && "epochEnd" in at) {
+    // The leader's own epoch counts from its log's end even before it wrote in it (Kafka assigns it at the election);
+    // a reader never read past the high watermark, so the latest epoch ends there.
+    const history = log.epochStarts();
+    if (leaderEpoch > (history.at(-1)?.epoch ?? -1)) history.push({ epoch: leaderEpoch, startOffset: log.logEndOffset });
+    return epochEndOffset(history, at.epochEnd, log.highWatermark);
+  }
   if (at === "earliest") return { offset: log.logStartOffset };
   if (at === "latest") return { offset: committedOnly ? log.lastStableOffset : log.highWatermark };
   if (at === "earliest-local") return { offset: log.localStartOffset };

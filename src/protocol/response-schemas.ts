@@ -25,6 +25,7 @@ export const partitionInfoSchema = z.object({
   logStartOffset: offsetSchema,
   highWatermark: offsetSchema,
   lastStableOffset: offsetSchema.meta({ description: "the first offset of the oldest open transaction, else the high watermark (an addition; docs/transactions.md)" }),
+  leaderEpoch: z.number().int().nonnegative().meta({ description: "the leader's epoch, growing at every election (an addition; Kafka's Metadata leader epoch)" }),
   storage: z
     .object({ sqliteBatches: z.number().int(), sqliteBytes: z.number().int(), r2Segments: z.number().int(), r2Bytes: z.number().int() })
     .meta({ description: "where the partition's bytes live (an addition)" }),
@@ -93,8 +94,14 @@ export const fetchResponseSchema = z
   .object({ records: z.array(fetchedDecodedRecordSchema), nextOffset: offsetSchema, highWatermark: offsetSchema, lastStableOffset: offsetSchema, logStartOffset: offsetSchema });
 
 export const listOffsetResponseSchema = z.object({
-  offset: offsetSchema,
+  offset: z.number().int().min(-1).meta({ description: "the offset; -1 only for `at=epoch-end` of an epoch after the latest" }),
   timestamp: timestampSchema.optional().meta({ description: "present when the offset was found by time" }),
+  leaderEpoch: z
+    .number()
+    .int()
+    .min(-1)
+    .optional()
+    .meta({ description: "with `at=epoch-end` (an addition; Kafka's OffsetForLeaderEpoch): the largest epoch not after the one asked, -1 when undefined" }),
 });
 
 export const deleteRecordsResponseSchema = z.object({

@@ -22,7 +22,7 @@ export const routeQueries = {
   jsonFetch: ["offset", "maxRecords", "maxBytes", "waitMs", "encoding", "isolation", "decode"],
   binaryFetch: ["offset", "maxRecords", "maxBytes", "waitMs", "isolation"],
   binaryProduce: ["acks", "transactionalId"],
-  listOffsets: ["at", "isolation"],
+  listOffsets: ["at", "isolation", "leaderEpoch"],
   listGroups: ["states", "types"],
   /** SSE and WebSocket, on a partition or a whole topic. */
   streamingRead: ["offset", "encoding", "isolation", accessTokenParam],
@@ -99,9 +99,16 @@ export function fetchParams(query: Record<string, string | undefined>) {
  * (the first offset whose record timestamp is at or after it); and, additions (docs/api.md),
  * `max-timestamp` and `earliest-local`.
  */
-export function offsetAtParam(text: string | undefined): OffsetQuery {
+export function offsetAtParam(text: string | undefined, leaderEpochText?: string): OffsetQuery {
+  if (text === "epoch-end") {
+    // An addition (docs/api.md): where a leader epoch ended, as Kafka's OffsetForLeaderEpoch answers.
+    const epoch = leaderEpochText !== undefined && integerPattern.test(leaderEpochText) ? Number(leaderEpochText) : Number.NaN;
+    if (!Number.isSafeInteger(epoch) || epoch < 0 || epoch > 2_147_483_647) throw new TributaryError("INVALID_REQUEST", "at=epoch-end needs leaderEpoch: an integer from 0");
+    return { epochEnd: epoch };
+  }
+  if (leaderEpochText !== undefined) throw new TributaryError("INVALID_REQUEST", "leaderEpoch is taken only with at=epoch-end");
   if (text === "earliest" || text === "latest" || text === "max-timestamp" || text === "earliest-local") return text;
-  const what = "earliest, latest, max-timestamp, earliest-local or a timestamp in milliseconds since the epoch (an integer from 0)";
+  const what = "earliest, latest, max-timestamp, earliest-local, epoch-end or a timestamp in milliseconds since the epoch (an integer from 0)";
   if (text === undefined || text === "") throw new TributaryError("INVALID_REQUEST", `at is required: ${what}`);
   const value = integerPattern.test(text) ? Number(text) : Number.NaN;
   if (!Number.isSafeInteger(value) || value < 0) throw new TributaryError("INVALID_REQUEST", `at must be ${what}`);

@@ -33,6 +33,8 @@ export async function topicView(env: Env, topic: TopicMetadata, options: { fresh
         highWatermark: state.highWatermark,
         // An addition (docs/transactions.md): the first offset of the oldest open transaction, else the high watermark.
         lastStableOffset: state.lastStableOffset,
+        // An addition (docs/api.md): the leader's epoch, as Kafka's Metadata reports it; it grows at every election.
+        leaderEpoch: placement.leaderEpoch,
         // An addition to API.md's Topic: where the partition's bytes live (docs/api.md).
         storage: state.storage,
         // Only with TRIBUTARY_FAULTS=1 and TRIBUTARY_DEBUG_STATS=1: the leader's counters (docs/api.md, debug statistics).

@@ -86,6 +86,7 @@ describe("the router's answers agree with its OpenAPI document", () => {
     await topics.deleteRecords("docs", [{ partition: written!.partition, offset: 0 }]); // the log start stays at 0
     await call("POST", `/v1/topics/docs/partitions/${written!.partition}/delete-records`, { json: { beforeOffset: 1_000_000 } }); // 416
     await call("GET", `/v1/topics/docs/partitions/${written!.partition}/offsets?at=0`);
+    await call("GET", `/v1/topics/docs/partitions/${written!.partition}/offsets?at=epoch-end&leaderEpoch=0`);
     await client.admin().transactions.describeProducers("docs", written!.partition);
     await topic.writeToken({ ttlMs: 60_000 });
     await call("POST", "/v1/topics/docs/read-tokens", { json: { ttlMs: 60_000 } });

@@ -154,8 +154,9 @@ describe("the README's curl walkthrough", () => {
         isr: expect.any(Array),
         logStartOffset: 0,
         highWatermark: 0,
-        // Additions to API.md's Topic (docs/api.md): the last stable offset (docs/transactions.md) and where the bytes live.
+        // Additions to API.md's Topic (docs/api.md): the last stable offset (docs/transactions.md), the leader epoch and where the bytes live.
         lastStableOffset: 0,
+        leaderEpoch: 0,
         storage: { sqliteBatches: 0, sqliteBytes: 0, r2Segments: 0, r2Bytes: 0 },
       })),
     });

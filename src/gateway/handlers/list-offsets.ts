@@ -36,6 +36,8 @@ export async function listOffsets(request: ListOffsetsRequest, context: GatewayR
     if (described === undefined) descriptions.set(topic, (described = context.transport.json({ method: "GET", path: path("topics", topic) })));
     return described;
   };
+  // The partition's leader epoch, as Metadata reports it (the session's, at most 5 s old).
+  const epochOf = async (topic: string, partition: number) => (await context.session.leaderEpochs(topic))?.[partition] ?? 0;
   const topics = await Promise.all(
     request.topics.map(async ({ name, partitions }) => ({
       name,
@@ -49,7 +51,7 @@ export async function listOffsets(request: ListOffsetsRequest, context: GatewayR
               const described = await describe(name);
               const lastStableOffset = described.partitions.find((entry) => entry.partition === partitionIndex)?.lastStableOffset;
               if (lastStableOffset === undefined) return { partitionIndex, errorCode: kafkaErrors.UNKNOWN_TOPIC_OR_PARTITION, timestamp: -1n, offset: -1n, leaderEpoch: -1 };
-              return { partitionIndex, errorCode: kafkaErrors.NONE, timestamp: -1n, offset: BigInt(lastStableOffset), leaderEpoch: 0 };
+              return { partitionIndex, errorCode: kafkaErrors.NONE, timestamp: -1n, offset: BigInt(lastStableOffset), leaderEpoch: await epochOf(name, partitionIndex) };
             }
             const answer = await context.transport.json<{ offset: number; timestamp?: number }>({
               method: "GET",
@@ -58,7 +60,7 @@ export async function listOffsets(request: ListOffsetsRequest, context: GatewayR
             });
             const byTime = at !== "earliest" && at !== "latest" && at !== "earliest-local";
             if (byTime && answer.timestamp === undefined) return { partitionIndex, errorCode: kafkaErrors.NONE, timestamp: -1n, offset: -1n, leaderEpoch: -1 };
-            return { partitionIndex, errorCode: kafkaErrors.NONE, timestamp: BigInt(answer.timestamp ?? -1), offset: BigInt(answer.offset), leaderEpoch: 0 };
+            return { partitionIndex, errorCode: kafkaErrors.NONE, timestamp: BigInt(answer.timestamp ?? -1), offset: BigInt(answer.offset), leaderEpoch: await epochOf(name, partitionIndex) };
           } catch (error) {
             if (isStaleMetadata(error)) context.session.invalidate();
             throttle = Math.max(throttle, throttleTimeMs(error));

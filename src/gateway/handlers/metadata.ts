@@ -1,6 +1,7 @@
 /**
  * Metadata: the gateway is the only broker (node 0), the controller and the leader of every
- * partition; topics and their partition counts come from the session's listing (≤ 5 s old,
+ * partition, at the partition's own leader epoch in Tributary (it grows at every election, so a
+ * client sees a leader change and checks its position: OffsetForLeaderEpoch); topics and their partition counts come from the session's listing (≤ 5 s old,
  * asked again when a requested topic is missing from it); from v10, each topic's id is its
  * Tributary UUID, and a topic asked for by id alone is looked up by it (UNKNOWN_TOPIC_ID when
  * none has it). With `--auto-create-topics`, a topic
@@ -43,7 +44,11 @@ export async function metadata(request: MetadataRequest, context: GatewayRequest
   if (!all && names.some((name) => !listing.some((topic) => topic.name === name) && !isInternal(name))) listing = await session.topics(true);
   const topics: Record<string, unknown>[] = [...byId.values()];
   // Described in parallel (and remembered): from v10 each topic answers its id.
-  const ids = context.apiVersion >= 10 ? await Promise.all(names.map((name) => (listing.some((topic) => topic.name === name) ? session.topicId(name) : undefined))) : [];
+  const listed = (name: string) => listing.some((topic) => topic.name === name);
+  const [ids, epochs] = await Promise.all([
+    context.apiVersion >= 10 ? Promise.all(names.map((name) => (listed(name) ? session.topicId(name) : undefined))) : [],
+    Promise.all(names.map((name) => (listed(name) ? session.leaderEpochs(name) : undefined))),
+  ]);
   for (const [index, name] of names.entries()) {
     let found = listing.find((topic) => topic.name === name);
     let errorCode: number = kafkaErrors.NONE;
@@ -59,7 +64,7 @@ export async function metadata(request: MetadataRequest, context: GatewayRequest
       errorCode = kafkaErrors.UNKNOWN_TOPIC_OR_PARTITION;
     }
     const topicId = ids[index] ?? (found !== undefined && context.apiVersion >= 10 ? await session.topicId(name) : undefined);
-    topics.push(topicEntry(name, found, errorCode, topicId));
+    topics.push(topicEntry(name, found, errorCode, topicId, epochs[index]));
   }
   return {
     throttleTimeMs: 0,
@@ -75,7 +80,7 @@ function unknownId(topicId: Uint8Array): Record<string, unknown> {
   return { ...topicEntry(null, undefined, kafkaErrors.UNKNOWN_TOPIC_ID), topicId };
 }
 
-function topicEntry(name: string | null, topic: TopicSummary | undefined, errorCode: number, topicId: Uint8Array = zeroUuid): Record<string, unknown> {
+function topicEntry(name: string | null, topic: TopicSummary | undefined, errorCode: number, topicId: Uint8Array = zeroUuid, epochs?: number[]): Record<string, unknown> {
   const count = topic?.partitions ?? 0;
   return {
     errorCode,
@@ -86,7 +91,7 @@ function topicEntry(name: string | null, topic: TopicSummary | undefined, errorC
       errorCode: kafkaErrors.NONE,
       partitionIndex,
       leaderId: 0,
-      leaderEpoch: 0,
+      leaderEpoch: epochs?.[partitionIndex] ?? 0,
       replicaNodes: [0],
       isrNodes: [0],
       offlineReplicas: [],

@@ -2,12 +2,13 @@
  * OffsetForLeaderEpoch (KIP-320: the Java consumer's check, after a leader change or a seek to
  * a committed offset with its epoch, that the log it read was not truncated under it).
  *
- * The gateway is every partition's one leader at epoch 0 (Metadata), and a consumer reads only
- * committed records (below the high watermark), which Tributary's leader changes never take
- * back (KIP-101 truncation cuts only above it). So no position a consumer holds can lie past
- * the end of the epoch it read under: the end answered is the high watermark, at the epoch
- * asked, which every valid position is at or below. A client whose metadata epoch is ahead of
- * the gateway's is answered UNKNOWN_LEADER_EPOCH, as Kafka answers it.
+ * Answered from Tributary's own leader epochs: the client's current epoch is checked against the
+ * partition's (Metadata reports it; FENCED_LEADER_EPOCH when the client's is older,
+ * UNKNOWN_LEADER_EPOCH when newer, after one fresh look, as Kafka answers), and the end of the
+ * epoch asked comes from the leader's epoch history (`at=epoch-end`, src/log/epoch-end.ts): the
+ * start of the next epoch, or the high watermark for the latest. A consumer reads only below the
+ * high watermark, which Tributary's leader changes never take back, so an end below its position
+ * means it asked with an epoch the partition never had there, and it handles it as truncation.
  */
 import { path } from "../../client/transport.ts";
 import type { GatewayRequestContext } from "../handler-types.ts";
@@ -19,10 +20,15 @@ interface OffsetForLeaderEpochRequest {
   topics: { topic: string; partitions: { partition: number; currentLeaderEpoch: number; leaderEpoch: number }[] }[];
 }
 
-/** The epoch Metadata gives every partition's leader. */
-const gatewayLeaderEpoch = 0;
 /** The client's metadata epoch when it has none to check. */
 const noEpoch = -1;
+
+/** The partition's leader epoch as the session knows it, described again once when the client's is newer. */
+async function currentEpoch(context: GatewayRequestContext, topic: string, partition: number, clients: number): Promise<number | undefined> {
+  const known = (await context.session.leaderEpochs(topic))?.[partition];
+  if (known === undefined || clients <= known) return known;
+  return (await context.session.leaderEpochs(topic, true))?.[partition];
+}
 
 export async function offsetForLeaderEpoch(request: OffsetForLeaderEpochRequest, context: GatewayRequestContext): Promise<Record<string, unknown>> {
   let throttle = 0;
@@ -32,16 +38,19 @@ export async function offsetForLeaderEpoch(request: OffsetForLeaderEpochRequest,
       partitions: await Promise.all(
         partitions.map(async ({ partition, currentLeaderEpoch, leaderEpoch }) => {
           const failed = (errorCode: number) => ({ errorCode, partition, leaderEpoch: -1, endOffset: -1n });
-          if (currentLeaderEpoch > gatewayLeaderEpoch) return failed(kafkaErrors.UNKNOWN_LEADER_EPOCH);
-          if (currentLeaderEpoch < gatewayLeaderEpoch && currentLeaderEpoch !== noEpoch) return failed(kafkaErrors.FENCED_LEADER_EPOCH);
           if (isInternalTopic(topic)) return { errorCode: kafkaErrors.NONE, partition, leaderEpoch, endOffset: 0n };
           try {
-            const answer = await context.transport.json<{ offset: number }>({
+            const current = await currentEpoch(context, topic, partition, currentLeaderEpoch);
+            if (current === undefined) return failed(kafkaErrors.UNKNOWN_TOPIC_OR_PARTITION);
+            if (currentLeaderEpoch !== noEpoch && currentLeaderEpoch > current) return failed(kafkaErrors.UNKNOWN_LEADER_EPOCH);
+            if (currentLeaderEpoch !== noEpoch && currentLeaderEpoch < current) return failed(kafkaErrors.FENCED_LEADER_EPOCH);
+            if (leaderEpoch < 0) return failed(kafkaErrors.NONE);
+            const answer = await context.transport.json<{ leaderEpoch: number; offset: number }>({
               method: "GET",
               path: path("topics", topic, "partitions", partition, "offsets"),
-              query: { at: "latest" },
+              query: { at: "epoch-end", leaderEpoch: String(leaderEpoch) },
             });
-            return { errorCode: kafkaErrors.NONE, partition, leaderEpoch, endOffset: BigInt(answer.offset) };
+            return { errorCode: kafkaErrors.NONE, partition, leaderEpoch: answer.leaderEpoch, endOffset: BigInt(answer.offset) };
           } catch (error) {
             if (isStaleMetadata(error)) context.session.invalidate();
             throttle = Math.max(throttle, throttleTimeMs(error));

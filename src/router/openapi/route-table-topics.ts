@@ -128,7 +128,7 @@ export const topicRouteDocs: readonly RouteDoc[] = [
   },
   {
     method: "get", path: "/v1/topics/:topic/partitions/:partition/offsets", tag: "records", auth: "token", resource: "topic", objects: true,
-    summary: "An offset by position or time (Kafka's ListOffsets)",
+    summary: "An offset by position or time (Kafka's ListOffsets), or where a leader epoch ended (`at=epoch-end&leaderEpoch=N`, Kafka's OffsetForLeaderEpoch; an addition)",
     query: routeQueries.listOffsets,
     responses: { 200: { description: "The offset", json: listOffsetResponseSchema } },
     errors: ["UNKNOWN_TOPIC_OR_PARTITION", ...leaderErrors],

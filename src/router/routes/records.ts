@@ -75,7 +75,7 @@ export const recordRoutes = new Hono<RouterEnv>()
     authorize(c, "topic", c.req.param("topic"), "describe");
     const partition = partitionParam(c.req.param("partition"));
     const query = routeQuery(c.req.url, routeQueries.listOffsets);
-    const at = offsetAtParam(query.at);
+    const at = offsetAtParam(query.at, query.leaderEpoch);
     // Absent: read_uncommitted, so `latest` stays the high watermark (API.md); read_committed asks for the last stable offset.
     const isolation = query.isolation === undefined ? undefined : isolationParam(query.isolation);
     const answer = await listOffset(c.env, await topicMetadata(c.env, c.req.param("topic")), partition, at, isolation);

@@ -49,14 +49,20 @@ describe("offsetAtParam", () => {
     expect([offsetAtParam("max-timestamp"), offsetAtParam("earliest-local")]).toEqual(["max-timestamp", "earliest-local"]);
   });
 
+  it("takes epoch-end with its leader epoch, and a leader epoch with nothing else", () => {
+    expect(offsetAtParam("epoch-end", "3")).toEqual({ epochEnd: 3 });
+    for (const epoch of [undefined, "-1", "x", "2147483648"]) expect(refusal(() => offsetAtParam("epoch-end", epoch)).code).toBe("INVALID_REQUEST");
+    expect(refusal(() => offsetAtParam("latest", "0")).message).toMatch(/leaderEpoch is taken only with at=epoch-end/);
+  });
+
   it.each(["yesterday", "-1", "1.5", "9007199254740993", "EARLIEST"])("refuses %s naming every form at takes", (text) => {
     const refused = refusal(() => offsetAtParam(text));
     expect(refused.code).toBe("INVALID_REQUEST");
-    expect(refused.message).toMatch(/^at must be earliest, latest, max-timestamp, earliest-local or a timestamp in milliseconds/);
+    expect(refused.message).toMatch(/^at must be earliest, latest, max-timestamp, earliest-local, epoch-end or a timestamp in milliseconds/);
   });
 
   it("says at is required when it is missing", () => {
-    expect(refusal(() => offsetAtParam(undefined)).message).toMatch(/^at is required: earliest, latest, max-timestamp, earliest-local or a timestamp/);
+    expect(refusal(() => offsetAtParam(undefined)).message).toMatch(/^at is required: earliest, latest, max-timestamp, earliest-local, epoch-end or a timestamp/);
   });
 });
 

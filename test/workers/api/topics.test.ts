@@ -37,7 +37,7 @@ const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
 function expectPartitionShape(topic: Topic, count: number) {
   expect(topic.partitions.map((partition) => partition.partition)).toEqual([...Array(count).keys()]);
   for (const partition of topic.partitions) {
-    expect(Object.keys(partition).sort()).toEqual(["highWatermark", "isr", "lastStableOffset", "leader", "logStartOffset", "partition", "replicas", "storage"]);
+    expect(Object.keys(partition).sort()).toEqual(["highWatermark", "isr", "lastStableOffset", "leader", "leaderEpoch", "logStartOffset", "partition", "replicas", "storage"]);
     expect(regions).toContain(partition.leader);
     expect(partition.replicas).toEqual([partition.leader]);
     expect(partition.isr).toEqual([partition.leader]);

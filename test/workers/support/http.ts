@@ -154,6 +154,7 @@ export interface Topic {
     logStartOffset: number;
     highWatermark: number;
     lastStableOffset: number;
+    leaderEpoch: number;
     storage: { sqliteBatches: number; sqliteBytes: number; r2Segments: number; r2Bytes: number };
   }[];
 }

@@ -2,11 +2,13 @@ package tributary.gateway;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
@@ -15,6 +17,8 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.LogTruncationException;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
@@ -28,9 +32,9 @@ import org.junit.jupiter.api.Timeout;
  * taken down (fault injection, the deployment's TRIBUTARY_FAULTS=1), the controller elects an
  * in-sync follower with a new leader epoch, and the consumer reads on: every offset once,
  * nothing skipped, the records written after the failover under the higher epoch. The gateway
- * is every partition's one leader at epoch 0 in Metadata (docs/gateway.md, OffsetForLeaderEpoch),
- * so the client sees no leader change and sends no OffsetForLeaderEpoch for it: the router's
- * retry at the new leader is what carries its fetches over.
+ * reports Tributary's own leader epochs (Metadata, OffsetForLeaderEpoch): after the failover a
+ * position read under the old epoch is validated against where that epoch ended on the new
+ * leader, so a position past it is a truncation at exactly that offset (KIP-320).
  */
 @Timeout(120)
 class FailoverTest {
@@ -98,6 +102,16 @@ class FailoverTest {
       } finally {
         Gateway.post("/v1/faults", "{\"topic\":\"" + topic + "\",\"partition\":0,\"replica\":\"" + before + "\",\"fault\":\"none\"}");
       }
+      // KIP-320 on Tributary's epochs: the old epoch ended where the new one's first record is, so a
+      // position at the log's end read under the old epoch is a truncation back to that offset.
+      long firstOfNewEpoch = epochs.entrySet().stream().filter((entry) -> entry.getValue() > epochs.get(0L)).mapToLong(Map.Entry::getKey).min().orElse(-1);
+      assertTrue(firstOfNewEpoch > 0, "records were written under the new epoch");
+      consumer.seek(partition, new OffsetAndMetadata(200, Optional.of(epochs.get(0L)), ""));
+      LogTruncationException truncated = assertThrows(LogTruncationException.class, () -> {
+        long until = System.currentTimeMillis() + 30_000;
+        while (System.currentTimeMillis() < until) consumer.poll(Duration.ofMillis(200));
+      });
+      assertEquals(firstOfNewEpoch, truncated.divergentOffsets().get(partition).offset(), "the old epoch's end on the new leader");
     }
     assertNotEquals(before, leaderOf(topic), "another replica leads");
     // Every offset 0..199 once, holding the record written there (the idempotent producer wrote each once).
