@@ -37,7 +37,7 @@ export async function javaProducerRate(address: string, topic: string, records: 
 }
 
 /** kafka.sh's classpath (kafka-tools and kafka-clients 4.4), or undefined without kafka.sh or java. */
-async function kafkaClasspath(): Promise<string | undefined> {
+export async function kafkaClasspath(): Promise<string | undefined> {
   if (!existsSync(kafkaScript)) return undefined;
   try {
     return (await run("bash", [kafkaScript, "classpath"], { timeout: 600_000 })).stdout.trim().split("\n").at(-1)!;

@@ -46,6 +46,7 @@ const usage = `usage: npm run bench -- [--quick] [--runs N] [--seconds S] [--war
        npm run bench -- --transactions [--runs N] [--no-write]   (issue 28: transactional vs idempotent produce, read_committed consume, commit latency, bench/transactions.ts)
        npm run bench -- --bill-transactions [--seconds S] [--no-write]   (issue 28: bill B with a producer committing once a second, bench/bill.ts)
        npm run bench -- --schema-validation [--runs N] [--no-write]   (issue 30: produce with schema validation off, by id and full; lookup by id p50/p99, bench/schema-validation.ts)
+       npm run bench -- --group-failover [--runs N] [--no-write]   (issue 29: a Java group member killed, KIP-848 against classic, bench/group-failover.ts)
   --quick       3 runs of 0.5 s per row and server instead of 3 of 4 s (about 1 minute instead of 6)
   --runs N      measured runs per row (the figure is their median)
   --seconds S   length of one run
@@ -124,6 +125,7 @@ function parseOptions(): Options {
       transactions: { type: "boolean", default: false }, // bench/transactions.ts (issue 28)
       "bill-transactions": { type: "boolean", default: false }, // bench/bill.ts (issue 28)
       "schema-validation": { type: "boolean", default: false }, // bench/schema-validation.ts (issue 30)
+      "group-failover": { type: "boolean", default: false }, // bench/group-failover.ts (issue 29)
       help: { type: "boolean", default: false },
     },
   });
@@ -250,6 +252,10 @@ async function main(): Promise<void> {
   if (process.argv.includes("--transactions")) { // issue 28: transactional produce, read_committed consume, commit latency (bench/transactions.ts)
     const { transactionsBench } = await import("./transactions.ts");
     return transactionsBench({ runs: settings.runs, write, log: (line) => console.error(`[bench] ${line}`) });
+  }
+  if (process.argv.includes("--group-failover")) { // issue 29: a Java group member killed, KIP-848 against classic (bench/group-failover.ts)
+    const { groupFailoverBench } = await import("./group-failover.ts");
+    return groupFailoverBench({ runs: process.argv.includes("--runs") ? settings.runs : 1, write, log: (line) => console.error(`[bench] ${line}`) });
   }
   if (process.argv.includes("--schema-validation")) { // issue 30: produce with schema validation off, by id and full; lookup by id (bench/schema-validation.ts)
     const { schemaValidationBench } = await import("./schema-validation.ts");

@@ -1,6 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import { TributaryError, toResult, unwrap, type Result } from "../errors.ts";
-import { transactionFollowerGraceMs, transactionsListedMax } from "../limits.ts";
+import { transactionFollowerGraceMs } from "../limits.ts";
 import type { PullAnswer, PushAnswer, StateReplica } from "../replication/state-replication.ts";
 import { controllerStub, transactionIndexStub } from "../contracts/stubs.ts";
 import type { TransactionAnchor, TransactionKey, TransactionListing } from "../contracts/transaction-coordinator-api.ts";
@@ -33,6 +33,7 @@ import { CountedSql, rowCountingEnabled } from "./counted-sql.ts";
 import { applyMigrations } from "./schema.ts";
 import { ReplicaFaults } from "./replica-faults.ts";
 import { TakeoverGate } from "./state-leadership.ts";
+import { indexListing, listedTransactions } from "./transaction-index-rows.ts";
 import { writeMarkerRound } from "./transaction-marker-writes.ts";
 import { TransactionLeadership, transactionNotLeader } from "./transaction-leadership.ts";
 import {
@@ -248,22 +249,11 @@ export class TransactionCoordinator extends DurableObject<Env> {
   // ---- The index (the same class under transactionIndexName) ----
 
   async indexTransaction(listing: TransactionListing): Promise<Result<void>> {
-    return toResult(() => {
-      this.#sql.exec(
-        "INSERT INTO transaction_index (transactional_id, listing) VALUES (?, ?) ON CONFLICT (transactional_id) DO UPDATE SET listing = excluded.listing",
-        listing.transactionalId,
-        JSON.stringify(listing),
-      );
-    });
+    return toResult(() => indexListing(this.#sql, listing));
   }
 
   async listTransactions(): Promise<Result<{ transactions: TransactionListing[]; truncated: boolean }>> {
-    return toResult(() => {
-      const rows = this.#sql
-        .exec<{ listing: string }>("SELECT listing FROM transaction_index ORDER BY transactional_id LIMIT ?", transactionsListedMax + 1)
-        .toArray();
-      return { transactions: rows.slice(0, transactionsListedMax).map((row) => JSON.parse(row.listing) as TransactionListing), truncated: rows.length > transactionsListedMax };
-    });
+    return toResult(() => listedTransactions(this.#sql));
   }
 
   // ---- Leading ----
