@@ -58,15 +58,20 @@ async function followerAlarms(id: string, topicId: string, region: string, times
   for (let round = 0; round < times; round++) await runDurableObjectAlarm(replica(id, topicId, region));
 }
 
+/** An anchor of its own, a data topic, and an id initialized with `timeoutMs` whose transaction holds the data topic's partition 0. */
+async function openTransaction(prefix: string, timeoutMs: number) {
+  const { anchor, topicId, calls } = await makeAnchor();
+  const data = uniqueTopic("txn-data");
+  await createTopic(data);
+  const id = uniqueTransactionalId(prefix);
+  const identity = await calls.init(id, timeoutMs);
+  await calls.addPartitions(id, identity, [{ topic: data, partition: 0 }]);
+  return { anchor, topicId, calls, data, id, identity, before: await placement(anchor) };
+}
+
 describe("transaction coordinators replicated across regions", () => {
   it("completes a transaction decided at a leader whose region is then lost: the new leader writes the markers, the old one's late end is refused", async () => {
-    const { anchor, topicId, calls } = await makeAnchor();
-    const data = uniqueTopic("txn-data");
-    await createTopic(data);
-    const id = uniqueTransactionalId("replicated");
-    const identity = await calls.init(id, 60_000);
-    await calls.addPartitions(id, identity, [{ topic: data, partition: 0 }]);
-    const before = await placement(anchor);
+    const { anchor, topicId, calls, data, id, identity, before } = await openTransaction("replicated", 60_000);
 
     // The data partition does not take the marker: the end answers at its durable, replicated decision.
     await setPartitionFault(data, undefined, "down");
@@ -101,13 +106,7 @@ describe("transaction coordinators replicated across regions", () => {
   });
 
   it("aborts by timeout, at the new leader, a transaction left open at a leader whose region was lost", async () => {
-    const { anchor, topicId, calls } = await makeAnchor();
-    const data = uniqueTopic("txn-data");
-    await createTopic(data);
-    const id = uniqueTransactionalId("orphaned");
-    const identity = await calls.init(id, 1_000);
-    await calls.addPartitions(id, identity, [{ topic: data, partition: 0 }]);
-    const before = await placement(anchor);
+    const { anchor, topicId, calls, data, id, identity, before } = await openTransaction("orphaned", 1_000);
     await setRegionFault(anchor, topicId, id, before.region, "down");
     await new Promise((resolve) => setTimeout(resolve, 1_100)); // past the transaction's timeout
 
