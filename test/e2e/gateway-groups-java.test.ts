@@ -7,19 +7,19 @@
  *   gets its partitions back without a rebalance; a second process with a running member's
  *   instance id fences that member, as Kafka 4.4 does (FencedInstanceIdException on the running
  *   one; the newcomer carries on with its partitions); offsets committed with a metadata
- *   string are read back with it (test/java/StaticMembers.java);
+ *   string are read back with it (test/java/src/test/java/tributary/programs/StaticMembers.java);
  * - a Kafka Streams application (at_least_once; Streams' "stream" assignor, whose subscription
  *   and assignment user data only the leader's bytes carry — before, the first rebalance died
  *   with TaskAssignmentException: Failed to decode AssignmentInfo) through one rebalance: a
  *   second instance joins, the two share the tasks, every record is uppercased into the output
- *   (test/java/StreamsUppercase.java).
+ *   (test/java/src/test/java/tributary/programs/StreamsUppercase.java).
  * - a Kafka Streams word count with exactly_once_v2 (issue 29; a repartition topic, a state
  *   store and its compacted changelog, every count update out): SIGKILLed with part of a
  *   transaction written, restarted on its state directory, joined by a second instance; read
  *   read_committed, each word's counts are 1, 2, …, N — nothing twice, nothing lost (with
  *   -Dguarantee=at_least_once the same run counts some words twice); the killed transaction's
  *   updates are in the log, aborted; the repartition topic purged by DeleteRecords
- *   (test/java/WordCountEos.java).
+ *   (test/java/src/test/java/tributary/programs/WordCountEos.java).
  * - Kafka's command-line tools from kafka-tools 4.4 (pinned in test/java/pom.xml, run by their
  *   main classes): the console producer (keys), kafka-producer-perf-test (acks=all), the console
  *   consumer in a group, kafka-consumer-groups --describe (its committed offsets, no lag), the
@@ -32,14 +32,14 @@
  *   four share the partitions, the Admin client
  *   describes the group with ConsumerGroupDescribe, one Java consumer leaves and the others
  *   take its partitions, every record is processed, and the commits read back over HTTP
- *   (test/java/ConsumerProtocolGroup.java).
+ *   (test/java/src/test/java/tributary/programs/ConsumerProtocolGroup.java).
  *
  * - two KafkaShareConsumer members (KIP-932, explicit acknowledgement) and an HTTP share
  *   consumer in one share group with a dead-letter topic: each record is accepted once by one
- *   of them, the rejected ones land in the dead-letter topic (test/java/ShareConsumers.java);
+ *   of them, the rejected ones land in the dead-letter topic (test/java/src/test/java/tributary/programs/ShareConsumers.java);
  * - static members with KIP-848's protocol: one closes (leaving for now) and another process with
  *   its instance id gets its partitions at the same epoch, the other member seeing nothing move
- *   (test/java/StaticConsumerProtocol.java);
+ *   (test/java/src/test/java/tributary/programs/StaticConsumerProtocol.java);
  * - confluent-kafka 2.16 (librdkafka 2.16) with group.protocol=consumer: two members share the
  *   partitions, one leaves, the other gets them all, every record is read, its commits are the
  *   group's offsets (test/python/consumer_protocol_group.py).
@@ -107,7 +107,7 @@ describe("Kafka clients' groups through the gateway: the Java client (classic an
     const group = "java-static";
     await tributary.admin().topics.create({ name: topic, partitions: 4 });
     await produceNumbered(tributary, topic, 4, 50);
-    const run = await runJava("StaticMembers.java", [gateway.address, topic, group], 180_000);
+    const run = await runJava("StaticMembers", [gateway.address, topic, group], 180_000);
     const events = eventsOf(run.stdout);
     expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(0);
     expect(events.filter(({ event }) => event === "error")).toEqual([]);
@@ -141,7 +141,7 @@ describe("Kafka clients' groups through the gateway: the Java client (classic an
     await tributary.admin().topics.create({ name: "streams-in", partitions: 4 });
     await tributary.admin().topics.create({ name: "streams-out", partitions: 4 });
     await produceNumbered(tributary, "streams-in", 4, 50);
-    const run = await runJava("StreamsUppercase.java", [gateway.address, "streams-in", "streams-out", "uppercase-app", "200", "100"], 180_000);
+    const run = await runJava("StreamsUppercase", [gateway.address, "streams-in", "streams-out", "uppercase-app", "200", "100"], 180_000);
     const events = eventsOf(run.stdout);
     expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(0);
     expect(events.filter(({ event }) => event === "error")).toEqual([]);
@@ -163,7 +163,7 @@ describe("Kafka clients' groups through the gateway: the Java client (classic an
     const stateDirectories = [mkdtempSync(join(tmpdir(), "wordcount-1-")), mkdtempSync(join(tmpdir(), "wordcount-2-"))];
     try {
       // SIGKILLed with 700 updates out in an open transaction (its output, changelog and offsets).
-      const crash = await runJava("WordCountEos.java", ["crash", gateway.address, input, output, application, stateDirectories[0]!, "700"], 120_000, '"kill-me"');
+      const crash = await runJava("WordCountEos", ["crash", gateway.address, input, output, application, stateDirectories[0]!, "700"], 120_000, '"kill-me"');
       const crashed = eventsOf(crash.stdout);
       expect(crashed.filter(({ event }) => event === "error")).toEqual([]);
       expect(crashed.at(-1)?.event, `${crash.stdout}\n${crash.stderr.slice(-4000)}`).toBe("kill-me");
@@ -171,7 +171,7 @@ describe("Kafka clients' groups through the gateway: the Java client (classic an
 
       // Restarted on its state directory (its transactional id kept there: the open transaction is
       // fenced and aborted at once), then a second instance joins: tasks and stores move under EOS.
-      const run = await runJava("WordCountEos.java", ["finish", gateway.address, input, output, application, stateDirectories[0]!, stateDirectories[1]!], 180_000);
+      const run = await runJava("WordCountEos", ["finish", gateway.address, input, output, application, stateDirectories[0]!, stateDirectories[1]!], 180_000);
       const events = eventsOf(run.stdout);
       expect(run.code, `${run.stdout}\n${run.stderr.slice(-4000)}`).toBe(0);
       expect(events.filter(({ event }) => event === "error")).toEqual([]);
@@ -280,7 +280,7 @@ describe("Kafka clients' groups through the gateway: the Java client (classic an
         },
       });
       await waitUntil(async () => (await tributary.admin().groups.describe(groupId)).members.length === 2, 30_000, "kafkajs joined");
-      const run = await runJava("ConsumerProtocolGroup.java", [gateway.address, topic, groupId, "kip848-.*"], 180_000);
+      const run = await runJava("ConsumerProtocolGroup", [gateway.address, topic, groupId, "kip848-.*"], 180_000);
       const events = eventsOf(run.stdout);
       const said = run.stdout.split("\n").filter((line) => !line.includes('"record"')).join("\n");
       expect(run.code, `${said.slice(-4000)}\n${run.stderr.slice(-4000)}`).toBe(0);
@@ -343,7 +343,7 @@ describe("Kafka clients' groups through the gateway: the Java client (classic an
     await tributary.admin().shareGroups.alterConfigs(group, { "auto.offset.reset": "earliest", "dead.letter.topic": deadLetters });
     await produceNumbered(tributary, topic, 3, 40);
     const stopFile = join(mkdtempSync(join(tmpdir(), "tributary-java-share-")), "stop");
-    const java = runJava("ShareConsumers.java", [gateway.address, topic, group, stopFile], 90_000);
+    const java = runJava("ShareConsumers", [gateway.address, topic, group, stopFile], 90_000);
     const progress = async () => (await tributary.admin().shareGroups.describe(group)).partitions.reduce((sum, entry) => sum + entry.startOffset + entry.done, 0);
     const http: { type: string; value: string }[] = [];
     const consumer = tributary.shareConsumer({ group, topics: [topic], maxWaitTimeInMs: 200 });
@@ -387,7 +387,7 @@ describe("Kafka clients' groups through the gateway: the Java client (classic an
   it("KIP-848 static members: a restart under the instance id gets the member's partitions at its epoch; the other member sees nothing move", async () => {
     const topic = "kip848-static";
     await tributary.admin().topics.create({ name: topic, partitions: 4 });
-    const run = await runJava("StaticConsumerProtocol.java", [gateway.address, topic, "kip848-static"], 150_000);
+    const run = await runJava("StaticConsumerProtocol", [gateway.address, topic, "kip848-static"], 150_000);
     const events = eventsOf(run.stdout);
     expect(run.code, `${run.stdout}\n${run.stderr.slice(-4000)}`).toBe(0);
     expect(events.filter(({ event }) => event === "error")).toEqual([]);

@@ -100,14 +100,14 @@ describe("the gateway as other projects' suites use it", () => {
     expect(Math.max(...sizes)).toBeLessThanOrEqual(fetchMaxBytes + 1_024);
     expect(Math.max(...sizes)).toBeGreaterThan(fetchMaxBytes / 2);
 
-    const java = await runJava("GatewayBasics.java", ["consume", gateway.address, topic, "3", "600"]);
+    const java = await runJava("GatewayBasics", ["consume", gateway.address, topic, "3", "600"]);
     expect(java.code, java.stderr).toBe(0);
     expect(JSON.parse(java.stdout)).toEqual({ read: 600 });
     expect(java.stderr).not.toMatch(/invalid.*fetch response|extraIds/i);
   });
 
   it("lists __consumer_offsets as Kafka's internal topic, and creates no topic beginning with __", async () => {
-    const java = await runJava("GatewayBasics.java", ["topics", gateway.address, "__mine"]);
+    const java = await runJava("GatewayBasics", ["topics", gateway.address, "__mine"]);
     expect(java.code, java.stderr).toBe(0);
     const answer = JSON.parse(java.stdout) as { topics: Record<string, boolean>; created: string };
     expect(answer.topics.__consumer_offsets).toBe(true);

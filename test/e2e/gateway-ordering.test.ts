@@ -82,7 +82,7 @@ describe("a gateway connection's requests take effect in the order they were sen
     const topic = "java-numbered";
     await client.admin().topics.create({ name: topic, partitions: 1 });
     firstProduces.set(topic, new Set());
-    const run = await runJava("NumberedProducers.java", [gateway.address, topic, String(javaProducers), String(javaRecordsEach), String(javaAtOnce), String(javaValueBytes)], 240_000);
+    const run = await runJava("NumberedProducers", [gateway.address, topic, String(javaProducers), String(javaRecordsEach), String(javaAtOnce), String(javaValueBytes)], 240_000);
     expect(run.code, run.stderr).toBe(0);
     // Each producer's first produce was held back (an idempotent producer's first, per producer id).
     expect(firstProduces.get(topic)!.size).toBe(javaProducers);

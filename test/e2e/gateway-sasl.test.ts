@@ -55,7 +55,7 @@ async function python(address: string, mechanism: string, username: string, secr
 }
 
 async function java(address: string, mechanism: string, username: string, secret: string, topic: string, records: number, pauseMs: number): Promise<ClientResult> {
-  const run = await runJava("SaslClients.java", [address, mechanism, username, secret, topic, String(records), String(pauseMs)]);
+  const run = await runJava("SaslClients", [address, mechanism, username, secret, topic, String(records), String(pauseMs)]);
   const line = run.stdout.trim().split("\n").at(-1) ?? "";
   if (!line.startsWith("{")) throw new Error(`SaslClients printed no result (exit ${run.code}):\n${run.stdout}\n${run.stderr}`);
   return JSON.parse(line) as ClientResult;

@@ -2,22 +2,24 @@
  * The Java Kafka client for e2e tests: test/java/pom.xml pins it; the first call copies it and
  * its runtime dependencies from Maven Central (`mvn dependency:copy-dependencies`, Maven's own
  * cache in ~/.m2) into .cache/java/<the pom's hash>/lib (git-ignored), and later calls and runs
- * reuse it. A program of test/java/ runs with Java's single-file source launcher
- * (`java -cp '<lib>/*' Program.java …`): no build step. Needs `java` (17+) and `mvn` on the PATH;
- * without them it fails at once, naming what to install.
+ * reuse it. The project's sources (test/java/src/test/java: the JUnit checks, java-junit.ts, and
+ * the programs an e2e test drives step by step, package `tributary.programs`) are compiled once
+ * per content with javac into .cache/java/<the pom's hash>/classes-<the sources' hash>, no Maven
+ * start; a program runs as its main class on that classpath. Needs `java` (17+) and `mvn` on the
+ * PATH; without them it fails at once, naming what to install.
  *
- *   const { stdout } = await runJava("NumberedProducers.java", [gateway.address, "topic", …]);
+ *   const { stdout } = await runJava("NumberedProducers", [gateway.address, "topic", …]);
  */
 import { execFile, execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync, renameSync, rmSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
 import { promisify } from "node:util";
 import { runToEnd, type ChildRun } from "./child-run.ts";
 import { repositoryRoot } from "./wrangler-dev.ts";
 
-const javaSources = join(repositoryRoot, "test", "java");
-const pom = join(javaSources, "pom.xml");
+const pom = join(repositoryRoot, "test", "java", "pom.xml");
+const projectSources = join(repositoryRoot, "test", "java", "src", "test", "java");
 /** Resolving from Maven Central the first time takes 10–30 s here. */
 const resolveTimeoutMs = 300_000;
 
@@ -61,10 +63,43 @@ export function javaLibrary(): Promise<string> {
 
 export type JavaRun = ChildRun;
 
-/** Runs test/java/<program> with the client on its classpath; killed (SIGKILL) after `timeoutMs`, or once it prints a line holding `killAt`. */
+function sourceFiles(directory: string): string[] {
+  return readdirSync(directory, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? sourceFiles(join(directory, entry.name)) : entry.name.endsWith(".java") ? [join(directory, entry.name)] : [],
+  );
+}
+
+let compiling: Promise<{ lib: string; classes: string }> | undefined;
+
+/** The project's compiled classes (its JUnit checks and its programs), compiled once per content of its sources. */
+export function compiledProject(): Promise<{ lib: string; classes: string }> {
+  compiling ??= (async () => {
+    const lib = await javaLibrary();
+    const sources = sourceFiles(projectSources).sort();
+    const hash = createHash("sha256");
+    for (const source of sources) hash.update(relative(projectSources, source)).update("\0").update(readFileSync(source));
+    const classes = join(dirname(lib), `classes-${hash.digest("hex").slice(0, 16)}`);
+    if (existsSync(join(classes, ".complete"))) return { lib, classes };
+    const partial = `${classes}.partial-${process.pid}`;
+    rmSync(partial, { recursive: true, force: true });
+    try {
+      await promisify(execFile)("javac", ["-nowarn", "--release", "17", "-encoding", "UTF-8", "-d", partial, "-cp", join(lib, "*"), ...sources], { maxBuffer: 16 * 1024 * 1024 });
+    } catch (error) {
+      rmSync(partial, { recursive: true, force: true });
+      throw new Error(`compiling test/java/src/test/java failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    rmSync(classes, { recursive: true, force: true });
+    renameSync(partial, classes);
+    execFileSync("touch", [join(classes, ".complete")]);
+    return { lib, classes };
+  })();
+  return compiling;
+}
+
+/** Runs a program of the project (`tributary.programs.<program>`); killed (SIGKILL) after `timeoutMs`, or once it prints a line holding `killAt`. */
 export async function runJava(program: string, args: string[], timeoutMs = 120_000, killAt?: string): Promise<JavaRun> {
-  const lib = await javaLibrary();
-  const java = ["-Xmx512m", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-cp", join(lib, "*"), join(javaSources, program), ...args];
+  const { lib, classes } = await compiledProject();
+  const java = ["-Xmx512m", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-cp", `${classes}:${join(lib, "*")}`, `tributary.programs.${program}`, ...args];
   return runToEnd("java", java, `java ${program}`, timeoutMs, { killAt });
 }
 

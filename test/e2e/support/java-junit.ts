@@ -1,7 +1,7 @@
 /**
  * The JUnit 5 project of test/java (src/test/java, issue 29) run against a gateway: compiled
- * once per content of its sources (javac into .cache/java/<pom's hash>/classes-<sources' hash>,
- * no Maven start), then run by JUnit's console launcher in one JVM, the gateway's bootstrap
+ * once per content of its sources (java-clients.ts' `compiledProject`: javac, no Maven start),
+ * then run by JUnit's console launcher in one JVM, the gateway's bootstrap
  * address and wrangler dev's URL as system properties (`tributary.bootstrap`, `tributary.http`),
  * the classes in parallel. Each check's outcome comes from the launcher's XML report, so that a
  * failing e2e test names the JUnit checks that failed and why:
@@ -9,17 +9,11 @@
  *   const run = await runJUnit(["tributary.gateway.AdminTest"], { bootstrap: gateway.address, http: server.url });
  *   expect(failedChecks(run), run.output).toEqual([]);
  */
-import { execFile } from "node:child_process";
-import { createHash } from "node:crypto";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, relative } from "node:path";
-import { promisify } from "node:util";
+import { join } from "node:path";
 import { runToEnd } from "./child-run.ts";
-import { javaLibrary } from "./java-clients.ts";
-import { repositoryRoot } from "./wrangler-dev.ts";
-
-const testSources = join(repositoryRoot, "test", "java", "src", "test", "java");
+import { compiledProject } from "./java-clients.ts";
 
 /** One JUnit check (a test method, or one invocation of a parameterized one) as its report tells it. */
 export interface JUnitCheck {
@@ -34,39 +28,6 @@ export interface JUnitRun {
   checks: JUnitCheck[];
   /** The launcher's output and the clients' warnings, for a failing test's message. */
   output: string;
-}
-
-function sourceFiles(directory: string): string[] {
-  return readdirSync(directory, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory() ? sourceFiles(join(directory, entry.name)) : entry.name.endsWith(".java") ? [join(directory, entry.name)] : [],
-  );
-}
-
-let compiling: Promise<{ lib: string; classes: string }> | undefined;
-
-/** The compiled test classes, compiled once per content of the sources. */
-function compiledTests(): Promise<{ lib: string; classes: string }> {
-  compiling ??= (async () => {
-    const lib = await javaLibrary();
-    const sources = sourceFiles(testSources).sort();
-    const hash = createHash("sha256");
-    for (const source of sources) hash.update(relative(testSources, source)).update("\0").update(readFileSync(source));
-    const classes = join(dirname(lib), `classes-${hash.digest("hex").slice(0, 16)}`);
-    if (existsSync(join(classes, ".complete"))) return { lib, classes };
-    const partial = `${classes}.partial-${process.pid}`;
-    rmSync(partial, { recursive: true, force: true });
-    try {
-      await promisify(execFile)("javac", ["-nowarn", "--release", "17", "-encoding", "UTF-8", "-d", partial, "-cp", join(lib, "*"), ...sources], { maxBuffer: 16 * 1024 * 1024 });
-    } catch (error) {
-      rmSync(partial, { recursive: true, force: true });
-      throw new Error(`compiling test/java/src/test/java failed: ${error instanceof Error ? error.message : String(error)}`);
-    }
-    rmSync(classes, { recursive: true, force: true });
-    renameSync(partial, classes);
-    await promisify(execFile)("touch", [join(classes, ".complete")]);
-    return { lib, classes };
-  })();
-  return compiling;
 }
 
 function unescapeXml(text: string): string {
@@ -97,7 +58,7 @@ function checksOf(reports: string): JUnitCheck[] {
 
 /** Runs the JUnit classes (fully qualified) against a gateway; killed (SIGKILL) after `timeoutMs`. */
 export async function runJUnit(classNames: string[], where: { bootstrap: string; http: string }, timeoutMs = 150_000): Promise<JUnitRun> {
-  const { lib, classes } = await compiledTests();
+  const { lib, classes } = await compiledProject();
   const reports = mkdtempSync(join(tmpdir(), "tributary-junit-"));
   try {
     const java = [

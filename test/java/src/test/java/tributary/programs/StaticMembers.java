@@ -1,7 +1,12 @@
+package tributary.programs;
+
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeSet;
@@ -10,23 +15,29 @@ import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.FencedInstanceIdException;
 import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
- * Static members (group.instance.id) with KIP-848's protocol (group.protocol=consumer):
+ * Java consumers with static membership (group.instance.id) and the CooperativeStickyAssignor
+ * in one classic group, through one scenario:
  *
- *   java -cp 'lib/*' StaticConsumerProtocol.java BOOTSTRAP TOPIC GROUP
+ *   java -cp 'classes:lib/*' tributary.programs.StaticMembers BOOTSTRAP TOPIC GROUP
  *
- * 1. "a" (instance static-a) and "b" (instance static-b) join and share the partitions.
- * 2. "b" closes (a static member leaves for now) and "b2" starts with instance static-b
- *    within the session timeout: it gets b's partitions; "a" sees nothing move.
+ * 1. "a" (instance static-a) and "b" (instance static-b) join; they share the topic's partitions.
+ * 2. "b" closes (a static member sends no LeaveGroup) and "b2" starts with instance static-b
+ *    within the session timeout: it gets b's partitions back; "a" sees no rebalance.
+ * 3. "dup" starts with instance static-a while "a" runs: one of the two is fenced.
+ * 4. Offsets committed with a metadata string are read back with it.
  *
- * Prints one JSON line per event: {"consumer", "event": "assigned"|"revoked"|"lost"|"phase"|
- * "error", "partitions"?, "epoch"?, "phase"?}.
+ * Prints one JSON line per event: {"consumer", "event": "assigned"|"revoked"|"lost"|"fenced"|
+ * "records"|"committed"|"phase", "partitions"?, "generation"?, "count"?, "metadata"?, "phase"?}.
  */
-public class StaticConsumerProtocol {
+public class StaticMembers {
   static String bootstrap;
   static String topic;
   static String group;
@@ -43,20 +54,32 @@ public class StaticConsumerProtocol {
     Member b = new Member("b", "static-b");
     a.start();
     b.start();
-    waitFor(() -> !a.owned().isEmpty() && !b.owned().isEmpty() && a.owned().size() + b.owned().size() == 4, "a and b share the partitions");
-    Thread.sleep(2_000); // a and b settle: nothing pending
+    waitFor(() -> a.owned().size() + b.owned().size() == partitions() && !a.owned().isEmpty() && !b.owned().isEmpty(), "a and b share the partitions");
+    waitFor(() -> a.records > 0 && b.records > 0, "a and b read records");
     phase("shared");
 
     b.stop();
     Member b2 = new Member("b2", "static-b");
     b2.start();
     waitFor(() -> !b2.owned().isEmpty(), "b2 has partitions");
-    Thread.sleep(3_000); // time for anything the restart would move to show on a
+    Thread.sleep(3_000); // time for any rebalance the restart would cause to show on a
     phase("restarted");
-    a.stop();
-    b2.stop();
+
+    Member dup = new Member("dup", "static-a");
+    dup.start();
+    waitFor(() -> a.fenced.get() || dup.fenced.get(), "one of a and dup fenced");
+    waitFor(() -> !(a.fenced.get() ? dup : a).owned().isEmpty(), "the other one has partitions");
+    Member survivor = a.fenced.get() ? dup : a;
+    survivor.commitWithMetadata();
+    phase("fenced");
+
+    for (Member member : List.of(a, b2, dup)) member.stop();
     phase("done");
     System.exit(0);
+  }
+
+  static int partitions() {
+    return 4;
   }
 
   static synchronized void print(String json) {
@@ -72,7 +95,7 @@ public class StaticConsumerProtocol {
     long deadline = System.currentTimeMillis() + 60_000;
     while (!condition.getAsBoolean()) {
       if (System.currentTimeMillis() > deadline) throw new IllegalStateException("timed out waiting until " + what);
-      Thread.sleep(100);
+      Thread.sleep(50);
     }
   }
 
@@ -89,6 +112,9 @@ public class StaticConsumerProtocol {
     final KafkaConsumer<String, String> consumer;
     final Set<TopicPartition> owned = new HashSet<>();
     final AtomicBoolean running = new AtomicBoolean(true);
+    final AtomicBoolean fenced = new AtomicBoolean(false);
+    volatile int records = 0;
+    volatile boolean commitRequested = false;
     Thread thread;
 
     Member(String name, String instanceId) {
@@ -96,10 +122,12 @@ public class StaticConsumerProtocol {
       Properties config = new Properties();
       config.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
       config.put(ConsumerConfig.GROUP_ID_CONFIG, group);
-      config.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer");
       config.put(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, instanceId);
       config.put(ConsumerConfig.CLIENT_ID_CONFIG, name);
-      config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "true");
+      config.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, CooperativeStickyAssignor.class.getName());
+      config.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, "30000");
+      config.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, "500");
+      config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
       config.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
       config.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
       config.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
@@ -120,42 +148,67 @@ public class StaticConsumerProtocol {
       thread.join(30_000);
     }
 
+    void commitWithMetadata() throws InterruptedException {
+      commitRequested = true;
+      waitFor(() -> !commitRequested, name + " committed");
+    }
+
     void run() {
       try {
         consumer.subscribe(List.of(topic), this);
         while (running.get()) {
-          for (ConsumerRecord<String, String> ignored : consumer.poll(Duration.ofMillis(100))) {
-            // records are read; this program watches assignments
+          int count = 0;
+          for (ConsumerRecord<String, String> ignored : consumer.poll(Duration.ofMillis(100))) count++;
+          if (count > 0) {
+            records += count;
+            print("{\"consumer\":\"" + name + "\",\"event\":\"records\",\"count\":" + count + "}");
+          }
+          if (commitRequested) {
+            Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+            for (TopicPartition partition : owned()) offsets.put(partition, new OffsetAndMetadata(consumer.position(partition), "checkpoint of " + name));
+            consumer.commitSync(offsets);
+            for (Map.Entry<TopicPartition, OffsetAndMetadata> entry : consumer.committed(offsets.keySet()).entrySet()) {
+              print("{\"consumer\":\"" + name + "\",\"event\":\"committed\",\"partition\":" + entry.getKey().partition()
+                  + ",\"offset\":" + entry.getValue().offset() + ",\"metadata\":\"" + entry.getValue().metadata() + "\"}");
+            }
+            commitRequested = false;
           }
         }
+      } catch (FencedInstanceIdException error) {
+        fenced.set(true);
+        print("{\"consumer\":\"" + name + "\",\"event\":\"fenced\"}");
       } catch (RuntimeException error) {
         print("{\"consumer\":\"" + name + "\",\"event\":\"error\",\"error\":\"" + error.toString().replace("\"", "'") + "\"}");
       } finally {
-        consumer.close(Duration.ofSeconds(10));
+        try {
+          consumer.close(Duration.ofSeconds(5));
+        } catch (RuntimeException ignored) {
+          // a fenced member's close may fail too
+        }
       }
     }
 
     void event(String event, Collection<TopicPartition> partitions) {
       print("{\"consumer\":\"" + name + "\",\"event\":\"" + event + "\",\"partitions\":" + partitionsJson(partitions)
-          + ",\"epoch\":" + consumer.groupMetadata().generationId() + "}");
+          + ",\"generation\":" + consumer.groupMetadata().generationId() + "}");
     }
 
     @Override
     public synchronized void onPartitionsAssigned(Collection<TopicPartition> partitions) {
       owned.addAll(partitions);
-      if (!partitions.isEmpty()) event("assigned", partitions);
+      event("assigned", partitions);
     }
 
     @Override
     public synchronized void onPartitionsRevoked(Collection<TopicPartition> partitions) {
       owned.removeAll(partitions);
-      if (!partitions.isEmpty()) event("revoked", partitions);
+      event("revoked", partitions);
     }
 
     @Override
     public synchronized void onPartitionsLost(Collection<TopicPartition> partitions) {
       owned.removeAll(partitions);
-      if (!partitions.isEmpty()) event("lost", partitions);
+      event("lost", partitions);
     }
   }
 }

@@ -1,3 +1,5 @@
+package tributary.programs;
+
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

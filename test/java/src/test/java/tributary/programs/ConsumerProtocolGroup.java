@@ -1,3 +1,5 @@
+package tributary.programs;
+
 import java.time.Duration;
 import java.util.Collection;
 import java.util.HashSet;
@@ -26,7 +28,7 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  * assignor by group.remote.assignor) in one group, beside whatever other members the test
  * runs (an HTTP member):
  *
- *   java -cp 'lib/*' ConsumerProtocolGroup.java BOOTSTRAP TOPIC GROUP REGEX
+ *   java -cp 'classes:lib/*' tributary.programs.ConsumerProtocolGroup BOOTSTRAP TOPIC GROUP REGEX
  *
  * 1. "a" subscribes to TOPIC by name, "b" by the regex REGEX (resolved by the broker); both get
  *    partitions and read records, committing after every poll (and on revocation).

@@ -1,3 +1,5 @@
+package tributary.programs;
+
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -26,7 +28,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 /**
  * The Java client authenticating with SASL through the gateway, then producing and consuming:
  *
- *   java -cp 'lib/*' SaslClients.java BOOTSTRAP MECHANISM USERNAME SECRET TOPIC RECORDS PAUSE_MS
+ *   java -cp 'classes:lib/*' tributary.programs.SaslClients BOOTSTRAP MECHANISM USERNAME SECRET TOPIC RECORDS PAUSE_MS
  *
  * MECHANISM is SCRAM-SHA-256, SCRAM-SHA-512 (USERNAME and SECRET: a scoped token's id and the
  * token) or OAUTHBEARER (SECRET: the bearer token, given by a login callback handler, as an

@@ -1,3 +1,5 @@
+package tributary.programs;
+
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -33,11 +35,11 @@ import org.apache.kafka.streams.kstream.Produced;
  * Under exactly-once, the output read read_committed holds, for each word, the counts
  * 1, 2, …, N in order — nothing twice, nothing skipped — whatever instance died mid-transaction.
  *
- *   java -cp 'lib/*' WordCountEos.java crash BOOTSTRAP INPUT OUTPUT APPLICATION_ID STATE_DIR KILL_AFTER
+ *   java -cp 'classes:lib/*' tributary.programs.WordCountEos crash BOOTSTRAP INPUT OUTPUT APPLICATION_ID STATE_DIR KILL_AFTER
  *     runs one instance, slowed (a few ms a sentence); prints {"event":"kill-me"} once it has
  *     counted KILL_AFTER sentences, and goes on until the test kills it (SIGKILL: no close,
  *     its open transaction left behind).
- *   java -cp 'lib/*' WordCountEos.java finish BOOTSTRAP INPUT OUTPUT APPLICATION_ID STATE_DIR STATE_DIR_2
+ *   java -cp 'classes:lib/*' tributary.programs.WordCountEos finish BOOTSTRAP INPUT OUTPUT APPLICATION_ID STATE_DIR STATE_DIR_2
  *     restarts the instance on STATE_DIR (its process id, hence its transactional id, kept
  *     there), then a second instance joins (a rebalance under exactly-once: tasks and their
  *     stores move); once both run with tasks it prints {"event":"tasks",...} for each, reads

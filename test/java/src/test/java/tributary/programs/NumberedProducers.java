@@ -1,3 +1,5 @@
+package tributary.programs;
+
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,7 +16,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * Many short-lived Java producers with the client's defaults (idempotent, acks=all, up to 5
  * requests in flight on one connection), each writing numbered records to one topic and closing:
  *
- *   java -cp 'lib/*' NumberedProducers.java BOOTSTRAP TOPIC PRODUCERS RECORDS_EACH AT_ONCE VALUE_BYTES
+ *   java -cp 'classes:lib/*' tributary.programs.NumberedProducers BOOTSTRAP TOPIC PRODUCERS RECORDS_EACH AT_ONCE VALUE_BYTES
  *
  * A record's value is "P:N:" (producer, number, zero-padded) filled with '.' to VALUE_BYTES.
  * Prints one JSON line per producer once it closed:

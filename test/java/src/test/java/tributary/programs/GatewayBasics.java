@@ -1,3 +1,5 @@
+package tributary.programs;
+
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,10 +18,10 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 /**
  * Checks of the Java client 4.4 against `tributary gateway` that need no group (issue 35):
  *
- *   java -cp 'lib/*' GatewayBasics.java consume BOOTSTRAP TOPIC PARTITIONS RECORDS
+ *   java -cp 'classes:lib/*' tributary.programs.GatewayBasics consume BOOTSTRAP TOPIC PARTITIONS RECORDS
  *     reads RECORDS records from offset 0 of partitions 0..PARTITIONS-1 (assigned, no group),
  *     prints {"read":N}; the client's warnings go to stderr (an invalid fetch answer is one)
- *   java -cp 'lib/*' GatewayBasics.java topics BOOTSTRAP NEW_TOPIC
+ *   java -cp 'classes:lib/*' tributary.programs.GatewayBasics topics BOOTSTRAP NEW_TOPIC
  *     the Admin client's topic listing with internal topics, then CreateTopics of NEW_TOPIC:
  *     prints {"topics":{"<name>":<internal>,…},"created":"<error or ok>"}
  *

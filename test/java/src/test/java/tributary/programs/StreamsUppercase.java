@@ -1,3 +1,5 @@
+package tributary.programs;
+
 import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -29,7 +31,7 @@ import org.apache.kafka.streams.TaskMetadata;
  * carries its subscription and assignment info) uppercasing one topic into another, through
  * one rebalance: instance 1 runs alone, then instance 2 joins and the two share the tasks.
  *
- *   java -cp 'lib/*' StreamsUppercase.java BOOTSTRAP INPUT OUTPUT APPLICATION_ID WRITTEN MORE
+ *   java -cp 'classes:lib/*' tributary.programs.StreamsUppercase BOOTSTRAP INPUT OUTPUT APPLICATION_ID WRITTEN MORE
  *
  * WRITTEN records are in the input before it starts; once both instances run it writes MORE
  * ("late-<n>"), then reads the output until it holds WRITTEN + MORE distinct values.
