@@ -1,5 +1,7 @@
 package tributary.programs;
 
+import static tributary.programs.Events.*;
+
 import java.time.Duration;
 import java.util.Collection;
 import java.util.HashSet;
@@ -7,9 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
@@ -85,31 +85,6 @@ public class ConsumerProtocolGroup {
     } catch (Exception error) {
       throw new IllegalStateException(error);
     }
-  }
-
-  static synchronized void print(String json) {
-    System.out.println(json);
-    System.out.flush();
-  }
-
-  static void phase(String name) {
-    print("{\"event\":\"phase\",\"phase\":\"" + name + "\"}");
-  }
-
-  static void waitFor(BooleanSupplier condition, String what) throws InterruptedException {
-    long deadline = System.currentTimeMillis() + 60_000;
-    while (!condition.getAsBoolean()) {
-      if (System.currentTimeMillis() > deadline) throw new IllegalStateException("timed out waiting until " + what);
-      Thread.sleep(200);
-    }
-  }
-
-  static String partitionsJson(Collection<TopicPartition> partitions) {
-    Set<Integer> numbers = new TreeSet<>();
-    for (TopicPartition partition : partitions) numbers.add(partition.partition());
-    StringBuilder json = new StringBuilder("[");
-    for (Integer number : numbers) json.append(json.length() == 1 ? "" : ",").append(number);
-    return json.append("]").toString();
   }
 
   static class Member implements ConsumerRebalanceListener {

@@ -1,5 +1,7 @@
 package tributary.programs;
 
+import static tributary.programs.Events.*;
+
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -9,9 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -80,31 +80,6 @@ public class StaticMembers {
 
   static int partitions() {
     return 4;
-  }
-
-  static synchronized void print(String json) {
-    System.out.println(json);
-    System.out.flush();
-  }
-
-  static void phase(String name) {
-    print("{\"event\":\"phase\",\"phase\":\"" + name + "\"}");
-  }
-
-  static void waitFor(BooleanSupplier condition, String what) throws InterruptedException {
-    long deadline = System.currentTimeMillis() + 60_000;
-    while (!condition.getAsBoolean()) {
-      if (System.currentTimeMillis() > deadline) throw new IllegalStateException("timed out waiting until " + what);
-      Thread.sleep(50);
-    }
-  }
-
-  static String partitionsJson(Collection<TopicPartition> partitions) {
-    Set<Integer> numbers = new TreeSet<>();
-    for (TopicPartition partition : partitions) numbers.add(partition.partition());
-    StringBuilder json = new StringBuilder("[");
-    for (Integer number : numbers) json.append(json.length() == 1 ? "" : ",").append(number);
-    return json.append("]").toString();
   }
 
   static class Member implements ConsumerRebalanceListener {

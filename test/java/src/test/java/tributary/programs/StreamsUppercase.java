@@ -1,5 +1,7 @@
 package tributary.programs;
 
+import static tributary.programs.Events.*;
+
 import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -7,8 +9,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Properties;
 import java.util.Set;
-import java.util.TreeSet;
-import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -23,8 +23,6 @@ import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.StreamsConfig;
-import org.apache.kafka.streams.ThreadMetadata;
-import org.apache.kafka.streams.TaskMetadata;
 
 /**
  * A Kafka Streams application (at_least_once, Streams' own "stream" assignor, whose user data
@@ -41,24 +39,19 @@ import org.apache.kafka.streams.TaskMetadata;
  * timeout, and {"event":"done"} after both closed.
  */
 public class StreamsUppercase {
-  static synchronized void print(String json) {
-    System.out.println(json);
-    System.out.flush();
-  }
-
   public static void main(String[] args) throws Exception {
     String bootstrap = args[0];
     String input = args[1];
     String output = args[2];
     String applicationId = args[3];
     KafkaStreams first = start(1, bootstrap, input, output, applicationId);
-    waitFor(() -> first.state() == KafkaStreams.State.RUNNING, "instance 1 running");
+    waitOrExit(() -> first.state() == KafkaStreams.State.RUNNING, "instance 1 running");
     Thread.sleep(2_000);
     KafkaStreams second = start(2, bootstrap, input, output, applicationId);
-    waitFor(() -> second.state() == KafkaStreams.State.RUNNING && first.state() == KafkaStreams.State.RUNNING
+    waitOrExit(() -> second.state() == KafkaStreams.State.RUNNING && first.state() == KafkaStreams.State.RUNNING
         && !tasks(first).isEmpty() && !tasks(second).isEmpty(), "both instances running with tasks");
-    print("{\"event\":\"tasks\",\"instance\":1,\"tasks\":" + json(tasks(first)) + "}");
-    print("{\"event\":\"tasks\",\"instance\":2,\"tasks\":" + json(tasks(second)) + "}");
+    print("{\"event\":\"tasks\",\"instance\":1,\"tasks\":" + stringsJson(tasks(first)) + "}");
+    print("{\"event\":\"tasks\",\"instance\":2,\"tasks\":" + stringsJson(tasks(second)) + "}");
     int written = Integer.parseInt(args[4]);
     int more = Integer.parseInt(args[5]);
     Properties producerConfig = new Properties();
@@ -123,28 +116,4 @@ public class StreamsUppercase {
     return streams;
   }
 
-  static Set<String> tasks(KafkaStreams streams) {
-    Set<String> ids = new TreeSet<>();
-    for (ThreadMetadata thread : streams.metadataForLocalThreads()) {
-      for (TaskMetadata task : thread.activeTasks()) ids.add(task.taskId().toString());
-    }
-    return ids;
-  }
-
-  static String json(Set<String> values) {
-    StringBuilder json = new StringBuilder("[");
-    for (String value : values) json.append(json.length() == 1 ? "" : ",").append('"').append(value).append('"');
-    return json.append("]").toString();
-  }
-
-  static void waitFor(BooleanSupplier condition, String what) throws InterruptedException {
-    long deadline = System.currentTimeMillis() + 90_000;
-    while (!condition.getAsBoolean()) {
-      if (System.currentTimeMillis() > deadline) {
-        print("{\"event\":\"error\",\"error\":\"timed out waiting until " + what + "\"}");
-        System.exit(1);
-      }
-      Thread.sleep(100);
-    }
-  }
 }

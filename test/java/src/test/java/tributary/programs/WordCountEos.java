@@ -1,5 +1,7 @@
 package tributary.programs;
 
+import static tributary.programs.Events.*;
+
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -7,11 +9,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import java.util.Set;
 import java.util.TreeMap;
-import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -24,8 +23,6 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.StreamsConfig;
-import org.apache.kafka.streams.TaskMetadata;
-import org.apache.kafka.streams.ThreadMetadata;
 import org.apache.kafka.streams.kstream.Produced;
 
 /**
@@ -49,11 +46,6 @@ import org.apache.kafka.streams.kstream.Produced;
  * Prints {"event":"error",...} on any uncaught error or timeout.
  */
 public class WordCountEos {
-  static synchronized void print(String json) {
-    System.out.println(json);
-    System.out.flush();
-  }
-
   public static void main(String[] args) throws Exception {
     String mode = args[0];
     String bootstrap = args[1];
@@ -68,12 +60,12 @@ public class WordCountEos {
       System.exit(1);
     }
     KafkaStreams first = start(1, bootstrap, input, output, applicationId, args[5], -1);
-    waitFor(() -> first.state() == KafkaStreams.State.RUNNING, "instance 1 running");
+    waitOrExit(() -> first.state() == KafkaStreams.State.RUNNING, "instance 1 running");
     KafkaStreams second = start(2, bootstrap, input, output, applicationId, args[6], -1);
-    waitFor(() -> second.state() == KafkaStreams.State.RUNNING && first.state() == KafkaStreams.State.RUNNING
+    waitOrExit(() -> second.state() == KafkaStreams.State.RUNNING && first.state() == KafkaStreams.State.RUNNING
         && !tasks(first).isEmpty() && !tasks(second).isEmpty(), "both instances running with tasks");
-    print("{\"event\":\"tasks\",\"instance\":1,\"tasks\":" + json(tasks(first)) + "}");
-    print("{\"event\":\"tasks\",\"instance\":2,\"tasks\":" + json(tasks(second)) + "}");
+    print("{\"event\":\"tasks\",\"instance\":1,\"tasks\":" + stringsJson(tasks(first)) + "}");
+    print("{\"event\":\"tasks\",\"instance\":2,\"tasks\":" + stringsJson(tasks(second)) + "}");
     verify(bootstrap, input, output);
     first.close(Duration.ofSeconds(20));
     second.close(Duration.ofSeconds(20));
@@ -216,28 +208,4 @@ public class WordCountEos {
     }
   }
 
-  static Set<String> tasks(KafkaStreams streams) {
-    Set<String> ids = new TreeSet<>();
-    for (ThreadMetadata thread : streams.metadataForLocalThreads()) {
-      for (TaskMetadata task : thread.activeTasks()) ids.add(task.taskId().toString());
-    }
-    return ids;
-  }
-
-  static String json(Set<String> values) {
-    StringBuilder json = new StringBuilder("[");
-    for (String value : values) json.append(json.length() == 1 ? "" : ",").append('"').append(value).append('"');
-    return json.append("]").toString();
-  }
-
-  static void waitFor(BooleanSupplier condition, String what) throws InterruptedException {
-    long deadline = System.currentTimeMillis() + 90_000;
-    while (!condition.getAsBoolean()) {
-      if (System.currentTimeMillis() > deadline) {
-        print("{\"event\":\"error\",\"error\":\"timed out waiting until " + what + "\"}");
-        System.exit(1);
-      }
-      Thread.sleep(100);
-    }
-  }
 }
