@@ -6,7 +6,7 @@
  * partition decide which region's replica leads, at its leader epoch; the topic holds no
  * records, it only anchors the placement.
  */
-export const registryTopic = "_schemas";
+export { registryTopic } from "../topics/topic-names.ts";
 
 /** What every call to a registry replica carries: the anchor partition's placement as the caller knows it. */
 export interface RegistryKey {

@@ -34,7 +34,7 @@ export function legacyTransactionCoordinatorName(transactionalId: string): strin
  * the id's hash. The controller's elections of that partition decide which region's replica
  * leads, at its leader epoch; the topic holds no records of its own, it anchors the placement.
  */
-export const transactionStateTopic = "_transaction_state";
+export { transactionStateTopic } from "../topics/topic-names.ts";
 
 /** What every call to a coordinator replica carries: its anchor partition's placement, as the caller knows it. */
 export interface TransactionKey {

@@ -6,7 +6,7 @@ import { partitionsPerTopicMax, replicationFactorMax } from "../limits.ts";
 import { parseRegions, placePartitions } from "../topics/placement.ts";
 import { mergeTopicConfigs, type TopicConfigs } from "../topics/topic-configs.ts";
 import type { TopicMetadata, TopicSummary } from "../topics/topic-metadata.ts";
-import { checkNewTopicName, collidingTopic } from "../topics/topic-names.ts";
+import { checkDeletable, checkNewTopicName, collidingTopic } from "../topics/topic-names.ts";
 import { topicDefaults } from "../topics/topic-defaults.ts";
 import type { AlterPartitionRequest, PartitionState } from "../replication/partition-state.ts";
 import { PartitionElections, type PartitionRef } from "./partition-elections.ts";
@@ -250,6 +250,7 @@ export class Controller extends DurableObject<Env> {
   async deleteTopic(name: string): Promise<Result<void>> {
     return toResult(async () => {
       const topic = this.#topic(name);
+      checkDeletable(topic.name);
       this.#unregister(topic);
       await this.#deletions.finish([topic]);
     });

@@ -33,7 +33,7 @@ import { CountedSql, rowCountingEnabled } from "./counted-sql.ts";
 import { applyMigrations } from "./schema.ts";
 import { ReplicaFaults } from "./replica-faults.ts";
 import { TakeoverGate } from "./state-leadership.ts";
-import { indexListing, listedTransactions } from "./transaction-index-rows.ts";
+import { indexListing, listedTransactions, listingOf } from "./transaction-index-rows.ts";
 import { writeMarkerRound } from "./transaction-marker-writes.ts";
 import { TransactionLeadership, transactionNotLeader } from "./transaction-leadership.ts";
 import {
@@ -248,8 +248,9 @@ export class TransactionCoordinator extends DurableObject<Env> {
 
   // ---- The index (the same class under transactionIndexName) ----
 
-  async indexTransaction(listing: TransactionListing): Promise<Result<void>> {
-    return toResult(() => indexListing(this.#sql, listing));
+  async indexTransaction(listing: TransactionListing, onlyIfAbsent = false): Promise<Result<void>> {
+    await this.#faults.beforeCall(); // a test takes the index away, as a replica
+    return toResult(() => indexListing(this.#sql, listing, onlyIfAbsent));
   }
 
   async listTransactions(): Promise<Result<{ transactions: TransactionListing[]; truncated: boolean }>> {
@@ -305,7 +306,11 @@ export class TransactionCoordinator extends DurableObject<Env> {
       if (legacy !== null) this.#save(legacy);
     }
     this.#saveEpochs();
-    await this.#arm();
+    // An init the old leader never got into the index (its call failed, or it was lost first) is listed now.
+    if (this.#metadata === null || this.#metadata.producerId < 0) return this.#arm();
+    this.#indexSynced = false; // until the index answers: the alarm tries again
+    saveIndexSynced(this.#sql, false);
+    await this.#syncIndex(true);
   }
 
   /** A replica-side rule, stored with the epochs in one transaction; on failure, the replica as its rows are. */
@@ -395,17 +400,9 @@ export class TransactionCoordinator extends DurableObject<Env> {
     await this.#persist(markersWritten(now, written, Date.now()));
   }
 
-  async #syncIndex(): Promise<void> {
-    const metadata = this.#current();
-    const listing: TransactionListing = {
-      transactionalId: metadata.transactionalId,
-      producerId: metadata.producerId,
-      producerEpoch: metadata.producerEpoch,
-      transactionTimeoutMs: metadata.timeoutMs,
-      initializedAt: metadata.updatedAt,
-    };
+  async #syncIndex(onlyIfAbsent = false): Promise<void> {
     try {
-      unwrap(await transactionIndexStub(this.env).indexTransaction(listing));
+      unwrap(await transactionIndexStub(this.env).indexTransaction(listingOf(this.#current()), onlyIfAbsent));
       this.#indexSynced = true;
       saveIndexSynced(this.#sql, true);
     } catch (error) {

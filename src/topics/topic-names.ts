@@ -28,6 +28,23 @@ export function checkTopicName(name: unknown): string {
 export const kafkaInternalTopics = ["__consumer_offsets"] as const;
 
 /**
+ * Tributary's own internal topics: each anchors a replicated state's placement (the schema
+ * registry's, docs/schema-registry.md; the transaction coordinators', docs/transactions.md).
+ * The state lives in replicas named by the topic's id, so deleting the topic would forget it
+ * all: deleting one is refused (`checkDeletable`), as Kafka's tools refuse to delete theirs.
+ */
+export const registryTopic = "_schemas";
+export const transactionStateTopic = "_transaction_state";
+export const anchorTopics = [registryTopic, transactionStateTopic] as const;
+
+/** Refuses the deletion of an anchor topic (INVALID_REQUEST, nothing deleted). */
+export function checkDeletable(name: string): void {
+  if ((anchorTopics as readonly string[]).includes(name)) {
+    throw new TributaryError("INVALID_REQUEST", `topic ${JSON.stringify(name)} is internal: it anchors ${name === registryTopic ? "the schema registry's" : "the transaction coordinators'"} state, which deleting it would lose`);
+  }
+}
+
+/**
  * A name for a new topic: Kafka's rules, and not beginning with "__", which Kafka reserves
  * for its internal topics (a topic of that name would be listed, auto-created and consumed by
  * Kafka clients as if it were Kafka's own). Topics created before this rule keep their names.

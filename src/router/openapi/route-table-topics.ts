@@ -66,9 +66,9 @@ export const topicRouteDocs: readonly RouteDoc[] = [
   },
   {
     method: "delete", path: "/v1/topics/:topic", tag: "topics", auth: "token", resource: "topic", objects: true,
-    summary: "Delete a topic and its data",
+    summary: "Delete a topic and its data (an internal topic, `_schemas` or `_transaction_state`, is refused: INVALID_REQUEST)",
     responses: { 204: { description: "Deleted" } },
-    errors: ["UNKNOWN_TOPIC_OR_PARTITION"],
+    errors: ["UNKNOWN_TOPIC_OR_PARTITION", "INVALID_REQUEST"],
   },
   {
     method: "post", path: "/v1/topics/:topic/records", tag: "records", auth: "token", resource: "topic", objects: true,

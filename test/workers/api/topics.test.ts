@@ -6,6 +6,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { partitionsPerTopicMax } from "../../../src/limits.ts";
 import { api, createTopic, describeTopic, expectError, uniqueTopic, type Topic } from "../support/http.ts";
+import { registry } from "../registry/support.ts";
 
 /** The effective configs of a topic created without any (API.md's list, Kafka's names). */
 const defaultConfigs = {
@@ -396,6 +397,21 @@ describe("DELETE /v1/topics/{topic}", () => {
     expectError(await api("DELETE", `/v1/topics/${name}`), 404, "UNKNOWN_TOPIC_OR_PARTITION");
     expectError(await api("PATCH", `/v1/topics/${name}/configs`, { configs: {} }), 404, "UNKNOWN_TOPIC_OR_PARTITION");
     expectError(await api("POST", `/v1/topics/${name}/partitions`, { count: 3 }), 404, "UNKNOWN_TOPIC_OR_PARTITION");
+  });
+
+  it("refuses deleting an internal topic (the registry's and the transaction coordinators' anchors) with 400 INVALID_REQUEST; the state it anchors stays", async () => {
+    const id = `delete-anchor-${crypto.randomUUID()}`;
+    const initialized = await api("POST", `/v1/transactions/${id}/init`);
+    expect(initialized.status, initialized.text).toBe(200);
+    const subject = `delete-anchor-${crypto.randomUUID()}`;
+    const registered = await registry("POST", `/subjects/${subject}/versions`, { schema: JSON.stringify({ type: "string" }) });
+    expect(registered.status).toBe(200);
+    for (const anchor of ["_transaction_state", "_schemas"]) {
+      expect(expectError(await api("DELETE", `/v1/topics/${anchor}`), 400, "INVALID_REQUEST").message).toMatch(/is internal/);
+      expect((await api("GET", `/v1/topics/${anchor}`)).status).toBe(200);
+    }
+    expect((await api("GET", `/v1/transactions/${id}`)).body).toMatchObject({ transactionalId: id, producerId: (initialized.body as { producerId: number }).producerId });
+    expect((await registry("GET", `/subjects/${subject}/versions/1`)).status).toBe(200);
   });
 });
 

@@ -11,7 +11,7 @@ import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { unwrap } from "../../../src/errors.ts";
 import type { TransactionKey } from "../../../src/contracts/transaction-coordinator-api.ts";
-import { legacyTransactionCoordinatorStub, transactionReplicaStub } from "../../../src/contracts/stubs.ts";
+import { legacyTransactionCoordinatorStub, transactionIndexStub, transactionReplicaStub } from "../../../src/contracts/stubs.ts";
 import { topicMetadata } from "../../../src/data-plane/metadata-cache.ts";
 import { coordinatorCalls, transactionKey } from "../../../src/data-plane/coordinator-calls.ts";
 import { decodeControlBatch } from "../../../src/protocol/control-batch.ts";
@@ -136,6 +136,25 @@ describe("transaction coordinators replicated across regions", () => {
     expect(await calls.describe(id)).toMatchObject({ state: "Ongoing", groups: ["group-a"] });
     const leaderState = unwrap(await replica(id, topicId, key.region).replicationState());
     for (const region of key.replicas) expect(unwrap(await replica(id, topicId, region).replicationState()).stamp, region).toEqual(leaderState.stamp);
+  });
+
+  it("lists, at its takeover, an init the lost leader never got into the index", async () => {
+    const { anchor, topicId, calls } = await makeAnchor();
+    const id = uniqueTransactionalId("unlisted");
+    const index = transactionIndexStub(env);
+    unwrap(await index.setFault("down", 0));
+    const identity = await calls.init(id, 60_000); // answered; its listing did not reach the index
+    const before = await placement(anchor);
+    await setRegionFault(anchor, topicId, id, before.region, "down");
+    unwrap(await index.setFault("none", 0));
+    const listed = async () => ((await api("GET", "/v1/transactions")).body.transactions as { transactionalId: string }[]).find((listing) => listing.transactionalId === id);
+    expect(await listed()).toBeUndefined();
+
+    // The next call finds the leader silent and has it replaced (a 503 meanwhile); the elected replica takes over.
+    await calls.describe(id).catch(() => undefined);
+    expect(await calls.describe(id)).toMatchObject({ producerId: identity.producerId });
+    expect(await listed()).toMatchObject({ producerId: identity.producerId, producerEpoch: identity.producerEpoch });
+    await setRegionFault(anchor, topicId, id, before.region, "none");
   });
 
   it("takes over, once, the metadata of the id's coordinator from before replication", async () => {
