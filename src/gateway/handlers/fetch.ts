@@ -8,7 +8,9 @@
  * read: read_committed reads stop at the last stable offset, and the answer carries it and the
  * aborted transactions its batches meet (the binary fetch's headers), from which the client
  * skips aborted records, as from Kafka's broker; control batches pass through as stored.
- * No fetch sessions: sessionId 0 tells the client to send full requests.
+ * No fetch sessions: sessionId 0 tells the client to send full requests. A partition whose
+ * currentLeaderEpoch (v9+) is not the partition's is answered FENCED_LEADER_EPOCH or
+ * UNKNOWN_LEADER_EPOCH and not read (leader-epoch-check.ts), as by Kafka's broker.
  * From v13 topics are named by id (Metadata's): an id no topic has answers UNKNOWN_TOPIC_ID for
  * its partitions. The answer keeps to the request's MaxBytes and each partition's
  * PartitionMaxBytes as Kafka's broker does (fetch-limits.ts). A partition the answer leaves behind its high watermark is read on at once,
@@ -26,6 +28,7 @@ import { baseOffsetAt, firstBytes, keptBytes } from "./fetch-limits.ts";
 import { FetchReadAhead } from "./fetch-read-ahead.ts";
 import { kafkaErrorCode, kafkaErrors, throttleTimeMs } from "../kafka-errors.ts";
 import { isInternalTopic } from "../internal-topics.ts";
+import { leaderEpochCheck } from "./leader-epoch-check.ts";
 import { isStaleMetadata } from "./stale.ts";
 
 interface FetchRequest {
@@ -34,7 +37,7 @@ interface FetchRequest {
   maxBytes?: number;
   /** 0 read_uncommitted, 1 read_committed. */
   isolationLevel?: number;
-  topics: { topic?: string; topicId?: Uint8Array; partitions: { partition: number; fetchOffset: bigint; partitionMaxBytes: number }[] }[];
+  topics: { topic?: string; topicId?: Uint8Array; partitions: { partition: number; fetchOffset: bigint; partitionMaxBytes: number; currentLeaderEpoch?: number }[] }[];
 }
 
 interface PartitionAnswer {
@@ -69,6 +72,8 @@ interface Wanted {
   partition: number;
   offset: number;
   maxBytes: number;
+  /** The leader epoch the client knows (−1: no check). */
+  currentLeaderEpoch: number;
 }
 
 const empty: Uint8Array[] = [];
@@ -120,11 +125,11 @@ export async function fetch(request: FetchRequest, context: GatewayRequestContex
   const byId = context.apiVersion >= 13;
   const names = await Promise.all(request.topics.map(({ topic, topicId }) => (byId ? context.session.topicNamed(topicId!) : topic)));
   const wanted: Wanted[] = request.topics.flatMap(({ partitions }, t) =>
-    partitions.map((p) => ({ committed: request.isolationLevel === 1, topic: names[t], entry: t, partition: p.partition, offset: Number(p.fetchOffset), maxBytes: Math.min(Math.max(Math.min(p.partitionMaxBytes, requestMaxBytes), 1), fetchMaxBytesMax) })),
+    partitions.map((p) => ({ committed: request.isolationLevel === 1, topic: names[t], entry: t, partition: p.partition, currentLeaderEpoch: p.currentLeaderEpoch ?? -1, offset: Number(p.fetchOffset), maxBytes: Math.min(Math.max(Math.min(p.partitionMaxBytes, requestMaxBytes), 1), fetchMaxBytesMax) })),
   );
   const readAhead = readAheadOf(context);
   readAhead.dropOthers(new Set(wanted.map(partitionKey)));
-  const answers = await Promise.all(wanted.map((one) => fromReadAhead(readAhead, one, context) ?? fetchPartition(one, 0, context)));
+  const answers = await Promise.all(wanted.map(async (one) => (await epochRefusal(one, context)) ?? fromReadAhead(readAhead, one, context) ?? fetchPartition(one, 0, context)));
   const minBytes = Math.max(request.minBytes, 1);
   const waitMs = Math.min(Math.max(request.maxWaitMs, 0), fetchWaitMsMax);
   let total = answers.reduce((sum, answer) => sum + answer.bytes, 0);
@@ -221,9 +226,16 @@ function fromReadAhead(readAhead: FetchReadAhead<PartitionAnswer>, one: Wanted, 
     ?.then((answer) => (answer.errorCode === kafkaErrors.NONE && answer.bytes > 0 ? answer : fetchPartition(one, 0, context)));
 }
 
-/** One partition's answer; never throws (an abandoned poll answers an empty result that is not used). */
-async function fetchPartition(one: Wanted, waitMs: number, context: GatewayRequestContext, signal?: AbortSignal): Promise<PartitionAnswer> {
-  const answer = (errorCode: number, records: Uint8Array[], bytes: number, highWatermark: number, logStartOffset: number, throttleTimeMs = 0, nextOffset = one.offset, lastStableOffset = highWatermark, abortedTransactions: AbortedTransaction[] = []): PartitionAnswer => ({
+/** The answer of a partition whose client's leader epoch is not the partition's; undefined when it is (or is not checked). */
+async function epochRefusal(one: Wanted, context: GatewayRequestContext): Promise<PartitionAnswer | undefined> {
+  if (one.topic === undefined || isInternalTopic(one.topic)) return undefined;
+  const errorCode = await leaderEpochCheck(context, one.topic, one.partition, one.currentLeaderEpoch);
+  return errorCode === kafkaErrors.NONE ? undefined : partitionAnswer(one, errorCode, empty, 0, -1, -1);
+}
+
+/** A partition's answer (−1 where a failed read knows no offsets). */
+function partitionAnswer(one: Wanted, errorCode: number, records: Uint8Array[], bytes: number, highWatermark: number, logStartOffset: number, throttleTimeMs = 0, nextOffset = one.offset, lastStableOffset = highWatermark, abortedTransactions: AbortedTransaction[] = []): PartitionAnswer {
+  return {
     partitionIndex: one.partition,
     errorCode,
     highWatermark: BigInt(highWatermark),
@@ -235,9 +247,13 @@ async function fetchPartition(one: Wanted, waitMs: number, context: GatewayReque
     bytes,
     throttleTimeMs,
     nextOffset,
-  });
-  if (one.topic === undefined) return answer(kafkaErrors.UNKNOWN_TOPIC_ID, empty, 0, -1, -1);
-  if (isInternalTopic(one.topic)) return answer(kafkaErrors.NONE, empty, 0, 0, 0);
+  };
+}
+
+/** One partition's answer; never throws (an abandoned poll answers an empty result that is not used). */
+async function fetchPartition(one: Wanted, waitMs: number, context: GatewayRequestContext, signal?: AbortSignal): Promise<PartitionAnswer> {
+  if (one.topic === undefined) return partitionAnswer(one, kafkaErrors.UNKNOWN_TOPIC_ID, empty, 0, -1, -1);
+  if (isInternalTopic(one.topic)) return partitionAnswer(one, kafkaErrors.NONE, empty, 0, 0, 0);
   try {
     const read = await context.session.readRecords({
       path: path("topics", one.topic, "partitions", one.partition, "records"),
@@ -249,11 +265,11 @@ async function fetchPartition(one: Wanted, waitMs: number, context: GatewayReque
     const highWatermark = number(highWatermarkHeader);
     const lastStableOffset = Number(read.header(lastStableOffsetHeader) ?? highWatermark);
     const aborted = one.committed ? abortedTransactionsOf(read.header(abortedTransactionsHeader)) : [];
-    return answer(kafkaErrors.NONE, read.chunks, read.bytes, highWatermark, number(logStartOffsetHeader), 0, number(nextOffsetHeader), lastStableOffset, aborted);
+    return partitionAnswer(one, kafkaErrors.NONE, read.chunks, read.bytes, highWatermark, number(logStartOffsetHeader), 0, number(nextOffsetHeader), lastStableOffset, aborted);
   } catch (error) {
-    if (signal?.aborted) return answer(kafkaErrors.NONE, empty, 0, -1, -1);
+    if (signal?.aborted) return partitionAnswer(one, kafkaErrors.NONE, empty, 0, -1, -1);
     if (isStaleMetadata(error)) context.session.invalidate();
     const data = error instanceof TributaryError ? (error.data as { highWatermark?: number; logStartOffset?: number }) : {};
-    return answer(kafkaErrorCode(error), empty, 0, data.highWatermark ?? -1, data.logStartOffset ?? -1, throttleTimeMs(error));
+    return partitionAnswer(one, kafkaErrorCode(error), empty, 0, data.highWatermark ?? -1, data.logStartOffset ?? -1, throttleTimeMs(error));
   }
 }

@@ -11,12 +11,14 @@ import { path } from "../../client/transport.ts";
 import type { GatewayRequestContext } from "../handler-types.ts";
 import { kafkaErrorCode, kafkaErrors, throttleTimeMs } from "../kafka-errors.ts";
 import { isInternalTopic } from "../internal-topics.ts";
+import { leaderEpochCheck } from "./leader-epoch-check.ts";
 import { isStaleMetadata } from "./stale.ts";
 
 interface ListOffsetsRequest {
   /** 0 read_uncommitted, 1 read_committed (v2+). */
   isolationLevel?: number;
-  topics: { name: string; partitions: { partitionIndex: number; timestamp: bigint }[] }[];
+  /** currentLeaderEpoch: v4+ (−1 before: no check, leader-epoch-check.ts). */
+  topics: { name: string; partitions: { partitionIndex: number; timestamp: bigint; currentLeaderEpoch?: number }[] }[];
 }
 
 /** Kafka's special timestamps, as `GET …/offsets?at=` names them. */
@@ -42,11 +44,13 @@ export async function listOffsets(request: ListOffsetsRequest, context: GatewayR
     request.topics.map(async ({ name, partitions }) => ({
       name,
       partitions: await Promise.all(
-        partitions.map(async ({ partitionIndex, timestamp }) => {
+        partitions.map(async ({ partitionIndex, timestamp, currentLeaderEpoch = -1 }) => {
           const at = timestampSpecs.get(timestamp) ?? (timestamp >= 0n ? String(timestamp) : undefined);
           if (at === undefined) return { partitionIndex, errorCode: kafkaErrors.INVALID_REQUEST, timestamp: -1n, offset: -1n, leaderEpoch: -1 };
           if (isInternalTopic(name)) return { partitionIndex, errorCode: kafkaErrors.NONE, timestamp: -1n, offset: 0n, leaderEpoch: 0 };
           try {
+            const checked = await leaderEpochCheck(context, name, partitionIndex, currentLeaderEpoch);
+            if (checked !== kafkaErrors.NONE) return { partitionIndex, errorCode: checked, timestamp: -1n, offset: -1n, leaderEpoch: -1 };
             if (at === "latest" && request.isolationLevel === 1) {
               const described = await describe(name);
               const lastStableOffset = described.partitions.find((entry) => entry.partition === partitionIndex)?.lastStableOffset;

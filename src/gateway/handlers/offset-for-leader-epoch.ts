@@ -14,20 +14,11 @@ import { path } from "../../client/transport.ts";
 import type { GatewayRequestContext } from "../handler-types.ts";
 import { isInternalTopic } from "../internal-topics.ts";
 import { kafkaErrorCode, kafkaErrors, throttleTimeMs } from "../kafka-errors.ts";
+import { epochCode, sessionLeaderEpoch } from "./leader-epoch-check.ts";
 import { isStaleMetadata } from "./stale.ts";
 
 interface OffsetForLeaderEpochRequest {
   topics: { topic: string; partitions: { partition: number; currentLeaderEpoch: number; leaderEpoch: number }[] }[];
-}
-
-/** The client's metadata epoch when it has none to check. */
-const noEpoch = -1;
-
-/** The partition's leader epoch as the session knows it, described again once when the client's is newer. */
-async function currentEpoch(context: GatewayRequestContext, topic: string, partition: number, clients: number): Promise<number | undefined> {
-  const known = (await context.session.leaderEpochs(topic))?.[partition];
-  if (known === undefined || clients <= known) return known;
-  return (await context.session.leaderEpochs(topic, true))?.[partition];
 }
 
 export async function offsetForLeaderEpoch(request: OffsetForLeaderEpochRequest, context: GatewayRequestContext): Promise<Record<string, unknown>> {
@@ -40,10 +31,10 @@ export async function offsetForLeaderEpoch(request: OffsetForLeaderEpochRequest,
           const failed = (errorCode: number) => ({ errorCode, partition, leaderEpoch: -1, endOffset: -1n });
           if (isInternalTopic(topic)) return { errorCode: kafkaErrors.NONE, partition, leaderEpoch, endOffset: 0n };
           try {
-            const current = await currentEpoch(context, topic, partition, currentLeaderEpoch);
+            const current = await sessionLeaderEpoch(context, topic, partition, currentLeaderEpoch);
             if (current === undefined) return failed(kafkaErrors.UNKNOWN_TOPIC_OR_PARTITION);
-            if (currentLeaderEpoch !== noEpoch && currentLeaderEpoch > current) return failed(kafkaErrors.UNKNOWN_LEADER_EPOCH);
-            if (currentLeaderEpoch !== noEpoch && currentLeaderEpoch < current) return failed(kafkaErrors.FENCED_LEADER_EPOCH);
+            const checked = epochCode(currentLeaderEpoch, current);
+            if (checked !== kafkaErrors.NONE) return failed(checked);
             if (leaderEpoch < 0) return failed(kafkaErrors.NONE);
             const answer = await context.transport.json<{ leaderEpoch: number; offset: number }>({
               method: "GET",
