@@ -187,6 +187,10 @@ export function end(metadata: TransactionMetadata, identity: ProducerIdentity, r
   }
   checkProducer(metadata, identity);
   if (metadata.state === "PrepareCommit" || metadata.state === "PrepareAbort") throw concurrent(metadata);
+  // An abort with nothing open is Kafka's under transaction version 2 (KIP-890 part 2): it bumps
+  // the epoch and writes no marker, so a write the producer sent and lost may never join a later
+  // transaction (franz-go aborts so when none of a transaction's writes was answered).
+  if (metadata.state !== "Ongoing" && result === "abort") return decide({ ...metadata, partitions: [], groups: [] }, result, "client", now, freshProducerId);
   if (metadata.state !== "Ongoing") {
     throw new TributaryError("INVALID_TXN_STATE", `no transaction is open for transactional id ${JSON.stringify(metadata.transactionalId)} (state ${metadata.state})`);
   }

@@ -144,8 +144,8 @@ describe("the gateway as other projects' suites use it", () => {
     expect(records.map((record) => Object.keys(record.headers).length)).toEqual([200]);
   });
 
-  it("the JUnit project's checks pass against the gateway: Admin, each codec, a leader failover under a consumer, OffsetForLeaderEpoch's validations, transactional producers, implicit share acknowledgement (issues 29, 35)", async () => {
-    const classes = ["AdminTest", "CompressionTest", "FailoverTest", "GatewayBasicsTest", "ImplicitShareTest"].map((name) => `tributary.gateway.${name}`);
+  it("the JUnit project's checks pass against the gateway: Admin, each codec, a leader failover under a consumer, OffsetForLeaderEpoch's validations, transactional producers (transaction version 2), implicit share acknowledgement (issues 29, 35)", async () => {
+    const classes = ["AdminTest", "CompressionTest", "FailoverTest", "GatewayBasicsTest", "ImplicitShareTest", "TransactionsV2Test"].map((name) => `tributary.gateway.${name}`);
     const run = await runJUnit(classes, { bootstrap: gateway.address, http: server.url });
     expect(failedChecks(run), run.output).toEqual([]);
     // Every check ran and passed.
@@ -163,6 +163,8 @@ describe("the gateway as other projects' suites use it", () => {
       "GatewayBasicsTest.aTransactionalProducerInitializes() passed",
       "GatewayBasicsTest.describeProducersShowsAnOpenTransactionThenItsCommit() passed",
       "ImplicitShareTest.implicitAcknowledgementAcceptsEachRecordOnce() passed",
+      "TransactionsV2Test.aNewInstanceFencesTheOlderOne() passed",
+      "TransactionsV2Test.commitsAndAbortsWithVersion2TheEpochBumpedAtEveryEnd() passed",
     ]);
     expect(run.code, run.output).toBe(0);
   }, 160_000);

@@ -2,9 +2,21 @@
  * ApiVersions: exactly the APIs the gateway has a handler for, each at the versions its
  * layout covers — what is advertised is what works. (Answered by the connection itself: an
  * unsupported ApiVersions version gets this at v0 with UNSUPPORTED_VERSION, as Kafka does.)
+ *
+ * From v3 it names the cluster's features as a Kafka 4.4 broker does, with the one a client
+ * acts on here: `transaction.version` 2 (KIP-890 part 2), so that the Java client 4.x writes
+ * transactions as on Kafka 4.4 — no AddPartitionsToTxn or AddOffsetsToTxn, Produce v12,
+ * TxnOffsetCommit v5, and EndTxn v5, whose answer brings the epoch the end bumped to
+ * (docs/gateway.md, Transactions). Clients that do not read features keep version 1.
  */
 import type { GatewayHandlers } from "../handler-types.ts";
 import { apiKeys, messageSchemas } from "../protocol/apis.ts";
+
+/** The features the gateway supports and has finalized (Kafka's `kafka-features.sh describe`). */
+export const gatewayFeatures = [{ name: "transaction.version", minVersion: 0, maxVersion: 2, finalized: 2 }] as const;
+
+/** The epoch of the finalized features: they never change while a gateway runs (a client keeps the newest epoch's). */
+const finalizedFeaturesEpoch = 1n;
 
 export function apiVersionsAnswer(handlers: GatewayHandlers, errorCode: number): Record<string, unknown> {
   const keys = [apiKeys.ApiVersions, ...Object.keys(handlers).map(Number)].filter((key, i, all) => all.indexOf(key) === i && messageSchemas.has(key));
@@ -16,5 +28,8 @@ export function apiVersionsAnswer(handlers: GatewayHandlers, errorCode: number):
       return { apiKey, minVersion, maxVersion };
     }),
     throttleTimeMs: 0,
+    supportedFeatures: gatewayFeatures.map(({ name, minVersion, maxVersion }) => ({ name, minVersion, maxVersion })),
+    finalizedFeaturesEpoch,
+    finalizedFeatures: gatewayFeatures.map(({ name, finalized }) => ({ name, maxVersionLevel: finalized, minVersionLevel: finalized })),
   };
 }

@@ -10,7 +10,7 @@ import type { GatewayRequestContext } from "../handler-types.ts";
 import { kafkaErrors } from "../kafka-errors.ts";
 import { isConsumerMember } from "../groups/consumer-subscriptions.ts";
 import { kafkaCodeOf } from "../groups/kafka-codes.ts";
-import { ended, mappingFor, type ProducerIdentity } from "../transactions/producer-mapping.ts";
+import { ended, initialized, mappingFor, type ProducerIdentity } from "../transactions/producer-mapping.ts";
 import { addTransactionPartitions, commitTransactionOffsets, describeTransaction, endTransaction } from "../transactions/transaction-calls.ts";
 import { producerFencedFrom, transactionCode } from "../transactions/transaction-codes.ts";
 
@@ -167,12 +167,14 @@ export async function endTxn(request: EndTxnRequest, context: GatewayRequestCont
   const id = request.transactionalId;
   const client = identityOf(request.producerId, request.producerEpoch);
   const { mapping, server } = translated(id, client, context);
-  const answer = (errorCode: number) => ({ throttleTimeMs: 0, errorCode });
+  const answer = (errorCode: number, next?: ProducerIdentity) => ({ throttleTimeMs: 0, errorCode, producerId: BigInt(next?.producerId ?? -1), producerEpoch: next?.producerEpoch ?? -1 });
   if (mapping?.ended !== undefined) return answer(mapping.ended.commit === request.committed ? kafkaErrors.NONE : kafkaErrors.INVALID_TXN_STATE);
   try {
     const next = await endTransaction(context, id, server, request.committed);
-    ended(id, client, mapping, next, request.committed, context.readOrder, lastReadOrder());
-    return answer(kafkaErrors.NONE);
+    // v5 (transaction version 2): the client takes the bumped identity and starts its sequences again, as the server does; a retry of the end comes with the old identity, which the coordinator answers as the end it repeats.
+    if (context.apiVersion >= 5) initialized(id, next, lastReadOrder());
+    else ended(id, client, mapping, next, request.committed, context.readOrder, lastReadOrder());
+    return answer(kafkaErrors.NONE, context.apiVersion >= 5 ? next : undefined);
   } catch (error) {
     return answer(transactionCode(error, context.apiVersion, producerFencedFrom.endTxn));
   }

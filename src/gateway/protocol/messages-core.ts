@@ -87,7 +87,8 @@ export const metadata: MessageSchema = {
 export const produce: MessageSchema = {
   apiKey: 0,
   name: "Produce",
-  versions: [3, 9],
+  // v10–11 are v9 with tagged fields for a moved leader (none here: one gateway leads every partition); v12 is v11 (KIP-890 part 2: a transactional write adds its partition, as every version's does here).
+  versions: [3, 12],
   flexibleFrom: 9,
   request: [
     ["transactionalId", "string", "3+", { nullable: "3+", default: "null" }],

@@ -55,7 +55,8 @@ export const addOffsetsToTxn: MessageSchema = {
 export const endTxn: MessageSchema = {
   apiKey: 26,
   name: "EndTxn",
-  versions: [0, 4],
+  // v5: KIP-890 part 2 (transaction version 2): the answer carries the identity the end bumped to.
+  versions: [0, 5],
   flexibleFrom: 3,
   request: [
     ["transactionalId", "string", "0+"],
@@ -66,13 +67,16 @@ export const endTxn: MessageSchema = {
   response: [
     ["throttleTimeMs", "int32", "0+"],
     ["errorCode", "int16", "0+"],
+    ["producerId", "int64", "5+", { default: "-1" }],
+    ["producerEpoch", "int16", "5+", { default: "-1" }],
   ],
 };
 
 export const txnOffsetCommit: MessageSchema = {
   apiKey: 28,
   name: "TxnOffsetCommit",
-  versions: [0, 4],
+  // v5 is v4 (KIP-890 part 2: a transaction version 2 client sends no AddOffsetsToTxn first; the commit adds the group, as every version's does here).
+  versions: [0, 5],
   flexibleFrom: 3,
   request: [
     ["transactionalId", "string", "0+"],

@@ -12,7 +12,7 @@ const names = new Map<number, string>(Object.entries(apiKeys).map(([name, key]):
 
 /** name: [min, max] as advertised. */
 const pinned: Record<string, [number, number]> = {
-  Produce: [3, 9],
+  Produce: [3, 12],
   Fetch: [4, 15],
   ListOffsets: [1, 8],
   Metadata: [0, 13],
@@ -34,8 +34,8 @@ const pinned: Record<string, [number, number]> = {
   OffsetForLeaderEpoch: [2, 4],
   AddPartitionsToTxn: [0, 3],
   AddOffsetsToTxn: [0, 4],
-  EndTxn: [0, 4],
-  TxnOffsetCommit: [0, 4],
+  EndTxn: [0, 5],
+  TxnOffsetCommit: [0, 5],
   DescribeConfigs: [0, 4],
   AlterConfigs: [0, 2],
   DescribeLogDirs: [0, 4],
@@ -65,5 +65,12 @@ describe("the gateway's ApiVersions answer", () => {
       (apiVersionsAnswer(gatewayHandlers, 0).apiKeys as { apiKey: number; minVersion: number; maxVersion: number }[]).map(({ apiKey, minVersion, maxVersion }) => [names.get(apiKey) ?? String(apiKey), [minVersion, maxVersion]]),
     );
     expect(advertised).toEqual(pinned);
+  });
+
+  it("names transaction version 2 as supported and finalized (KIP-890 part 2), the one feature a client acts on here", () => {
+    const answer = apiVersionsAnswer(gatewayHandlers, 0);
+    expect(answer.supportedFeatures).toEqual([{ name: "transaction.version", minVersion: 0, maxVersion: 2 }]);
+    expect(answer.finalizedFeatures).toEqual([{ name: "transaction.version", maxVersionLevel: 2, minVersionLevel: 2 }]);
+    expect(answer.finalizedFeaturesEpoch).toBeGreaterThanOrEqual(0n);
   });
 });

@@ -3,7 +3,9 @@
  * written out by hand from Kafka 4.4's message definitions
  * (clients/src/main/resources/common/message/*.json): Metadata v13 (KIP-1102's top-level error
  * code, after the topics) and DescribeCluster v2 (KIP-1073's IncludeFencedBrokers and each
- * broker's IsFenced).
+ * broker's IsFenced). Those of KIP-890 part 2 (transaction version 2: ApiVersions v3's features,
+ * Produce v12, EndTxn v5, TxnOffsetCommit v5) are the bytes Kafka 4.4's own message classes
+ * write (`MessageUtil.toByteBufferAccessor` in kafka-clients 4.4.0).
  */
 import { describe, expect, it } from "vitest";
 import { apiKeys } from "../../../src/gateway/protocol/apis.ts";
@@ -36,5 +38,37 @@ describe("DescribeCluster v2", () => {
     const v2 = spaced("00000000 0000 00 01 0263 00000000 02 00000000 0268 00002384 00 00 00 00000000 00");
     expect(writeResponse(apiKeys.DescribeCluster, 1, body)).toBe(v1);
     expect(writeResponse(apiKeys.DescribeCluster, 2, body)).toBe(v2);
+  });
+});
+
+describe("transaction version 2 (KIP-890 part 2)", () => {
+  it("ApiVersions v3 names transaction.version 0–2 supported and 2 finalized, in its tagged fields", () => {
+    const body = { errorCode: 0, apiKeys: [], throttleTimeMs: 0, supportedFeatures: [{ name: "transaction.version", minVersion: 0, maxVersion: 2 }], finalizedFeaturesEpoch: 1n, finalizedFeatures: [{ name: "transaction.version", maxVersionLevel: 2, minVersionLevel: 2 }] };
+    const kafka = spaced(`0000 01 00000000 03
+      00 1a 02 14 7472616e73616374696f6e2e76657273696f6e 0000 0002 00
+      01 08 0000000000000001
+      02 1a 02 14 7472616e73616374696f6e2e76657273696f6e 0002 0002 00`);
+    expect(writeResponse(apiKeys.ApiVersions, 3, body)).toBe(kafka);
+  });
+
+  it("Produce v12 is v9 on the wire, request and answer", () => {
+    const request = "0274ffff0000753002026f020000000000000000";
+    expect(readRequest(apiKeys.Produce, 12, hex(request))).toEqual(readRequest(apiKeys.Produce, 9, hex(request)));
+    const body = { responses: [{ name: "o", partitionResponses: [{ index: 0, errorCode: 0, baseOffset: 5n, logAppendTimeMs: -1n, logStartOffset: 0n, recordErrors: [], errorMessage: null }] }], throttleTimeMs: 0 };
+    const kafka = "02026f020000000000000000000000000005ffffffffffffffff0000000000000000010000000000000000";
+    expect(writeResponse(apiKeys.Produce, 9, body)).toBe(kafka);
+    expect(writeResponse(apiKeys.Produce, 12, body)).toBe(kafka);
+  });
+
+  it("EndTxn v5 answers the producer id and epoch the end bumped to, after the error code", () => {
+    expect(readRequest(apiKeys.EndTxn, 5, hex("0274000000000000000700020100"))).toEqual({ transactionalId: "t", producerId: 7n, producerEpoch: 2, committed: true });
+    const body = { throttleTimeMs: 0, errorCode: 0, producerId: 7n, producerEpoch: 3 };
+    expect(writeResponse(apiKeys.EndTxn, 4, body)).toBe("00000000000000");
+    expect(writeResponse(apiKeys.EndTxn, 5, body)).toBe("0000000000000000000000000007000300");
+  });
+
+  it("TxnOffsetCommit v5 is v4 on the wire", () => {
+    const request = "027402670000000000000007000200000001026d0002026f02000000000000000000000005ffffffff01000000";
+    expect(readRequest(apiKeys.TxnOffsetCommit, 5, hex(request))).toEqual(readRequest(apiKeys.TxnOffsetCommit, 4, hex(request)));
   });
 });

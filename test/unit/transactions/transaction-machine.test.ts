@@ -135,8 +135,19 @@ describe("transaction coordinator rules", () => {
     expect(codeOf(() => end(committing.metadata, committing.identity, "commit", 301))).toBe("CONCURRENT_TRANSACTIONS");
   });
 
-  it("refuses an end with no open transaction", () => {
+  it("refuses a commit with no open transaction", () => {
     expect(codeOf(() => end(initialized(), { producerId: 7, producerEpoch: 0 }, "commit", 1))).toBe("INVALID_TXN_STATE");
+  });
+
+  it("takes an abort with no open transaction as Kafka's transaction version 2 does: the epoch bumped, no marker to write", () => {
+    const aborted = doneOf(end(initialized(), { producerId: 7, producerEpoch: 0 }, "abort", 1));
+    expect(aborted.identity).toEqual({ producerId: 7, producerEpoch: 1 });
+    expect(aborted.metadata).toMatchObject({ state: "PrepareAbort", pending: { partitions: [], groups: [], marker: { result: "abort" } } });
+    // After a commit too, with the identity the commit answered; the old identity's abort stays refused.
+    const committed = doneOf(end(ongoing(), { producerId: 7, producerEpoch: 0 }, "commit", 300));
+    const completed = { ...committed.metadata, state: "CompleteCommit" as const, pending: null, partitions: [], groups: [] };
+    expect(doneOf(end(completed, committed.identity, "abort", 301)).identity).toEqual({ producerId: 7, producerEpoch: committed.identity.producerEpoch + 1 });
+    expect(codeOf(() => end(completed, { producerId: 7, producerEpoch: 0 }, "abort", 301))).toBe("INVALID_TXN_STATE");
   });
 
   it("aborts a transaction past its timeout, and its producer's commit is then refused while its abort is answered", () => {
