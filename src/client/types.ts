@@ -114,6 +114,8 @@ export interface GroupOffset extends TopicPartition {
   offset: number | null;
   /** The commit's metadata string ("" when it carried none); null where nothing is committed. */
   metadata: string | null;
+  /** The commit's leader epoch (KIP-320), where it carried one. */
+  leaderEpoch?: number;
   highWatermark: number;
   /** highWatermark − offset; null where nothing is committed. */
   lag: number | null;

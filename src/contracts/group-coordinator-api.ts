@@ -58,6 +58,8 @@ export interface GroupOffset {
   offset: number | null;
   /** The commit's metadata string ("" when it carried none); null where nothing is committed. */
   metadata: string | null;
+  /** The commit's leader epoch (KIP-320), where it carried one. */
+  leaderEpoch?: number;
 }
 
 // ---- Classic members (Kafka's JoinGroup protocol, through the gateway; docs/api.md, Classic members) ----

@@ -16,6 +16,8 @@ export interface TransactionalOffset {
   partition: number;
   offset: number;
   metadata: string;
+  /** KIP-320's committed leader epoch, where the commit carried one. */
+  leaderEpoch?: number;
 }
 
 export interface PendingProducerOffsets {

@@ -29,14 +29,19 @@ export class DeletedTopicIds {
 }
 
 /** Positions as rows of the incarnation the metadata names; a deleted topic's are dropped. */
-export function committedRows(positions: readonly (Position & { metadata?: string })[], meta: ReadonlyMap<string, TopicMetadata>, deleted: DeletedTopicIds): CommittedOffset[] {
+export function committedRows(positions: readonly (Position & { metadata?: string; leaderEpoch?: number })[], meta: ReadonlyMap<string, TopicMetadata>, deleted: DeletedTopicIds): CommittedOffset[] {
   const rows: CommittedOffset[] = [];
-  for (const { topic, partition, offset, metadata } of positions) {
+  for (const { topic, partition, offset, metadata, leaderEpoch } of positions) {
     const topicId = meta.get(topic)?.topicId;
     if (topicId === undefined || deleted.has(topicId)) continue;
-    rows.push({ topicId, topic, partition, offset, metadata: metadata ?? "" });
+    rows.push({ topicId, topic, partition, offset, metadata: metadata ?? "", leaderEpoch: leaderEpoch ?? -1 });
   }
   return rows;
+}
+
+/** A committed offset's leader epoch as answered: `leaderEpoch` where the commit carried one, nothing otherwise. */
+export function leaderEpochOf(committed: Committed | undefined): { leaderEpoch?: number } {
+  return committed === undefined || committed.leaderEpoch < 0 ? {} : { leaderEpoch: committed.leaderEpoch };
 }
 
 /** Where a poll starts each assigned partition: its committed offset, else the member's reset. */

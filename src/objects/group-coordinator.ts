@@ -29,9 +29,9 @@ import type {
 import { ChangeWaiters, clampWait, settledAnswer } from "./group-change-waiters.ts";
 import { deleteGroupOffsets } from "./group-offset-deletion.ts";
 import { GroupIndexSync, type IndexSummary } from "./group-index-sync.ts";
-import { GroupOffsetsStore, groupOffsetsMetadataMigration, groupOffsetsMigration } from "./group-offsets-store.ts";
+import { GroupOffsetsStore, groupOffsetsLeaderEpochMigration, groupOffsetsMetadataMigration, groupOffsetsMigration } from "./group-offsets-store.ts";
 import { GroupStateStore, groupClassicStateMigration, groupStateMigration } from "./group-state-store.ts";
-import { committedRows, DeletedTopicIds, invalid, partitionStarts, requireMetadataFits, requirePartition } from "./group-coordinator-checks.ts";
+import { committedRows, DeletedTopicIds, invalid, leaderEpochOf, partitionStarts, requireMetadataFits, requirePartition } from "./group-coordinator-checks.ts";
 import { GroupTopicCache, topicsMetaOf } from "./group-topic-cache.ts";
 import { GroupTransactionalOffsets, groupTransactionalOffsetsMigration } from "./group-transactional-offsets.ts";
 import { applyMigrations } from "./schema.ts";
@@ -39,7 +39,7 @@ import { controllerStub } from "../contracts/stubs.ts";
 import { countBilled } from "../contracts/billing-meter.ts";
 import { CountedSql, rowCountingEnabled } from "./counted-sql.ts";
 
-const migrations = [`${groupStateMigration};\n${groupOffsetsMigration};`, groupOffsetsMetadataMigration, groupClassicStateMigration, groupTransactionalOffsetsMigration];
+const migrations = [`${groupStateMigration};\n${groupOffsetsMigration};`, groupOffsetsMetadataMigration, groupClassicStateMigration, groupTransactionalOffsetsMigration, groupOffsetsLeaderEpochMigration];
 
 /**
  * One consumer group's coordinator (ARCHITECTURE.md decisions 7 and 19): a thin adapter over the
@@ -304,7 +304,7 @@ export class GroupCoordinator extends DurableObject<Env> {
         const committed = this.#offsets.committed(topic.topicId);
         for (const { partition } of topic.partitions) {
           const entry = committed.get(partition);
-          answer.push({ topic: name, topicId: topic.topicId, partition, offset: entry?.offset ?? null, metadata: entry?.metadata ?? null });
+          answer.push({ topic: name, topicId: topic.topicId, partition, offset: entry?.offset ?? null, metadata: entry?.metadata ?? null, ...leaderEpochOf(entry) });
         }
       }
       if (options.requireStable === true) this.#txnOffsets.requireStable();
@@ -414,8 +414,8 @@ export class GroupCoordinator extends DurableObject<Env> {
     this.#waiters.wake();
   }
 
-  /** Writes positions as committed; a position's metadata string is kept ("" when it has none, as a poll's). */
-  #writeOffsets(positions: readonly (Position & { metadata?: string })[], meta: ReadonlyMap<string, TopicMetadata>, nowMs: number): void {
+  /** Writes positions as committed; a position's metadata string is kept ("" when it has none, as a poll's), and its leader epoch. */
+  #writeOffsets(positions: readonly (Position & { metadata?: string; leaderEpoch?: number })[], meta: ReadonlyMap<string, TopicMetadata>, nowMs: number): void {
     this.#offsets.write(committedRows(positions, meta, this.#deletedTopicIds), nowMs);
   }
 

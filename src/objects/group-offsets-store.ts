@@ -11,12 +11,16 @@ export interface CommittedOffset {
   offset: number;
   /** Kafka's commit metadata string; "" when the commit carried none. */
   metadata: string;
+  /** The committed leader epoch (KIP-320); −1 when the commit carried none. */
+  leaderEpoch: number;
 }
 
 /** What is committed for one partition. */
 export interface Committed {
   offset: number;
   metadata: string;
+  /** −1: none. */
+  leaderEpoch: number;
 }
 
 export const groupOffsetsMigration = `CREATE TABLE offsets (
@@ -31,6 +35,9 @@ export const groupOffsetsMigration = `CREATE TABLE offsets (
 /** Migration 2 (issue 35): each commit's metadata string, Kafka's committedMetadata; "" for the rows before it. */
 export const groupOffsetsMetadataMigration = `ALTER TABLE offsets ADD COLUMN metadata TEXT NOT NULL DEFAULT ''`;
 
+/** Migration 5 (issue 29): each commit's leader epoch, Kafka's committedLeaderEpoch; −1 (none) for the rows before it. */
+export const groupOffsetsLeaderEpochMigration = `ALTER TABLE offsets ADD COLUMN leader_epoch INTEGER NOT NULL DEFAULT -1`;
+
 export class GroupOffsetsStore {
   readonly #sql: SqlStorage;
 
@@ -44,19 +51,20 @@ export class GroupOffsetsStore {
    * a row write (ARCHITECTURE.md decision 11).
    */
   write(offsets: readonly CommittedOffset[], nowMs: number): void {
-    for (const { topicId, topic, partition, offset, metadata } of offsets) {
+    for (const { topicId, topic, partition, offset, metadata, leaderEpoch } of offsets) {
       this.#sql.exec(
-        `INSERT INTO offsets (topic_id, topic, partition, committed_offset, committed_at, metadata) VALUES (?, ?, ?, ?, ?, ?)
+        `INSERT INTO offsets (topic_id, topic, partition, committed_offset, committed_at, metadata, leader_epoch) VALUES (?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT (topic_id, partition) DO UPDATE SET committed_offset = excluded.committed_offset,
-           topic = excluded.topic, committed_at = excluded.committed_at, metadata = excluded.metadata
+           topic = excluded.topic, committed_at = excluded.committed_at, metadata = excluded.metadata, leader_epoch = excluded.leader_epoch
          WHERE offsets.committed_offset <> excluded.committed_offset OR offsets.topic <> excluded.topic
-           OR offsets.metadata <> excluded.metadata`,
+           OR offsets.metadata <> excluded.metadata OR offsets.leader_epoch <> excluded.leader_epoch`,
         topicId,
         topic,
         partition,
         offset,
         nowMs,
         metadata,
+        leaderEpoch,
       );
     }
   }
@@ -64,11 +72,11 @@ export class GroupOffsetsStore {
   /** What is committed by partition, for one topic. */
   committed(topicId: string): Map<number, Committed> {
     const offsets = new Map<number, Committed>();
-    for (const row of this.#sql.exec<{ partition: number; committed_offset: number; metadata: string }>(
-      "SELECT partition, committed_offset, metadata FROM offsets WHERE topic_id = ?",
+    for (const row of this.#sql.exec<{ partition: number; committed_offset: number; metadata: string; leader_epoch: number }>(
+      "SELECT partition, committed_offset, metadata, leader_epoch FROM offsets WHERE topic_id = ?",
       topicId,
     )) {
-      offsets.set(row.partition, { offset: row.committed_offset, metadata: row.metadata });
+      offsets.set(row.partition, { offset: row.committed_offset, metadata: row.metadata, leaderEpoch: row.leader_epoch });
     }
     return offsets;
   }

@@ -211,6 +211,7 @@ export const groupOffsetsSchema = z.object({
       partition: z.number().int(),
       offset: offsetSchema.nullable(),
       metadata: z.string().nullable().meta({ description: "the commit's metadata string (\"\" when it carried none); null where nothing is committed" }),
+      leaderEpoch: z.number().int().optional().meta({ description: "the commit's leader epoch (KIP-320), where it carried one" }),
       highWatermark: offsetSchema,
       lag: z.number().int().nullable(),
     }),

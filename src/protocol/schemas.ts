@@ -153,8 +153,11 @@ const positionsSchema = distinctPositions(positionSchema);
  * A committed position with Kafka's metadata string (OffsetCommit's committedMetadata), kept
  * with the offset and answered by GET offsets; "" when omitted. Longer than
  * offsetMetadataLengthMax is OFFSET_METADATA_TOO_LARGE (the coordinator checks it, for its code).
+ * `leaderEpoch`: the leader epoch of the record before the offset (OffsetCommit's
+ * committedLeaderEpoch, KIP-320), kept and answered with it so that a consumer resuming there
+ * can check the log was not truncated under it; none when omitted.
  */
-export const committedPositionSchema = positionSchema.extend({ metadata: z.string().optional() });
+export const committedPositionSchema = positionSchema.extend({ metadata: z.string().optional(), leaderEpoch: z.number().int().min(0).max(2147483647).optional() });
 export type CommittedPosition = z.infer<typeof committedPositionSchema>;
 
 export const joinGroupSchema = z.object({

@@ -157,6 +157,7 @@ describe("the gateway as other projects' suites use it", () => {
       "AdminTest.topicsAreCreatedWithConfigsWhichDescribeAndAlterReadBack() passed",
       ...[1, 2, 3, 4].map((index) => `CompressionTest.theDefaultProducerWritesWithTheCodecAndAConsumerReadsEveryRecordBack(String)[${index}] passed`),
       "FailoverTest.aConsumerReadsOnThroughALeaderChangeWithNothingSkipped() passed",
+      "GatewayBasicsTest.aCommittedOffsetKeepsItsLeaderEpoch() passed",
       "GatewayBasicsTest.anEpochThePartitionNeverHadIsATruncationWithNoOffsetToGoBackTo() passed",
       "GatewayBasicsTest.aPositionPastTheEndIsATruncationAtTheEnd() passed",
       "GatewayBasicsTest.aPositionWithinTheLogValidatesAndReadsOn() passed",

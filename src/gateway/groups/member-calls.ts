@@ -50,7 +50,7 @@ export interface CommitBody {
   memberEpoch?: number;
   classic?: boolean;
   groupInstanceId?: string | null;
-  offsets: { topic: string; partition: number; offset: number; metadata?: string }[];
+  offsets: { topic: string; partition: number; offset: number; metadata?: string; leaderEpoch?: number }[];
 }
 
 export function commitOffsets(context: GatewayRequestContext, group: string, body: CommitBody): Promise<void> {

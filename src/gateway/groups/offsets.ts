@@ -31,11 +31,13 @@ import type {
 
 export async function offsetCommit(request: OffsetCommitRequest, context: GatewayRequestContext): Promise<OffsetCommitResponse> {
   const requested = request.topics.flatMap(({ name, partitions }) =>
-    partitions.map(({ partitionIndex, committedOffset, committedMetadata }) => ({
+    partitions.map(({ partitionIndex, committedOffset, committedMetadata, committedLeaderEpoch = -1 }) => ({
       topic: name,
       partition: partitionIndex,
       offset: Number(committedOffset),
       metadata: committedMetadata ?? "",
+      // KIP-320 (v6+): kept with the offset and answered by OffsetFetch, for the consumer's check of its position there.
+      ...(committedLeaderEpoch >= 0 ? { leaderEpoch: committedLeaderEpoch } : {}),
     })),
   );
   const tooLarge = (metadata: string) => metadata.length > offsetMetadataLengthMax;
@@ -96,8 +98,8 @@ async function fetchGroup(group: string, topics: OffsetFetchTopics[] | null, con
   const listed = await orKafkaCode(() => context.tributary.admin().groups.offsets(group));
   // An unknown group has committed nothing: Kafka answers -1 for every partition, no error.
   if (listed.errorCode !== 0 && listed.errorCode !== kafkaCodes.GROUP_ID_NOT_FOUND) return { topics: [], errorCode: listed.errorCode };
-  const committed = new Map<string, { offset: number; metadata: string | null }>();
-  for (const { topic, partition, offset, metadata } of listed.value ?? []) if (offset !== null) committed.set(`${partition}:${topic}`, { offset, metadata });
+  const committed = new Map<string, { offset: number; metadata: string | null; leaderEpoch?: number }>();
+  for (const { topic, partition, offset, metadata, leaderEpoch } of listed.value ?? []) if (offset !== null) committed.set(`${partition}:${topic}`, { offset, metadata, leaderEpoch });
   const wanted = topics ?? committedTopics(listed.value ?? []);
   const answer: OffsetFetchTopicAnswer[] = wanted.map(({ name, partitionIndexes }) => ({
     name,
@@ -105,7 +107,7 @@ async function fetchGroup(group: string, topics: OffsetFetchTopics[] | null, con
       const key = `${partitionIndex}:${name}`;
       if (unstable.has(key)) return { partitionIndex, committedOffset: -1n, committedLeaderEpoch: -1, metadata: "", errorCode: kafkaCodes.UNSTABLE_OFFSET_COMMIT };
       const entry = committed.get(key);
-      return { partitionIndex, committedOffset: BigInt(entry?.offset ?? -1), committedLeaderEpoch: -1, metadata: entry?.metadata ?? "", errorCode: 0 };
+      return { partitionIndex, committedOffset: BigInt(entry?.offset ?? -1), committedLeaderEpoch: entry?.leaderEpoch ?? -1, metadata: entry?.metadata ?? "", errorCode: 0 };
     }),
   }));
   return { topics: answer, errorCode: 0 };

@@ -43,7 +43,7 @@ interface TxnOffsetCommitRequest {
   generationIdOrMemberEpoch?: number;
   memberId?: string;
   groupInstanceId?: string | null;
-  topics: { name: string; partitions: { partitionIndex: number; committedOffset: bigint; committedMetadata: string | null }[] }[];
+  topics: { name: string; partitions: { partitionIndex: number; committedOffset: bigint; committedMetadata: string | null; committedLeaderEpoch?: number }[] }[];
 }
 
 const identityOf = (producerId: bigint, producerEpoch: number): ProducerIdentity => ({ producerId: Number(producerId), producerEpoch });
@@ -121,7 +121,13 @@ export async function addOffsetsToTxn(request: AddOffsetsToTxnRequest, context: 
 export async function txnOffsetCommit(request: TxnOffsetCommitRequest, context: GatewayRequestContext): Promise<Record<string, unknown>> {
   const { mapping, server } = translated(request.transactionalId, identityOf(request.producerId, request.producerEpoch), context);
   const offsets = request.topics.flatMap(({ name, partitions }) =>
-    partitions.map(({ partitionIndex, committedOffset, committedMetadata }) => ({ topic: name, partition: partitionIndex, offset: Number(committedOffset), metadata: committedMetadata ?? "" })),
+    partitions.map(({ partitionIndex, committedOffset, committedMetadata, committedLeaderEpoch = -1 }) => ({
+      topic: name,
+      partition: partitionIndex,
+      offset: Number(committedOffset),
+      metadata: committedMetadata ?? "",
+      ...(committedLeaderEpoch >= 0 ? { leaderEpoch: committedLeaderEpoch } : {}),
+    })),
   );
   const generation = request.generationIdOrMemberEpoch ?? -1;
   const memberId = request.memberId ?? "";

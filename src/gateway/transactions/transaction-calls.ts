@@ -21,7 +21,7 @@ export interface TransactionListing {
 
 export interface TransactionOffsetsBody extends ProducerIdentity {
   groupId: string;
-  offsets: { topic: string; partition: number; offset: number; metadata?: string }[];
+  offsets: { topic: string; partition: number; offset: number; metadata?: string; leaderEpoch?: number }[];
   memberId?: string;
   memberEpoch?: number;
   classic?: boolean;

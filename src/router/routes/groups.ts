@@ -154,9 +154,9 @@ async function withHighWatermarks(env: Env, committed: readonly GroupOffset[]) {
       const topic = await topicFor(env, first.topic, first.topicId, Math.max(...entries.map((entry) => entry.partition)) + 1);
       if (topic === undefined) return [];
       return Promise.all(
-        entries.map(async ({ topic: name, partition, offset, metadata }) => {
+        entries.map(async ({ topic: name, partition, offset, metadata, leaderEpoch }) => {
           const highWatermark = (await listOffset(env, topic, partition, "latest")).offset;
-          return { topic: name, partition, offset, metadata, highWatermark, lag: offset === null ? null : highWatermark - offset };
+          return { topic: name, partition, offset, metadata, ...(leaderEpoch === undefined ? {} : { leaderEpoch }), highWatermark, lag: offset === null ? null : highWatermark - offset };
         }),
       );
     }),

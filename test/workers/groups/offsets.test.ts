@@ -81,6 +81,23 @@ describe("commit", () => {
     expect((await groupOffsets(group)).map(({ offset, metadata }) => [offset, metadata])).toEqual([[1, "again"], [2, ""]]);
   });
 
+  it("keeps each commit's leader epoch (KIP-320) and answers it where one was committed; a commit without one clears it; a negative one is 400", async () => {
+    const topic = await filledTopic(2, 3);
+    const group = uniqueGroup("commit-epoch");
+    const committed = await commitRaw(group, { offsets: [{ topic, partition: 0, offset: 2, leaderEpoch: 3 }, { topic, partition: 1, offset: 1 }] });
+    expect(committed.status, committed.text).toBe(204);
+    const epochs = async () => (await groupOffsets(group)).map((entry) => [entry.offset, entry.leaderEpoch]);
+    expect(await epochs()).toEqual([[2, 3], [1, undefined]]);
+    expect((await groupOffsets(group))[1]).not.toHaveProperty("leaderEpoch");
+
+    // The same offset under another epoch is a change; one without an epoch has none.
+    expect((await commitRaw(group, { offsets: [{ topic, partition: 0, offset: 2, leaderEpoch: 4 }] })).status).toBe(204);
+    expect(await epochs()).toEqual([[2, 4], [1, undefined]]);
+    expect((await commitRaw(group, { offsets: [{ topic, partition: 0, offset: 2 }] })).status).toBe(204);
+    expect(await epochs()).toEqual([[2, undefined], [1, undefined]]);
+    expectError(await commitRaw(group, { offsets: [{ topic, partition: 0, offset: 2, leaderEpoch: -1 }] }), 400, "INVALID_REQUEST");
+  });
+
   it("fences a member's commit for a partition it does not own or with a wrong epoch: 409, nothing written", async () => {
     const topic = await filledTopic(2, 1);
     const group = uniqueGroup("fenced-commit");

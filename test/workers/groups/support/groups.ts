@@ -106,6 +106,7 @@ export interface GroupOffsetEntry {
   partition: number;
   offset: number | null;
   metadata: string | null;
+  leaderEpoch?: number;
   highWatermark: number;
   lag: number | null;
 }

@@ -108,6 +108,23 @@ class GatewayBasicsTest {
   }
 
   @Test
+  void aCommittedOffsetKeepsItsLeaderEpoch() throws Exception {
+    // KIP-320: OffsetCommit v6+ carries the leader epoch of the record before the offset, and
+    // OffsetFetch answers it, so a consumer resuming there validates its position first.
+    String group = Gateway.unique("epochs");
+    TopicPartition partition = new TopicPartition(validated, 0);
+    try (Admin admin = Gateway.admin()) {
+      admin.alterConsumerGroupOffsets(group, Map.of(partition, new OffsetAndMetadata(5, Optional.of(0), "m"))).all().get();
+      OffsetAndMetadata committed = admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get().get(partition);
+      assertEquals(5, committed.offset());
+      assertEquals(Optional.of(0), committed.leaderEpoch());
+      assertEquals("m", committed.metadata());
+      admin.alterConsumerGroupOffsets(group, Map.of(partition, new OffsetAndMetadata(6))).all().get();
+      assertEquals(Optional.empty(), admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get().get(partition).leaderEpoch());
+    }
+  }
+
+  @Test
   void aTransactionalProducerInitializes() {
     Properties config = producerConfig();
     config.put("transactional.id", Gateway.unique("gateway-basics"));
