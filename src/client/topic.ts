@@ -201,6 +201,24 @@ export class TopicHandle {
   }
 
   /**
+   * Where the partition's leader epoch `leaderEpoch` ended (Kafka's OffsetForLeaderEpoch,
+   * KIP-320; docs/api.md): the first offset of the next epoch, or the high watermark for the
+   * latest; `{ leaderEpoch: -1, offset: -1 }` for an epoch after the latest. A reader that
+   * recorded the epoch of what it read checks with it that the log was not cut under it.
+   */
+  async epochEnd(partition: number, leaderEpoch: number): Promise<{ leaderEpoch: number; offset: number }> {
+    return withRetries(
+      () =>
+        this.#context.transport.json<{ leaderEpoch: number; offset: number }>({
+          method: "GET",
+          path: path("topics", this.name, "partitions", partition, "offsets"),
+          query: { at: "epoch-end", leaderEpoch: String(leaderEpoch) },
+        }),
+      { policy: this.#context.policy, log: this.#context.log, shouldRetry: partitionRetryRule(this.#context, this.name, partition) },
+    );
+  }
+
+  /**
    * A short-lived token that may only produce to this topic, for a web page to hold instead
    * of a long-lived secret (docs/api.md, "Browser write tokens"). The caller needs `write` on the topic;
    * the token lives at most as long as the caller's own token and dies with it.

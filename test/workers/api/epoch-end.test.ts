@@ -5,8 +5,12 @@
  * OffsetForLeaderEpoch answer Kafka's clients with, so that the Java consumer's position check
  * after a leader change (KIP-320) runs on Tributary's own epochs.
  */
+import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { Tributary } from "../../../src/client/index.ts";
 import { api, createTopic, describeTopic, expectError, produce, uniqueTopic } from "../support/http.ts";
+
+const client = new Tributary({ binding: exports.default as unknown as Fetcher, logLevel: "nothing" });
 
 const offsets = (topic: string, query: string) => api("GET", `/v1/topics/${topic}/partitions/0/offsets?${query}`);
 
@@ -34,6 +38,9 @@ describe("leader epochs over HTTP", () => {
     expect((await offsets(topic, `at=epoch-end&leaderEpoch=${elected.leaderEpoch}`)).body).toEqual({ leaderEpoch: elected.leaderEpoch, offset: end });
     // An epoch after the latest is unknown here: Kafka's undefined answer.
     expect((await offsets(topic, `at=epoch-end&leaderEpoch=${elected.leaderEpoch + 1}`)).body).toEqual({ leaderEpoch: -1, offset: -1 });
+    // The client's call answers the same.
+    expect(await client.topic(topic).epochEnd(0, 0)).toEqual({ leaderEpoch: 0, offset: 5 });
+    expect(await client.topic(topic).epochEnd(0, elected.leaderEpoch + 1)).toEqual({ leaderEpoch: -1, offset: -1 });
     expect((await api("POST", "/v1/faults", { topic, partition: 0, replica: before.leader, fault: "none" })).status).toBe(204);
   });
 
