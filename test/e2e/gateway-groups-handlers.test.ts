@@ -143,6 +143,10 @@ describe("gateway group handlers against wrangler dev", () => {
     expect(described.groups[0]).toMatchObject({ errorCode: 0, groupState: "Stable", protocolType: "consumer", protocolData: "range" });
     expect(described.groups[0].members.map((member: { clientId: string }) => member.clientId)).toEqual(["handlers-test", "handlers-test"]);
     expect(described.groups[1]).toMatchObject({ errorCode: 0, groupState: "Dead", members: [] });
+    // v6 (KIP-1043): as Kafka 4.4 answers it, an unknown group is GROUP_ID_NOT_FOUND with a message.
+    const describedV6 = await call(15, 6, { groups: [group, "nobody"], includeAuthorizedOperations: false });
+    expect(describedV6.groups[0]).toMatchObject({ errorCode: 0, groupState: "Stable" });
+    expect(describedV6.groups[1]).toMatchObject({ errorCode: 69, errorMessage: "Group nobody not found.", groupState: "Dead", members: [] });
     expect((await call(42, 2, { groupsNames: [group] })).results).toEqual([{ groupId: group, errorCode: 68 }]);
     const left = await call(13, 5, { groupId: group, members: [{ memberId: a, groupInstanceId: null, reason: null }, { memberId: "nobody", groupInstanceId: null, reason: null }] });
     expect(left).toMatchObject({ errorCode: 0, members: [{ memberId: a, errorCode: 0 }, { memberId: "nobody", errorCode: 25 }] });

@@ -47,8 +47,10 @@ export async function describeGroups(request: DescribeGroupsRequest, context: Ga
 async function describeOne(groupId: string, context: GatewayRequestContext): Promise<DescribedGroup> {
   const described = await orKafkaCode(() => context.tributary.admin().groups.describe(groupId));
   const base = { groupId, protocolType: "", protocolData: "", members: [], authorizedOperations: authorizedOperationsOmitted };
-  // Kafka describes a group it does not know as Dead, without an error.
-  if (described.errorCode === kafkaCodes.GROUP_ID_NOT_FOUND) return { ...base, errorCode: 0, groupState: "Dead" };
+  // Kafka 4.4 describes a group it does not know as Dead: without an error before v6, with GROUP_ID_NOT_FOUND and a message from v6 (KIP-1043).
+  if (described.errorCode === kafkaCodes.GROUP_ID_NOT_FOUND) {
+    return context.apiVersion >= 6 ? { ...base, errorCode: kafkaCodes.GROUP_ID_NOT_FOUND, errorMessage: `Group ${groupId} not found.`, groupState: "Dead" } : { ...base, errorCode: 0, groupState: "Dead" };
+  }
   if (described.value === undefined) return { ...base, errorCode: described.errorCode, groupState: "" };
   const { state, assignor, members, classic } = described.value;
   return {

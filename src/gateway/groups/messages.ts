@@ -164,6 +164,8 @@ export interface DescribedGroupMember {
 
 export interface DescribedGroup {
   errorCode: number;
+  /** v6+: why a group is not described (null when it is). */
+  errorMessage?: string | null;
   groupId: string;
   groupState: string;
   protocolType: string;

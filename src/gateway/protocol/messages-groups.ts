@@ -217,7 +217,8 @@ export const listGroups: MessageSchema = {
 export const describeGroups: MessageSchema = {
   apiKey: 15,
   name: "DescribeGroups",
-  versions: [0, 5],
+  // v6 (KIP-1043): an unknown group is GROUP_ID_NOT_FOUND with a message, no longer a bare Dead.
+  versions: [0, 6],
   flexibleFrom: 5,
   request: [
     ["groups", "[]string", "0+"],
@@ -227,6 +228,7 @@ export const describeGroups: MessageSchema = {
     ["throttleTimeMs", "int32", "1+"],
     ["groups", "[]struct", "0+", { fields: [
       ["errorCode", "int16", "0+"],
+      ["errorMessage", "string", "6+", { nullable: "6+", default: "null" }],
       ["groupId", "string", "0+"],
       ["groupState", "string", "0+"],
       ["protocolType", "string", "0+"],

@@ -23,7 +23,7 @@ const pinned: Record<string, [number, number]> = {
   Heartbeat: [0, 4],
   LeaveGroup: [0, 5],
   SyncGroup: [0, 5],
-  DescribeGroups: [0, 5],
+  DescribeGroups: [0, 6],
   ListGroups: [0, 5],
   SaslHandshake: [0, 1],
   ApiVersions: [0, 3],

@@ -4,7 +4,7 @@
  * (clients/src/main/resources/common/message/*.json): Metadata v13 (KIP-1102's top-level error
  * code, after the topics) and DescribeCluster v2 (KIP-1073's IncludeFencedBrokers and each
  * broker's IsFenced). Those of KIP-890 part 2 (transaction version 2: ApiVersions v3's features,
- * Produce v12, EndTxn v5, TxnOffsetCommit v5) are the bytes Kafka 4.4's own message classes
+ * Produce v12, EndTxn v5, TxnOffsetCommit v5) and DescribeGroups v6 are the bytes Kafka 4.4's own message classes
  * write (`MessageUtil.toByteBufferAccessor` in kafka-clients 4.4.0).
  */
 import { describe, expect, it } from "vitest";
@@ -70,5 +70,13 @@ describe("transaction version 2 (KIP-890 part 2)", () => {
   it("TxnOffsetCommit v5 is v4 on the wire", () => {
     const request = "027402670000000000000007000200000001026d0002026f02000000000000000000000005ffffffff01000000";
     expect(readRequest(apiKeys.TxnOffsetCommit, 5, hex(request))).toEqual(readRequest(apiKeys.TxnOffsetCommit, 4, hex(request)));
+  });
+});
+
+describe("DescribeGroups v6 (KIP-1043)", () => {
+  it("reads the request as v5's, and writes each group's error message after its error code", () => {
+    expect(readRequest(apiKeys.DescribeGroups, 6, hex("0202670000"))).toEqual({ groups: ["g"], includeAuthorizedOperations: false });
+    const body = { throttleTimeMs: 0, groups: [{ errorCode: 69, errorMessage: "Group g not found.", groupId: "g", groupState: "Dead", protocolType: "", protocolData: "", members: [], authorizedOperations: -2147483648 }] };
+    expect(writeResponse(apiKeys.DescribeGroups, 6, body)).toBe("000000000200451347726f75702067206e6f7420666f756e642e02670544656164010101800000000000");
   });
 });
