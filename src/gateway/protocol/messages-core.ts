@@ -126,7 +126,10 @@ export const fetch: MessageSchema = {
   apiKey: 1,
   name: "Fetch",
   // v13+ name topics by id; v15 moves the replica id into a tagged ReplicaState (consumers send none).
-  versions: [4, 15],
+  // v16–18 add only tagged fields: a moved leader's endpoint in the answer (KIP-951: none here, one
+  // gateway leads every partition) and a follower's directory id and high watermark (KIP-853,
+  // KIP-1166: consumers send neither; unknown tags are skipped): a consumer's bytes are v15's.
+  versions: [4, 18],
   flexibleFrom: 12,
   request: [
     ["clusterId", "string", "12+", { nullable: "12+", tag: 0, tagged: "12+", default: "null" }],

@@ -13,7 +13,7 @@ const names = new Map<number, string>(Object.entries(apiKeys).map(([name, key]):
 /** name: [min, max] as advertised. */
 const pinned: Record<string, [number, number]> = {
   Produce: [3, 12],
-  Fetch: [4, 15],
+  Fetch: [4, 18],
   ListOffsets: [1, 8],
   Metadata: [0, 13],
   OffsetCommit: [0, 9],

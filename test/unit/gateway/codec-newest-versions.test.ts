@@ -4,7 +4,7 @@
  * (clients/src/main/resources/common/message/*.json): Metadata v13 (KIP-1102's top-level error
  * code, after the topics) and DescribeCluster v2 (KIP-1073's IncludeFencedBrokers and each
  * broker's IsFenced). Those of KIP-890 part 2 (transaction version 2: ApiVersions v3's features,
- * Produce v12, EndTxn v5, TxnOffsetCommit v5) and DescribeGroups v6 are the bytes Kafka 4.4's own message classes
+ * Produce v12, EndTxn v5, TxnOffsetCommit v5), DescribeGroups v6 and Fetch v16–18 are the bytes Kafka 4.4's own message classes
  * write (`MessageUtil.toByteBufferAccessor` in kafka-clients 4.4.0).
  */
 import { describe, expect, it } from "vitest";
@@ -78,5 +78,23 @@ describe("DescribeGroups v6 (KIP-1043)", () => {
     expect(readRequest(apiKeys.DescribeGroups, 6, hex("0202670000"))).toEqual({ groups: ["g"], includeAuthorizedOperations: false });
     const body = { throttleTimeMs: 0, groups: [{ errorCode: 69, errorMessage: "Group g not found.", groupId: "g", groupState: "Dead", protocolType: "", protocolData: "", members: [], authorizedOperations: -2147483648 }] };
     expect(writeResponse(apiKeys.DescribeGroups, 6, body)).toBe("000000000200451347726f75702067206e6f7420666f756e642e02670544656164010101800000000000");
+  });
+});
+
+describe("Fetch v16–18", () => {
+  it("are v15 on the wire for a consumer, request and answer (their additions are tagged fields a consumer neither sends nor needs)", () => {
+    const request = "000001f400000001000004000100000000ffffffff02000000000000000700000000000000090200000000000000020000000000000005ffffffffffffffffffffffff000002000000010100";
+    const answer = "0000000000000000000002000000000000000700000000000000090200000000000000000000000000090000000000000009000000000000000001ffffffff00000000";
+    const body = {
+      throttleTimeMs: 0,
+      errorCode: 0,
+      sessionId: 0,
+      responses: [{ topicId: Uint8Array.from(Buffer.from("00000000000000070000000000000009", "hex")), partitions: [{ partitionIndex: 0, errorCode: 0, highWatermark: 9n, lastStableOffset: 9n, logStartOffset: 0n, abortedTransactions: [], preferredReadReplica: -1, records: null }] }],
+    };
+    for (const version of [16, 17, 18]) {
+      expect(readRequest(apiKeys.Fetch, version, hex(request)), `v${version}`).toEqual(readRequest(apiKeys.Fetch, 15, hex(request)));
+      expect(writeResponse(apiKeys.Fetch, version, body), `v${version}`).toBe(answer);
+    }
+    expect(writeResponse(apiKeys.Fetch, 15, body)).toBe(answer);
   });
 });
