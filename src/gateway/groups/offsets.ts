@@ -29,17 +29,22 @@ import type {
   OffsetFetchTopics,
 } from "./messages.ts";
 
-export async function offsetCommit(request: OffsetCommitRequest, context: GatewayRequestContext): Promise<OffsetCommitResponse> {
-  const requested = request.topics.flatMap(({ name, partitions }) =>
+/** A commit's partitions (OffsetCommit's, TxnOffsetCommit's) as the commit routes take them. */
+export function committedPositions(topics: readonly { name: string; partitions: readonly { partitionIndex: number; committedOffset: bigint; committedMetadata: string | null; committedLeaderEpoch?: number }[] }[]) {
+  return topics.flatMap(({ name, partitions }) =>
     partitions.map(({ partitionIndex, committedOffset, committedMetadata, committedLeaderEpoch = -1 }) => ({
       topic: name,
       partition: partitionIndex,
       offset: Number(committedOffset),
       metadata: committedMetadata ?? "",
-      // KIP-320 (v6+): kept with the offset and answered by OffsetFetch, for the consumer's check of its position there.
+      // KIP-320: kept with the offset and answered by OffsetFetch, for the consumer's check of its position there.
       ...(committedLeaderEpoch >= 0 ? { leaderEpoch: committedLeaderEpoch } : {}),
     })),
   );
+}
+
+export async function offsetCommit(request: OffsetCommitRequest, context: GatewayRequestContext): Promise<OffsetCommitResponse> {
+  const requested = committedPositions(request.topics);
   const tooLarge = (metadata: string) => metadata.length > offsetMetadataLengthMax;
   const offsets = requested.filter(({ metadata }) => !tooLarge(metadata));
   const generation = request.generationIdOrMemberEpoch ?? -1;

@@ -10,6 +10,7 @@ import type { GatewayRequestContext } from "../handler-types.ts";
 import { kafkaErrors } from "../kafka-errors.ts";
 import { isConsumerMember } from "../groups/consumer-subscriptions.ts";
 import { kafkaCodeOf } from "../groups/kafka-codes.ts";
+import { committedPositions } from "../groups/offsets.ts";
 import { ended, initialized, mappingFor, type ProducerIdentity } from "../transactions/producer-mapping.ts";
 import { addTransactionPartitions, commitTransactionOffsets, describeTransaction, endTransaction } from "../transactions/transaction-calls.ts";
 import { producerFencedFrom, transactionCode } from "../transactions/transaction-codes.ts";
@@ -120,15 +121,7 @@ export async function addOffsetsToTxn(request: AddOffsetsToTxnRequest, context: 
 
 export async function txnOffsetCommit(request: TxnOffsetCommitRequest, context: GatewayRequestContext): Promise<Record<string, unknown>> {
   const { mapping, server } = translated(request.transactionalId, identityOf(request.producerId, request.producerEpoch), context);
-  const offsets = request.topics.flatMap(({ name, partitions }) =>
-    partitions.map(({ partitionIndex, committedOffset, committedMetadata, committedLeaderEpoch = -1 }) => ({
-      topic: name,
-      partition: partitionIndex,
-      offset: Number(committedOffset),
-      metadata: committedMetadata ?? "",
-      ...(committedLeaderEpoch >= 0 ? { leaderEpoch: committedLeaderEpoch } : {}),
-    })),
-  );
+  const offsets = committedPositions(request.topics);
   const generation = request.generationIdOrMemberEpoch ?? -1;
   const memberId = request.memberId ?? "";
   // KIP-447: a member's offsets are fenced as its plain commit would be (its generation, or a KIP-848 member's epoch).
