@@ -84,7 +84,10 @@ export interface OffsetCommitRequest {
   groupInstanceId?: string | null;
   retentionTimeMs?: bigint;
   topics: {
+    /** "" from v10, which names topics by id. */
     name: string;
+    /** v10+. */
+    topicId?: Uint8Array;
     partitions: {
       partitionIndex: number;
       committedOffset: bigint;
@@ -97,11 +100,14 @@ export interface OffsetCommitRequest {
 
 export interface OffsetCommitResponse {
   throttleTimeMs: number;
-  topics: { name: string; partitions: { partitionIndex: number; errorCode: number }[] }[];
+  topics: { name: string; topicId?: Uint8Array; partitions: { partitionIndex: number; errorCode: number }[] }[];
 }
 
 export interface OffsetFetchTopics {
+  /** "" from v10, which names topics by id. */
   name: string;
+  /** v10+. */
+  topicId?: Uint8Array;
   partitionIndexes: number[];
 }
 
@@ -125,6 +131,8 @@ export interface OffsetFetchPartition {
 
 export interface OffsetFetchTopicAnswer {
   name: string;
+  /** v10+. */
+  topicId?: Uint8Array;
   partitions: OffsetFetchPartition[];
 }
 

@@ -18,6 +18,7 @@ import { consumerCodes } from "./consumer-heartbeat.ts";
 import { isConsumerMember } from "./consumer-subscriptions.ts";
 import { kafkaCodeOf, kafkaCodes, orKafkaCode } from "./kafka-codes.ts";
 import { commitOffsets } from "./member-calls.ts";
+import { offsetCommitById, offsetFetchById } from "./offsets-by-id.ts";
 import { path } from "../../client/transport.ts";
 import { TributaryError } from "../../errors.ts";
 import type {
@@ -44,6 +45,11 @@ export function committedPositions(topics: readonly { name: string; partitions: 
 }
 
 export async function offsetCommit(request: OffsetCommitRequest, context: GatewayRequestContext): Promise<OffsetCommitResponse> {
+  if (context.apiVersion >= 10) return offsetCommitById(request, context, (named) => offsetCommitByName(named, context));
+  return offsetCommitByName(request, context);
+}
+
+async function offsetCommitByName(request: OffsetCommitRequest, context: GatewayRequestContext): Promise<OffsetCommitResponse> {
   const requested = committedPositions(request.topics);
   const tooLarge = (metadata: string) => metadata.length > offsetMetadataLengthMax;
   const offsets = requested.filter(({ metadata }) => !tooLarge(metadata));
@@ -76,6 +82,7 @@ export async function offsetCommit(request: OffsetCommitRequest, context: Gatewa
 }
 
 export async function offsetFetch(request: OffsetFetchRequest, context: GatewayRequestContext): Promise<OffsetFetchResponse> {
+  if (context.apiVersion >= 10) return offsetFetchById(request, context, (groupId, topics) => fetchGroup(groupId, topics, context, request.requireStable === true));
   if (request.groups !== undefined) {
     const groups = await Promise.all(
       request.groups.map(async ({ groupId, topics }) => ({ groupId, ...(await fetchGroup(groupId, topics, context, request.requireStable === true)) })),

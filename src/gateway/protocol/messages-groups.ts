@@ -110,7 +110,8 @@ export const leaveGroup: MessageSchema = {
 export const offsetCommit: MessageSchema = {
   apiKey: 8,
   name: "OffsetCommit",
-  versions: [0, 9],
+  // v10 names topics by id (KIP-848's topic ids): the handler resolves them (groups/offsets.ts).
+  versions: [0, 10],
   flexibleFrom: 8,
   request: [
     ["groupId", "string", "0+"],
@@ -119,7 +120,8 @@ export const offsetCommit: MessageSchema = {
     ["groupInstanceId", "string", "7+", { nullable: "7+", default: "null" }],
     ["retentionTimeMs", "int64", "2-4", { default: "-1" }],
     ["topics", "[]struct", "0+", { fields: [
-      ["name", "string", "0+"],
+      ["name", "string", "0-9", { default: "" }],
+      ["topicId", "uuid", "10+"],
       ["partitions", "[]struct", "0+", { fields: [
         ["partitionIndex", "int32", "0+"],
         ["committedOffset", "int64", "0+"],
@@ -132,7 +134,8 @@ export const offsetCommit: MessageSchema = {
   response: [
     ["throttleTimeMs", "int32", "3+"],
     ["topics", "[]struct", "0+", { fields: [
-      ["name", "string", "0+"],
+      ["name", "string", "0-9", { default: "" }],
+      ["topicId", "uuid", "10+"],
       ["partitions", "[]struct", "0+", { fields: [
         ["partitionIndex", "int32", "0+"],
         ["errorCode", "int16", "0+"],
@@ -144,7 +147,8 @@ export const offsetCommit: MessageSchema = {
 export const offsetFetch: MessageSchema = {
   apiKey: 9,
   name: "OffsetFetch",
-  versions: [0, 9],
+  // v10 names topics by id, as OffsetCommit v10.
+  versions: [0, 10],
   flexibleFrom: 6,
   request: [
     ["groupId", "string", "0-7"],
@@ -157,7 +161,8 @@ export const offsetFetch: MessageSchema = {
       ["memberId", "string", "9+", { nullable: "9+", default: "null" }],
       ["memberEpoch", "int32", "9+", { default: "-1" }],
       ["topics", "[]struct", "8+", { nullable: "8+", fields: [
-        ["name", "string", "8+"],
+        ["name", "string", "8-9", { default: "" }],
+        ["topicId", "uuid", "10+"],
         ["partitionIndexes", "[]int32", "8+"],
       ] }],
     ] }],
@@ -179,7 +184,8 @@ export const offsetFetch: MessageSchema = {
     ["groups", "[]struct", "8+", { fields: [
       ["groupId", "string", "8+"],
       ["topics", "[]struct", "8+", { fields: [
-        ["name", "string", "8+"],
+        ["name", "string", "8-9", { default: "" }],
+        ["topicId", "uuid", "10+"],
         ["partitions", "[]struct", "8+", { fields: [
           ["partitionIndex", "int32", "8+"],
           ["committedOffset", "int64", "8+"],

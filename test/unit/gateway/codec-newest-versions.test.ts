@@ -4,7 +4,7 @@
  * (clients/src/main/resources/common/message/*.json): Metadata v13 (KIP-1102's top-level error
  * code, after the topics) and DescribeCluster v2 (KIP-1073's IncludeFencedBrokers and each
  * broker's IsFenced). Those of KIP-890 part 2 (transaction version 2: ApiVersions v3's features,
- * Produce v12, EndTxn v5, TxnOffsetCommit v5), DescribeGroups v6 and Fetch v16–18 are the bytes Kafka 4.4's own message classes
+ * Produce v12, EndTxn v5, TxnOffsetCommit v5), DescribeGroups v6, Fetch v16–18 and OffsetCommit and OffsetFetch v10 are the bytes Kafka 4.4's own message classes
  * write (`MessageUtil.toByteBufferAccessor` in kafka-clients 4.4.0).
  */
 import { describe, expect, it } from "vitest";
@@ -96,5 +96,31 @@ describe("Fetch v16–18", () => {
       expect(writeResponse(apiKeys.Fetch, version, body), `v${version}`).toBe(answer);
     }
     expect(writeResponse(apiKeys.Fetch, 15, body)).toBe(answer);
+  });
+});
+
+describe("OffsetCommit and OffsetFetch v10: topics by id", () => {
+  const id = Uint8Array.from(Buffer.from("00000000000000070000000000000009", "hex"));
+
+  it("OffsetCommit v10 reads and answers each topic by its id where v9 had its name", () => {
+    const v9 = readRequest(apiKeys.OffsetCommit, 9, hex("026700000001026d0002026f020000000000000000000000050000000201000000")) as { topics: { name: string }[] };
+    const v10 = readRequest(apiKeys.OffsetCommit, 10, hex("026700000001026d000200000000000000070000000000000009020000000000000000000000050000000201000000")) as { topics: { topicId: Uint8Array }[] };
+    expect(v9.topics[0]!.name).toBe("o");
+    expect(v10.topics[0]!.topicId).toEqual(id);
+    expect({ ...v10, topics: v10.topics.map(({ topicId: _, ...topic }) => ({ ...topic, name: "o" })) }).toEqual(v9);
+    const answer = (topic: Record<string, unknown>) => ({ throttleTimeMs: 0, topics: [{ ...topic, partitions: [{ partitionIndex: 0, errorCode: 0 }] }] });
+    expect(writeResponse(apiKeys.OffsetCommit, 9, answer({ name: "o" }))).toBe("0000000002026f02000000000000000000");
+    expect(writeResponse(apiKeys.OffsetCommit, 10, answer({ name: "", topicId: id }))).toBe("00000000020000000000000007000000000000000902000000000000000000");
+  });
+
+  it("OffsetFetch v10 reads and answers each group's topics by id", () => {
+    const v10 = readRequest(apiKeys.OffsetFetch, 10, hex("020267026d000000030200000000000000070000000000000009020000000000000100")) as { groups: { topics: { topicId: Uint8Array; partitionIndexes: number[] }[] }[] };
+    expect(v10.groups[0]!.topics[0]).toMatchObject({ topicId: id, partitionIndexes: [0] });
+    const answer = (topic: Record<string, unknown>) => ({
+      throttleTimeMs: 0,
+      groups: [{ groupId: "g", errorCode: 0, topics: [{ ...topic, partitions: [{ partitionIndex: 0, committedOffset: 5n, committedLeaderEpoch: 2, metadata: "", errorCode: 0 }] }] }],
+    });
+    expect(writeResponse(apiKeys.OffsetFetch, 9, answer({ name: "o" }))).toBe("0000000002026702026f0200000000000000000000000500000002010000000000000000");
+    expect(writeResponse(apiKeys.OffsetFetch, 10, answer({ name: "", topicId: id }))).toBe("0000000002026702000000000000000700000000000000090200000000000000000000000500000002010000000000000000");
   });
 });
