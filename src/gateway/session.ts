@@ -34,6 +34,8 @@ export class Session {
   #generation = 0;
   readonly #ids = new Map<string, Promise<Uint8Array | undefined>>();
   readonly #epochs = new Map<string, { atMs: number; epochs: Promise<number[] | undefined> }>();
+  /** Topic names by Kafka id (hex), for the listing they were read from: a request naming topics by id (Fetch v13+, Produce v13, OffsetCommit v10) looks up a map. */
+  #named: { listing: TopicSummary[]; byId: Map<string, string> } | undefined;
   users = 0;
 
   constructor(options: SessionOptions, token: string | undefined) {
@@ -122,9 +124,13 @@ export class Session {
   async topicNamed(id: Uint8Array): Promise<string | undefined> {
     const wanted = Buffer.from(id).toString("hex");
     const find = async (topics: TopicSummary[]) => {
-      const ids = await Promise.all(topics.map((topic) => this.topicId(topic.name)));
-      const index = ids.findIndex((candidate) => candidate !== undefined && Buffer.from(candidate).toString("hex") === wanted);
-      return index === -1 ? undefined : topics[index]!.name;
+      if (this.#named?.listing !== topics) {
+        const ids = await Promise.all(topics.map((topic) => this.topicId(topic.name)));
+        const byId = new Map<string, string>();
+        ids.forEach((candidate, index) => candidate !== undefined && byId.set(Buffer.from(candidate).toString("hex"), topics[index]!.name));
+        this.#named = { listing: topics, byId };
+      }
+      return this.#named.byId.get(wanted);
     };
     return (await find(await this.topics())) ?? (await find(await this.topics(true)));
   }

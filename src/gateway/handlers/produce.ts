@@ -31,7 +31,8 @@ interface ProduceRequest {
   transactionalId: string | null;
   acks: number;
   timeoutMs: number;
-  topicData: { name: string; partitionData: { index: number; records: Uint8Array | null }[] }[];
+  /** v13 names topics by `topicId` (resolved to `name` before anything is written; "" for an id no topic has). */
+  topicData: { name: string; topicId?: Uint8Array; partitionData: { index: number; records: Uint8Array | null }[] }[];
 }
 
 interface PartitionResponse {
@@ -51,7 +52,7 @@ interface RecordError {
 }
 
 interface ProduceResponse {
-  responses: { name: string; partitionResponses: PartitionResponse[] }[];
+  responses: { name: string; topicId?: Uint8Array; partitionResponses: PartitionResponse[] }[];
   throttleTimeMs: number;
 }
 
@@ -81,6 +82,7 @@ interface Slot {
 
 export const produce: GatewayRunHandler<ProduceRequest, ProduceResponse | typeof noAnswer> = {
   async run(requests, context) {
+    if (context.apiVersion >= 13) requests = await Promise.all(requests.map((request) => namedById(request, context)));
     const answers: (ProduceResponse | typeof noAnswer)[] = [];
     for (let start = 0; start < requests.length; ) {
       let end = start + 1;
@@ -100,10 +102,10 @@ async function produceTogether(requests: readonly ProduceRequest[], context: Gat
     const answer: ProduceResponse = { responses: [], throttleTimeMs: 0 };
     for (const topic of request.topicData) {
       const partitionResponses: PartitionResponse[] = [];
-      answer.responses.push({ name: topic.name, partitionResponses });
+      answer.responses.push({ name: topic.name, topicId: topic.topicId, partitionResponses });
       for (const { index, records } of topic.partitionData) {
         const at = partitionResponses.push(failed(index, kafkaErrors.NONE, null)) - 1;
-        const refusal = refused(request, acks, topic.name, index, records);
+        const refusal = refused(request, acks, topic, index, records);
         if (refusal !== undefined) {
           partitionResponses[at] = refusal;
           continue;
@@ -133,9 +135,16 @@ async function produceTogether(requests: readonly ProduceRequest[], context: Gat
   return requests.map((request, index) => (request.acks === 0 ? noAnswer : answers[index]!));
 }
 
+/** A v13 request's topics named: each id resolved through the session ("" for an id no topic has: refused per partition). */
+async function namedById(request: ProduceRequest, context: GatewayRequestContext): Promise<ProduceRequest> {
+  const names = await Promise.all(request.topicData.map(({ topicId }) => (topicId === undefined ? undefined : context.session.topicNamed(topicId))));
+  return { ...request, topicData: request.topicData.map((topic, index) => ({ ...topic, name: names[index] ?? "" })) };
+}
+
 /** Why a request's partition is not written at all, or undefined when it is. */
-function refused(request: ProduceRequest, acks: string | undefined, topic: string, index: number, records: Uint8Array | null): PartitionResponse | undefined {
+function refused(request: ProduceRequest, acks: string | undefined, { name: topic, topicId }: ProduceRequest["topicData"][number], index: number, records: Uint8Array | null): PartitionResponse | undefined {
   if (acks === undefined) return failed(index, kafkaErrors.INVALID_REQUIRED_ACKS, `acks must be -1, 0 or 1, got ${request.acks}`);
+  if (topicId !== undefined && topic === "") return failed(index, kafkaErrors.UNKNOWN_TOPIC_ID, "no topic has this id");
   if (records === null || records.length === 0) return failed(index, kafkaErrors.CORRUPT_MESSAGE, "no record batch");
   if (isInternalTopic(topic)) return failed(index, kafkaErrors.INVALID_TOPIC_EXCEPTION, `${topic} is one of Kafka's internal topics: it cannot be written`);
   return undefined;

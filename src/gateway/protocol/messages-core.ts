@@ -87,15 +87,16 @@ export const metadata: MessageSchema = {
 export const produce: MessageSchema = {
   apiKey: 0,
   name: "Produce",
-  // v10–11 are v9 with tagged fields for a moved leader (none here: one gateway leads every partition); v12 is v11 (KIP-890 part 2: a transactional write adds its partition, as every version's does here).
-  versions: [3, 12],
+  // v10–11 are v9 with tagged fields for a moved leader (none here: one gateway leads every partition); v12 is v11 (KIP-890 part 2: a transactional write adds its partition, as every version's does here); v13 names topics by id.
+  versions: [3, 13],
   flexibleFrom: 9,
   request: [
     ["transactionalId", "string", "3+", { nullable: "3+", default: "null" }],
     ["acks", "int16", "3+"],
     ["timeoutMs", "int32", "3+"],
     ["topicData", "[]struct", "3+", { fields: [
-      ["name", "string", "3+"],
+      ["name", "string", "3-12", { default: "" }],
+      ["topicId", "uuid", "13+"],
       ["partitionData", "[]struct", "3+", { fields: [
         ["index", "int32", "3+"],
         ["records", "records", "3+", { nullable: "3+" }],
@@ -104,7 +105,8 @@ export const produce: MessageSchema = {
   ],
   response: [
     ["responses", "[]struct", "3+", { fields: [
-      ["name", "string", "3+"],
+      ["name", "string", "3-12", { default: "" }],
+      ["topicId", "uuid", "13+"],
       ["partitionResponses", "[]struct", "3+", { fields: [
         ["index", "int32", "3+"],
         ["errorCode", "int16", "3+"],

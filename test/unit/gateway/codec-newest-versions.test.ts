@@ -4,7 +4,7 @@
  * (clients/src/main/resources/common/message/*.json): Metadata v13 (KIP-1102's top-level error
  * code, after the topics) and DescribeCluster v2 (KIP-1073's IncludeFencedBrokers and each
  * broker's IsFenced). Those of KIP-890 part 2 (transaction version 2: ApiVersions v3's features,
- * Produce v12, EndTxn v5, TxnOffsetCommit v5), DescribeGroups v6, Fetch v16–18 and OffsetCommit and OffsetFetch v10 are the bytes Kafka 4.4's own message classes
+ * Produce v12, EndTxn v5, TxnOffsetCommit v5), DescribeGroups v6, Fetch v16–18, Produce v13 and OffsetCommit and OffsetFetch v10 are the bytes Kafka 4.4's own message classes
  * write (`MessageUtil.toByteBufferAccessor` in kafka-clients 4.4.0).
  */
 import { describe, expect, it } from "vitest";
@@ -122,5 +122,18 @@ describe("OffsetCommit and OffsetFetch v10: topics by id", () => {
     });
     expect(writeResponse(apiKeys.OffsetFetch, 9, answer({ name: "o" }))).toBe("0000000002026702026f0200000000000000000000000500000002010000000000000000");
     expect(writeResponse(apiKeys.OffsetFetch, 10, answer({ name: "", topicId: id }))).toBe("0000000002026702000000000000000700000000000000090200000000000000000000000500000002010000000000000000");
+  });
+});
+
+describe("Produce v13: topics by id", () => {
+  it("reads each topic's id where v12 had its name, and answers by id", () => {
+    const id = Uint8Array.from(Buffer.from("00000000000000070000000000000009", "hex"));
+    const v12 = readRequest(apiKeys.Produce, 12, hex("00ffff0000753002026f020000000000000000")) as { topicData: { name: string }[] };
+    const v13 = readRequest(apiKeys.Produce, 13, hex("00ffff000075300200000000000000070000000000000009020000000000000000")) as { topicData: { topicId: Uint8Array }[] };
+    expect(v12.topicData[0]!.name).toBe("o");
+    expect(v13.topicData[0]!.topicId).toEqual(id);
+    const answer = (topic: Record<string, unknown>) => ({ responses: [{ ...topic, partitionResponses: [{ index: 0, errorCode: 0, baseOffset: 5n, logAppendTimeMs: -1n, logStartOffset: 0n, recordErrors: [], errorMessage: null }] }], throttleTimeMs: 0 });
+    expect(writeResponse(apiKeys.Produce, 12, answer({ name: "o" }))).toBe("02026f020000000000000000000000000005ffffffffffffffff0000000000000000010000000000000000");
+    expect(writeResponse(apiKeys.Produce, 13, answer({ name: "", topicId: id }))).toBe("0200000000000000070000000000000009020000000000000000000000000005ffffffffffffffff0000000000000000010000000000000000");
   });
 });
