@@ -14,7 +14,6 @@ import {
   expire,
   init,
   markersWritten,
-  nextAlarmAt,
   restarted,
   type InitOutcome,
 } from "../transactions/transaction-machine.ts";
@@ -35,6 +34,7 @@ import { ReplicaFaults } from "./replica-faults.ts";
 import { TakeoverGate } from "./state-leadership.ts";
 import { indexListing, listedTransactions, listingOf } from "./transaction-index-rows.ts";
 import { writeMarkerRound } from "./transaction-marker-writes.ts";
+import { coordinatorAlarmAt } from "./transaction-alarm.ts";
 import { TransactionLeadership, transactionNotLeader } from "./transaction-leadership.ts";
 import {
   anchorAt,
@@ -47,8 +47,6 @@ import {
   type TransactionSnapshot,
 } from "./transaction-replica-rows.ts";
 
-/** The index's retry of a listing it did not take, and of the alarm that found nothing to do. */
-const indexRetryMs = 1_000;
 
 /**
  * One replica of a transactional id's coordinator (issue 28; ARCHITECTURE.md decision 17;
@@ -75,6 +73,8 @@ const indexRetryMs = 1_000;
 export class TransactionCoordinator extends DurableObject<Env> {
   #metadata: TransactionMetadata | null = null;
   #indexSynced = true;
+  /** A completion in memory, not yet in the row: written by the next write or the alarm (#markerRound). */
+  #unsaved = false;
   #replica!: StateReplica<TransactionMetadata>;
   /** Where this replica sits; null on the index and on an object from before replication. */
   #anchor: TransactionAnchor | null = null;
@@ -367,6 +367,7 @@ export class TransactionCoordinator extends DurableObject<Env> {
     });
     if (timedOut.kind === "done" && timedOut.changed) await this.#persist(timedOut.metadata);
     if (this.#current().pending !== null) await this.#markers();
+    if (this.#unsaved) await this.#persist(this.#current()); // the completion an end answered before writing
     if (!this.#indexSynced) await this.#syncIndex();
     await this.#arm();
   }
@@ -397,7 +398,17 @@ export class TransactionCoordinator extends DurableObject<Env> {
     const now = this.#current();
     // Only the decision this round wrote for (a newer one is another transaction's).
     if (now.pending === null || now.pending.marker.producerId !== marker.producerId || now.pending.marker.producerEpoch !== marker.producerEpoch) return;
-    await this.#persist(markersWritten(now, written, Date.now()));
+    const next = markersWritten(now, written, Date.now());
+    if (next.pending !== null) {
+      await this.#persist(next);
+      return;
+    }
+    // Every marker is written: the answer goes now, without waiting for the completion's write
+    // (docs/transactions.md, "Durability and markers"). The row keeps the decision until the next
+    // write or the alarm (armed at the decision, and kept soon by #arm while this is unsaved): a
+    // crash before then only writes the markers again, which the partitions answer as duplicates.
+    this.#metadata = next;
+    this.#unsaved = true;
   }
 
   async #syncIndex(onlyIfAbsent = false): Promise<void> {
@@ -435,12 +446,14 @@ export class TransactionCoordinator extends DurableObject<Env> {
     const snapshot = this.#anchor === null ? null : this.#replica.stamp(metadata);
     saveTransactionState(this.#sql, metadata, snapshot, this.#indexSynced);
     this.#metadata = metadata;
+    this.#unsaved = false;
   }
 
   /** A snapshot taken from another replica (a push, a takeover's pull): stored as it is. */
   #store(snapshot: TransactionSnapshot): void {
     saveTransactionState(this.#sql, snapshot.payload, snapshot, this.#indexSynced);
     this.#metadata = snapshot.payload;
+    this.#unsaved = false;
   }
 
   #saveEpochs(): void {
@@ -472,12 +485,8 @@ export class TransactionCoordinator extends DurableObject<Env> {
 
   /** The leader's alarm when work is due; a follower's a little after the leader's (see the class); none when idle. */
   async #arm(): Promise<void> {
-    const metadata = this.#metadata;
-    const due = metadata === null || this.#handedOver ? null : nextAlarmAt(metadata, Date.now());
     const follower = this.#anchor !== null && !this.#replica.leading;
-    // A follower's, a grace after the leader's deadline, and never sooner than a grace from now (it polls no faster).
-    const at = due === null || !follower ? due : Math.max(due, Date.now()) + transactionFollowerGraceMs;
-    const next = this.#indexSynced || follower ? at : Math.min(at ?? Infinity, Date.now() + indexRetryMs);
+    const next = coordinatorAlarmAt({ metadata: this.#metadata, handedOver: this.#handedOver, follower, indexSynced: this.#indexSynced, unsaved: this.#unsaved }, Date.now());
     if (next === null) await this.ctx.storage.deleteAlarm();
     else await this.ctx.storage.setAlarm(next);
   }

@@ -122,11 +122,11 @@ describe("transactions over replicated partitions simulation", () => {
     }
     // The router's implicit add taking a write of an ended transaction into the next one: here a
     // late implicit write is rare (the producer mostly flushes before its end, and the next
-    // transaction waits for the markers), about one seed in 100 at 1,000 steps, so one such seed
+    // transaction waits for the markers), about one seed in 200 at 1,000 steps, so one such seed
     // stands for it (the coordinator simulation catches it within a few seeds).
-    it("implicit-add-old-epoch (seed 73, 1,000 steps)", () => {
-      expect(() => new TxnReplicationSim(73, "implicit-add-old-epoch").run(1_000)).toThrow(/^late write/);
-      expect(() => new TxnReplicationSim(73).run(1_000)).not.toThrow();
+    it("implicit-add-old-epoch (seed 160, 1,000 steps)", () => {
+      expect(() => new TxnReplicationSim(160, "implicit-add-old-epoch").run(1_000)).toThrow(/^late write/);
+      expect(() => new TxnReplicationSim(160).run(1_000)).not.toThrow();
     });
   });
 });

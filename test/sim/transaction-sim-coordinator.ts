@@ -1,7 +1,8 @@
 /**
  * The transaction coordinator object as the simulation runs it: the real rules
  * (src/transactions/transaction-machine.ts) driven the way src/objects/transaction-coordinator.ts
- * drives them — one request per turn, the next metadata persisted before any answer or marker,
+ * drives them — one request per turn, the next metadata persisted before any answer or marker
+ * (but a round's completion, kept in memory until the next persist or the alarm),
  * a round of marker writes after each decision and at each alarm, the alarm set at each
  * persist, the implicit add of a transactional write's partition (the router's call,
  * `addPartitionsForWrite`) — with crashes at every step. `bug` swaps one of those duties for a wrong one: each
@@ -210,8 +211,13 @@ export class SimCoordinator {
     const next = markersWritten(current.metadata, written, this.world.now);
     if (next.pending) this.counts.incompleteRounds++;
     this.world.log(`markers ${marker.result}@${marker.producerEpoch} #${marker.serial}: ${written.partitions.map(partitionKey).join(",")} ${written.groups.join(",")}${next.pending ? " (incomplete)" : ""}`);
+    if (next.pending === null) {
+      // As the object: the completion is answered from memory, written by the next persist or the alarm (a crash first loses it: the markers again).
+      this.#live = { ...current, metadata: next };
+      return true;
+    }
     this.#persist({ ...current, metadata: next }, "markers written");
-    return next.pending === null;
+    return false;
   }
 
   /** The object's alarm: an open transaction's timeout, then the pending markers. */

@@ -119,7 +119,7 @@ describe("SQLite rows written per request", () => {
 
   // What a transaction costs in rows (bench/RESULTS.md, the bill with a commit a second): each step's rows in the whole deployment,
   // in the second transaction (the first write also creates the partition's tables).
-  it("a transaction of one record on one partition: its add writes 1 row, its write 3, its commit 4", async () => {
+  it("a transaction of one record on one partition: its add writes 1 row, its write 3, its commit 3", async () => {
     const topic = uniqueTopic("rows-txn-steps");
     await createTopic(topic);
     const transactionalId = uniqueTransactionalId("rows-steps");
@@ -139,8 +139,10 @@ describe("SQLite rows written per request", () => {
     };
     await transaction();
     // The coordinator's metadata at the add; the batch, the producer's row and its open transaction at the write; the
-    // coordinator's decision and completion, and the marker's batch and the closed transaction on the partition at the commit.
-    expect(await transaction()).toEqual({ add: 1, write: 3, commit: 4 });
+    // coordinator's decision, and the marker's batch and the closed transaction on the partition at the commit. The
+    // completion is answered before it is written: the next transaction's add writes it with its own row (or, when no add
+    // comes, the alarm armed at the decision does, ≈ 200 ms later).
+    expect(await transaction()).toEqual({ add: 1, write: 3, commit: 3 });
   });
 
   it("an idempotent produce request on RF 1: the batch row and the producer's row, no index entries", async () => {
