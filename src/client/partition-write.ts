@@ -110,13 +110,14 @@ export async function writePartition(
 
 /**
  * POSTs encoded batches holding `records` records to the partition (a transactional
- * producer's name its `transactionalId`), retried by the partition rule with the same bytes;
+ * producer's name its `transactionalId`, and the topic's other partitions it is writing now,
+ * `transactionPartitions`, for the router's check to add with this one), retried by the partition rule with the same bytes;
  * answers the first record's offset (−1 with acks 0) and, for a LogAppendTime topic, the
  * timestamp the partition gave them all.
  */
 export async function postRecords(
   context: WriteContext,
-  write: { topic: string; partition: number; body: Uint8Array; records: number; acks: Acks; signal?: AbortSignal; transactionalId?: string },
+  write: { topic: string; partition: number; body: Uint8Array; records: number; acks: Acks; signal?: AbortSignal; transactionalId?: string; transactionPartitions?: number[] },
 ): Promise<{ baseOffset: number; timestamp: number | undefined }> {
   const { topic, partition, records, acks } = write;
   const answer = await withRetries(
@@ -124,7 +125,7 @@ export async function postRecords(
       context.transport.json<BinaryProduceAnswer>({
         method: "POST",
         path: path("topics", topic, "partitions", partition, "records"),
-        query: { acks, transactionalId: write.transactionalId },
+        query: { acks, transactionalId: write.transactionalId, transactionPartitions: write.transactionPartitions?.join(",") },
         bytes: write.body,
         contentType: recordBatchContentType,
         signal: write.signal,

@@ -364,7 +364,10 @@ export class Producer {
       }
       const body = concatBytes(batches.map((batch) => batch.bytes));
       const transactionalId = this.#transactions?.transactionalId;
-      const written = await postRecords(this.#context, { topic: queue.topic, partition: queue.partition, body, records, acks: this.#acks, transactionalId });
+      // The topic's partitions this producer is writing now: the first write's check adds them all to the transaction at once.
+      const transactionPartitions = transaction?.partitionsToAdd(queue.topic, queue.partition, [...this.#queues.values()].filter((other) => other.topic === queue.topic && (other.records > 0 || other.inFlight !== undefined)).map((other) => other.partition));
+      const written = await postRecords(this.#context, { topic: queue.topic, partition: queue.partition, body, records, acks: this.#acks, transactionalId, transactionPartitions });
+      transaction?.partitionsAdded(queue.topic, [queue.partition, ...(transactionPartitions ?? [])]);
       let offset = written.baseOffset;
       for (const run of runs) {
         const { send } = run;

@@ -4,7 +4,8 @@
  * Transaction; its records and offsets are committed or aborted together:
  *
  *   transaction() ──► init (once per producer: its producer id, an epoch that fences older instances)
- *   send ──► the partition added to the transaction (once per partition, before its first write)
+ *   send ──► the partition added to the transaction by the router's check of its first write,
+ *            with the topic's other partitions the send is writing (one coordinator write)
  *        ──► transactional batches, the idempotent producer's sequences (producer.ts)
  *   sendOffsets ──► the group's offsets, held by its coordinator until the end
  *   commit ──► every send settled ──► end (commit) ──► the identity of the next transaction
@@ -181,6 +182,8 @@ export class Transaction {
   #started = false;
   /** The first send that failed: the transaction can only be aborted. */
   #failure: { error: unknown } | undefined;
+  /** `topic` NUL `partition` of the partitions a write's check added to the transaction (answered ok). */
+  readonly #added = new Set<string>();
 
   constructor(host: TransactionHost, coordinator: TransactionCoordinatorCalls) {
     this.#host = host;
@@ -309,6 +312,22 @@ export class Transaction {
    */
   writing(): void {
     this.#started = true;
+  }
+
+  /**
+   * The other partitions of `topic` a write to `partition` names for the router's check to add
+   * with its own (`writing`: those the producer has records queued or in flight for), when any
+   * is not added yet: so a send over several partitions costs the coordinator one write, not
+   * one per partition (docs/transactions.md, "The produce check"). Undefined: none to name.
+   */
+  partitionsToAdd(topic: string, partition: number, writing: readonly number[]): number[] | undefined {
+    const named = writing.filter((other) => other !== partition && !this.#added.has(`${topic}\u0000${other}`));
+    return named.length === 0 ? undefined : [...new Set(named)].sort((a, b) => a - b);
+  }
+
+  /** A write's check answered ok: these partitions are in the transaction. */
+  partitionsAdded(topic: string, partitions: readonly number[]): void {
+    for (const partition of partitions) this.#added.add(`${topic}\u0000${partition}`);
   }
 
   /** A write of the transaction failed (its retries spent): the transaction can only be aborted. */

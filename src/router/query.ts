@@ -6,6 +6,7 @@ import {
   fetchMaxRecordsMax,
   fetchWaitMsMax,
   transactionalIdLengthMax,
+  transactionPartitionsMax,
 } from "../limits.ts";
 import type { OffsetQuery } from "../contracts/replica-api.ts";
 import { encodingSchema, type Acks, type Encoding, type Isolation } from "../protocol/schemas.ts";
@@ -21,7 +22,7 @@ const integerPattern = /^-?\d{1,16}$/;
 export const routeQueries = {
   jsonFetch: ["offset", "maxRecords", "maxBytes", "waitMs", "encoding", "isolation", "decode"],
   binaryFetch: ["offset", "maxRecords", "maxBytes", "waitMs", "isolation"],
-  binaryProduce: ["acks", "transactionalId"],
+  binaryProduce: ["acks", "transactionalId", "transactionPartitions"],
   listOffsets: ["at", "isolation", "leaderEpoch"],
   listGroups: ["states", "types"],
   /** SSE and WebSocket, on a partition or a whole topic. */
@@ -151,4 +152,17 @@ export function isolationParam(text: string | undefined): Isolation {
   if (text === undefined || text === "read_committed") return "read_committed";
   if (text === "read_uncommitted") return "read_uncommitted";
   throw new TributaryError("INVALID_REQUEST", `isolation is read_committed or read_uncommitted, not ${JSON.stringify(text.slice(0, 64))}`);
+}
+
+/**
+ * `transactionPartitions` of a transactional binary produce (docs/transactions.md, "The produce
+ * check"): more partitions of the topic for the router's check to add to the transaction with
+ * this write's, comma-separated; absent, none. Only with `transactionalId`.
+ */
+export function transactionPartitionsParam(text: string | undefined, transactionalId: string | undefined): number[] {
+  if (text === undefined) return [];
+  if (transactionalId === undefined) throw new TributaryError("INVALID_REQUEST", "transactionPartitions goes with ?transactionalId=");
+  const parts = text.split(",");
+  if (parts.length > transactionPartitionsMax) throw new TributaryError("INVALID_REQUEST", `transactionPartitions names at most ${transactionPartitionsMax} partitions`);
+  return [...new Set(parts.map((part) => integerParam("transactionPartitions", part, { min: 0, max: Number.MAX_SAFE_INTEGER })))];
 }

@@ -74,6 +74,10 @@ export const queryParameters: Record<string, { description: string; schema: Reco
     description: "A transactional producer's id (docs/transactions.md): required with transactional batches (attributes bit 4), refused without them.",
     schema: { type: "string", minLength: 1, maxLength: transactionalIdLengthMax },
   },
+  transactionPartitions: {
+    description: "With `transactionalId`: more partitions of the topic, comma-separated, that the transaction writes now; the router's check adds them to the transaction with this write's partition, in one write at the coordinator (docs/transactions.md, The produce check). Tributary's client names the partitions a send is writing.",
+    schema: { type: "string", pattern: "^\\d+(,\\d+)*$" },
+  },
   validateOnly: {
     description: "Kafka's validateOnly: `true` makes every check of the change and writes nothing, answering 200 with the topic as it would be (a topic not yet created: its `topicId` is not kept).",
     schema: { type: "string", enum: ["true", "false"], default: "false" },

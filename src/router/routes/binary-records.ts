@@ -12,7 +12,7 @@ import { readPartitionBatches } from "../../data-plane/partition-reads.ts";
 import { checkInSyncReplicas } from "../../data-plane/produce.ts";
 import { checkSchemaIds } from "../../data-plane/schema-id-checks.ts";
 import { verifyTransactionalWrite } from "../../data-plane/transaction-verification.ts";
-import { acksParam, fetchParams, partitionParam, routeQueries, routeQuery, transactionalIdParam } from "../query.ts";
+import { acksParam, fetchParams, partitionParam, routeQueries, routeQuery, transactionalIdParam, transactionPartitionsParam } from "../query.ts";
 import { readBodyBytes } from "../request-body.ts";
 import { authorize } from "../authorize.ts";
 import type { RouterEnv } from "../context.ts";
@@ -37,6 +37,7 @@ export const binaryRecordRoutes = new Hono<RouterEnv>()
     const produceQuery = routeQuery(c.req.url, routeQueries.binaryProduce);
     const acks = acksParam(produceQuery.acks);
     const transactionalId = transactionalIdParam(produceQuery.transactionalId);
+    const alsoAdded = transactionPartitionsParam(produceQuery.transactionPartitions, transactionalId);
     if (!isRecordBatchType(c.req.header("content-type"))) {
       throw new TributaryError(
         "INVALID_REQUEST",
@@ -48,8 +49,8 @@ export const binaryRecordRoutes = new Hono<RouterEnv>()
     const nowMs = Date.now();
     const name = c.req.param("topic");
     let topic = await topicMetadata(c.env, name);
-    if (!topic.partitions[partition]) topic = await topicMetadata(c.env, name, { refresh: true }); // grown since cached?
-    placementOf(topic, partition); // 404 for a partition the topic does not have, before any work
+    if ([partition, ...alsoAdded].some((named) => !topic.partitions[named])) topic = await topicMetadata(c.env, name, { refresh: true }); // grown since cached?
+    for (const named of [partition, ...alsoAdded]) placementOf(topic, named); // 404 for a partition the topic does not have, before any work
     const { batches, idempotent, transactional, schemaRefs } = checkClientBatches(body, topic, nowMs);
     if (transactional !== (transactionalId !== undefined)) {
       throw new TributaryError("INVALID_REQUEST", transactional ? "transactional batches name their producer's ?transactionalId=" : "?transactionalId= goes with transactional batches (attributes bit 4)");
@@ -60,7 +61,9 @@ export const binaryRecordRoutes = new Hono<RouterEnv>()
     if (transactionalId !== undefined) {
       authorize(c, "transactionalId", transactionalId, "write");
       const { producerId, producerEpoch } = readBatchHeader(batches[0]!);
-      await verifyTransactionalWrite(c.env, transactionalId, { producerId, producerEpoch }, [{ topic: name, partition }]);
+      // The client names the topic's other partitions its transaction writes now: one coordinator write adds them all.
+      const added = [partition, ...alsoAdded.filter((other) => other !== partition)].map((other) => ({ topic: name, partition: other }));
+      await verifyTransactionalWrite(c.env, transactionalId, { producerId, producerEpoch }, added);
     }
     c.set("producedBytes", body.byteLength);
     if (acks === 0) {

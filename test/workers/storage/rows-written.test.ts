@@ -5,9 +5,10 @@
  * and per group poll that commits; each counts what the objects report (the replicas' own
  * `sqliteRowsWritten`, the isolate's billing meter for the coordinator).
  */
-import { env } from "cloudflare:workers";
+import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { unwrap } from "../../../src/errors.ts";
+import { Tributary } from "../../../src/client/index.ts";
 import { billingSnapshot } from "../../../src/contracts/billing-meter.ts";
 import { replicaStub } from "../../../src/contracts/stubs.ts";
 import { api, createTopic, describeTopic, produce, uniqueTopic } from "../support/http.ts";
@@ -143,6 +144,30 @@ describe("SQLite rows written per request", () => {
     // completion is answered before it is written: the next transaction's add writes it with its own row (or, when no add
     // comes, the alarm armed at the decision does, ≈ 200 ms later).
     expect(await transaction()).toEqual({ add: 1, write: 3, commit: 3 });
+  });
+
+  // Tributary's client names the partitions a send writes (transactionPartitions): the first write's check adds them all.
+  it("a transaction's send over three partitions through the client: the coordinator writes its metadata once", async () => {
+    const topic = uniqueTopic("rows-txn-send");
+    await createTopic(topic, { partitions: 3 });
+    const client = new Tributary({ binding: exports.default as unknown as Fetcher, logLevel: "nothing" });
+    const producer = client.producer({ transactionalId: uniqueTransactionalId("rows-send"), lingerMs: 0, requestsPerSecond: Infinity });
+    const messages = [0, 1, 2].map((partition) => ({ value: `v${partition}`, partition }));
+    try {
+      const send = async () => {
+        const transaction = await producer.transaction();
+        const before = billingSnapshot().sqliteRowsWritten;
+        await transaction.send({ topic, messages });
+        const rows = billingSnapshot().sqliteRowsWritten - before;
+        await transaction.commit();
+        return rows;
+      };
+      await send(); // the first also creates the partitions' tables
+      // Per partition its batch, the producer's row and its open transaction; the coordinator's metadata once.
+      expect(await send()).toBe(3 * 3 + 1);
+    } finally {
+      await producer.close();
+    }
   });
 
   it("an idempotent produce request on RF 1: the batch row and the producer's row, no index entries", async () => {

@@ -3,11 +3,13 @@
  * the current producer only, and KIP-890 part 2's implicit add — a write to a partition the open
  * transaction has not added adds it at the coordinator, with no separate request.
  */
-import { env } from "cloudflare:workers";
+import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { TributaryError } from "../../../src/errors.ts";
 import { verifyTransactionalWrite } from "../../../src/data-plane/transaction-verification.ts";
-import { api, createTopic, uniqueTopic } from "../support/http.ts";
+import { recordBatchContentType } from "../../../src/protocol/content-types.ts";
+import { encodeRecordBatch } from "../../../src/protocol/record-batch.ts";
+import { api, baseUrl, createTopic, expectError, readResponse, uniqueTopic } from "../support/http.ts";
 import { describeTransaction, endTransaction, initTransactions, transactionPath, uniqueTransactionalId } from "./support.ts";
 
 async function refusal(body: Promise<void>): Promise<string | null> {
@@ -59,5 +61,22 @@ describe("verifying a transactional write", () => {
     expect(late.status).toBe(409);
     expect(late.body).toMatchObject({ error: { code: "PRODUCER_FENCED" } });
     expect(await describeTransaction(id)).toMatchObject({ state: "CompleteCommit", partitions: [] });
+  });
+
+  it("a binary write naming transactionPartitions adds them with its own partition, in one check", async () => {
+    const id = uniqueTransactionalId("named");
+    const topic = uniqueTopic("named");
+    await createTopic(topic, { partitions: 4 });
+    const identity = await initTransactions(id);
+    const batch = encodeRecordBatch([{ key: null, value: new TextEncoder().encode("v"), headers: [], timestamp: Date.now() }], { ...identity, baseSequence: 0, transactional: true });
+    const post = async (query: string) =>
+      readResponse(await exports.default.fetch(new Request(`${baseUrl}/v1/topics/${topic}/partitions/1/records?${query}`, { method: "POST", headers: { "content-type": recordBatchContentType }, body: batch })));
+    expectError(await post("transactionPartitions=2"), 400, "INVALID_REQUEST"); // only with transactionalId
+    expectError(await post(`transactionalId=${id}&transactionPartitions=2,x`), 400, "INVALID_REQUEST");
+    expectError(await post(`transactionalId=${id}&transactionPartitions=2,4`), 404, "UNKNOWN_TOPIC_OR_PARTITION");
+    expect((await describeTransaction(id)).partitions).toEqual([]); // refused before the check: nothing added
+    const written = await post(`transactionalId=${id}&transactionPartitions=3,1,2`);
+    expect(written.status, written.text).toBe(200);
+    expect(await describeTransaction(id)).toMatchObject({ state: "Ongoing", partitions: [1, 2, 3].map((partition) => ({ topic, partition })) });
   });
 });
