@@ -46,6 +46,8 @@ interface BinaryProduceAnswer {
   baseOffset?: number;
   lastOffset?: number;
   timestamp?: number;
+  /** With commitAfterWrites: the transaction committed, and the producer's next identity. */
+  committed?: { producerId: number; producerEpoch: number };
 }
 
 /** Cuts records into batches of at most `batchBytes` encoded bytes each (a larger record alone). */
@@ -111,21 +113,22 @@ export async function writePartition(
 /**
  * POSTs encoded batches holding `records` records to the partition (a transactional
  * producer's name its `transactionalId`, and the topic's other partitions it is writing now,
- * `transactionPartitions`, for the router's check to add with this one), retried by the partition rule with the same bytes;
- * answers the first record's offset (−1 with acks 0) and, for a LogAppendTime topic, the
- * timestamp the partition gave them all.
+ * `transactionPartitions`, for the router's check to add with this one; its last writes carry
+ * the commit, `commitAfterWrites`), retried by the partition rule with the same bytes and query;
+ * answers the first record's offset (−1 with acks 0), for a LogAppendTime topic the timestamp
+ * the partition gave them all, and whether the writes committed the transaction.
  */
 export async function postRecords(
   context: WriteContext,
-  write: { topic: string; partition: number; body: Uint8Array; records: number; acks: Acks; signal?: AbortSignal; transactionalId?: string; transactionPartitions?: number[] },
-): Promise<{ baseOffset: number; timestamp: number | undefined }> {
+  write: { topic: string; partition: number; body: Uint8Array; records: number; acks: Acks; signal?: AbortSignal; transactionalId?: string; transactionPartitions?: number[]; commitAfterWrites?: number },
+): Promise<{ baseOffset: number; timestamp: number | undefined; committed?: { producerId: number; producerEpoch: number } }> {
   const { topic, partition, records, acks } = write;
   const answer = await withRetries(
     () =>
       context.transport.json<BinaryProduceAnswer>({
         method: "POST",
         path: path("topics", topic, "partitions", partition, "records"),
-        query: { acks, transactionalId: write.transactionalId, transactionPartitions: write.transactionPartitions?.join(",") },
+        query: { acks, transactionalId: write.transactionalId, transactionPartitions: write.transactionPartitions?.join(","), commitAfterWrites: write.commitAfterWrites },
         bytes: write.body,
         contentType: recordBatchContentType,
         signal: write.signal,
@@ -141,5 +144,5 @@ export async function postRecords(
       `produce to ${topic}/${partition}: ${records} records answered with offsets ${String(baseOffset)}..${String(lastOffset)}`,
     );
   }
-  return { baseOffset, timestamp: answer.timestamp };
+  return { baseOffset, timestamp: answer.timestamp, ...(answer.committed === undefined ? {} : { committed: answer.committed }) };
 }

@@ -60,6 +60,33 @@ export interface PartitionQueue {
   timer: (() => void) | undefined;
   inFlight: Promise<void> | undefined;
   settledWaiters: { target: number; resolve(): void }[];
+  /** The commit this queue's next request carries (a transaction's last writes), if any. */
+  carriedCommit: CarriedCommit | undefined;
+}
+
+/**
+ * A transaction's commit carried by its last writes (docs/transactions.md, "The commit carried
+ * by the last writes"): one request per partition with records queued, each naming how many
+ * carry it; `committed` is the next identity once one answers that the commit was made.
+ */
+export interface CarriedCommit {
+  writes: number;
+  committed: { producerId: number; producerEpoch: number } | undefined;
+}
+
+/**
+ * Whether these queues' records can carry the commit: none of them has a request out (the
+ * commit must follow every write of the transaction), and each sends what it holds in one
+ * request of at most `requestBytes` (the producer's #drain cuts at that bound).
+ */
+export function canCarryCommit(queues: readonly PartitionQueue[], requestBytes: number): boolean {
+  return (
+    queues.length > 0 &&
+    queues.every((queue) => {
+      const bytes = queue.closed.reduce((sum, batch) => sum + batch.bytes.length, queue.open?.byteLength ?? 0);
+      return queue.inFlight === undefined && queue.records > 0 && bytes <= requestBytes;
+    })
+  );
 }
 
 /** An empty queue for one partition. */
@@ -81,6 +108,7 @@ export function newPartitionQueue(key: string, topic: string, partition: number)
     timer: undefined,
     inFlight: undefined,
     settledWaiters: [],
+    carriedCommit: undefined,
   };
 }
 

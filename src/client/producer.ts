@@ -26,7 +26,7 @@ import { incrementSequence } from "../protocol/sequences.ts";
 import { postRecords, requestBytesMax, type WriteContext } from "./partition-write.ts";
 import { resolveProducerOptions, type ProducerOptions } from "./producer-options.ts";
 import { checkMessage, CopiedMessages, headerFields, type Message } from "./records.ts";
-import { newPartitionQueue, takeRuns, type ClosedBatch, type PartitionQueue, type Run, type SendState } from "./producer-queue.ts";
+import { canCarryCommit, newPartitionQueue, takeRuns, type CarriedCommit, type ClosedBatch, type PartitionQueue, type Run, type SendState } from "./producer-queue.ts";
 import type { RequestPacer } from "./request-pacer.ts";
 import { after, nextTurn } from "./turns.ts";
 import { StickyPartitioner } from "./sticky-partitioner.ts";
@@ -111,7 +111,7 @@ export class Producer {
   async transaction(): Promise<Transaction> {
     if (this.#transactions === undefined) throw new Error("transaction() is for a transactional producer: tributary.producer({ transactionalId })");
     if (this.#closed) throw new Error("the producer is closed");
-    return this.#transactions.begin({ send: (request) => this.#send(request), flush: () => this.flush() });
+    return this.#transactions.begin({ send: (request) => this.#send(request), flush: () => this.flush(), flushCommitting: () => this.#flushCommitting() });
   }
 
   async #send(request: SendRequest): Promise<RecordMetadata[]> {
@@ -225,6 +225,24 @@ export class Producer {
     await Promise.all(waits);
   }
 
+  /**
+   * A transaction's commit: settles every send as flush() does; when the partitions with records
+   * waiting have them all queued (none in flight) and each fits one request, those requests carry
+   * the commit (`commitAfterWrites`), and the answer is the next identity once they committed it.
+   */
+  async #flushCommitting(): Promise<CarriedCommit["committed"]> {
+    await Promise.allSettled([...this.#sending]);
+    const queues = [...this.#queues.values()].filter((queue) => queue.settledTotal < queue.enqueuedTotal);
+    if (!canCarryCommit(queues, requestBytesMax)) {
+      await this.flush();
+      return undefined;
+    }
+    const carried: CarriedCommit = { writes: queues.length, committed: undefined };
+    for (const queue of queues) queue.carriedCommit = carried;
+    await this.flush();
+    return carried.committed;
+  }
+
   /** Refuses further sends, then flushes. */
   async close(): Promise<void> {
     this.#closed = true;
@@ -329,7 +347,10 @@ export class Producer {
     const runs = takeRuns(queue.runs, records);
     queue.records -= records;
     queue.bytes -= bytes;
-    queue.inFlight = this.#write(queue, batches, runs, records).finally(() => {
+    // The commit goes with the request that empties the queue (canCarryCommit: the first one).
+    const carried = queue.records === 0 ? queue.carriedCommit : undefined;
+    queue.carriedCommit = undefined;
+    queue.inFlight = this.#write(queue, batches, runs, records, carried).finally(() => {
       queue.inFlight = undefined;
       queue.settledTotal += records;
       this.#release(bytes);
@@ -344,7 +365,7 @@ export class Producer {
   }
 
   /** Never rejects: the outcome goes to each send the records belong to. */
-  async #write(queue: PartitionQueue, batches: ClosedBatch[], runs: Run[], records: number): Promise<void> {
+  async #write(queue: PartitionQueue, batches: ClosedBatch[], runs: Run[], records: number, carried?: CarriedCommit): Promise<void> {
     let session: Promise<ProducerSession> | undefined;
     // A transactional producer writes only inside its transaction, with the session transaction() opened.
     const transaction = this.#transactions?.current;
@@ -366,8 +387,9 @@ export class Producer {
       const transactionalId = this.#transactions?.transactionalId;
       // The topic's partitions this producer is writing now: the first write's check adds them all to the transaction at once.
       const transactionPartitions = transaction?.partitionsToAdd(queue.topic, queue.partition, [...this.#queues.values()].filter((other) => other.topic === queue.topic && (other.records > 0 || other.inFlight !== undefined)).map((other) => other.partition));
-      const written = await postRecords(this.#context, { topic: queue.topic, partition: queue.partition, body, records, acks: this.#acks, transactionalId, transactionPartitions });
+      const written = await postRecords(this.#context, { topic: queue.topic, partition: queue.partition, body, records, acks: this.#acks, transactionalId, transactionPartitions, commitAfterWrites: carried?.writes });
       transaction?.partitionsAdded(queue.topic, [queue.partition, ...(transactionPartitions ?? [])]);
+      if (carried !== undefined && written.committed !== undefined) carried.committed = written.committed;
       let offset = written.baseOffset;
       for (const run of runs) {
         const { send } = run;

@@ -9,6 +9,7 @@
  *        ──► transactional batches, the idempotent producer's sequences (producer.ts)
  *   sendOffsets ──► the group's offsets, held by its coordinator until the end
  *   commit ──► every send settled ──► end (commit) ──► the identity of the next transaction
+ *          (records still queued: their writes carry the commit, no end request; the same identity)
  *   abort  ──► every send settled ──► end (abort)  ──► the identity of the next transaction
  *
  * Every end bumps the producer epoch (KIP-890; docs/transactions.md, "The late-write rule"),
@@ -104,6 +105,8 @@ export interface ProducerSends {
   send(request: { topic: string; messages: Message[] }): Promise<RecordMetadata[]>;
   /** Settles every send made so far (never rejects). */
   flush(): Promise<void>;
+  /** Settles every send made so far, the last writes carrying the commit when they can: the next identity when they made it (never rejects). */
+  flushCommitting(): Promise<ProducerIdentity | undefined>;
 }
 
 /** What a transaction asks of its session: its identity, and what happens at its end. */
@@ -254,7 +257,14 @@ export class Transaction {
    */
   async commit(): Promise<void> {
     this.#beginEnd("commit");
-    await this.#host.flush();
+    // Records still queued go with the commit (docs/transactions.md, "The commit carried by the last writes").
+    const committed = this.#failure === undefined ? await this.#host.flushCommitting() : (await this.#host.flush(), undefined);
+    if (committed !== undefined) {
+      // Every write carrying it was durable: committed, even if one's answer was lost on the way back (that send failed).
+      this.#state = "ended";
+      this.#host.ended(committed);
+      return;
+    }
     if (this.#failure !== undefined) {
       this.#state = "failed";
       throw this.#failure.error;

@@ -20,7 +20,7 @@ type CoordinatorStub = StubOf<Env["TRANSACTIONS"]>;
 type Keyed<M> = M extends (key: TransactionKey, transactionalId: string, ...rest: infer A) => Promise<Result<infer R>> ? (transactionalId: string, ...rest: A) => Promise<R> : never;
 
 /** The coordinator's calls (the replication's own, between replicas, are not the callers'). */
-type CoordinatorMethod = "init" | "addPartitions" | "addOffsets" | "end" | "addPartitionsForWrite" | "describe" | "abort" | "tick";
+type CoordinatorMethod = "init" | "addPartitions" | "addOffsets" | "end" | "carriedWrite" | "carriedWriteFailed" | "addPartitionsForWrite" | "describe" | "abort" | "tick";
 
 export type CoordinatorCalls = { [K in CoordinatorMethod]: Keyed<CoordinatorStub[K]> };
 

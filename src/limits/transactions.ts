@@ -80,3 +80,12 @@ export const transactionStatePartitions = 4;
  * A leader lost with an open transaction is found within this much past the deadline.
  */
 export const transactionFollowerGraceMs = 5_000;
+
+/**
+ * How long the coordinator holds a commit carried by a transaction's last writes
+ * (`?commitAfterWrites=N` on binary produce, docs/transactions.md "The commit carried by the
+ * last writes") for the rest of them: the client sends them at once, so they arrive within a
+ * write's round trip; one in a retry loop past this makes the others answer without the commit
+ * and the client ends the transaction with its own request, as without the parameter.
+ */
+export const carriedCommitWaitMs = 5_000;

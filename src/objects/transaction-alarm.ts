@@ -1,4 +1,8 @@
+import { unwrap, type Result } from "../errors.ts";
 import { transactionFollowerGraceMs, transactionMarkerRetryMsMin } from "../limits.ts";
+import type { TransactionAnchor, TransactionKey } from "../contracts/transaction-coordinator-api.ts";
+import { coordinatorCalls, transactionKey } from "../data-plane/coordinator-calls.ts";
+import { topicMetadata } from "../data-plane/metadata-cache.ts";
 import { nextAlarmAt } from "../transactions/transaction-machine.ts";
 import type { TransactionMetadata } from "../transactions/transaction-metadata.ts";
 
@@ -28,4 +32,21 @@ export function coordinatorAlarmAt(state: CoordinatorAlarmState, now: number): n
   const at = due === null || !follower ? due : Math.max(due, now) + transactionFollowerGraceMs;
   const indexed = indexSynced || follower ? at : Math.min(at ?? Infinity, now + indexRetryMs);
   return unsaved && !handedOver && !follower ? Math.min(indexed ?? Infinity, now + transactionMarkerRetryMsMin) : indexed;
+}
+
+/**
+ * A replicated replica's alarm: whoever leads the anchor now acts — this replica (`tickHere`
+ * at the placement) or the leader, through the coordinator calls (a silent one is reported and
+ * replaced). False when the leader could not be reached: the caller tries again later.
+ */
+export async function tickAtLeader(env: Env, anchor: TransactionAnchor, transactionalId: string, tickHere: (key: TransactionKey) => Promise<Result<void>>): Promise<boolean> {
+  try {
+    const placement = transactionKey(await topicMetadata(env, anchor.topic, { refresh: true }), anchor.partition);
+    if (placement.region === anchor.region) unwrap(await tickHere(placement));
+    else await coordinatorCalls(env, anchor.topic).tick(transactionalId);
+    return true;
+  } catch (error) {
+    console.warn("a transaction coordinator's alarm could not reach its leader; it tries again", error);
+    return false;
+  }
 }

@@ -1,11 +1,10 @@
 import { DurableObject } from "cloudflare:workers";
 import { TributaryError, toResult, unwrap, type Result } from "../errors.ts";
-import { transactionFollowerGraceMs } from "../limits.ts";
+import { carriedCommitWaitMs, transactionFollowerGraceMs } from "../limits.ts";
+import { CarriedCommits, runAfter, type CarriedCommitAnswer, type CarriedWrite } from "../transactions/carried-commit.ts";
 import type { PullAnswer, PushAnswer, StateReplica } from "../replication/state-replication.ts";
 import { controllerStub, transactionIndexStub } from "../contracts/stubs.ts";
 import type { TransactionAnchor, TransactionKey, TransactionListing } from "../contracts/transaction-coordinator-api.ts";
-import { topicMetadata } from "../data-plane/metadata-cache.ts";
-import { coordinatorCalls, transactionKey } from "../data-plane/coordinator-calls.ts";
 import {
   addGroup,
   addPartitions,
@@ -34,7 +33,7 @@ import { ReplicaFaults } from "./replica-faults.ts";
 import { TakeoverGate } from "./state-leadership.ts";
 import { indexListing, listedTransactions, listingOf } from "./transaction-index-rows.ts";
 import { writeMarkerRound } from "./transaction-marker-writes.ts";
-import { coordinatorAlarmAt } from "./transaction-alarm.ts";
+import { coordinatorAlarmAt, tickAtLeader } from "./transaction-alarm.ts";
 import { TransactionLeadership, transactionNotLeader } from "./transaction-leadership.ts";
 import {
   anchorAt,
@@ -92,6 +91,8 @@ export class TransactionCoordinator extends DurableObject<Env> {
   readonly #sql: SqlStorage;
   readonly #leadership: TransactionLeadership;
   readonly #faults = new ReplicaFaults();
+  /** Commits carried by a transaction's last writes, held until they all report (carried-commit.ts). */
+  readonly #carried = new CarriedCommits(carriedCommitWaitMs, runAfter);
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -142,7 +143,21 @@ export class TransactionCoordinator extends DurableObject<Env> {
 
   /** Kafka's EndTxn: answered once the decision is durable, after one round of markers. */
   async end(key: TransactionKey, transactionalId: string, identity: ProducerIdentity, commit: boolean): Promise<Result<ProducerIdentity>> {
-    return this.#leading(key, transactionalId, () => this.#change((metadata, fresh) => end(metadata, identity, commit ? "commit" : "abort", Date.now(), fresh)));
+    return this.#leading(key, transactionalId, () => this.#end(identity, commit));
+  }
+
+  /** A durable write carrying the commit (`?commitAfterWrites=`): answered when the round settles, the last one running the end. */
+  async carriedWrite(key: TransactionKey, transactionalId: string, identity: ProducerIdentity, writes: number, write: CarriedWrite): Promise<Result<CarriedCommitAnswer>> {
+    return this.#leading(key, transactionalId, () => this.#carried.arrive(identity, writes, write, () => this.#end(identity, true)));
+  }
+
+  /** A write carrying the commit failed: its first attempt's answer when the commit counted it, else null (a failure for good ends the round). */
+  async carriedWriteFailed(key: TransactionKey, transactionalId: string, identity: ProducerIdentity, writes: number, write: TopicPartition, error: { code: string; message: string; retriable: boolean }): Promise<Result<{ write: CarriedWrite; answer: CarriedCommitAnswer } | null>> {
+    return this.#leading(key, transactionalId, async () => this.#carried.failed(identity, writes, write, error));
+  }
+
+  #end(identity: ProducerIdentity, commit: boolean): Promise<ProducerIdentity> {
+    return this.#change((metadata, fresh) => end(metadata, identity, commit ? "commit" : "abort", Date.now(), fresh));
   }
 
   /**
@@ -187,17 +202,8 @@ export class TransactionCoordinator extends DurableObject<Env> {
       await this.#dueWork();
       return;
     }
-    // Whoever leads the anchor now acts: this replica, or the leader (a silent one is reported and replaced).
-    try {
-      const placement = transactionKey(await topicMetadata(this.env, anchor.topic, { refresh: true }), anchor.partition);
-      if (placement.region === anchor.region) unwrap(await this.tick(placement, metadata.transactionalId));
-      else await coordinatorCalls(this.env, anchor.topic).tick(metadata.transactionalId);
-    } catch (error) {
-      console.warn("a transaction coordinator's alarm could not reach its leader; it tries again", error);
-      await this.ctx.storage.setAlarm(Date.now() + transactionFollowerGraceMs);
-      return;
-    }
-    await this.#arm();
+    if (await tickAtLeader(this.env, anchor, metadata.transactionalId, (key) => this.tick(key, metadata.transactionalId))) await this.#arm();
+    else await this.ctx.storage.setAlarm(Date.now() + transactionFollowerGraceMs);
   }
 
   // ---- Replication: the other regions' leaders call these ----

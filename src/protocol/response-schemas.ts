@@ -60,11 +60,15 @@ export const produceResponseSchema = z.object({
 /** `acks: 0`: accepted, nothing known yet. */
 export const acceptedResponseSchema = z.object({});
 
+const producerIdentityFields = { producerId: z.number().int().nonnegative(), producerEpoch: z.number().int().nonnegative() };
+
 export const binaryProduceResponseSchema = z.object({
   partition: z.number().int(),
   baseOffset: offsetSchema,
   lastOffset: offsetSchema,
   timestamp: timestampSchema.optional().meta({ description: "the append time, on a LogAppendTime topic" }),
+  committed: z.object(producerIdentityFields).optional().meta({ description: "with commitAfterWrites: the transaction committed; the identity for the next one" }),
+  commitError: z.object({ code: z.string(), message: z.string() }).optional().meta({ description: "with commitAfterWrites: why these writes did not commit the transaction (the producer ends it with its own request)" }),
 });
 
 const headersSchema = z.record(z.string(), z.string().nullable()).meta({ description: "header values as UTF-8 strings (null where a Kafka client wrote none)" });
@@ -124,7 +128,7 @@ export const partitionProducersResponseSchema = z.object({
 
 export const mintedTokenResponseSchema = z.object({ token: z.string(), topic: z.string(), expiresAt: timestampSchema });
 
-export const producerIdentitySchema = z.object({ producerId: z.number().int().nonnegative(), producerEpoch: z.number().int().nonnegative() });
+export const producerIdentitySchema = z.object(producerIdentityFields);
 
 // ---- Consumer groups ------------------------------------------------------------------
 

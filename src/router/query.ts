@@ -22,7 +22,7 @@ const integerPattern = /^-?\d{1,16}$/;
 export const routeQueries = {
   jsonFetch: ["offset", "maxRecords", "maxBytes", "waitMs", "encoding", "isolation", "decode"],
   binaryFetch: ["offset", "maxRecords", "maxBytes", "waitMs", "isolation"],
-  binaryProduce: ["acks", "transactionalId", "transactionPartitions"],
+  binaryProduce: ["acks", "transactionalId", "transactionPartitions", "commitAfterWrites"],
   listOffsets: ["at", "isolation", "leaderEpoch"],
   listGroups: ["states", "types"],
   /** SSE and WebSocket, on a partition or a whole topic. */
@@ -165,4 +165,16 @@ export function transactionPartitionsParam(text: string | undefined, transaction
   const parts = text.split(",");
   if (parts.length > transactionPartitionsMax) throw new TributaryError("INVALID_REQUEST", `transactionPartitions names at most ${transactionPartitionsMax} partitions`);
   return [...new Set(parts.map((part) => integerParam("transactionPartitions", part, { min: 0, max: Number.MAX_SAFE_INTEGER })))];
+}
+
+/**
+ * `commitAfterWrites` of a transactional binary produce (docs/transactions.md, "The commit
+ * carried by the last writes"): the transaction commits once this many writes carrying it — this
+ * one and the others sent with it, one per partition — are written; absent, none. Only with
+ * `transactionalId`.
+ */
+export function commitAfterWritesParam(text: string | undefined, transactionalId: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  if (transactionalId === undefined) throw new TributaryError("INVALID_REQUEST", "commitAfterWrites goes with ?transactionalId=");
+  return integerParam("commitAfterWrites", text, { min: 1, max: transactionPartitionsMax });
 }

@@ -5,6 +5,7 @@ import {
   fetchMaxRecordsMax,
   fetchWaitMsMax,
   transactionalIdLengthMax,
+  transactionPartitionsMax,
 } from "../../limits.ts";
 import { accessTokenParam } from "../streams/streaming-read.ts";
 
@@ -77,6 +78,10 @@ export const queryParameters: Record<string, { description: string; schema: Reco
   transactionPartitions: {
     description: "With `transactionalId`: more partitions of the topic, comma-separated, that the transaction writes now; the router's check adds them to the transaction with this write's partition, in one write at the coordinator (docs/transactions.md, The produce check). Tributary's client names the partitions a send is writing.",
     schema: { type: "string", pattern: "^\\d+(,\\d+)*$" },
+  },
+  commitAfterWrites: {
+    description: "With `transactionalId`: the transaction commits once this many writes carrying this parameter (this one and the others sent with it, one per partition, all with the same producer id and epoch) are written; the answer then adds `committed` (the identity for the next transaction, as `POST /v1/transactions/{id}/end` answers) or `commitError` (not committed by these writes: the producer ends the transaction with its own request). docs/transactions.md, The commit carried by the last writes. Tributary's client sends a transaction's last records so when it commits.",
+    schema: { type: "integer", minimum: 1, maximum: transactionPartitionsMax },
   },
   validateOnly: {
     description: "Kafka's validateOnly: `true` makes every check of the change and writes nothing, answering 200 with the topic as it would be (a topic not yet created: its `topicId` is not kept).",

@@ -12,10 +12,12 @@ import { readPartitionBatches } from "../../data-plane/partition-reads.ts";
 import { checkInSyncReplicas } from "../../data-plane/produce.ts";
 import { checkSchemaIds } from "../../data-plane/schema-id-checks.ts";
 import { verifyTransactionalWrite } from "../../data-plane/transaction-verification.ts";
-import { acksParam, fetchParams, partitionParam, routeQueries, routeQuery, transactionalIdParam, transactionPartitionsParam } from "../query.ts";
+import { writeCarryingCommit } from "../../data-plane/carried-commit-writes.ts";
+import { acksParam, commitAfterWritesParam, fetchParams, partitionParam, routeQueries, routeQuery, transactionalIdParam, transactionPartitionsParam } from "../query.ts";
 import { readBodyBytes } from "../request-body.ts";
 import { authorize } from "../authorize.ts";
 import type { RouterEnv } from "../context.ts";
+import type { CarriedWrite } from "../../transactions/carried-commit.ts";
 
 /** Where a reader continues after these batches: past the last one, never past the high watermark (or the last stable offset). */
 function nextOffsetAfter(batches: readonly Uint8Array[], offset: number, until: number): number {
@@ -23,6 +25,12 @@ function nextOffsetAfter(batches: readonly Uint8Array[], offset: number, until: 
   if (!last) return offset;
   const header = readBatchHeader(last);
   return Math.min(header.baseOffset + header.lastOffsetDelta + 1, until);
+}
+
+/** A transactional write's answer: its offsets, and a LogAppendTime topic's append time. */
+function writeAnswer(write: CarriedWrite): { partition: number; baseOffset: number; lastOffset: number; timestamp?: number } {
+  const { partition, baseOffset, lastOffset, timestamp } = write;
+  return timestamp === undefined ? { partition, baseOffset, lastOffset } : { partition, baseOffset, lastOffset, timestamp };
 }
 
 /**
@@ -38,6 +46,7 @@ export const binaryRecordRoutes = new Hono<RouterEnv>()
     const acks = acksParam(produceQuery.acks);
     const transactionalId = transactionalIdParam(produceQuery.transactionalId);
     const alsoAdded = transactionPartitionsParam(produceQuery.transactionPartitions, transactionalId);
+    const commitAfterWrites = commitAfterWritesParam(produceQuery.commitAfterWrites, transactionalId);
     if (!isRecordBatchType(c.req.header("content-type"))) {
       throw new TributaryError(
         "INVALID_REQUEST",
@@ -58,22 +67,33 @@ export const binaryRecordRoutes = new Hono<RouterEnv>()
     if (idempotent && acks !== "all") throw new TributaryError("INVALID_REQUEST", `an idempotent producer's batches are written with acks=all, not acks=${acks}`);
     if (acks === "all") checkInSyncReplicas(topic, [partition]);
     if (schemaRefs.length > 0) await checkSchemaIds(c.env, name, schemaRefs); // a topic with schema id validation (docs/schema-registry.md)
-    if (transactionalId !== undefined) {
-      authorize(c, "transactionalId", transactionalId, "write");
-      const { producerId, producerEpoch } = readBatchHeader(batches[0]!);
-      // The client names the topic's other partitions its transaction writes now: one coordinator write adds them all.
-      const added = [partition, ...alsoAdded.filter((other) => other !== partition)].map((other) => ({ topic: name, partition: other }));
-      await verifyTransactionalWrite(c.env, transactionalId, { producerId, producerEpoch }, added);
+    const logAppendTime = recordRules(topic).logAppendTime;
+    if (transactionalId === undefined) {
+      c.set("producedBytes", body.byteLength);
+      if (acks === 0) {
+        c.executionCtx.waitUntil(appendBatches(c.env, topic, partition, batches, acks));
+        return c.json({}, 202);
+      }
+      const result = await appendBatches(c.env, topic, partition, batches, acks);
+      const answer = { partition, baseOffset: result.baseOffset, lastOffset: result.lastOffset };
+      // A duplicate (an idempotent producer's retry) answers the append time it was first written at.
+      return c.json(logAppendTime ? { ...answer, timestamp: result.timestamps?.[0] ?? nowMs } : answer);
     }
-    c.set("producedBytes", body.byteLength);
-    if (acks === 0) {
-      c.executionCtx.waitUntil(appendBatches(c.env, topic, partition, batches, acks));
-      return c.json({}, 202);
-    }
-    const result = await appendBatches(c.env, topic, partition, batches, acks);
-    const answer = { partition, baseOffset: result.baseOffset, lastOffset: result.lastOffset };
-    // A duplicate (an idempotent producer's retry) answers the append time it was first written at.
-    return c.json(recordRules(topic).logAppendTime ? { ...answer, timestamp: result.timestamps?.[0] ?? nowMs } : answer);
+    authorize(c, "transactionalId", transactionalId, "write");
+    const identity = readBatchHeader(batches[0]!);
+    // The client names the topic's other partitions its transaction writes now: one coordinator write adds them all.
+    const added = [partition, ...alsoAdded.filter((other) => other !== partition)].map((other) => ({ topic: name, partition: other }));
+    const write = async () => {
+      await verifyTransactionalWrite(c.env, transactionalId, identity, added);
+      c.set("producedBytes", body.byteLength);
+      const result = await appendBatches(c.env, topic, partition, batches, acks);
+      return { topic: name, partition, baseOffset: result.baseOffset, lastOffset: result.lastOffset, ...(logAppendTime ? { timestamp: result.timestamps?.[0] ?? nowMs } : {}) };
+    };
+    if (commitAfterWrites === undefined) return c.json(writeAnswer(await write()));
+    // The transaction's last writes carry its commit: the answer says, beside the offsets, whether it committed.
+    const carried = { transactionalId, identity: { producerId: identity.producerId, producerEpoch: identity.producerEpoch }, writes: commitAfterWrites, topic: name, partition };
+    const { write: written, ...commit } = await writeCarryingCommit(c.env, carried, write);
+    return c.json({ ...writeAnswer(written), ...commit });
   })
   .get("/:topic/partitions/:partition/records", async (c, next) => {
     if (!isRecordBatchType(c.req.header("accept"))) return next();
