@@ -10,8 +10,12 @@
  * Kafka's internal topics (`__consumer_offsets`) are listed with `isInternal`, as Kafka lists
  * them, so that clients leave them out of regex subscriptions; Tributary keeps what they hold in
  * its objects, so reading them finds nothing, and no topic beginning with "__" is created.
+ * Tributary's anchor topics (`_transaction_state`, `_schemas`: src/topics/topic-names.ts) are
+ * listed as internal too, as Kafka lists its `__transaction_state`: they hold no records a
+ * client reads, clients leave them out of regex subscriptions, and deleting one is refused.
  */
-import { internalTopicId, isInternalTopic as isInternal, kafkaInternalTopics } from "../internal-topics.ts";
+import { internalTopicId, isInternalTopic, kafkaInternalTopics } from "../internal-topics.ts";
+import { anchorTopics } from "../../topics/topic-names.ts";
 import { TributaryError } from "../../errors.ts";
 import type { GatewayRequestContext } from "../handler-types.ts";
 import { kafkaErrorCode, kafkaErrors } from "../kafka-errors.ts";
@@ -25,6 +29,11 @@ interface MetadataRequest {
 /** Kafka's "not asked for" authorized operations. */
 const operationsNotAsked = -2147483648;
 const zeroUuid: Uint8Array = new Uint8Array(16);
+
+/** Kafka's internal topics, which Tributary only names (isInternalTopic), and Tributary's anchor topics. */
+function listedAsInternal(name: string | null): boolean {
+  return isInternalTopic(name) || (anchorTopics as readonly (string | null)[]).includes(name);
+}
 
 export async function metadata(request: MetadataRequest, context: GatewayRequestContext): Promise<Record<string, unknown>> {
   const { broker, session } = context;
@@ -41,7 +50,7 @@ export async function metadata(request: MetadataRequest, context: GatewayRequest
     if (named !== undefined) names.push(named);
     else byId.set(Buffer.from(topic.topicId!).toString("hex"), unknownId(topic.topicId!));
   }
-  if (!all && names.some((name) => !listing.some((topic) => topic.name === name) && !isInternal(name))) listing = await session.topics(true);
+  if (!all && names.some((name) => !listing.some((topic) => topic.name === name) && !isInternalTopic(name))) listing = await session.topics(true);
   const topics: Record<string, unknown>[] = [...byId.values()];
   // Described in parallel (and remembered): from v10 each topic answers its id.
   const listed = (name: string) => listing.some((topic) => topic.name === name);
@@ -52,7 +61,7 @@ export async function metadata(request: MetadataRequest, context: GatewayRequest
   for (const [index, name] of names.entries()) {
     let found = listing.find((topic) => topic.name === name);
     let errorCode: number = kafkaErrors.NONE;
-    if (found === undefined && isInternal(name)) {
+    if (found === undefined && isInternalTopic(name)) {
       topics.push(topicEntry(name, { name, partitions: 1, replicationFactor: 1 }, errorCode, internalTopicId(name)));
       continue;
     }
@@ -86,7 +95,7 @@ function topicEntry(name: string | null, topic: TopicSummary | undefined, errorC
     errorCode,
     name,
     topicId,
-    isInternal: isInternal(name),
+    isInternal: listedAsInternal(name),
     partitions: Array.from({ length: count }, (_, partitionIndex) => ({
       errorCode: kafkaErrors.NONE,
       partitionIndex,

@@ -24,6 +24,8 @@ import org.apache.kafka.clients.admin.DescribeClusterOptions;
 import org.apache.kafka.clients.admin.DescribeClusterResult;
 import org.apache.kafka.clients.admin.GroupListing;
 import org.apache.kafka.clients.admin.ListOffsetsResult.ListOffsetsResultInfo;
+import org.apache.kafka.clients.admin.ListTopicsOptions;
+import org.apache.kafka.clients.admin.TopicListing;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.RecordsToDelete;
@@ -38,6 +40,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.GroupIdNotFoundException;
+import org.apache.kafka.common.errors.InvalidRequestException;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
@@ -204,5 +207,24 @@ class AdminTest {
       assertEquals(GroupType.SHARE, listing.get().type().orElseThrow());
       assertEquals(GroupState.STABLE, listing.get().groupState().orElseThrow());
     }
+  }
+
+  @Test
+  void theAnchorTopicsAreListedAsInternalAndTheirDeletionIsRefused() throws Exception {
+    // A transactional id's first init makes the coordinators' anchor topic, _transaction_state.
+    assertEquals(200, Gateway.post("/v1/transactions/" + Gateway.unique("anchored") + "/init", "{}"));
+    Map<String, Boolean> internal = admin.listTopics(new ListTopicsOptions().listInternal(true)).listings().get().stream()
+        .collect(Collectors.toMap(TopicListing::name, TopicListing::isInternal));
+    assertEquals(Boolean.TRUE, internal.get("_transaction_state"), "listed as internal: " + internal);
+    assertEquals(Boolean.TRUE, internal.get("__consumer_offsets"));
+    String plain = createTopic("plain", 1, Map.of());
+    // Without listInternal the Admin leaves internal topics out, as on Kafka.
+    Set<String> names = admin.listTopics().names().get();
+    assertTrue(names.contains(plain) && !names.contains("_transaction_state"), String.valueOf(names));
+    // DeleteTopics: INVALID_REQUEST (the message says why), and the topic is still there.
+    ExecutionException refused = org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class, () -> admin.deleteTopics(List.of("_transaction_state")).all().get());
+    assertTrue(refused.getCause() instanceof InvalidRequestException, String.valueOf(refused.getCause()));
+    assertTrue(refused.getCause().getMessage().contains("internal"), refused.getCause().getMessage());
+    assertTrue(admin.listTopics(new ListTopicsOptions().listInternal(true)).names().get().contains("_transaction_state"));
   }
 }
