@@ -249,7 +249,7 @@ export async function billTransactionsBench(options: { seconds: number; write: b
     );
     log(`  ${dollars(bill.total)}/month; ${run.produceRequests} produce requests, ${run.workerRequests} Worker requests, ${run.objectRequests} object requests, ${run.sqliteRowsWritten} rows written`);
   }
-  lines.push("", "\"other Worker req/s\": the client's Worker requests that are not produce requests — the consumers' (the same in both rows) and, for the transactional producer, its end calls (its writes add their partitions: KIP-890's implicit add).");
+  lines.push("", "\"other Worker req/s\": the client's Worker requests that are not produce requests — the consumers' (the same in both rows) and, for the transactional producer, its end calls where its last writes did not carry the commit (a request still in flight at the commit; docs/transactions.md, \"The commit carried by the last writes\"; its writes add their partitions: KIP-890's implicit add).");
   const section = lines.join("\n");
   console.log(`\n${section}\n`);
   if (options.write) writeSection(join(repositoryRoot, "bench", "RESULTS.md"), billTransactionsHeading, section);
