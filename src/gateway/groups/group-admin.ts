@@ -70,18 +70,22 @@ async function describeOne(groupId: string, context: GatewayRequestContext): Pro
   };
 }
 
+/** v3 adds each group's error message: null when deleted, "Group g not found." as DescribeGroups v6 says it, else the error's. */
 export async function deleteGroups(request: DeleteGroupsRequest, context: GatewayRequestContext): Promise<DeleteGroupsResponse> {
-  const results = await Promise.all(
-    request.groupsNames.map(async (groupId) => ({
-      groupId,
-      errorCode: await deleteGroup(groupId, context),
-    })),
-  );
+  const results = await Promise.all(request.groupsNames.map(async (groupId) => ({ groupId, ...(await deleteGroup(groupId, context)) })));
   return { throttleTimeMs: 0, results };
 }
 
 /** A consumer group, else a share group of that name (../share/share-group-admin.ts). */
-async function deleteGroup(groupId: string, context: GatewayRequestContext): Promise<number> {
-  const { errorCode } = await orKafkaCode(() => context.tributary.admin().groups.delete(groupId));
-  return errorCode === kafkaCodes.GROUP_ID_NOT_FOUND ? deleteShareGroup(groupId, context) : errorCode;
+async function deleteGroup(groupId: string, context: GatewayRequestContext): Promise<{ errorCode: number; errorMessage: string | null }> {
+  let message: string | null = null;
+  const { errorCode } = await orKafkaCode(() =>
+    context.tributary.admin().groups.delete(groupId).catch((error: unknown) => {
+      message = error instanceof Error ? error.message : null;
+      throw error;
+    }),
+  );
+  const code = errorCode === kafkaCodes.GROUP_ID_NOT_FOUND ? await deleteShareGroup(groupId, context) : errorCode;
+  if (code === kafkaCodes.NONE) return { errorCode: code, errorMessage: null };
+  return { errorCode: code, errorMessage: code === kafkaCodes.GROUP_ID_NOT_FOUND ? `Group ${groupId} not found.` : message };
 }

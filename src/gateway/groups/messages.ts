@@ -193,7 +193,8 @@ export interface DeleteGroupsRequest {
 
 export interface DeleteGroupsResponse {
   throttleTimeMs: number;
-  results: { groupId: string; errorCode: number }[];
+  /** errorMessage: v3+. */
+  results: { groupId: string; errorCode: number; errorMessage: string | null }[];
 }
 
 export interface OffsetDeleteRequest {

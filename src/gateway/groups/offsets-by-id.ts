@@ -1,5 +1,5 @@
 /**
- * OffsetCommit and OffsetFetch v10 name topics by id (Metadata's, the Tributary topic's UUID),
+ * OffsetCommit and OffsetFetch v10 (and TxnOffsetCommit v6) name topics by id (Metadata's, the Tributary topic's UUID),
  * as the Java client 4.x sends them: the ids are resolved to names through the session, the
  * commit or fetch goes as by name (offsets.ts), and the answer names each topic by its id
  * again, in request order. An id no topic has is UNKNOWN_TOPIC_ID for each of its partitions,
@@ -7,7 +7,7 @@
  */
 import type { GatewayRequestContext } from "../handler-types.ts";
 import { kafkaErrors } from "../kafka-errors.ts";
-import type { OffsetCommitRequest, OffsetCommitResponse, OffsetFetchRequest, OffsetFetchResponse, OffsetFetchTopicAnswer, OffsetFetchTopics } from "./messages.ts";
+import type { OffsetCommitResponse, OffsetFetchRequest, OffsetFetchResponse, OffsetFetchTopicAnswer, OffsetFetchTopics } from "./messages.ts";
 
 
 /** Each topic's name, undefined for an id no topic has. */
@@ -15,10 +15,14 @@ function namesOf(topics: readonly { topicId?: Uint8Array }[], context: GatewayRe
   return Promise.all(topics.map(({ topicId }) => (topicId === undefined ? undefined : context.session.topicNamed(topicId))));
 }
 
-export async function offsetCommitById(
-  request: OffsetCommitRequest,
+/** A commit naming its topics by id (OffsetCommit v10, TxnOffsetCommit v6), and its answer by name. */
+type CommitById = { topics: { name: string; topicId?: Uint8Array; partitions: { partitionIndex: number }[] }[] };
+type CommitAnswer = { topics: { name: string; partitions: { partitionIndex: number; errorCode: number }[] }[] };
+
+export async function offsetCommitById<Request extends CommitById>(
+  request: Request,
   context: GatewayRequestContext,
-  byName: (request: OffsetCommitRequest) => Promise<OffsetCommitResponse>,
+  byName: (request: Request) => Promise<CommitAnswer>,
 ): Promise<OffsetCommitResponse> {
   const topics = request.topics;
   const names = await namesOf(topics, context);

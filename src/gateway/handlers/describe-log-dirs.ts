@@ -4,7 +4,8 @@
  * storage as a whole: each partition's leader's SQLite and its sealed segments in R2. A
  * partition's size is the bytes of both (`GET /v1/topics/{t}`'s `storage`: sqliteBytes +
  * r2Bytes); its offset lag 0 (no replica of the answer trails another) and never a future log.
- * v4's total and usable bytes are -1: unknown (neither SQLite nor R2 has a size to fill).
+ * v4's total and usable bytes are -1: unknown (neither SQLite nor R2 has a size to fill); v5's
+ * log dir is never cordoned (KIP-1066: nothing takes it out of placement).
  *
  * Topics null asks for every topic. As Kafka, what the broker does not hold is left out rather
  * than refused: a topic that does not exist, one the token may not describe, a partition the
@@ -41,7 +42,7 @@ export async function describeLogDirs(request: DescribeLogDirsRequest, context: 
         if (answered !== undefined && answered.partitions.length > 0) topics.push(answered);
       });
     }
-    return { throttleTimeMs: 0, errorCode: kafkaErrors.NONE, results: [{ errorCode: kafkaErrors.NONE, logDir: tributaryLogDir, topics, totalBytes: -1n, usableBytes: -1n }] };
+    return { throttleTimeMs: 0, errorCode: kafkaErrors.NONE, results: [{ errorCode: kafkaErrors.NONE, logDir: tributaryLogDir, topics, totalBytes: -1n, usableBytes: -1n, isCordoned: false }] };
   } catch (error) {
     // v0–2 have no top-level error: the dir's own carries it.
     const errorCode = kafkaErrorCode(error);

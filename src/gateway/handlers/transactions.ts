@@ -11,6 +11,7 @@ import { kafkaErrors } from "../kafka-errors.ts";
 import { isConsumerMember } from "../groups/consumer-subscriptions.ts";
 import { kafkaCodeOf } from "../groups/kafka-codes.ts";
 import { committedPositions } from "../groups/offsets.ts";
+import { offsetCommitById } from "../groups/offsets-by-id.ts";
 import { ended, initialized, mappingFor, type ProducerIdentity } from "../transactions/producer-mapping.ts";
 import { addTransactionPartitions, commitTransactionOffsets, describeTransaction, endTransaction } from "../transactions/transaction-calls.ts";
 import { producerFencedFrom, transactionCode } from "../transactions/transaction-codes.ts";
@@ -44,7 +45,8 @@ interface TxnOffsetCommitRequest {
   generationIdOrMemberEpoch?: number;
   memberId?: string;
   groupInstanceId?: string | null;
-  topics: { name: string; partitions: { partitionIndex: number; committedOffset: bigint; committedMetadata: string | null; committedLeaderEpoch?: number }[] }[];
+  /** name: "" from v6, which names topics by id (topicId). */
+  topics: { name: string; topicId?: Uint8Array; partitions: { partitionIndex: number; committedOffset: bigint; committedMetadata: string | null; committedLeaderEpoch?: number }[] }[];
 }
 
 const identityOf = (producerId: bigint, producerEpoch: number): ProducerIdentity => ({ producerId: Number(producerId), producerEpoch });
@@ -119,7 +121,13 @@ export async function addOffsetsToTxn(request: AddOffsetsToTxnRequest, context: 
   return answer(kafkaErrors.NONE);
 }
 
+/** TxnOffsetCommit; v6 names topics by id, resolved as OffsetCommit v10's (offsets-by-id.ts). */
 export async function txnOffsetCommit(request: TxnOffsetCommitRequest, context: GatewayRequestContext): Promise<Record<string, unknown>> {
+  if (context.apiVersion >= 6) return { ...(await offsetCommitById(request, context, (byName) => txnOffsetCommitByName(byName, context))) };
+  return txnOffsetCommitByName(request, context);
+}
+
+async function txnOffsetCommitByName(request: TxnOffsetCommitRequest, context: GatewayRequestContext): Promise<{ throttleTimeMs: number; topics: { name: string; partitions: { partitionIndex: number; errorCode: number }[] }[] }> {
   const { mapping, server } = translated(request.transactionalId, identityOf(request.producerId, request.producerEpoch), context);
   const offsets = committedPositions(request.topics);
   const generation = request.generationIdOrMemberEpoch ?? -1;

@@ -100,11 +100,11 @@ export const deleteRecords: MessageSchema = {
   ],
 };
 
-/** Kafka's DescribeLogDirs (KIP-113; v3 adds the top-level error, v4 a directory's total and usable bytes, KIP-827). */
+/** Kafka's DescribeLogDirs (KIP-113; v3 adds the top-level error, v4 a directory's total and usable bytes, KIP-827, v5 whether it is cordoned, KIP-1066). */
 export const describeLogDirs: MessageSchema = {
   apiKey: 35,
   name: "DescribeLogDirs",
-  versions: [0, 4],
+  versions: [0, 5],
   flexibleFrom: 2,
   request: [
     ["topics", "[]struct", "0+", { nullable: "0+", fields: [
@@ -129,6 +129,7 @@ export const describeLogDirs: MessageSchema = {
       ] }],
       ["totalBytes", "int64", "4+", { default: "-1" }],
       ["usableBytes", "int64", "4+", { default: "-1" }],
+      ["isCordoned", "bool", "5+", { default: "false" }],
     ] }],
   ],
 };

@@ -238,7 +238,8 @@ export const listOffsets: MessageSchema = {
 export const findCoordinator: MessageSchema = {
   apiKey: 10,
   name: "FindCoordinator",
-  versions: [0, 5],
+  // v6 is v5's bytes: it adds key type 2 (KIP-932, a share partition's coordinator, which brokers ask for).
+  versions: [0, 6],
   flexibleFrom: 3,
   request: [
     ["key", "string", "0-3"],

@@ -255,7 +255,7 @@ export const describeGroups: MessageSchema = {
 export const deleteGroups: MessageSchema = {
   apiKey: 42,
   name: "DeleteGroups",
-  versions: [0, 2],
+  versions: [0, 3],
   flexibleFrom: 2,
   request: [
     ["groupsNames", "[]string", "0+"],
@@ -265,6 +265,7 @@ export const deleteGroups: MessageSchema = {
     ["results", "[]struct", "0+", { fields: [
       ["groupId", "string", "0+"],
       ["errorCode", "int16", "0+"],
+      ["errorMessage", "string", "3+", { nullable: "3+", default: "null" }],
     ] }],
   ],
 };

@@ -75,8 +75,9 @@ export const endTxn: MessageSchema = {
 export const txnOffsetCommit: MessageSchema = {
   apiKey: 28,
   name: "TxnOffsetCommit",
-  // v5 is v4 (KIP-890 part 2: a transaction version 2 client sends no AddOffsetsToTxn first; the commit adds the group, as every version's does here).
-  versions: [0, 5],
+  // v5 is v4 (KIP-890 part 2: a transaction version 2 client sends no AddOffsetsToTxn first; the commit adds the group, as every version's does here);
+  // v6 names topics by id, as OffsetCommit v10 (src/gateway/groups/offsets-by-id.ts).
+  versions: [0, 6],
   flexibleFrom: 3,
   request: [
     ["transactionalId", "string", "0+"],
@@ -87,7 +88,8 @@ export const txnOffsetCommit: MessageSchema = {
     ["memberId", "string", "3+", { default: "" }],
     ["groupInstanceId", "string", "3+", { nullable: "3+", default: "null" }],
     ["topics", "[]struct", "0+", { fields: [
-      ["name", "string", "0+"],
+      ["name", "string", "0-5", { default: "" }],
+      ["topicId", "uuid", "6+"],
       ["partitions", "[]struct", "0+", { fields: [
         ["partitionIndex", "int32", "0+"],
         ["committedOffset", "int64", "0+"],
@@ -99,7 +101,8 @@ export const txnOffsetCommit: MessageSchema = {
   response: [
     ["throttleTimeMs", "int32", "0+"],
     ["topics", "[]struct", "0+", { fields: [
-      ["name", "string", "0+"],
+      ["name", "string", "0-5", { default: "" }],
+      ["topicId", "uuid", "6+"],
       ["partitions", "[]struct", "0+", { fields: [
         ["partitionIndex", "int32", "0+"],
         ["errorCode", "int16", "0+"],
