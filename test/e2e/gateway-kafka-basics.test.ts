@@ -154,6 +154,7 @@ describe("the gateway as other projects' suites use it", () => {
       "AdminTest.consumerGroupsAreListedDescribedAndTheirOffsetsAlteredAndDeleted() passed",
       "AdminTest.describeClusterNamesTheDeploymentsClusterIdAndTheGatewayAsItsOnlyBroker() passed",
       "AdminTest.listOffsetsAnswersEachSpecAndDeleteRecordsMovesTheEarliest() passed",
+      "AdminTest.listTransactionsFiltersByAPatternTheWholeIdMustMatch() passed",
       "AdminTest.theAnchorTopicsAreListedAsInternalAndTheirDeletionIsRefused() passed",
       "AdminTest.topicsAreCreatedWithConfigsWhichDescribeAndAlterReadBack() passed",
       ...[1, 2, 3, 4].map((index) => `CompressionTest.theDefaultProducerWritesWithTheCodecAndAConsumerReadsEveryRecordBack(String)[${index}] passed`),

@@ -7,6 +7,7 @@
 import { TributaryError } from "../../errors.ts";
 import type { GatewayRequestContext } from "../handler-types.ts";
 import { kafkaErrorCode, kafkaErrors } from "../kafka-errors.ts";
+import { compileTopicRegex } from "../groups/consumer-subscriptions.ts";
 import { describeTransaction, listTransactionIds, type TransactionDescription } from "../transactions/transaction-calls.ts";
 
 /** Kafka's transaction states (TransactionState.java), the ones ListTransactions filters by. */
@@ -46,7 +47,12 @@ interface ListTransactionsRequest {
   stateFilters: string[];
   producerIdFilters: bigint[];
   durationFilter?: bigint;
+  /** v2+ (KIP-1152): a regular expression the whole id must match; null or empty, every id. */
+  transactionalIdPattern?: string | null;
 }
+
+/** Kafka's code for a pattern that does not compile (InvalidRegularExpression). */
+const invalidRegularExpression = 128;
 
 export async function listTransactions(request: ListTransactionsRequest, context: GatewayRequestContext): Promise<Record<string, unknown>> {
   const answer = (errorCode: number, transactionStates: unknown[] = []) => ({
@@ -55,10 +61,13 @@ export async function listTransactions(request: ListTransactionsRequest, context
     unknownStateFilters: request.stateFilters.filter((state) => !kafkaStates.has(state)),
     transactionStates,
   });
+  // As Kafka 4.4's coordinator: the pattern matches the whole id; one that does not compile fails the request.
+  const pattern = request.transactionalIdPattern ? compileTopicRegex(request.transactionalIdPattern) : undefined;
+  if (pattern === null) return answer(invalidRegularExpression);
   try {
     const { transactions } = await listTransactionIds(context);
     const producerIds = new Set(request.producerIdFilters.map(Number));
-    const wanted = transactions.filter(({ producerId }) => producerIds.size === 0 || producerIds.has(producerId));
+    const wanted = transactions.filter(({ transactionalId, producerId }) => (producerIds.size === 0 || producerIds.has(producerId)) && (pattern === undefined || pattern.test(transactionalId)));
     const described = await Promise.all(wanted.map(({ transactionalId }) => describeTransaction(context, transactionalId).catch(() => undefined)));
     const olderThanMs = Number(request.durationFilter ?? -1n);
     const now = Date.now();

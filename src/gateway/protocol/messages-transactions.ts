@@ -140,12 +140,13 @@ export const describeTransactions: MessageSchema = {
 export const listTransactions: MessageSchema = {
   apiKey: 66,
   name: "ListTransactions",
-  versions: [0, 1],
+  versions: [0, 2],
   flexibleFrom: 0,
   request: [
     ["stateFilters", "[]string", "0+"],
     ["producerIdFilters", "[]int64", "0+"],
     ["durationFilter", "int64", "1+", { default: "-1" }],
+    ["transactionalIdPattern", "string", "2+", { nullable: "2+", default: "null" }],
   ],
   response: [
     ["throttleTimeMs", "int32", "0+"],

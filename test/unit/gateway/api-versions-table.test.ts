@@ -47,7 +47,7 @@ const pinned: Record<string, [number, number]> = {
   DescribeCluster: [0, 2],
   DescribeProducers: [0, 0],
   DescribeTransactions: [0, 0],
-  ListTransactions: [0, 1],
+  ListTransactions: [0, 2],
   ConsumerGroupHeartbeat: [0, 1],
   ConsumerGroupDescribe: [0, 1],
   ShareGroupHeartbeat: [1, 1],

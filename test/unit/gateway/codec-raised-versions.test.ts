@@ -1,6 +1,6 @@
 /**
  * Golden bytes of the versions raised to Kafka 4.4's newest on 2026-12-05: DeleteGroups v3,
- * DescribeLogDirs v5, FindCoordinator v6 and TxnOffsetCommit v6 — the bytes Kafka 4.4's own
+ * DescribeLogDirs v5, FindCoordinator v6, TxnOffsetCommit v6 and ListTransactions v2 — the bytes Kafka 4.4's own
  * message classes write (`MessageUtil.toByteBufferAccessor` in kafka-clients 4.4.0), and the
  * handlers' answers at those versions.
  */
@@ -65,5 +65,12 @@ describe("TxnOffsetCommit v6", () => {
     });
     const body = { throttleTimeMs: 0, topics: [{ name: "", topicId, partitions: [{ partitionIndex: 0, errorCode: 0 }] }] };
     expect(writeResponse(apiKeys.TxnOffsetCommit, 6, body)).toBe("00000000020102030405060708090a0b0c0d0e0f1002000000000000000000");
+  });
+});
+
+describe("ListTransactions v2", () => {
+  it("reads the transactional id pattern after the duration filter (null: every id)", () => {
+    expect(readRequest(apiKeys.ListTransactions, 2, hex("02084f6e676f696e6701ffffffffffffffff04612e2a00"))).toEqual({ stateFilters: ["Ongoing"], producerIdFilters: [], durationFilter: -1n, transactionalIdPattern: "a.*" });
+    expect(readRequest(apiKeys.ListTransactions, 2, hex("0101ffffffffffffffff0000"))).toEqual({ stateFilters: [], producerIdFilters: [], durationFilter: -1n, transactionalIdPattern: null });
   });
 });

@@ -25,6 +25,8 @@ import org.apache.kafka.clients.admin.DescribeClusterResult;
 import org.apache.kafka.clients.admin.GroupListing;
 import org.apache.kafka.clients.admin.ListOffsetsResult.ListOffsetsResultInfo;
 import org.apache.kafka.clients.admin.ListTopicsOptions;
+import org.apache.kafka.clients.admin.ListTransactionsOptions;
+import org.apache.kafka.clients.admin.TransactionListing;
 import org.apache.kafka.clients.admin.TopicListing;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
@@ -40,6 +42,7 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.acl.AclOperation;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.GroupIdNotFoundException;
+import org.apache.kafka.common.errors.InvalidRegularExpression;
 import org.apache.kafka.common.errors.InvalidRequestException;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -226,5 +229,28 @@ class AdminTest {
     assertTrue(refused.getCause() instanceof InvalidRequestException, String.valueOf(refused.getCause()));
     assertTrue(refused.getCause().getMessage().contains("internal"), refused.getCause().getMessage());
     assertTrue(admin.listTopics(new ListTopicsOptions().listInternal(true)).names().get().contains("_transaction_state"));
+  }
+
+  @Test
+  void listTransactionsFiltersByAPatternTheWholeIdMustMatch() throws Exception {
+    // As Kafka 4.4 answers it (checked with this client against kafka.sh's broker): a full match, "" lists all, "(" fails.
+    String prefix = Gateway.unique("pattern");
+    for (String id : List.of(prefix + "-1", "x" + prefix + "-2")) {
+      assertEquals(200, Gateway.post("/v1/transactions/" + id + "/init", "{}"));
+    }
+    java.util.function.Function<String, List<String>> listed = (pattern) -> {
+      try {
+        return admin.listTransactions(new ListTransactionsOptions().filterOnTransactionalIdPattern(pattern)).all().get().stream()
+            .map(TransactionListing::transactionalId).filter((id) -> id.contains(prefix)).sorted().toList();
+      } catch (Exception e) {
+        throw new IllegalStateException(e);
+      }
+    };
+    assertEquals(List.of(), listed.apply(prefix));
+    assertEquals(List.of(prefix + "-1"), listed.apply(prefix + "-.*"));
+    assertEquals(List.of(prefix + "-1", "x" + prefix + "-2"), listed.apply(".*" + prefix + ".*"));
+    assertEquals(List.of(prefix + "-1", "x" + prefix + "-2"), listed.apply(""));
+    ExecutionException refused = org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class, () -> admin.listTransactions(new ListTransactionsOptions().filterOnTransactionalIdPattern("(")).all().get());
+    assertTrue(refused.getCause() instanceof InvalidRegularExpression, String.valueOf(refused.getCause()));
   }
 }
