@@ -78,11 +78,13 @@ export interface DeleteRecordsAnswer {
 
 /**
  * `earliest` (the log start), `latest` (the high watermark), `earliest-local` (the first offset
- * held by the partition itself, past what tiered storage holds: Kafka's KIP-405), `max-timestamp`
- * (the first record with the largest timestamp: KIP-734), or the first record at or after a time.
+ * held by the partition itself, past what tiered storage holds: Kafka's KIP-405),
+ * `latest-tiered` (the last offset sealed to R2: KIP-1005), `earliest-pending-upload` (the
+ * first offset not sealed to R2 yet: KIP-1023), `max-timestamp` (the first record with the
+ * largest timestamp: KIP-734), or the first record at or after a time.
+ * `{ epochEnd }`: where that leader epoch ended (Kafka's OffsetForLeaderEpoch; src/log/epoch-end.ts).
  */
-/** `{ epochEnd }`: where that leader epoch ended (Kafka's OffsetForLeaderEpoch; src/log/epoch-end.ts). */
-export type OffsetQuery = "earliest" | "latest" | "earliest-local" | "max-timestamp" | { timestampMs: number } | { epochEnd: number };
+export type OffsetQuery = "earliest" | "latest" | "earliest-local" | "latest-tiered" | "earliest-pending-upload" | "max-timestamp" | { timestampMs: number } | { epochEnd: number };
 
 export interface ReplicaState {
   logStartOffset: number;

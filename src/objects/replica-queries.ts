@@ -30,10 +30,24 @@ export async function offsetAt(
   if (at === "earliest") return { offset: log.logStartOffset };
   if (at === "latest") return { offset: committedOnly ? log.lastStableOffset : log.highWatermark };
   if (at === "earliest-local") return { offset: log.localStartOffset };
+  if (at === "latest-tiered" || at === "earliest-pending-upload") return tieredOffset(log, tier, at);
   const timestampMs = at === "max-timestamp" ? maxTimestamp(tier?.maxTimestamp(log.logStartOffset), log.maxHeldTimestamp()) : at.timestampMs;
   if (timestampMs === undefined) return { offset: log.highWatermark };
   const sealed = await tier?.offsetForTimestamp(timestampMs, log.logStartOffset);
   return sealed ?? log.offsetForTimestamp(timestampMs);
+}
+
+/**
+ * KIP-1005's and KIP-1023's offsets, as Kafka's log answers them with remote storage on (every
+ * Tributary partition seals to R2): the last offset sealed (−1 when none is), and the first not
+ * sealed yet — after the last sealed one (not below the log start); with none sealed, the log
+ * start when the partition holds its whole log, else −1 (segments sealed before it knew them).
+ */
+function tieredOffset(log: PartitionLog, tier: SegmentTier | undefined, at: "latest-tiered" | "earliest-pending-upload"): { offset: number } {
+  const highest = tier?.manifest.at(-1)?.lastOffset ?? -1;
+  if (at === "latest-tiered") return { offset: highest };
+  if (highest >= 0) return { offset: Math.max(highest + 1, log.logStartOffset) };
+  return { offset: log.localStartOffset === log.logStartOffset ? log.logStartOffset : -1 };
 }
 
 export function replicaState(node: ReplicaNode, tier: SegmentTier | undefined, debug: ReplicaState["debug"]): ReplicaState {

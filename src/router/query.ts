@@ -98,7 +98,7 @@ export function fetchParams(query: Record<string, string | undefined>) {
 /**
  * `at` of `GET …/offsets` (API.md): `earliest`, `latest`, or a timestamp in milliseconds
  * (the first offset whose record timestamp is at or after it); and, additions (docs/api.md),
- * `max-timestamp` and `earliest-local`.
+ * `max-timestamp`, `earliest-local`, `latest-tiered` and `earliest-pending-upload`.
  */
 export function offsetAtParam(text: string | undefined, leaderEpochText?: string): OffsetQuery {
   if (text === "epoch-end") {
@@ -108,8 +108,8 @@ export function offsetAtParam(text: string | undefined, leaderEpochText?: string
     return { epochEnd: epoch };
   }
   if (leaderEpochText !== undefined) throw new TributaryError("INVALID_REQUEST", "leaderEpoch is taken only with at=epoch-end");
-  if (text === "earliest" || text === "latest" || text === "max-timestamp" || text === "earliest-local") return text;
-  const what = "earliest, latest, max-timestamp, earliest-local, epoch-end or a timestamp in milliseconds since the epoch (an integer from 0)";
+  if (text === "earliest" || text === "latest" || text === "max-timestamp" || text === "earliest-local" || text === "latest-tiered" || text === "earliest-pending-upload") return text;
+  const what = "earliest, latest, max-timestamp, earliest-local, latest-tiered, earliest-pending-upload, epoch-end or a timestamp in milliseconds since the epoch (an integer from 0)";
   if (text === undefined || text === "") throw new TributaryError("INVALID_REQUEST", `at is required: ${what}`);
   const value = integerPattern.test(text) ? Number(text) : Number.NaN;
   if (!Number.isSafeInteger(value) || value < 0) throw new TributaryError("INVALID_REQUEST", `at must be ${what}`);

@@ -1,8 +1,11 @@
 /**
  * ListOffsets: timestamp −2 is the earliest offset, −1 the latest (the high watermark), −3 the
  * first record with the largest timestamp (v7+, KIP-734), −4 the first offset the partition
- * holds itself, past its tiered segments in R2 (v8+, KIP-405), any other the first offset whose
+ * holds itself, past its tiered segments in R2 (v8+, KIP-405), −5 the last offset sealed to R2
+ * (v9+, KIP-1005), −6 the first not sealed yet (v11+, KIP-1023), any other the first offset whose
  * timestamp is at or after it (`GET …/offsets?at=`); none found answers offset −1, as Kafka does.
+ * A special timestamp the request's version does not have is UNSUPPORTED_VERSION for its
+ * partition, as Kafka's broker answers it.
  * With isolation level read_committed (v2+), the latest is the last stable offset (the first
  * offset of the oldest open transaction, else the high watermark: the partition's description),
  * as Kafka's broker answers: a read_committed consumer starting at the end starts where it can read.
@@ -21,12 +24,14 @@ interface ListOffsetsRequest {
   topics: { name: string; partitions: { partitionIndex: number; timestamp: bigint; currentLeaderEpoch?: number }[] }[];
 }
 
-/** Kafka's special timestamps, as `GET …/offsets?at=` names them. */
-const timestampSpecs = new Map<bigint, string>([
-  [-1n, "latest"],
-  [-2n, "earliest"],
-  [-3n, "max-timestamp"],
-  [-4n, "earliest-local"],
+/** Kafka's special timestamps, as `GET …/offsets?at=` names them, with the first version that has each (Kafka's broker refuses one below it: UNSUPPORTED_VERSION). */
+const timestampSpecs = new Map<bigint, { at: string; since: number }>([
+  [-1n, { at: "latest", since: 0 }],
+  [-2n, { at: "earliest", since: 0 }],
+  [-3n, { at: "max-timestamp", since: 7 }],
+  [-4n, { at: "earliest-local", since: 8 }],
+  [-5n, { at: "latest-tiered", since: 9 }],
+  [-6n, { at: "earliest-pending-upload", since: 11 }],
 ]);
 
 export async function listOffsets(request: ListOffsetsRequest, context: GatewayRequestContext): Promise<Record<string, unknown>> {
@@ -45,8 +50,10 @@ export async function listOffsets(request: ListOffsetsRequest, context: GatewayR
       name,
       partitions: await Promise.all(
         partitions.map(async ({ partitionIndex, timestamp, currentLeaderEpoch = -1 }) => {
-          const at = timestampSpecs.get(timestamp) ?? (timestamp >= 0n ? String(timestamp) : undefined);
+          const spec = timestampSpecs.get(timestamp);
+          const at = spec?.at ?? (timestamp >= 0n ? String(timestamp) : undefined);
           if (at === undefined) return { partitionIndex, errorCode: kafkaErrors.INVALID_REQUEST, timestamp: -1n, offset: -1n, leaderEpoch: -1 };
+          if (spec !== undefined && context.apiVersion < spec.since) return { partitionIndex, errorCode: kafkaErrors.UNSUPPORTED_VERSION, timestamp: -1n, offset: -1n, leaderEpoch: -1 };
           if (isInternalTopic(name)) return { partitionIndex, errorCode: kafkaErrors.NONE, timestamp: -1n, offset: 0n, leaderEpoch: 0 };
           try {
             const checked = await leaderEpochCheck(context, name, partitionIndex, currentLeaderEpoch);
@@ -62,8 +69,10 @@ export async function listOffsets(request: ListOffsetsRequest, context: GatewayR
               path: path("topics", name, "partitions", partitionIndex, "offsets"),
               query: { at },
             });
-            const byTime = at !== "earliest" && at !== "latest" && at !== "earliest-local";
+            const byTime = spec === undefined || at === "max-timestamp";
             if (byTime && answer.timestamp === undefined) return { partitionIndex, errorCode: kafkaErrors.NONE, timestamp: -1n, offset: -1n, leaderEpoch: -1 };
+            // No tiered offset to give (latest-tiered, earliest-pending-upload): −1, with epoch −1, as Kafka's broker answers.
+            if (answer.offset < 0) return { partitionIndex, errorCode: kafkaErrors.NONE, timestamp: -1n, offset: -1n, leaderEpoch: -1 };
             return { partitionIndex, errorCode: kafkaErrors.NONE, timestamp: BigInt(answer.timestamp ?? -1), offset: BigInt(answer.offset), leaderEpoch: await epochOf(name, partitionIndex) };
           } catch (error) {
             if (isStaleMetadata(error)) context.session.invalidate();

@@ -204,9 +204,10 @@ export const fetch: MessageSchema = {
 export const listOffsets: MessageSchema = {
   apiKey: 2,
   name: "ListOffsets",
-  // v7 adds MAX_TIMESTAMP (−3, KIP-734) and v8 EARLIEST_LOCAL (−4, KIP-405), with no new field;
-  // v9's LATEST_TIERED (−5) and v10's TimeoutMs are not served.
-  versions: [1, 8],
+  // v7 adds MAX_TIMESTAMP (−3, KIP-734), v8 EARLIEST_LOCAL (−4, KIP-405), v9 LATEST_TIERED (−5,
+  // KIP-1005) and v11 EARLIEST_PENDING_UPLOAD (−6, KIP-1023), with no new field; v10 TimeoutMs
+  // (KIP-1075: how long a broker may wait on its remote storage; read and not needed here).
+  versions: [1, 11],
   flexibleFrom: 6,
   request: [
     ["replicaId", "int32", "1+"],
@@ -219,6 +220,7 @@ export const listOffsets: MessageSchema = {
         ["timestamp", "int64", "1+"],
       ] }],
     ] }],
+    ["timeoutMs", "int32", "10+", { default: "0" }],
   ],
   response: [
     ["throttleTimeMs", "int32", "2+"],

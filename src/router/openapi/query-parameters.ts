@@ -48,8 +48,8 @@ export const queryParameters: Record<string, { description: string; schema: Reco
   },
   at: {
     description:
-      "`earliest`, `latest`, or a timestamp in ms: the first offset whose record timestamp is at or after it; `max-timestamp`: the first record with the largest timestamp (Kafka's KIP-734); `earliest-local`: the first offset the partition holds itself, past its sealed segments in R2 (KIP-405); `epoch-end` (with `leaderEpoch`): where that leader epoch ended (Kafka's OffsetForLeaderEpoch; an addition).",
-    schema: { type: "string", pattern: "^(earliest|latest|max-timestamp|earliest-local|epoch-end|[0-9]{1,16})$" },
+      "`earliest`, `latest`, or a timestamp in ms: the first offset whose record timestamp is at or after it; `max-timestamp`: the first record with the largest timestamp (Kafka's KIP-734); `earliest-local`: the first offset the partition holds itself, past its sealed segments in R2 (KIP-405); `latest-tiered`: the last offset sealed to R2, −1 when none is (KIP-1005); `earliest-pending-upload`: the first offset not sealed to R2 yet (KIP-1023); `epoch-end` (with `leaderEpoch`): where that leader epoch ended (Kafka's OffsetForLeaderEpoch; an addition).",
+    schema: { type: "string", pattern: "^(earliest|latest|max-timestamp|earliest-local|latest-tiered|earliest-pending-upload|epoch-end|[0-9]{1,16})$" },
   },
   leaderEpoch: {
     description: "With `at=epoch-end` only: the leader epoch whose end is asked (an integer from 0).",

@@ -14,7 +14,7 @@ const names = new Map<number, string>(Object.entries(apiKeys).map(([name, key]):
 const pinned: Record<string, [number, number]> = {
   Produce: [3, 13],
   Fetch: [4, 18],
-  ListOffsets: [1, 8],
+  ListOffsets: [1, 11],
   Metadata: [0, 13],
   OffsetCommit: [0, 10],
   OffsetFetch: [0, 10],

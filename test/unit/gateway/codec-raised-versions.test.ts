@@ -1,11 +1,13 @@
 /**
  * Golden bytes of the versions raised to Kafka 4.4's newest on 2026-12-05: DeleteGroups v3,
- * DescribeLogDirs v5, FindCoordinator v6, TxnOffsetCommit v6 and ListTransactions v2 — the bytes Kafka 4.4's own
+ * DescribeLogDirs v5, FindCoordinator v6, TxnOffsetCommit v6, ListTransactions v2 and
+ * ListOffsets v9–11 — the bytes Kafka 4.4's own
  * message classes write (`MessageUtil.toByteBufferAccessor` in kafka-clients 4.4.0), and the
  * handlers' answers at those versions.
  */
 import { describe, expect, it } from "vitest";
 import { findCoordinator } from "../../../src/gateway/handlers/find-coordinator.ts";
+import { listOffsets } from "../../../src/gateway/handlers/list-offsets.ts";
 import { apiKeys } from "../../../src/gateway/protocol/apis.ts";
 import type { GatewayRequestContext } from "../../../src/gateway/handler-types.ts";
 import { hex, readRequest, writeResponse } from "./support/golden-codec.ts";
@@ -72,5 +74,30 @@ describe("ListTransactions v2", () => {
   it("reads the transactional id pattern after the duration filter (null: every id)", () => {
     expect(readRequest(apiKeys.ListTransactions, 2, hex("02084f6e676f696e6701ffffffffffffffff04612e2a00"))).toEqual({ stateFilters: ["Ongoing"], producerIdFilters: [], durationFilter: -1n, transactionalIdPattern: "a.*" });
     expect(readRequest(apiKeys.ListTransactions, 2, hex("0101ffffffffffffffff0000"))).toEqual({ stateFilters: [], producerIdFilters: [], durationFilter: -1n, transactionalIdPattern: null });
+  });
+});
+
+describe("ListOffsets v9–11", () => {
+  it("reads v10's timeout after the topics (v9 and v11's bytes as v8's and v10's)", () => {
+    const partition = { partitionIndex: 0, currentLeaderEpoch: -1, timestamp: -6n };
+    const v9 = readRequest(apiKeys.ListOffsets, 9, hex("ffffffff000202740200000000fffffffffffffffffffffffa000000"));
+    expect(v9).toEqual({ replicaId: -1, isolationLevel: 0, topics: [{ name: "t", partitions: [partition] }] });
+    for (const version of [10, 11]) {
+      expect(readRequest(apiKeys.ListOffsets, version, hex("ffffffff000202740200000000fffffffffffffffffffffffa00000000753000"))).toEqual({ ...(v9 as object), timeoutMs: 30_000 });
+    }
+  });
+});
+
+describe("ListOffsets' special timestamps by version", () => {
+  it("answers UNSUPPORTED_VERSION for one the request's version does not have (−3 before v7, −4 before v8, −5 before v9, −6 before v11), as Kafka's broker", async () => {
+    const codeAt = async (timestamp: bigint, apiVersion: number) => {
+      const answer = await listOffsets({ topics: [{ name: "t", partitions: [{ partitionIndex: 0, timestamp }] }] }, { apiVersion } as unknown as GatewayRequestContext);
+      return ((answer.topics as { partitions: { errorCode: number }[] }[])[0]!.partitions[0]!).errorCode;
+    };
+    expect(await codeAt(-3n, 6)).toBe(35);
+    expect(await codeAt(-4n, 7)).toBe(35);
+    expect(await codeAt(-5n, 8)).toBe(35);
+    expect(await codeAt(-6n, 10)).toBe(35);
+    expect(await codeAt(-7n, 11)).toBe(42); // no such timestamp: INVALID_REQUEST
   });
 });

@@ -145,6 +145,6 @@ describe("query parameters a route does not take", () => {
 describe("GET …/offsets?at=", () => {
   it.each(["yesterday", "-1", "1.5", ""])("refuses at=%s naming every form it takes", async (at) => {
     const error = expectError(await api("GET", `/v1/topics/${topic}/partitions/0/offsets?at=${at}`), 400, "INVALID_REQUEST");
-    expect(error.message).toMatch(/earliest, latest, max-timestamp, earliest-local, epoch-end or a timestamp in milliseconds/);
+    expect(error.message).toMatch(/earliest, latest, max-timestamp, earliest-local, latest-tiered, earliest-pending-upload, epoch-end or a timestamp in milliseconds/);
   });
 });

@@ -88,6 +88,12 @@ describe("offsets by time across tiers", () => {
     expect(local.body.offset).toBeLessThan(300);
     expect((await api("GET", `/v1/topics/${topic}/partitions/0/offsets?at=earliest`)).body).toEqual({ offset: 0 });
     expect((await api("GET", `/v1/topics/${topic}/partitions/0/offsets?at=max-timestamp`)).body).toEqual({ offset: 299, timestamp: base + 299_000 });
+    // KIP-1005's and KIP-1023's: the last offset sealed to R2, and the first not sealed yet (where the rows start).
+    const tiered = await api("GET", `/v1/topics/${topic}/partitions/0/offsets?at=latest-tiered`);
+    const pending = await api("GET", `/v1/topics/${topic}/partitions/0/offsets?at=earliest-pending-upload`);
+    const localNow = (await api("GET", `/v1/topics/${topic}/partitions/0/offsets?at=earliest-local`)).body.offset;
+    expect(pending.body).toEqual({ offset: tiered.body.offset + 1 });
+    expect(pending.body.offset).toBe(localNow);
   });
 
   it("finds the record with the largest timestamp in a sealed segment when later records are older", async () => {
@@ -108,6 +114,9 @@ describe("offsets by time across tiers", () => {
     await createTopic(empty);
     expect((await api("GET", `/v1/topics/${empty}/partitions/0/offsets?at=max-timestamp`)).body).toEqual({ offset: 0 });
     expect((await api("GET", `/v1/topics/${empty}/partitions/0/offsets?at=earliest-local`)).body).toEqual({ offset: 0 });
+    // Nothing sealed: no last sealed offset; the first not sealed is the log start.
+    expect((await api("GET", `/v1/topics/${empty}/partitions/0/offsets?at=latest-tiered`)).body).toEqual({ offset: -1 });
+    expect((await api("GET", `/v1/topics/${empty}/partitions/0/offsets?at=earliest-pending-upload`)).body).toEqual({ offset: 0 });
   });
 });
 

@@ -137,11 +137,15 @@ class AdminTest {
     assertEquals(-1, offset(partition, OffsetSpec.forTimestamp(base + 10_000)).offset());
     // ListOffsets v8+: the earliest offset held locally (Tributary's log start, R2 included).
     assertEquals(0, offset(partition, OffsetSpec.earliestLocal()).offset());
+    // v9+ and v11+: nothing sealed to R2 yet (four small records): no last tiered offset, and the first not uploaded is the log start.
+    assertEquals(-1, offset(partition, OffsetSpec.latestTiered()).offset());
+    assertEquals(0, offset(partition, OffsetSpec.earliestPendingUpload()).offset());
 
     long low = admin.deleteRecords(Map.of(partition, RecordsToDelete.beforeOffset(2))).lowWatermarks().get(partition).get().lowWatermark();
     assertEquals(2, low);
     assertEquals(2, offset(partition, OffsetSpec.earliest()).offset());
     assertEquals(4, offset(partition, OffsetSpec.latest()).offset());
+    assertEquals(2, offset(partition, OffsetSpec.earliestPendingUpload()).offset());
   }
 
   private ListOffsetsResultInfo offset(TopicPartition partition, OffsetSpec spec) throws Exception {
