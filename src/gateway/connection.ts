@@ -171,7 +171,7 @@ export class GatewayConnection {
       // An ApiVersions version the gateway does not know gets a v0 answer listing what it knows (as Kafka does).
       const supported = request.kind === "request";
       if (!supported) answerHeader = { ...header, apiVersion: 0 };
-      answer = Promise.resolve(apiVersionsAnswer(this.#options.handlers, supported ? kafkaErrors.NONE : kafkaErrors.UNSUPPORTED_VERSION));
+      answer = Promise.resolve(apiVersionsAnswer(this.#options.handlers, supported ? kafkaErrors.NONE : kafkaErrors.UNSUPPORTED_VERSION, answerHeader.apiVersion));
     } else {
       const handler = this.#options.handlers[header.apiKey];
       if (request.kind === "unsupported" || handler === undefined) {

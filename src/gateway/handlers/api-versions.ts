@@ -3,7 +3,8 @@
  * layout covers — what is advertised is what works. (Answered by the connection itself: an
  * unsupported ApiVersions version gets this at v0 with UNSUPPORTED_VERSION, as Kafka does.)
  *
- * From v3 it names the cluster's features as a Kafka 4.4 broker does, with the one a client
+ * From v3 it names the cluster's features as a Kafka 4.4 broker does (the supported ones from 0
+ * only from v4, as Kafka's: below), with the one a client
  * acts on here: `transaction.version` 2 (KIP-890 part 2), so that the Java client 4.x writes
  * transactions as on Kafka 4.4 — no AddPartitionsToTxn or AddOffsetsToTxn, Produce v12,
  * TxnOffsetCommit v5, and EndTxn v5, whose answer brings the epoch the end bumped to
@@ -18,7 +19,12 @@ export const gatewayFeatures = [{ name: "transaction.version", minVersion: 0, ma
 /** The epoch of the finalized features: they never change while a gateway runs (a client keeps the newest epoch's). */
 const finalizedFeaturesEpoch = 1n;
 
-export function apiVersionsAnswer(handlers: GatewayHandlers, errorCode: number): Record<string, unknown> {
+/**
+ * The answer at `version`: before v4 the supported features whose minimum is 0 are left out, as
+ * Kafka 4.4's broker leaves them out (KAFKA-17011: clients older than that fix refuse such a
+ * range), so `transaction.version` is then only among the finalized features.
+ */
+export function apiVersionsAnswer(handlers: GatewayHandlers, errorCode: number, version: number): Record<string, unknown> {
   const keys = [apiKeys.ApiVersions, ...Object.keys(handlers).map(Number)].filter((key, i, all) => all.indexOf(key) === i && messageSchemas.has(key));
   keys.sort((a, b) => a - b);
   return {
@@ -28,7 +34,7 @@ export function apiVersionsAnswer(handlers: GatewayHandlers, errorCode: number):
       return { apiKey, minVersion, maxVersion };
     }),
     throttleTimeMs: 0,
-    supportedFeatures: gatewayFeatures.map(({ name, minVersion, maxVersion }) => ({ name, minVersion, maxVersion })),
+    supportedFeatures: gatewayFeatures.filter(({ minVersion }) => version >= 4 || minVersion > 0).map(({ name, minVersion, maxVersion }) => ({ name, minVersion, maxVersion })),
     finalizedFeaturesEpoch,
     finalizedFeatures: gatewayFeatures.map(({ name, finalized }) => ({ name, maxVersionLevel: finalized, minVersionLevel: finalized })),
   };

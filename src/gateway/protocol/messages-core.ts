@@ -9,7 +9,9 @@ import type { MessageSchema } from "./schema.ts";
 export const apiVersions: MessageSchema = {
   apiKey: 18,
   name: "ApiVersions",
-  versions: [0, 3],
+  // v4 (KAFKA-17011): the supported features with a minimum version of 0 are named too (v3 leaves
+  // them out: older clients refuse a range from 0); v5 (KIP-1242's cluster and node checks) is not served.
+  versions: [0, 4],
   flexibleFrom: 3,
   request: [
     ["clientSoftwareName", "string", "3+"],

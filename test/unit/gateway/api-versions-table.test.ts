@@ -26,7 +26,7 @@ const pinned: Record<string, [number, number]> = {
   DescribeGroups: [0, 6],
   ListGroups: [0, 5],
   SaslHandshake: [0, 1],
-  ApiVersions: [0, 3],
+  ApiVersions: [0, 4],
   CreateTopics: [0, 7],
   DeleteTopics: [0, 6],
   DeleteRecords: [0, 2],
@@ -62,15 +62,22 @@ const pinned: Record<string, [number, number]> = {
 describe("the gateway's ApiVersions answer", () => {
   it("advertises exactly the pinned APIs at the pinned versions", () => {
     const advertised = Object.fromEntries(
-      (apiVersionsAnswer(gatewayHandlers, 0).apiKeys as { apiKey: number; minVersion: number; maxVersion: number }[]).map(({ apiKey, minVersion, maxVersion }) => [names.get(apiKey) ?? String(apiKey), [minVersion, maxVersion]]),
+      (apiVersionsAnswer(gatewayHandlers, 0, 4).apiKeys as { apiKey: number; minVersion: number; maxVersion: number }[]).map(({ apiKey, minVersion, maxVersion }) => [names.get(apiKey) ?? String(apiKey), [minVersion, maxVersion]]),
     );
     expect(advertised).toEqual(pinned);
   });
 
   it("names transaction version 2 as supported and finalized (KIP-890 part 2), the one feature a client acts on here", () => {
-    const answer = apiVersionsAnswer(gatewayHandlers, 0);
+    const answer = apiVersionsAnswer(gatewayHandlers, 0, 4);
     expect(answer.supportedFeatures).toEqual([{ name: "transaction.version", minVersion: 0, maxVersion: 2 }]);
     expect(answer.finalizedFeatures).toEqual([{ name: "transaction.version", maxVersionLevel: 2, minVersionLevel: 2 }]);
     expect(answer.finalizedFeaturesEpoch).toBeGreaterThanOrEqual(0n);
+  });
+
+  it("leaves a supported feature from 0 out before v4 (finalized still), as Kafka 4.4's broker answers v3", () => {
+    // Checked with a raw ApiVersions v3 and v4 against kafka.sh's broker: v3's supported features lack transaction.version (minimum 0), its finalized ones have it.
+    const answer = apiVersionsAnswer(gatewayHandlers, 0, 3);
+    expect(answer.supportedFeatures).toEqual([]);
+    expect(answer.finalizedFeatures).toEqual([{ name: "transaction.version", maxVersionLevel: 2, minVersionLevel: 2 }]);
   });
 });

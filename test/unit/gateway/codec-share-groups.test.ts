@@ -35,7 +35,7 @@ function written(key: number, version: number, body: Record<string, unknown>): s
 
 describe("share-group messages against franz-go's kmsg", () => {
   it("ApiVersions advertises ShareGroupHeartbeat 76 v1, ShareGroupDescribe 77 v1, ShareFetch 78 v1–2, ShareAcknowledge 79 v1–2", () => {
-    const advertised = (apiVersionsAnswer(gatewayHandlers, 0).apiKeys as { apiKey: number; minVersion: number; maxVersion: number }[]).filter(({ apiKey }) => apiKey >= 76 && apiKey <= 79);
+    const advertised = (apiVersionsAnswer(gatewayHandlers, 0, 4).apiKeys as { apiKey: number; minVersion: number; maxVersion: number }[]).filter(({ apiKey }) => apiKey >= 76 && apiKey <= 79);
     expect(advertised).toEqual([
       { apiKey: 76, minVersion: 1, maxVersion: 1 },
       { apiKey: 77, minVersion: 1, maxVersion: 1 },
