@@ -78,8 +78,10 @@ export class CarriedCommits {
   async arrive(identity: ProducerIdentity, writes: number, write: CarriedWrite, commit: () => Promise<ProducerIdentity>): Promise<CarriedCommitAnswer> {
     const round = this.#roundFor(identity, writes);
     if (round.answer !== null) {
-      // A retried write: the answer it would have had, when its first attempt counted.
-      return round.writes.has(partitionKey(write)) ? round.answer : notEnded("INVALID_TXN_STATE", "the writes carrying this commit were already answered");
+      // A retried write: the answer it would have had, when its first attempt counted; a late one
+      // the round's reason when it ended without the commit (never a commit it was not part of).
+      if (round.writes.has(partitionKey(write)) || round.answer.ended === null) return round.answer;
+      return notEnded("INVALID_TXN_STATE", "the writes carrying this commit were already answered");
     }
     round.writes.set(partitionKey(write), write);
     if (round.committing || round.writes.size < writes) return new Promise((resolve) => round.waiters.push(resolve));
