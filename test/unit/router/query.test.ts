@@ -58,11 +58,11 @@ describe("offsetAtParam", () => {
   it.each(["yesterday", "-1", "1.5", "9007199254740993", "EARLIEST"])("refuses %s naming every form at takes", (text) => {
     const refused = refusal(() => offsetAtParam(text));
     expect(refused.code).toBe("INVALID_REQUEST");
-    expect(refused.message).toMatch(/^at must be earliest, latest, max-timestamp, earliest-local, epoch-end or a timestamp in milliseconds/);
+    expect(refused.message).toMatch(/^at must be earliest, latest, max-timestamp, earliest-local, latest-tiered, earliest-pending-upload, epoch-end or a timestamp in milliseconds/);
   });
 
   it("says at is required when it is missing", () => {
-    expect(refusal(() => offsetAtParam(undefined)).message).toMatch(/^at is required: earliest, latest, max-timestamp, earliest-local, epoch-end or a timestamp/);
+    expect(refusal(() => offsetAtParam(undefined)).message).toMatch(/^at is required: earliest, latest, max-timestamp, earliest-local, latest-tiered, earliest-pending-upload, epoch-end or a timestamp/);
   });
 });
 
