@@ -160,6 +160,10 @@ describe("the console against wrangler dev (open mode)", () => {
     await form.getByRole("button", { name: "Set level" }).click();
     await page.getByRole("status").filter({ hasText: `Set the compatibility level of ${subject} to FULL_TRANSITIVE.` }).waitFor();
     expect((await call("GET", `/registry/config/${subject}`)).body).toEqual({ compatibilityLevel: "FULL_TRANSITIVE" });
+    // The page reads the level back after setting it: that read answered before the reload (a
+    // reload while it is out aborts it, which the watcher counts as a failed request).
+    await expect.poll(() => page.getByTestId("subject-compatibility").textContent()).toBe("FULL_TRANSITIVE");
+    await page.waitForLoadState("networkidle");
     // It sticks: a fresh page reads it back from the registry, the global level unchanged.
     await page.reload();
     await expect.poll(() => page.getByTestId("subject-compatibility").textContent()).toBe("FULL_TRANSITIVE");
