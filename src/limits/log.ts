@@ -67,6 +67,13 @@ export const segmentBytesMax = 64 * MiB;
 export const fetchMaxRecordsDefault = 500;
 /** Records in one fetch answer: bounds the JSON the router builds per request. */
 export const fetchMaxRecordsMax = 10_000;
+/**
+ * Records in one binary fetch answer (docs/api.md): the stored batches are handed on as they
+ * are, no record is built, so the bytes bound the answer; this bound stays for readers that
+ * count. Kafka's Fetch has no record bound at all: the gateway asks this many, so that a Fetch
+ * of small records is cut by its bytes, as Kafka cuts it, and reads ahead in large ranges.
+ */
+export const binaryFetchMaxRecordsMax = 1_000_000;
 export const fetchMaxBytesDefault = 1 * MiB;
 /** Bytes in one fetch answer, as API.md states; well inside RPC's 32 MiB message limit. */
 export const fetchMaxBytesMax = 8 * MiB;

@@ -83,13 +83,14 @@ export function partitionParam(text: string | undefined): number {
 
 /**
  * A fetch's query (API.md, Fetch): `offset` is required (a negative one is left for the
- * partition to answer 416); maxRecords, maxBytes and waitMs default and are bounded.
+ * partition to answer 416); maxRecords (at most `maxRecordsMax`: a binary fetch's is
+ * binaryFetchMaxRecordsMax), maxBytes and waitMs default and are bounded.
  */
-export function fetchParams(query: Record<string, string | undefined>) {
+export function fetchParams(query: Record<string, string | undefined>, maxRecordsMax = fetchMaxRecordsMax) {
   return {
     isolation: isolationParam(query.isolation),
     offset: integerParam("offset", query.offset, { min: Number.MIN_SAFE_INTEGER, max: Number.MAX_SAFE_INTEGER }),
-    maxRecords: integerParam("maxRecords", query.maxRecords, { min: 1, max: fetchMaxRecordsMax, fallback: fetchMaxRecordsDefault }),
+    maxRecords: integerParam("maxRecords", query.maxRecords, { min: 1, max: maxRecordsMax, fallback: fetchMaxRecordsDefault }),
     maxBytes: integerParam("maxBytes", query.maxBytes, { min: 1, max: fetchMaxBytesMax, fallback: fetchMaxBytesDefault }),
     waitMs: integerParam("waitMs", query.waitMs, { min: 0, max: fetchWaitMsMax, fallback: 0 }),
   };

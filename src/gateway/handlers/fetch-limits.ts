@@ -64,6 +64,20 @@ export function firstBytes(pieces: readonly Uint8Array[], bytes: number): Uint8A
   return kept;
 }
 
+/** The pieces after their first `bytes`, as views of them (no copy). */
+export function piecesAfter(pieces: readonly Uint8Array[], bytes: number): Uint8Array[] {
+  const after: Uint8Array[] = [];
+  let skip = bytes;
+  for (const piece of pieces) {
+    if (skip >= piece.byteLength) skip -= piece.byteLength;
+    else {
+      after.push(skip === 0 ? piece : piece.subarray(skip));
+      skip = 0;
+    }
+  }
+  return after;
+}
+
 /** One partition's records as read, and its own bound. */
 export interface BoundedRead {
   records: Uint8Array[];

@@ -13,6 +13,12 @@
  *   Fetch(n) ◄─ answered from [n, m) ◄────────────────────────────────────────────┘
  *   Fetch(m) ◄─ answered from [m, k), and [k, …) is read …
  *
+ * A read made ahead may be larger than the client's Fetch bound (the caller chooses its size):
+ * each Fetch is then answered with the read's next part that fits its bound (`split`: whole
+ * batches), the rest kept for the Fetches after it. A request to Tributary costs milliseconds
+ * whatever it carries, so a few large reads keep a consumer catching up fed where a chain of
+ * Fetch-sized ones, each started only when the one before answered, did not (bench/RESULTS.md).
+ *
  * Bounded: per connection, read-aheads whose byte bounds add up to at most
  * gatewayReadAheadBytesMax, at most gatewayReadAheadDepth per partition; a partition's reads
  * are dropped after gatewayReadAheadMaxAgeMs (then the next Fetch reads afresh), when a Fetch
@@ -22,20 +28,38 @@
 import { gatewayReadAheadBytesMax, gatewayReadAheadDepth, gatewayReadAheadMaxAgeMs } from "../../limits.ts";
 
 interface Pending<T> {
+  /** Where what is left of it starts: a Fetch taking part of it moves this on. */
   offset: number;
   answer: Promise<T>;
   abort: AbortController;
   timer: ReturnType<typeof setTimeout>;
-  /** Whether it answered, and with what. */
+  /** Whether it answered, and with what (what is left of it, once a Fetch took part). */
   answered: boolean;
   value?: T;
   /** Where the read after this one starts, once it answered and there is more to read. */
   after?: number;
 }
 
-/** One partition's chain of reads, oldest first, all with the same byte bound and reader. */
+/** An answer's first part within a byte bound, and where what is left starts. */
+export interface Split<T> {
+  head: T;
+  rest?: { offset: number; answer: T };
+}
+
+/**
+ * `answer` (of a read from `offset`) cut to at most `room` bytes, in whole batches: the whole
+ * answer when it fits; with `firstAlwaysComes`, at least its first batch (a Fetch's own answer,
+ * as Kafka's); undefined when nothing fits. An answer that cannot be cut there may come whole
+ * with no rest: the caller's next offset then does not meet the chain's, which reads afresh.
+ */
+export type Splitter<T> = (answer: T, offset: number, room: number, firstAlwaysComes: boolean) => Split<T> | undefined;
+
+/** One partition's chain of reads, oldest first, all with the same byte bounds and reader. */
 interface Chain<T> {
+  /** The client's Fetch bound the reads serve. */
   maxBytes: number;
+  /** Each read's own bound (at least maxBytes), counted toward gatewayReadAheadBytesMax. */
+  readBytes: number;
   read: (offset: number, signal: AbortSignal) => Promise<T>;
   /** Where to read on after an answer of a read from `offset`; undefined: nothing more to read ahead. */
   after: (answer: T, offset: number) => number | undefined;
@@ -44,10 +68,19 @@ interface Chain<T> {
 
 export class FetchReadAhead<T> {
   readonly #chains = new Map<string, Chain<T>>();
+  readonly #split: Splitter<T>;
   #bytes = 0;
   #closed = false;
 
-  /** The read made ahead for this partition at exactly `offset` with `maxBytes`, removed; undefined when there is none. */
+  constructor(split: Splitter<T>) {
+    this.#split = split;
+  }
+
+  /**
+   * The part of the read made ahead for this partition at exactly `offset` that a Fetch bound to
+   * `maxBytes` takes, once it answered (what is left stays for the next Fetch); undefined when
+   * there is none.
+   */
   take(partition: string, offset: number, maxBytes: number): Promise<T> | undefined {
     const chain = this.#chains.get(partition);
     const first = chain?.reads[0];
@@ -56,21 +89,24 @@ export class FetchReadAhead<T> {
       this.#drop(partition);
       return undefined;
     }
-    this.#shift(partition, chain);
-    return first.answer;
+    return first.answer.then((answer) => {
+      // Dropped meanwhile (its read aborted or aged out): the part of what it read that the Fetch takes, if any.
+      if (this.#chains.get(partition) !== chain || chain.reads[0] !== first) return this.#split(answer, offset, maxBytes, true)?.head ?? answer;
+      return this.#takeFrom(partition, chain, first, maxBytes, true)!;
+    });
   }
 
   /**
-   * The partition's next read made ahead, removed, when it is at exactly `offset` with
-   * `maxBytes`, has already answered and `fits` its answer: for a Fetch answer that has room
-   * for more than one read (nothing is waited for). Undefined, and nothing removed, otherwise.
+   * The next part of the partition's reads made ahead, when it starts at exactly `offset` (for
+   * a Fetch bound to `maxBytes`), has already answered and has whole batches within `room`: for
+   * a Fetch answer that has room for more (nothing is waited for). Undefined, and nothing
+   * taken, otherwise.
    */
-  takeAnswered(partition: string, offset: number, maxBytes: number, fits: (answer: T) => boolean): T | undefined {
+  takeAnswered(partition: string, offset: number, maxBytes: number, room: number): T | undefined {
     const chain = this.#chains.get(partition);
     const first = chain?.reads[0];
-    if (chain === undefined || first === undefined || !first.answered || first.offset !== offset || chain.maxBytes !== maxBytes || !fits(first.value as T)) return undefined;
-    this.#shift(partition, chain);
-    return first.value;
+    if (chain === undefined || first === undefined || !first.answered || first.offset !== offset || chain.maxBytes !== maxBytes) return undefined;
+    return this.#takeFrom(partition, chain, first, room, false);
   }
 
   /** Drops (and aborts) every read-ahead of a partition not in `keep`: a Fetch that did not ask for it. */
@@ -79,13 +115,14 @@ export class FetchReadAhead<T> {
   }
 
   /**
-   * Starts reading `partition` from `offset` ahead of the client's next Fetch, unless it is read
-   * ahead already or the bound is reached; each answer `after` says more is left to read starts
-   * the next read, up to gatewayReadAheadDepth ahead.
+   * Starts reading `partition` from `offset` ahead of the client's next Fetch (bound to
+   * `maxBytes`; each read bound to `readBytes`, at least that), unless it is read ahead already
+   * or the bound is reached; each answer `after` says more is left to read starts the next read,
+   * up to gatewayReadAheadDepth ahead.
    */
-  start(partition: string, offset: number, maxBytes: number, read: Chain<T>["read"], after: Chain<T>["after"] = () => undefined): boolean {
-    if (this.#closed || this.#chains.has(partition) || this.#bytes + maxBytes > gatewayReadAheadBytesMax) return false;
-    const chain: Chain<T> = { maxBytes, read, after, reads: [] };
+  start(partition: string, offset: number, maxBytes: number, read: Chain<T>["read"], after: Chain<T>["after"] = () => undefined, readBytes = maxBytes): boolean {
+    if (this.#closed || this.#chains.has(partition) || this.#bytes + readBytes > gatewayReadAheadBytesMax) return false;
+    const chain: Chain<T> = { maxBytes, readBytes: Math.max(readBytes, maxBytes), read, after, reads: [] };
     this.#chains.set(partition, chain);
     this.#add(partition, chain, offset);
     return true;
@@ -104,6 +141,19 @@ export class FetchReadAhead<T> {
     this.dropOthers(new Set());
   }
 
+  /** The part of the chain's first read (answered) within `room`; the read is removed once nothing is left of it. */
+  #takeFrom(partition: string, chain: Chain<T>, first: Pending<T>, room: number, firstAlwaysComes: boolean): T | undefined {
+    const split = this.#split(first.value as T, first.offset, room, firstAlwaysComes);
+    if (split === undefined) return undefined;
+    if (split.rest === undefined) {
+      this.#shift(partition, chain);
+    } else {
+      first.offset = split.rest.offset;
+      first.value = split.rest.answer;
+    }
+    return split.head;
+  }
+
   #add(partition: string, chain: Chain<T>, offset: number): void {
     const abort = new AbortController();
     const pending: Pending<T> = {
@@ -117,7 +167,7 @@ export class FetchReadAhead<T> {
     };
     pending.timer.unref?.();
     chain.reads.push(pending);
-    this.#bytes += chain.maxBytes;
+    this.#bytes += chain.readBytes;
     pending.answer.then(
       (answer) => {
         pending.answered = true;
@@ -132,11 +182,11 @@ export class FetchReadAhead<T> {
   /** Starts the read after the chain's last one, when that one answered with more to read and the bounds allow. */
   #extend(partition: string, chain: Chain<T>): void {
     const last = chain.reads.at(-1);
-    if (this.#closed || last?.after === undefined || chain.reads.length >= gatewayReadAheadDepth || this.#bytes + chain.maxBytes > gatewayReadAheadBytesMax) return;
+    if (this.#closed || last?.after === undefined || chain.reads.length >= gatewayReadAheadDepth || this.#bytes + chain.readBytes > gatewayReadAheadBytesMax) return;
     this.#add(partition, chain, last.after);
   }
 
-  /** Removes the chain's first read (taken by a Fetch) and reads on after the last. */
+  /** Removes the chain's first read (taken by Fetches) and reads on after the last. */
   #shift(partition: string, chain: Chain<T>): void {
     this.#release(chain, chain.reads.shift()!);
     if (chain.reads.length === 0) this.#chains.delete(partition);
@@ -155,6 +205,6 @@ export class FetchReadAhead<T> {
 
   #release(chain: Chain<T>, pending: Pending<T>): void {
     clearTimeout(pending.timer);
-    this.#bytes -= chain.maxBytes;
+    this.#bytes -= chain.readBytes;
   }
 }

@@ -15,17 +15,19 @@
  * its partitions. The answer keeps to the request's MaxBytes and each partition's
  * PartitionMaxBytes as Kafka's broker does (fetch-limits.ts). A partition the answer leaves behind its high watermark is read on at once,
  * while the client decodes the answer (fetch-read-ahead.ts): Kafka's clients send the next Fetch
- * only after handling the last, so this is where the gateway's read overlaps their work.
+ * only after handling the last, so this is where the gateway's read overlaps their work. Those
+ * reads are larger than a Fetch's bound when the connection's read-ahead bound allows
+ * (gatewayReadAheadReadBytes), each answering several Fetches in turn.
  * The reads go over node:http (upstream-read.ts), and the bytes they bring are the answer's
  * records as they came off the socket: nothing is copied between Tributary and the client.
  */
-import { fetchMaxBytesMax, fetchMaxRecordsMax, fetchWaitMsMax } from "../../limits.ts";
+import { binaryFetchMaxRecordsMax, fetchMaxBytesMax, fetchWaitMsMax, gatewayReadAheadBytesMax, gatewayReadAheadDepth, gatewayReadAheadReadBytes } from "../../limits.ts";
 import { fetchHeaders } from "../../protocol/content-types.ts";
 import { path } from "../../client/transport.ts";
 import { TributaryError } from "../../errors.ts";
 import type { GatewayRequestContext } from "../handler-types.ts";
-import { baseOffsetAt, firstBytes, keptBytes } from "./fetch-limits.ts";
-import { FetchReadAhead } from "./fetch-read-ahead.ts";
+import { baseOffsetAt, batchEnds, firstBytes, keptBytes, piecesAfter } from "./fetch-limits.ts";
+import { FetchReadAhead, type Split } from "./fetch-read-ahead.ts";
 import { kafkaErrorCode, kafkaErrors, throttleTimeMs } from "../kafka-errors.ts";
 import { isInternalTopic } from "../internal-topics.ts";
 import { leaderEpochCheck } from "./leader-epoch-check.ts";
@@ -60,6 +62,8 @@ interface PartitionAnswer {
 interface AbortedTransaction {
   producerId: bigint;
   firstOffset: bigint;
+  /** Its ABORT marker's offset, when the read's header names it; not part of Kafka's answer. */
+  lastOffset?: number;
 }
 
 interface Wanted {
@@ -86,7 +90,7 @@ function readAheadOf(context: GatewayRequestContext): FetchReadAhead<PartitionAn
   if (held?.session === context.session) return held.readAhead;
   // Another token since (SASL): what was read with the old one is not served.
   held?.readAhead.close();
-  const readAhead = new FetchReadAhead<PartitionAnswer>();
+  const readAhead = new FetchReadAhead<PartitionAnswer>(splitAnswer);
   readAheads.set(context.connectionId, { readAhead, session: context.session });
   if (held === undefined) {
     context.onClose(() => {
@@ -109,8 +113,8 @@ const partitionKey = (one: Wanted) => `${one.partition}:${one.committed ? "commi
 /** The aborted transactions a read_committed read's header names (docs/api.md), as Kafka's answer holds them. */
 function abortedTransactionsOf(header: string | undefined): AbortedTransaction[] {
   if (header === undefined) return [];
-  const entries = JSON.parse(header) as { producerId: number; firstOffset: number }[];
-  return entries.map(({ producerId, firstOffset }) => ({ producerId: BigInt(producerId), firstOffset: BigInt(firstOffset) }));
+  const entries = JSON.parse(header) as { producerId: number; firstOffset: number; lastOffset?: number }[];
+  return entries.map(({ producerId, firstOffset, lastOffset }) => ({ producerId: BigInt(producerId), firstOffset: BigInt(firstOffset), ...(lastOffset === undefined ? {} : { lastOffset }) }));
 }
 
 /** Both answers' aborted transactions, each once. */
@@ -167,7 +171,8 @@ export async function fetch(request: FetchRequest, context: GatewayRequestContex
   wanted.forEach((one, i) => {
     const nextOffset = one.topic === undefined ? undefined : readOnFrom(answers[i]!, one.offset);
     if (nextOffset === undefined) return;
-    readAhead.start(partitionKey(one), nextOffset, one.maxBytes, (offset, signal) => fetchPartition({ ...one, offset }, 0, context, signal), readOnFrom);
+    const readBytes = readAheadBytes(one.maxBytes, wanted.length);
+    readAhead.start(partitionKey(one), nextOffset, one.maxBytes, (offset, signal) => fetchPartition({ ...one, offset, maxBytes: readBytes }, 0, context, signal), readOnFrom, readBytes);
   });
   const throttle = Math.max(0, ...answers.map((answer) => answer.throttleTimeMs));
   // A topic named twice answers once, with every partition asked for.
@@ -178,6 +183,39 @@ export async function fetch(request: FetchRequest, context: GatewayRequestContex
     responses[keys.indexOf(keys[one.entry]!)]!.partitions.push(answer);
   });
   return { throttleTimeMs: throttle, errorCode: kafkaErrors.NONE, sessionId: 0, responses: responses.filter((_, i) => keys.indexOf(keys[i]!) === i) };
+}
+
+/**
+ * The bound of each read made ahead of Fetches bound to `maxBytes` naming `partitions`: up to
+ * gatewayReadAheadReadBytes, as the connection's read-ahead bound allows every partition its
+ * chain; never less than the Fetch's own bound.
+ */
+function readAheadBytes(maxBytes: number, partitions: number): number {
+  const share = Math.floor(gatewayReadAheadBytesMax / (gatewayReadAheadDepth * partitions));
+  return Math.min(fetchMaxBytesMax, Math.max(maxBytes, Math.min(gatewayReadAheadReadBytes, share)));
+}
+
+/**
+ * A read's answer cut for a Fetch with `room` bytes left (fetch-read-ahead.ts's Splitter):
+ * whole batches, the rest starting at the first batch left out. A failed or empty answer, or
+ * bytes that do not walk as batches, go whole to the Fetch that takes the read. Each part names
+ * the aborted transactions it meets: those that begin before its end, and those whose ABORT
+ * marker is not before its start (as Kafka's broker names them for a Fetch from mid-range).
+ */
+function splitAnswer(answer: PartitionAnswer, offset: number, room: number, firstAlwaysComes: boolean): Split<PartitionAnswer> | undefined {
+  if (answer.errorCode !== kafkaErrors.NONE || answer.bytes === 0) return firstAlwaysComes ? { head: answer } : undefined;
+  if (answer.bytes <= room) return { head: answer };
+  const ends = batchEnds(answer.records, answer.bytes);
+  if (ends.at(-1) !== answer.bytes) return firstAlwaysComes ? { head: answer } : undefined;
+  const fitting = ends.filter((end) => end <= room);
+  const cut = fitting.at(-1) ?? (firstAlwaysComes ? ends[0] : undefined);
+  if (cut === undefined) return undefined;
+  const cutAnswer = cutTo(answer, cut, offset);
+  const end = cutAnswer.nextOffset;
+  const head = { ...cutAnswer, abortedTransactions: answer.abortedTransactions.filter((entry) => entry.firstOffset < BigInt(end)) };
+  if (cut === answer.bytes) return { head };
+  const abortedTransactions = answer.abortedTransactions.filter((entry) => entry.lastOffset === undefined || entry.lastOffset >= end);
+  return { head, rest: { offset: end, answer: { ...answer, records: piecesAfter(answer.records, cut), bytes: answer.bytes - cut, abortedTransactions } } };
 }
 
 /** The answer's first `bytes` (whole batches); it reads on from the first batch left out. */
@@ -205,7 +243,7 @@ function withAnswered(readAhead: FetchReadAhead<PartitionAnswer>, one: Wanted, a
   let offset = one.offset;
   for (let from = readOnFrom(merged, offset); from !== undefined; from = readOnFrom(merged, offset)) {
     const bytes = merged.bytes;
-    const more = readAhead.takeAnswered(partitionKey(one), from, one.maxBytes, (next) => next.errorCode === kafkaErrors.NONE && next.bytes > 0 && bytes + next.bytes <= one.maxBytes);
+    const more = readAhead.takeAnswered(partitionKey(one), from, one.maxBytes, one.maxBytes - bytes);
     if (more === undefined) break;
     merged = {
       ...more,
@@ -257,7 +295,7 @@ async function fetchPartition(one: Wanted, waitMs: number, context: GatewayReque
   try {
     const read = await context.session.readRecords({
       path: path("topics", one.topic, "partitions", one.partition, "records"),
-      query: { offset: one.offset, maxRecords: fetchMaxRecordsMax, maxBytes: one.maxBytes, waitMs, isolation: one.committed ? "read_committed" : "read_uncommitted" },
+      query: { offset: one.offset, maxRecords: binaryFetchMaxRecordsMax, maxBytes: one.maxBytes, waitMs, isolation: one.committed ? "read_committed" : "read_uncommitted" },
       waitMs,
       signal,
     });

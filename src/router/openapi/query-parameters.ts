@@ -1,4 +1,5 @@
 import {
+  binaryFetchMaxRecordsMax,
   fetchMaxBytesDefault,
   fetchMaxBytesMax,
   fetchMaxRecordsDefault,
@@ -26,8 +27,8 @@ export const queryParameters: Record<string, { description: string; schema: Reco
     schema: { type: "string", enum: ["true", "false"], default: "false" },
   },
   maxRecords: {
-    description: "At most this many records (whole batches on a binary fetch); the first is always returned.",
-    schema: { type: "integer", minimum: 1, maximum: fetchMaxRecordsMax, default: fetchMaxRecordsDefault },
+    description: `At most this many records (whole batches on a binary fetch); the first is always returned. At most ${fetchMaxRecordsMax.toLocaleString("en")} on a JSON fetch, ${binaryFetchMaxRecordsMax.toLocaleString("en")} on a binary one.`,
+    schema: { type: "integer", minimum: 1, maximum: binaryFetchMaxRecordsMax, default: fetchMaxRecordsDefault },
   },
   maxBytes: {
     description: "At most this many bytes of keys, values and headers (whole batches on a binary fetch).",

@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { TributaryError } from "../../errors.ts";
-import { produceRequestBytesMax } from "../../limits.ts";
+import { binaryFetchMaxRecordsMax, produceRequestBytesMax } from "../../limits.ts";
 import { fetchHeaders, isRecordBatchType, recordBatchContentType } from "../../protocol/content-types.ts";
 import { readBatchHeader } from "../../protocol/record-batch.ts";
 import { recordRules } from "../../topics/record-rules.ts";
@@ -99,7 +99,7 @@ export const binaryRecordRoutes = new Hono<RouterEnv>()
     if (!isRecordBatchType(c.req.header("accept"))) return next();
     authorize(c, "topic", c.req.param("topic"), "read");
     const partition = partitionParam(c.req.param("partition"));
-    const options = fetchParams(routeQuery(c.req.url, routeQueries.binaryFetch));
+    const options = fetchParams(routeQuery(c.req.url, routeQueries.binaryFetch), binaryFetchMaxRecordsMax);
     const topic = await topicMetadata(c.env, c.req.param("topic"));
     const read = await readPartitionBatches(c.env, topic, partition, options, clientRegion(c.req.raw));
     const lastStableOffset = read.lastStableOffset ?? read.highWatermark;

@@ -4,7 +4,7 @@
  */
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { batchBytesMax } from "../../../src/limits.ts";
+import { batchBytesMax, binaryFetchMaxRecordsMax, fetchMaxRecordsMax } from "../../../src/limits.ts";
 import { recordBatchContentType } from "../../../src/protocol/content-types.ts";
 import { encodeRecordBatch, readBatchHeader, splitBatches, verifyBatchCrc, type RecordInput } from "../../../src/protocol/record-batch.ts";
 import { decodeRecordBatch } from "../../../src/protocol/record-batch-decode.ts";
@@ -164,5 +164,23 @@ describe("binary fetch", () => {
     const error = expectError(await readResponse(beyond), 416, "OFFSET_OUT_OF_RANGE");
     expect(error).toMatchObject({ logStartOffset: 0, highWatermark: 1 });
     expect(readBatchHeader((await fetchBinary(topic, 0, "offset=0")).bytes).baseOffset).toBe(0);
+  });
+
+  it("takes maxRecords past the JSON fetch's bound, up to binaryFetchMaxRecordsMax, in whole batches; one more is refused", async () => {
+    const topic = uniqueTopic("binary-fetch-records");
+    await createTopic(topic);
+    const perBatch = fetchMaxRecordsMax / 2;
+    for (let batch = 0; batch < 3; batch++) {
+      const batchRecords = Array.from({ length: perBatch }, () => ({ key: null, value: utf8.encode("x"), headers: [], timestamp: Date.now() }));
+      expect((await produceBinary(topic, 0, encodeRecordBatch(batchRecords))).status).toBe(200);
+    }
+    const counted = async (query: string) => [...splitBatches((await fetchBinary(topic, 0, `offset=0&maxBytes=8388608&${query}`)).bytes)].map(({ header }) => header.recordCount);
+    expect(await counted(`maxRecords=${fetchMaxRecordsMax}`)).toEqual([perBatch, perBatch]);
+    expect(await counted(`maxRecords=${fetchMaxRecordsMax + 1}`)).toEqual([perBatch, perBatch, perBatch]);
+    expect(await counted(`maxRecords=${binaryFetchMaxRecordsMax}`)).toEqual([perBatch, perBatch, perBatch]);
+    const refused = await exports.default.fetch(
+      new Request(`${baseUrl}/v1/topics/${topic}/partitions/0/records?offset=0&maxRecords=${binaryFetchMaxRecordsMax + 1}`, { headers: { accept: recordBatchContentType } }),
+    );
+    expectError(await readResponse(refused), 400, "INVALID_REQUEST");
   });
 });
