@@ -13,7 +13,7 @@
 import type { Socket } from "node:net";
 import { path } from "../client/transport.ts";
 import { gatewayBufferedBytesMax, gatewayIdleMs, gatewayInFlightRequestsMax } from "../limits.ts";
-import { apiVersionsAnswer } from "./handlers/api-versions.ts";
+import { apiVersionsAnswer, apiVersionsRefusal, expectedNodeCheck } from "./handlers/api-versions.ts";
 import type { BrokerInfo, GatewayHandler, GatewayHandlers, GatewayRequestContext, GatewayRunHandler, SaslState } from "./handler-types.ts";
 import { kafkaErrors } from "./kafka-errors.ts";
 import { apiKeys } from "./protocol/apis.ts";
@@ -171,7 +171,10 @@ export class GatewayConnection {
       // An ApiVersions version the gateway does not know gets a v0 answer listing what it knows (as Kafka does).
       const supported = request.kind === "request";
       if (!supported) answerHeader = { ...header, apiVersion: 0 };
-      answer = Promise.resolve(apiVersionsAnswer(this.#options.handlers, supported ? kafkaErrors.NONE : kafkaErrors.UNSUPPORTED_VERSION, answerHeader.apiVersion));
+      const refusal = supported ? expectedNodeCheck(request.body, header.apiVersion, this.#options.broker) : kafkaErrors.NONE;
+      answer = Promise.resolve(
+        refusal !== kafkaErrors.NONE ? apiVersionsRefusal(refusal) : apiVersionsAnswer(this.#options.handlers, supported ? kafkaErrors.NONE : kafkaErrors.UNSUPPORTED_VERSION, answerHeader.apiVersion),
+      );
     } else {
       const handler = this.#options.handlers[header.apiKey];
       if (request.kind === "unsupported" || handler === undefined) {

@@ -75,6 +75,7 @@ export const kafkaErrors = {
   UNRELEASED_INSTANCE_ID: 111,
   MISMATCHED_ENDPOINT_TYPE: 114,
   INVALID_RECORD_STATE: 121,
+  REBOOTSTRAP_REQUIRED: 129,
 } as const;
 
 export type KafkaErrorName = keyof typeof kafkaErrors;

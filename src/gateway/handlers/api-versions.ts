@@ -9,8 +9,13 @@
  * transactions as on Kafka 4.4 — no AddPartitionsToTxn or AddOffsetsToTxn, Produce v12,
  * TxnOffsetCommit v5, and EndTxn v5, whose answer brings the epoch the end bumped to
  * (docs/gateway.md, Transactions). Clients that do not read features keep version 1.
+ *
+ * v5 (KIP-1242): a client that reconnects names the cluster and node it expects; another cluster
+ * or node answers REBOOTSTRAP_REQUIRED (the client forgets its metadata and bootstraps again),
+ * one named without the other INVALID_REQUEST — each with no APIs listed, as Kafka 4.4 answers.
  */
-import type { GatewayHandlers } from "../handler-types.ts";
+import type { BrokerInfo, GatewayHandlers } from "../handler-types.ts";
+import { kafkaErrors } from "../kafka-errors.ts";
 import { apiKeys, messageSchemas } from "../protocol/apis.ts";
 
 /** The features the gateway supports and has finalized (Kafka's `kafka-features.sh describe`). */
@@ -38,4 +43,19 @@ export function apiVersionsAnswer(handlers: GatewayHandlers, errorCode: number, 
     finalizedFeaturesEpoch,
     finalizedFeatures: gatewayFeatures.map(({ name, finalized }) => ({ name, maxVersionLevel: finalized, minVersionLevel: finalized })),
   };
+}
+
+/** What a v5 request's expected cluster and node say of this gateway: NONE, INVALID_REQUEST or REBOOTSTRAP_REQUIRED. */
+export function expectedNodeCheck(request: { clusterId?: string | null; nodeId?: number }, version: number, broker: Pick<BrokerInfo, "clusterId" | "nodeId">): number {
+  if (version < 5) return kafkaErrors.NONE;
+  const clusterId = request.clusterId ?? null;
+  const nodeId = request.nodeId ?? -1;
+  if ((clusterId === null) !== (nodeId === -1)) return kafkaErrors.INVALID_REQUEST;
+  if (clusterId !== null && (clusterId !== broker.clusterId || nodeId !== broker.nodeId)) return kafkaErrors.REBOOTSTRAP_REQUIRED;
+  return kafkaErrors.NONE;
+}
+
+/** The answer to a request refused (Kafka's getErrorResponse): the error alone, no APIs. */
+export function apiVersionsRefusal(errorCode: number): Record<string, unknown> {
+  return { errorCode, apiKeys: [], throttleTimeMs: 0 };
 }

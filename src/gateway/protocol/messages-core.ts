@@ -10,12 +10,15 @@ export const apiVersions: MessageSchema = {
   apiKey: 18,
   name: "ApiVersions",
   // v4 (KAFKA-17011): the supported features with a minimum version of 0 are named too (v3 leaves
-  // them out: older clients refuse a range from 0); v5 (KIP-1242's cluster and node checks) is not served.
-  versions: [0, 4],
+  // them out: older clients refuse a range from 0); v5 (KIP-1242): the cluster and node the client
+  // expects to reach, checked (handlers/api-versions.ts).
+  versions: [0, 5],
   flexibleFrom: 3,
   request: [
     ["clientSoftwareName", "string", "3+"],
     ["clientSoftwareVersion", "string", "3+"],
+    ["clusterId", "string", "5+", { nullable: "5+", default: "null" }],
+    ["nodeId", "int32", "5+", { default: "-1" }],
   ],
   response: [
     ["errorCode", "int16", "0+"],

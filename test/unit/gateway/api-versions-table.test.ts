@@ -26,7 +26,7 @@ const pinned: Record<string, [number, number]> = {
   DescribeGroups: [0, 6],
   ListGroups: [0, 5],
   SaslHandshake: [0, 1],
-  ApiVersions: [0, 4],
+  ApiVersions: [0, 5],
   CreateTopics: [0, 7],
   DeleteTopics: [0, 6],
   DeleteRecords: [0, 2],

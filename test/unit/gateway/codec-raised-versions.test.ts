@@ -1,11 +1,12 @@
 /**
  * Golden bytes of the versions raised to Kafka 4.4's newest on 2026-12-05: DeleteGroups v3,
- * DescribeLogDirs v5, FindCoordinator v6, TxnOffsetCommit v6, ListTransactions v2 and
- * ListOffsets v9–11 — the bytes Kafka 4.4's own
+ * DescribeLogDirs v5, FindCoordinator v6, TxnOffsetCommit v6, ListTransactions v2,
+ * ListOffsets v9–11 and ApiVersions v5 — the bytes Kafka 4.4's own
  * message classes write (`MessageUtil.toByteBufferAccessor` in kafka-clients 4.4.0), and the
  * handlers' answers at those versions.
  */
 import { describe, expect, it } from "vitest";
+import { apiVersionsRefusal } from "../../../src/gateway/handlers/api-versions.ts";
 import { findCoordinator } from "../../../src/gateway/handlers/find-coordinator.ts";
 import { listOffsets } from "../../../src/gateway/handlers/list-offsets.ts";
 import { apiKeys } from "../../../src/gateway/protocol/apis.ts";
@@ -13,6 +14,16 @@ import type { GatewayRequestContext } from "../../../src/gateway/handler-types.t
 import { hex, readRequest, writeResponse } from "./support/golden-codec.ts";
 
 const topicId = hex("0102030405060708090a0b0c0d0e0f10");
+
+describe("ApiVersions v5", () => {
+  it("reads the cluster and node the client expects (null and −1 when it names none), and writes a refusal as Kafka's: the error alone", () => {
+    const named = "126170616368652d6b61666b612d6a61766106342e342e300a636c75737465722d310000000000";
+    expect(readRequest(apiKeys.ApiVersions, 5, hex(named))).toEqual({ clientSoftwareName: "apache-kafka-java", clientSoftwareVersion: "4.4.0", clusterId: "cluster-1", nodeId: 0 });
+    const none = "126170616368652d6b61666b612d6a61766106342e342e3000ffffffff00";
+    expect(readRequest(apiKeys.ApiVersions, 5, hex(none))).toEqual({ clientSoftwareName: "apache-kafka-java", clientSoftwareVersion: "4.4.0", clusterId: null, nodeId: -1 });
+    expect(writeResponse(apiKeys.ApiVersions, 5, apiVersionsRefusal(129))).toBe("0081010000000000");
+  });
+});
 
 describe("DeleteGroups v3", () => {
   it("writes each group's error message after its error code (v2 has none)", () => {

@@ -240,4 +240,30 @@ describe("the connection loop", { timeout: 30_000 }, () => {
     await c.closed;
     expect(log).toEqual([expect.stringContaining("unsupported request: FindCoordinator v0")]);
   });
+
+  it("answers ApiVersions v5 naming this cluster and node with the versions, another cluster or node REBOOTSTRAP_REQUIRED, one named without the other INVALID_REQUEST (KIP-1242)", async () => {
+    const port = await serve({}, []);
+    const ask = async (clusterId: string | null, nodeId: number) => {
+      const socket = connect(port, "127.0.0.1");
+      clients.push(socket);
+      const frame = new Promise<Buffer>((resolve) => {
+        let buffer = Buffer.alloc(0);
+        socket.on("data", (chunk) => {
+          buffer = Buffer.concat([buffer, chunk]);
+          if (buffer.length >= 4 && buffer.length >= 4 + buffer.readInt32BE(0)) resolve(buffer.subarray(4, 4 + buffer.readInt32BE(0)));
+        });
+      });
+      socket.write(writeRequest({ apiKey: 18, apiVersion: 5, correlationId: 1, clientId: "t" }, { clientSoftwareName: "test", clientSoftwareVersion: "1.0", clusterId, nodeId }));
+      const read = readResponse(new Uint8Array(await frame), 18, 5);
+      if (!read.ok) throw new Error(read.error);
+      const { errorCode, apiKeys } = read.value.body as { errorCode: number; apiKeys: unknown[] };
+      return [errorCode, apiKeys.length > 0];
+    };
+    expect(await ask(null, -1)).toEqual([0, true]);
+    expect(await ask(broker.clusterId, broker.nodeId)).toEqual([0, true]);
+    expect(await ask("another-cluster", broker.nodeId)).toEqual([129, false]);
+    expect(await ask(broker.clusterId, 7)).toEqual([129, false]);
+    expect(await ask(broker.clusterId, -1)).toEqual([42, false]);
+    expect(await ask(null, 0)).toEqual([42, false]);
+  });
 });
