@@ -78,6 +78,22 @@ export function piecesAfter(pieces: readonly Uint8Array[], bytes: number): Uint8
   return after;
 }
 
+/**
+ * Of `pieces` (`bytes` long), the most bytes that are whole batches within `limit` (`kept`, 0
+ * when not even the first fits) and where the first batch ends (`first`). Bytes that do not
+ * walk as whole batches to their end are not cut: they count as one batch, as they came.
+ */
+export function wholeBatchesWithin(pieces: readonly Uint8Array[], bytes: number, limit: number): { kept: number; first: number } {
+  const walked = batchEnds(pieces, bytes);
+  const ends = walked.at(-1) === bytes ? walked : [bytes];
+  let kept = 0;
+  for (const end of ends) {
+    if (end > limit) break;
+    kept = end;
+  }
+  return { kept, first: ends[0] ?? 0 };
+}
+
 /** One partition's records as read, and its own bound. */
 export interface BoundedRead {
   records: Uint8Array[];
@@ -96,16 +112,8 @@ export function keptBytes(reads: readonly BoundedRead[], maxBytes: number): numb
   let anyKept = false;
   return reads.map(({ records, bytes, partitionMaxBytes }) => {
     if (bytes === 0) return 0;
-    const limit = Math.min(partitionMaxBytes, left);
-    // Bytes that do not walk as whole batches to their end are not cut: they pass as one piece, as they came.
-    const walked = batchEnds(records, bytes);
-    const ends = walked.at(-1) === bytes ? walked : [bytes];
-    let kept = 0;
-    for (const end of ends) {
-      if (end > limit) break;
-      kept = end;
-    }
-    if (kept === 0 && !anyKept) kept = ends[0] ?? 0;
+    const within = wholeBatchesWithin(records, bytes, Math.min(partitionMaxBytes, left));
+    const kept = within.kept === 0 && !anyKept ? within.first : within.kept;
     left = Math.max(0, left - kept);
     anyKept ||= kept > 0;
     return kept;

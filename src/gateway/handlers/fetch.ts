@@ -26,7 +26,7 @@ import { fetchHeaders } from "../../protocol/content-types.ts";
 import { path } from "../../client/transport.ts";
 import { TributaryError } from "../../errors.ts";
 import type { GatewayRequestContext } from "../handler-types.ts";
-import { baseOffsetAt, batchEnds, firstBytes, keptBytes, piecesAfter } from "./fetch-limits.ts";
+import { baseOffsetAt, firstBytes, keptBytes, piecesAfter, wholeBatchesWithin } from "./fetch-limits.ts";
 import { FetchReadAhead, type Split } from "./fetch-read-ahead.ts";
 import { kafkaErrorCode, kafkaErrors, throttleTimeMs } from "../kafka-errors.ts";
 import { isInternalTopic } from "../internal-topics.ts";
@@ -204,18 +204,19 @@ function readAheadBytes(maxBytes: number, partitions: number): number {
  */
 function splitAnswer(answer: PartitionAnswer, offset: number, room: number, firstAlwaysComes: boolean): Split<PartitionAnswer> | undefined {
   if (answer.errorCode !== kafkaErrors.NONE || answer.bytes === 0) return firstAlwaysComes ? { head: answer } : undefined;
-  if (answer.bytes <= room) return { head: answer };
-  const ends = batchEnds(answer.records, answer.bytes);
-  if (ends.at(-1) !== answer.bytes) return firstAlwaysComes ? { head: answer } : undefined;
-  const fitting = ends.filter((end) => end <= room);
-  const cut = fitting.at(-1) ?? (firstAlwaysComes ? ends[0] : undefined);
-  if (cut === undefined) return undefined;
-  const cutAnswer = cutTo(answer, cut, offset);
-  const end = cutAnswer.nextOffset;
-  const head = { ...cutAnswer, abortedTransactions: answer.abortedTransactions.filter((entry) => entry.firstOffset < BigInt(end)) };
-  if (cut === answer.bytes) return { head };
-  const abortedTransactions = answer.abortedTransactions.filter((entry) => entry.lastOffset === undefined || entry.lastOffset >= end);
-  return { head, rest: { offset: end, answer: { ...answer, records: piecesAfter(answer.records, cut), bytes: answer.bytes - cut, abortedTransactions } } };
+  const { kept, first } = wholeBatchesWithin(answer.records, answer.bytes, room);
+  const cut = kept > 0 ? kept : firstAlwaysComes ? first : 0;
+  if (cut === 0) return undefined;
+  if (cut === answer.bytes) return { head: answer };
+  const head = cutTo(answer, cut, offset);
+  const end = head.nextOffset;
+  return {
+    head: { ...head, abortedTransactions: answer.abortedTransactions.filter((entry) => entry.firstOffset < BigInt(end)) },
+    rest: {
+      offset: end,
+      answer: { ...answer, records: piecesAfter(answer.records, cut), bytes: answer.bytes - cut, abortedTransactions: answer.abortedTransactions.filter((entry) => entry.lastOffset === undefined || entry.lastOffset >= end) },
+    },
+  };
 }
 
 /** The answer's first `bytes` (whole batches); it reads on from the first batch left out. */

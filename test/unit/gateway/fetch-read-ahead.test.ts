@@ -320,6 +320,21 @@ describe("Fetch read-ahead in reads larger than a Fetch", { timeout: 30_000 }, (
     client.close();
   });
 
+  it("a read of one batch larger than the Fetch's bound goes whole, with its aborted transactions and where it ends", async () => {
+    const aborted = JSON.stringify([{ producerId: 7, firstOffset: 15, lastOffset: 25 }]);
+    const { reads, session } = await batchedUpstream(30, 10, 10, aborted);
+    const client = connection(session);
+    const committed = { isolationLevel: 1 };
+    expect(batchesOf(await client.fetch(0, 5, committed))).toEqual([0]);
+    await expect.poll(() => reads.map((read) => `${read.offset} ${read.answered}`), patient).toEqual(["0 true", "10 true", "20 true"]);
+    const second = await client.fetch(10, 5, committed);
+    expect(batchesOf(second)).toEqual([10]);
+    expect(second.responses[0]!.partitions[0]!.abortedTransactions.map((entry) => Number(entry.producerId))).toEqual([7]);
+    expect(batchesOf(await client.fetch(20, 5, committed))).toEqual([20]);
+    expect(reads).toHaveLength(3);
+    client.close();
+  });
+
   it("shares the connection's read-ahead bound among the partitions a Fetch names: each reads ahead in parts of it, never below the Fetch's own bound", async () => {
     const { reads, session } = await batchedUpstream(100, 10);
     const client = connection(session);
