@@ -116,13 +116,13 @@ export class FetchReadAhead<T> {
 
   /**
    * Starts reading `partition` from `offset` ahead of the client's next Fetch (bound to
-   * `maxBytes`; each read bound to `readBytes`, at least that), unless it is read ahead already
+   * `maxBytes`; each read bound to `readBytes`, which the caller makes at least that), unless it is read ahead already
    * or the bound is reached; each answer `after` says more is left to read starts the next read,
    * up to gatewayReadAheadDepth ahead.
    */
   start(partition: string, offset: number, maxBytes: number, read: Chain<T>["read"], after: Chain<T>["after"] = () => undefined, readBytes = maxBytes): boolean {
     if (this.#closed || this.#chains.has(partition) || this.#bytes + readBytes > gatewayReadAheadBytesMax) return false;
-    const chain: Chain<T> = { maxBytes, readBytes: Math.max(readBytes, maxBytes), read, after, reads: [] };
+    const chain: Chain<T> = { maxBytes, readBytes, read, after, reads: [] };
     this.#chains.set(partition, chain);
     this.#add(partition, chain, offset);
     return true;
