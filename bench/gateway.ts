@@ -66,7 +66,7 @@ const javaRounds = 3;
  */
 const javaConsumeRecords = 1_000_000;
 /** Its rounds (each a JVM), in turns with the client's read of the same records. */
-const javaConsumeRounds = 3;
+const javaConsumeRounds = 5;
 
 const value = Buffer.alloc(valueBytes, "x");
 const messages = Array.from({ length: batchRecords }, () => ({ value }));

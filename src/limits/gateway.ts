@@ -49,15 +49,36 @@ export const gatewayDrainMs = 10_000;
 /** How long the gateway trusts a topic listing for Metadata (API.md's propagation bound). */
 export const gatewayMetadataMaxAgeMs = 5_000;
 
-// ---- Kafka gateway: Fetch read-ahead (src/gateway/handlers/fetch-read-ahead.ts, issue 16) ----
+// ---- Kafka gateway: Fetch read-ahead, chained per partition (src/gateway/handlers/fetch-read-ahead.ts, issue 16) ----
 
 /**
- * Per client connection, the byte bounds (each partition's Fetch bound, as asked) of the
- * partitions the gateway reads ahead of the client's next Fetch add up to at most this: one
- * binary fetch's largest answer, so a read-ahead holds no more than one more answer than the
- * client's own Fetch already may, and any single partition fits.
+ * Per partition of a client connection, at most this many reads are made ahead of the client's
+ * Fetches (each starting where the one before it ended): one answer ready for the next Fetch and
+ * one read under way meanwhile, so that a read slower than the client's handling of one answer
+ * still does not keep the client waiting. (With one, kafkajs waited up to 70 ms for a read of
+ * 10,000 records on a busy 2-core machine.) Their byte bounds still add up to at most
+ * gatewayReadAheadBytesMax per connection.
  */
-export const gatewayReadAheadBytesMax = fetchMaxBytesMax;
+export const gatewayReadAheadDepth = 2;
+
+/**
+ * Per client connection, the byte bounds of the reads the gateway makes ahead of the client's
+ * next Fetches add up to at most this: two binary fetches' largest answers, so that one
+ * partition can have one read answered and the next under way (gatewayReadAheadDepth) at the
+ * largest read (gatewayReadAheadReadBytes), and partitions together share it.
+ */
+export const gatewayReadAheadBytesMax = gatewayReadAheadDepth * fetchMaxBytesMax;
+
+/**
+ * A read made ahead of a partition's Fetches asks up to this many bytes — one binary fetch's
+ * largest answer, never fewer than the Fetch's own bound — as the connection's
+ * gatewayReadAheadBytesMax allows each partition of the Fetch its gatewayReadAheadDepth reads:
+ * each answers several Fetches in turn (fetch-read-ahead.ts). A request to Tributary costs
+ * milliseconds whatever it carries (through `wrangler dev` 3–5 ms; from a gateway far from
+ * Cloudflare, its round trip), so a read of 8 MiB keeps a fast client fed where reads of 1 MiB
+ * chained one after another do not (bench/RESULTS.md, the Java consumer row).
+ */
+export const gatewayReadAheadReadBytes = fetchMaxBytesMax;
 
 /**
  * A read made ahead is used for at most this long after it started; older, it is dropped and
@@ -75,27 +96,6 @@ export const gatewayReadAheadMaxAgeMs = gatewayMetadataMaxAgeMs;
  * connection the server is about to close (a produce on it would fail with a reset).
  */
 export const gatewayUpstreamIdleMs = 4_000;
-
-// ---- Kafka gateway: chained Fetch read-ahead (src/gateway/handlers/fetch-read-ahead.ts, issue 16) ----
-
-/**
- * Per partition of a client connection, at most this many reads are made ahead of the client's
- * Fetches (each starting where the one before it ended): one answer ready for the next Fetch and
- * one read under way meanwhile, so that a read slower than the client's handling of one answer
- * still does not keep the client waiting. (With one, kafkajs waited up to 70 ms for a read of
- * 10,000 records on a busy 2-core machine.) Their byte bounds still add up to at most
- * gatewayReadAheadBytesMax per connection.
- */
-export const gatewayReadAheadDepth = 2;
-
-/**
- * A read made ahead of a partition's Fetches asks up to this many bytes (never fewer than the
- * Fetch's own bound), as the connection's gatewayReadAheadBytesMax allows each partition its
- * gatewayReadAheadDepth reads: each answers several Fetches in turn (fetch-read-ahead.ts). A
- * request to Tributary through `wrangler dev` costs 5–7 ms whatever it carries; a read of 4 MiB
- * took 1.5 × the time of one of 1 MiB (bench/RESULTS.md, the Java consumer row).
- */
-export const gatewayReadAheadReadBytes = 4 * MiB;
 
 /**
  * Transactional ids whose producer identities one gateway process keeps (docs/gateway.md,
