@@ -116,8 +116,8 @@ export class FetchReadAhead<T> {
 
   /**
    * Starts reading `partition` from `offset` ahead of the client's next Fetch (bound to
-   * `maxBytes`; each read bound to `readBytes`, which the caller makes at least that), unless it is read ahead already
-   * or the bound is reached; each answer `after` says more is left to read starts the next read,
+   * `maxBytes`; each read bound to `readBytes`, which the caller makes at least that), unless it
+   * is read ahead already or the bound is reached; each answer `after` says more is left to read starts the next read,
    * up to gatewayReadAheadDepth ahead.
    */
   start(partition: string, offset: number, maxBytes: number, read: Chain<T>["read"], after: Chain<T>["after"] = () => undefined, readBytes = maxBytes): boolean {

@@ -192,7 +192,8 @@ export async function fetch(request: FetchRequest, context: GatewayRequestContex
  */
 function readAheadBytes(maxBytes: number, partitions: number): number {
   const share = Math.floor(gatewayReadAheadBytesMax / (gatewayReadAheadDepth * partitions));
-  return Math.min(fetchMaxBytesMax, Math.max(maxBytes, Math.min(gatewayReadAheadReadBytes, share)));
+  // Both are within fetchMaxBytesMax: a partition's maxBytes as the request is read, gatewayReadAheadReadBytes by its value.
+  return Math.max(maxBytes, Math.min(gatewayReadAheadReadBytes, share));
 }
 
 /**
